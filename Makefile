@@ -1,0 +1,23 @@
+# The README's two commands: `make demo` (set up, run the main job) and `make test` (the whole suite).
+PY ?= python3
+VENV := .venv
+STAMP := $(VENV)/.goldloop-synced
+
+.PHONY: setup demo test lint
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml uv.lock
+	@$(PY) -m uv --version >/dev/null 2>&1 || $(PY) -m pip install --quiet uv
+	$(PY) -m uv sync --all-extras --frozen
+	@touch $@
+
+demo: setup
+	$(VENV)/bin/goldloop kb check
+
+test: setup
+	$(VENV)/bin/pytest
+
+lint: setup
+	$(VENV)/bin/ruff check src tests
+	$(VENV)/bin/mypy

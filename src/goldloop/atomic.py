@@ -1,0 +1,44 @@
+"""Atomic file writes: a reader sees the old file or the new one, never half of one."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+
+@contextmanager
+def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO[Any]]:
+    """Open a temporary file beside ``path``; on clean exit it replaces ``path``, else it vanishes."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, mode, encoding=None if "b" in mode else encoding) as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def atomic_write_text(path: str | Path, text: str) -> None:
+    with atomic_open(path) as handle:
+        handle.write(text)
+
+
+def atomic_write_bytes(path: str | Path, data: bytes) -> None:
+    with atomic_open(path, "wb") as handle:
+        handle.write(data)
+
+
+def atomic_write_json(path: str | Path, data: Any, *, indent: int | None = 2) -> None:
+    """Serialise fully in memory first, so a value that cannot be encoded never touches the disk."""
+    atomic_write_text(path, json.dumps(data, ensure_ascii=False, indent=indent) + "\n")

@@ -1,0 +1,59 @@
+"""The ``goldloop`` command: a thin door onto the library; each command group has its own module."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import typer
+
+from goldloop import __version__
+from goldloop.cli import gold as gold_commands
+from goldloop.cli import kb as kb_commands
+from goldloop.cli.common import err_console
+from goldloop.errors import GoldloopError
+
+app = typer.Typer(
+    name="goldloop",
+    help="Build a human-verified gold set of relation mentions, and score systems on it.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.add_typer(kb_commands.app, name="kb")
+app.add_typer(gold_commands.app, name="gold")
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"goldloop {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Log progress details to stderr."),
+) -> None:
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+
+
+def main() -> None:
+    """Entry point: user errors print one line and exit 2, never a traceback."""
+    try:
+        app(standalone_mode=False)
+    except GoldloopError as exc:
+        err_console.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
+        sys.exit(2)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        err_console.print("aborted")
+        sys.exit(130)
+    except Exception as exc:  # click's usage errors arrive here in non-standalone mode
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        raise

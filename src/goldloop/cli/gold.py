@@ -1,0 +1,38 @@
+"""``goldloop gold``: validate gold files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from goldloop.cli.common import EQUIVALENCES_OPTION, KB_OPTION, console, key_value_table, open_kb
+from goldloop.gold import read_gold
+
+app = typer.Typer(help="Validate and describe gold JSON files.", no_args_is_help=True)
+
+
+@app.command("check")
+def check(
+    file: Path = typer.Argument(..., help="Gold JSON (list of documents) or a legacy *.gt.json."),
+    kb: Path | None = KB_OPTION,
+    equivalences: Path | None = EQUIVALENCES_OPTION,
+) -> None:
+    """Validate a gold file against its texts and the KB, and print counts."""
+    gold = read_gold(file, open_kb(kb, equivalences))
+    s = gold.stats
+    rows: list[tuple[str, object]] = [
+        ("documents", s.documents),
+        ("legacy documents", s.legacy_documents),
+        ("hits", s.hits),
+        ("folded to canonical (direction flipped)", s.folded_to_canonical),
+        ("direction coerced to symmetric", s.direction_coerced),
+        ("hits with ids not in the KB", sum(s.not_in_kb.values())),
+    ]
+    rows += [(f"source: {k}", v) for k, v in sorted(s.by_source.items())]
+    rows += [(f"direction: {k}", v) for k, v in sorted(s.by_direction.items())]
+    rows += [(f"role: {k}", v) for k, v in sorted(s.by_role.items())]
+    console.print(key_value_table(f"gold {gold.path}", rows))
+    if s.not_in_kb:
+        listed = ", ".join(f"{k} ({v})" for k, v in s.not_in_kb.most_common())
+        console.print(f"[yellow]ids not in the KB:[/] {listed}")

