@@ -7,7 +7,7 @@ contract: offsets resolved from surface + occurrence, labels folded over the who
 dropped, then ``non_verbal`` and ``surface_anchored`` from the parse. A truncated, unparsable or
 failed answer leaves its document out of the output and is listed in the report.
 
-Rejection reasons per item: ``malformed_item`` (no usable surface or occurrence),
+Rejection reasons per item: ``malformed_item`` (not an object, or no usable surface),
 ``surface_not_found``, ``duplicate_occurrence``, ``unknown_label``, ``bad_direction``,
 ``nested_in_longer_span``, ``non_verbal``. Per document: ``truncated``, ``unparsable``, ``failed``.
 """
@@ -175,7 +175,9 @@ def decode_answer(
     candidates, rejections = read_candidates(document.text, items, kb)
     hits, late = check_candidates(document.text, candidates, doc, verbal_only)
     result.items = len(items)
-    result.rejections = [_rejection(item, document.doc_id, reasons) for item, reasons in rejections + late]
+    order = {id(item): k for k, item in enumerate(items)}
+    in_order = sorted(rejections + late, key=lambda pair: order[id(pair[0])])
+    result.rejections = [_rejection(item, document.doc_id, reasons) for item, reasons in in_order]
     result.document = _with_hits(document, [to_hit(c, document.text, doc, annotator_tag, "llm") for c in hits])
     return result
 
@@ -195,7 +197,8 @@ def read_candidates(
         reasons: list[str] = []
         fields = item if isinstance(item, dict) else {}
         surface, occurrence = fields.get("surface"), _occurrence(fields.get("occurrence"))
-        if not isinstance(surface, str) or not surface.strip() or occurrence is None:
+        usable_surface = isinstance(surface, str) and surface.strip() != ""
+        if not usable_surface:
             reasons.append("malformed_item")
         label, direction = fields.get("label"), fields.get("direction")
         folded = kb.decode_label(label, direction) if isinstance(label, str) else None
@@ -206,7 +209,7 @@ def read_candidates(
         ):
             reasons.append("bad_direction")
         resolved = None
-        if isinstance(surface, str) and surface.strip() and occurrence is not None:
+        if usable_surface:
             try:
                 resolved = resolve_occurrence(text, surface, occurrence, claimed)
             except ResolutionError as exc:
@@ -321,7 +324,7 @@ def _lexical_candidate(mention: Mention, kb: KB) -> Candidate:
 
 
 def _with_hits(document: Document, hits: list[Hit]) -> Document:
-    return document.model_copy(update={"ground_truth": hits})
+    return document.model_copy(update={"ground_truth": sorted(hits, key=lambda h: (h.a, h.b))})
 
 
 def _failed(document: Document, reason: str, detail: str) -> DocumentResult:
@@ -334,11 +337,10 @@ def _rejection(item: Any, doc_id: str, reasons: list[str]) -> dict[str, Any]:
 
 
 def _occurrence(value: Any) -> int | None:
-    if isinstance(value, bool):
-        return None
+    """The index the model gave; anything unusable is ``None`` (resolution falls back, flagged)."""
     if isinstance(value, str) and value.strip().isdigit():
-        value = int(value)
-    return value if isinstance(value, int) and value >= 1 else None
+        return int(value)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _text_or_none(value: Any) -> str | None:

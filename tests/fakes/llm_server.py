@@ -112,7 +112,7 @@ class FakeLLMServer:
             self._failures.clear()
 
     def start(self) -> FakeLLMServer:
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True)
         self._thread.start()
         return self
 
@@ -299,9 +299,9 @@ def _handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                 return
             length = int(self.headers.get("Content-Length") or 0)
             body = json.loads(self.rfile.read(length) or b"{}")
+            status = server._next_failure()  # counts the request on arrival
             if server.latency_s:
                 time.sleep(server.latency_s)
-            status = server._next_failure()
             if status is not None:
                 self._send(status, _error_body(provider, status))
                 return

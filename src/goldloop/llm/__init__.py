@@ -17,6 +17,7 @@ from goldloop.settings import default_cache_path
 
 __all__ = [
     "PROVIDERS",
+    "DEFAULT_MODELS",
     "CachedAnswer",
     "LLMError",
     "LLMRequest",
@@ -36,6 +37,8 @@ PROVIDERS: Final = {
     "anthropic": ("goldloop.llm.anthropic", "AnthropicProvider"),
     "gemini": ("goldloop.llm.gemini", "GeminiProvider"),
 }
+# Used when ``goldloop annotate`` gets no --model; any model the provider serves can be named.
+DEFAULT_MODELS: Final = {"openai": "gpt-5-mini", "anthropic": "claude-sonnet-4-5", "gemini": "gemini-2.5-flash"}
 
 
 class _DefaultCache:
