@@ -47,7 +47,6 @@ ITEM_REASONS = (
     "bad_direction", "nested_in_longer_span", "non_verbal",
 )  # fmt: skip
 DOCUMENT_FAILURES = ("truncated", "unparsable", "failed")
-_PIPES_NOT_NEEDED = ("ner",)  # the checks read tags, lemmas and the parse only
 
 
 @dataclass
@@ -111,7 +110,8 @@ def annotate_documents(
     results: list[DocumentResult] = []
     with ExitStack() as stack:
         answers = _answers(documents, annotator, kb, max_tokens, concurrency, stack)
-        for document, doc, answer in zip(documents, _parse(nlp, documents, stack), answers, strict=True):
+        parsed = nlp.pipe((d.text for d in documents), batch_size=16)
+        for document, doc, answer in zip(documents, parsed, answers, strict=True):
             if isinstance(annotator, LexicalAnnotator):
                 result = _decode_lexical(document, doc, annotator, kb, verbal_only)
             else:
@@ -123,12 +123,6 @@ def annotate_documents(
         documents=[r.document for r in results if r.document is not None],
         report=build_report(results, annotator, kb, verbal_only=verbal_only, max_tokens=max_tokens),
     )
-
-
-def _parse(nlp: Language, documents: list[Document], stack: ExitStack) -> Iterator[Doc]:
-    disabled = [name for name in _PIPES_NOT_NEEDED if name in nlp.pipe_names]
-    stack.enter_context(nlp.select_pipes(disable=disabled))
-    return iter(nlp.pipe((d.text for d in documents), batch_size=16))
 
 
 def _answers(
