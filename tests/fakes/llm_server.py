@@ -3,7 +3,8 @@
 The real SDKs are pointed at it by base URL, so their request building, response parsing, stop
 reasons and usage objects all run for real. Answers are scripted by a function of the request;
 latency, HTTP errors (429, 500, ...) and truncation can be injected, and every request is counted
-(``request_count``; ``max_in_flight`` is the most requests it held at once).
+(``request_count``; ``max_in_flight`` is the most requests it held at once; both also at
+``GET /_fake/stats`` when the server runs in another process).
 
     with FakeLLMServer(lambda req: '{"mentions": []}') as server:
         provider = server.provider("anthropic", "claude-x", cache=None)
@@ -295,6 +296,12 @@ def _handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
 
         def log_message(self, format: str, *args: Any) -> None:  # quiet test output
             pass
+
+        def do_GET(self) -> None:
+            if self.path == "/_fake/stats":  # for a server run in another process
+                self._send(200, {"request_count": server.request_count, "max_in_flight": server.max_in_flight})
+            else:
+                self._send(404, {"error": {"message": f"no route {self.path}"}})
 
         def do_POST(self) -> None:
             path = self.path.split("?", 1)[0]
