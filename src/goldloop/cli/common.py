@@ -14,7 +14,9 @@ from goldloop.kb import KB, load_kb
 console = Console()
 err_console = Console(stderr=True)
 
-KB_OPTION = typer.Option(None, "--kb", help="Pairs KB CSV (default: the bundled KB).", show_default=False)
+KB_OPTION = typer.Option(
+    None, "--kb", help="Pairs KB CSV (default: the bundled KB).", show_default=False
+)
 EQUIVALENCES_OPTION = typer.Option(
     None,
     "--equivalences",
