@@ -29,7 +29,7 @@ import csv
 import io
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from goldloop.atomic import atomic_write_text
@@ -52,7 +52,15 @@ KB_COLUMNS = (
     "canonical_entity_id",
     "example",
 )
-REVIEW_COLUMNS = ("entity_id", "label", "inverse_entity_id", "inverse_label", "inverse_source", "verdict", "note")
+REVIEW_COLUMNS = (
+    "entity_id",
+    "label",
+    "inverse_entity_id",
+    "inverse_label",
+    "inverse_source",
+    "verdict",
+    "note",
+)
 PENDING_SUFFIX = ".pending_review.csv"
 
 # One trailing preposition ends a converse surface form ("regulated by", "expressed in").
@@ -125,7 +133,9 @@ class ReviewRow:
 # --- reading -------------------------------------------------------------------------------
 
 
-def _read_csv(path: Path, required: Sequence[str]) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
+def _read_csv(
+    path: Path, required: Sequence[str]
+) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
     """Columns and (line where the record starts, row) pairs; required columns checked."""
     try:
         text = path.read_bytes().decode("utf-8-sig")
@@ -173,7 +183,8 @@ def read_merged_kb(path: Path) -> tuple[list[str], list[InputRelation]]:
         if not entity_id or not label:
             raise DeriveError(f"{where}: entity_id and label must not be empty")
         if entity_id in ids:
-            raise DeriveError(f"{where}: duplicate entity_id {entity_id} (first on line {ids[entity_id]})")
+            first = ids[entity_id]
+            raise DeriveError(f"{where}: duplicate entity_id {entity_id} (first on line {first})")
         key = label.casefold()
         if key in labels:
             raise DeriveError(f"{where}: label {label!r} repeats the label on line {labels[key]}")
@@ -224,7 +235,7 @@ def read_review(path: Path) -> list[ReviewRow]:
             )
         key = frozenset((first, second))
         if key in seen:
-            raise DeriveError(f"{where}: the pair {first} / {second} is already on line {seen[key]}")
+            raise DeriveError(f"{where}: pair {first} / {second} repeats line {seen[key]}")
         seen[key] = line
         review.append(ReviewRow(line, first, second, verdict))
     return review
@@ -238,7 +249,7 @@ def _words(label: str) -> list[str]:
 
 
 def is_passive_form(label: str, forms: VerbForms) -> bool:
-    """A past participle followed by one preposition ("regulated by", "is bound by", "expressed in")."""
+    """A past participle, then one preposition ("regulated by", "is bound by", "expressed in")."""
     words = _words(label)
     return len(words) >= 2 and words[-1] in PREPOSITIONS and forms.is_participle(words[-2])
 
@@ -261,7 +272,9 @@ def verb_key(label: str, forms: VerbForms) -> tuple[str, ...]:
     return tuple(forms.lemma(w) for w in words)
 
 
-def _has_of_proposals(relations: Sequence[InputRelation]) -> Iterable[tuple[InputRelation, InputRelation]]:
+def _has_of_proposals(
+    relations: Sequence[InputRelation],
+) -> Iterable[tuple[InputRelation, InputRelation]]:
     by_label = {r.label.casefold(): r for r in relations}
     for relation in relations:
         words = _words(relation.label)
@@ -308,7 +321,8 @@ def propose_pairs(
     for proposal in found:
         if any(claims[e] > 1 for e in proposal.key):
             report.ambiguous.append(
-                f"{proposal.first} / {proposal.second} ({proposal.rule}): a member has another proposal"
+                f"{proposal.first} / {proposal.second} ({proposal.rule}): "
+                "a member has another proposal"
             )
         else:
             proposals.append(proposal)
@@ -321,7 +335,7 @@ def propose_pairs(
 def _declared_pairs(
     path: Path, relations: Sequence[InputRelation], report: DeriveReport
 ) -> dict[frozenset[str], set[str]]:
-    """Declared pairs → the ids that declare them; bad declarations raise, dropped ones are counted."""
+    """Declared pairs → the ids declaring them; bad declarations raise, dropped ones are counted."""
     by_id = {r.entity_id: r for r in relations}
     pairs: dict[frozenset[str], set[str]] = {}
     partner: dict[str, tuple[str, int]] = {}
@@ -331,7 +345,9 @@ def _declared_pairs(
             continue
         where = f"{path}: line {relation.line}"
         if other_id == relation.entity_id:
-            raise DeriveError(f"{where}: {other_id} declares itself as its inverse; list it as symmetric")
+            raise DeriveError(
+                f"{where}: {other_id} declares itself as its inverse; list it as symmetric instead"
+            )
         other = by_id.get(other_id)
         if other is None:
             report.dropped_declarations.append(f"{relation.entity_id} → {other_id}: not in the KB")
@@ -390,9 +406,7 @@ def derive(
 ) -> Derived:
     """Pair, review and elect canonical members; pure apart from loading verb forms."""
     forms = forms or verb_forms()
-    relations = [
-        r if not (r.entity_id in symmetric and not r.symmetric) else _as_symmetric(r) for r in relations
-    ]
+    relations = [replace(r, symmetric=True) if r.entity_id in symmetric else r for r in relations]
     by_id = {r.entity_id: r for r in relations}
     declared = _declared_pairs(input_path, relations, report)
     partner_of = {m: next(iter(key - {m})) for key in declared for m in key}
@@ -422,7 +436,9 @@ def derive(
     for relation in relations:
         mate_id = mates.get(relation.entity_id, "")
         row = dict(relation.values)
-        row.update(entity_id=relation.entity_id, label=relation.label, is_symmetric=str(relation.symmetric))
+        row.update(
+            entity_id=relation.entity_id, label=relation.label, is_symmetric=str(relation.symmetric)
+        )
         if mate_id:
             key = frozenset((relation.entity_id, mate_id))
             declares = relation.entity_id in declared.get(key, set())
@@ -460,15 +476,12 @@ def derive(
     return Derived(rows, pending_rows)
 
 
-def _as_symmetric(relation: InputRelation) -> InputRelation:
-    return InputRelation(
-        relation.line, relation.entity_id, relation.label, relation.declared_inverse, True, relation.values
-    )
-
-
 def elect_canonical(a: InputRelation, b: InputRelation, forms: VerbForms) -> str:
     """The member whose label is not a converse surface form; otherwise the smaller id."""
-    a_converse, b_converse = is_converse_surface(a.label, forms), is_converse_surface(b.label, forms)
+    a_converse, b_converse = (
+        is_converse_surface(a.label, forms),
+        is_converse_surface(b.label, forms),
+    )
     if a_converse != b_converse:
         return b.entity_id if a_converse else a.entity_id
     return min(a.entity_id, b.entity_id)
@@ -479,7 +492,7 @@ def _pending_rows(
     needs_review: dict[str, bool],
     proposals: dict[frozenset[str], Proposal],
 ) -> list[dict[str, str]]:
-    """One row per unreviewed pair, from the first of its members (in input order) needing review."""
+    """One row per unreviewed pair, from its first member (in input order) that needs review."""
     pending = []
     seen: set[frozenset[str]] = set()
     for row in rows:
@@ -506,7 +519,9 @@ def _pending_rows(
 
 def render_csv(columns: Sequence[str], rows: Iterable[dict[str, str]]) -> str:
     buffer = io.StringIO(newline="")
-    writer = csv.DictWriter(buffer, fieldnames=list(columns), lineterminator="\n", extrasaction="ignore")
+    writer = csv.DictWriter(
+        buffer, fieldnames=list(columns), lineterminator="\n", extrasaction="ignore"
+    )
     writer.writeheader()
     writer.writerows(rows)
     return buffer.getvalue()
@@ -533,8 +548,8 @@ def derive_kb(
     review_path = Path(review_csv) if review_csv is not None else None
     if review_path is not None and review_path.resolve() == pending_path.resolve():
         raise DeriveError(
-            f"{review_path}: the filled review sheet would be overwritten by the new pending sheet; "
-            "save it under another name first"
+            f"{review_path}: the filled review sheet would be overwritten by the new pending "
+            "sheet; save it under another name first"
         )
     columns, relations = read_merged_kb(source)
     known = {r.entity_id for r in relations}
@@ -544,7 +559,13 @@ def derive_kb(
     review = read_review(review_path) if review_path is not None else []
     report = DeriveReport(output=output, pending_path=pending_path)
     derived = derive(
-        source, relations, symmetric=symmetric, review=review, review_path=review_path, report=report, forms=forms
+        source,
+        relations,
+        symmetric=symmetric,
+        review=review,
+        review_path=review_path,
+        report=report,
+        forms=forms,
     )
     extra = [c for c in columns if c not in KB_COLUMNS]
     atomic_write_text(output, render_csv([*KB_COLUMNS, *extra], derived.rows))

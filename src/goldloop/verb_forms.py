@@ -9,7 +9,11 @@ and a label is read the same way whatever the context.
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
+
+import spacy
+from spacy.pipeline import Lemmatizer
+from spacy.tokens import Doc
 
 from goldloop.errors import GoldloopError
 from goldloop.settings import spacy_model_names
@@ -18,40 +22,47 @@ from goldloop.settings import spacy_model_names
 _UNUSED_COMPONENTS = ["tok2vec", "tagger", "parser", "senter", "attribute_ruler", "ner"]
 
 
+def _load_lemmatizer(names: tuple[str, ...]) -> Lemmatizer:
+    for name in names:
+        try:
+            nlp = spacy.load(name, exclude=_UNUSED_COMPONENTS)
+        except OSError:
+            continue
+        lemmatizer = nlp.get_pipe("lemmatizer")
+        if isinstance(lemmatizer, Lemmatizer) and lemmatizer.mode == "rule":
+            return lemmatizer
+    raise GoldloopError(
+        f"no spaCy English pipeline with a rule lemmatizer installed (tried {', '.join(names)}); "
+        "install goldloop with its dependencies or set GOLDLOOP_SPACY_MODEL"
+    )
+
+
 class VerbForms:
     """Verb lemmas and participle checks backed by a spaCy rule lemmatizer."""
 
     def __init__(self, model: str | None = None) -> None:
-        import spacy
-        from spacy.tokens import Doc
-
-        names = (model,) if model else spacy_model_names()
-        for name in names:
-            try:
-                self._nlp = spacy.load(name, exclude=_UNUSED_COMPONENTS)
-                break
-            except OSError:
-                continue
-        else:
-            raise GoldloopError(
-                f"no spaCy English pipeline installed (tried {', '.join(names)}); "
-                "install goldloop with its dependencies or set GOLDLOOP_SPACY_MODEL"
-            )
-        self._doc = Doc
-        lookups = self._nlp.get_pipe("lemmatizer").lookups
+        self._lemmatizer = _load_lemmatizer((model,) if model else spacy_model_names())
+        lookups = self._lemmatizer.lookups
         self._exceptions: dict[str, list[str]] = dict(lookups.get_table("lemma_exc")["verb"])
         self._base_verbs = frozenset(lookups.get_table("lemma_index")["verb"])
+        self.lemma = lru_cache(maxsize=None)(self._lemma)
 
-    @cache  # noqa: B019 - one instance per process (see verb_forms()); labels repeat
-    def lemma(self, word: str) -> str:
-        """The verb lemma of a lower-case word ("binds", "bound" → "bind"); a base verb is itself."""
+    def _lemma(self, word: str) -> str:
+        """The verb lemma of a lower-case word: "binds", "bound" → "bind".
+
+        Irregular forms come first: "bound" is also a base verb (to leap), but in a relation
+        label it is the participle of "bind".
+        """
+        irregular = self._exceptions.get(word)
+        if irregular:
+            return irregular[0]
         if word in self._base_verbs:
             return word
-        token = self._doc(self._nlp.vocab, words=[word], pos=["VERB"])[0]
-        return self._nlp.get_pipe("lemmatizer").rule_lemmatize(token)[0]
+        token = Doc(self._lemmatizer.vocab, words=[word], pos=["VERB"])[0]
+        return self._lemmatizer.rule_lemmatize(token)[0]
 
     def is_participle(self, word: str) -> bool:
-        """A past participle: irregular ("bound", "eaten") or regular "-ed" that is not a base verb."""
+        """A past participle: irregular ("bound", "eaten") or "-ed" and not itself a base verb."""
         irregular = self._exceptions.get(word)
         if irregular is not None:
             return word not in irregular and not word.endswith(("s", "ing"))

@@ -39,12 +39,26 @@ def check(
         console.print(f"[yellow]warning:[/] {s.needs_review} rows still need review")
 
 
+INPUT_OPTION = typer.Option(
+    ..., "--input", help="Merged KB CSV: entity_id, label, optional inverse_entity_id and more."
+)
+OUTPUT_OPTION = typer.Option(
+    ..., "--output", help="Pairs KB CSV to write; <output>.pending_review.csv goes beside it."
+)
+REVIEW_OPTION = typer.Option(
+    None, "--review-csv", help="Filled review sheet (verdict accept or reject).", show_default=False
+)
+SYMMETRIC_OPTION = typer.Option(
+    [], "--symmetric", help="CSV of symmetric relations (entity_id); repeatable.", show_default=False
+)
+
+
 @app.command("derive")
 def derive(
-    input_csv: Path = typer.Option(..., "--input", help="Merged KB CSV: entity_id, label, description, inverse_entity_id, example."),
-    output: Path = typer.Option(..., "--output", help="Pairs KB CSV to write; the pending review sheet goes beside it."),
-    review_csv: Path | None = typer.Option(None, "--review-csv", help="Filled review sheet: verdict accept or reject per pair.", show_default=False),
-    symmetric: list[Path] = typer.Option([], "--symmetric", help="CSV of symmetric relations (entity_id column); repeat for several.", show_default=False),
+    input_csv: Path = INPUT_OPTION,
+    output: Path = OUTPUT_OPTION,
+    review_csv: Path | None = REVIEW_OPTION,
+    symmetric: list[Path] = SYMMETRIC_OPTION,
 ) -> None:
     """Pair converse relations, elect canonical members, and apply a curator's review."""
     report = derive_kb(input_csv, output, review_csv=review_csv, symmetric_csvs=symmetric)
@@ -67,9 +81,10 @@ def derive(
         console.print(f"  skipped: {line}", highlight=False)
     if report.pending:
         console.print(
-            f"[yellow]warning:[/] {report.pending} pairs await a verdict in {report.pending_path}: "
-            "until reviewed, a wrong pair merges two relations onto one canonical id silently. "
-            "Fill in verdict (accept/reject), save it under another name and pass it as --review-csv.",
+            f"[yellow]warning:[/] {report.pending} pairs await a verdict in "
+            f"{report.pending_path}: until reviewed, a wrong pair merges two relations onto one "
+            "canonical id silently. Fill in verdict (accept/reject), save the sheet under another "
+            "name and pass it as --review-csv.",
             highlight=False,
         )
 
