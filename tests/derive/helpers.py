@@ -25,17 +25,28 @@ def read_csv(path: Path) -> list[dict[str, str]]:
 def merged_kb(path: Path, relations: list[tuple[str, str] | tuple[str, str, str]]) -> Path:
     """(entity_id, label[, declared inverse]) rows as a merged KB."""
     rows = [
-        {"entity_id": r[0], "label": r[1], "description": "", "inverse_entity_id": r[2] if len(r) > 2 else ""}
+        {
+            "entity_id": r[0],
+            "label": r[1],
+            "description": "",
+            "inverse_entity_id": r[2] if len(r) > 2 else "",
+        }
         for r in relations
     ]
     return write_csv(path, rows)
 
 
 def symmetric_sheet(path: Path, ids: list[str]) -> Path:
-    return write_csv(path, [{"entity_id": i, "label": "", "note": ""} for i in ids], ["entity_id", "label", "note"])
+    return write_csv(
+        path,
+        [{"entity_id": i, "label": "", "note": ""} for i in ids],
+        ["entity_id", "label", "note"],
+    )
 
 
-def derive_rows(tmp_path: Path, relations, **kwargs) -> tuple[dict[str, dict[str, str]], DeriveReport]:
+def derive_rows(
+    tmp_path: Path, relations, **kwargs
+) -> tuple[dict[str, dict[str, str]], DeriveReport]:
     """Derive from ``relations`` into ``tmp_path/out.csv``; rows keyed by entity_id."""
     source = merged_kb(tmp_path / "merged.csv", relations)
     report = derive_kb(source, tmp_path / "out.csv", **kwargs)
@@ -45,4 +56,9 @@ def derive_rows(tmp_path: Path, relations, **kwargs) -> tuple[dict[str, dict[str
 def pair(rows: dict[str, dict[str, str]], entity_id: str) -> tuple[str, str, str, str]:
     """(inverse_entity_id, inverse_source, needs_review, canonical_entity_id) of one row."""
     row = rows[entity_id]
-    return row["inverse_entity_id"], row["inverse_source"], row["needs_review"], row["canonical_entity_id"]
+    return (
+        row["inverse_entity_id"],
+        row["inverse_source"],
+        row["needs_review"],
+        row["canonical_entity_id"],
+    )

@@ -11,7 +11,9 @@ from .helpers import derive_rows, pair, read_csv, symmetric_sheet, write_csv
 
 
 def test_declared_inverse_is_a_fact_on_both_rows(tmp_path):
-    rows, report = derive_rows(tmp_path, [("X:2", "has participant"), ("X:1", "participates in", "X:2")])
+    rows, report = derive_rows(
+        tmp_path, [("X:2", "has participant"), ("X:1", "participates in", "X:2")]
+    )
     assert pair(rows, "X:1") == ("X:2", "ro", "False", "X:1")
     # The partner did not declare it and no surface rule matches: the declaration covers it.
     assert pair(rows, "X:2") == ("X:1", "ro", "False", "X:1")
@@ -59,9 +61,12 @@ def test_passive_prep(tmp_path, active, passive):
 
 def test_unrelated_verbs_are_not_paired(tmp_path):
     rows, report = derive_rows(
-        tmp_path, [("X:1", "inhibits"), ("X:2", "activated by"), ("X:3", "located in"), ("X:4", "has role")]
+        tmp_path,
+        [("X:1", "inhibits"), ("X:2", "activated by"), ("X:3", "located in"), ("X:4", "has role")],
     )
-    assert all(row["inverse_entity_id"] == "" and row["is_canonical"] == "True" for row in rows.values())
+    assert all(
+        row["inverse_entity_id"] == "" and row["is_canonical"] == "True" for row in rows.values()
+    )
     assert sum(report.pairs_by_rule.values()) == 0
 
 
@@ -124,7 +129,12 @@ def test_is_symmetric_column_is_the_ontology_flag(tmp_path):
 
     report = derive_kb(source, tmp_path / "out.csv", symmetric_csvs=[symmetric])
     rows = {r["entity_id"]: r for r in read_csv(tmp_path / "out.csv")}
-    assert [rows[i]["is_symmetric"] for i in ("X:1", "X:2", "X:3", "X:4")] == ["True", "False", "False", "True"]
+    assert [rows[i]["is_symmetric"] for i in ("X:1", "X:2", "X:3", "X:4")] == [
+        "True",
+        "False",
+        "False",
+        "True",
+    ]
     assert all(r["inverse_entity_id"] == "" for r in rows.values())
     assert report.symmetric == 2
 
@@ -156,7 +166,12 @@ def test_output_keeps_input_order_values_and_extra_columns(tmp_path):
     source = write_csv(
         tmp_path / "merged.csv",
         [
-            {"entity_id": "X:2", "label": "regulated by", "description": " two\nlines ", "source": "GO"},
+            {
+                "entity_id": "X:2",
+                "label": "regulated by",
+                "description": " two\nlines ",
+                "source": "GO",
+            },
             {"entity_id": "X:1", "label": "regulates", "description": "", "source": "RO"},
         ],
     )
