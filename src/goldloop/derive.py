@@ -62,6 +62,13 @@ REVIEW_COLUMNS = (
     "note",
 )
 PENDING_SUFFIX = ".pending_review.csv"
+UNPAIRED = {
+    "inverse_entity_id": "",
+    "inverse_label": "",
+    "inverse_source": "",
+    "needs_review": "False",
+    "is_canonical": "True",
+}
 
 # One trailing preposition ends a converse surface form ("regulated by", "expressed in").
 PREPOSITIONS = frozenset(("by", "in", "of", "from", "to", "for", "with", "at", "on"))
@@ -399,8 +406,7 @@ def derive(
     relations: Sequence[InputRelation],
     *,
     symmetric: set[str],
-    review: Sequence[ReviewRow] = (),
-    review_path: Path | None = None,
+    review: tuple[Path, Sequence[ReviewRow]] | None = None,
     report: DeriveReport,
     forms: VerbForms | None = None,
 ) -> Derived:
@@ -409,61 +415,37 @@ def derive(
     relations = [replace(r, symmetric=True) if r.entity_id in symmetric else r for r in relations]
     by_id = {r.entity_id: r for r in relations}
     declared = _declared_pairs(input_path, relations, report)
-    partner_of = {m: next(iter(key - {m})) for key in declared for m in key}
-    proposals: dict[frozenset[str], Proposal] = {}
-    for proposal in propose_pairs(relations, forms, report):
-        clash = [m for m in proposal.key if m in partner_of and partner_of[m] not in proposal.key]
-        if clash:
-            report.conflicts.append(
-                f"{proposal.first} / {proposal.second} ({proposal.rule}): "
-                f"{clash[0]} is declared the inverse of {partner_of[clash[0]]}"
-            )
-            continue
-        proposals[proposal.key] = proposal
-    verdicts = _apply_review(review_path or Path("review"), review, proposals)
+    proposals = _consistent_proposals(declared, propose_pairs(relations, forms, report), report)
+    verdicts = _apply_review(*review, proposals) if review else {}
+    _count_pairs(declared, proposals, verdicts, report)
 
     pairs = {key for key in [*declared, *proposals] if verdicts.get(key) != "reject"}
-    for key, proposal in proposals.items():
-        report.pairs_by_rule[proposal.rule] += 1
-        tally = {"accept": report.accepted_by_rule, "reject": report.rejected_by_rule}
-        if key in verdicts:
-            tally[verdicts[key]][proposal.rule] += 1
-    report.pairs_by_rule["ro"] = sum(1 for key in declared if key not in proposals)
-
     mates = {member: next(iter(key - {member})) for key in pairs for member in key}
     rows: list[dict[str, str]] = []
     needs_review: dict[str, bool] = {}
     for relation in relations:
-        mate_id = mates.get(relation.entity_id, "")
         row = dict(relation.values)
         row.update(
             entity_id=relation.entity_id, label=relation.label, is_symmetric=str(relation.symmetric)
         )
-        if mate_id:
-            key = frozenset((relation.entity_id, mate_id))
+        mate = by_id.get(mates.get(relation.entity_id, ""))
+        if mate is None:
+            row.update(UNPAIRED, canonical_entity_id=relation.entity_id)
+        else:
+            key = frozenset((relation.entity_id, mate.entity_id))
             declares = relation.entity_id in declared.get(key, set())
+            # A row takes the surface rule that matched it unless it declared the pair itself.
             source = "ro" if declares or key not in proposals else proposals[key].rule
-            pending = source != "ro" and key not in verdicts
-            canonical = elect_canonical(relation, by_id[mate_id], forms)
+            canonical = elect_canonical(relation, mate, forms)
             row.update(
-                inverse_entity_id=mate_id,
-                inverse_label=by_id[mate_id].label,
+                inverse_entity_id=mate.entity_id,
+                inverse_label=mate.label,
                 inverse_source=source,
-                needs_review=str(pending),
+                needs_review=str(source != "ro" and key not in verdicts),
                 is_canonical=str(canonical == relation.entity_id),
                 canonical_entity_id=canonical,
             )
-        else:
-            pending = False
-            row.update(
-                inverse_entity_id="",
-                inverse_label="",
-                inverse_source="",
-                needs_review="False",
-                is_canonical="True",
-                canonical_entity_id=relation.entity_id,
-            )
-        needs_review[relation.entity_id] = pending
+        needs_review[relation.entity_id] = row["needs_review"] == "True"
         rows.append(row)
 
     pending_rows = _pending_rows(rows, needs_review, proposals)
@@ -474,6 +456,40 @@ def derive(
     report.canonical = sum(row["is_canonical"] == "True" for row in rows)
     report.converse = report.rows - report.canonical
     return Derived(rows, pending_rows)
+
+
+def _consistent_proposals(
+    declared: dict[frozenset[str], set[str]], found: Iterable[Proposal], report: DeriveReport
+) -> dict[frozenset[str], Proposal]:
+    """Proposals that do not contradict a declared inverse; the others are reported."""
+    partner_of = {m: next(iter(key - {m})) for key in declared for m in key}
+    proposals = {}
+    for proposal in found:
+        clash = [m for m in proposal.key if m in partner_of and partner_of[m] not in proposal.key]
+        if clash:
+            report.conflicts.append(
+                f"{proposal.first} / {proposal.second} ({proposal.rule}): "
+                f"{clash[0]} is declared the inverse of {partner_of[clash[0]]}"
+            )
+        else:
+            proposals[proposal.key] = proposal
+    return proposals
+
+
+def _count_pairs(
+    declared: dict[frozenset[str], set[str]],
+    proposals: dict[frozenset[str], Proposal],
+    verdicts: dict[frozenset[str], str],
+    report: DeriveReport,
+) -> None:
+    """Pairs per rule: a declared pair a surface rule also proposed counts under that rule,
+    because that is the row the curator reviews."""
+    tally = {"accept": report.accepted_by_rule, "reject": report.rejected_by_rule}
+    for key, proposal in proposals.items():
+        report.pairs_by_rule[proposal.rule] += 1
+        if key in verdicts:
+            tally[verdicts[key]][proposal.rule] += 1
+    report.pairs_by_rule["ro"] = sum(1 for key in declared if key not in proposals)
 
 
 def elect_canonical(a: InputRelation, b: InputRelation, forms: VerbForms) -> str:
@@ -562,8 +578,7 @@ def derive_kb(
         source,
         relations,
         symmetric=symmetric,
-        review=review,
-        review_path=review_path,
+        review=(review_path, review) if review_path is not None else None,
         report=report,
         forms=forms,
     )
