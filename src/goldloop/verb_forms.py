@@ -10,19 +10,23 @@ and a label is read the same way whatever the context.
 from __future__ import annotations
 
 from functools import cache, lru_cache
-
-import spacy
-from spacy.pipeline import Lemmatizer
-from spacy.tokens import Doc
+from typing import TYPE_CHECKING
 
 from goldloop.errors import GoldloopError
 from goldloop.settings import spacy_model_names
+
+if TYPE_CHECKING:
+    from spacy.pipeline import Lemmatizer
 
 # Every component of the English pipelines except the lemmatizer: none is needed here.
 _UNUSED_COMPONENTS = ["tok2vec", "tagger", "parser", "senter", "attribute_ruler", "ner"]
 
 
 def _load_lemmatizer(names: tuple[str, ...]) -> Lemmatizer:
+    # spaCy is imported here, not at module level: every CLI command imports this module.
+    import spacy
+    from spacy.pipeline import Lemmatizer
+
     for name in names:
         try:
             nlp = spacy.load(name, exclude=_UNUSED_COMPONENTS)
@@ -58,6 +62,8 @@ class VerbForms:
             return irregular[0]
         if word in self._base_verbs:
             return word
+        from spacy.tokens import Doc
+
         token = Doc(self._lemmatizer.vocab, words=[word], pos=["VERB"])[0]
         return self._lemmatizer.rule_lemmatize(token)[0]
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import sys
 
-import pytest
-
 from goldloop.cli import main
 from goldloop.derive import PENDING_SUFFIX
 
@@ -13,7 +11,7 @@ from .helpers import merged_kb, write_csv
 
 
 def run(monkeypatch, *args: str) -> int:
-    """The exit code ``goldloop kb derive ARGS`` ends with (``main`` returns on success)."""
+    """The exit code ``goldloop kb derive ARGS`` ends with."""
     monkeypatch.setattr(sys, "argv", ["goldloop", "kb", "derive", *args])
     try:
         main()
@@ -68,11 +66,6 @@ def test_bad_review_sheet_exits_2_with_one_line(tmp_path, monkeypatch, capsys):
     assert not (tmp_path / "out.csv").exists()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="goldloop.cli.main catches click.ClickException, but typer 0.29 raises its vendored "
-    "typer._click exceptions, so usage errors end in a traceback (reported to the lead)",
-)
 def test_missing_required_option_is_a_usage_error(monkeypatch, capsys):
     assert run(monkeypatch, "--input", "x.csv") == 2
     assert "--output" in capsys.readouterr().err

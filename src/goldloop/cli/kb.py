@@ -41,26 +41,26 @@ def check(
         console.print(f"[yellow]warning:[/] {s.needs_review} rows still need review")
 
 
-INPUT_OPTION = typer.Option(
-    ..., "--input", help="Merged KB CSV: entity_id, label, optional inverse_entity_id and more."
-)
-OUTPUT_OPTION = typer.Option(
-    ..., "--output", help="Pairs KB CSV to write; <output>.pending_review.csv goes beside it."
-)
-REVIEW_OPTION = typer.Option(
-    None, "--review-csv", help="Filled review sheet (verdict accept or reject).", show_default=False
-)
-SYMMETRIC_OPTION = typer.Option(
-    [], "--symmetric", help="CSV of symmetric relations (entity_id); repeatable.", show_default=False
-)
-
-
 @app.command("derive")
 def derive(
-    input_csv: Path = INPUT_OPTION,
-    output: Path = OUTPUT_OPTION,
-    review_csv: Path | None = REVIEW_OPTION,
-    symmetric: list[Path] = SYMMETRIC_OPTION,
+    input_csv: Path = typer.Option(
+        ..., "--input", help="Merged KB CSV: entity_id, label, optional inverse_entity_id and more."
+    ),
+    output: Path = typer.Option(
+        ..., "--output", help="Pairs KB CSV to write; <output>.pending_review.csv goes beside it."
+    ),
+    review_csv: Path | None = typer.Option(
+        None,
+        "--review-csv",
+        help="Filled review sheet (verdict accept or reject).",
+        show_default=False,
+    ),
+    symmetric: list[Path] = typer.Option(
+        [],
+        "--symmetric",
+        help="CSV of symmetric relations (entity_id); repeatable.",
+        show_default=False,
+    ),
 ) -> None:
     """Pair converse relations, elect canonical members, and apply a curator's review."""
     report = derive_kb(input_csv, output, review_csv=review_csv, symmetric_csvs=symmetric)
