@@ -39,6 +39,7 @@ from spacy.tokens import Doc, Span, Token
 from goldloop.errors import GoldloopError
 from goldloop.kb import KB, Relation, label_key
 from goldloop.settings import spacy_model_names
+from goldloop.verb_forms import verb_forms
 
 # Bump when a change can alter which mentions are detected: sample pool caches key on it.
 DETECTOR_VERSION = "1"
@@ -96,7 +97,6 @@ _lock = threading.RLock()
 _models: dict[str, Language] = {}
 _forms: dict[str, LabelForm] = {}
 _indexes: dict[str, _KBIndex] = {}
-_verb_lookups: tuple[dict[str, str], frozenset[str]] | None = None
 
 
 def load_nlp(model: str | None = None) -> Language:
@@ -208,35 +208,9 @@ def verb_lemma(token: Token) -> str | None:
     """The verb lemma of a main verb or of an adjectival participle ("TNF-induced"), else None."""
     if token.pos_ == "VERB":
         return token.lemma_.lower()
-    if token.tag_ == "JJ" and token.lower_.endswith("ed"):
-        return _participle_lemma(token)
+    if token.tag_ == "JJ":
+        return verb_forms().participle_of(token.lower_)
     return None
-
-
-def _participle_lemma(token: Token) -> str | None:
-    """A known verb this ``-ed`` adjective is the participle of, from the lemmatizer's tables."""
-    exceptions, known = _verb_tables()
-    word = token.lower_
-    if word in exceptions:
-        return exceptions[word]
-    for stem in (word[:-2] + "e", word[:-2]):
-        if stem in known:
-            return stem
-    return None
-
-
-def _verb_tables() -> tuple[dict[str, str], frozenset[str]]:
-    """Irregular verb forms → lemma, and the known verb lemmas, from the pipeline's lemmatizer."""
-    global _verb_lookups
-    with _lock:
-        if _verb_lookups is None:
-            lookups = load_nlp().get_pipe("lemmatizer").lookups  # type: ignore[attr-defined]
-            exceptions = lookups.get_table("lemma_exc").get("verb", {})
-            _verb_lookups = (
-                {form: str(lemmas[0]) for form, lemmas in exceptions.items() if lemmas},
-                frozenset(lookups.get_table("lemma_index").get("verb", ())),
-            )
-        return _verb_lookups
 
 
 def is_passive(token: Token) -> bool:
