@@ -28,29 +28,60 @@ from goldloop.settings import default_cache_path
 
 
 def annotate(
-    sample: Path | None = typer.Option(None, "--sample", help="Sample dir (manifest.csv + texts.jsonl)."),
-    documents_path: Path | None = typer.Option(
-        None, "--documents", help="A documents JSONL ({doc_id, text, ...} per line) instead of --sample."
+    sample: Path | None = typer.Option(
+        None, "--sample", help="Sample dir (manifest.csv + texts.jsonl)."
     ),
-    out: Path | None = typer.Option(None, "--out", "-o", help="Gold JSON to write; the report goes to <out>.report.json."),
+    documents_path: Path | None = typer.Option(
+        None,
+        "--documents",
+        help="A documents JSONL ({doc_id, text, ...} per line) instead of --sample.",
+    ),
+    out: Path | None = typer.Option(
+        None, "--out", "-o", help="Gold JSON to write; the report goes to <out>.report.json."
+    ),
     provider: str | None = typer.Option(
         None,
         "--provider",
         help="openai, anthropic, gemini or lexical (default: the first provider whose key is set, else lexical).",
         show_default=False,
     ),
-    model: str | None = typer.Option(None, "--model", help="Model name (default: per provider).", show_default=False),
-    effort: str | None = typer.Option(None, "--effort", help="Reasoning effort (part of the cache key and the tag)."),
-    max_tokens: int = typer.Option(DEFAULT_MAX_TOKENS, "--max-tokens", min=1, help="Output token limit per document."),
-    roles: str = typer.Option("primary,double", "--roles", help="Comma-separated roles to annotate (documents without a role are kept)."),
-    limit: int | None = typer.Option(None, "--limit", min=1, help="Annotate only the first N selected documents."),
-    concurrency: int = typer.Option(DEFAULT_CONCURRENCY, "--concurrency", min=1, help="Requests in flight at once."),
-    dry: bool = typer.Option(False, "--dry-run", help="Print request counts and token estimates; call nothing."),
-    base_url: str | None = typer.Option(None, "--base-url", help="Provider base URL (e.g. an OpenAI-compatible server)."),
-    verbal_only: bool = typer.Option(
-        True, "--verbal-only/--no-verbal-only", help="Reject verb-predicate labels on spans without a verb (non_verbal)."
+    model: str | None = typer.Option(
+        None, "--model", help="Model name (default: per provider).", show_default=False
     ),
-    cache: Path | None = typer.Option(None, "--cache", help="Response cache (default: .goldloop/cache.sqlite or $GOLDLOOP_CACHE).", show_default=False),
+    effort: str | None = typer.Option(
+        None, "--effort", help="Reasoning effort (part of the cache key and the tag)."
+    ),
+    max_tokens: int = typer.Option(
+        DEFAULT_MAX_TOKENS, "--max-tokens", min=1, help="Output token limit per document."
+    ),
+    roles: str = typer.Option(
+        "primary,double",
+        "--roles",
+        help="Comma-separated roles to annotate (documents without a role are kept).",
+    ),
+    limit: int | None = typer.Option(
+        None, "--limit", min=1, help="Annotate only the first N selected documents."
+    ),
+    concurrency: int = typer.Option(
+        DEFAULT_CONCURRENCY, "--concurrency", min=1, help="Requests in flight at once."
+    ),
+    dry: bool = typer.Option(
+        False, "--dry-run", help="Print request counts and token estimates; call nothing."
+    ),
+    base_url: str | None = typer.Option(
+        None, "--base-url", help="Provider base URL (e.g. an OpenAI-compatible server)."
+    ),
+    verbal_only: bool = typer.Option(
+        True,
+        "--verbal-only/--no-verbal-only",
+        help="Reject verb-predicate labels on spans without a verb (non_verbal).",
+    ),
+    cache: Path | None = typer.Option(
+        None,
+        "--cache",
+        help="Response cache (default: .goldloop/cache.sqlite or $GOLDLOOP_CACHE).",
+        show_default=False,
+    ),
     input_price: float | None = typer.Option(
         None, "--input-price", help="USD per million input tokens, for the --dry-run cost estimate."
     ),
@@ -81,7 +112,12 @@ def _roles(roles: str) -> list[str]:
 
 
 def _annotator(
-    provider: str | None, model: str | None, effort: str | None, base_url: str | None, cache: Path, kb: KB
+    provider: str | None,
+    model: str | None,
+    effort: str | None,
+    base_url: str | None,
+    cache: Path,
+    kb: KB,
 ) -> Provider | LexicalAnnotator:
     if provider is None:
         available = ["openai"] if base_url else credentials_set()
@@ -89,14 +125,28 @@ def _annotator(
     if provider == "lexical":
         return LexicalAnnotator(kb)
     if provider not in PROVIDERS:
-        raise GoldloopError(f"unknown provider {provider!r} (known: lexical, {', '.join(PROVIDERS)})")
-    return make_provider(provider, model or DEFAULT_MODELS[provider], effort=effort, base_url=base_url, cache=cache)
+        raise GoldloopError(
+            f"unknown provider {provider!r} (known: lexical, {', '.join(PROVIDERS)})"
+        )
+    return make_provider(
+        provider, model or DEFAULT_MODELS[provider], effort=effort, base_url=base_url, cache=cache
+    )
 
 
 def _run(
-    documents: list[Any], annotator: Provider | LexicalAnnotator, kb: KB, max_tokens: int, concurrency: int, verbal_only: bool
+    documents: list[Any],
+    annotator: Provider | LexicalAnnotator,
+    kb: KB,
+    max_tokens: int,
+    concurrency: int,
+    verbal_only: bool,
 ) -> Any:
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
     with Progress(*columns, console=err_console, transient=True) as progress:
         task = progress.add_task(f"annotate ({annotator.tag})", total=len(documents))
 
@@ -110,7 +160,11 @@ def _run(
 
 
 def _print_dry_run(
-    documents: list[Any], annotator: Provider | LexicalAnnotator, kb: KB, max_tokens: int, input_price: float | None
+    documents: list[Any],
+    annotator: Provider | LexicalAnnotator,
+    kb: KB,
+    max_tokens: int,
+    input_price: float | None,
 ) -> None:
     if isinstance(annotator, LexicalAnnotator):
         console.print(f"dry run: {len(documents)} documents, lexical pre-annotator: no requests")
@@ -132,7 +186,9 @@ def _print_dry_run(
 def _print_summary(report: dict[str, Any], out: Path, report_path: Path) -> None:
     counts = report["counts"]
     rows: list[tuple[str, Any]] = [("annotator", report["annotator"]), *counts.items()]
-    rows += [(f"rejected: {reason}", n) for reason, n in sorted(report["rejections_by_reason"].items())]
+    rows += [
+        (f"rejected: {reason}", n) for reason, n in sorted(report["rejections_by_reason"].items())
+    ]
     rows += [(f"tokens: {key}", n) for key, n in report["usage"].items()]
     console.print(key_value_table(f"annotate → {out}", rows))
     left_out = counts["truncated"] + counts["unparsable"] + counts["failed"]
