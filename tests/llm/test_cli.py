@@ -95,6 +95,13 @@ def make_documents_jsonl(path: Path) -> Path:
     return path
 
 
+def source_options(source: str, workdir: Path) -> list[str]:
+    """``--sample DIR`` or ``--documents JSONL`` over the same three documents."""
+    if source == "sample":
+        return ["--sample", str(make_sample_dir(workdir / "sample"))]
+    return ["--documents", str(make_documents_jsonl(workdir / "docs.jsonl"))]
+
+
 @pytest.fixture
 def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("GOLDLOOP_CACHE", str(tmp_path / "cache.sqlite"))
@@ -113,10 +120,7 @@ def test_annotate_with_each_provider(
     llm_server: FakeLLMServer, workdir: Path, kb: KB, name: str, source: str
 ) -> None:
     llm_server.answer = ANSWERS
-    if source == "sample":
-        where = ["--sample", str(make_sample_dir(workdir / "sample"))]
-    else:
-        where = ["--documents", str(make_documents_jsonl(workdir / "docs.jsonl"))]
+    where = source_options(source, workdir)
     out = workdir / "gold.json"
     invoke(
         "annotate", *where, "--out", str(out), "--provider", name, "--model", "m-1", "--effort", "low",
@@ -164,10 +168,7 @@ def test_annotate_lexical_without_any_key(
 ) -> None:
     for key in KEY_ENV:
         monkeypatch.delenv(key, raising=False)
-    if source == "sample":
-        where = ["--sample", str(make_sample_dir(workdir / "sample"))]
-    else:
-        where = ["--documents", str(make_documents_jsonl(workdir / "docs.jsonl"))]
+    where = source_options(source, workdir)
     out = workdir / "lexical.json"
     invoke(
         "annotate", *where, "--out", str(out)
