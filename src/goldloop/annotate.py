@@ -25,7 +25,7 @@ from goldloop.gold import Document, Hit
 from goldloop.kb import DIRECTIONS, KB, Folded, Relation
 from goldloop.lexical import LexicalAnnotator
 from goldloop.llm.base import LLMError, LLMRequest, LLMResponse, Provider
-from goldloop.llm.cache import cache_key
+from goldloop.llm.cache import ResponseCache, cache_key
 from goldloop.llm.prompt import (
     OUTPUT_SCHEMA,
     Unparsable,
@@ -507,25 +507,25 @@ class DryRun:
 
 def dry_run(
     documents: list[Document],
-    provider: Provider,
     kb: KB,
     max_tokens: int,
+    *,
+    provider: str,
+    model: str,
+    effort: str | None = None,
+    cache: ResponseCache | None = None,
     input_price_per_mtok: float | None = None,
 ) -> DryRun:
-    """Count requests without calling anything; answers already in the cache cost nothing."""
+    """Count requests without calling anything (no client, no key needed); answers already in
+    the cache cost nothing."""
     system = system_prompt(kb)
     pending = []
     for document in documents:
         request = annotation_request(document, kb, max_tokens, system)
         key = cache_key(
-            provider.name,
-            provider.model,
-            provider.effort,
-            request.system,
-            request.user,
-            request.schema,
+            provider, model, effort or None, request.system, request.user, request.schema
         )
-        if provider.cache is None or provider.cache.get(key) is None:
+        if cache is None or cache.get(key) is None:
             pending.append(request)
     tokens = sum(estimate_tokens(r.system + r.user) for r in pending)
     cost = None if input_price_per_mtok is None else tokens * input_price_per_mtok / 1e6

@@ -87,7 +87,7 @@ class FakeLLMServer:
         self.request_count = 0
         self.in_flight = 0
         self.max_in_flight = 0
-        self._failures: list[int] = []
+        self._failures: list[tuple[int, str | None]] = []
         self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._httpd.daemon_threads = True
@@ -111,10 +111,10 @@ class FakeLLMServer:
         )
         return make_provider(name, model, base_url=self.base_url(name), **options)
 
-    def fail(self, status: int, times: int = 1) -> None:
+    def fail(self, status: int, times: int = 1, message: str | None = None) -> None:
         """Answer the next ``times`` requests with HTTP ``status`` and the provider's error body."""
         with self._lock:
-            self._failures.extend([status] * times)
+            self._failures.extend([(status, message)] * times)
 
     def reset(self) -> None:
         with self._lock:
@@ -138,7 +138,7 @@ class FakeLLMServer:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _arrive(self) -> int | None:
+    def _arrive(self) -> tuple[int, str | None] | None:
         """Count a request; the status of an injected failure, if one is due."""
         with self._lock:
             self.request_count += 1
@@ -313,8 +313,8 @@ _ANTHROPIC_ERRORS = {
 }
 
 
-def _error_body(provider: str, status: int) -> dict[str, Any]:
-    message = f"injected HTTP {status}"
+def _error_body(provider: str, status: int, message: str | None) -> dict[str, Any]:
+    message = message or f"injected HTTP {status}"
     if provider == "anthropic":
         return {
             "type": "error",
@@ -367,12 +367,12 @@ def _handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                 return
             length = int(self.headers.get("Content-Length") or 0)
             body = json.loads(self.rfile.read(length) or b"{}")
-            status = server._arrive()
+            failure = server._arrive()
             try:
                 if server.latency_s:
                     time.sleep(server.latency_s)
-                if status is not None:
-                    self._send(status, _error_body(provider, status))
+                if failure is not None:
+                    self._send(failure[0], _error_body(provider, *failure))
                 else:
                     self._send(200, server._respond(provider, parse(body, model)))
             finally:

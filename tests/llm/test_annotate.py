@@ -214,13 +214,14 @@ def test_dry_run_calls_nothing_and_counts_cached_answers(
     llm_server: FakeLLMServer, kb: KB, cache: SQLiteCache
 ) -> None:
     provider = llm_server.provider("openai", "m", cache=cache)
-    plan = dry_run(DOCUMENTS, provider, kb, max_tokens=100, input_price_per_mtok=2.0)
+    target = {"provider": "openai", "model": "m", "cache": cache}
+    plan = dry_run(DOCUMENTS, kb, 100, **target, input_price_per_mtok=2.0)
     assert llm_server.request_count == 0
     assert (plan.documents, plan.cached, plan.requests) == (3, 0, 3)
     assert plan.input_cost == pytest.approx(plan.input_tokens * 2.0 / 1e6)
     annotate_documents(DOCUMENTS[:1], provider, kb)
     llm_server.reset()
-    again = dry_run(DOCUMENTS, provider, kb, max_tokens=100)
+    again = dry_run(DOCUMENTS, kb, 100, **target)
     assert (again.cached, again.requests, again.input_cost) == (1, 2, None)
     assert llm_server.request_count == 0
 

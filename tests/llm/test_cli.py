@@ -241,3 +241,14 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert "docs.jsonl: line 2: not valid JSON" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "o.json").exists()
+
+
+def test_dry_run_needs_no_key(workdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for key in KEY_ENV:
+        monkeypatch.delenv(key, raising=False)
+    result = invoke(
+        "annotate", "--documents", str(make_documents_jsonl(workdir / "docs.jsonl")),
+        "--provider", "openai", "--model", "gpt-x", "--effort", "high", "--dry-run",
+    )  # fmt: skip
+    output = result.output  # type: ignore[attr-defined]
+    assert "gpt-x@high" in output and "requests to send" in output

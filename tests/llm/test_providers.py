@@ -106,11 +106,12 @@ def test_client_error_is_not_retried(llm_server: FakeLLMServer, name: str) -> No
     assert llm_server.request_count == 1
 
 
-def test_timeout_is_retried(llm_server: FakeLLMServer) -> None:
+@pytest.mark.parametrize("name", PROVIDER_NAMES)
+def test_timeout_is_retried(llm_server: FakeLLMServer, name: str) -> None:
     llm_server.latency_s = 0.5
     retry = RetryPolicy(attempts=2, initial_s=0.01, max_s=0.02, timeout_s=0.1)
     with pytest.raises(LLMError, match="Timeout"):
-        llm_server.provider("openai", "model-x", cache=None, retry=retry).complete(REQUEST)
+        llm_server.provider(name, "model-x", cache=None, retry=retry).complete(REQUEST)
     assert llm_server.request_count == 2
 
 
@@ -193,3 +194,36 @@ def test_standalone_server_counts_requests() -> None:
         assert server.request_count == 0
         server.provider("anthropic", "m", cache=None)  # building a client sends nothing
         assert server.request_count == 0
+
+
+@pytest.mark.parametrize("name", PROVIDER_NAMES)
+def test_an_echoed_key_is_masked_in_errors(llm_server: FakeLLMServer, name: str) -> None:
+    from tests.fakes.llm_server import FAKE_KEY
+
+    llm_server.fail(401, message=f"Incorrect API key provided: {FAKE_KEY}")
+    with pytest.raises(LLMError) as caught:
+        llm_server.provider(name, "model-x", cache=None).complete(REQUEST)
+    assert FAKE_KEY not in str(caught.value)
+    assert "Incorrect API key provided: ***" in str(caught.value)
+    assert llm_server.request_count == 1  # not retried
+
+
+def test_gemini_effort_is_checked_before_any_call(llm_server: FakeLLMServer) -> None:
+    with pytest.raises(LLMError, match="not a thinking level"):
+        llm_server.provider("gemini", "model-x", effort="extreme", cache=None)
+    budget = llm_server.provider("gemini", "model-x", effort="512", cache=None)
+    budget.complete(REQUEST)
+    assert llm_server.requests[-1].effort == "512"
+
+
+class BrokenCache:
+    def get(self, key: str) -> None:
+        raise OSError("disk on fire")
+
+    def put(self, key: str, answer: object) -> None:
+        raise OSError("disk on fire")
+
+
+def test_a_broken_cache_does_not_lose_the_answer(llm_server: FakeLLMServer) -> None:
+    response = llm_server.provider("openai", "model-x", cache=BrokenCache()).complete(REQUEST)
+    assert response.text == '{"mentions": []}' and not response.cached

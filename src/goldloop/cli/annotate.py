@@ -22,7 +22,14 @@ from goldloop.errors import GoldloopError
 from goldloop.gold import write_gold
 from goldloop.kb import KB
 from goldloop.lexical import LexicalAnnotator
-from goldloop.llm import DEFAULT_MODELS, PROVIDERS, Provider, credentials_set, make_provider
+from goldloop.llm import (
+    DEFAULT_MODELS,
+    PROVIDERS,
+    Provider,
+    SQLiteCache,
+    credentials_set,
+    make_provider,
+)
 from goldloop.sample import read_documents
 from goldloop.settings import default_cache_path
 
@@ -94,12 +101,20 @@ def annotate(
     source = sample or documents_path
     assert source is not None
     documents = select_documents(read_documents(source), _roles(roles), limit)
-    annotator = _annotator(provider, model, effort, base_url, cache or default_cache_path(), the_kb)
+    name = _provider_name(provider, base_url)
+    model = model or DEFAULT_MODELS.get(name)
+    cache_path = cache or default_cache_path()
     if dry:
-        _print_dry_run(documents, annotator, the_kb, max_tokens, input_price)
+        _print_dry_run(documents, the_kb, max_tokens, name, model, effort, cache_path, input_price)
         return
     if out is None:
         raise GoldloopError("--out is required (except with --dry-run)")
+    annotator: Provider | LexicalAnnotator
+    if name == "lexical":
+        annotator = LexicalAnnotator(the_kb)
+    else:
+        assert model is not None
+        annotator = make_provider(name, model, effort=effort, base_url=base_url, cache=cache_path)
     run = _run(documents, annotator, the_kb, max_tokens, concurrency, verbal_only)
     write_gold(out, run.documents)
     report_path = out.with_name(out.name + ".report.json")
@@ -111,26 +126,16 @@ def _roles(roles: str) -> list[str]:
     return [r.strip() for r in roles.split(",") if r.strip()]
 
 
-def _annotator(
-    provider: str | None,
-    model: str | None,
-    effort: str | None,
-    base_url: str | None,
-    cache: Path,
-    kb: KB,
-) -> Provider | LexicalAnnotator:
+def _provider_name(provider: str | None, base_url: str | None) -> str:
+    """The provider asked for, else the first whose key is set (openai with a base URL), else lexical."""
     if provider is None:
         available = ["openai"] if base_url else credentials_set()
-        provider = available[0] if available else "lexical"
-    if provider == "lexical":
-        return LexicalAnnotator(kb)
-    if provider not in PROVIDERS:
+        return available[0] if available else "lexical"
+    if provider != "lexical" and provider not in PROVIDERS:
         raise GoldloopError(
             f"unknown provider {provider!r} (known: lexical, {', '.join(PROVIDERS)})"
         )
-    return make_provider(
-        provider, model or DEFAULT_MODELS[provider], effort=effort, base_url=base_url, cache=cache
-    )
+    return provider
 
 
 def _run(
@@ -161,17 +166,24 @@ def _run(
 
 def _print_dry_run(
     documents: list[Any],
-    annotator: Provider | LexicalAnnotator,
     kb: KB,
     max_tokens: int,
+    name: str,
+    model: str | None,
+    effort: str | None,
+    cache_path: Path,
     input_price: float | None,
 ) -> None:
-    if isinstance(annotator, LexicalAnnotator):
+    if name == "lexical" or model is None:
         console.print(f"dry run: {len(documents)} documents, lexical pre-annotator: no requests")
         return
-    plan = dry_run(documents, annotator, kb, max_tokens, input_price)
+    cache = SQLiteCache(cache_path) if cache_path.exists() else None
+    plan = dry_run(
+        documents, kb, max_tokens, provider=name, model=model, effort=effort, cache=cache,
+        input_price_per_mtok=input_price,
+    )  # fmt: skip
     rows: list[tuple[str, Any]] = [
-        ("annotator", annotator.tag),
+        ("annotator", f"{model}@{effort}" if effort else model),
         ("documents", plan.documents),
         ("answered from cache", plan.cached),
         ("requests to send", plan.requests),
