@@ -1,11 +1,13 @@
 """Pre-annotation: documents in, hits and a report accounting for every item out.
 
-:func:`annotate_documents` is the one core behind ``goldloop annotate`` and the ML backend. With an
-LLM provider, requests run on a thread pool while the main thread decodes answers as they arrive
-and parses each text that needs it once with spaCy, so the post-cache checks overlap the requests. Decoding follows the design's LLM
-contract: offsets resolved from surface + occurrence, labels folded over the whole KB, nested spans
-dropped, then ``non_verbal`` and ``surface_anchored`` from the parse. A truncated, unparsable or
-failed answer leaves its document out of the output and is listed in the report.
+:func:`annotate_documents` is the one core behind ``goldloop annotate`` and the ML backend. With
+an LLM provider, requests run on a thread pool while the main thread decodes answers as they
+arrive and parses each text that needs it once with spaCy, so the post-cache checks overlap the
+requests. Decoding follows the design's LLM contract: offsets resolved from surface +
+occurrence, labels folded over the whole KB, nested spans dropped, then ``non_verbal`` and
+``surface_anchored`` from the parse. A truncated, unparsable or
+failed answer leaves its document out of the output, is listed in the report and is not cached,
+so a re-run asks for it again.
 
 Rejection reasons per item: ``malformed_item`` (not an object, or no usable surface),
 ``surface_not_found``, ``duplicate_occurrence``, ``unknown_label``, ``bad_direction``,
@@ -188,9 +190,18 @@ def _annotate_with_llm(
 
 def _ask(provider: Provider, request: LLMRequest) -> LLMResponse | LLMError:
     try:
-        return provider.complete(request)
+        return provider.complete(request, usable=parsable)
     except LLMError as exc:
         return exc
+
+
+def parsable(answer: str) -> bool:
+    """Whether an answer holds a list of mentions; one that does not is not cached."""
+    try:
+        parse_mentions(answer)
+    except Unparsable:
+        return False
+    return True
 
 
 @dataclass

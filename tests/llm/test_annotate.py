@@ -34,41 +34,39 @@ LONG_ANSWER = mentions_json(
     + [{"surface": "increases", "occurrence": 1, "label": "increases", "direction": "forward"}]
     + [{"surface": "missing words", "occurrence": 1, "label": "causes", "direction": "forward"}] * 8
 )
-ANSWERS = answers_by_text(
-    {
-        GOOD: mentions_json(
-            [
-                {
-                    "surface": "binds to",
-                    "occurrence": 1,
-                    "label": "binds to",
-                    "direction": "forward",
-                },
-                {
-                    "surface": "increases",
-                    "occurrence": 1,
-                    "label": "increases",
-                    "direction": "forward",
-                    "confidence": 0.9,
-                },
-                {
-                    "surface": "activation",
-                    "occurrence": 1,
-                    "label": "activates",
-                    "direction": "forward",
-                },
-                {
-                    "surface": "apoptosis",
-                    "occurrence": 1,
-                    "label": "no such relation",
-                    "direction": "forward",
-                },
-            ]
-        ),
-        LONG: LONG_ANSWER,
-        BAD: "I could not find any relation mentions.",
-    }
+ANSWERS_GOOD = mentions_json(
+    [
+        {
+            "surface": "binds to",
+            "occurrence": 1,
+            "label": "binds to",
+            "direction": "forward",
+        },
+        {
+            "surface": "increases",
+            "occurrence": 1,
+            "label": "increases",
+            "direction": "forward",
+            "confidence": 0.9,
+        },
+        {
+            "surface": "activation",
+            "occurrence": 1,
+            "label": "activates",
+            "direction": "forward",
+        },
+        {
+            "surface": "apoptosis",
+            "occurrence": 1,
+            "label": "no such relation",
+            "direction": "forward",
+        },
+    ]
 )
+ANSWERS = answers_by_text(
+    {GOOD: ANSWERS_GOOD, LONG: LONG_ANSWER, BAD: "I could not find any relation mentions."}
+)
+PARSABLE_ANSWERS = answers_by_text({GOOD: ANSWERS_GOOD, LONG: LONG_ANSWER, BAD: mentions_json([])})
 MAX_TOKENS = len(LONG_ANSWER) // 4 - 10  # the LONG answer does not fit
 
 
@@ -114,22 +112,23 @@ def test_annotate_reports_every_item_and_leaves_failures_out(
 
 
 @pytest.mark.parametrize("name", PROVIDER_NAMES)
-def test_rerun_retries_only_the_truncated_document(
+def test_rerun_retries_only_the_truncated_and_unparsable_documents(
     llm_server: FakeLLMServer, name: str, kb: KB, cache: SQLiteCache
 ) -> None:
     llm_server.answer = ANSWERS
     run(llm_server, name, cache, kb=kb)
     llm_server.reset()
+    llm_server.answer = PARSABLE_ANSWERS  # the model answers properly this time
     again = run(llm_server, name, cache, kb=kb, max_tokens=4000)
-    assert llm_server.request_count == 1
-    assert "IL-6 is activated" in llm_server.requests[0].user
+    assert sorted(r.user.split("\n", 1)[1] for r in llm_server.requests) == sorted([LONG, BAD])
     counts = again.report["counts"]
     assert (
         counts["from_cache"],
         counts["requests"],
         counts["truncated"],
         counts["unparsable"],
-    ) == (2, 1, 0, 1)
+        counts["annotated"],
+    ) == (1, 2, 0, 0, 3)
     assert counts["hits"] + counts["rejections"] == counts["items"] == 14
     long_doc = next(d for d in again.documents if d.doc_id == "pmid:1")
     [activated, increases] = long_doc.ground_truth
@@ -147,7 +146,7 @@ def test_rerun_retries_only_the_truncated_document(
 def test_second_run_is_served_entirely_from_cache(
     llm_server: FakeLLMServer, name: str, kb: KB, cache: SQLiteCache
 ) -> None:
-    llm_server.answer = ANSWERS
+    llm_server.answer = PARSABLE_ANSWERS
     first = run(llm_server, name, cache, kb=kb, max_tokens=4000)
     llm_server.reset()
     second = run(llm_server, name, cache, kb=kb, max_tokens=4000)
@@ -166,7 +165,7 @@ def test_no_verbal_only_redecodes_from_the_cache(
     strict = run(llm_server, "openai", cache, kb=kb)
     llm_server.reset()
     loose = run(llm_server, "openai", cache, kb=kb, verbal_only=False)
-    assert llm_server.request_count == 1  # only the truncated document is asked again
+    assert llm_server.request_count == 2  # only the truncated and the unparsable are asked again
     assert strict.report["counts"]["hits"] + 1 == loose.report["counts"]["hits"]
     assert "activation" in [h.surface for h in loose.documents[0].ground_truth]
 

@@ -227,3 +227,14 @@ class BrokenCache:
 def test_a_broken_cache_does_not_lose_the_answer(llm_server: FakeLLMServer) -> None:
     response = llm_server.provider("openai", "model-x", cache=BrokenCache()).complete(REQUEST)
     assert response.text == '{"mentions": []}' and not response.cached
+
+
+def test_an_answer_the_caller_cannot_use_is_not_cached(
+    llm_server: FakeLLMServer, cache: SQLiteCache
+) -> None:
+    llm_server.answer = lambda req: "Sorry, no JSON today."
+    provider = llm_server.provider("anthropic", "model-x", cache=cache)
+    response = provider.complete(REQUEST, usable=lambda text: text.startswith("{"))
+    assert response.text == "Sorry, no JSON today." and len(cache) == 0
+    provider.complete(REQUEST, usable=lambda text: True)
+    assert len(cache) == 1 and llm_server.request_count == 2

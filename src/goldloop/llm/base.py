@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import os
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -109,8 +110,14 @@ class Provider(ABC):
             return "no-key"
         raise LLMError(f"{self.name}: set {' or '.join(names)} in the environment")
 
-    def complete(self, request: LLMRequest) -> LLMResponse:
-        """The answer from the cache, else from the provider (truncated answers are not cached)."""
+    def complete(
+        self, request: LLMRequest, *, usable: Callable[[str], bool] | None = None
+    ) -> LLMResponse:
+        """The answer from the cache, else from the provider.
+
+        A truncated answer is never cached, nor one that ``usable`` (the caller's check of the
+        text, e.g. "parses as JSON") refuses, so a re-run asks for those again.
+        """
         key = cache_key(
             self.name, self.model, self.effort, request.system, request.user, request.schema
         )
@@ -118,7 +125,8 @@ class Provider(ABC):
         if hit is not None:
             return LLMResponse(hit.text, False, dict(hit.usage), cached=True)
         response = self._call_with_retries(request)
-        if self.cache is not None and not response.truncated:
+        keep = not response.truncated and (usable is None or usable(response.text))
+        if self.cache is not None and keep:
             try:
                 self.cache.put(key, CachedAnswer(response.text, response.usage))
             except Exception as exc:  # a broken cache must not lose a paid-for answer
