@@ -15,6 +15,7 @@ import importlib.metadata
 import importlib.util
 import io
 import json
+from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -170,25 +171,26 @@ def build_pool(
     on_rows: Callable[[int], None] | None = None,
 ) -> tuple[list[PoolDoc], int]:
     """Gate the corpus stream, parse what passes with ``nlp.pipe``, detect mentions per document."""
-    from goldloop.nlp import detect_mentions, load_nlp
+    from goldloop.nlp import detect_mentions, parse_many
 
-    nlp = load_nlp()
     rows = 0
+    # nlp.pipe yields docs in input order, so the records waiting here line up with its output.
+    waiting: deque[CorpusRecord] = deque()
 
-    def eligible() -> Iterator[tuple[str, CorpusRecord]]:
+    def eligible() -> Iterator[str]:
         nonlocal rows
         for record in corpus:
             rows += 1
             if on_rows is not None and rows % PROGRESS_EVERY == 0:
                 on_rows(PROGRESS_EVERY)
             if gate.admit(record):
-                yield record.text, record
+                waiting.append(record)
+                yield record.text
 
-    documents = []
-    for doc, record in nlp.pipe(
-        eligible(), as_tuples=True, n_process=workers, batch_size=batch_size
-    ):
-        documents.append(_pool_doc(record, detect_mentions(doc, kb)))
+    documents = [
+        _pool_doc(waiting.popleft(), detect_mentions(doc, kb))
+        for doc in parse_many(eligible(), n_process=workers, batch_size=batch_size)
+    ]
     if on_rows is not None:
         on_rows(rows % PROGRESS_EVERY)
     return documents, rows

@@ -100,6 +100,11 @@ def run_sample(
         if doc.doc_id not in taken:
             strata[name].append(doc)
     sizes = {name: len(docs) for name, docs in strata.items()}
+    if not sizes:
+        raise GoldloopError(
+            f"{sample_dir}: the pool is exhausted: all {len(pool.documents)} eligible documents"
+            " of the corpus are drawn already"
+        )
     weights = stratum_weights(sizes, settings.tail_weight, settings.none_fraction)
     requested = sum(settings.role_sizes.values())
     allocation = allocate(requested, sizes, weights)
@@ -118,7 +123,7 @@ def run_sample(
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "corpus": str(corpus_path),
         "exclude_corpora": [str(p) for p in exclude],
-        "settings": _settings_json(settings),
+        "settings": asdict(settings),
         "kb": {"path": str(kb.path), "sha256": kb.sha256},
         "pool_cache": {"hit": pool.cache_hit, "fingerprint": pool.fingerprint, "inputs": inputs},
         "rows_read": pool.rows_read,
@@ -161,10 +166,6 @@ def _existing(sample_dir: Path, extend: bool) -> list[ManifestRow]:
     if not extend and has_sample:
         raise GoldloopError(f"{sample_dir}: already holds a sample; add --extend to append a batch")
     return read_manifest(sample_dir) if has_sample else []
-
-
-def _settings_json(settings: SampleSettings) -> dict[str, Any]:
-    return asdict(settings)
 
 
 def _pool(
