@@ -24,6 +24,8 @@ app = typer.Typer(
 app.add_typer(kb_commands.app, name="kb")
 app.add_typer(gold_commands.app, name="gold")
 app.command("sample")(sample_commands.sample)
+app.command("audit")(sample_commands.audit)
+app.command("stats")(sample_commands.stats)
 
 
 def _version(value: bool) -> None:

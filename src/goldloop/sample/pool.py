@@ -113,10 +113,10 @@ def load_cached_pool(sample_dir: Path, expected: str) -> Pool | None:
         raise GoldloopError(f"{meta_path}: unreadable pool cache metadata: {exc}") from exc
     if meta.get("fingerprint") != expected:
         return None
-    return Pool(_read_pool_rows(pool_path), meta["rows_read"], meta["gate"], expected, True)
+    return Pool(read_pool_rows(pool_path), meta["rows_read"], meta["gate"], expected, True)
 
 
-def _read_pool_rows(path: Path) -> list[PoolDoc]:
+def read_pool_rows(path: Path) -> list[PoolDoc]:
     documents = []
     try:
         with gzip.open(path, "rt", encoding="utf-8", newline="") as handle:
