@@ -74,6 +74,16 @@ class VerbForms:
             return word not in irregular and not word.endswith(("s", "ing"))
         return word.endswith("ed") and word not in self._base_verbs
 
+    def participle_of(self, word: str) -> str | None:
+        """The known base verb a past participle comes from ("induced" → "induce"), else None.
+
+        Unlike :meth:`lemma`, an unknown stem gives None: "red" is not a participle of "re".
+        """
+        if not self.is_participle(word):
+            return None
+        lemma = self.lemma(word)
+        return lemma if word in self._exceptions or lemma in self._base_verbs else None
+
 
 @cache
 def verb_forms() -> VerbForms:
