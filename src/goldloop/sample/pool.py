@@ -88,10 +88,16 @@ class Pool:
 
 
 def model_identity() -> str:
-    """Name and version of the spaCy pipeline ``load_nlp`` picks, read without loading it."""
+    """Name and version of the spaCy pipeline ``load_nlp`` picks, read without loading it when
+    it is an installed package (a pipeline given as a path is loaded for its meta)."""
     for name in spacy_model_names():
-        if importlib.util.find_spec(name) is not None:
-            return f"{name}=={importlib.metadata.version(name)}"
+        if Path(name).exists():
+            break  # a pipeline directory: only its meta knows what it is
+        try:
+            if importlib.util.find_spec(name) is not None:
+                return f"{name}=={importlib.metadata.version(name)}"
+        except (ValueError, ImportError, importlib.metadata.PackageNotFoundError):
+            break
     from goldloop.nlp import load_nlp
 
     meta = load_nlp().meta
