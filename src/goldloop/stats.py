@@ -49,7 +49,7 @@ def corpus_stats(path: str | Path, columns: CorpusColumns | None = None) -> dict
     lengths: list[int] = []
     years: Counter[int] = Counter()
     kinds: Counter[str] = Counter()
-    for record in read_corpus(path, columns or CorpusColumns(), require_year=False):
+    for record in read_corpus(path, columns or CorpusColumns(), strict=False):
         rows += 1
         with_id += record.doc_id is not None
         lengths.append(len(record.text))

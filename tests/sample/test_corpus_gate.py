@@ -182,7 +182,7 @@ def test_every_gate_reason_is_counted(tmp_path: Path) -> None:
             {"pmid": "", "abstract": SENTENCES + " Excluded by its text."},
         ],
     )
-    ids, hashes = exclusion_sets(read_corpus(excluded, require_year=False))
+    ids, hashes = exclusion_sets(read_corpus(excluded, strict=False))
     gate = Gate(
         GateSettings(min_year=1990, min_chars=200, max_chars=2000, min_sentences=3), ids, hashes
     )
@@ -192,3 +192,13 @@ def test_every_gate_reason_is_counted(tmp_path: Path) -> None:
     expected["in_excluded_corpus"] = 2
     assert gate.counts() == expected
     assert gate.passed + sum(gate.counts().values()) == len(rows)
+
+
+def test_an_excluded_corpus_may_hold_texts_only(tmp_path: Path) -> None:
+    texts_only = _write(tmp_path / "fit.tsv", [{"abstract": SENTENCES}])
+    ids, hashes = exclusion_sets(read_corpus(texts_only, strict=False))
+    assert ids == frozenset() and len(hashes) == 1
+    gate = Gate(GateSettings(min_chars=200), ids, hashes)
+    assert [gate.reason(r) for r in read_corpus(_write(tmp_path / "c.tsv", ROWS[:1]))] == [
+        "in_excluded_corpus"
+    ]

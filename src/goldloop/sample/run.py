@@ -211,7 +211,7 @@ def _pool(
     if cached is not None:
         return cached, inputs
     excluded_ids, excluded_hashes = exclusion_sets(
-        record for path in exclude for record in read_corpus(path, require_year=False)
+        record for path in exclude for record in read_corpus(path, strict=False)
     )
     gate = Gate(settings.gate, excluded_ids, excluded_hashes)
     documents, rows = build_pool(
