@@ -149,5 +149,13 @@ def test_excluded_corpus_and_refusals(tmp_path: Path, kb: KB) -> None:
         run_sample(DEMO_CORPUS, tmp_path / "s", kb, SETTINGS)
     with pytest.raises(GoldloopError, match="--extend needs an existing sample"):
         run_sample(DEMO_CORPUS, tmp_path / "new", kb, SETTINGS, extend=True)
+    with pytest.raises(
+        GoldloopError,
+        match=r"no eligible document \(31 rows read; dropped: no_identifier 1, year_before_min 1,"
+        r" too_short 1, too_long 28\)",
+    ):
+        run_sample(
+            DEMO_CORPUS, tmp_path / "y", kb, replace(SETTINGS, gate=GateSettings(max_chars=300))
+        )
     with pytest.raises(GoldloopError, match="--none-fraction must lie in"):
         run_sample(DEMO_CORPUS, tmp_path / "x", kb, replace(SETTINGS, none_fraction=1.5))

@@ -97,6 +97,11 @@ def run_sample(
     existing = _existing(sample_dir, extend)
     batch = max((r.batch for r in existing), default=-1) + 1
     pool, inputs = _pool(corpus_path, sample_dir, kb, settings, exclude, on_rows)
+    if not pool.documents:
+        dropped = ", ".join(f"{reason} {n}" for reason, n in pool.gate.items() if n) or "none"
+        raise GoldloopError(
+            f"{corpus_path}: no eligible document ({pool.rows_read} rows read; dropped: {dropped})"
+        )
     cuts = boundaries(pool.documents, settings.tail_top_k)
     taken = {r.doc_id for r in existing}
     strata: dict[str, list[PoolDoc]] = defaultdict(list)
