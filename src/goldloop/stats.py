@@ -15,7 +15,7 @@ import numpy as np
 from goldloop.gold import read_gold
 from goldloop.kb import KB
 from goldloop.sample.corpus import CorpusColumns, read_corpus
-from goldloop.sample.sampledir import ID_KINDS, read_manifest
+from goldloop.sample.sampledir import ID_KINDS, is_sample_dir, read_documents, read_manifest
 
 
 def describe(values: Iterable[float]) -> dict[str, float | int | None]:
@@ -82,6 +82,14 @@ def kb_stats(kb: KB) -> dict[str, Any]:
 
 
 def sample_stats(sample_dir: str | Path) -> dict[str, Any]:
+    """A sample dir's manifest described; a plain documents JSONL gives documents and lengths."""
+    if not is_sample_dir(Path(sample_dir)):
+        documents = read_documents(sample_dir)
+        return {
+            "path": str(sample_dir),
+            "documents": len(documents),
+            "chars": describe(len(doc.text) for doc in documents),
+        }
     rows = read_manifest(sample_dir)
     labels = Counter(label for r in rows for label in r.labels_detected)
     years = Counter(r.publication_year for r in rows if r.publication_year is not None)

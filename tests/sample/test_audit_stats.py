@@ -117,6 +117,9 @@ def test_stats_sections(sample_dir: Path, kb: KB, tmp_path: Path) -> None:
     sample = stats["sample"]
     assert sample["documents"] == 24 and sample["by_batch"] == {"0": 12, "1": 12}
     assert sample["by_role"] == {"double": 4, "primary": 16, "reserve": 4}
+    plain = tmp_path / "docs.jsonl"
+    plain.write_text('{"doc_id": "a", "text": "abcd"}\n{"doc_id": "b", "text": "ab"}\n')
+    assert dataset_stats(kb, sample=plain)["sample"]["chars"]["mean"] == 3.0
     gold = stats["gold"]
     assert (gold["documents"], gold["hits"], gold["distinct_relations"]) == (24, 6, 2)
     assert gold["relations"][x] == {"label": "reduces", "hits": 3}
