@@ -146,3 +146,11 @@ def test_cli_audit_and_stats(
     assert "coverage" in out and "dataset statistics" in out
     assert (tmp_path / "audit.png").stat().st_size > 1000
     assert json.loads((tmp_path / "dataset_stats.json").read_text())["sample"]["documents"] == 24
+
+
+def test_audit_of_the_shipped_example_needs_no_parse(kb: KB, tmp_path: Path) -> None:
+    example = Path(__file__).parent.parent / "data" / "sample"
+    r = audit_sample(example, kb, out_dir=tmp_path).report
+    assert r["documents"] == 15 and r["eligibility"]["failing"] == 0
+    assert [p["documents"] for p in r["coverage"]["curve"]] == [10, 15]
+    assert not (example / "audit.json").exists()
