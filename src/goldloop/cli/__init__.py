@@ -11,6 +11,7 @@ from goldloop import __version__
 from goldloop.cli import annotate as annotate_commands
 from goldloop.cli import gold as gold_commands
 from goldloop.cli import kb as kb_commands
+from goldloop.cli import sample as sample_commands
 from goldloop.cli.common import err_console
 from goldloop.errors import GoldloopError
 
@@ -23,6 +24,9 @@ app = typer.Typer(
 )
 app.add_typer(kb_commands.app, name="kb")
 app.add_typer(gold_commands.app, name="gold")
+app.command("sample")(sample_commands.sample)
+app.command("audit")(sample_commands.audit)
+app.command("stats")(sample_commands.stats)
 app.command("annotate")(annotate_commands.annotate)
 
 

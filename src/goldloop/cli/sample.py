@@ -1,0 +1,267 @@
+"""``goldloop sample``, ``goldloop audit``, ``goldloop stats``: thin doors onto ``goldloop.sample``
+and ``goldloop.stats``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from goldloop.cli.common import KB_OPTION, console, key_value_table, open_kb
+from goldloop.sample.corpus import CorpusColumns
+from goldloop.sample.gate import GateSettings
+from goldloop.sample.run import SampleResult, SampleSettings, run_sample
+
+DEFAULTS = SampleSettings()
+GATE = GateSettings()
+
+
+def sample(
+    corpus: Annotated[
+        Path,
+        typer.Option("--corpus", help="Corpus table: .tsv, .tsv.gz, .csv, .jsonl or .parquet."),
+    ],
+    out: Annotated[
+        Path, typer.Option("--out", help="Sample dir to create (or to extend with --extend).")
+    ],
+    extend: Annotated[
+        bool, typer.Option("--extend", help="Append a batch to the existing sample in --out.")
+    ] = False,
+    exclude_corpus: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--exclude-corpus",
+            help="A corpus whose documents are never drawn (matched on ids and text hash).",
+        ),
+    ] = None,
+    kb: Path | None = KB_OPTION,
+    text_column: Annotated[
+        str | None, typer.Option(help="Text column (default: abstract, summary or text).")
+    ] = None,
+    year_column: Annotated[
+        str | None, typer.Option(help="Year column (default: publication_year, year, ...).")
+    ] = None,
+    id_column: Annotated[
+        str | None,
+        typer.Option(
+            help="Declared id column, after pmid, doi, openalex, mag, pmcid (default: doc_id, id).",
+        ),
+    ] = None,
+    min_year: Annotated[int, typer.Option(help="Earliest publication year.")] = GATE.min_year,
+    min_chars: Annotated[int, typer.Option(help="Shortest text, in characters.")] = GATE.min_chars,
+    max_chars: Annotated[int, typer.Option(help="Longest text, in characters.")] = GATE.max_chars,
+    min_sentences: Annotated[int, typer.Option(help="Fewest sentences.")] = GATE.min_sentences,
+    min_english_share: Annotated[
+        float, typer.Option(help="Lowest share of English function words.")
+    ] = GATE.min_english_share,
+    n_primary: Annotated[
+        int, typer.Option(help="Documents with role primary in this batch.")
+    ] = DEFAULTS.n_primary,
+    n_double: Annotated[
+        int, typer.Option(help="Documents with role double (annotated twice).")
+    ] = DEFAULTS.n_double,
+    n_reserve: Annotated[
+        int, typer.Option(help="Documents with role reserve (held back).")
+    ] = DEFAULTS.n_reserve,
+    tail_top_k: Annotated[
+        int, typer.Option(help="Labels outside the pool's K most frequent mark a tail document.")
+    ] = DEFAULTS.tail_top_k,
+    tail_weight: Annotated[
+        float, typer.Option(help="Over-allocation factor of tail strata.")
+    ] = DEFAULTS.tail_weight,
+    none_fraction: Annotated[
+        float, typer.Option(help="Share of negative controls (no verb mention).")
+    ] = DEFAULTS.none_fraction,
+    seed: Annotated[
+        int, typer.Option(help="Random seed of the draw (combined with the batch number).")
+    ] = DEFAULTS.seed,
+    workers: Annotated[
+        int, typer.Option(help="spaCy processes for parsing (nlp.pipe n_process).")
+    ] = DEFAULTS.workers,
+    batch_size: Annotated[
+        int, typer.Option(help="Documents per nlp.pipe batch.")
+    ] = DEFAULTS.batch_size,
+) -> None:
+    """Draw a stratified batch of eligible abstracts into a sample dir (manifest, texts, report)."""
+    settings = SampleSettings(
+        columns=CorpusColumns(text=text_column, year=year_column, id_column=id_column),
+        gate=GateSettings(min_year, min_chars, max_chars, min_sentences, min_english_share),
+        n_primary=n_primary,
+        n_double=n_double,
+        n_reserve=n_reserve,
+        tail_top_k=tail_top_k,
+        tail_weight=tail_weight,
+        none_fraction=none_fraction,
+        seed=seed,
+        workers=workers,
+        batch_size=batch_size,
+    )
+    knowledge = open_kb(kb)
+    with Progress(
+        TextColumn("[bold]reading and parsing"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("rows"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as progress:
+        task = progress.add_task("parse", total=None)
+        result = run_sample(
+            corpus,
+            out,
+            knowledge,
+            settings,
+            extend=extend,
+            exclude=exclude_corpus or (),
+            on_rows=lambda n: progress.advance(task, n),
+        )
+    _print_sample(result)
+
+
+def _print_sample(result: SampleResult) -> None:
+    r = result.report
+    rows: list[tuple[str, object]] = [
+        ("batch", r["batch"]),
+        ("pool cache", "hit (no parse)" if r["pool_cache"]["hit"] else "miss (parsed)"),
+        ("rows read", r["rows_read"]),
+        ("eligible (pool)", r["eligible"]),
+        *((f"dropped: {reason}", n) for reason, n in r["dropped"].items() if n),
+        ("already drawn", r["already_drawn"]),
+        ("drawn / requested", f"{r['drawn']} / {r['requested']}"),
+        ("negative controls", r["negative_controls"]),
+        *((f"role: {role}", n) for role, n in r["roles"].items()),
+    ]
+    console.print(key_value_table(f"sample {result.sample_dir}", rows))
+    table = Table(title="strata", title_justify="left")
+    for column in ("stratum", "pool", "remaining", "drawn", "p_incl"):
+        table.add_column(column, justify="left" if column == "stratum" else "right")
+    for name, s in r["strata"].items():
+        table.add_row(
+            name, str(s["pool"]), str(s["remaining"]), str(s["drawn"]), f"{s['p_incl']:.4f}"
+        )
+    console.print(table)
+    if r["shortfall"]:
+        console.print(f"[yellow]the pool could not fill the batch: {r['shortfall']} short[/]")
+    console.print(f"report: {result.report_path}")
+
+
+def audit(
+    sample_dir: Annotated[
+        Path, typer.Option("--sample", help="Sample dir written by goldloop sample.")
+    ],
+    gold: Annotated[
+        Path | None,
+        typer.Option("--gold", help="Gold JSON to audit against (default: detected mentions)."),
+    ] = None,
+    kb: Path | None = KB_OPTION,
+    min_mentions: Annotated[
+        int, typer.Option(help="Hits a canonical label needs to count as covered.")
+    ] = 3,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Directory for audit.json and audit.png (default: --sample)."),
+    ] = None,
+) -> None:
+    """Re-check eligibility, density vs length, gold gaps, label concentration and coverage."""
+    from goldloop.sample.audit import audit_sample
+
+    result = audit_sample(
+        sample_dir, open_kb(kb), gold=gold, min_mentions=min_mentions, out_dir=out
+    )
+    r = result.report
+    eligibility = r["eligibility"]
+    sample_corr, pool_corr = r["density_vs_length"]["sample"], r["density_vs_length"]["pool"]
+    concentration = r["label_concentration"]
+    rows: list[tuple[str, object]] = [
+        ("documents", r["documents"]),
+        ("batches", ", ".join(map(str, r["batches"]))),
+        ("failing the gate again", f"{eligibility['failing']} of {eligibility['checked']}"),
+        *((f"  {reason}", v["count"]) for reason, v in eligibility["by_reason"].items()),
+        ("density vs length, sample (rho)", sample_corr["spearman_rho"]),
+        ("density vs length, pool (rho)", pool_corr["spearman_rho"]),
+        ("labels from", r["label_source"]),
+        ("distinct labels", concentration["distinct_labels"]),
+        ("top-1 / top-5 share", f"{concentration['top1_share']} / {concentration['top5_share']}"),
+        ("Herfindahl index", concentration["herfindahl"]),
+    ]
+    if "gold" in r:
+        g = r["gold"]
+        rows += [
+            ("sample documents in gold", g["sample_documents_in_gold"]),
+            ("documents without a gold hit", len(g["documents_without_hits"])),
+            ("negative controls without a hit", len(g["negative_controls_without_hits"])),
+            ("negative controls with hits", len(g["negative_controls_with_hits"])),
+        ]
+    console.print(key_value_table(f"audit {sample_dir}", rows))
+    coverage = r["coverage"]
+    table = Table(
+        title=f"coverage: labels with ≥{coverage['min_mentions']} {r['label_source']} mentions, "
+        f"of {coverage['pool_can_supply']} the pool can supply",
+        title_justify="left",
+    )
+    for column in ("batch", "documents", "labels reached", "coverage"):
+        table.add_column(column, justify="right")
+    for p in coverage["curve"]:
+        table.add_row(
+            str(p["batch"]), str(p["documents"]), str(p["labels_reached"]), str(p["coverage"])
+        )
+    console.print(table)
+    console.print(f"report: {result.json_path}\nplot: {result.png_path}")
+
+
+def stats(
+    report_dir: Annotated[
+        Path, typer.Option("--report-dir", help="Where dataset_stats.json goes.")
+    ],
+    corpus: Annotated[
+        Path | None, typer.Option("--corpus", help="Corpus table to describe.")
+    ] = None,
+    sample_dir: Annotated[
+        Path | None, typer.Option("--sample", help="Sample dir to describe.")
+    ] = None,
+    gold: Annotated[Path | None, typer.Option("--gold", help="Gold JSON to describe.")] = None,
+    kb: Path | None = KB_OPTION,
+    text_column: Annotated[str | None, typer.Option(help="Text column of --corpus.")] = None,
+    year_column: Annotated[str | None, typer.Option(help="Year column of --corpus.")] = None,
+) -> None:
+    """Corpus, KB, sample and gold statistics in one dataset_stats.json (a section per input)."""
+    from goldloop.atomic import atomic_write_json
+    from goldloop.stats import dataset_stats
+
+    result = dataset_stats(
+        open_kb(kb),
+        corpus=corpus,
+        columns=CorpusColumns(text=text_column, year=year_column),
+        sample=sample_dir,
+        gold=gold,
+    )
+    path = report_dir / "dataset_stats.json"
+    atomic_write_json(path, result)
+    rows: list[tuple[str, object]] = [("KB relations", result["kb"]["rows"])]
+    if "corpus" in result:
+        c = result["corpus"]
+        rows += [
+            ("corpus documents", c["documents"]),
+            ("corpus median chars", c["chars"]["median"]),
+        ]
+    if "sample" in result:
+        s = result["sample"]
+        rows += [
+            ("sample documents", s["documents"]),
+            ("sample mentions / document (mean)", s["mentions_per_document"]["mean"]),
+            ("sample negative controls", s["negative_controls"]),
+        ]
+    if "gold" in result:
+        g = result["gold"]
+        rows += [
+            ("gold documents", g["documents"]),
+            ("gold hits", g["hits"]),
+            ("gold distinct relations", g["distinct_relations"]),
+            ("gold anchored share", g["anchored_share"]),
+        ]
+    console.print(key_value_table("dataset statistics", rows))
+    console.print(f"written: {path}")
