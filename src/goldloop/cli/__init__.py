@@ -8,6 +8,7 @@ import sys
 import typer
 
 from goldloop import __version__
+from goldloop.cli import annotate as annotate_commands
 from goldloop.cli import gold as gold_commands
 from goldloop.cli import kb as kb_commands
 from goldloop.cli import score as score_commands
@@ -24,6 +25,7 @@ app = typer.Typer(
 app.add_typer(kb_commands.app, name="kb")
 app.add_typer(gold_commands.app, name="gold")
 app.command("score")(score_commands.score)
+app.command("annotate")(annotate_commands.annotate)
 
 
 def _version(value: bool) -> None:
