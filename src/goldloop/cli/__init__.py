@@ -23,7 +23,7 @@ app = typer.Typer(
 )
 app.add_typer(kb_commands.app, name="kb")
 app.add_typer(gold_commands.app, name="gold")
-app.add_typer(studio_commands.app, name="studio")
+studio_commands.register(app)
 
 
 def _version(value: bool) -> None:
