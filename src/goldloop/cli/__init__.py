@@ -12,6 +12,7 @@ from goldloop.cli import annotate as annotate_commands
 from goldloop.cli import gold as gold_commands
 from goldloop.cli import kb as kb_commands
 from goldloop.cli import score as score_commands
+from goldloop.cli import studio as studio_commands
 from goldloop.cli.common import err_console
 from goldloop.errors import GoldloopError
 
@@ -26,6 +27,7 @@ app.add_typer(kb_commands.app, name="kb")
 app.add_typer(gold_commands.app, name="gold")
 app.command("score")(score_commands.score)
 app.command("annotate")(annotate_commands.annotate)
+studio_commands.register(app)
 
 
 def _version(value: bool) -> None:
@@ -45,7 +47,9 @@ def _root(
 def main() -> None:
     """Entry point: user errors print one line and exit 2, never a traceback."""
     try:
-        app(standalone_mode=False)
+        code = app(standalone_mode=False)
+        if isinstance(code, int) and code:  # click returns typer.Exit's code when not standalone
+            sys.exit(code)
     except GoldloopError as exc:
         err_console.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
         sys.exit(2)
