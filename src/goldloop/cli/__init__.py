@@ -9,6 +9,7 @@ import typer
 
 from goldloop import __version__
 from goldloop.cli import annotate as annotate_commands
+from goldloop.cli import baselines as baselines_commands
 from goldloop.cli import gold as gold_commands
 from goldloop.cli import kb as kb_commands
 from goldloop.cli import score as score_commands
@@ -26,6 +27,7 @@ app = typer.Typer(
 app.add_typer(kb_commands.app, name="kb")
 app.add_typer(gold_commands.app, name="gold")
 app.command("score")(score_commands.score)
+app.command("baselines")(baselines_commands.baselines)
 app.command("annotate")(annotate_commands.annotate)
 studio_commands.register(app)
 
