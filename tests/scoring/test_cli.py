@@ -44,8 +44,8 @@ def test_score_on_the_legacy_file(
     system = _legacy_rows(tmp_path)
     out = tmp_path / "report"
     code = run_cli(
-        monkeypatch, "score", "--gold", LEGACY, "--system", f"sys={system}", "--system", f"self={LEGACY}",
-        "--regime", "both", "--bootstrap", "50", "--report-dir", out,
+        monkeypatch, "score", "--gold", LEGACY, "--system", f"sys={system}",
+        "--system", f"self={LEGACY}", "--regime", "both", "--bootstrap", "50", "--report-dir", out,
     )  # fmt: skip
     assert code == 0
     captured = capsys.readouterr()
@@ -55,7 +55,8 @@ def test_score_on_the_legacy_file(
     )
     results = json.loads((out / "score_results.json").read_text(encoding="utf-8"))["results"]
     assert [(r["system"], r["regime"]) for r in results] == [
-        ("sys", "end-to-end"), ("sys", "linking-only"), ("self", "end-to-end"), ("self", "linking-only"),
+        ("sys", "end-to-end"), ("sys", "linking-only"),
+        ("self", "end-to-end"), ("self", "linking-only"),
     ]  # fmt: skip
     sys_e2e = results[0]
     assert sys_e2e["inputs"] == {
