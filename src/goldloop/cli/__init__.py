@@ -10,6 +10,7 @@ import typer
 from goldloop import __version__
 from goldloop.cli import gold as gold_commands
 from goldloop.cli import kb as kb_commands
+from goldloop.cli import sample as sample_commands
 from goldloop.cli import studio as studio_commands
 from goldloop.cli.common import err_console
 from goldloop.errors import GoldloopError
@@ -23,6 +24,7 @@ app = typer.Typer(
 )
 app.add_typer(kb_commands.app, name="kb")
 app.add_typer(gold_commands.app, name="gold")
+app.command("sample")(sample_commands.sample)
 studio_commands.register(app)
 
 
