@@ -9,8 +9,8 @@ import typer
 
 from goldloop.cli.common import EQUIVALENCES_OPTION, KB_OPTION, open_kb
 from goldloop.cli.score import BootstrapOption, GoldOption, MatchOption, SeedOption, show_results
-from goldloop.gold import read_gold
 from goldloop.scoring.baselines import BASELINES, run_baselines
+from goldloop.scoring.inputs import read_gold_documents
 
 
 def baselines(
@@ -53,7 +53,7 @@ def baselines(
         linker = make_provider(
             provider, model or DEFAULT_MODELS.get(provider, ""), effort=effort, base_url=base_url
         )
-    documents = read_gold(gold, knowledge).documents
+    documents = read_gold_documents(gold, knowledge)
     results = run_baselines(
         documents,
         names,

@@ -13,7 +13,11 @@ from goldloop.scoring.report import results_tables, write_reports
 from goldloop.scoring.runner import ScoreOptions, regimes_for, score_files
 
 GoldOption = Annotated[
-    Path, typer.Option("--gold", help="Gold JSON (list of documents) or a legacy *.gt.json.")
+    Path,
+    typer.Option(
+        "--gold",
+        help="Gold JSON (list of documents), a legacy *.gt.json, or a Label Studio export.",
+    ),
 ]
 RegimeOption = Annotated[str, typer.Option("--regime", help="end-to-end, linking-only, or both.")]
 MatchOption = Annotated[

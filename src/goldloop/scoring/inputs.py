@@ -1,4 +1,5 @@
-"""Reading what systems predicted: JSON/JSONL rows or gold-format files, and the id bridge.
+"""Reading gold and what systems predicted: gold files, Label Studio JSON exports, JSON/JSONL
+rows, and the id bridge.
 
 Every prediction is checked against the gold it will be scored on. A row that cannot be scored
 is not dropped silently: it is counted under a reason (``not_an_object``, ``no_document``,
@@ -17,7 +18,7 @@ from typing import Any, TypeGuard
 
 from goldloop.errors import GoldloopError
 from goldloop.gold import Document, read_gold
-from goldloop.kb import DIRECTIONS
+from goldloop.kb import DIRECTIONS, KB
 
 
 class PredictionsError(GoldloopError):
@@ -48,10 +49,28 @@ class SystemPredictions:
     malformed: Counter[str] = field(default_factory=Counter)
 
 
+def read_gold_documents(path: str | Path, kb: KB | None) -> list[Document]:
+    """Documents from a gold file (any form :func:`goldloop.gold.read_gold` reads) or from a
+    Label Studio JSON export, verified as ``goldloop pull`` verifies it."""
+    tasks = _label_studio_tasks(Path(path))
+    if tasks is None:
+        return read_gold(path, kb).documents
+    if kb is None:
+        raise PredictionsError(f"{path}: reading a Label Studio export needs the KB")
+    try:
+        from goldloop.studio.pull import verify
+    except ImportError as exc:
+        raise PredictionsError(
+            f"{path}: reading a Label Studio export needs goldloop[studio]"
+        ) from exc
+    return verify(tasks, kb).documents
+
+
 def read_predictions(
-    path: str | Path, gold: Sequence[Document], *, name: str | None = None
+    path: str | Path, gold: Sequence[Document], *, name: str | None = None, kb: KB | None = None
 ) -> SystemPredictions:
-    """Read predictions from JSONL rows, a JSON list of rows, or a gold-format file.
+    """Read predictions from JSONL rows, a JSON list of rows, a gold-format file or a Label
+    Studio export.
 
     Rows are ``{doc_id | itext, a, b, entity_id_predicted, direction_predicted?, score?}``; a
     gold-format file's hits become predictions (``entity_id``, ``direction``).
@@ -70,8 +89,8 @@ def read_predictions(
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
         raise PredictionsError(f"{source}: not valid JSON: {exc}") from exc
-    if _is_gold_format(data):
-        return _gold_format(label, source, gold)
+    if _is_gold_format(data) or _is_label_studio_export(data):
+        return _gold_format(label, source, gold, kb)
     if not isinstance(data, list):
         raise PredictionsError(f"{source}: expected a list of prediction rows or gold documents")
     return rows_to_predictions(label, source, "rows", data, gold)
@@ -137,8 +156,26 @@ def _is_gold_format(data: Any) -> bool:
     return isinstance(first, dict) and "ground_truth" in first and "text" in first
 
 
-def _gold_format(name: str, source: Path, gold: Sequence[Document]) -> SystemPredictions:
-    """A gold-format file: its hits become rows, joined on ``doc_id`` (the file is validated)."""
+def _is_label_studio_export(data: Any) -> bool:
+    first = data[0] if isinstance(data, list) and data else None
+    return (
+        isinstance(first, dict) and isinstance(first.get("data"), dict) and "annotations" in first
+    )
+
+
+def _label_studio_tasks(path: Path) -> list[dict[str, Any]] | None:
+    """The tasks when ``path`` is a Label Studio JSON export, else None (read it as gold)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None  # read_gold reports what is wrong with the file
+    return data if _is_label_studio_export(data) else None
+
+
+def _gold_format(
+    name: str, source: Path, gold: Sequence[Document], kb: KB | None
+) -> SystemPredictions:
+    """A gold-format file or Label Studio export: its hits become rows, joined on ``doc_id``."""
     rows = [
         {
             "doc_id": document.doc_id,
@@ -148,10 +185,11 @@ def _gold_format(name: str, source: Path, gold: Sequence[Document]) -> SystemPre
             "direction_predicted": hit.direction,
             "score": hit.confidence,
         }
-        for document in read_gold(source).documents
+        for document in read_gold_documents(source, kb)
         for hit in document.ground_truth
     ]
-    return rows_to_predictions(name, source, "gold", rows, gold)
+    fmt = "label-studio-export" if _label_studio_tasks(source) is not None else "gold"
+    return rows_to_predictions(name, source, fmt, rows, gold)
 
 
 def _check_row(

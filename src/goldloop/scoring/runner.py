@@ -9,9 +9,14 @@ from pathlib import Path
 from typing import Any
 
 from goldloop.errors import GoldloopError
-from goldloop.gold import Document, read_gold
+from goldloop.gold import Document
 from goldloop.kb import KB
-from goldloop.scoring.inputs import SystemPredictions, read_id_bridge, read_predictions
+from goldloop.scoring.inputs import (
+    SystemPredictions,
+    read_gold_documents,
+    read_id_bridge,
+    read_predictions,
+)
 from goldloop.scoring.regimes import REGIMES, score_system
 
 
@@ -81,10 +86,10 @@ def score_files(
     id_bridge_specs: Sequence[str] = (),
 ) -> tuple[list[Document], list[dict[str, Any]]]:
     """Read the gold and every ``NAME=PATH`` system file, and score them."""
-    documents = read_gold(gold_path, kb).documents
+    documents = read_gold_documents(gold_path, kb)
     systems: list[SystemPredictions] = []
     for name, path in parse_named(system_specs, "--system"):
-        system = read_predictions(path, documents, name=name)
+        system = read_predictions(path, documents, name=name, kb=kb)
         if any(s.name == system.name for s in systems):
             raise GoldloopError(f"--system: the name {system.name!r} is given twice")
         systems.append(system)
