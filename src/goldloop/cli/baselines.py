@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.progress import Progress
 
-from goldloop.cli.common import EQUIVALENCES_OPTION, KB_OPTION, open_kb
+from goldloop.cli.common import EQUIVALENCES_OPTION, KB_OPTION, err_console, open_kb
 from goldloop.cli.score import BootstrapOption, GoldOption, MatchOption, SeedOption, show_results
 from goldloop.scoring.baselines import BASELINES, run_baselines
 from goldloop.scoring.inputs import read_gold_documents
@@ -54,14 +56,21 @@ def baselines(
             provider, model or DEFAULT_MODELS.get(provider, ""), effort=effort, base_url=base_url
         )
     documents = read_gold_documents(gold, knowledge)
-    results = run_baselines(
-        documents,
-        names,
-        knowledge,
-        provider=linker,
-        match_mode=match,
-        bootstrap=bootstrap,
-        seed=seed,
-    )
+    with Progress(console=err_console, transient=True) as bars:
+
+        def progress(system: str, total: int) -> Callable[[], None]:
+            task = bars.add_task(f"{system} baseline", total=total)
+            return lambda: bars.advance(task)
+
+        results = run_baselines(
+            documents,
+            names,
+            knowledge,
+            provider=linker,
+            match_mode=match,
+            bootstrap=bootstrap,
+            seed=seed,
+            progress=progress,
+        )
     meta = {"gold": str(gold), "kb": str(knowledge.path), "kb_tag": knowledge.tag}
     show_results(results, "baselines", report_dir, "baseline_results", meta)

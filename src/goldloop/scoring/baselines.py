@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +40,14 @@ LINKING_SYSTEM_PROMPT = (
 )
 
 
+# ``progress(system, total)`` returns the function to call once per unit of work done.
+Progress = Callable[[str, int], Callable[[], None]]
+
+
+def _silent(_: str, __: int) -> Callable[[], None]:
+    return lambda: None
+
+
 @dataclass
 class BaselineRun:
     """A baseline's predictions, how long producing them took, and what happened on the way."""
@@ -50,13 +58,17 @@ class BaselineRun:
 
 
 def lexical_baseline(
-    documents: Sequence[Document], kb: KB, model: str | None = None
+    documents: Sequence[Document],
+    kb: KB,
+    model: str | None = None,
+    progress: Progress | None = None,
 ) -> BaselineRun:
     """Mentions found by the shared detector, one row per mention."""
     from goldloop.nlp import detect_mentions, load_nlp
 
     started = time.perf_counter()
     nlp = load_nlp(model)
+    step = (progress or _silent)("lexical", len(documents))
     rows: list[dict[str, Any]] = []
     for document, doc in zip(documents, nlp.pipe(d.text for d in documents), strict=True):
         rows.extend(
@@ -69,6 +81,7 @@ def lexical_baseline(
             }
             for m in detect_mentions(doc, kb)
         )
+        step()
     predictions = rows_to_predictions("lexical", None, "lexical", rows, documents)
     return BaselineRun(
         predictions, time.perf_counter() - started, {"mentions": len(rows), "kb_tag": kb.tag}
@@ -93,7 +106,11 @@ def linking_request(
 
 
 def llm_baseline(
-    documents: Sequence[Document], kb: KB, provider: Provider, max_tokens: int = 64
+    documents: Sequence[Document],
+    kb: KB,
+    provider: Provider,
+    max_tokens: int = 64,
+    progress: Progress | None = None,
 ) -> BaselineRun:
     """One constrained choice per gold span; answers that cannot be used become abstentions,
     counted by reason (``none``, ``unknown_label``, ``unparsable``, ``truncated``)."""
@@ -104,8 +121,10 @@ def llm_baseline(
     outcomes: Counter[str] = Counter()
     usage: Counter[str] = Counter()
     rows: list[dict[str, Any]] = []
+    step = (progress or _silent)("llm", sum(len(d.ground_truth) for d in documents))
     for document in documents:
         for hit in document.ground_truth:
+            step()
             system, user, schema = linking_request(document.text, hit.a, hit.b, labels)
             response = provider.complete(LLMRequest(system, user, schema, max_tokens))
             usage.update(response.usage)
@@ -151,6 +170,7 @@ def run_baselines(
     match_mode: str = "overlap",
     bootstrap: int = 0,
     seed: int = 0,
+    progress: Progress | None = None,
 ) -> list[dict[str, Any]]:
     """Run each named baseline and score it in its regimes; ``wall_time_s`` covers producing the
     predictions and scoring them."""
@@ -164,9 +184,9 @@ def run_baselines(
         if name == "llm":
             if provider is None:
                 raise GoldloopError("the llm baseline needs a provider (--provider and --model)")
-            run = llm_baseline(documents, kb, provider)
+            run = llm_baseline(documents, kb, provider, progress=progress)
         else:
-            run = lexical_baseline(documents, kb, spacy_model)
+            run = lexical_baseline(documents, kb, spacy_model, progress)
         for regime in BASELINE_REGIMES[name]:
             started = time.perf_counter()
             result = score_system(
