@@ -39,6 +39,7 @@ from spacy.tokens import Doc, Span, Token
 from goldloop.errors import GoldloopError
 from goldloop.kb import KB, Relation, label_key
 from goldloop.settings import spacy_model_names
+from goldloop.verb_forms import verb_forms
 
 # Bump when a change can alter which mentions are detected: sample pool caches key on it.
 DETECTOR_VERSION = "1"
@@ -59,6 +60,8 @@ PARTICIPLE_TAGS = frozenset({"VBN", "VBD"})
 FUNCTION_POS = frozenset({"ADP", "DET", "AUX", "PART", "CCONJ", "SCONJ", "PRON", "PUNCT"})
 # Words allowed between the verb and the rest of its label ("binds directly to").
 SKIPPABLE_POS = frozenset({"ADV", "DET"})
+# A label's lone trailing preposition that the text may leave out ("IL-6 is regulated").
+TRAILING_PREPOSITIONS = frozenset({"by", "to", "in", "with", "from", "on", "of", "for", "as"})
 MAX_GAP = 2
 
 
@@ -94,7 +97,6 @@ _lock = threading.RLock()
 _models: dict[str, Language] = {}
 _forms: dict[str, LabelForm] = {}
 _indexes: dict[str, _KBIndex] = {}
-_verb_lookups: tuple[dict[str, str], frozenset[str]] | None = None
 
 
 def load_nlp(model: str | None = None) -> Language:
@@ -206,35 +208,9 @@ def verb_lemma(token: Token) -> str | None:
     """The verb lemma of a main verb or of an adjectival participle ("TNF-induced"), else None."""
     if token.pos_ == "VERB":
         return token.lemma_.lower()
-    if token.tag_ == "JJ" and token.lower_.endswith("ed"):
-        return _participle_lemma(token)
+    if token.tag_ == "JJ":
+        return verb_forms().participle_of(token.lower_)
     return None
-
-
-def _participle_lemma(token: Token) -> str | None:
-    """A known verb this ``-ed`` adjective is the participle of, from the lemmatizer's tables."""
-    exceptions, known = _verb_tables()
-    word = token.lower_
-    if word in exceptions:
-        return exceptions[word]
-    for stem in (word[:-2] + "e", word[:-2]):
-        if stem in known:
-            return stem
-    return None
-
-
-def _verb_tables() -> tuple[dict[str, str], frozenset[str]]:
-    """Irregular verb forms → lemma, and the known verb lemmas, from the pipeline's lemmatizer."""
-    global _verb_lookups
-    with _lock:
-        if _verb_lookups is None:
-            lookups = load_nlp().get_pipe("lemmatizer").lookups  # type: ignore[attr-defined]
-            exceptions = lookups.get_table("lemma_exc").get("verb", {})
-            _verb_lookups = (
-                {form: str(lemmas[0]) for form, lemmas in exceptions.items() if lemmas},
-                frozenset(lookups.get_table("lemma_index").get("verb", ())),
-            )
-        return _verb_lookups
 
 
 def is_passive(token: Token) -> bool:
@@ -251,7 +227,9 @@ def is_passive(token: Token) -> bool:
 
 
 def _tokens_in(doc: Doc, a: int, b: int) -> Span | None:
-    if not 0 <= a < b <= len(doc.text):
+    # ``len(doc.text)`` would rebuild the whole text from its tokens on every call.
+    length = doc[-1].idx + len(doc[-1].text_with_ws) if len(doc) else 0
+    if not 0 <= a < b <= length:
         return None
     return doc.char_span(a, b, alignment_mode="expand")
 
@@ -302,6 +280,14 @@ class _KBIndex:
 
 
 @dataclass(frozen=True)
+class _Words:
+    """A parsed document's lemmas (lowercased) and coarse tags, read once for matching."""
+
+    lemmas: list[str]
+    pos: list[str]
+
+
+@dataclass(frozen=True)
 class _Candidate:
     start: int  # token indices, inclusive
     end: int
@@ -332,15 +318,16 @@ def _kb_index(kb: KB) -> _KBIndex:
 def detect_mentions(doc: Doc, kb: KB) -> list[Mention]:
     """KB mentions in a parsed document, in text order, one label per site (module docstring)."""
     index = _kb_index(kb)
+    words = _Words([t.lemma_.lower() for t in doc], [t.pos_ for t in doc])
     candidates: list[_Candidate] = []
     for token in doc:
         lemma = verb_lemma(token)
         if lemma is not None and lemma in index.by_verb:
-            best = _best_verbal(token, index.by_verb[lemma])
+            best = _best_verbal(token, index.by_verb[lemma], words)
             if best is not None:
                 candidates.append(best)
-        for pattern in index.by_first_lemma.get(token.lemma_.lower(), ()):
-            end = _match_window(doc, token.i, pattern.form.lemmas)
+        for pattern in index.by_first_lemma.get(words.lemmas[token.i], ()):
+            end = _match_window(words, token.i, pattern.form.lemmas)
             if end is not None and doc[end].dep_ != "compound":
                 candidates.append(
                     _Candidate(token.i, end, pattern, "forward", (end - token.i + 1, 0))
@@ -355,7 +342,7 @@ def detect_many(
     return [detect_mentions(doc, kb) for doc in parse_many(texts, n_process, batch_size)]
 
 
-def _best_verbal(verb: Token, patterns: list[_Pattern]) -> _Candidate | None:
+def _best_verbal(verb: Token, patterns: list[_Pattern], words: _Words) -> _Candidate | None:
     """The best label at one verb: same voice before opposite, complete before partial, longest."""
     passive = is_passive(verb)
     best: _Candidate | None = None
@@ -363,7 +350,7 @@ def _best_verbal(verb: Token, patterns: list[_Pattern]) -> _Candidate | None:
         same_voice = pattern.form.passive == passive
         if not same_voice and not passive:
             continue  # an active verb never takes a participle label ("we located" ≠ "located in")
-        match = _match_around_verb(verb, pattern)
+        match = _match_around_verb(verb.i, pattern, words)
         if match is None:
             continue
         start, end, complete = match
@@ -376,7 +363,7 @@ def _best_verbal(verb: Token, patterns: list[_Pattern]) -> _Candidate | None:
     return best
 
 
-def _match_around_verb(verb: Token, pattern: _Pattern) -> tuple[int, int, bool] | None:
+def _match_around_verb(verb: int, pattern: _Pattern, words: _Words) -> tuple[int, int, bool] | None:
     """Token range of the label around ``verb``, and whether all its words were found.
 
     Words before the verb must directly precede it; words after it follow in order with at most
@@ -385,37 +372,35 @@ def _match_around_verb(verb: Token, pattern: _Pattern) -> tuple[int, int, bool] 
     and only adverbs and determiners may intervene. A lone trailing preposition may be missing
     ("IL-6 is regulated" still reads as "regulated by").
     """
-    doc = verb.doc
     before = pattern.before
-    start = verb.i - len(before)
-    if start < 0 or tuple(t.lemma_.lower() for t in doc[start : verb.i]) != before:
+    start = verb - len(before)
+    if start < 0 or tuple(words.lemmas[start:verb]) != before:
         return None
-    end = verb.i
+    end = verb
     after = pattern.after
     for lemma in after:
         found = None
-        for j in range(end + 1, min(end + 2 + MAX_GAP, len(doc))):
-            token = doc[j]
-            if token.lemma_.lower() == lemma:
+        for j in range(end + 1, min(end + 2 + MAX_GAP, len(words.lemmas))):
+            if words.lemmas[j] == lemma:
                 found = j
                 break
-            if token.pos_ not in SKIPPABLE_POS:
+            if words.pos[j] not in SKIPPABLE_POS:
                 break
         if found is None:
-            if len(after) == 1 and doc.vocab[lemma].is_stop:
-                return start, verb.i, False
+            if len(after) == 1 and lemma in TRAILING_PREPOSITIONS:
+                return start, verb, False
             return None
         end = found
     return start, end, True
 
 
-def _match_window(doc: Doc, start: int, lemmas: tuple[str, ...]) -> int | None:
+def _match_window(words: _Words, start: int, lemmas: tuple[str, ...]) -> int | None:
     """End token of ``lemmas`` read from ``start`` with determiners skipped, or None."""
-    i = start
-    for n, lemma in enumerate(lemmas):
-        while n and i < len(doc) and doc[i].pos_ == "DET" and doc[i].lemma_.lower() != lemma:
+    i, n = start, len(words.lemmas)
+    for k, lemma in enumerate(lemmas):
+        while k and i < n and words.pos[i] == "DET" and words.lemmas[i] != lemma:
             i += 1
-        if i >= len(doc) or doc[i].lemma_.lower() != lemma:
+        if i >= n or words.lemmas[i] != lemma:
             return None
         i += 1
     return i - 1
@@ -444,15 +429,15 @@ def _one_per_site(candidates: list[_Candidate]) -> list[_Candidate]:
 
 
 def _mention(doc: Doc, kb: KB, candidate: _Candidate) -> Mention:
-    a = doc[candidate.start].idx
-    last = doc[candidate.end]
-    b = last.idx + len(last.text)
+    span = doc[candidate.start : candidate.end + 1]
+    a = span.start_char
+    b = span.end_char
     relation = candidate.pattern.relation
     folded = kb.fold(relation.entity_id, candidate.direction)
     return Mention(
         a=a,
         b=b,
-        surface=doc.text[a:b],
+        surface=span.text,
         entity_id=folded.entity_id,
         label=relation.label,
         direction=folded.direction or candidate.direction,
