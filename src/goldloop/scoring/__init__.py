@@ -1,0 +1,1 @@
+"""Scoring systems and annotators: span matching, schemas, intervals, precision without gold."""
