@@ -1,1 +1,1 @@
-"""Scoring systems and annotators: span matching, schemas, intervals, precision without gold."""
+"""Scoring systems on the gold: span matching, nervaluate schemas, regimes, intervals, baselines."""
