@@ -18,7 +18,11 @@ def test_worked_example_holds_exactly() -> None:
     judge, corrected, labels = prediction_powered(JUDGED, LABELLED)
     assert judge.value == 0.85
     assert (judge.low, judge.high) == (None, None)
-    assert (round(corrected.value, 3), round(corrected.low, 3), round(corrected.high, 3)) == (0.783, 0.714, 0.853)
+    assert (round(corrected.value, 3), round(corrected.low, 3), round(corrected.high, 3)) == (
+        0.783,
+        0.714,
+        0.853,
+    )
     assert labels.value == 0.75
     assert (round(labels.low, 3), round(labels.high, 3)) == (0.666, 0.819)
 
@@ -42,7 +46,9 @@ def test_interval_is_clipped_to_the_unit_range() -> None:
     assert labels.low == pytest.approx(0.0, abs=1e-12)
 
 
-@pytest.mark.parametrize(("successes", "n"), [(0, 7), (3, 10), (90, 120), (119, 120), (50, 50), (412, 1000)])
+@pytest.mark.parametrize(
+    ("successes", "n"), [(0, 7), (3, 10), (90, 120), (119, 120), (50, 50), (412, 1000)]
+)
 def test_wilson_matches_scipy(successes: int, n: int) -> None:
     ours = wilson(successes, n)
     ci = binomtest(successes, n).proportion_ci(confidence_level=0.95, method="wilson")
@@ -63,7 +69,9 @@ def test_calibrated_from_one_hundred_labels() -> None:
         ([True], [(True, True), (True, False)], "must be a sample"),
     ],
 )
-def test_bad_input_is_refused(judged: list[bool], labelled: list[tuple[bool, bool]], message: str) -> None:
+def test_bad_input_is_refused(
+    judged: list[bool], labelled: list[tuple[bool, bool]], message: str
+) -> None:
     with pytest.raises(ValueError, match=message):
         prediction_powered(judged, labelled)
 
@@ -87,10 +95,13 @@ def test_interval_covers_the_true_precision_about_95_percent(
     judge_error = []
     for _ in range(trials):
         truth = rng.random(n_judged) < precision
-        verdicts = np.where(truth, rng.random(n_judged) >= lost_support, rng.random(n_judged) < false_support)
+        verdicts = np.where(
+            truth, rng.random(n_judged) >= lost_support, rng.random(n_judged) < false_support
+        )
         sample = rng.choice(n_judged, n_labelled, replace=False)
         judge, corrected, _ = prediction_powered(
-            verdicts.tolist(), list(zip(verdicts[sample].tolist(), truth[sample].tolist(), strict=True))
+            verdicts.tolist(),
+            list(zip(verdicts[sample].tolist(), truth[sample].tolist(), strict=True)),
         )
         assert corrected.low is not None and corrected.high is not None
         covered += corrected.low <= precision <= corrected.high

@@ -65,7 +65,9 @@ def prediction_powered(
     if n_labelled == 0:
         raise ValueError("no labelled items: the judge cannot be corrected")
     if n_labelled > n_judged:
-        raise ValueError(f"{n_labelled} labelled items but only {n_judged} judged: labels must be a sample of them")
+        raise ValueError(
+            f"{n_labelled} labelled but {n_judged} judged: labels must be a sample of them"
+        )
     judge_share = sum(map(bool, judged)) / n_judged
     label_sum = sum(bool(y) for _, y in labelled)
     gap = (label_sum - sum(bool(f) for f, _ in labelled)) / n_labelled
