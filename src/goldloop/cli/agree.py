@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.table import Table
@@ -18,11 +19,12 @@ TOP_DISAGREEMENTS = 15
 
 
 def agree(
-    gold: Path | None = typer.Option(None, "--gold", help="Annotator A's gold JSON."),
-    other: Path | None = typer.Option(None, "--other", help="Annotator B's gold JSON."),
-    out: Path | None = typer.Option(
-        None, "--out", "-o", help="Report JSON (default: <gold>.agreement.json)."
-    ),
+    gold: Annotated[Path | None, typer.Option("--gold", help="Annotator A's gold JSON.")] = None,
+    other: Annotated[Path | None, typer.Option("--other", help="Annotator B's gold JSON.")] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="Report JSON (default: <gold>.agreement.json)."),
+    ] = None,
     kb: Path | None = KB_OPTION,
     equivalences: Path | None = EQUIVALENCES_OPTION,
 ) -> None:
