@@ -12,6 +12,7 @@ from goldloop.cli import agree as agree_commands
 from goldloop.cli import gold as gold_commands
 from goldloop.cli import kb as kb_commands
 from goldloop.cli import pool as pool_commands
+from goldloop.cli import precision as precision_commands
 from goldloop.cli.common import err_console
 from goldloop.errors import GoldloopError
 
@@ -26,6 +27,7 @@ app.add_typer(kb_commands.app, name="kb")
 app.add_typer(gold_commands.app, name="gold")
 app.command("agree")(agree_commands.agree)
 app.command("pool")(pool_commands.pool)
+app.add_typer(precision_commands.app, name="precision")
 
 
 def _version(value: bool) -> None:
