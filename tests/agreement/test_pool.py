@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,8 +11,7 @@ import pytest
 from goldloop.kb import KB, load_kb
 from goldloop.pool import CAVEAT, pool_items, relative_recall
 from goldloop.predictions import Predicted, PredictionsError, SystemOutput, read_system_output
-
-GOLDLOOP = str(Path(sys.executable).with_name("goldloop"))
+from tests.agreement.conftest import Cli
 
 
 @pytest.fixture(scope="module")
@@ -97,7 +94,7 @@ def test_prediction_rows_are_read_and_bad_rows_named(tmp_path: Path) -> None:
         read_system_output(bad)
 
 
-def test_pool_cli(tmp_path: Path) -> None:
+def test_pool_cli(tmp_path: Path, cli: Cli) -> None:
     first = tmp_path / "first.jsonl"
     second = tmp_path / "second.json"
     first.write_text(
@@ -105,18 +102,11 @@ def test_pool_cli(tmp_path: Path) -> None:
         '{"doc_id": "d2", "a": 0, "b": 5, "entity_id_predicted": "PEL.000000"}\n'
     )
     second.write_text(json.dumps([{"doc_id": "d1", "a": 1, "b": 4, "entity_id": "PEL.000018"}]))
-    result = subprocess.run(
-        [GOLDLOOP, "pool", f"A={first}", str(second), "-o", str(tmp_path / "pool.json")],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    result = cli("pool", f"A={first}", second, "-o", tmp_path / "pool.json")
     assert result.returncode == 0, result.stderr
     report = json.loads((tmp_path / "pool.json").read_text())
     assert [(r["name"], r["n_found"]) for r in report["runs"]] == [("A", 2), ("second.json", 1)]
     assert report["runs"][1]["relative_recall"]["value"] == 0.5
-    assert "overstates true recall" in " ".join(result.stdout.split())
-    missing = subprocess.run(
-        [GOLDLOOP, "pool", str(first), str(tmp_path / "nope.json")], capture_output=True, text=True
-    )
-    assert missing.returncode == 2 and "nope.json" in missing.stderr
+    assert "overstates true recall" in result.out
+    missing = cli("pool", first, tmp_path / "nope.json")
+    assert missing.returncode == 2 and "nope.json" in missing.err
