@@ -13,6 +13,8 @@ from goldloop.cli import gold as gold_commands
 from goldloop.cli import kb as kb_commands
 from goldloop.cli import pool as pool_commands
 from goldloop.cli import precision as precision_commands
+from goldloop.cli import sample as sample_commands
+from goldloop.cli import studio as studio_commands
 from goldloop.cli.common import err_console
 from goldloop.errors import GoldloopError
 
@@ -28,6 +30,8 @@ app.add_typer(gold_commands.app, name="gold")
 app.command("agree")(agree_commands.agree)
 app.command("pool")(pool_commands.pool)
 app.add_typer(precision_commands.app, name="precision")
+app.command("sample")(sample_commands.sample)
+studio_commands.register(app)
 
 
 def _version(value: bool) -> None:
@@ -38,28 +42,21 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log progress details to stderr."),
 ) -> None:
-    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.INFO if verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
 
 
 def main() -> None:
     """Entry point: user errors print one line and exit 2, never a traceback."""
     try:
-        app(standalone_mode=False)
+        app()
     except GoldloopError as exc:
-        err_console.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
+        err_console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
         sys.exit(2)
-    except typer.Exit as exc:
-        sys.exit(exc.exit_code)
-    except typer.Abort:
-        err_console.print("aborted")
-        sys.exit(130)
-    except Exception as exc:  # click's usage errors arrive here in non-standalone mode
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
-        raise

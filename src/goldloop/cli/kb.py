@@ -13,7 +13,9 @@ app = typer.Typer(help="Check and derive relation KBs.", no_args_is_help=True)
 
 @app.command("check")
 def check(
-    kb: Path | None = typer.Argument(None, help="Pairs KB CSV (default: the bundled KB).", show_default=False),
+    kb: Path | None = typer.Argument(
+        None, help="Pairs KB CSV (default: the bundled KB).", show_default=False
+    ),
     equivalences: Path | None = EQUIVALENCES_OPTION,
 ) -> None:
     """Validate a pairs KB and print its shape; exit 2 with the reason when it is invalid."""
