@@ -10,6 +10,7 @@ from rich.progress import Progress
 
 from goldloop.atomic import atomic_write_json
 from goldloop.cli.common import EQUIVALENCES_OPTION, KB_OPTION, console, key_value_table, open_kb
+from goldloop.errors import GoldloopError
 from goldloop.llm import make_provider
 from goldloop.precision.judge import judge_mentions
 from goldloop.precision.mentions import (
@@ -20,15 +21,23 @@ from goldloop.precision.mentions import (
     write_jsonl,
     write_verdicts,
 )
+from goldloop.precision.studio import pull_labels, push_sample
 from goldloop.precision.study import PrecisionReport, draw_sample, labelling_rows, precision_report
 from goldloop.predictions import read_system_output
 from goldloop.scoring.ppi import MIN_CALIBRATED_LABELS, Estimate
+from goldloop.studio.connection import resolve_connection
 
 app = typer.Typer(
     help="Precision without gold: an LLM judge corrected by a labelled sample (PPI).",
     no_args_is_help=True,
 )
 
+STUDIO_PROJECT = typer.Option(
+    "--studio-project", help="A Label Studio project of the sample (created when missing)."
+)
+URL = typer.Option(
+    "--url", help="Label Studio URL (default: $LABEL_STUDIO_URL, else the embedded server)."
+)
 DOCUMENTS = typer.Option(
     "--documents", help="The texts: a sample dir, a documents JSONL or a gold JSON file."
 )
@@ -73,15 +82,28 @@ def sample(
     out: Annotated[Path, typer.Option("--out", "-o", help="Rows to label (JSONL).")],
     n: Annotated[int, typer.Option("--n", help="How many mentions to draw.")] = 150,
     seed: Annotated[int, typer.Option(help="Seed of the draw.")] = 0,
+    studio_project: Annotated[str | None, STUDIO_PROJECT] = None,
+    url: Annotated[str | None, URL] = None,
 ) -> None:
-    """Draw a random sample of judged mentions to label by hand (verdicts left out)."""
+    """Draw a random sample of judged mentions to label: a JSONL, and a Label Studio project."""
     judged = read_verdicts(verdicts)
     drawn = draw_sample(judged, n, seed)
-    write_jsonl(out, labelling_rows(drawn, read_texts(documents)))
+    texts = read_texts(documents)
+    rows = labelling_rows(drawn, texts)
+    write_jsonl(out, rows)
     console.print(
         f"drew {len(drawn)} of {len(judged)} judged mentions (seed {seed}) → {out}; "
-        "fill each row's label with supported, contradicted or not_found"
+        "label each row supported, contradicted or not_found"
     )
+    if studio_project:
+        connection = resolve_connection(url)
+        pushed = push_sample(
+            connection, studio_project, rows, {k: doc.text for k, doc in texts.items()}
+        )
+        console.print(
+            f"Label Studio project {studio_project!r} at {connection.url}: "
+            f"{pushed.imported} task(s) imported, {pushed.already_there} already there"
+        )
     if len(drawn) < MIN_CALIBRATED_LABELS:
         console.print(
             f"[yellow]under {MIN_CALIBRATED_LABELS} labels the corrected precision is uncalibrated"
@@ -91,12 +113,25 @@ def sample(
 @app.command("report")
 def report(
     verdicts: Annotated[Path, typer.Option("--verdicts", help="Verdicts JSONL.")],
-    labels: Annotated[Path, typer.Option("--labels", help="Labelled rows (JSONL).")],
+    labels: Annotated[Path | None, typer.Option("--labels", help="Labelled rows (JSONL).")] = None,
+    studio_project: Annotated[str | None, STUDIO_PROJECT] = None,
+    url: Annotated[str | None, URL] = None,
     out: Annotated[Path, typer.Option("--out", "-o", help="Report JSON.")] = Path("precision.json"),
 ) -> None:
     """Judge-only, PPI-corrected and labels-only precision, with the judge on the sample."""
-    result = precision_report(read_verdicts(verdicts), read_labels(labels))
-    atomic_write_json(out, result.to_json())
+    if (labels is None) == (studio_project is None):
+        raise GoldloopError("give either --labels FILE or --studio-project NAME")
+    pulled = None
+    if labels is not None:
+        hand_labels = read_labels(labels)
+    else:
+        pulled = pull_labels(resolve_connection(url), str(studio_project))
+        hand_labels = pulled.labels
+    result = precision_report(read_verdicts(verdicts), hand_labels)
+    data = result.to_json()
+    if pulled is not None:
+        data["label_studio"] = {"project": studio_project, **pulled.to_json()}
+    atomic_write_json(out, data)
     show_precision(result)
     console.print(f"report: {out}")
 
