@@ -30,7 +30,7 @@ def region_id(a: int, b: int) -> str:
     return f"m{a}_{b}"
 
 
-def hit_regions(text: str, hit: Hit, kb: KB, note: str | None = None) -> list[dict[str, Any]]:
+def hit_regions(text: str, hit: Hit, kb: KB, meta: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """The result items of one region: the span, its relation, and its direction when known."""
     relation = kb.get(hit.entity_id)
     if relation is None:
@@ -44,8 +44,8 @@ def hit_regions(text: str, hit: Hit, kb: KB, note: str | None = None) -> list[di
     }  # fmt: skip
     if hit.confidence is not None:
         labels["score"] = hit.confidence
-    if note:
-        labels["meta"] = {"text": note}
+    if meta:
+        labels["meta"] = meta
     items = [
         labels,
         {"id": rid, "from_name": lc.RELATION, "to_name": lc.OBJECT, "type": lc.RELATION_TYPE,
@@ -88,7 +88,7 @@ def build_review_prediction(
         hit = hit_a or hit_b
         assert hit is not None
         chosen.append(hit)
-        result += hit_regions(text, hit, kb, note=origin_note(hit_a, hit_b, kb))
+        result += hit_regions(text, hit, kb, meta=_review_meta(hit_a, hit_b, kb))
     return _prediction(result, review_tag(tag_a, tag_b), chosen)
 
 
@@ -117,6 +117,20 @@ def origin_note(hit_a: Hit | None, hit_b: Hit | None, kb: KB) -> str:
     if (hit_a.entity_id, hit_a.direction) == (hit_b.entity_id, hit_b.direction):
         return "A+B agree"
     return f"A: {_describe(hit_a, kb)} | B: {_describe(hit_b, kb)}"
+
+
+def _review_meta(hit_a: Hit | None, hit_b: Hit | None, kb: KB) -> dict[str, Any]:
+    """``text`` is shown to the annotator; ``origin`` and ``anchored`` are read back by pull."""
+    hit = hit_a or hit_b
+    assert hit is not None
+    meta: dict[str, Any] = {"text": origin_note(hit_a, hit_b, kb), "origin": _origin(hit_a, hit_b)}
+    if hit.surface_anchored is not None:
+        meta["anchored"] = hit.surface_anchored
+    return meta
+
+
+def _origin(hit_a: Hit | None, hit_b: Hit | None) -> str:
+    return "A+B" if hit_a and hit_b else "A" if hit_a else "B"
 
 
 def _describe(hit: Hit, kb: KB) -> str:
