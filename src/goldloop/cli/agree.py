@@ -21,22 +21,57 @@ TOP_DISAGREEMENTS = 15
 def agree(
     gold: Annotated[Path | None, typer.Option("--gold", help="Annotator A's gold JSON.")] = None,
     other: Annotated[Path | None, typer.Option("--other", help="Annotator B's gold JSON.")] = None,
+    studio_project: Annotated[
+        str | None,
+        typer.Option(
+            "--studio-project",
+            help="Compare the two annotations per task of the Label Studio project NAME-double.",
+        ),
+    ] = None,
+    url: Annotated[
+        str | None,
+        typer.Option(help="Label Studio URL (default: $LABEL_STUDIO_URL, else the embedded one)."),
+    ] = None,
     out: Annotated[
         Path | None,
-        typer.Option("--out", "-o", help="Report JSON (default: <gold>.agreement.json)."),
+        typer.Option(
+            "--out",
+            "-o",
+            help="Report JSON (default: <gold>.agreement.json or <NAME>.agreement.json).",
+        ),
     ] = None,
     kb: Path | None = KB_OPTION,
     equivalences: Path | None = EQUIVALENCES_OPTION,
 ) -> None:
     """κ on relation (raw and KB-folded) and on direction, over documents both annotated."""
-    if gold is None or other is None:
-        raise GoldloopError("give --gold A and --other B")
+    files = gold is not None and other is not None
+    if files == (studio_project is not None) or (gold is None) != (other is None):
+        raise GoldloopError("give --gold A --other B, or --studio-project NAME")
     the_kb = open_kb(kb, equivalences)
-    # Read without folding: the raw κ compares ids as the annotators wrote them.
-    report = agreement(read_gold(gold).documents, read_gold(other).documents, the_kb)
-    target = out or gold.with_name(gold.name + ".agreement.json")
-    atomic_write_json(target, report.to_json())
-    show_report(report, the_kb, f"agreement {gold.name} (A) vs {other.name} (B)")
+    if gold is not None and other is not None:
+        # Read without folding: the raw κ compares ids as the annotators wrote them.
+        report = agreement(read_gold(gold).documents, read_gold(other).documents, the_kb)
+        data = report.to_json()
+        target = out or gold.with_name(gold.name + ".agreement.json")
+        title = f"agreement {gold.name} (A) vs {other.name} (B)"
+    else:
+        from goldloop.studio.agreement import studio_agreement
+        from goldloop.studio.connection import connect, resolve_connection
+
+        connection = resolve_connection(url)
+        report, double = studio_agreement(
+            connection, connect(connection), str(studio_project), the_kb
+        )
+        data = {**report.to_json(), "label_studio": double.to_json()}
+        target = out or Path(f"{studio_project}.agreement.json")
+        title = f"agreement in {double.project}: first vs second annotation per task"
+        console.print(
+            f"{double.compared} of {double.tasks} task(s) compared; "
+            f"{double.fewer_than_two} with fewer than two annotations, "
+            f"{double.extra_annotations} annotation(s) beyond the second not used"
+        )
+    atomic_write_json(target, data)
+    show_report(report, the_kb, title)
     console.print(f"report: {target}")
 
 
