@@ -4,8 +4,8 @@ Only documents both annotators covered count. Spans are paired by the shared gre
 matcher; a span only one side marked enters the relation κ against an explicit ``∅`` on the
 other side, so missing a mention and inventing one cost the same. κ is given on the ids as
 written (raw) and folded through the KB (converse → canonical, then equivalences), so two
-annotators naming one relation two ways agree. Direction κ is taken over span pairs that agree
-on a non-symmetric folded relation and both carry a direction.
+annotators naming one relation two ways agree. Direction κ is taken over span pairs whose folded
+relation agrees; a symmetric relation agrees in any direction.
 """
 
 from __future__ import annotations
@@ -156,24 +156,31 @@ def agreement(
 
 
 def direction_pairs(pairs: Sequence[SpanPair], kb: KB | None) -> list[tuple[str, str]]:
-    """``(direction_a, direction_b)`` over matched spans agreeing on a non-symmetric relation."""
+    """``(direction_a, direction_b)`` over matched spans whose folded relation agrees.
+
+    A symmetric relation agrees in any direction: its pairs count as ``symmetric`` on both
+    sides. Other pairs count where both sides give a direction (folded with the relation).
+    """
     out: list[tuple[str, str]] = []
     for pair in pairs:
-        if pair.a is None or pair.b is None or pair.a.direction is None or pair.b.direction is None:
+        if pair.a is None or pair.b is None:
             continue
         if kb is None:
-            if pair.a.entity_id == pair.b.entity_id:
+            same = pair.a.entity_id == pair.b.entity_id
+            if same and pair.a.direction is not None and pair.b.direction is not None:
                 out.append((pair.a.direction, pair.b.direction))
             continue
-        fold_a = kb.fold(pair.a.entity_id, pair.a.direction)
-        fold_b = kb.fold(pair.b.entity_id, pair.b.direction)
         relation_id = kb.fold_id(pair.a.entity_id)
-        relation = kb.get(relation_id)
-        if relation_id != kb.fold_id(pair.b.entity_id) or (
-            relation is not None and relation.is_symmetric
-        ):
+        if relation_id != kb.fold_id(pair.b.entity_id):
             continue
-        out.append((fold_a.direction or "", fold_b.direction or ""))
+        relation = kb.get(relation_id)
+        if relation is not None and relation.is_symmetric:
+            out.append(("symmetric", "symmetric"))
+            continue
+        direction_a = kb.fold(pair.a.entity_id, pair.a.direction).direction
+        direction_b = kb.fold(pair.b.entity_id, pair.b.direction).direction
+        if direction_a is not None and direction_b is not None:
+            out.append((direction_a, direction_b))
     return out
 
 

@@ -117,10 +117,11 @@ def test_report_keys_counts_and_kappa(kb: KB) -> None:
     assert data["kappa_entity_id_folded"] == pytest.approx(sk_kappa(folded_a, raw_b))
     assert data["kappa_entity_id_folded"] > data["kappa_entity_id"]
 
-    # Direction pairs: regulates (forward/forward) and expressed in ↔ expresses, both forward
-    # once folded. The symmetric relation and the relation dispute are left out.
-    assert data["n_direction_pairs"] == 2
-    assert data["kappa_direction"] is None  # one category only: undefined, not 1
+    # Direction pairs: regulates (forward/forward), expressed in ↔ expresses (both forward once
+    # folded), and the symmetric relation, which agrees in any direction. The dispute over
+    # inhibits/activates is left out.
+    assert data["n_direction_pairs"] == 3
+    assert data["kappa_direction"] == 1.0
 
     assert data["confusion"]["PEL.000018"] == {"PEL.000000": 1}
     assert data["confusion"][NONE] == {"PEL.000000": 1}
@@ -151,3 +152,14 @@ def test_without_a_kb_only_raw_kappa(kb: KB) -> None:
 def test_one_document_with_two_texts_is_refused() -> None:
     with pytest.raises(AgreementError, match="d1"):
         agreement([doc("d1")], [doc("d1", text=TEXT + " more")], None)
+
+
+def test_direction_kappa_symmetric_agrees_any_way_and_one_category_is_undefined(kb: KB) -> None:
+    hits_a = [hit(5, 14, "RO.0002211"), hit(65, 73, "PEL.000018"), hit(50, 60, "PEL.000002", "na")]
+    hits_b = [hit(5, 14, "RO.0002211"), hit(65, 73, "PEL.000018"), hit(50, 60, "PEL.000002", None)]
+    report = agreement([doc("d", *hits_a)], [doc("d", *hits_b)], kb)
+    assert report.n_direction_pairs == 3
+    assert report.kappa_direction == 1.0
+    forward_only = agreement([doc("d", *hits_a[:2])], [doc("d", *hits_b[:2])], kb)
+    assert forward_only.n_direction_pairs == 2
+    assert forward_only.kappa_direction is None  # one category: undefined, not 1
