@@ -4,6 +4,7 @@ label, and the PPI report from files (the seed's worked example end to end)."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -277,3 +278,17 @@ def test_sample_is_seeded_and_uniform() -> None:
     assert first != draw_sample(mentions, 150, seed=5)
     assert len({m.key for m in first}) == 150
     assert len(draw_sample(mentions[:10], 150)) == 10
+
+
+def test_sample_by_relation_gives_each_relation_its_share() -> None:
+    relations = ["A"] * 600 + ["B"] * 300 + ["C"] * 95 + ["D"] * 5
+    mentions = [
+        JudgedMention("d", k, k + 1, rel, "x", rel).judged("supported")
+        for k, rel in enumerate(relations)
+    ]
+    drawn = draw_sample(mentions, 150, seed=1, by_relation=True)
+    counts = Counter(m.entity_id for m in drawn)
+    # Quotas 90, 45, 14.25, 0.75: the largest remainder goes to D.
+    assert counts == {"A": 90, "B": 45, "C": 14, "D": 1}
+    assert len({m.key for m in drawn}) == 150
+    assert drawn == draw_sample(mentions, 150, seed=1, by_relation=True)

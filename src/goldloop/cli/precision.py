@@ -82,12 +82,15 @@ def sample(
     out: Annotated[Path, typer.Option("--out", "-o", help="Rows to label (JSONL).")],
     n: Annotated[int, typer.Option("--n", help="How many mentions to draw.")] = 150,
     seed: Annotated[int, typer.Option(help="Seed of the draw.")] = 0,
+    by_relation: Annotated[
+        bool, typer.Option("--by-relation", help="Give each relation its proportional share.")
+    ] = False,
     studio_project: Annotated[str | None, STUDIO_PROJECT] = None,
     url: Annotated[str | None, URL] = None,
 ) -> None:
     """Draw a random sample of judged mentions to label: a JSONL, and a Label Studio project."""
     judged = read_verdicts(verdicts)
-    drawn = draw_sample(judged, n, seed)
+    drawn = draw_sample(judged, n, seed, by_relation=by_relation)
     texts = read_texts(documents)
     rows = labelling_rows(drawn, texts)
     write_jsonl(out, rows)

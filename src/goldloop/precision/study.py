@@ -14,10 +14,31 @@ from goldloop.precision.mentions import JudgedMention, Label, PrecisionError
 from goldloop.scoring.ppi import Estimate, is_calibrated, prediction_powered
 
 
-def draw_sample(mentions: Sequence[JudgedMention], n: int, seed: int = 0) -> list[JudgedMention]:
-    """``n`` mentions drawn uniformly without replacement (all of them when there are fewer)."""
+def draw_sample(
+    mentions: Sequence[JudgedMention], n: int, seed: int = 0, *, by_relation: bool = False
+) -> list[JudgedMention]:
+    """``n`` mentions drawn without replacement (all of them when there are fewer).
+
+    ``by_relation`` gives each relation its proportional share (largest remainders), drawn at
+    random within it: every mention keeps an inclusion chance near n/N, as PPI assumes, while
+    no relation's share is left to luck.
+    """
     ordered = sorted(mentions, key=lambda m: m.key)
-    return random.Random(seed).sample(ordered, min(n, len(ordered)))
+    rng = random.Random(seed)
+    n = min(n, len(ordered))
+    if not by_relation:
+        return rng.sample(ordered, n)
+    strata: dict[str, list[JudgedMention]] = {}
+    for mention in ordered:
+        strata.setdefault(mention.entity_id, []).append(mention)
+    quotas = {rel: n * len(members) / len(ordered) for rel, members in strata.items()}
+    counts = {rel: int(q) for rel, q in quotas.items()}
+    by_remainder = sorted(quotas, key=lambda rel: (counts[rel] - quotas[rel], rel))
+    for rel in by_remainder[: n - sum(counts.values())]:
+        counts[rel] += 1
+    drawn = [m for rel in sorted(strata) for m in rng.sample(strata[rel], counts[rel])]
+    rng.shuffle(drawn)
+    return drawn
 
 
 def labelling_row(mention: JudgedMention, text: str) -> dict[str, Any]:
