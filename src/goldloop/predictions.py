@@ -15,6 +15,7 @@ from typing import Any
 
 from goldloop.errors import GoldloopError
 from goldloop.gold import read_gold
+from goldloop.jsonl import parse_jsonl
 
 
 class PredictionsError(GoldloopError):
@@ -67,15 +68,7 @@ def _load_rows(source: Path) -> list[Any]:
     try:
         data = json.loads(text)
     except json.JSONDecodeError:
-        rows = []
-        for line_no, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise PredictionsError(f"{source}: line {line_no}: not valid JSON: {exc}") from exc
-        return rows
+        return [row for _, row in parse_jsonl(source, text)]
     if not isinstance(data, list):
         raise PredictionsError(f"{source}: expected a JSON list or JSONL rows")
     return data

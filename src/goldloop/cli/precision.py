@@ -11,6 +11,7 @@ from rich.progress import Progress
 from goldloop.atomic import atomic_write_json
 from goldloop.cli.common import EQUIVALENCES_OPTION, KB_OPTION, console, key_value_table, open_kb
 from goldloop.errors import GoldloopError
+from goldloop.jsonl import write_jsonl
 from goldloop.llm import make_provider
 from goldloop.precision.judge import judge_mentions
 from goldloop.precision.mentions import (
@@ -18,7 +19,6 @@ from goldloop.precision.mentions import (
     read_texts,
     read_verdicts,
     system_mentions,
-    write_jsonl,
     write_verdicts,
 )
 from goldloop.precision.studio import pull_labels, push_sample

@@ -7,15 +7,14 @@ not check is ``unchecked``, which counts as not supported.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from goldloop.atomic import atomic_open
 from goldloop.errors import GoldloopError
 from goldloop.gold import Document, read_gold
+from goldloop.jsonl import read_jsonl, write_jsonl
 from goldloop.kb import KB
 from goldloop.predictions import SystemOutput
 from goldloop.sample import read_documents
@@ -102,33 +101,6 @@ def system_mentions(
         seen.add(mention.key)
         mentions.append(mention)
     return mentions, abstained
-
-
-def write_jsonl(path: str | Path, rows: Iterable[dict[str, Any]]) -> None:
-    with atomic_open(path) as handle:
-        for row in rows:
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-
-
-def read_jsonl(path: str | Path) -> list[tuple[int, dict[str, Any]]]:
-    """(line number, object) per non-blank line."""
-    source = Path(path)
-    try:
-        text = source.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PrecisionError(f"{source}: cannot read: {exc}") from exc
-    rows = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise PrecisionError(f"{source}: line {number}: not valid JSON: {exc}") from exc
-        if not isinstance(row, dict):
-            raise PrecisionError(f"{source}: line {number}: expected an object")
-        rows.append((number, row))
-    return rows
 
 
 def write_verdicts(path: str | Path, mentions: Sequence[JudgedMention]) -> None:
