@@ -9,6 +9,7 @@ import typer
 
 from goldloop import __version__
 from goldloop.cli import agree as agree_commands
+from goldloop.cli import annotate as annotate_commands
 from goldloop.cli import gold as gold_commands
 from goldloop.cli import kb as kb_commands
 from goldloop.cli import pool as pool_commands
@@ -32,6 +33,7 @@ app.command("pool")(pool_commands.pool)
 app.add_typer(precision_commands.app, name="precision")
 app.command("sample")(sample_commands.sample)
 studio_commands.register(app)
+app.command("annotate")(annotate_commands.annotate)
 
 
 def _version(value: bool) -> None:

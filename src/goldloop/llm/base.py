@@ -108,7 +108,9 @@ class Provider(ABC):
 
     def complete(self, request: LLMRequest) -> LLMResponse:
         """The answer from the cache, else from the provider (truncated answers are not cached)."""
-        key = cache_key(self.name, self.model, self.effort, request.system, request.user, request.schema)
+        key = cache_key(
+            self.name, self.model, self.effort, request.system, request.user, request.schema
+        )
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:

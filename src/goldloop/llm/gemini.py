@@ -51,7 +51,8 @@ class GeminiProvider(Provider):
         usage = response.usage_metadata
         return LLMResponse(
             text=text,
-            truncated=candidate is not None and candidate.finish_reason == types.FinishReason.MAX_TOKENS,
+            truncated=candidate is not None
+            and candidate.finish_reason == types.FinishReason.MAX_TOKENS,
             usage=usage_dict(
                 input_tokens=usage.prompt_token_count if usage else None,
                 output_tokens=usage.candidates_token_count if usage else None,
