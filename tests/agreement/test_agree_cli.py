@@ -19,7 +19,7 @@ TEXT = "IL-6 regulates TNF. A inhibits B."
 
 def write(path: Path, *hits: tuple[int, int, str, str]) -> Path:
     ground_truth = [
-        Hit(a=a, b=b, surface=TEXT[a:b], entity_id=entity_id, direction=direction)  # type: ignore[arg-type]
+        Hit(a=a, b=b, surface=TEXT[a:b], entity_id=entity_id, direction=direction)
         for a, b, entity_id, direction in hits
     ]
     write_gold(path, [Document(doc_id="pmid:1", text=TEXT, ground_truth=ground_truth)])

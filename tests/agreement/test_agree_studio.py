@@ -52,7 +52,7 @@ def hits(rows: list[tuple[str, str, str, str]], doc_id: str) -> list[Hit]:
                     entity_id=entity_id,
                     direction=direction,
                 )
-            )  # type: ignore[arg-type]
+            )
     return out
 
 

@@ -33,7 +33,7 @@ def kb() -> KB:
 
 
 def hit(a: int, b: int, entity_id: str, direction: str | None = "forward") -> Hit:
-    return Hit(a=a, b=b, surface=TEXT[a:b], entity_id=entity_id, direction=direction)  # type: ignore[arg-type]
+    return Hit(a=a, b=b, surface=TEXT[a:b], entity_id=entity_id, direction=direction)
 
 
 def doc(doc_id: str, *hits: Hit, text: str = TEXT) -> Document:
