@@ -94,7 +94,8 @@ def test_judge_through_each_provider(
     assert [m.verdict for m in result.mentions] == ["supported", "contradicted", "unchecked"]
     assert result.unchecked_reasons == {"truncated": 1}
     assert llm_server.request_count == 3
-    assert "Direction: in the label's own order" in llm_server.requests[0].user
+    asked = next(r.user for r in llm_server.requests if "⟦regulates⟧" in r.user)
+    assert "Direction: in the label's own order" in asked
     # Re-running costs nothing but the truncated answer, which was never cached.
     again = judge_mentions(mentions, texts, kb, provider)
     assert again.cached == 2 and llm_server.request_count == 4

@@ -52,6 +52,7 @@ def judge(
     out: Annotated[Path, typer.Option("--out", "-o", help="Verdicts JSONL.")],
     effort: Annotated[str | None, typer.Option(help="Reasoning effort.")] = None,
     base_url: Annotated[str | None, typer.Option(help="An OpenAI-compatible server.")] = None,
+    concurrency: Annotated[int, typer.Option(min=1, help="Requests in flight at once.")] = 8,
     kb: Path | None = KB_OPTION,
     equivalences: Path | None = EQUIVALENCES_OPTION,
 ) -> None:
@@ -63,7 +64,7 @@ def judge(
     with Progress(console=console, transient=True) as progress:
         task = progress.add_task("judging", total=len(mentions))
         run = judge_mentions(
-            mentions, texts, the_kb, judge_provider, lambda: progress.advance(task)
+            mentions, texts, the_kb, judge_provider, lambda: progress.advance(task), concurrency
         )
     write_verdicts(out, run.mentions)
     report = {**run.report(), "abstained_rows": abstained, "system": str(system)}

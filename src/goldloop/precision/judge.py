@@ -10,12 +10,13 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 from goldloop.gold import Document
 from goldloop.kb import KB
-from goldloop.llm import LLMRequest, Provider
+from goldloop.llm import LLMRequest, LLMResponse, Provider
 from goldloop.precision.mentions import LABELS, UNCHECKED, JudgedMention
 
 OPEN, CLOSE = "⟦", "⟧"
@@ -103,11 +104,20 @@ def judge_mentions(
     kb: KB,
     provider: Provider,
     advance: Callable[[], None] | None = None,
+    concurrency: int = 8,
 ) -> JudgeRun:
-    """Judge every mention; ``advance`` is called after each (progress display)."""
-    run = JudgeRun([], provider.tag)
-    for mention in mentions:
+    """Judge every mention, ``concurrency`` requests in flight; ``advance`` ticks after each."""
+
+    def ask(mention: JudgedMention) -> LLMResponse:
         response = provider.complete(judge_request(mention, documents[mention.doc_id].text, kb))
+        if advance is not None:
+            advance()
+        return response
+
+    run = JudgeRun([], provider.tag)
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+        responses = list(pool.map(ask, mentions))
+    for mention, response in zip(mentions, responses, strict=True):
         verdict, reason = (
             (UNCHECKED, "truncated") if response.truncated else parse_verdict(response.text)
         )
@@ -117,6 +127,4 @@ def judge_mentions(
         run.cached += response.cached
         run.usage.update(response.usage)
         run.mentions.append(mention.judged(verdict, reason))
-        if advance is not None:
-            advance()
     return run
