@@ -34,6 +34,8 @@ app.add_typer(precision_commands.app, name="precision")
 app.command("sample")(sample_commands.sample)
 studio_commands.register(app)
 app.command("annotate")(annotate_commands.annotate)
+app.command("audit")(sample_commands.audit)
+app.command("stats")(sample_commands.stats)
 
 
 def _version(value: bool) -> None:
