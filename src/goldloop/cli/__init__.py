@@ -10,11 +10,13 @@ import typer
 from goldloop import __version__
 from goldloop.cli import agree as agree_commands
 from goldloop.cli import annotate as annotate_commands
+from goldloop.cli import baselines as baselines_commands
 from goldloop.cli import gold as gold_commands
 from goldloop.cli import kb as kb_commands
 from goldloop.cli import pool as pool_commands
 from goldloop.cli import precision as precision_commands
 from goldloop.cli import sample as sample_commands
+from goldloop.cli import score as score_commands
 from goldloop.cli import studio as studio_commands
 from goldloop.cli.common import err_console
 from goldloop.errors import GoldloopError
@@ -36,6 +38,8 @@ studio_commands.register(app)
 app.command("annotate")(annotate_commands.annotate)
 app.command("audit")(sample_commands.audit)
 app.command("stats")(sample_commands.stats)
+app.command("score")(score_commands.score)
+app.command("baselines")(baselines_commands.baselines)
 
 
 def _version(value: bool) -> None:
