@@ -15,7 +15,6 @@ import argparse
 import random
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from sklearn.metrics import cohen_kappa_score
@@ -24,7 +23,7 @@ from goldloop.agreement import NONE, agreement, cohen_kappa, pair_spans
 from goldloop.gold import Document, Hit
 from goldloop.kb import load_kb
 from goldloop.pool import relative_recall
-from goldloop.predictions import Predicted, SystemOutput
+from goldloop.scoring.inputs import Prediction, SystemPredictions
 
 
 def timed(fn: Callable[[], Any], repeat: int = 3) -> tuple[float, Any]:
@@ -99,17 +98,20 @@ def main() -> None:
         f"kappa {report.kappa_entity_id:.4f}, folded {report.kappa_entity_id_folded:.4f}"
     )
 
+    position = {doc.doc_id: k for k, doc in enumerate(docs_a)}
     runs = []
     for seed in range(3):
         rng = random.Random(seed)
         rows = [
-            Predicted(p.doc_id, h.a, h.b, h.entity_id)
+            Prediction(position[p.doc_id], h.a, h.b, h.entity_id)
             for p in pairs
             for h in (p.a, p.b)
             if h and rng.random() < 0.7
         ]
-        runs.append((f"run{seed}", SystemOutput(Path("bench"), rows, {r.doc_id for r in rows})))
-    pool_s, pooled = timed(lambda: relative_recall(runs, kb, n_bootstrap=1000), repeat=1)
+        runs.append(SystemPredictions(f"run{seed}", None, "rows", rows, len(rows)))
+    pool_s, pooled = timed(
+        lambda: relative_recall(len(docs_a), runs, kb, n_bootstrap=1000), repeat=1
+    )
     print(
         f"pool of 3 runs over {pooled.n_documents:,} documents ({pooled.n_pool:,} items, 1,000 bootstrap draws): "
         f"{pool_s:.3f} s = {pool_s / full_s:.1f}x the agreement run"

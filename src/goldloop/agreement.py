@@ -18,6 +18,7 @@ from typing import Any
 from goldloop.errors import GoldloopError
 from goldloop.gold import Document, Hit
 from goldloop.kb import KB
+from goldloop.scoring.folding import fold_answer
 from goldloop.scoring.matching import match_spans
 
 NONE = "∅"
@@ -165,21 +166,14 @@ def direction_pairs(pairs: Sequence[SpanPair], kb: KB | None) -> list[tuple[str,
     for pair in pairs:
         if pair.a is None or pair.b is None:
             continue
-        if kb is None:
-            same = pair.a.entity_id == pair.b.entity_id
-            if same and pair.a.direction is not None and pair.b.direction is not None:
-                out.append((pair.a.direction, pair.b.direction))
+        relation_id, direction_a = fold_answer(kb, pair.a.entity_id, pair.a.direction)
+        other_id, direction_b = fold_answer(kb, pair.b.entity_id, pair.b.direction)
+        if relation_id != other_id or relation_id is None:
             continue
-        relation_id = kb.fold_id(pair.a.entity_id)
-        if relation_id != kb.fold_id(pair.b.entity_id):
-            continue
-        relation = kb.get(relation_id)
+        relation = kb.get(relation_id) if kb is not None else None
         if relation is not None and relation.is_symmetric:
             out.append(("symmetric", "symmetric"))
-            continue
-        direction_a = kb.fold(pair.a.entity_id, pair.a.direction).direction
-        direction_b = kb.fold(pair.b.entity_id, pair.b.direction).direction
-        if direction_a is not None and direction_b is not None:
+        elif direction_a is not None and direction_b is not None:
             out.append((direction_a, direction_b))
     return out
 

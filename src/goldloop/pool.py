@@ -16,7 +16,8 @@ from typing import Any
 import numpy as np
 
 from goldloop.kb import KB
-from goldloop.predictions import Predicted, SystemOutput
+from goldloop.scoring.bootstrap import document_bootstrap, ratio
+from goldloop.scoring.inputs import Prediction, SystemPredictions
 from goldloop.scoring.ppi import Estimate
 
 CAVEAT = (
@@ -30,6 +31,7 @@ class RunRecall:
     name: str
     n_mentions: int
     n_abstained: int
+    n_malformed: int
     n_found: int
     found_alone: int
     relative_recall: Estimate | None
@@ -40,6 +42,7 @@ class RunRecall:
             "name": self.name,
             "n_mentions": self.n_mentions,
             "n_abstained": self.n_abstained,
+            "n_malformed": self.n_malformed,
             "n_found": self.n_found,
             "found_alone": self.found_alone,
             "relative_recall": None if recall is None else recall.to_json(),
@@ -64,7 +67,7 @@ class PoolReport:
         }
 
 
-def pool_items(runs: Sequence[list[Predicted]], kb: KB) -> list[frozenset[int]]:
+def pool_items(runs: Sequence[list[Prediction]], kb: KB) -> list[frozenset[int]]:
     """The pool items of one document, each as the set of run indices that found it."""
     by_relation: dict[str, list[tuple[int, int, int]]] = {}
     for run_index, mentions in enumerate(runs):
@@ -86,63 +89,50 @@ def pool_items(runs: Sequence[list[Predicted]], kb: KB) -> list[frozenset[int]]:
 
 
 def relative_recall(
-    outputs: Sequence[tuple[str, SystemOutput]],
+    n_documents: int,
+    runs: Sequence[SystemPredictions],
     kb: KB,
     *,
     n_bootstrap: int = 1000,
     seed: int = 0,
     confidence: float = 0.95,
 ) -> PoolReport:
-    """Pool the runs' mentions per document and score each run against the pool."""
-    per_run = [output.by_doc() for _, output in outputs]
-    doc_ids = sorted(set().union(*(set(d) for d in per_run)))
-    n_runs = len(outputs)
-    found = np.zeros((len(doc_ids), n_runs), dtype=np.int64)
-    alone = np.zeros(n_runs, dtype=np.int64)
-    pool = np.zeros(len(doc_ids), dtype=np.int64)
-    for row, doc_id in enumerate(doc_ids):
-        items = pool_items([runs.get(doc_id, []) for runs in per_run], kb)
-        pool[row] = len(items)
+    """Pool the runs' mentions per document (``itext`` < ``n_documents``); score each run."""
+    per_document: list[list[list[Prediction]]] = [[[] for _ in runs] for _ in range(n_documents)]
+    for k, run in enumerate(runs):
+        for prediction in run.predictions:
+            per_document[prediction.itext][k].append(prediction)
+    # Columns: pool size, then what each run found, per document.
+    counts = np.zeros((n_documents, 1 + len(runs)), dtype=np.int64)
+    alone = np.zeros(len(runs), dtype=np.int64)
+    for row, mentions in enumerate(per_document):
+        items = pool_items(mentions, kb)
+        counts[row, 0] = len(items)
         for finders in items:
-            for run_index in finders:
-                found[row, run_index] += 1
+            for k in finders:
+                counts[row, 1 + k] += 1
             if len(finders) == 1:
                 alone[next(iter(finders))] += 1
-    intervals = _bootstrap(found, pool, n_bootstrap, seed, confidence)
-    runs = []
-    for k, (name, output) in enumerate(outputs):
-        total = int(pool.sum())
-        recall = None
-        if total:
-            recall = Estimate(float(found[:, k].sum() / total), *intervals[k])
-        runs.append(
+    names = [run.name for run in runs]
+
+    def shares(sums: np.ndarray) -> dict[str, np.ndarray]:
+        return {name: ratio(sums[:, 1 + k], sums[:, 0]) for k, name in enumerate(names)}
+
+    intervals = document_bootstrap(counts, shares, n_bootstrap, seed, confidence)
+    totals = counts.sum(axis=0)
+    results = []
+    for k, run in enumerate(runs):
+        low, high = intervals.get(run.name, [None, None])
+        recall = Estimate(float(totals[1 + k] / totals[0]), low, high) if totals[0] else None
+        results.append(
             RunRecall(
-                name=name,
-                n_mentions=sum(m.entity_id is not None for m in output.mentions),
-                n_abstained=sum(m.entity_id is None for m in output.mentions),
-                n_found=int(found[:, k].sum()),
+                name=run.name,
+                n_mentions=sum(p.entity_id is not None for p in run.predictions),
+                n_abstained=sum(p.entity_id is None for p in run.predictions),
+                n_malformed=sum(run.malformed.values()),
+                n_found=int(totals[1 + k]),
                 found_alone=int(alone[k]),
                 relative_recall=recall,
             )
         )
-    return PoolReport(len(doc_ids), int(pool.sum()), runs, n_bootstrap, seed)
-
-
-def _bootstrap(
-    found: np.ndarray, pool: np.ndarray, n: int, seed: int, confidence: float
-) -> list[tuple[float | None, float | None]]:
-    """Percentile interval per run of Σfound/Σpool over documents drawn with replacement."""
-    n_docs, n_runs = found.shape
-    if n_docs == 0 or n <= 0:
-        return [(None, None)] * n_runs
-    rng = np.random.default_rng(seed)
-    weights = rng.multinomial(n_docs, np.full(n_docs, 1 / n_docs), size=n)
-    pooled = weights @ pool
-    keep = pooled > 0
-    shares = (weights @ found)[keep] / pooled[keep, None]
-    if not len(shares):
-        return [(None, None)] * n_runs
-    tail = (1 - confidence) / 2 * 100
-    low = np.percentile(shares, tail, axis=0)
-    high = np.percentile(shares, 100 - tail, axis=0)
-    return [(float(lo), float(hi)) for lo, hi in zip(low, high, strict=True)]
+    return PoolReport(n_documents, int(totals[0]), results, n_bootstrap, seed)

@@ -74,7 +74,10 @@ def test_agree_pool_and_precision_on_annotate_files(
     assert report["kappa_entity_id"] == pytest.approx(0.25)  # (1/3 - 1/9) / (1 - 1/9)
     assert report["confusion"]["PEL.000018"] == {"RO.0002211": 1}
 
-    pooled = cli("pool", f"lexical={lexical}", f"llm={llm}", "-o", tmp_path / "pool.json")
+    pooled = cli(
+        "pool", f"lexical={lexical}", f"llm={llm}", "--documents", documents,
+        "-o", tmp_path / "pool.json",
+    )  # fmt: skip
     assert pooled.returncode == 0, pooled.stderr
     pool = {r["name"]: r for r in json.loads((tmp_path / "pool.json").read_text())["runs"]}
     # "inhibits" and "regulates" on one span are two relations, so two pool items (of 4).

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from goldloop.documents import load_documents
 from goldloop.kb import KB, load_kb
 from goldloop.llm import SQLiteCache
 from goldloop.precision.judge import judge_mentions, judge_request, parse_verdict
@@ -16,13 +17,12 @@ from goldloop.precision.mentions import (
     JudgedMention,
     PrecisionError,
     read_labels,
-    read_texts,
     read_verdicts,
     system_mentions,
     write_verdicts,
 )
 from goldloop.precision.study import draw_sample, precision_report
-from goldloop.predictions import read_system_output
+from goldloop.scoring.inputs import read_predictions
 from tests.agreement.conftest import Cli
 from tests.fakes.llm_server import FakeLLMServer, FakeRequest, Reply, llm_server
 
@@ -84,8 +84,9 @@ def test_judge_through_each_provider(
 ) -> None:
     system, documents = study
     llm_server.answer = scripted
-    texts = read_texts(documents)
-    mentions, abstained = system_mentions(read_system_output(system), texts, kb)
+    docs = load_documents(documents)
+    texts = {doc.doc_id: doc for doc in docs}
+    mentions, abstained = system_mentions(read_predictions(system, docs), docs, kb)
     assert abstained == 1
     provider = llm_server.provider(
         provider_name, "judge-model", cache=SQLiteCache(tmp_path / "c.sqlite")
@@ -105,8 +106,8 @@ def test_judge_request_marks_the_mention_and_states_the_claim(
     study: tuple[Path, Path], kb: KB
 ) -> None:
     system, documents = study
-    texts = read_texts(documents)
-    mentions, _ = system_mentions(read_system_output(system), texts, kb)
+    docs = load_documents(documents)
+    mentions, _ = system_mentions(read_predictions(system, docs), docs, kb)
     converse = mentions[2]
     assert (converse.entity_id, converse.direction, converse.label) == (
         "PEL.000000",

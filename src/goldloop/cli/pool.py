@@ -10,9 +10,12 @@ from rich.table import Table
 
 from goldloop.atomic import atomic_write_json
 from goldloop.cli.common import EQUIVALENCES_OPTION, KB_OPTION, console, open_kb
+from goldloop.documents import load_documents
 from goldloop.errors import GoldloopError
+from goldloop.gold import Document
+from goldloop.kb import KB
 from goldloop.pool import CAVEAT, relative_recall
-from goldloop.predictions import SystemOutput, read_system_output
+from goldloop.scoring.inputs import SystemPredictions, read_predictions
 from goldloop.scoring.ppi import Estimate
 
 
@@ -23,6 +26,10 @@ def pool(
             help="Runs as NAME=PATH or PATH: prediction rows (JSON/JSONL) or gold files."
         ),
     ],
+    documents: Annotated[
+        Path,
+        typer.Option(help="The documents all runs ran on: a sample dir, documents JSONL or gold."),
+    ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Report JSON.")] = Path("pool.json"),
     bootstrap: Annotated[int, typer.Option(help="Bootstrap draws over documents.")] = 1000,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap.")] = 0,
@@ -32,8 +39,10 @@ def pool(
     """Each run's share of the pool of everything any run found (after KB folding)."""
     if len(runs) < 2:
         raise GoldloopError("pool needs at least two runs")
-    outputs = _read_runs(runs)
-    report = relative_recall(outputs, open_kb(kb, equivalences), n_bootstrap=bootstrap, seed=seed)
+    the_kb = open_kb(kb, equivalences)
+    docs = load_documents(documents, the_kb)
+    outputs = _read_runs(runs, docs, the_kb)
+    report = relative_recall(len(docs), outputs, the_kb, n_bootstrap=bootstrap, seed=seed)
     atomic_write_json(out, report.to_json())
     table = Table(
         title=f"relative recall over a pool of {report.n_pool} mentions "
@@ -54,19 +63,22 @@ def pool(
     abstained = {run.name: run.n_abstained for run in report.runs if run.n_abstained}
     if abstained:
         console.print(f"[yellow]abstentions (no id, not pooled):[/] {abstained}")
+    for output in outputs:
+        if output.malformed:
+            reasons = ", ".join(f"{k} {v}" for k, v in sorted(output.malformed.items()))
+            console.print(f"[yellow]{output.name}: rows left out:[/] {reasons}")
     console.print(f"[yellow]caveat:[/] {CAVEAT}")
     console.print(f"report: {out}")
 
 
-def _read_runs(specs: list[str]) -> list[tuple[str, SystemOutput]]:
-    outputs: list[tuple[str, SystemOutput]] = []
+def _read_runs(specs: list[str], documents: list[Document], kb: KB) -> list[SystemPredictions]:
+    outputs: list[SystemPredictions] = []
     for spec in specs:
         name, _, path = spec.rpartition("=")
-        output = read_system_output(path)
         name = name or Path(path).name
-        if name in (n for n, _ in outputs):
+        if name in (o.name for o in outputs):
             raise GoldloopError(f"run name {name!r} given twice; name runs as NAME=PATH")
-        outputs.append((name, output))
+        outputs.append(read_predictions(path, documents, name=name, kb=kb))
     return outputs
 
 

@@ -10,20 +10,20 @@ from rich.progress import Progress
 
 from goldloop.atomic import atomic_write_json
 from goldloop.cli.common import EQUIVALENCES_OPTION, KB_OPTION, console, key_value_table, open_kb
+from goldloop.documents import load_documents
 from goldloop.errors import GoldloopError
 from goldloop.jsonl import write_jsonl
 from goldloop.llm import make_provider
 from goldloop.precision.judge import judge_mentions
 from goldloop.precision.mentions import (
     read_labels,
-    read_texts,
     read_verdicts,
     system_mentions,
     write_verdicts,
 )
 from goldloop.precision.studio import pull_labels, push_sample
 from goldloop.precision.study import PrecisionReport, draw_sample, labelling_rows, precision_report
-from goldloop.predictions import read_system_output
+from goldloop.scoring.inputs import read_predictions
 from goldloop.scoring.ppi import MIN_CALIBRATED_LABELS, Estimate
 from goldloop.studio.connection import resolve_connection
 
@@ -58,8 +58,10 @@ def judge(
 ) -> None:
     """Ask an LLM judge about every mention; write one verdict per mention."""
     the_kb = open_kb(kb, equivalences)
-    texts = read_texts(documents)
-    mentions, abstained = system_mentions(read_system_output(system), texts, the_kb)
+    docs = load_documents(documents, the_kb)
+    texts = {doc.doc_id: doc for doc in docs}
+    predictions = read_predictions(system, docs, kb=the_kb)
+    mentions, abstained = system_mentions(predictions, docs, the_kb)
     judge_provider = make_provider(provider, model, effort=effort, base_url=base_url)
     with Progress(console=console, transient=True) as progress:
         task = progress.add_task("judging", total=len(mentions))
@@ -67,9 +69,16 @@ def judge(
             mentions, texts, the_kb, judge_provider, lambda: progress.advance(task), concurrency
         )
     write_verdicts(out, run.mentions)
-    report = {**run.report(), "abstained_rows": abstained, "system": str(system)}
+    malformed = dict(sorted(predictions.malformed.items()))
+    report = {
+        **run.report(),
+        "abstained_rows": abstained,
+        "rows_left_out": malformed,
+        "system": str(system),
+    }
     atomic_write_json(out.with_name(out.name + ".report.json"), report)
     rows = [("judge", run.judge), ("mentions", len(run.mentions)), ("abstained rows", abstained)]
+    rows += [(f"rows left out: {k}", v) for k, v in malformed.items()]
     rows += [(f"verdict: {k}", v) for k, v in sorted(run.counts.items())]
     rows += [(f"unchecked: {k}", v) for k, v in sorted(run.unchecked_reasons.items())]
     console.print(key_value_table(f"judged {system.name}", rows))
@@ -92,7 +101,7 @@ def sample(
     """Draw a random sample of judged mentions to label: a JSONL, and a Label Studio project."""
     judged = read_verdicts(verdicts)
     drawn = draw_sample(judged, n, seed, by_relation=by_relation)
-    texts = read_texts(documents)
+    texts = {doc.doc_id: doc for doc in load_documents(documents)}
     rows = labelling_rows(drawn, texts)
     write_jsonl(out, rows)
     console.print(

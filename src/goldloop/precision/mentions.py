@@ -13,11 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from goldloop.errors import GoldloopError
-from goldloop.gold import Document, read_gold
+from goldloop.gold import Document
 from goldloop.jsonl import read_jsonl, write_jsonl
 from goldloop.kb import KB
-from goldloop.predictions import SystemOutput
-from goldloop.sample import read_documents
+from goldloop.scoring.inputs import SystemPredictions
 
 LABELS = ("supported", "contradicted", "not_found")
 UNCHECKED = "unchecked"
@@ -56,39 +55,26 @@ class JudgedMention:
         return {"key": self.key, **{k: v for k, v in asdict(self).items() if v is not None}}
 
 
-def read_texts(path: str | Path) -> dict[str, Document]:
-    """Documents by doc_id from a sample dir, a documents JSONL or a gold JSON file."""
-    source = Path(path)
-    gold = source.suffix == ".json"
-    documents = read_gold(source).documents if gold else read_documents(source)
-    return {doc.doc_id: doc for doc in documents}
-
-
 def system_mentions(
-    output: SystemOutput, documents: dict[str, Document], kb: KB
+    predictions: SystemPredictions, documents: Sequence[Document], kb: KB
 ) -> tuple[list[JudgedMention], int]:
-    """The system's mentions with their surfaces, and how many rows abstained (no id).
+    """The system's mentions (folded through tier 0) with their surfaces, and how many rows
+    abstained (no id). Rows ``read_predictions`` could not place are in ``predictions.malformed``.
 
-    A mention in a document not among ``documents``, outside its text, or given twice is an
-    error: precision over a silently reduced set would not be the system's precision.
+    A mention given twice is an error: its verdict and label could not be told apart.
     """
     mentions: list[JudgedMention] = []
     seen: set[str] = set()
     abstained = 0
-    for row in output.mentions:
+    for row in predictions.predictions:
         if row.entity_id is None:
             abstained += 1
             continue
-        where = f"{output.path}: {mention_key(row.doc_id, row.a, row.b, row.entity_id)}"
-        doc = documents.get(row.doc_id)
-        if doc is None:
-            raise PrecisionError(f"{where}: document {row.doc_id!r} is not among the documents")
-        if row.b > len(doc.text):
-            raise PrecisionError(f"{where}: span ends past the text (length {len(doc.text)})")
+        doc = documents[row.itext]
         folded = kb.fold(row.entity_id, row.direction)
         relation = kb.get(folded.entity_id)
         mention = JudgedMention(
-            doc_id=row.doc_id,
+            doc_id=doc.doc_id,
             a=row.a,
             b=row.b,
             entity_id=folded.entity_id,
@@ -97,7 +83,7 @@ def system_mentions(
             direction=folded.direction,
         )
         if mention.key in seen:
-            raise PrecisionError(f"{where}: the same mention is given twice")
+            raise PrecisionError(f"{predictions.path}: mention {mention.key} is given twice")
         seen.add(mention.key)
         mentions.append(mention)
     return mentions, abstained
