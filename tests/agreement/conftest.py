@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from goldloop.cli import main
+from tests.studio.loop_data import run_goldloop
 
 
 @dataclass(frozen=True)
@@ -33,17 +32,11 @@ Cli = Callable[..., CliResult]
 
 @pytest.fixture
 def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Cli:
-    monkeypatch.setenv("COLUMNS", "200")
-
     def run(*args: str | int | Path) -> CliResult:
-        monkeypatch.setattr(sys, "argv", ["goldloop", *map(str, args)])
         capsys.readouterr()
-        try:
-            main()
-            code = 0
-        except SystemExit as exc:
-            code = int(exc.code or 0)
-        captured = capsys.readouterr()
-        return CliResult(code, captured.out, captured.err)
+        code, out, err = run_goldloop(
+            [str(a) for a in args], {"COLUMNS": "200"}, monkeypatch, capsys
+        )
+        return CliResult(code, out, err)
 
     return run
