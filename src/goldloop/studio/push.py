@@ -98,6 +98,9 @@ def push(
     """Push ``documents`` (of ``roles``; all when None) into ``name`` and ``name-double``."""
     if b is not None and a is None:
         raise GoldloopError("a second annotator (B) needs a first (A): give --candidates too")
+    repeated = [doc_id for doc_id, n in Counter(d.doc_id for d in documents).items() if n > 1]
+    if repeated:
+        raise GoldloopError(f"{len(repeated)} doc_id(s) repeat in the documents, first {repeated[0]!r}")
     wanted = set(roles) if roles is not None else None
     report = PushReport(candidates_not_in_kb=(a.not_in_kb if a else 0) + (b.not_in_kb if b else 0))
     by_project: dict[str, list[Document]] = {}
