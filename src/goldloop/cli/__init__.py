@@ -8,6 +8,7 @@ import sys
 import typer
 
 from goldloop import __version__
+from goldloop.cli import annotate as annotate_commands
 from goldloop.cli import backend as backend_commands
 from goldloop.cli import gold as gold_commands
 from goldloop.cli import kb as kb_commands
@@ -23,6 +24,7 @@ app = typer.Typer(
 )
 app.add_typer(kb_commands.app, name="kb")
 app.add_typer(gold_commands.app, name="gold")
+app.command("annotate")(annotate_commands.annotate)
 app.command("backend")(backend_commands.backend)
 
 
