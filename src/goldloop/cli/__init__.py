@@ -12,6 +12,7 @@ from goldloop.cli import annotate as annotate_commands
 from goldloop.cli import backend as backend_commands
 from goldloop.cli import gold as gold_commands
 from goldloop.cli import kb as kb_commands
+from goldloop.cli import studio as studio_commands
 from goldloop.cli.common import err_console
 from goldloop.errors import GoldloopError
 
@@ -24,6 +25,7 @@ app = typer.Typer(
 )
 app.add_typer(kb_commands.app, name="kb")
 app.add_typer(gold_commands.app, name="gold")
+app.add_typer(studio_commands.app, name="studio")
 app.command("annotate")(annotate_commands.annotate)
 app.command("backend")(backend_commands.backend)
 
@@ -45,7 +47,9 @@ def _root(
 def main() -> None:
     """Entry point: user errors print one line and exit 2, never a traceback."""
     try:
-        app(standalone_mode=False)
+        code = app(standalone_mode=False)
+        if isinstance(code, int) and code:  # click returns typer.Exit's code when not standalone
+            sys.exit(code)
     except GoldloopError as exc:
         err_console.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
         sys.exit(2)

@@ -1,0 +1,61 @@
+"""``goldloop studio``: install, start, stop and describe the embedded Label Studio."""
+
+from __future__ import annotations
+
+import typer
+
+from goldloop.cli.common import console, key_value_table
+from goldloop.studio import server
+
+app = typer.Typer(help="Run a local Label Studio for the loop (its own environment, SQLite, loopback).", no_args_is_help=True)
+
+
+@app.command("install")
+def install() -> None:
+    """Install Label Studio into .goldloop/studio/venv (skipped when present or $GOLDLOOP_LABEL_STUDIO is set)."""
+    path = server.label_studio_executable()
+    console.print(f"Label Studio: {path}")
+
+
+@app.command("start")
+def start(
+    port: int | None = typer.Option(None, "--port", help="Loopback port (default: a free one)."),
+    timeout: float = typer.Option(server.START_TIMEOUT, "--timeout", help="Seconds to wait for /health."),
+) -> None:
+    """Start the embedded Label Studio (installing it when missing) and print its URL and login."""
+    with console.status("starting Label Studio (the first start runs its migrations: a minute or two)"):
+        state = server.start(port=port, timeout=timeout)
+    _print_state(state)
+
+
+@app.command("stop")
+def stop() -> None:
+    """Stop the embedded Label Studio by its recorded pid."""
+    console.print("stopped" if server.stop() else "not running")
+
+
+@app.command("status")
+def status() -> None:
+    """Say whether the embedded Label Studio runs, and where; exit 1 when it does not."""
+    state = server.status()
+    if state is None:
+        console.print("not running")
+        raise typer.Exit(1)
+    _print_state(state)
+
+
+def _print_state(state: server.ServerState) -> None:
+    creds = server.credentials()
+    console.print(
+        key_value_table(
+            "Label Studio",
+            [
+                ("url", state.url),
+                ("login", creds.username),
+                ("password", creds.password),
+                ("pid", state.pid),
+                ("data dir", state.data_dir),
+            ],
+        )
+    )
+    console.print("goldloop commands use this server when LABEL_STUDIO_URL is not set.")

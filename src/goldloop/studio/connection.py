@@ -1,0 +1,107 @@
+"""Which Label Studio to talk to, and a checked SDK client for it.
+
+``--url``/``LABEL_STUDIO_URL`` and ``LABEL_STUDIO_API_KEY`` (a legacy token or a personal access
+token: the SDK tells them apart) name an operator's own server; without them, the running
+embedded server is used. Errors name the server and never the key.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+import httpx
+from tenacity import retry, retry_if_exception, stop_after_attempt, wait_exponential
+
+from goldloop.errors import GoldloopError
+from goldloop.studio import server
+
+if TYPE_CHECKING:
+    from label_studio_sdk import LabelStudio
+
+URL_ENV = "LABEL_STUDIO_URL"
+KEY_ENV = "LABEL_STUDIO_API_KEY"
+T = TypeVar("T")
+
+
+class StudioError(GoldloopError):
+    """Label Studio is unreachable, refuses the key, or holds something goldloop cannot use."""
+
+
+@dataclass(frozen=True)
+class Connection:
+    url: str
+    api_key: str
+
+    def __repr__(self) -> str:  # the key never reaches logs
+        return f"Connection(url={self.url!r})"
+
+
+def resolve_connection(url: str | None = None, api_key: str | None = None, home: Path | None = None) -> Connection:
+    """Explicit values, then the environment, then the running embedded server."""
+    url = url or os.environ.get(URL_ENV)
+    api_key = api_key or os.environ.get(KEY_ENV)
+    if url:
+        if not api_key:
+            raise StudioError(f"Label Studio at {url}: set {KEY_ENV} (a legacy token or a personal access token)")
+        return Connection(url.rstrip("/"), api_key)
+    state = server.status(home)
+    if state is None:
+        raise StudioError(f"no Label Studio: give --url (or {URL_ENV}) and {KEY_ENV}, or run `goldloop studio start`")
+    return Connection(state.url, api_key or state.token)
+
+
+def connect(connection: Connection, *, timeout: float = 120.0) -> LabelStudio:
+    """An SDK client whose key was checked against the server (``whoami``)."""
+    try:
+        from label_studio_sdk import LabelStudio
+        from label_studio_sdk.core.api_error import ApiError
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise StudioError('the Label Studio loop needs the studio extra: pip install "goldloop[studio]"') from exc
+    try:
+        client = LabelStudio(base_url=connection.url, api_key=connection.api_key, timeout=timeout)
+    except ApiError as exc:  # a malformed or expired personal access token is refused here
+        raise StudioError(f"Label Studio at {connection.url}: the API key is not usable: {_detail(exc)}") from None
+    call(connection, client.users.whoami)
+    return client
+
+
+def call(connection: Connection, fn: Callable[..., T], *args: object, **kwargs: object) -> T:
+    """Call an SDK method with retries on timeouts and refused connections, mapping errors."""
+    from label_studio_sdk.core.api_error import ApiError
+
+    try:
+        return _retrying(fn, *args, **kwargs)
+    except httpx.TransportError as exc:
+        raise StudioError(f"cannot reach Label Studio at {connection.url}: {exc.__class__.__name__}: {exc}") from None
+    except ApiError as exc:
+        if exc.status_code in (401, 403):
+            raise StudioError(
+                f"Label Studio at {connection.url} refused the API key (HTTP {exc.status_code}): {_detail(exc)}; "
+                f"check {KEY_ENV}"
+            ) from None
+        raise StudioError(f"Label Studio at {connection.url} answered HTTP {exc.status_code}: {_detail(exc)}") from None
+
+
+def _transient(exc: BaseException) -> bool:
+    return isinstance(exc, httpx.TimeoutException | httpx.NetworkError)
+
+
+@retry(
+    retry=retry_if_exception(_transient),
+    stop=stop_after_attempt(4),
+    wait=wait_exponential(multiplier=0.5, max=8),
+    reraise=True,
+)
+def _retrying(fn: Callable[..., T], *args: object, **kwargs: object) -> T:
+    return fn(*args, **kwargs)
+
+
+def _detail(exc: Exception) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        return str(body.get("detail") or body)[:300]
+    return str(body or exc)[:300]

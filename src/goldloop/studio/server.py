@@ -1,0 +1,304 @@
+"""The embedded Label Studio: install, start, stop and describe a local server for the loop and tests.
+
+Label Studio runs in its own environment (never a dependency of goldloop), with SQLite in a local
+data dir, on a free loopback port, as a pre-created user with a legacy API token. It reads
+un-prefixed settings (``HOST``, ``PORT``, ``USERNAME`` ...), so it starts with a clean, explicit
+environment; it silently moves to another port when its port is busy, so a server that does not
+answer ``/health`` on the chosen port is an error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from goldloop.atomic import atomic_write_json
+from goldloop.errors import GoldloopError
+from goldloop.settings import workdir
+
+LABEL_STUDIO_VERSION = "1.23.2"
+EXECUTABLE_ENV = "GOLDLOOP_LABEL_STUDIO"
+DEFAULT_USERNAME = "admin@goldloop.local"
+# First start runs ~36 s of migrations on a quiet machine; CI machines are shared.
+START_TIMEOUT = 300.0
+# Passed through to Label Studio from the caller's environment; everything else is set explicitly.
+_PASSTHROUGH = ("PATH", "LANG", "LC_ALL", "TZ", "SYSTEMROOT", "TMPDIR")
+
+
+class StudioServerError(GoldloopError):
+    """The embedded Label Studio cannot be installed, started or reached."""
+
+
+@dataclass(frozen=True)
+class Credentials:
+    """The pre-created user of one data dir; created once, reused on every start."""
+
+    username: str
+    password: str
+    token: str
+
+
+@dataclass(frozen=True)
+class ServerState:
+    """A running embedded server, as recorded in ``server.json``."""
+
+    url: str
+    port: int
+    pid: int
+    data_dir: str
+    username: str
+    token: str
+
+
+def studio_home(home: Path | None = None) -> Path:
+    """``.goldloop/studio`` (or ``$GOLDLOOP_HOME/studio``): venv, data dir, state, log."""
+    return home if home is not None else workdir() / "studio"
+
+
+def label_studio_executable(home: Path | None = None, *, install: bool = True) -> Path:
+    """``$GOLDLOOP_LABEL_STUDIO``, else the private venv's ``label-studio`` (installed when missing)."""
+    chosen = os.environ.get(EXECUTABLE_ENV)
+    if chosen:
+        path = Path(chosen)
+        if not path.is_file():
+            raise StudioServerError(f"{EXECUTABLE_ENV}={chosen}: no such file")
+        return path
+    venv = studio_home(home) / "venv"
+    path = venv / ("Scripts/label-studio.exe" if os.name == "nt" else "bin/label-studio")
+    if not path.is_file():
+        if not install:
+            raise StudioServerError(f"Label Studio is not installed in {venv}; run `goldloop studio install`")
+        install_label_studio(venv)
+    return path
+
+
+def install_label_studio(venv: Path) -> None:
+    """Create ``venv`` and install ``label-studio==LABEL_STUDIO_VERSION`` into it with uv."""
+    uv = _uv_command()
+    venv.parent.mkdir(parents=True, exist_ok=True)
+    steps = (
+        [*uv, "venv", "--quiet", str(venv)],
+        [*uv, "pip", "install", "--quiet", "--python", str(venv), f"label-studio=={LABEL_STUDIO_VERSION}"],
+    )
+    for step in steps:
+        done = subprocess.run(step, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            shutil.rmtree(venv, ignore_errors=True)
+            raise StudioServerError(f"installing Label Studio failed ({' '.join(step[-2:])}): {done.stderr.strip()[-800:]}")
+
+
+def _uv_command() -> list[str]:
+    found = shutil.which("uv")
+    if found:
+        return [found]
+    for python in (sys.executable, shutil.which("python3")):
+        if python and subprocess.run([python, "-m", "uv", "--version"], capture_output=True, check=False).returncode == 0:
+            return [python, "-m", "uv"]
+    raise StudioServerError("uv is needed to install Label Studio: `python3 -m pip install uv`")
+
+
+def credentials(home: Path | None = None) -> Credentials:
+    """The data dir's user, generated on first use and kept in ``credentials.json``."""
+    path = studio_home(home) / "credentials.json"
+    if path.is_file():
+        return Credentials(**json.loads(path.read_text(encoding="utf-8")))
+    # Label Studio applies the token only when it creates the user, and keeps it at most 40 chars.
+    creds = Credentials(DEFAULT_USERNAME, secrets.token_urlsafe(12), secrets.token_hex(20))
+    atomic_write_json(path, asdict(creds))
+    path.chmod(0o600)
+    return creds
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def health(url: str, timeout: float = 2.0) -> bool:
+    """True when ``url/health`` answers ``{"status": "UP"}``."""
+    try:
+        with urllib.request.urlopen(f"{url}/health", timeout=timeout) as response:
+            return bool(json.loads(response.read()).get("status") == "UP")
+    except (OSError, ValueError):
+        return False
+
+
+def read_state(home: Path | None = None) -> ServerState | None:
+    path = studio_home(home) / "server.json"
+    if not path.is_file():
+        return None
+    return ServerState(**json.loads(path.read_text(encoding="utf-8")))
+
+
+def status(home: Path | None = None) -> ServerState | None:
+    """The recorded server if its process lives and ``/health`` answers, else None."""
+    state = read_state(home)
+    if state is None or not _alive(state.pid) or not health(state.url):
+        return None
+    return state
+
+
+def start(
+    home: Path | None = None,
+    *,
+    port: int | None = None,
+    executable: Path | None = None,
+    timeout: float = START_TIMEOUT,
+) -> ServerState:
+    """Start the embedded server (or return the running one) and wait until it serves the API."""
+    running = status(home)
+    if running is not None:
+        return running
+    root = studio_home(home)
+    executable = executable or label_studio_executable(root)
+    creds = credentials(root)
+    data_dir = root / "data"
+    data_dir.mkdir(parents=True, exist_ok=True)
+    port = port or free_port()
+    url = f"http://127.0.0.1:{port}"
+    log_path = root / "label-studio.log"
+    with log_path.open("ab") as log:
+        process = subprocess.Popen(
+            [str(executable), "start", "--no-browser", "--data-dir", str(data_dir),
+             "--internal-host", "127.0.0.1", "--port", str(port)],
+            env=_environment(root, data_dir, creds),
+            stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+    state = ServerState(url, port, process.pid, str(data_dir), creds.username, creds.token)
+    try:
+        _wait_until_up(process, url, log_path, timeout)
+        _check_token(url, creds.token)
+    except BaseException:
+        _terminate(process.pid)
+        raise
+    atomic_write_json(root / "server.json", asdict(state))
+    return state
+
+
+def stop(home: Path | None = None, *, grace: float = 15.0) -> bool:
+    """Stop the recorded server by its pid (its process group); False when none was running."""
+    path = studio_home(home) / "server.json"
+    state = read_state(home)
+    if state is None:
+        return False
+    was_alive = _alive(state.pid)
+    if was_alive:
+        _terminate(state.pid, grace)
+    path.unlink(missing_ok=True)
+    return was_alive
+
+
+def kill(home: Path | None = None) -> None:
+    """Kill the recorded server at once (SIGKILL), leaving its state file: a crash, for tests."""
+    state = read_state(home)
+    if state is not None and _alive(state.pid):
+        os.killpg(state.pid, signal.SIGKILL)
+        _reap(state.pid, 10.0)
+
+
+def _environment(root: Path, data_dir: Path, creds: Credentials) -> dict[str, str]:
+    env = {name: os.environ[name] for name in _PASSTHROUGH if name in os.environ}
+    env.update(
+        HOME=str(root),
+        LABEL_STUDIO_BASE_DATA_DIR=str(data_dir),
+        LABEL_STUDIO_USERNAME=creds.username,
+        LABEL_STUDIO_PASSWORD=creds.password,
+        LABEL_STUDIO_USER_TOKEN=creds.token,
+        # Stored when the organisation is created, so it must be on at the first start.
+        LABEL_STUDIO_ENABLE_LEGACY_API_TOKEN="true",
+        # Both are needed for an ML backend on 127.0.0.1: its webhook is validated too.
+        ML_BLOCK_LOCAL_IP="false",
+        SSRF_PROTECTION_ENABLED="false",
+        LATEST_VERSION_CHECK="false",
+        COLLECT_ANALYTICS="false",
+        PYTHONUNBUFFERED="1",
+    )
+    return env
+
+
+def _wait_until_up(process: subprocess.Popen[bytes], url: str, log_path: Path, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise StudioServerError(f"Label Studio exited with code {process.returncode}; log {log_path}:\n{_tail(log_path)}")
+        if health(url):
+            return
+        time.sleep(0.5)
+    raise StudioServerError(
+        f"Label Studio did not answer {url}/health within {timeout:.0f} s (it moves to another port "
+        f"when its port is busy); log {log_path}:\n{_tail(log_path)}"
+    )
+
+
+def _check_token(url: str, token: str) -> None:
+    request = urllib.request.Request(f"{url}/api/current-user/whoami", headers={"Authorization": f"Token {token}"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            response.read()
+    except urllib.error.HTTPError as exc:
+        raise StudioServerError(
+            f"Label Studio at {url} refused the pre-created token (HTTP {exc.code}); its data dir was "
+            "probably created without it: remove the data dir or use --url with your own token"
+        ) from exc
+
+
+def _tail(path: Path, lines: int = 20) -> str:
+    try:
+        return "\n".join(path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
+    except OSError:
+        return ""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return not _is_zombie(pid)
+
+
+def _is_zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ")[-1].startswith("Z")
+    except OSError:
+        return False
+
+
+def _terminate(pid: int, grace: float = 15.0) -> None:
+    try:
+        os.killpg(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    if not _reap(pid, grace):
+        os.killpg(pid, signal.SIGKILL)
+        _reap(pid, 5.0)
+
+
+def _reap(pid: int, within: float) -> bool:
+    """Wait until ``pid`` is gone (reaping it when it is our child); True when it went."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+            if done == pid:
+                return True
+        except ChildProcessError:
+            if not _alive(pid):
+                return True
+        time.sleep(0.1)
+    return not _alive(pid)

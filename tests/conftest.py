@@ -1,0 +1,95 @@
+"""Shared fixtures: one real Label Studio per test session.
+
+The server runs from goldloop's own install (``$GOLDLOOP_LABEL_STUDIO`` or
+``.goldloop/studio/venv``, installed here when ``CI=true``) on a data dir under pytest's tmp dir.
+A migrated data dir is kept in ``.goldloop/test-studio-template`` so later sessions start in
+seconds instead of waiting for the migrations. Outside CI a server that cannot start skips the
+tests that need it, with the reason; in CI it fails them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from goldloop.errors import GoldloopError
+from goldloop.studio import server
+from goldloop.studio.connection import Connection
+
+REPO = Path(__file__).resolve().parents[1]
+TEMPLATE = REPO / ".goldloop" / "test-studio-template"
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+@dataclass
+class LabelStudioServer:
+    """The session's Label Studio: ``url``, ``token``, an SDK ``client``; ``crash``/``restart`` for recovery tests."""
+
+    home: Path
+    executable: Path
+    state: server.ServerState
+    client: Any = field(default=None)
+
+    @property
+    def url(self) -> str:
+        return self.state.url
+
+    @property
+    def token(self) -> str:
+        return self.state.token
+
+    @property
+    def connection(self) -> Connection:
+        return Connection(self.url, self.token)
+
+    def crash(self) -> None:
+        server.kill(self.home)
+
+    def restart(self) -> None:
+        """Start again on the same data dir and port, so ``url`` and ``client`` stay valid."""
+        self.state = server.start(self.home, port=self.state.port, executable=self.executable)
+
+
+def _executable() -> Path:
+    install_root = REPO / ".goldloop" / "studio"
+    return server.label_studio_executable(install_root, install=in_ci())
+
+
+def _prepare_home(base: Path, executable: Path) -> Path:
+    if not (TEMPLATE / "data").is_dir():
+        shutil.rmtree(TEMPLATE, ignore_errors=True)
+        server.start(TEMPLATE, executable=executable)  # runs the migrations once
+        server.stop(TEMPLATE)
+    home = base / "studio"
+    shutil.copytree(TEMPLATE, home, ignore=shutil.ignore_patterns("server.json", "*.log"))
+    return home
+
+
+@pytest.fixture(scope="session")
+def label_studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabelStudioServer]:
+    try:
+        pytest.importorskip("label_studio_sdk", reason="the studio extra is not installed")
+        executable = _executable()
+        home = _prepare_home(tmp_path_factory.mktemp("label-studio"), executable)
+        state = server.start(home, executable=executable)
+    except GoldloopError as exc:
+        if in_ci():
+            pytest.fail(f"Label Studio must run in CI: {exc}")
+        pytest.skip(f"no Label Studio server: {exc}")
+    from label_studio_sdk import LabelStudio
+
+    running = LabelStudioServer(home, executable, state)
+    running.client = LabelStudio(base_url=state.url, api_key=state.token)
+    try:
+        yield running
+    finally:
+        server.stop(home)
