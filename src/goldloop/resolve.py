@@ -38,7 +38,7 @@ Reason = Literal["surface_not_found", "duplicate_occurrence"]
 
 @dataclass(frozen=True)
 class Resolved:
-    """A resolved span ``[a, b)``; ``occurrence_fallback`` when the requested occurrence was not used."""
+    """A span ``[a, b)``; ``occurrence_fallback`` when the requested occurrence was not taken."""
 
     a: int
     b: int
@@ -49,8 +49,10 @@ class ResolutionError(GoldloopError):
     """The surface cannot be placed in the text; ``reason`` names why."""
 
     def __init__(self, reason: Reason, surface: str, occurrence: int | None) -> None:
-        what = "does not occur in the text" if reason == "surface_not_found" else (
-            "has every occurrence claimed already"
+        what = (
+            "does not occur in the text"
+            if reason == "surface_not_found"
+            else ("has every occurrence claimed already")
         )
         super().__init__(f"{reason}: surface {surface!r} (occurrence {occurrence}) {what}")
         self.reason: Reason = reason
@@ -63,7 +65,7 @@ def is_word_char(char: str) -> bool:
 
 
 def find_occurrences(text: str, surface: str) -> Iterator[tuple[int, int]]:
-    """Every word-bounded, case-exact match of ``surface`` in ``text``, overlaps included, in order."""
+    """Every word-bounded, case-exact match of ``surface`` in text order, overlaps included."""
     if not surface:
         return
     n = len(surface)
@@ -85,7 +87,7 @@ def resolve_occurrence(
     occurrence: int | None,
     claimed: Collection[tuple[int, int]] = (),
 ) -> Resolved:
-    """Place the ``occurrence``-th (1-based) match of ``surface`` in ``text``, skipping claimed spans.
+    """Place the ``occurrence``-th (1-based) match of ``surface``, skipping claimed spans.
 
     See the module docstring for the rules. ``occurrence=None`` (not given) behaves like an index
     that does not exist: the first unclaimed match, flagged. Raises :class:`ResolutionError`.
@@ -104,4 +106,5 @@ def resolve_occurrence(
                 break
     if first_unclaimed is not None:
         return Resolved(*first_unclaimed, occurrence_fallback=True)
-    raise ResolutionError("duplicate_occurrence" if found else "surface_not_found", surface, occurrence)
+    reason: Reason = "duplicate_occurrence" if found else "surface_not_found"
+    raise ResolutionError(reason, surface, occurrence)
