@@ -1,4 +1,4 @@
-"""Fixtures for the ML backend tests: a real redis-server, and the backend as a real loopback server."""
+"""Fixtures for the ML backend tests: a real redis-server, the backend on a loopback port."""
 
 from __future__ import annotations
 
@@ -25,12 +25,28 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     binary = shutil.which("redis-server")
     if binary is None:
         if os.environ.get("CI") == "true":
-            pytest.fail("redis-server is required in CI (.ci/run installs the Debian package redis-server)")
-        pytest.skip("redis-server is not installed (Debian package redis-server); the Redis cache is untested here")
+            pytest.fail(
+                "redis-server is required in CI (.ci/run installs the Debian package redis-server)"
+            )
+        pytest.skip(
+            "redis-server is not installed (Debian package redis-server): Redis cache untested"
+        )
     port = free_port()
     workdir: Path = tmp_path_factory.mktemp("redis")
     process = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(workdir)],
+        [
+            binary,
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(workdir),
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.STDOUT,
     )

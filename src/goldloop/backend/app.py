@@ -1,10 +1,10 @@
-"""The HTTP face of the ML backend: Label Studio's protocol on FastAPI, a thin door onto the predictor."""
+"""The ML backend over HTTP: Label Studio's protocol on FastAPI, a thin door onto the predictor."""
 
 from __future__ import annotations
 
 import logging
 import secrets
-from typing import Any
+from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, HTTPException, Request
 from fastapi.responses import JSONResponse
@@ -12,14 +12,24 @@ from fastapi.security import HTTPBasic, HTTPBasicCredentials
 
 from goldloop import __version__
 from goldloop.backend.predictor import Predictor
-from goldloop.backend.protocol import BadRequest, PredictRequest, SetupRequest, WebhookEvent, parse_body
+from goldloop.backend.protocol import (
+    BadRequest,
+    PredictRequest,
+    SetupRequest,
+    WebhookEvent,
+    parse_body,
+)
 from goldloop.backend.settings import BackendSettings
 
 log = logging.getLogger("goldloop.backend")
+# Module level: FastAPI resolves the (string) annotations of dependencies in module globals.
+_BASIC = HTTPBasic(auto_error=False)
 
 
-def create_app(settings: BackendSettings | None = None, predictor: Predictor | None = None) -> FastAPI:
-    """Build the app; with no arguments everything comes from the environment (for uvicorn/gunicorn)."""
+def create_app(
+    settings: BackendSettings | None = None, predictor: Predictor | None = None
+) -> FastAPI:
+    """The app; without arguments everything comes from the environment (uvicorn, gunicorn)."""
     settings = settings or BackendSettings.from_env()
     predictor = predictor or Predictor.from_settings(settings)
     app = FastAPI(title="goldloop ML backend", version=__version__, docs_url=None, redoc_url=None)
@@ -49,7 +59,7 @@ def create_app(settings: BackendSettings | None = None, predictor: Predictor | N
 
     @app.post("/webhook", dependencies=[Depends(guard)])
     async def webhook(request: Request) -> dict[str, Any]:
-        # Pre-annotation learns nothing from annotations: acknowledge so Label Studio does not retry.
+        # Pre-annotation learns nothing from annotations: acknowledge, so Label Studio moves on.
         event = parse_body(await request.body(), WebhookEvent)
         log.info("webhook %s", event.action)
         return {"status": "ok", "action": event.action}
@@ -58,9 +68,7 @@ def create_app(settings: BackendSettings | None = None, predictor: Predictor | N
 
 
 def _basic_auth(credentials: tuple[str, str] | None) -> Any:
-    scheme = HTTPBasic(auto_error=False)
-
-    async def guard(given: HTTPBasicCredentials | None = Depends(scheme)) -> None:
+    async def guard(given: Annotated[HTTPBasicCredentials | None, Depends(_BASIC)]) -> None:
         if credentials is None:
             return
         user, password = credentials
@@ -69,6 +77,8 @@ def _basic_auth(credentials: tuple[str, str] | None) -> Any:
             & secrets.compare_digest(given.password.encode(), password.encode())
         )
         if not ok:
-            raise HTTPException(401, "basic authentication required", headers={"WWW-Authenticate": "Basic"})
+            raise HTTPException(
+                401, "basic authentication required", headers={"WWW-Authenticate": "Basic"}
+            )
 
     return guard

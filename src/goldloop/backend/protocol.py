@@ -55,5 +55,7 @@ def parse_body(raw: bytes, model: type[Body]) -> Body:
     try:
         return model.model_validate(payload)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'body'}: {e['msg']}" for e in exc.errors())
+        problems = "; ".join(
+            f"{'.'.join(map(str, e['loc'])) or 'body'}: {e['msg']}" for e in exc.errors()
+        )
         raise BadRequest(f"request body is not a {model.__name__}: {problems}") from None

@@ -8,13 +8,15 @@ import uvicorn
 from gunicorn.app.base import BaseApplication
 
 APP_FACTORY = "goldloop.backend.app:create_app"
-# Label Studio waits up to ML_TIMEOUT_PREDICT (100 s) for /predict; let a worker run a little longer.
+# Label Studio waits up to ML_TIMEOUT_PREDICT (100 s) for /predict; a worker may run a bit longer.
 WORKER_TIMEOUT = 120
 WORKER_CLASS = "uvicorn_worker.UvicornWorker"
 
 
-def serve(host: str = "127.0.0.1", port: int = 9090, workers: int = 1, log_level: str = "info") -> None:
-    """Serve until interrupted; configuration comes from the environment (see ``BackendSettings``)."""
+def serve(
+    host: str = "127.0.0.1", port: int = 9090, workers: int = 1, log_level: str = "info"
+) -> None:
+    """Serve until interrupted; the configuration comes from the environment."""
     if workers <= 1:
         uvicorn.run(APP_FACTORY, factory=True, host=host, port=port, log_level=log_level)
         return
@@ -29,7 +31,7 @@ def serve(host: str = "127.0.0.1", port: int = 9090, workers: int = 1, log_level
     ).run()
 
 
-class _Gunicorn(BaseApplication):  # type: ignore[misc]
+class _Gunicorn(BaseApplication):
     """gunicorn driven from Python, each worker building its own app from the environment."""
 
     def __init__(self, options: dict[str, Any]) -> None:

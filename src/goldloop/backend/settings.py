@@ -8,14 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from goldloop.errors import GoldloopError
+from goldloop.llm.base import CREDENTIALS
 from goldloop.settings import default_cache_path
 
-# Each provider's own key variables, in the order a provider is picked when none is named.
-PROVIDER_KEYS: dict[str, tuple[str, ...]] = {
-    "openai": ("OPENAI_API_KEY",),
-    "anthropic": ("ANTHROPIC_API_KEY",),
-    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
-}
 LEXICAL = "lexical"
 
 
@@ -43,11 +38,17 @@ class BackendSettings:
     def from_env(cls, env: Mapping[str, str] | None = None) -> BackendSettings:
         """Read ``GOLDLOOP_*``, ``REDIS_URL``, ``BASIC_AUTH_*`` and the providers' key variables."""
         env = os.environ if env is None else env
-        annotator = _annotator(env, "GOLDLOOP_PROVIDER", "GOLDLOOP_MODEL", "GOLDLOOP_EFFORT", "GOLDLOOP_BASE_URL")
+        annotator = _annotator(
+            env, "GOLDLOOP_PROVIDER", "GOLDLOOP_MODEL", "GOLDLOOP_EFFORT", "GOLDLOOP_BASE_URL"
+        )
         other = None
         if env.get("GOLDLOOP_OTHER_PROVIDER"):
             other = _annotator(
-                env, "GOLDLOOP_OTHER_PROVIDER", "GOLDLOOP_OTHER_MODEL", "GOLDLOOP_OTHER_EFFORT", "GOLDLOOP_OTHER_BASE_URL"
+                env,
+                "GOLDLOOP_OTHER_PROVIDER",
+                "GOLDLOOP_OTHER_MODEL",
+                "GOLDLOOP_OTHER_EFFORT",
+                "GOLDLOOP_OTHER_BASE_URL",
             )
         user, password = env.get("BASIC_AUTH_USER"), env.get("BASIC_AUTH_PASS")
         if bool(user) != bool(password):
@@ -56,7 +57,9 @@ class BackendSettings:
             annotator=annotator,
             other=other,
             kb_path=Path(env["GOLDLOOP_KB"]) if env.get("GOLDLOOP_KB") else None,
-            cache_path=Path(env["GOLDLOOP_CACHE"]) if env.get("GOLDLOOP_CACHE") else default_cache_path(),
+            cache_path=Path(env["GOLDLOOP_CACHE"])
+            if env.get("GOLDLOOP_CACHE")
+            else default_cache_path(),
             redis_url=env.get("REDIS_URL") or None,
             basic_auth=(user, password) if user and password else None,
             concurrency=_positive_int(env, "GOLDLOOP_CONCURRENCY", 16),
@@ -64,26 +67,30 @@ class BackendSettings:
 
 
 def has_key(env: Mapping[str, str], provider: str) -> bool:
-    return any(env.get(name) for name in PROVIDER_KEYS.get(provider, ()))
+    return any(env.get(name) for name in CREDENTIALS.get(provider, ()))
 
 
-def _annotator(env: Mapping[str, str], provider_var: str, model_var: str, effort_var: str, url_var: str) -> AnnotatorSpec:
+def _annotator(
+    env: Mapping[str, str], provider_var: str, model_var: str, effort_var: str, url_var: str
+) -> AnnotatorSpec:
     provider = (env.get(provider_var) or "").strip().lower()
     if not provider:
         # No provider named: the first one with a key, else the offline pre-annotator.
-        provider = next((name for name in PROVIDER_KEYS if has_key(env, name)), LEXICAL)
+        provider = next((name for name in CREDENTIALS if has_key(env, name)), LEXICAL)
     if provider == LEXICAL:
         return AnnotatorSpec(LEXICAL)
-    if provider not in PROVIDER_KEYS:
-        known = ", ".join([*PROVIDER_KEYS, LEXICAL])
+    if provider not in CREDENTIALS:
+        known = ", ".join([*CREDENTIALS, LEXICAL])
         raise GoldloopError(f"{provider_var}={provider!r} is not a provider (known: {known})")
-    if not has_key(env, provider):
-        names = " or ".join(PROVIDER_KEYS[provider])
+    base_url = env.get(url_var) or None
+    # A local OpenAI-compatible server (vLLM, Ollama) may need no key.
+    if not has_key(env, provider) and base_url is None:
+        names = " or ".join(CREDENTIALS[provider])
         raise GoldloopError(f"{provider_var}={provider} needs {names} in the environment")
     model = env.get(model_var)
     if not model:
         raise GoldloopError(f"{provider_var}={provider} needs {model_var} (the model name)")
-    return AnnotatorSpec(provider, model, env.get(effort_var) or None, env.get(url_var) or None)
+    return AnnotatorSpec(provider, model, env.get(effort_var) or None, base_url)
 
 
 def _positive_int(env: Mapping[str, str], name: str, default: int) -> int:
