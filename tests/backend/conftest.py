@@ -8,6 +8,7 @@ import socket
 import subprocess
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -19,46 +20,43 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@pytest.fixture(scope="session")
-def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A redis-server of our own on a free loopback port, without persistence."""
+def redis_binary() -> str:
+    """The redis-server executable; skipped with the reason where missing, failed in CI."""
     binary = shutil.which("redis-server")
     if binary is None:
         if os.environ.get("CI") == "true":
-            pytest.fail(
-                "redis-server is required in CI (.ci/run installs the Debian package redis-server)"
-            )
+            pytest.fail("redis-server is required in CI (.ci/run installs the Debian package)")
         pytest.skip(
             "redis-server is not installed (Debian package redis-server): Redis cache untested"
         )
+    return binary
+
+
+@contextmanager
+def running_redis(workdir: Path) -> Iterator[str]:
+    """A redis-server of our own on a free loopback port, without persistence; yields its URL."""
     port = free_port()
-    workdir: Path = tmp_path_factory.mktemp("redis")
     process = subprocess.Popen(
-        [
-            binary,
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--dir",
-            str(workdir),
-        ],
+        [redis_binary(), "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+         "--appendonly", "no", "--dir", str(workdir)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.STDOUT,
-    )
+    )  # fmt: skip
     try:
-        _wait_for_port(port, process)
+        wait_for_port(port, process)
         yield f"redis://127.0.0.1:{port}/0"
     finally:
         process.terminate()
         process.wait(timeout=10)
 
 
-def _wait_for_port(port: int, process: subprocess.Popen[bytes], timeout_s: float = 10.0) -> None:
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with running_redis(tmp_path_factory.mktemp("redis")) as url:
+        yield url
+
+
+def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout_s: float = 10.0) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if process.poll() is not None:

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from tests.fakes.llm_server import FakeLLMServer, FakeRequest, Reply, llm_server
 
 from goldloop.annotate import annotate_documents
 from goldloop.backend.app import create_app
@@ -21,7 +22,6 @@ from goldloop.lexical import LexicalAnnotator
 from goldloop.nlp import load_nlp
 from goldloop.studio.label_config import render_label_config
 from goldloop.studio.review import build_review_prediction
-from tests.fakes.llm_server import FakeLLMServer, FakeRequest, Reply, llm_server
 
 __all__ = ["llm_server"]
 
@@ -105,7 +105,9 @@ def test_predict_one_task_returns_the_review_prediction_push_would_build(
     assert {r["from_name"] for r in result["result"]} >= {"mention", "relation", "direction"}
 
 
-def test_predict_eight_tasks_one_result_each_in_order(client: TestClient, label_config: str) -> None:
+def test_predict_eight_tasks_one_result_each_in_order(
+    client: TestClient, label_config: str
+) -> None:
     verbs = ["activates", "inhibits", "increases", "upregulates", "downregulates", "inactivates"]
     texts = [f"In these cells, IL-{i} {verb} the TNF receptor." for i, verb in enumerate(verbs)]
     texts.insert(3, NOTHING_TEXT)
@@ -143,7 +145,9 @@ def test_a_prediction_that_does_not_fit_the_labeling_config_is_not_sent(
     client: TestClient, label_config: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     # The project's config lacks the relation this text gives: validation refuses the prediction.
-    narrowed = label_config.replace('<Choice value="activates"', '<Choice value="activates-renamed"')
+    narrowed = label_config.replace(
+        '<Choice value="activates"', '<Choice value="activates-renamed"'
+    )
     assert narrowed != label_config
     with caplog.at_level(logging.WARNING, logger="goldloop.backend"):
         results = predict(client, tasks_of(["Protein 1 activates kinase 2."]), narrowed).json()
@@ -182,7 +186,9 @@ def test_basic_auth_when_configured(lexical_predictor: Predictor, label_config: 
         assert predict(client, tasks_of([MENTION_TEXT]), label_config).status_code == 401
         wrong = predict(client, tasks_of([MENTION_TEXT]), label_config, headers=_auth("ls", "nope"))
         assert wrong.status_code == 401
-        right = predict(client, tasks_of([MENTION_TEXT]), label_config, headers=_auth("ls", "s3cret"))
+        right = predict(
+            client, tasks_of([MENTION_TEXT]), label_config, headers=_auth("ls", "s3cret")
+        )
         assert right.status_code == 200 and right.json()["results"][0]["result"]
         assert client.post("/setup", json={}).status_code == 401
         assert client.post("/setup", json={}, headers=_auth("ls", "s3cret")).status_code == 200
@@ -224,7 +230,9 @@ def llm_client(
 
 
 def test_llm_failures_get_no_prediction_and_are_logged_the_rest_of_the_batch_stands(
-    llm_client: tuple[TestClient, FakeLLMServer], label_config: str, caplog: pytest.LogCaptureFixture
+    llm_client: tuple[TestClient, FakeLLMServer],
+    label_config: str,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     client, server = llm_client
     texts = [
@@ -252,7 +260,9 @@ def test_llm_failures_get_no_prediction_and_are_logged_the_rest_of_the_batch_sta
 
 
 def test_a_failed_call_gets_no_prediction_and_a_repeat_is_answered_from_the_cache(
-    llm_client: tuple[TestClient, FakeLLMServer], label_config: str, caplog: pytest.LogCaptureFixture
+    llm_client: tuple[TestClient, FakeLLMServer],
+    label_config: str,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     client, server = llm_client
     server.fail(401, times=10)  # not retryable: the call fails for good
