@@ -6,12 +6,18 @@ import os
 import shutil
 import socket
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from goldloop.backend.app import create_app
+from goldloop.backend.predictor import Predictor
+from goldloop.backend.settings import BackendSettings
 
 
 def free_port() -> int:
@@ -67,3 +73,33 @@ def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout_s: float 
         except OSError:
             time.sleep(0.05)
     raise RuntimeError(f"nothing listens on 127.0.0.1:{port} after {timeout_s} s")
+
+
+@dataclass
+class RunningBackend:
+    url: str
+    predictor: Predictor
+
+
+@contextmanager
+def running_backend(settings: BackendSettings, predictor: Predictor) -> Iterator[RunningBackend]:
+    """The backend app served by uvicorn on a free loopback port, in a thread of this process."""
+    import uvicorn
+
+    port = free_port()
+    config = uvicorn.Config(
+        create_app(settings, predictor), host="127.0.0.1", port=port, log_level="warning"
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError(f"the backend did not start on 127.0.0.1:{port}")
+        time.sleep(0.02)
+    try:
+        yield RunningBackend(f"http://127.0.0.1:{port}", predictor)
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
