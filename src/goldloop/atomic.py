@@ -12,7 +12,9 @@ from typing import IO, Any
 
 
 @contextmanager
-def atomic_open(path: str | Path, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO[Any]]:
+def atomic_open(
+    path: str | Path, mode: str = "w", encoding: str | None = "utf-8"
+) -> Iterator[IO[Any]]:
     """Open a temporary file beside ``path``; on clean exit it replaces ``path``, else it vanishes."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)

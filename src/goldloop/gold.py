@@ -60,7 +60,12 @@ class Hit(BaseModel):
 
     def to_json(self) -> dict[str, Any]:
         """The file form: required fields and ``surface`` always, optional ones when set."""
-        out: dict[str, Any] = {"a": self.a, "b": self.b, "surface": self.surface, "entity_id": self.entity_id}
+        out: dict[str, Any] = {
+            "a": self.a,
+            "b": self.b,
+            "surface": self.surface,
+            "entity_id": self.entity_id,
+        }
         for name in _OPTIONAL:
             value = getattr(self, name)
             if value is not None:
@@ -177,7 +182,8 @@ def _read_document(path: Path, index: int, item: Any, kb: KB | None, stats: Gold
     except ValidationError as exc:
         raise GoldError(f"{where}: {_first_error(exc)}") from exc
     document.ground_truth = [
-        _read_hit(f"{where}: hit {k}", text, raw, legacy, kb, stats) for k, raw in enumerate(raw_hits)
+        _read_hit(f"{where}: hit {k}", text, raw, legacy, kb, stats)
+        for k, raw in enumerate(raw_hits)
     ]
     stats.documents += 1
     if document.role:
@@ -185,7 +191,9 @@ def _read_document(path: Path, index: int, item: Any, kb: KB | None, stats: Gold
     return document
 
 
-def _read_hit(where: str, text: str, raw: Any, legacy: bool, kb: KB | None, stats: GoldStats) -> Hit:
+def _read_hit(
+    where: str, text: str, raw: Any, legacy: bool, kb: KB | None, stats: GoldStats
+) -> Hit:
     if not isinstance(raw, dict):
         raise GoldError(f"{where}: expected an object")
     raw = dict(raw)
@@ -193,16 +201,22 @@ def _read_hit(where: str, text: str, raw: Any, legacy: bool, kb: KB | None, stat
         raw.setdefault("source", "legacy")
     direction = raw.get("direction")
     if direction is not None and direction not in DIRECTIONS:
-        raise GoldError(f"{where}: unknown direction {direction!r} (known: {', '.join(DIRECTIONS)})")
+        raise GoldError(
+            f"{where}: unknown direction {direction!r} (known: {', '.join(DIRECTIONS)})"
+        )
     try:
         hit = Hit.model_validate(raw)
     except ValidationError as exc:
         raise GoldError(f"{where}: {_first_error(exc)}") from exc
     if not 0 <= hit.a < hit.b <= len(text):
-        raise GoldError(f"{where}: span [{hit.a}, {hit.b}) must have b > a and lie inside the text (length {len(text)})")
+        raise GoldError(
+            f"{where}: span [{hit.a}, {hit.b}) must have b > a and lie inside the text (length {len(text)})"
+        )
     surface = text[hit.a : hit.b]
     if "surface" in raw and raw["surface"] != surface:
-        raise GoldError(f"{where}: surface {raw['surface']!r} differs from text[{hit.a}:{hit.b}] = {surface!r}")
+        raise GoldError(
+            f"{where}: surface {raw['surface']!r} differs from text[{hit.a}:{hit.b}] = {surface!r}"
+        )
     hit.surface = surface
     if kb is not None:
         if hit.entity_id in kb:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import io
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -237,7 +238,7 @@ def _csv_rows(
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise KBError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
-    reader = csv.DictReader(text.splitlines(keepends=True))
+    reader = csv.DictReader(io.StringIO(text, newline=""))
     columns = reader.fieldnames or []
     missing = [c for c in required if c not in columns]
     if missing:
@@ -272,7 +273,9 @@ def _parse_relations(path: Path, raw: bytes) -> dict[str, Relation]:
         if not entity_id or not label:
             raise KBError(f"{where}: entity_id and label must not be empty")
         if entity_id in relations:
-            raise KBError(f"{where}: duplicate entity_id {entity_id} (first on line {lines[entity_id]})")
+            raise KBError(
+                f"{where}: duplicate entity_id {entity_id} (first on line {lines[entity_id]})"
+            )
         key = label_key(label)
         if key in labels:
             other, other_line = labels[key]
@@ -293,7 +296,9 @@ def _parse_relations(path: Path, raw: bytes) -> dict[str, Relation]:
             example=row.get("example", ""),
         )
         if relation.is_symmetric and (relation.inverse_entity_id or not relation.is_canonical):
-            raise KBError(f"{where}: {entity_id} is symmetric but paired; a symmetric relation has no converse")
+            raise KBError(
+                f"{where}: {entity_id} is symmetric but paired; a symmetric relation has no converse"
+            )
         if relation.is_canonical != (relation.canonical_entity_id == entity_id):
             raise KBError(
                 f"{where}: {entity_id} has is_canonical={relation.is_canonical} but "
@@ -306,7 +311,14 @@ def _parse_relations(path: Path, raw: bytes) -> dict[str, Relation]:
         target = relations.get(relation.canonical_entity_id)
         where = f"{path}: line {lines[entity_id]}"
         if target is None:
-            raise KBError(f"{where}: canonical_entity_id {relation.canonical_entity_id} is not in the KB")
+            raise KBError(
+                f"{where}: canonical_entity_id {relation.canonical_entity_id} is not in the KB"
+            )
+        if target.is_symmetric and target.entity_id != entity_id:
+            raise KBError(
+                f"{where}: {entity_id} folds onto {target.entity_id}, which is symmetric; "
+                "a symmetric relation has no converse"
+            )
         if not target.is_canonical:
             raise KBError(
                 f"{where}: canonical_entity_id {target.entity_id} of {entity_id} is not itself canonical"
