@@ -1,8 +1,8 @@
 """Pre-annotation: documents in, hits and a report accounting for every item out.
 
 :func:`annotate_documents` is the one core behind ``goldloop annotate`` and the ML backend. With an
-LLM provider, requests run on a thread pool while the main thread parses the texts with spaCy (once
-each, in order), so the post-cache checks overlap the requests. Decoding follows the design's LLM
+LLM provider, requests run on a thread pool while the main thread decodes answers as they arrive
+and parses each text that needs it once with spaCy, so the post-cache checks overlap the requests. Decoding follows the design's LLM
 contract: offsets resolved from surface + occurrence, labels folded over the whole KB, nested spans
 dropped, then ``non_verbal`` and ``surface_anchored`` from the parse. A truncated, unparsable or
 failed answer leaves its document out of the output and is listed in the report.
@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import ExitStack
+from collections.abc import Callable, Iterable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -47,7 +46,8 @@ ITEM_REASONS = (
     "bad_direction", "nested_in_longer_span", "non_verbal",
 )  # fmt: skip
 DOCUMENT_FAILURES = ("truncated", "unparsable", "failed")
-_PIPES_NOT_NEEDED = ("ner",)  # the checks read tags, lemmas and the parse only
+# The post-cache checks read tags, POS and lemmas only; tests/llm/test_decode.py guards this.
+PIPES_UNUSED_BY_CHECKS = ("parser",)
 
 
 @dataclass
@@ -105,43 +105,59 @@ def annotate_documents(
     """Annotate one document or a batch; ``concurrency`` requests are in flight at once.
 
     ``verbal_only=False`` switches the ``non_verbal`` check off (no new LLM call: the answers come
-    from the cache). ``on_document`` is called once per finished document, in input order.
+    from the cache). ``on_document`` is called once per finished document, as each finishes; the
+    returned documents keep the input order.
     """
     nlp = nlp or load_nlp()
-    results: list[DocumentResult] = []
-    with ExitStack() as stack:
-        answers = _answers(documents, annotator, kb, max_tokens, concurrency, stack)
-        for document, doc, answer in zip(documents, _parse(nlp, documents, stack), answers, strict=True):
-            if isinstance(annotator, LexicalAnnotator):
-                result = _decode_lexical(document, doc, annotator, kb, verbal_only)
-            else:
-                result = decode_answer(document, answer, doc, kb, annotator.tag, verbal_only, max_tokens)
-            results.append(result)
+    if isinstance(annotator, LexicalAnnotator):
+        results = []
+        for document, doc in zip(documents, nlp.pipe((d.text for d in documents), batch_size=16), strict=True):
+            results.append(_decode_lexical(document, doc, annotator, kb, verbal_only))
             if on_document is not None:
-                on_document(result)
+                on_document(results[-1])
+    else:
+        results = _annotate_with_llm(documents, annotator, kb, max_tokens, concurrency, verbal_only, nlp, on_document)
     return AnnotationRun(
         documents=[r.document for r in results if r.document is not None],
         report=build_report(results, annotator, kb, verbal_only=verbal_only, max_tokens=max_tokens),
     )
 
 
-def _parse(nlp: Language, documents: list[Document], stack: ExitStack) -> Iterator[Doc]:
-    disabled = [name for name in _PIPES_NOT_NEEDED if name in nlp.pipe_names]
-    stack.enter_context(nlp.select_pipes(disable=disabled))
-    return iter(nlp.pipe((d.text for d in documents), batch_size=16))
-
-
-def _answers(
-    documents: list[Document], annotator: Annotator, kb: KB, max_tokens: int, concurrency: int, stack: ExitStack
-) -> Iterable[LLMResponse | LLMError | None]:
-    """The answers in input order, requested on a pool so they arrive while spaCy parses."""
-    if isinstance(annotator, LexicalAnnotator):
-        return (None for _ in documents)
+def _annotate_with_llm(
+    documents: list[Document],
+    provider: Provider,
+    kb: KB,
+    max_tokens: int,
+    concurrency: int,
+    verbal_only: bool,
+    nlp: Language,
+    on_document: Callable[[DocumentResult], None] | None,
+) -> list[DocumentResult]:
+    """Requests run on a pool; the main thread decodes answers as they arrive and parses (once,
+    in small batches) only the texts that have candidates left, so spaCy overlaps the requests."""
     system = system_prompt(kb)
-    pool = stack.enter_context(ThreadPoolExecutor(max_workers=max(1, concurrency)))
-    stack.callback(pool.shutdown, cancel_futures=True)  # on an interrupt, stop what has not started
-    futures = [pool.submit(_ask, annotator, annotation_request(d, kb, max_tokens, system)) for d in documents]
-    return (future.result() for future in futures)
+    results: list[DocumentResult | None] = [None] * len(documents)
+    unused = [name for name in PIPES_UNUSED_BY_CHECKS if name in nlp.pipe_names]
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool, nlp.select_pipes(disable=unused):
+        futures = {
+            pool.submit(_ask, provider, annotation_request(d, kb, max_tokens, system)): index
+            for index, d in enumerate(documents)
+        }
+        pending: set[Future[LLMResponse | LLMError]] = set(futures)
+        try:
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                read = {futures[f]: read_answer(documents[futures[f]], f.result(), kb, max_tokens) for f in done}
+                to_parse = sorted(i for i, answer in read.items() if answer.candidates)
+                parsed = dict(zip(to_parse, nlp.pipe(documents[i].text for i in to_parse), strict=True))
+                for index in sorted(read):
+                    result = finish_answer(read[index], documents[index], parsed.get(index), provider.tag, verbal_only)
+                    results[index] = result
+                    if on_document is not None:
+                        on_document(result)
+        finally:
+            pool.shutdown(cancel_futures=True)  # on an interrupt, stop what has not started
+    return [r for r in results if r is not None]
 
 
 def _ask(provider: Provider, request: LLMRequest) -> LLMResponse | LLMError:
@@ -149,6 +165,52 @@ def _ask(provider: Provider, request: LLMRequest) -> LLMResponse | LLMError:
         return provider.complete(request)
     except LLMError as exc:
         return exc
+
+
+@dataclass
+class ReadAnswer:
+    """The pre-cache half of decoding: a failure, or the items with their candidates."""
+
+    result: DocumentResult
+    items: list[Any] = field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
+    rejections: list[tuple[Any, list[str]]] = field(default_factory=list)
+
+
+def read_answer(document: Document, answer: LLMResponse | LLMError | None, kb: KB, max_tokens: int | None = None) -> ReadAnswer:
+    """Check the stop reason, parse the answer, resolve and fold its items (no spaCy needed)."""
+    if isinstance(answer, LLMError) or answer is None:
+        return ReadAnswer(_failed(document, "failed", str(answer) if answer else "no answer"))
+    result = DocumentResult(document.doc_id, None, usage=dict(answer.usage), cached=answer.cached)
+    if answer.truncated:
+        result.failure = {"reason": "truncated", "detail": f"the answer stopped at the token limit ({max_tokens})"}
+        return ReadAnswer(result)
+    try:
+        items = parse_mentions(answer.text)
+    except Unparsable as exc:
+        result.failure = {"reason": "unparsable", "detail": str(exc), "answer": answer.text[:500]}
+        return ReadAnswer(result)
+    result.items = len(items)
+    return ReadAnswer(result, items, *read_candidates(document.text, items, kb))
+
+
+def finish_answer(read: ReadAnswer, document: Document, doc: Doc | None, annotator_tag: str, verbal_only: bool = True) -> DocumentResult:
+    """The post-cache half: nested spans, ``non_verbal`` and ``surface_anchored`` on the parse
+    (``doc`` may be None only when there are no candidates)."""
+    result = read.result
+    if result.failure is not None:
+        return result
+    hits: list[Candidate] = []
+    late: list[tuple[Any, list[str]]] = []
+    if read.candidates:
+        if doc is None:
+            raise ValueError(f"{document.doc_id}: candidates to check but no parse")
+        hits, late = check_candidates(document.text, read.candidates, doc, verbal_only)
+    order = {id(item): k for k, item in enumerate(read.items)}
+    in_order = sorted(read.rejections + late, key=lambda pair: order[id(pair[0])])
+    result.rejections = [_rejection(item, document.doc_id, reasons) for item, reasons in in_order]
+    result.document = _with_hits(document, [to_hit(c, document.text, doc, annotator_tag, "llm") for c in hits if doc])
+    return result
 
 
 def decode_answer(
@@ -160,26 +222,8 @@ def decode_answer(
     verbal_only: bool = True,
     max_tokens: int | None = None,
 ) -> DocumentResult:
-    """Turn one LLM answer into hits and rejections (or a document failure)."""
-    if isinstance(answer, LLMError) or answer is None:
-        return _failed(document, "failed", str(answer) if answer else "no answer")
-    result = DocumentResult(document.doc_id, None, usage=dict(answer.usage), cached=answer.cached)
-    if answer.truncated:
-        result.failure = {"reason": "truncated", "detail": f"the answer stopped at the token limit ({max_tokens})"}
-        return result
-    try:
-        items = parse_mentions(answer.text)
-    except Unparsable as exc:
-        result.failure = {"reason": "unparsable", "detail": str(exc), "answer": answer.text[:500]}
-        return result
-    candidates, rejections = read_candidates(document.text, items, kb)
-    hits, late = check_candidates(document.text, candidates, doc, verbal_only)
-    result.items = len(items)
-    order = {id(item): k for k, item in enumerate(items)}
-    in_order = sorted(rejections + late, key=lambda pair: order[id(pair[0])])
-    result.rejections = [_rejection(item, document.doc_id, reasons) for item, reasons in in_order]
-    result.document = _with_hits(document, [to_hit(c, document.text, doc, annotator_tag, "llm") for c in hits])
-    return result
+    """Turn one LLM answer into hits and rejections (or a document failure), given its parse."""
+    return finish_answer(read_answer(document, answer, kb, max_tokens), document, doc, annotator_tag, verbal_only)
 
 
 def read_candidates(

@@ -2,7 +2,9 @@
 
 The real SDKs are pointed at it by base URL, so their request building, response parsing, stop
 reasons and usage objects all run for real. Answers are scripted by a function of the request;
-latency, HTTP errors (429, 500, ...) and truncation can be injected, and every request is counted.
+latency, HTTP errors (429, 500, ...) and truncation can be injected, and every request is counted
+(``request_count``; ``max_in_flight`` is the most requests it held at once; both also at
+``GET /_fake/stats`` when the server runs in another process).
 
     with FakeLLMServer(lambda req: '{"mentions": []}') as server:
         provider = server.provider("anthropic", "claude-x", cache=None)
@@ -78,6 +80,8 @@ class FakeLLMServer:
         self.latency_s = latency_s
         self.requests: list[FakeRequest] = []
         self.request_count = 0
+        self.in_flight = 0
+        self.max_in_flight = 0
         self._failures: list[int] = []
         self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
@@ -109,6 +113,7 @@ class FakeLLMServer:
         with self._lock:
             self.requests.clear()
             self.request_count = 0
+            self.max_in_flight = 0
             self._failures.clear()
 
     def start(self) -> FakeLLMServer:
@@ -126,10 +131,17 @@ class FakeLLMServer:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _next_failure(self) -> int | None:
+    def _arrive(self) -> int | None:
+        """Count a request; the status of an injected failure, if one is due."""
         with self._lock:
             self.request_count += 1
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
             return self._failures.pop(0) if self._failures else None
+
+    def _leave(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
 
     def _respond(self, provider: str, request: FakeRequest) -> dict[str, Any]:
         with self._lock:
@@ -285,6 +297,12 @@ def _handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:  # quiet test output
             pass
 
+        def do_GET(self) -> None:
+            if self.path == "/_fake/stats":  # for a server run in another process
+                self._send(200, {"request_count": server.request_count, "max_in_flight": server.max_in_flight})
+            else:
+                self._send(404, {"error": {"message": f"no route {self.path}"}})
+
         def do_POST(self) -> None:
             path = self.path.split("?", 1)[0]
             gemini = _GEMINI_PATH.match(path)
@@ -299,13 +317,16 @@ def _handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                 return
             length = int(self.headers.get("Content-Length") or 0)
             body = json.loads(self.rfile.read(length) or b"{}")
-            status = server._next_failure()  # counts the request on arrival
-            if server.latency_s:
-                time.sleep(server.latency_s)
-            if status is not None:
-                self._send(status, _error_body(provider, status))
-                return
-            self._send(200, server._respond(provider, parse(body, model)))
+            status = server._arrive()
+            try:
+                if server.latency_s:
+                    time.sleep(server.latency_s)
+                if status is not None:
+                    self._send(status, _error_body(provider, status))
+                else:
+                    self._send(200, server._respond(provider, parse(body, model)))
+            finally:
+                server._leave()
 
         def _send(self, status: int, payload: dict[str, Any]) -> None:
             data = json.dumps(payload).encode("utf-8")

@@ -69,7 +69,8 @@ Relations (label: definition):
 def clean_definition(text: str, limit: int = DEFINITION_LIMIT) -> str:
     """A short definition: no bracketed prefix, URL or "Formally: …" tail; cut on a word boundary."""
     text = re.sub(r"^\s*(?:\[[^\]]*\]\s*)+", "", text)
-    text = re.sub(r"https?://\S+", "", text)
+    text = re.sub(r"https?://[^\s)\]>]+", "", text)
+    text = re.sub(r"\(\s*\)|\[\s*\]", "", text)  # brackets that held only a URL
     text = re.split(r"\bFormally:", text, maxsplit=1)[0]
     text = " ".join(text.split()).strip(" ,;:")
     if len(text) <= limit:
