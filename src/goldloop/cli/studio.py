@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
 
-from goldloop.cli.common import console, key_value_table
+from goldloop.atomic import atomic_write_text
+from goldloop.cli import loop
+from goldloop.cli.common import KB_OPTION, console, key_value_table, open_kb
 from goldloop.studio import server
+from goldloop.studio.label_config import render_label_config
 
 app = typer.Typer(help="Run a local Label Studio for the loop (its own environment, SQLite, loopback).", no_args_is_help=True)
 
@@ -59,3 +64,20 @@ def _print_state(state: server.ServerState) -> None:
         )
     )
     console.print("goldloop commands use this server when LABEL_STUDIO_URL is not set.")
+
+
+def label_config(
+    kb: Path | None = KB_OPTION,
+    output: Path = typer.Option(Path("label_config/relations.xml"), "--output", "-o", help="Where to write the config."),
+) -> None:
+    """Generate the Label Studio labeling config from the KB."""
+    knowledge = open_kb(kb)
+    atomic_write_text(output, render_label_config(knowledge))
+    console.print(f"wrote {output} ({len(knowledge.canonical_relations())} relations, KB {knowledge.tag})")
+
+
+def register(root: typer.Typer) -> None:
+    """Add ``studio`` and the loop's top-level commands to the ``goldloop`` app."""
+    root.add_typer(app, name="studio")
+    root.command("label-config")(label_config)
+    loop.register(root)

@@ -8,7 +8,8 @@ embedded server is used. Errors name the server and never the key.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
@@ -70,20 +71,40 @@ def connect(connection: Connection, *, timeout: float = 120.0) -> LabelStudio:
 
 
 def call(connection: Connection, fn: Callable[..., T], *args: object, **kwargs: object) -> T:
-    """Call an SDK method with retries on timeouts and refused connections, mapping errors."""
+    """Call an SDK method with retries on timeouts and lost connections, mapping errors."""
+    with _mapped_errors(connection):
+        return _retrying(fn, *args, **kwargs)
+
+
+def call_once(connection: Connection, fn: Callable[..., T], *args: object, **kwargs: object) -> T:
+    """Call an SDK method once (for requests that must not be repeated blindly), mapping errors."""
+    with _mapped_errors(connection):
+        return fn(*args, **kwargs)
+
+
+class StudioUnreachable(StudioError):
+    """The request did not get an answer: the server is down, restarting or too slow."""
+
+
+@contextmanager
+def _mapped_errors(connection: Connection) -> Iterator[None]:
     from label_studio_sdk.core.api_error import ApiError
 
     try:
-        return _retrying(fn, *args, **kwargs)
+        yield
     except httpx.TransportError as exc:
-        raise StudioError(f"cannot reach Label Studio at {connection.url}: {exc.__class__.__name__}: {exc}") from None
+        raise StudioUnreachable(
+            f"cannot reach Label Studio at {connection.url}: {exc.__class__.__name__}: {exc}"
+        ) from None
     except ApiError as exc:
         if exc.status_code in (401, 403):
             raise StudioError(
-                f"Label Studio at {connection.url} refused the API key (HTTP {exc.status_code}): {_detail(exc)}; "
-                f"check {KEY_ENV}"
+                f"Label Studio at {connection.url} refused the API key (HTTP {exc.status_code}): "
+                f"{_detail(exc)}; check {KEY_ENV}"
             ) from None
-        raise StudioError(f"Label Studio at {connection.url} answered HTTP {exc.status_code}: {_detail(exc)}") from None
+        raise StudioError(
+            f"Label Studio at {connection.url} answered HTTP {exc.status_code}: {_detail(exc)}"
+        ) from None
 
 
 def _transient(exc: BaseException) -> bool:

@@ -1,0 +1,282 @@
+"""Reading a corpus table in a stream: TSV/CSV (optionally gzipped), JSONL, or Parquet.
+
+Each row becomes a ``CorpusRecord`` with its identifiers normalised and its ``doc_id`` built
+from the first identifier present, in the order pmid, doi, openalex, mag, pmcid, then the
+corpus-declared id column. Rows are read lazily, so a corpus larger than memory works.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import hashlib
+import json
+import re
+import sys
+import zlib
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import IO, Any
+
+from goldloop.errors import GoldloopError
+from goldloop.sample.sampledir import ID_KINDS
+
+TEXT_COLUMNS = ("abstract", "summary", "text")
+YEAR_COLUMNS = ("publication_year", "year", "pub_year", "publication_date")
+ID_COLUMNS = ("doc_id", "id")
+PARQUET_BATCH_ROWS = 2048
+_MISSING = {"", "nan", "none", "null", "na", "n/a"}
+_YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
+_URL_PREFIXES = {
+    "doi": ("https://doi.org/", "http://doi.org/", "https://dx.doi.org/", "doi:"),
+    "openalex": ("https://openalex.org/",),
+}
+
+csv.field_size_limit(sys.maxsize)
+
+
+class CorpusError(GoldloopError):
+    """A corpus file cannot be read: missing, corrupt, or without the columns sampling needs."""
+
+
+@dataclass(frozen=True)
+class CorpusColumns:
+    """Which columns of a corpus hold the text, the year and a declared identifier."""
+
+    text: str | None = None
+    year: str | None = None
+    id_column: str | None = None
+
+
+@dataclass(frozen=True)
+class CorpusRecord:
+    """One corpus row; ``doc_id`` is ``None`` when the row has no identifier."""
+
+    row: int
+    doc_id: str | None
+    doc_uid: str | None
+    ids: dict[str, str | None]
+    year: int | None
+    text: str
+
+    @cached_property
+    def text_sha1(self) -> str:
+        return text_sha1(self.text)
+
+
+def text_sha1(text: str) -> str:
+    return hashlib.sha1(text.encode("utf-8")).hexdigest()
+
+
+def file_sha256(path: str | Path) -> str:
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class _Layout:
+    text: str
+    year: str | None
+    ids: dict[str, str]  # kind -> column, in precedence order
+    declared: str | None
+
+
+def read_corpus(
+    path: str | Path, columns: CorpusColumns = CorpusColumns(), *, require_year: bool = True
+) -> Iterator[CorpusRecord]:
+    """Stream a corpus's rows as records; a bad file or missing column raises ``CorpusError``."""
+    source = Path(path)
+    if not source.is_file():
+        raise CorpusError(f"{source}: no such corpus file")
+    suffixes = [s.lower() for s in source.suffixes[-2:]]
+    kind = suffixes[-2] if suffixes[-1:] == [".gz"] and len(suffixes) == 2 else suffixes[-1]
+    if kind == ".parquet":
+        yield from _read_parquet(source, columns, require_year)
+    elif kind in (".tsv", ".csv", ".jsonl"):
+        with _corrupt_gzip_guard(source):
+            yield from _read_text_table(source, kind, columns, require_year)
+    else:
+        known = ".tsv, .tsv.gz, .csv, .csv.gz, .jsonl, .jsonl.gz, .parquet"
+        raise CorpusError(f"{source}: unknown corpus format {''.join(suffixes)!r} (known: {known})")
+
+
+@contextmanager
+def _corrupt_gzip_guard(source: Path) -> Iterator[None]:
+    try:
+        yield
+    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+        raise CorpusError(f"{source}: corrupt or truncated gzip data: {exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise CorpusError(f"{source}: not UTF-8 text: {exc}") from exc
+
+
+def _open_text(source: Path) -> IO[str]:
+    if source.suffix.lower() == ".gz":
+        return gzip.open(source, "rt", encoding="utf-8", newline="")
+    return source.open(encoding="utf-8", newline="")
+
+
+def _read_text_table(
+    source: Path, kind: str, columns: CorpusColumns, require_year: bool
+) -> Iterator[CorpusRecord]:
+    with _open_text(source) as handle:
+        if kind == ".jsonl":
+            yield from _read_jsonl(source, handle, columns, require_year)
+            return
+        reader = csv.DictReader(handle, delimiter="\t" if kind == ".tsv" else ",")
+        layout = _layout(source, list(reader.fieldnames or ()), columns, require_year)
+        for number, raw in enumerate(reader, start=1):
+            yield _record(layout, number, raw)
+
+
+def _read_jsonl(
+    source: Path, handle: IO[str], columns: CorpusColumns, require_year: bool
+) -> Iterator[CorpusRecord]:
+    layout: _Layout | None = None
+    number = 0
+    for line_number, line in enumerate(handle, start=1):
+        if not line.strip():
+            continue
+        try:
+            raw = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise CorpusError(f"{source}: line {line_number}: not valid JSON: {exc.msg}") from exc
+        if not isinstance(raw, dict):
+            raise CorpusError(f"{source}: line {line_number}: expected an object")
+        if layout is None:
+            layout = _layout(source, list(raw), columns, require_year)
+        number += 1
+        yield _record(layout, number, raw)
+
+
+def _read_parquet(
+    source: Path, columns: CorpusColumns, require_year: bool
+) -> Iterator[CorpusRecord]:
+    try:
+        import pyarrow.parquet as pq
+    except ImportError as exc:
+        raise CorpusError(
+            f"{source}: reading Parquet needs pyarrow: pip install 'goldloop[parquet]'"
+        ) from exc
+    try:
+        parquet = pq.ParquetFile(source)
+    except Exception as exc:  # pyarrow raises its own ArrowInvalid/OSError family
+        raise CorpusError(f"{source}: not a readable Parquet file: {exc}") from exc
+    layout = _layout(source, list(parquet.schema_arrow.names), columns, require_year)
+    wanted = [c for c in (layout.text, layout.year, *layout.ids.values()) if c]
+    number = 0
+    for batch in parquet.iter_batches(batch_size=PARQUET_BATCH_ROWS, columns=wanted):
+        for raw in batch.to_pylist():
+            number += 1
+            yield _record(layout, number, raw)
+
+
+def _layout(
+    source: Path, header: Sequence[str], columns: CorpusColumns, require_year: bool
+) -> _Layout:
+    by_name = {name.strip().casefold(): name for name in header}
+
+    def find(
+        explicit: str | None, candidates: Sequence[str], what: str, required: bool
+    ) -> str | None:
+        if explicit is not None:
+            if explicit not in header:
+                raise CorpusError(
+                    f"{source}: no column {explicit!r} for the {what} (columns: {_list(header)})"
+                )
+            return explicit
+        for candidate in candidates:
+            if candidate in by_name:
+                return by_name[candidate]
+        if required:
+            raise CorpusError(
+                f"{source}: no {what} column (looked for {', '.join(candidates)};"
+                f" columns: {_list(header)})"
+            )
+        return None
+
+    text = find(columns.text, TEXT_COLUMNS, "text", True)
+    year = find(columns.year, YEAR_COLUMNS, "year", require_year)
+    declared = find(columns.id_column, ID_COLUMNS, "identifier", False)
+    ids = {kind: by_name[kind] for kind in ID_KINDS if kind in by_name}
+    if not ids and declared is None:
+        raise CorpusError(
+            f"{source}: no identifier column (looked for {', '.join((*ID_KINDS, *ID_COLUMNS))};"
+            f" columns: {_list(header)})"
+        )
+    if declared is not None:
+        ids.setdefault(declared, declared)
+    assert text is not None
+    return _Layout(text=text, year=year, ids=ids, declared=declared)
+
+
+def _list(header: Sequence[str]) -> str:
+    return ", ".join(header) if header else "none"
+
+
+def _record(layout: _Layout, number: int, raw: dict[str, Any]) -> CorpusRecord:
+    ids = {kind: _identifier(kind, raw.get(column)) for kind, column in layout.ids.items()}
+    doc_id = doc_uid = None
+    for kind in (*ID_KINDS, layout.declared):
+        value = ids.get(kind) if kind else None
+        if value:
+            doc_uid = value
+            # A column already named doc_id holds finished ids; any other column names the kind.
+            doc_id = value if kind == "doc_id" else f"{kind}:{value}"
+            break
+    text = raw.get(layout.text)
+    year = _year(raw.get(layout.year)) if layout.year else None
+    return CorpusRecord(
+        row=number,
+        doc_id=doc_id,
+        doc_uid=doc_uid,
+        ids={kind: ids.get(kind) for kind in ID_KINDS},
+        year=year,
+        text=text.strip() if isinstance(text, str) else "",
+    )
+
+
+def _identifier(kind: str, value: Any) -> str | None:
+    if value is None or (isinstance(value, float) and value != value):
+        return None
+    text = str(value).strip()
+    if text.casefold() in _MISSING:
+        return None
+    if kind in ("pmid", "mag") and re.fullmatch(r"\d+\.0", text):
+        text = text[:-2]  # written as a float by a dataframe library
+    for prefix in _URL_PREFIXES.get(kind, ()):
+        if text.casefold().startswith(prefix):
+            text = text[len(prefix) :]
+    if kind == "doi":
+        text = text.casefold()
+    if kind == "pmcid":
+        text = text.upper() if text.upper().startswith("PMC") else f"PMC{text}"
+    return text
+
+
+def _year(value: Any) -> int | None:
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        return None if value != value else int(value)
+    match = _YEAR.search(str(value))
+    return int(match.group(1)) if match else None
+
+
+def texts_for(path: str | Path, columns: CorpusColumns, wanted: dict[str, str]) -> dict[str, str]:
+    """Texts of the ``wanted`` doc_ids whose text hash matches, read again from the corpus."""
+    texts: dict[str, str] = {}
+    for record in read_corpus(path, columns, require_year=False):
+        if record.doc_id in wanted and record.text_sha1 == wanted[record.doc_id]:
+            texts[record.doc_id] = record.text
+            if len(texts) == len(wanted):
+                break
+    return texts

@@ -1,0 +1,212 @@
+"""The sampling pool: every eligible document with its detected KB mentions, and its cache.
+
+The pool is parsed once and cached in ``pool_mentions.csv.gz`` (one row per eligible document,
+its mentions as a JSON column) beside ``pool_mentions.json``, which holds the fingerprint of
+everything the pool depends on: corpus and excluded corpora bytes, column choices, KB, gate
+settings, detector version and spaCy model. A later batch reuses the cache while that holds.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import hashlib
+import importlib.metadata
+import importlib.util
+import io
+import json
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from goldloop.atomic import atomic_open, atomic_write_json
+from goldloop.errors import GoldloopError
+from goldloop.kb import KB
+from goldloop.sample.corpus import CorpusRecord
+from goldloop.sample.gate import Gate
+from goldloop.sample.sampledir import ID_KINDS
+from goldloop.settings import spacy_model_names
+
+POOL_FILE = "pool_mentions.csv.gz"
+POOL_META = "pool_mentions.json"
+POOL_COLUMNS = (
+    "doc_id",
+    "doc_uid",
+    *ID_KINDS,
+    "publication_year",
+    "n_chars",
+    "text_sha1",
+    "mentions",
+)
+PROGRESS_EVERY = 256
+
+
+@dataclass(frozen=True)
+class PoolMention:
+    a: int
+    b: int
+    entity_id: str
+    label: str
+    direction: str | None
+    verbal: bool
+
+
+@dataclass(frozen=True)
+class PoolDoc:
+    """An eligible document's identity, size and detected mentions (its text is not kept)."""
+
+    doc_id: str
+    doc_uid: str
+    ids: dict[str, str | None]
+    year: int
+    n_chars: int
+    text_sha1: str
+    mentions: tuple[PoolMention, ...]
+
+    @property
+    def n_mentions(self) -> int:
+        return len(self.mentions)
+
+    @property
+    def n_verb_mentions(self) -> int:
+        return sum(m.verbal for m in self.mentions)
+
+    @property
+    def entity_ids(self) -> frozenset[str]:
+        return frozenset(m.entity_id for m in self.mentions)
+
+
+@dataclass
+class Pool:
+    documents: list[PoolDoc]
+    rows_read: int
+    gate: dict[str, int]
+    fingerprint: str
+    cache_hit: bool
+
+
+def model_identity() -> str:
+    """Name and version of the spaCy pipeline ``load_nlp`` picks, read without loading it."""
+    for name in spacy_model_names():
+        if importlib.util.find_spec(name) is not None:
+            return f"{name}=={importlib.metadata.version(name)}"
+    from goldloop.nlp import load_nlp
+
+    meta = load_nlp().meta
+    return f"{meta.get('lang')}_{meta.get('name')}=={meta.get('version')}"
+
+
+def fingerprint(inputs: dict[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(inputs, sort_keys=True).encode("utf-8")).hexdigest()
+
+
+def load_cached_pool(sample_dir: Path, expected: str) -> Pool | None:
+    """The cached pool when its fingerprint matches ``expected``, else ``None``."""
+    meta_path, pool_path = sample_dir / POOL_META, sample_dir / POOL_FILE
+    if not (meta_path.is_file() and pool_path.is_file()):
+        return None
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise GoldloopError(f"{meta_path}: unreadable pool cache metadata: {exc}") from exc
+    if meta.get("fingerprint") != expected:
+        return None
+    return Pool(_read_pool_rows(pool_path), meta["rows_read"], meta["gate"], expected, True)
+
+
+def _read_pool_rows(path: Path) -> list[PoolDoc]:
+    documents = []
+    try:
+        with gzip.open(path, "rt", encoding="utf-8", newline="") as handle:
+            for raw in csv.DictReader(handle):
+                documents.append(
+                    PoolDoc(
+                        doc_id=raw["doc_id"],
+                        doc_uid=raw["doc_uid"],
+                        ids={kind: raw[kind] or None for kind in ID_KINDS},
+                        year=int(raw["publication_year"]),
+                        n_chars=int(raw["n_chars"]),
+                        text_sha1=raw["text_sha1"],
+                        mentions=tuple(PoolMention(*m) for m in json.loads(raw["mentions"])),
+                    )
+                )
+    except (OSError, EOFError, KeyError, ValueError, TypeError) as exc:
+        raise GoldloopError(
+            f"{path}: corrupt pool cache ({exc}); delete it to parse again"
+        ) from exc
+    return documents
+
+
+def write_pool(sample_dir: Path, pool: Pool, inputs: dict[str, Any]) -> None:
+    """Write the pool rows, then the metadata that makes them a valid cache."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(POOL_COLUMNS)
+    for d in pool.documents:
+        mentions = [[m.a, m.b, m.entity_id, m.label, m.direction, m.verbal] for m in d.mentions]
+        writer.writerow(
+            [d.doc_id, d.doc_uid, *(d.ids.get(k) or "" for k in ID_KINDS), d.year, d.n_chars,
+             d.text_sha1, json.dumps(mentions, separators=(",", ":"))]
+        )  # fmt: skip
+    with atomic_open(sample_dir / POOL_FILE, "wb") as handle:
+        handle.write(gzip.compress(buffer.getvalue().encode("utf-8"), compresslevel=6, mtime=0))
+    meta = {
+        "fingerprint": pool.fingerprint,
+        "inputs": inputs,
+        "rows_read": pool.rows_read,
+        "gate": pool.gate,
+    }
+    atomic_write_json(sample_dir / POOL_META, meta)
+
+
+def build_pool(
+    corpus: Iterator[CorpusRecord],
+    gate: Gate,
+    kb: KB,
+    *,
+    workers: int = 1,
+    batch_size: int = 64,
+    on_rows: Callable[[int], None] | None = None,
+) -> tuple[list[PoolDoc], int]:
+    """Gate the corpus stream, parse what passes with ``nlp.pipe``, detect mentions per document."""
+    from goldloop.nlp import detect_mentions, parse_many
+
+    rows = 0
+    # nlp.pipe yields docs in input order, so the records waiting here line up with its output.
+    waiting: deque[CorpusRecord] = deque()
+
+    def eligible() -> Iterator[str]:
+        nonlocal rows
+        for record in corpus:
+            rows += 1
+            if on_rows is not None and rows % PROGRESS_EVERY == 0:
+                on_rows(PROGRESS_EVERY)
+            if gate.admit(record):
+                waiting.append(record)
+                yield record.text
+
+    documents = [
+        _pool_doc(waiting.popleft(), detect_mentions(doc, kb))
+        for doc in parse_many(eligible(), n_process=workers, batch_size=batch_size)
+    ]
+    if on_rows is not None:
+        on_rows(rows % PROGRESS_EVERY)
+    return documents, rows
+
+
+def _pool_doc(record: CorpusRecord, mentions: list[Any]) -> PoolDoc:
+    assert record.doc_id is not None and record.doc_uid is not None and record.year is not None
+    return PoolDoc(
+        doc_id=record.doc_id,
+        doc_uid=record.doc_uid,
+        ids=record.ids,
+        year=record.year,
+        n_chars=len(record.text),
+        text_sha1=record.text_sha1,
+        mentions=tuple(
+            PoolMention(m.a, m.b, m.entity_id, m.label, m.direction, bool(m.verbal))
+            for m in mentions
+        ),
+    )

@@ -1,0 +1,226 @@
+"""``push``: documents as Label Studio tasks, candidates as predictions, idempotent on ``doc_id``.
+
+Every task is imported with its predictions inline (A's, B's, and the review prediction), in
+batches; Label Studio stores a batch in one transaction, so a task is there with all its
+predictions or not at all. Each run first lists the project's ``doc_id``\\ s and sends only what is
+missing, so a re-run after a crash, or with a new batch, never duplicates. Every result is checked
+against the labeling config before anything is sent (Label Studio stores invalid results
+silently). Documents of role ``double`` go to ``<NAME>-double``, which asks for two annotations.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from goldloop.errors import GoldloopError
+from goldloop.gold import Document, Hit, read_gold
+from goldloop.kb import KB
+from goldloop.studio import project as projects
+from goldloop.studio.connection import Connection, StudioError, StudioUnreachable, call, call_once
+from goldloop.studio.label_config import label_interface, render_label_config
+from goldloop.studio.review import Prediction, review_tag, task_predictions
+
+BATCH_SIZE = 200
+DOUBLE_ROLE = "double"
+TASK_FIELDS = ("text", "doc_id", "role", "batch", "p_incl")
+_ERRORS_SHOWN = 3
+
+
+@dataclass
+class Candidates:
+    """One annotator's hits by ``doc_id``, and its tag (``model_version`` of its predictions)."""
+
+    tag: str
+    hits: dict[str, list[Hit]]
+    not_in_kb: int = 0
+
+    @classmethod
+    def from_gold(cls, path: str | Path, kb: KB, tag: str | None = None) -> Candidates:
+        """Read a gold file; the tag is the hits' ``annotator`` unless given."""
+        gold = read_gold(path, kb)
+        hits = {doc.doc_id: [h for h in doc.ground_truth if h.entity_id in kb] for doc in gold.documents}
+        tags = Counter(h.annotator for doc in gold.documents for h in doc.ground_truth if h.annotator)
+        if tag is None:
+            if len(tags) != 1:
+                found = ", ".join(sorted(tags)) or "none"
+                raise GoldloopError(f"{path}: cannot tell the annotator tag (annotators found: {found}); give it")
+            tag = next(iter(tags))
+        return cls(tag, hits, sum(gold.stats.not_in_kb.values()))
+
+
+@dataclass
+class ProjectPush:
+    """What one push did to one project."""
+
+    title: str
+    project_id: int
+    documents: int = 0
+    created: int = 0
+    already_present: int = 0
+    predictions_added_to_existing: int = 0
+    predictions: int = 0
+    model_version: str | None = None
+
+
+@dataclass
+class PushReport:
+    projects: list[ProjectPush] = field(default_factory=list)
+    roles: Counter[str] = field(default_factory=Counter)
+    skipped_roles: Counter[str] = field(default_factory=Counter)
+    candidates_not_in_kb: int = 0
+
+    @property
+    def created(self) -> int:
+        return sum(p.created for p in self.projects)
+
+
+ProgressFn = Callable[[int], None]
+
+
+def push(
+    connection: Connection,
+    client: Any,
+    documents: Sequence[Document],
+    name: str,
+    kb: KB,
+    *,
+    a: Candidates | None = None,
+    b: Candidates | None = None,
+    roles: Iterable[str] | None = None,
+    batch_size: int = BATCH_SIZE,
+    progress: ProgressFn | None = None,
+) -> PushReport:
+    """Push ``documents`` (of ``roles``; all when None) into ``name`` and ``name-double``."""
+    if b is not None and a is None:
+        raise GoldloopError("a second annotator (B) needs a first (A): give --candidates too")
+    repeated = [doc_id for doc_id, n in Counter(d.doc_id for d in documents).items() if n > 1]
+    if repeated:
+        raise GoldloopError(f"{len(repeated)} doc_id(s) repeat in the documents, first {repeated[0]!r}")
+    wanted = set(roles) if roles is not None else None
+    report = PushReport(candidates_not_in_kb=(a.not_in_kb if a else 0) + (b.not_in_kb if b else 0))
+    by_project: dict[str, list[Document]] = {}
+    for doc in documents:
+        role = doc.role or "none"
+        if wanted is not None and role not in wanted:
+            report.skipped_roles[role] += 1
+            continue
+        report.roles[role] += 1
+        title = projects.double_name(name) if doc.role == DOUBLE_ROLE else name
+        by_project.setdefault(title, []).append(doc)
+    config = render_label_config(kb)
+    for title, docs in by_project.items():
+        annotations = 2 if title != name else 1
+        project = projects.ensure_project(connection, client, title, config, annotations=annotations)
+        report.projects.append(
+            _push_project(connection, client, project, docs, kb, a, b, batch_size, progress)
+        )
+    return report
+
+
+def build_tasks(
+    documents: Sequence[Document], kb: KB, config: str, a: Candidates | None, b: Candidates | None
+) -> list[dict[str, Any]]:
+    """Task payloads with their predictions, every result checked against ``config``."""
+    interface = label_interface(config)
+    tasks = []
+    for doc in documents:
+        predictions: list[Prediction] = []
+        if a is not None:
+            predictions = task_predictions(
+                doc.text, a.hits.get(doc.doc_id, []), b.hits.get(doc.doc_id, []) if b else None,
+                a.tag, b.tag if b else None, kb,
+            )  # fmt: skip
+        for prediction in predictions:
+            errors = interface.validate_prediction(prediction, return_errors=True)
+            if errors:
+                shown = "; ".join(str(e)[:200] for e in errors[:_ERRORS_SHOWN])
+                raise StudioError(
+                    f"document {doc.doc_id!r}: prediction {prediction['model_version']!r} does not fit the "
+                    f"labeling config ({len(errors)} errors): {shown}"
+                )
+        data = {key: getattr(doc, key) for key in TASK_FIELDS}
+        tasks.append({"data": data, "predictions": predictions})
+    return tasks
+
+
+def _push_project(
+    connection: Connection,
+    client: Any,
+    project: projects.Project,
+    documents: list[Document],
+    kb: KB,
+    a: Candidates | None,
+    b: Candidates | None,
+    batch_size: int,
+    progress: ProgressFn | None,
+) -> ProjectPush:
+    done = ProjectPush(project.title, project.id, documents=len(documents))
+    tag = review_tag(a.tag, b.tag if b else None) if a else None
+    existing = projects.existing_tasks(connection, client, project)
+    missing = [doc for doc in documents if doc.doc_id not in existing]
+    done.already_present = len(documents) - len(missing)
+    tasks = build_tasks(missing, kb, project.label_config, a, b)
+    for start in range(0, len(tasks), batch_size):
+        batch = tasks[start : start + batch_size]
+        done.created += _import_batch(connection, client, project, batch)
+        done.predictions += sum(len(t["predictions"]) for t in batch)
+        if progress:
+            progress(len(batch))
+    if tag is not None:
+        stale = [doc for doc in documents if doc.doc_id in existing and tag not in existing[doc.doc_id].model_versions]
+        done.predictions_added_to_existing = _add_predictions(connection, client, project, stale, existing, kb, a, b)
+        if progress and done.already_present:
+            progress(done.already_present)
+        if done.created or done.predictions_added_to_existing or project.model_version != tag:
+            projects.set_model_version(connection, client, project, tag)
+        done.model_version = tag
+    elif progress and done.already_present:
+        progress(done.already_present)
+    return done
+
+
+def _import_batch(connection: Connection, client: Any, project: projects.Project, batch: list[dict[str, Any]]) -> int:
+    """Import one batch; after a lost connection, re-list and send only what did not arrive."""
+    pending = batch
+    for attempt in range(4):
+        try:
+            call_once(connection, client.projects.import_tasks, id=project.id, request=pending, return_task_ids=True)
+            return len(batch)
+        except StudioUnreachable:
+            if attempt == 3:
+                raise
+            time.sleep(2.0 * (attempt + 1))
+            present = projects.existing_tasks(connection, client, project)
+            pending = [t for t in pending if t["data"]["doc_id"] not in present]
+            if not pending:
+                return len(batch)
+    return len(batch)
+
+
+def _add_predictions(
+    connection: Connection,
+    client: Any,
+    project: projects.Project,
+    documents: list[Document],
+    existing: dict[str, projects.ExistingTask],
+    kb: KB,
+    a: Candidates | None,
+    b: Candidates | None,
+) -> int:
+    """Tasks pushed before without the current review tag get this push's predictions."""
+    if not documents:
+        return 0
+    rows = []
+    for doc, task in zip(documents, build_tasks(documents, kb, project.label_config, a, b), strict=True):
+        have = existing[doc.doc_id].model_versions
+        rows += [
+            {"task": existing[doc.doc_id].id, **p} for p in task["predictions"] if p["model_version"] not in have
+        ]
+    for start in range(0, len(rows), BATCH_SIZE * 3):
+        call(connection, client.projects.import_predictions, id=project.id, request=rows[start : start + BATCH_SIZE * 3])
+    return len(rows)

@@ -1,0 +1,194 @@
+"""Corpus reading (every format, identifiers, clear errors) and the eligibility gate's reasons."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from goldloop.cli import main
+from goldloop.sample.corpus import CorpusColumns, CorpusError, read_corpus
+from goldloop.sample.gate import GATE_REASONS, Gate, GateSettings, count_sentences, exclusion_sets
+
+SENTENCES = (
+    "Interleukin-6 activates STAT3 in cultured hepatocytes. "
+    "STAT3 is inhibited by SOCS3 in these cells. "
+    "The response is reduced by prolonged exposure to the cytokine. "
+    "These results show that feedback limits the acute phase response in the liver."
+)
+ROWS = [
+    {"pmid": "101", "doi": "10.1/A", "publication_year": "2001", "abstract": SENTENCES},
+    {
+        "pmid": "",
+        "doi": "https://doi.org/10.1/B",
+        "publication_year": "2002-05-01",
+        "abstract": SENTENCES + " Two.",
+    },
+    {"pmid": "103.0", "doi": "", "publication_year": "2003", "abstract": "Short."},
+]
+
+
+def _write(path: Path, rows: list[dict[str, str]]) -> Path:
+    if path.suffix == ".jsonl":
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+        return path
+    opener = gzip.open if path.suffix == ".gz" else open
+    delimiter = "," if ".csv" in path.suffixes else "\t"
+    with opener(path, "wt", encoding="utf-8", newline="") as handle:  # type: ignore[operator]
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]), delimiter=delimiter)
+        writer.writeheader()
+        writer.writerows(rows)
+    return path
+
+
+@pytest.mark.parametrize("name", ["c.tsv", "c.tsv.gz", "c.csv", "c.jsonl", "c.parquet"])
+def test_every_format_reads_the_same_records(tmp_path: Path, name: str) -> None:
+    path = tmp_path / name
+    if name.endswith(".parquet"):
+        pa = pytest.importorskip("pyarrow")
+        import pyarrow.parquet as pq
+
+        pq.write_table(pa.Table.from_pylist(ROWS), path)
+    else:
+        _write(path, ROWS)
+    records = list(read_corpus(path))
+    assert [r.doc_id for r in records] == ["pmid:101", "doi:10.1/b", "pmid:103"]
+    assert [r.year for r in records] == [2001, 2002, 2003]
+    assert records[0].ids == {
+        "pmid": "101",
+        "doi": "10.1/a",
+        "openalex": None,
+        "mag": None,
+        "pmcid": None,
+    }
+    assert records[1].doc_uid == "10.1/b" and records[2].text == "Short."
+
+
+def test_declared_id_column_comes_after_the_known_kinds(tmp_path: Path) -> None:
+    rows = [
+        {"pmcid": "", "accession": "X1", "year": "2001", "text": "a"},
+        {"pmcid": "123", "accession": "X2", "year": "2001", "text": "b"},
+        {"pmcid": "", "accession": "", "year": "2001", "text": "c"},
+    ]
+    path = _write(tmp_path / "c.tsv", rows)
+    records = list(read_corpus(path, CorpusColumns(id_column="accession")))
+    assert [r.doc_id for r in records] == ["accession:X1", "pmcid:PMC123", None]
+
+
+def test_doc_id_column_holds_finished_ids(tmp_path: Path) -> None:
+    path = _write(tmp_path / "c.tsv", [{"doc_id": "corpus:7", "year": "2001", "summary": "a"}])
+    assert [r.doc_id for r in read_corpus(path)] == ["corpus:7"]
+
+
+def test_missing_columns_name_file_and_columns(tmp_path: Path) -> None:
+    path = _write(tmp_path / "c.tsv", [{"pmid": "1", "year": "2001", "body": "x"}])
+    with pytest.raises(
+        CorpusError,
+        match=r"c\.tsv: no text column \(looked for abstract, summary, text;"
+        r" columns: pmid, year, body\)",
+    ):
+        list(read_corpus(path))
+    with pytest.raises(CorpusError, match="no column 'abstract' for the text"):
+        list(read_corpus(path, CorpusColumns(text="abstract")))
+    no_year = _write(tmp_path / "y.tsv", [{"pmid": "1", "text": "x"}])
+    with pytest.raises(CorpusError, match="no year column"):
+        list(read_corpus(no_year))
+    no_id = _write(tmp_path / "i.tsv", [{"year": "2001", "text": "x"}])
+    with pytest.raises(CorpusError, match="no identifier column"):
+        list(read_corpus(no_id))
+    sheet = tmp_path / "c.xlsx"
+    sheet.write_text("x")
+    with pytest.raises(CorpusError, match=r"unknown corpus format '\.xlsx'"):
+        list(read_corpus(sheet))
+
+
+def test_corrupt_gzip_is_a_clear_error(tmp_path: Path) -> None:
+    good = _write(tmp_path / "c.tsv.gz", ROWS * 50)
+    broken = tmp_path / "broken.tsv.gz"
+    data = good.read_bytes()
+    broken.write_bytes(data[: len(data) // 2])
+    with pytest.raises(CorpusError, match=r"broken\.tsv\.gz: corrupt or truncated gzip data"):
+        list(read_corpus(broken))
+    not_gzip = tmp_path / "plain.tsv.gz"
+    not_gzip.write_text("pmid\tabstract\n1\tx\n")
+    with pytest.raises(CorpusError, match="corrupt or truncated gzip"):
+        list(read_corpus(not_gzip))
+
+
+def _cli(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str
+) -> tuple[int, str]:
+    monkeypatch.setattr(sys, "argv", ["goldloop", *args])
+    with pytest.raises(SystemExit) as exit_info:
+        main()
+    # rich wraps long lines to the terminal width; compare the words
+    return int(exit_info.value.code or 0), " ".join(capsys.readouterr().err.split())
+
+
+def test_cli_exits_2_on_corrupt_gzip_and_missing_column(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    broken = tmp_path / "broken.tsv.gz"
+    broken.write_bytes(gzip.compress(b"pmid\tyear\tabstract\n" * 200)[:60])
+    code, err = _cli(
+        monkeypatch, capsys, "sample", "--corpus", str(broken), "--out", str(tmp_path / "s")
+    )
+    assert code == 2 and "corrupt or truncated gzip" in err
+    no_text = _write(tmp_path / "c.tsv", [{"pmid": "1", "year": "2001", "body": "x"}])
+    code, err = _cli(
+        monkeypatch, capsys, "sample", "--corpus", str(no_text), "--out", str(tmp_path / "s")
+    )
+    assert code == 2 and "no text column" in err
+    assert not (tmp_path / "s" / "manifest.csv").exists()
+
+
+def test_sentence_count() -> None:
+    assert count_sentences(SENTENCES) == 4
+    assert count_sentences("Values rose (p < 0.05). The e.g. case stays one. 3 cells died.") == 3
+    assert count_sentences("") == 0
+
+
+def test_every_gate_reason_is_counted(tmp_path: Path) -> None:
+    long_text = " ".join([SENTENCES] * 10)
+    german = (
+        "Die Kinase wird durch Zyklin aktiviert und durch Phosphorylierung gehemmt. Wir zeigen "
+        "dies in Hefe. Eine Überexpression verzögert die Mitose deutlich. Diese Ergebnisse "
+        "bestätigen das Modell des Zellzyklus in allen untersuchten Stämmen sehr klar und gut."
+    )
+    rows = [
+        ("1", "2001", SENTENCES),  # eligible
+        ("", "2001", SENTENCES + " A."),  # no_identifier
+        ("2", "2001", SENTENCES + " B."),  # in_excluded_corpus (by id)
+        ("3", "2001", SENTENCES + " Excluded by its text."),  # in_excluded_corpus (by hash)
+        ("4", "", SENTENCES + " C."),  # no_year
+        ("5", "1985", SENTENCES + " D."),  # year_before_min
+        ("6", "2001", "Too short. Really."),  # too_short
+        ("7", "2001", long_text),  # too_long
+        ("8", "2001", SENTENCES.replace(". ", "; ")),  # too_few_sentences
+        ("9", "2001", german),  # not_english
+        ("10", "2001", SENTENCES),  # duplicate_text
+        ("1", "2002", SENTENCES + " E."),  # duplicate_id
+        ("11", "2002", SENTENCES + " F."),  # eligible
+    ]
+    path = _write(tmp_path / "c.tsv", [{"pmid": p, "year": y, "abstract": t} for p, y, t in rows])
+    excluded = _write(
+        tmp_path / "fit.tsv",
+        [
+            {"pmid": "2", "abstract": "other"},
+            {"pmid": "", "abstract": SENTENCES + " Excluded by its text."},
+        ],
+    )
+    ids, hashes = exclusion_sets(read_corpus(excluded, require_year=False))
+    gate = Gate(
+        GateSettings(min_year=1990, min_chars=200, max_chars=2000, min_sentences=3), ids, hashes
+    )
+    admitted = [r.doc_id for r in read_corpus(path) if gate.admit(r)]
+    assert admitted == ["pmid:1", "pmid:11"]
+    expected = dict.fromkeys(GATE_REASONS, 1)
+    expected["in_excluded_corpus"] = 2
+    assert gate.counts() == expected
+    assert gate.passed + sum(gate.counts().values()) == len(rows)

@@ -1,0 +1,153 @@
+"""``run_sample`` end to end on real spaCy: report accounting, strata and p_incl, roles,
+``--extend`` with the pool cache, fingerprint invalidation, exclusion, refusals."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+import goldloop.nlp
+from goldloop.errors import GoldloopError
+from goldloop.kb import KB, load_kb
+from goldloop.sample import read_documents, read_manifest
+from goldloop.sample.gate import GateSettings
+from goldloop.sample.pool import POOL_META
+from goldloop.sample.run import SampleSettings, run_sample
+from goldloop.settings import BUNDLED_KB, DEMO_CORPUS
+
+SETTINGS = SampleSettings(n_primary=8, n_double=4, n_reserve=4, tail_top_k=10, seed=3)
+SMALL = replace(SETTINGS, n_primary=3, n_double=1, n_reserve=1)
+
+
+@pytest.fixture(scope="module")
+def kb() -> KB:
+    return load_kb()
+
+
+def _forbid_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the pool was parsed again although its cache is valid")
+
+    monkeypatch.setattr(goldloop.nlp, "parse_many", refuse)
+
+
+def test_first_batch_accounts_for_every_row(tmp_path: Path, kb: KB) -> None:
+    result = run_sample(DEMO_CORPUS, tmp_path, kb, SETTINGS)
+    r = result.report
+    assert r["rows_read"] == 31 == r["eligible"] + r["dropped_total"]
+    assert {k: v for k, v in r["dropped"].items() if v} == {
+        "no_identifier": 1, "year_before_min": 1, "too_short": 1, "not_english": 1,
+        "duplicate_text": 1,
+    }  # fmt: skip
+    assert r["pool_cache"]["hit"] is False
+    assert r["roles"] == {"primary": 8, "double": 4, "reserve": 4} and r["drawn"] == 16
+    rows = read_manifest(tmp_path)
+    assert len(rows) == 16 and len({row.doc_id for row in rows}) == 16
+    assert sum(s["pool"] for s in r["strata"].values()) == r["eligible"]
+    for name, s in r["strata"].items():
+        in_stratum = [row for row in rows if row.stratum == name]
+        assert len(in_stratum) == s["drawn"] <= s["remaining"]
+        assert all(row.p_incl == pytest.approx(s["drawn"] / s["remaining"]) for row in in_stratum)
+    for row in rows:
+        assert row.stratum.endswith("-none") == (row.n_verb_mentions == 0)
+        assert bool(row.labels_detected) == (row.n_mentions > 0)
+    documents = read_documents(tmp_path)
+    for row, doc in zip(rows, documents, strict=True):
+        assert hashlib.sha1(doc.text.encode()).hexdigest() == row.text_sha1
+        assert (doc.role, doc.batch, doc.stratum, doc.p_incl) == (
+            row.role,
+            0,
+            row.stratum,
+            row.p_incl,
+        )
+        assert doc.doc_id == f"pmid:{row.ids['pmid']}"
+    assert json.loads(result.report_path.read_text())["drawn"] == 16
+
+
+def test_same_seed_same_sample(tmp_path: Path, kb: KB) -> None:
+    run_sample(DEMO_CORPUS, tmp_path / "a", kb, SETTINGS)
+    run_sample(DEMO_CORPUS, tmp_path / "b", kb, SETTINGS)
+    assert (tmp_path / "a/manifest.csv").read_text() == (tmp_path / "b/manifest.csv").read_text()
+    run_sample(DEMO_CORPUS, tmp_path / "c", kb, replace(SETTINGS, seed=4))
+    assert (tmp_path / "a/manifest.csv").read_text() != (tmp_path / "c/manifest.csv").read_text()
+
+
+def test_extend_twice_appends_without_parsing(
+    tmp_path: Path, kb: KB, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run_sample(DEMO_CORPUS, tmp_path, kb, SETTINGS)
+    manifest_before = (tmp_path / "manifest.csv").read_bytes()
+    texts_before = (tmp_path / "texts.jsonl").read_bytes()
+    _forbid_parsing(monkeypatch)
+    first = run_sample(DEMO_CORPUS, tmp_path, kb, SMALL, extend=True)
+    second = run_sample(DEMO_CORPUS, tmp_path, kb, SMALL, extend=True)
+    assert (first.batch, second.batch) == (1, 2)
+    assert first.report["pool_cache"]["hit"] and second.report["pool_cache"]["hit"]
+    assert (tmp_path / "manifest.csv").read_bytes().startswith(manifest_before)
+    assert (tmp_path / "texts.jsonl").read_bytes().startswith(texts_before)
+    rows = read_manifest(tmp_path)
+    assert Counter(row.batch for row in rows) == {0: 16, 1: 5, 2: 5}
+    assert len({row.doc_id for row in rows}) == 26
+    assert Counter(row.role for row in rows if row.batch == 2) == {
+        "primary": 3,
+        "double": 1,
+        "reserve": 1,
+    }
+    # p_incl of a later batch is over what the earlier batches left in the stratum
+    earlier = Counter(row.stratum for row in rows if row.batch < 2)
+    for name, s in second.report["strata"].items():
+        assert s["remaining"] == s["pool"] - earlier[name]
+    assert second.report["already_drawn"] == 21
+    assert [d.doc_id for d in read_documents(tmp_path)] == [row.doc_id for row in rows]
+    with pytest.raises(GoldloopError, match="pool is exhausted"):
+        run_sample(DEMO_CORPUS, tmp_path, kb, SETTINGS, extend=True)
+
+
+def test_changed_kb_or_gate_invalidates_the_pool_cache(
+    tmp_path: Path, kb: KB, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    run_sample(DEMO_CORPUS, tmp_path / "s", kb, SMALL)
+    fingerprint = json.loads((tmp_path / "s" / POOL_META).read_text())["fingerprint"]
+    with BUNDLED_KB.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    rows[0]["description"] += " (edited)"
+    edited = tmp_path / "kb.csv"
+    with edited.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    result = run_sample(DEMO_CORPUS, tmp_path / "s", load_kb(edited), SMALL, extend=True)
+    assert result.report["pool_cache"]["hit"] is False
+    refreshed = json.loads((tmp_path / "s" / POOL_META).read_text())["fingerprint"]
+    assert refreshed != fingerprint
+    stricter = replace(SMALL, gate=GateSettings(min_chars=350))
+    result = run_sample(DEMO_CORPUS, tmp_path / "s", kb, stricter, extend=True)
+    assert result.report["pool_cache"]["hit"] is False
+    assert result.report["dropped"]["too_short"] == 3
+    _forbid_parsing(monkeypatch)
+    again = run_sample(DEMO_CORPUS, tmp_path / "s", kb, stricter, extend=True)
+    assert again.report["pool_cache"]["hit"] is True
+
+
+def test_excluded_corpus_and_refusals(tmp_path: Path, kb: KB) -> None:
+    fit = tmp_path / "fit.tsv"
+    fit.write_text("pmid\tabstract\n99000001\tanything\n99000002\tother\n")
+    result = run_sample(DEMO_CORPUS, tmp_path / "s", kb, SETTINGS, exclude=[fit])
+    # 99000001 and its duplicate 99000030 (the same text, met later) are both out now
+    assert result.report["dropped"]["in_excluded_corpus"] == 2
+    assert result.report["dropped"]["duplicate_text"] == 0
+    assert not {"pmid:99000001", "pmid:99000002"} & {
+        r.doc_id for r in read_manifest(tmp_path / "s")
+    }
+    with pytest.raises(GoldloopError, match="already holds a sample; add --extend"):
+        run_sample(DEMO_CORPUS, tmp_path / "s", kb, SETTINGS)
+    with pytest.raises(GoldloopError, match="--extend needs an existing sample"):
+        run_sample(DEMO_CORPUS, tmp_path / "new", kb, SETTINGS, extend=True)
+    with pytest.raises(GoldloopError, match="--none-fraction must lie in"):
+        run_sample(DEMO_CORPUS, tmp_path / "x", kb, replace(SETTINGS, none_fraction=1.5))

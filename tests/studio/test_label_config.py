@@ -1,0 +1,52 @@
+"""The labeling config: generated from the KB, committed in sync, with the controls goldloop needs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from goldloop.kb import load_kb
+from goldloop.studio.label_config import (
+    CONTROLS,
+    LabelConfigError,
+    check_label_config,
+    label_interface,
+    read_relation,
+    relation_value,
+    render_label_config,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+pytest.importorskip("label_studio_sdk", reason="the studio extra is not installed")
+
+
+def test_committed_config_is_in_sync_with_the_bundled_kb() -> None:
+    committed = (REPO / "label_config" / "relations.xml").read_text(encoding="utf-8")
+    assert committed == render_label_config(load_kb()), "run `goldloop label-config` and commit the result"
+
+
+def test_relation_picker_holds_every_canonical_label_once() -> None:
+    kb = load_kb()
+    interface = label_interface(render_label_config(kb))
+    relation = interface.get_control("relation")
+    assert sorted(relation.labels) == sorted(r.label for r in kb.canonical_relations())
+    assert {c.name: c.tag.lower() for c in interface.controls} == CONTROLS
+    assert read_relation(relation_value("inhibits")) == "inhibits"
+
+
+def test_config_without_a_needed_control_is_refused() -> None:
+    config = '<View><Text name="text" value="$text"/><Labels name="mention" toName="text"><Label value="P"/></Labels></View>'
+    with pytest.raises(LabelConfigError, match=r"project 'x'.*lacks relation \(taxonomy\), direction \(choices\), note"):
+        check_label_config(config, "project 'x'")
+
+
+def test_cli_writes_the_config(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from goldloop.cli import app
+
+    out = tmp_path / "relations.xml"
+    result = CliRunner().invoke(app, ["label-config", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.read_text(encoding="utf-8") == render_label_config(load_kb())

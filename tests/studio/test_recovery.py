@@ -1,0 +1,65 @@
+"""Push is idempotent on doc_id: after a server crash mid-push, a re-run loses and doubles nothing."""
+
+from __future__ import annotations
+
+import uuid
+from collections import Counter
+
+import pytest
+
+from goldloop.gold import Document
+from goldloop.kb import load_kb
+from goldloop.studio.connection import StudioUnreachable
+from goldloop.studio.project import find_project
+from goldloop.studio.push import Candidates, push
+from goldloop.studio.review import review_tag
+from tests.studio.loop_data import DOCS, TAG_A, write_inputs
+
+
+def _doc_ids(label_studio, title: str) -> Counter[str]:
+    project = find_project(label_studio.connection, label_studio.client, title)
+    assert project is not None
+    return Counter(t.data["doc_id"] for t in label_studio.client.tasks.list(project=project.id, page_size=1000))
+
+
+def test_crash_mid_push_then_rerun(label_studio, tmp_path) -> None:
+    kb = load_kb()
+    _, gold_a, _ = write_inputs(tmp_path)
+    a = Candidates.from_gold(gold_a, kb)
+    documents = [Document(**{**d, "doc_id": f"c{i}:{d['doc_id']}", "role": "primary"}) for i in range(5) for d in DOCS]
+    name = f"crash-{uuid.uuid4().hex[:6]}"
+    batches = []
+
+    def crash_after_first_batch(n: int) -> None:
+        batches.append(n)
+        if len(batches) == 1:
+            label_studio.crash()
+
+    with pytest.raises(StudioUnreachable, match="cannot reach Label Studio"):
+        push(label_studio.connection, label_studio.client, documents, name, kb, a=a, batch_size=10,
+             progress=crash_after_first_batch)  # fmt: skip
+    label_studio.restart()
+    first = _doc_ids(label_studio, name)
+    assert sum(first.values()) == 10 and max(first.values()) == 1
+    report = push(label_studio.connection, label_studio.client, documents, name, kb, a=a, batch_size=10)
+    assert (report.projects[0].created, report.projects[0].already_present) == (30, 10)
+    after = _doc_ids(label_studio, name)
+    assert sorted(after) == sorted(d.doc_id for d in documents) and max(after.values()) == 1
+
+
+def test_later_push_with_candidates_adds_predictions_to_earlier_tasks(label_studio, tmp_path) -> None:
+    kb = load_kb()
+    _, gold_a, gold_b = write_inputs(tmp_path)
+    documents = [Document(**{**d, "role": "primary"}) for d in DOCS]
+    name = f"late-{uuid.uuid4().hex[:6]}"
+    conn, client = label_studio.connection, label_studio.client
+    first = push(conn, client, documents, name, kb)
+    assert first.projects[0].created == len(DOCS) and first.projects[0].model_version is None
+    a, b = Candidates.from_gold(gold_a, kb), Candidates.from_gold(gold_b, kb)
+    second = push(conn, client, documents, name, kb, a=a, b=b)
+    assert second.projects[0].created == 0
+    assert second.projects[0].predictions_added_to_existing == 3 * len(DOCS)
+    project = find_project(conn, client, name)
+    assert project is not None and project.model_version == review_tag(TAG_A, b.tag)
+    third = push(conn, client, documents, name, kb, a=a, b=b)
+    assert third.projects[0].predictions_added_to_existing == 0
