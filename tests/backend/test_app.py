@@ -275,3 +275,51 @@ def test_a_failed_call_gets_no_prediction_and_a_repeat_is_answered_from_the_cach
     again = predict(client, tasks_of([MENTION_TEXT]), label_config).json()["results"]
     assert first == again and first[0]["result"]
     assert server.request_count == 1  # the second answer came from the cache
+
+
+def test_tasks_sharing_a_doc_id_each_get_their_own_prediction(
+    client: TestClient, label_config: str
+) -> None:
+    texts = ["In these cells, IL-1 inhibits the TNF receptor.", NOTHING_TEXT]
+    tasks = tasks_of(texts)
+    for task in tasks:
+        task["data"]["doc_id"] = "pmid:1"
+    first, second = predict(client, tasks, label_config).json()["results"]
+    assert next(r["value"]["text"] for r in first["result"]) == "inhibits"
+    assert second["result"] == []
+
+
+def test_annotators_a_and_b_give_the_merged_review_prediction(
+    llm_server: FakeLLMServer, kb: KB, label_config: str, tmp_path: Any
+) -> None:
+    def answer(request: FakeRequest) -> str:
+        # A (openai) and B (gemini) agree on "activates" and differ on the relation of "inhibited by".
+        label = "inhibited by" if request.provider == "openai" else "activated by"
+        items = [
+            {"surface": "activates", "occurrence": 1, "label": "activates", "direction": "forward"},
+            {"surface": "inhibited by", "occurrence": 1, "label": label, "direction": "inverse"},
+        ]
+        return json.dumps({"mentions": items})
+
+    llm_server.answer = answer
+    env = {"GOLDLOOP_PROVIDER": "openai", "GOLDLOOP_MODEL": "gpt-a",
+           "GOLDLOOP_BASE_URL": llm_server.base_url("openai"),
+           "GOLDLOOP_OTHER_PROVIDER": "gemini", "GOLDLOOP_OTHER_MODEL": "gemini-b",
+           "GOLDLOOP_OTHER_BASE_URL": llm_server.base_url("gemini"),
+           "OPENAI_API_KEY": "k", "GEMINI_API_KEY": "k",
+           "GOLDLOOP_CACHE": str(tmp_path / "cache.sqlite")}  # fmt: skip
+    settings = BackendSettings.from_env(env)
+    with TestClient(create_app(settings, Predictor.from_settings(settings))) as client:
+        (result,) = predict(client, tasks_of([MENTION_TEXT]), label_config).json()["results"]
+    assert result["model_version"] == "review:gpt-a+gemini-b"
+    notes = {
+        r["value"]["text"]: r["meta"]["text"]
+        for r in result["result"]
+        if r["from_name"] == "mention"
+    }
+    assert notes["activates"] == "A+B agree"
+    assert (
+        notes["inhibited by"].startswith("A: inhibits")
+        and "| B: activates" in notes["inhibited by"]
+    )
+    assert llm_server.request_count == 2

@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.backend.conftest import RunningBackend, running_backend
+from tests.fakes.llm_server import FakeLLMServer, FakeRequest, Reply, llm_server
 
 from goldloop.backend.predictor import Predictor
 from goldloop.backend.settings import AnnotatorSpec, BackendSettings
@@ -16,8 +18,6 @@ from goldloop.kb import KB, load_kb
 from goldloop.lexical import LexicalAnnotator
 from goldloop.nlp import load_nlp
 from goldloop.studio.label_config import render_label_config
-from tests.backend.conftest import RunningBackend, running_backend
-from tests.fakes.llm_server import FakeLLMServer, FakeRequest, Reply, llm_server
 
 __all__ = ["llm_server"]
 

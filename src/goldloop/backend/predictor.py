@@ -83,7 +83,7 @@ class Predictor:
         results: list[Any] = [[] for _ in tasks]  # [] stores nothing: Label Studio asks again
         documents: dict[int, Document] = {}
         for position, task in enumerate(tasks):
-            document_or_skip = self._document(task)
+            document_or_skip = self._document(task, position)
             if isinstance(document_or_skip, Skipped):
                 _log_skip(task, document_or_skip)
             else:
@@ -92,25 +92,26 @@ class Predictor:
             return results
         runs = self._annotate(list(documents.values()))
         interface = label_interface(label_config) if label_config else None
-        for index, (position, document) in enumerate(documents.items()):
-            outcome = self._prediction(document, [run[index] for run in runs], interface)
+        for position, document in documents.items():
+            outcome = self._prediction(document, [run[document.doc_id] for run in runs], interface)
             if isinstance(outcome, Skipped):
                 _log_skip(tasks[position], outcome)
             else:
                 results[position] = outcome
         return results
 
-    def _document(self, task: Task) -> Document | Skipped:
+    def _document(self, task: Task, position: int) -> Document | Skipped:
         if any(_model_version(p) == self.model_version for p in task.predictions):
             return Skipped("already_predicted", f"the task has a {self.model_version} prediction")
         text = task.data.get("text")
         if not isinstance(text, str):
             return Skipped("no_text", "task data has no string field 'text'")
+        # Keyed by position: a project may hold the same doc_id twice, and results come back by id.
         doc_id = task.data.get("doc_id") or f"ls-task:{task.id}"
-        return Document(doc_id=str(doc_id), text=text)
+        return Document(doc_id=f"{doc_id}#{position}", text=text)
 
-    def _annotate(self, documents: list[Document]) -> list[list[DocumentResult]]:
-        """Each annotator's results over the batch, in order; A and B run side by side."""
+    def _annotate(self, documents: list[Document]) -> list[dict[str, DocumentResult]]:
+        """Each annotator's results over the batch by doc_id; A and B run side by side."""
         annotators = [a for a in (self.annotator, self.other) if a is not None]
         with ThreadPoolExecutor(max_workers=len(annotators)) as pool:
             futures = [
@@ -120,15 +121,15 @@ class Predictor:
 
     def _annotate_with(
         self, annotator: Annotator, documents: list[Document]
-    ) -> list[DocumentResult]:
-        results: list[DocumentResult] = []
+    ) -> dict[str, DocumentResult]:
+        results: dict[str, DocumentResult] = {}
         annotate_documents(
             documents,
             annotator,
             self.kb,
             concurrency=self.concurrency,
             nlp=self.nlp,
-            on_document=results.append,
+            on_document=lambda result: results.__setitem__(result.doc_id, result),
         )
         return results
 
