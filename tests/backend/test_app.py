@@ -323,3 +323,36 @@ def test_annotators_a_and_b_give_the_merged_review_prediction(
         and "| B: activates" in notes["inhibited by"]
     )
     assert llm_server.request_count == 2
+
+
+def test_concurrent_requests_get_the_same_answers_as_one_at_a_time(
+    llm_server: FakeLLMServer, label_config: str, tmp_path: Any
+) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    import httpx
+    from tests.backend.conftest import running_backend
+
+    llm_server.answer = scripted
+    llm_server.latency_s = 0.05
+    env = {"GOLDLOOP_PROVIDER": "openai", "GOLDLOOP_MODEL": "gpt-test",
+           "GOLDLOOP_BASE_URL": llm_server.base_url("openai"), "OPENAI_API_KEY": "test-key",
+           "GOLDLOOP_CACHE": str(tmp_path / "cache.sqlite")}  # fmt: skip
+    settings = BackendSettings.from_env(env)
+    batches = [
+        tasks_of([f"Batch {k}: {MENTION_TEXT}", f"NOTHING {k}", f"GARBLE {k}", MENTION_TEXT])
+        for k in range(4)
+    ]
+    with running_backend(settings, Predictor.from_settings(settings)) as backend:
+
+        def post(tasks: list[dict[str, Any]]) -> Any:
+            body = {"tasks": tasks, "label_config": label_config}
+            return httpx.post(f"{backend.url}/predict", json=body, timeout=60).json()["results"]
+
+        with ThreadPoolExecutor(4) as pool:
+            together = list(pool.map(post, batches))
+        one_by_one = [post(tasks) for tasks in batches]
+    assert together == one_by_one
+    for results in together:
+        assert results[0]["result"] and results[1]["result"] == [] and results[2] == []
+        assert results[3]["result"]
