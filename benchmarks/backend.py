@@ -25,11 +25,10 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.*
 
-from tests.backend.conftest import running_backend
+from tests.backend.conftest import llm_settings, running_backend
 from tests.fakes.llm_server import FakeLLMServer, FakeRequest
 
 from goldloop.backend.predictor import Predictor
-from goldloop.backend.settings import BackendSettings
 from goldloop.kb import load_kb
 from goldloop.nlp import load_nlp
 from goldloop.studio.label_config import render_label_config
@@ -80,19 +79,6 @@ def answer(request: FakeRequest) -> str:
     return json.dumps({"mentions": items})
 
 
-def settings(fake: FakeLLMServer, cache: Path, concurrency: int) -> BackendSettings:
-    return BackendSettings.from_env(
-        {
-            "GOLDLOOP_PROVIDER": "openai",
-            "GOLDLOOP_MODEL": "bench-model",
-            "GOLDLOOP_BASE_URL": fake.base_url("openai"),
-            "OPENAI_API_KEY": "benchmark-key-not-a-secret",
-            "GOLDLOOP_CACHE": str(cache),
-            "GOLDLOOP_CONCURRENCY": str(concurrency),
-        }
-    )
-
-
 def timed_predict(url: str, body: dict) -> tuple[float, list]:
     start = time.perf_counter()
     reply = httpx.post(f"{url}/predict", json=body, timeout=300)
@@ -139,7 +125,8 @@ def main() -> None:
     ):
         timings = {}
         for name, concurrency in (("sequential", 1), ("concurrent", args.tasks)):
-            config = settings(fake, Path(tmp) / f"{name}.sqlite", concurrency)
+            cache = Path(tmp) / f"{name}.sqlite"
+            config = llm_settings(fake, cache, GOLDLOOP_CONCURRENCY=str(concurrency))
             with running_backend(config, Predictor.from_settings(config)) as backend:
                 warm = {"tasks": tasks[:1], "label_config": label_config}
                 httpx.post(f"{backend.url}/predict", json=warm, timeout=120)

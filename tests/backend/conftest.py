@@ -14,10 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from tests.fakes.llm_server import FakeLLMServer
 
 from goldloop.backend.app import create_app
 from goldloop.backend.predictor import Predictor
 from goldloop.backend.settings import BackendSettings
+from goldloop.kb import KB, load_kb
+from goldloop.llm.base import CREDENTIALS
 
 
 def free_port() -> int:
@@ -103,3 +106,28 @@ def running_backend(settings: BackendSettings, predictor: Predictor) -> Iterator
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+def utf16(text: str, a: int, b: int) -> tuple[int, int]:
+    """Label Studio's offsets computed independently: UTF-16 code units of the encoded prefix."""
+    start = len(text[:a].encode("utf-16-le")) // 2
+    return start, start + len(text[a:b].encode("utf-16-le")) // 2
+
+
+def llm_settings(
+    server: FakeLLMServer,
+    cache: Path,
+    provider: str = "openai",
+    model: str = "gpt-test",
+    **env: str,
+) -> BackendSettings:
+    """Settings for annotator A on the fake provider server, with its own SQLite cache."""
+    key = CREDENTIALS[provider][0]
+    base = {"GOLDLOOP_PROVIDER": provider, "GOLDLOOP_MODEL": model, key: "test-key",
+            "GOLDLOOP_BASE_URL": server.base_url(provider), "GOLDLOOP_CACHE": str(cache)}  # fmt: skip
+    return BackendSettings.from_env({**base, **env})
+
+
+@pytest.fixture(scope="session")
+def kb() -> KB:
+    return load_kb()

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from tests.backend.conftest import llm_settings, running_backend, utf16
 from tests.fakes.llm_server import FakeLLMServer, FakeRequest, Reply, llm_server
 
 from goldloop.annotate import annotate_documents
@@ -17,7 +18,7 @@ from goldloop.backend.app import create_app
 from goldloop.backend.predictor import Predictor
 from goldloop.backend.settings import AnnotatorSpec, BackendSettings
 from goldloop.gold import Document
-from goldloop.kb import KB, load_kb
+from goldloop.kb import KB
 from goldloop.lexical import LexicalAnnotator
 from goldloop.nlp import load_nlp
 from goldloop.studio.label_config import render_label_config
@@ -28,17 +29,6 @@ __all__ = ["llm_server"]
 MENTION_TEXT = "𝛼-Synuclein activates TNF, and IL-6 is inhibited by aspirin."
 NOTHING_TEXT = "The weather was fine on the day of the survey."
 LEXICAL = BackendSettings(annotator=AnnotatorSpec("lexical"))
-
-
-def utf16(text: str, a: int, b: int) -> tuple[int, int]:
-    """Independent UTF-16 offsets: count code units of the encoded prefix."""
-    start = len(text[:a].encode("utf-16-le")) // 2
-    return start, start + len(text[a:b].encode("utf-16-le")) // 2
-
-
-@pytest.fixture(scope="module")
-def kb() -> KB:
-    return load_kb()
 
 
 @pytest.fixture(scope="module")
@@ -220,10 +210,7 @@ def llm_client(
     llm_server: FakeLLMServer, kb: KB, tmp_path: Any
 ) -> Iterator[tuple[TestClient, FakeLLMServer]]:
     llm_server.answer = scripted
-    env = {"GOLDLOOP_PROVIDER": "openai", "GOLDLOOP_MODEL": "gpt-test", "GOLDLOOP_EFFORT": "low",
-           "GOLDLOOP_BASE_URL": llm_server.base_url("openai"), "OPENAI_API_KEY": "test-key",
-           "GOLDLOOP_CACHE": str(tmp_path / "cache.sqlite")}  # fmt: skip
-    settings = BackendSettings.from_env(env)
+    settings = llm_settings(llm_server, tmp_path / "cache.sqlite", GOLDLOOP_EFFORT="low")
     predictor = Predictor.from_settings(settings)
     with TestClient(create_app(settings, predictor)) as client:
         yield client, llm_server
@@ -302,13 +289,15 @@ def test_annotators_a_and_b_give_the_merged_review_prediction(
         return json.dumps({"mentions": items})
 
     llm_server.answer = answer
-    env = {"GOLDLOOP_PROVIDER": "openai", "GOLDLOOP_MODEL": "gpt-a",
-           "GOLDLOOP_BASE_URL": llm_server.base_url("openai"),
-           "GOLDLOOP_OTHER_PROVIDER": "gemini", "GOLDLOOP_OTHER_MODEL": "gemini-b",
-           "GOLDLOOP_OTHER_BASE_URL": llm_server.base_url("gemini"),
-           "OPENAI_API_KEY": "k", "GEMINI_API_KEY": "k",
-           "GOLDLOOP_CACHE": str(tmp_path / "cache.sqlite")}  # fmt: skip
-    settings = BackendSettings.from_env(env)
+    settings = llm_settings(
+        llm_server,
+        tmp_path / "cache.sqlite",
+        model="gpt-a",
+        GOLDLOOP_OTHER_PROVIDER="gemini",
+        GOLDLOOP_OTHER_MODEL="gemini-b",
+        GOLDLOOP_OTHER_BASE_URL=llm_server.base_url("gemini"),
+        GEMINI_API_KEY="test-key",
+    )
     with TestClient(create_app(settings, Predictor.from_settings(settings))) as client:
         (result,) = predict(client, tasks_of([MENTION_TEXT]), label_config).json()["results"]
     assert result["model_version"] == "review:gpt-a+gemini-b"
@@ -331,14 +320,10 @@ def test_concurrent_requests_get_the_same_answers_as_one_at_a_time(
     from concurrent.futures import ThreadPoolExecutor
 
     import httpx
-    from tests.backend.conftest import running_backend
 
     llm_server.answer = scripted
     llm_server.latency_s = 0.05
-    env = {"GOLDLOOP_PROVIDER": "openai", "GOLDLOOP_MODEL": "gpt-test",
-           "GOLDLOOP_BASE_URL": llm_server.base_url("openai"), "OPENAI_API_KEY": "test-key",
-           "GOLDLOOP_CACHE": str(tmp_path / "cache.sqlite")}  # fmt: skip
-    settings = BackendSettings.from_env(env)
+    settings = llm_settings(llm_server, tmp_path / "cache.sqlite")
     batches = [
         tasks_of([f"Batch {k}: {MENTION_TEXT}", f"NOTHING {k}", f"GARBLE {k}", MENTION_TEXT])
         for k in range(4)

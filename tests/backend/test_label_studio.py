@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.backend.conftest import RunningBackend, running_backend
+from tests.backend.conftest import RunningBackend, llm_settings, running_backend, utf16
 from tests.fakes.llm_server import FakeLLMServer, FakeRequest, Reply, llm_server
 
 from goldloop.backend.predictor import Predictor
 from goldloop.backend.settings import AnnotatorSpec, BackendSettings
-from goldloop.kb import KB, load_kb
+from goldloop.kb import KB
 from goldloop.lexical import LexicalAnnotator
 from goldloop.nlp import load_nlp
 from goldloop.studio.label_config import render_label_config
@@ -29,16 +29,6 @@ TEXTS = [
     "The weather was fine on the day of the survey.",
 ]
 _titles = itertools.count()
-
-
-def utf16(text: str, a: int, b: int) -> tuple[int, int]:
-    start = len(text[:a].encode("utf-16-le")) // 2
-    return start, start + len(text[a:b].encode("utf-16-le")) // 2
-
-
-@pytest.fixture(scope="module")
-def kb() -> KB:
-    return load_kb()
 
 
 def make_project(label_studio: Any, kb: KB, texts: list[str]) -> tuple[int, list[int]]:
@@ -129,10 +119,7 @@ def test_label_studio_stores_the_llm_backends_predictions_and_asks_again_after_a
     label_studio: Any, kb: KB, llm_server: FakeLLMServer, tmp_path: Path
 ) -> None:
     llm_server.answer = scripted
-    env = {"GOLDLOOP_PROVIDER": "anthropic", "GOLDLOOP_MODEL": "claude-test",
-           "GOLDLOOP_BASE_URL": llm_server.base_url("anthropic"), "ANTHROPIC_API_KEY": "k",
-           "GOLDLOOP_CACHE": str(tmp_path / "cache.sqlite")}  # fmt: skip
-    settings = BackendSettings.from_env(env)
+    settings = llm_settings(llm_server, tmp_path / "cache.sqlite", "anthropic", "claude-test")
     texts = [*TEXTS, "TRUNCATE: IL-3 upregulates the TNF receptor."]
     project_id, task_ids = make_project(label_studio, kb, texts)
     with running_backend(settings, Predictor.from_settings(settings)) as backend:
