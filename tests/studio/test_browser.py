@@ -1,0 +1,132 @@
+"""A real browser (headless Chromium from Debian) renders a pushed, pre-annotated task.
+
+The regions sit on the right words (astral characters before them included), the selected
+region shows its relation in the searchable per-region Taxonomy and its direction, and the
+review note says where it came from. A screenshot is saved.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from goldloop.gold import Document
+from goldloop.kb import load_kb
+from goldloop.studio import server
+from goldloop.studio.project import find_project
+from goldloop.studio.push import Candidates, push
+from tests.conftest import in_ci
+from tests.studio.loop_data import DOCS, write_inputs
+
+CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+WAIT = 60
+
+
+def _missing() -> str | None:
+    if not (shutil.which(CHROMIUM) and shutil.which(CHROMEDRIVER)):
+        return f"no {CHROMIUM} / {CHROMEDRIVER} (apt-get install chromium chromium-driver)"
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        return "selenium is not installed (dev extra)"
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser(label_studio) -> Iterator[object]:
+    reason = _missing()
+    if reason:
+        if in_ci():
+            pytest.fail(f"the browser check must run in CI: {reason}")
+        pytest.skip(reason)
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+
+    os.environ.setdefault("SE_OFFLINE", "true")  # never let Selenium Manager fetch a browser
+    options = Options()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.implicitly_wait(0)
+    try:
+        creds = server.credentials(label_studio.home)
+        driver.get(f"{label_studio.url}/user/login/")
+        driver.find_element(By.NAME, "email").send_keys(creds.username)
+        driver.find_element(By.NAME, "password").send_keys(creds.password)
+        driver.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        yield driver
+    finally:
+        driver.quit()
+
+
+@pytest.fixture(scope="module")
+def project_tasks(label_studio, tmp_path_factory: pytest.TempPathFactory) -> tuple[int, dict[str, int]]:
+    kb = load_kb()
+    _, gold_a, gold_b = write_inputs(tmp_path_factory.mktemp("browser"))
+    documents = [Document(**{**d, "role": "primary"}) for d in DOCS]
+    name = f"browser-{uuid.uuid4().hex[:6]}"
+    push(label_studio.connection, label_studio.client, documents, name, kb,
+         a=Candidates.from_gold(gold_a, kb), b=Candidates.from_gold(gold_b, kb))  # fmt: skip
+    project = find_project(label_studio.connection, label_studio.client, name)
+    assert project is not None
+    tasks = {t.data["doc_id"]: t.id for t in label_studio.client.tasks.list(project=project.id, page_size=100)}
+    return project.id, tasks
+
+
+def _wait(driver, condition):
+    """Wait for ``condition``; the editor re-renders, so stale elements just mean "not yet"."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, WAIT, ignored_exceptions=(StaleElementReferenceException,)).until(condition)
+
+
+def _open(driver, url: str, project_id: int, task_id: int) -> list:
+    from selenium.webdriver.common.by import By
+
+    driver.get(f"{url}/projects/{project_id}/data?task={task_id}")
+    return _wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, ".htx-highlight"))
+
+
+def test_regions_relation_direction_and_search(browser, label_studio, project_tasks, tmp_path: Path) -> None:
+    from selenium.webdriver.common.by import By
+
+    project_id, tasks = project_tasks
+    highlights = _open(browser, label_studio.url, project_id, tasks["pmid:2"])
+    assert [h.text for h in highlights] == ["inhibits", "regulates"]
+    highlights[0].click()
+    taxonomy = _wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".htx-taxonomy"))
+    assert taxonomy.text.strip() == "inhibits"
+    checked = [r for r in browser.find_elements(By.CSS_SELECTOR, "input.ant-radio-input") if r.is_selected()]
+    assert [r.find_element(By.XPATH, "./ancestor::label[1]").text.split("[")[0] for r in checked] == ["forward"]
+    assert "A: inhibits · forward | B: inhibits · inverse" in browser.find_element(By.TAG_NAME, "body").text
+    # The picker is searchable per region: typing narrows 300 relations to the match.
+    taxonomy.find_element(By.CSS_SELECTOR, ".ant-select-selector").click()
+    search = _wait(
+        browser,
+        lambda d: next(
+            (i for i in d.find_elements(By.CSS_SELECTOR, "input.lsf-taxonomy-search-input") if i.is_displayed()), None
+        )
+    )
+    search.send_keys("phosph")
+    _wait(
+        browser,
+        lambda d: [n.text for n in d.find_elements(By.CSS_SELECTOR, ".ant-select-tree-treenode") if n.is_displayed()]
+        == ["phosphorylates"]
+    )
+    shot = tmp_path / "task-pmid-2.png"
+    assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 10_000
+
+
+def test_astral_text_regions_sit_on_their_words(browser, label_studio, project_tasks) -> None:
+    project_id, tasks = project_tasks
+    highlights = _open(browser, label_studio.url, project_id, tasks["pmid:3"])
+    assert [h.text for h in highlights] == ["binds to", "activates"]
