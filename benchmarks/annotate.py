@@ -27,15 +27,35 @@ from urllib.request import urlopen
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.fakes
 
-from goldloop.annotate import PIPES_UNUSED_BY_CHECKS, annotate_documents, annotation_request, check_candidates, read_candidates
+from tests.fakes.llm_server import FakeLLMServer
+
+from goldloop.annotate import (
+    PIPES_UNUSED_BY_CHECKS,
+    annotate_documents,
+    annotation_request,
+    check_candidates,
+    read_candidates,
+)
 from goldloop.gold import Document
 from goldloop.kb import load_kb
 from goldloop.llm import RetryPolicy, SQLiteCache, make_provider
 from goldloop.llm.prompt import parse_mentions, system_prompt
 from goldloop.nlp import load_nlp
-from tests.fakes.llm_server import FakeLLMServer
 
-GENES = ["TNF", "IL-6", "STAT3", "SOCS3", "TP53", "MYC", "EGFR", "KRAS", "BRCA1", "VEGF", "NF-κB", "mTOR"]
+GENES = [
+    "TNF",
+    "IL-6",
+    "STAT3",
+    "SOCS3",
+    "TP53",
+    "MYC",
+    "EGFR",
+    "KRAS",
+    "BRCA1",
+    "VEGF",
+    "NF-κB",
+    "mTOR",
+]
 SENTENCES = [
     ("{x} activates {y} in primary macrophages", "activates", "forward", "activates"),
     ("{y} is activated by {x} after stimulation", "activated by", "forward", "activated by"),
@@ -61,8 +81,16 @@ def make_documents(n: int, seed: int = 7) -> tuple[list[Document], dict[str, str
             template, label, direction, surface = rng.choice(SENTENCES)
             x, y = rng.sample(GENES, 2)
             parts.append(template.format(x=x, y=y).capitalize() + ".")
-            items.append({"surface": surface, "occurrence": 1 + sum(surface in p for p in parts[:-1]),
-                          "label": label, "direction": direction, "subject_text": x, "object_text": y})
+            items.append(
+                {
+                    "surface": surface,
+                    "occurrence": 1 + sum(surface in p for p in parts[:-1]),
+                    "label": label,
+                    "direction": direction,
+                    "subject_text": x,
+                    "object_text": y,
+                }
+            )
             if rng.random() < 0.3:
                 parts.append(FILLER + f" (n = {rng.randint(20, 900)}).")
         text = f"Study {k}. " + " ".join(parts)
@@ -78,7 +106,9 @@ def timed(action) -> float:  # type: ignore[no-untyped-def]
 
 
 def _serve(conn: Connection, answers: dict[str, str], latency: float) -> None:
-    server = FakeLLMServer(lambda request: answers[request.user.split("\n", 1)[1]], latency_s=latency)
+    server = FakeLLMServer(
+        lambda request: answers[request.user.split("\n", 1)[1]], latency_s=latency
+    )
     with server:
         conn.send(server.url)
         conn.recv()  # until the benchmark is done
@@ -88,7 +118,9 @@ def _serve(conn: Connection, answers: dict[str, str], latency: float) -> None:
 def fake_server_process(answers: dict[str, str], latency: float) -> Iterator[str]:
     """The fake provider in its own process: a real provider's CPU is not the client's."""
     parent, child = multiprocessing.get_context("fork").Pipe()
-    process = multiprocessing.get_context("fork").Process(target=_serve, args=(child, answers, latency), daemon=True)
+    process = multiprocessing.get_context("fork").Process(
+        target=_serve, args=(child, answers, latency), daemon=True
+    )
     process.start()
     try:
         yield parent.recv()
@@ -103,9 +135,13 @@ def request_count(url: str) -> int:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--docs", type=int, default=64, help="documents (the issue's size is 200)")
-    parser.add_argument("--latency", type=float, default=0.2, help="seconds per request at the fake server")
+    parser.add_argument(
+        "--latency", type=float, default=0.2, help="seconds per request at the fake server"
+    )
     parser.add_argument("--provider", default="openai", choices=["openai", "anthropic", "gemini"])
     args = parser.parse_args()
     for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
@@ -117,15 +153,19 @@ def main() -> None:
     system = system_prompt(kb)
     requests = [annotation_request(d, kb, 16000, system) for d in documents]
     nlp("warm up the pipeline.")
-    with nlp.select_pipes(disable=[p for p in PIPES_UNUSED_BY_CHECKS if p in nlp.pipe_names]):
-        parse_s = timed(lambda: list(nlp.pipe(d.text for d in documents)))  # as annotate parses
+    unused = [p for p in PIPES_UNUSED_BY_CHECKS if p in nlp.pipe_names]
+    parse_s = timed(
+        lambda: list(nlp.pipe((d.text for d in documents), disable=unused))
+    )  # as annotate
 
     with fake_server_process(answers, args.latency) as url, tempfile.TemporaryDirectory() as tmp:
         base_url = f"{url}/v1" if args.provider == "openai" else url
 
         def provider(cache: SQLiteCache | None):  # type: ignore[no-untyped-def]
             retry = RetryPolicy(attempts=3, initial_s=0.05, max_s=0.2, timeout_s=30)
-            return make_provider(args.provider, "bench-model", base_url=base_url, cache=cache, retry=retry)
+            return make_provider(
+                args.provider, "bench-model", base_url=base_url, cache=cache, retry=retry
+            )
 
         def request_phase(concurrency: int) -> float:
             client = provider(None)
@@ -134,23 +174,37 @@ def main() -> None:
 
         def end_to_end(concurrency: int, cache: SQLiteCache | None) -> float:
             client = provider(cache)
-            return timed(lambda: annotate_documents(documents, client, kb, concurrency=concurrency, nlp=nlp))
+            return timed(
+                lambda: annotate_documents(documents, client, kb, concurrency=concurrency, nlp=nlp)
+            )
 
         request_phase(4)  # warm up the SDK and connections
-        print(f"{args.docs} documents, {args.latency * 1000:.0f} ms latency, provider {args.provider}")
-        print(f"spaCy parse alone (as annotate runs it): {parse_s:.2f} s = {1000 * parse_s / args.docs:.0f} ms per abstract")
+        print(
+            f"{args.docs} documents, {args.latency * 1000:.0f} ms latency, provider {args.provider}"
+        )
+        print(
+            f"spaCy parse alone (as annotate runs it): {parse_s:.2f} s = {1000 * parse_s / args.docs:.0f} ms per abstract"
+        )
         r1, r16 = request_phase(1), request_phase(16)
-        print(f"request phase   c=1 {r1:6.2f} s   c=16 {r16:6.2f} s   ratio {r1 / r16:5.1f}x  (target >= 10x)")
+        print(
+            f"request phase   c=1 {r1:6.2f} s   c=16 {r16:6.2f} s   ratio {r1 / r16:5.1f}x  (target >= 10x)"
+        )
         e1, e16 = end_to_end(1, None), end_to_end(16, None)
-        print(f"end to end      c=1 {e1:6.2f} s   c=16 {e16:6.2f} s   ratio {e1 / e16:5.1f}x  (target >= 6x)")
+        print(
+            f"end to end      c=1 {e1:6.2f} s   c=16 {e16:6.2f} s   ratio {e1 / e16:5.1f}x  (target >= 6x)"
+        )
         floor = max(r16, parse_s)
-        print(f"  (c=16 cannot beat max(request phase, parse) = {floor:.2f} s: best possible {e1 / floor:.1f}x here)")
+        print(
+            f"  (c=16 cannot beat max(request phase, parse) = {floor:.2f} s: best possible {e1 / floor:.1f}x here)"
+        )
         cache = SQLiteCache(Path(tmp) / "cache.sqlite")
         first = end_to_end(16, cache)
         before = request_count(url)
         cached = end_to_end(16, cache)
         assert request_count(url) == before, "the cached re-run sent requests"
-        print(f"cached re-run   first {first:6.2f} s   cached {cached:6.2f} s   ratio {first / cached:5.1f}x  (0 requests)")
+        print(
+            f"cached re-run   first {first:6.2f} s   cached {cached:6.2f} s   ratio {first / cached:5.1f}x  (0 requests)"
+        )
 
     parsed = list(nlp.pipe(d.text for d in documents))
     items = [parse_mentions(answers[d.text]) for d in documents]
@@ -162,7 +216,9 @@ def main() -> None:
             check_candidates(document.text, candidates, doc, True)
 
     seconds = timed(decode_all)
-    print(f"decoding        {mentions} mentions in {seconds:.3f} s = {mentions / seconds:,.0f} mentions/s (parse excluded)")
+    print(
+        f"decoding        {mentions} mentions in {seconds:.3f} s = {mentions / seconds:,.0f} mentions/s (parse excluded)"
+    )
 
 
 if __name__ == "__main__":

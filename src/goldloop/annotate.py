@@ -1,11 +1,13 @@
 """Pre-annotation: documents in, hits and a report accounting for every item out.
 
-:func:`annotate_documents` is the one core behind ``goldloop annotate`` and the ML backend. With an
-LLM provider, requests run on a thread pool while the main thread decodes answers as they arrive
-and parses each text that needs it once with spaCy, so the post-cache checks overlap the requests. Decoding follows the design's LLM
-contract: offsets resolved from surface + occurrence, labels folded over the whole KB, nested spans
-dropped, then ``non_verbal`` and ``surface_anchored`` from the parse. A truncated, unparsable or
-failed answer leaves its document out of the output and is listed in the report.
+:func:`annotate_documents` is the one core behind ``goldloop annotate`` and the ML backend. With
+an LLM provider, requests run on a thread pool while the main thread decodes answers as they
+arrive and parses each text that needs it once with spaCy, so the post-cache checks overlap the
+requests. Decoding follows the design's LLM contract: offsets resolved from surface +
+occurrence, labels folded over the whole KB, nested spans dropped, then ``non_verbal`` and
+``surface_anchored`` from the parse. A truncated, unparsable or
+failed answer leaves its document out of the output, is listed in the report and is not cached,
+so a re-run asks for it again.
 
 Rejection reasons per item: ``malformed_item`` (not an object, or no usable surface),
 ``surface_not_found``, ``duplicate_occurrence``, ``unknown_label``, ``bad_direction``,
@@ -25,8 +27,14 @@ from goldloop.gold import Document, Hit
 from goldloop.kb import DIRECTIONS, KB, Folded, Relation
 from goldloop.lexical import LexicalAnnotator
 from goldloop.llm.base import LLMError, LLMRequest, LLMResponse, Provider
-from goldloop.llm.cache import cache_key
-from goldloop.llm.prompt import OUTPUT_SCHEMA, Unparsable, parse_mentions, system_prompt, user_prompt
+from goldloop.llm.cache import ResponseCache, cache_key
+from goldloop.llm.prompt import (
+    OUTPUT_SCHEMA,
+    Unparsable,
+    parse_mentions,
+    system_prompt,
+    user_prompt,
+)
 from goldloop.llm.usage import add_usage
 from goldloop.nlp import is_verb_predicate_label, load_nlp, span_has_verb, surface_anchored
 from goldloop.resolve import ResolutionError, resolve_occurrence
@@ -86,9 +94,13 @@ class DocumentResult:
     cached: bool = False
 
 
-def annotation_request(document: Document, kb: KB, max_tokens: int, system: str | None = None) -> LLMRequest:
+def annotation_request(
+    document: Document, kb: KB, max_tokens: int, system: str | None = None
+) -> LLMRequest:
     """The request for one document (pass ``system`` to build the KB prompt only once)."""
-    return LLMRequest(system or system_prompt(kb), user_prompt(document.text), OUTPUT_SCHEMA, max_tokens)
+    return LLMRequest(
+        system or system_prompt(kb), user_prompt(document.text), OUTPUT_SCHEMA, max_tokens
+    )
 
 
 def annotate_documents(
@@ -111,12 +123,16 @@ def annotate_documents(
     nlp = nlp or load_nlp()
     if isinstance(annotator, LexicalAnnotator):
         results = []
-        for document, doc in zip(documents, nlp.pipe((d.text for d in documents), batch_size=16), strict=True):
+        for document, doc in zip(
+            documents, nlp.pipe((d.text for d in documents), batch_size=16), strict=True
+        ):
             results.append(_decode_lexical(document, doc, annotator, kb, verbal_only))
             if on_document is not None:
                 on_document(results[-1])
     else:
-        results = _annotate_with_llm(documents, annotator, kb, max_tokens, concurrency, verbal_only, nlp, on_document)
+        results = _annotate_with_llm(
+            documents, annotator, kb, max_tokens, concurrency, verbal_only, nlp, on_document
+        )
     return AnnotationRun(
         documents=[r.document for r in results if r.document is not None],
         report=build_report(results, annotator, kb, verbal_only=verbal_only, max_tokens=max_tokens),
@@ -137,8 +153,9 @@ def _annotate_with_llm(
     in small batches) only the texts that have candidates left, so spaCy overlaps the requests."""
     system = system_prompt(kb)
     results: list[DocumentResult | None] = [None] * len(documents)
+    # per call, not select_pipes: another thread may be parsing with the full pipeline
     unused = [name for name in PIPES_UNUSED_BY_CHECKS if name in nlp.pipe_names]
-    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool, nlp.select_pipes(disable=unused):
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
         futures = {
             pool.submit(_ask, provider, annotation_request(d, kb, max_tokens, system)): index
             for index, d in enumerate(documents)
@@ -147,11 +164,22 @@ def _annotate_with_llm(
         try:
             while pending:
                 done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                read = {futures[f]: read_answer(documents[futures[f]], f.result(), kb, max_tokens) for f in done}
+                read = {
+                    futures[f]: read_answer(documents[futures[f]], f.result(), kb, max_tokens)
+                    for f in done
+                }
                 to_parse = sorted(i for i, answer in read.items() if answer.candidates)
-                parsed = dict(zip(to_parse, nlp.pipe(documents[i].text for i in to_parse), strict=True))
+                parsed = dict(
+                    zip(
+                        to_parse,
+                        nlp.pipe((documents[i].text for i in to_parse), disable=unused),
+                        strict=True,
+                    )
+                )
                 for index in sorted(read):
-                    result = finish_answer(read[index], documents[index], parsed.get(index), provider.tag, verbal_only)
+                    result = finish_answer(
+                        read[index], documents[index], parsed.get(index), provider.tag, verbal_only
+                    )
                     results[index] = result
                     if on_document is not None:
                         on_document(result)
@@ -162,9 +190,18 @@ def _annotate_with_llm(
 
 def _ask(provider: Provider, request: LLMRequest) -> LLMResponse | LLMError:
     try:
-        return provider.complete(request)
+        return provider.complete(request, usable=parsable)
     except LLMError as exc:
         return exc
+
+
+def parsable(answer: str) -> bool:
+    """Whether an answer holds a list of mentions; one that does not is not cached."""
+    try:
+        parse_mentions(answer)
+    except Unparsable:
+        return False
+    return True
 
 
 @dataclass
@@ -177,13 +214,18 @@ class ReadAnswer:
     rejections: list[tuple[Any, list[str]]] = field(default_factory=list)
 
 
-def read_answer(document: Document, answer: LLMResponse | LLMError | None, kb: KB, max_tokens: int | None = None) -> ReadAnswer:
+def read_answer(
+    document: Document, answer: LLMResponse | LLMError | None, kb: KB, max_tokens: int | None = None
+) -> ReadAnswer:
     """Check the stop reason, parse the answer, resolve and fold its items (no spaCy needed)."""
     if isinstance(answer, LLMError) or answer is None:
         return ReadAnswer(_failed(document, "failed", str(answer) if answer else "no answer"))
     result = DocumentResult(document.doc_id, None, usage=dict(answer.usage), cached=answer.cached)
     if answer.truncated:
-        result.failure = {"reason": "truncated", "detail": f"the answer stopped at the token limit ({max_tokens})"}
+        result.failure = {
+            "reason": "truncated",
+            "detail": f"the answer stopped at the token limit ({max_tokens})",
+        }
         return ReadAnswer(result)
     try:
         items = parse_mentions(answer.text)
@@ -194,7 +236,13 @@ def read_answer(document: Document, answer: LLMResponse | LLMError | None, kb: K
     return ReadAnswer(result, items, *read_candidates(document.text, items, kb))
 
 
-def finish_answer(read: ReadAnswer, document: Document, doc: Doc | None, annotator_tag: str, verbal_only: bool = True) -> DocumentResult:
+def finish_answer(
+    read: ReadAnswer,
+    document: Document,
+    doc: Doc | None,
+    annotator_tag: str,
+    verbal_only: bool = True,
+) -> DocumentResult:
     """The post-cache half: nested spans, ``non_verbal`` and ``surface_anchored`` on the parse
     (``doc`` may be None only when there are no candidates)."""
     result = read.result
@@ -209,7 +257,9 @@ def finish_answer(read: ReadAnswer, document: Document, doc: Doc | None, annotat
     order = {id(item): k for k, item in enumerate(read.items)}
     in_order = sorted(read.rejections + late, key=lambda pair: order[id(pair[0])])
     result.rejections = [_rejection(item, document.doc_id, reasons) for item, reasons in in_order]
-    result.document = _with_hits(document, [to_hit(c, document.text, doc, annotator_tag, "llm") for c in hits if doc])
+    result.document = _with_hits(
+        document, [to_hit(c, document.text, doc, annotator_tag, "llm") for c in hits if doc]
+    )
     return result
 
 
@@ -223,7 +273,9 @@ def decode_answer(
     max_tokens: int | None = None,
 ) -> DocumentResult:
     """Turn one LLM answer into hits and rejections (or a document failure), given its parse."""
-    return finish_answer(read_answer(document, answer, kb, max_tokens), document, doc, annotator_tag, verbal_only)
+    return finish_answer(
+        read_answer(document, answer, kb, max_tokens), document, doc, annotator_tag, verbal_only
+    )
 
 
 def read_candidates(
@@ -253,7 +305,7 @@ def read_candidates(
         ):
             reasons.append("bad_direction")
         resolved = None
-        if usable_surface:
+        if isinstance(surface, str) and usable_surface:
             try:
                 resolved = resolve_occurrence(text, surface, occurrence, claimed)
             except ResolutionError as exc:
@@ -264,7 +316,11 @@ def read_candidates(
         claimed.append((resolved.a, resolved.b))
         relation = kb.lookup(str(label))
         assert relation is not None  # decode_label found it
-        candidates.append(_candidate(fields, resolved.a, resolved.b, resolved.occurrence_fallback, relation, folded))
+        candidates.append(
+            _candidate(
+                fields, resolved.a, resolved.b, resolved.occurrence_fallback, relation, folded
+            )
+        )
     return candidates, rejections
 
 
@@ -275,10 +331,8 @@ def _candidate(
     if folded.label_canonicalized:
         # The arguments were given in the converse's order; the hit reads in the canonical one.
         subject, obj = obj, subject
-    confidence = item.get("confidence")
-    usable = isinstance(confidence, int | float) and not isinstance(confidence, bool) and math.isfinite(confidence)
     return Candidate(
-        item, a, b, relation, folded, fallback, subject, obj, float(confidence) if usable else None
+        item, a, b, relation, folded, fallback, subject, obj, _confidence(item.get("confidence"))
     )
 
 
@@ -314,9 +368,9 @@ def to_hit(candidate: Candidate, text: str, doc: Doc, annotator_tag: str, source
         surface=text[a:b],
         entity_id=candidate.folded.entity_id,
         label=candidate.relation.label,
-        direction=candidate.folded.direction,  # type: ignore[arg-type]
+        direction=candidate.folded.direction,
         annotator=annotator_tag,
-        source=source,  # type: ignore[arg-type]
+        source=source,
         surface_anchored=surface_anchored(doc, a, b, candidate.relation),
         label_canonicalized=candidate.folded.label_canonicalized,
         direction_coerced=candidate.folded.direction_coerced,
@@ -345,13 +399,17 @@ def nearest_occurrence(text: str, needle: str | None, a: int, b: int) -> tuple[i
     return best
 
 
-def _decode_lexical(document: Document, doc: Doc, annotator: LexicalAnnotator, kb: KB, verbal_only: bool) -> DocumentResult:
+def _decode_lexical(
+    document: Document, doc: Doc, annotator: LexicalAnnotator, kb: KB, verbal_only: bool
+) -> DocumentResult:
     mentions = annotator.mentions(doc)
     candidates = [_lexical_candidate(m, kb) for m in mentions]
     hits, rejections = check_candidates(document.text, candidates, doc, verbal_only)
     return DocumentResult(
         document.doc_id,
-        _with_hits(document, [to_hit(c, document.text, doc, annotator.tag, "lexical") for c in hits]),
+        _with_hits(
+            document, [to_hit(c, document.text, doc, annotator.tag, "lexical") for c in hits]
+        ),
         items=len(mentions),
         rejections=[_rejection(item, document.doc_id, reasons) for item, reasons in rejections],
     )
@@ -363,7 +421,9 @@ def _lexical_candidate(mention: Mention, kb: KB) -> Candidate:
         "surface": mention.surface, "a": mention.a, "b": mention.b, "label": mention.label,
         "direction": mention.direction, "verbal": mention.verbal,
     }  # fmt: skip
-    folded = Folded(mention.entity_id, mention.direction, label_canonicalized=not relation.is_canonical)
+    folded = Folded(
+        mention.entity_id, mention.direction, label_canonicalized=not relation.is_canonical
+    )
     return Candidate(item, mention.a, mention.b, relation, folded)
 
 
@@ -387,12 +447,23 @@ def _occurrence(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+def _confidence(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
 def _text_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
 
 
 def build_report(
-    results: list[DocumentResult], annotator: Annotator, kb: KB, *, verbal_only: bool, max_tokens: int
+    results: list[DocumentResult],
+    annotator: Annotator,
+    kb: KB,
+    *,
+    verbal_only: bool,
+    max_tokens: int,
 ) -> dict[str, Any]:
     """The sidecar report: who annotated, counts, token usage, every failure and rejection."""
     rejections = [r for result in results for r in result.rejections]
@@ -409,7 +480,9 @@ def build_report(
         "items": sum(r.items for r in results),
         "hits": sum(len(r.document.ground_truth) for r in results if r.document is not None),
         "rejections": len(rejections),
-        "documents_without_hits": sum(1 for r in results if r.document is not None and not r.document.ground_truth),
+        "documents_without_hits": sum(
+            1 for r in results if r.document is not None and not r.document.ground_truth
+        ),
     }
     return {
         "annotator": annotator.tag,
@@ -421,7 +494,9 @@ def build_report(
         "verbal_only": verbal_only,
         "max_tokens": None if lexical else max_tokens,
         "counts": counts,
-        "rejections_by_reason": dict(Counter(reason for r in rejections for reason in r["reasons"])),
+        "rejections_by_reason": dict(
+            Counter(reason for r in rejections for reason in r["reasons"])
+        ),
         "usage": add_usage(r.usage for r in results if not r.cached),
         "usage_from_cache": add_usage(r.usage for r in results if r.cached),
         "failed_documents": failures,
@@ -442,26 +517,46 @@ class DryRun:
 
 
 def dry_run(
-    documents: list[Document], provider: Provider, kb: KB, max_tokens: int, input_price_per_mtok: float | None = None
+    documents: list[Document],
+    kb: KB,
+    max_tokens: int,
+    *,
+    provider: str,
+    model: str,
+    effort: str | None = None,
+    cache: ResponseCache | None = None,
+    input_price_per_mtok: float | None = None,
 ) -> DryRun:
-    """Count requests without calling anything; answers already in the cache cost nothing."""
+    """Count requests without calling anything (no client, no key needed); answers already in
+    the cache cost nothing."""
     system = system_prompt(kb)
     pending = []
     for document in documents:
         request = annotation_request(document, kb, max_tokens, system)
-        key = cache_key(provider.name, provider.model, provider.effort, request.system, request.user, request.schema)
-        if provider.cache is None or provider.cache.get(key) is None:
+        key = cache_key(
+            provider, model, effort or None, request.system, request.user, request.schema
+        )
+        if cache is None or cache.get(key) is None:
             pending.append(request)
     tokens = sum(estimate_tokens(r.system + r.user) for r in pending)
     cost = None if input_price_per_mtok is None else tokens * input_price_per_mtok / 1e6
-    return DryRun(len(documents), len(documents) - len(pending), len(pending), tokens, max_tokens * len(pending), cost)
+    return DryRun(
+        len(documents),
+        len(documents) - len(pending),
+        len(pending),
+        tokens,
+        max_tokens * len(pending),
+        cost,
+    )
 
 
 def estimate_tokens(text: str) -> int:
     return math.ceil(len(text) / 4)
 
 
-def select_documents(documents: list[Document], roles: Iterable[str] | None, limit: int | None) -> list[Document]:
+def select_documents(
+    documents: list[Document], roles: Iterable[str] | None, limit: int | None
+) -> list[Document]:
     """Documents whose role is one of ``roles`` (a document without a role is kept), first ``limit``."""
     wanted = set(roles) if roles else None
     chosen = [d for d in documents if wanted is None or d.role is None or d.role in wanted]

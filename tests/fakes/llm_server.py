@@ -28,7 +28,12 @@ import pytest
 
 FAKE_KEY = "test-key-not-a-secret"
 KEY_ENV = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
-BASE_URL_ENV = ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "GOOGLE_GEMINI_BASE_URL", "GEMINI_BASE_URL")
+BASE_URL_ENV = (
+    "OPENAI_BASE_URL",
+    "ANTHROPIC_BASE_URL",
+    "GOOGLE_GEMINI_BASE_URL",
+    "GEMINI_BASE_URL",
+)
 _GEMINI_PATH = re.compile(r"^/(v1|v1beta|v1alpha)/models/(?P<model>[^/:]+):generateContent$")
 
 
@@ -82,7 +87,7 @@ class FakeLLMServer:
         self.request_count = 0
         self.in_flight = 0
         self.max_in_flight = 0
-        self._failures: list[int] = []
+        self._failures: list[tuple[int, str | None]] = []
         self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._httpd.daemon_threads = True
@@ -101,13 +106,15 @@ class FakeLLMServer:
         """A real goldloop provider pointed at this server, retrying fast."""
         from goldloop.llm import RetryPolicy, make_provider
 
-        options.setdefault("retry", RetryPolicy(attempts=4, initial_s=0.01, max_s=0.05, timeout_s=10))
+        options.setdefault(
+            "retry", RetryPolicy(attempts=4, initial_s=0.01, max_s=0.05, timeout_s=10)
+        )
         return make_provider(name, model, base_url=self.base_url(name), **options)
 
-    def fail(self, status: int, times: int = 1) -> None:
+    def fail(self, status: int, times: int = 1, message: str | None = None) -> None:
         """Answer the next ``times`` requests with HTTP ``status`` and the provider's error body."""
         with self._lock:
-            self._failures.extend([status] * times)
+            self._failures.extend([(status, message)] * times)
 
     def reset(self) -> None:
         with self._lock:
@@ -131,7 +138,7 @@ class FakeLLMServer:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _arrive(self) -> int | None:
+    def _arrive(self) -> tuple[int, str | None] | None:
         """Count a request; the status of an injected failure, if one is due."""
         with self._lock:
             self.request_count += 1
@@ -169,13 +176,17 @@ def _text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(_text_of(block.get("text", "")) for block in content if isinstance(block, dict))
+        return "".join(
+            _text_of(block.get("text", "")) for block in content if isinstance(block, dict)
+        )
     return ""
 
 
 def _parse_openai(body: dict[str, Any], _: str) -> FakeRequest:
     messages = body.get("messages", [])
-    system = "".join(_text_of(m["content"]) for m in messages if m.get("role") in ("system", "developer"))
+    system = "".join(
+        _text_of(m["content"]) for m in messages if m.get("role") in ("system", "developer")
+    )
     user = "".join(_text_of(m["content"]) for m in messages if m.get("role") == "user")
     schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
     return FakeRequest(
@@ -186,7 +197,9 @@ def _parse_openai(body: dict[str, Any], _: str) -> FakeRequest:
 
 def _parse_anthropic(body: dict[str, Any], _: str) -> FakeRequest:
     config = body.get("output_config") or {}
-    user = "".join(_text_of(m["content"]) for m in body.get("messages", []) if m.get("role") == "user")
+    user = "".join(
+        _text_of(m["content"]) for m in body.get("messages", []) if m.get("role") == "user"
+    )
     return FakeRequest(
         "anthropic", body.get("model", ""), _text_of(body.get("system", "")), user,
         (config.get("format") or {}).get("schema"), body.get("max_tokens"), config.get("effort"), body,
@@ -197,7 +210,14 @@ def _parse_gemini(body: dict[str, Any], model: str) -> FakeRequest:
     config = body.get("generationConfig") or {}
     thinking = config.get("thinkingConfig") or {}
     # google-genai 3.6 sends the thinking keys in snake case; the REST docs spell them in camel case.
-    effort = next((thinking[k] for k in ("thinkingLevel", "thinking_level", "thinkingBudget", "thinking_budget") if k in thinking), None)
+    effort = next(
+        (
+            thinking[k]
+            for k in ("thinkingLevel", "thinking_level", "thinkingBudget", "thinking_budget")
+            if k in thinking
+        ),
+        None,
+    )
     return FakeRequest(
         "gemini", model, _text_of((body.get("systemInstruction") or {}).get("parts", [])),
         "".join(_text_of(c.get("parts", [])) for c in body.get("contents", [])),
@@ -233,7 +253,9 @@ def _openai_body(model: str, text: str, truncated: bool, usage: dict[str, int]) 
     }  # fmt: skip
 
 
-def _anthropic_body(model: str, text: str, truncated: bool, usage: dict[str, int]) -> dict[str, Any]:
+def _anthropic_body(
+    model: str, text: str, truncated: bool, usage: dict[str, int]
+) -> dict[str, Any]:
     return {
         "id": "msg_fake",
         "type": "message",
@@ -277,17 +299,42 @@ _BODIES: dict[str, Callable[[str, str, bool, dict[str, int]], dict[str, Any]]] =
     "anthropic": _anthropic_body,
     "gemini": _gemini_body,
 }
-_STATUS_NAMES = {429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE", 400: "INVALID_ARGUMENT"}
-_ANTHROPIC_ERRORS = {429: "rate_limit_error", 500: "api_error", 529: "overloaded_error", 400: "invalid_request_error"}
+_STATUS_NAMES = {
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    503: "UNAVAILABLE",
+    400: "INVALID_ARGUMENT",
+}
+_ANTHROPIC_ERRORS = {
+    429: "rate_limit_error",
+    500: "api_error",
+    529: "overloaded_error",
+    400: "invalid_request_error",
+}
 
 
-def _error_body(provider: str, status: int) -> dict[str, Any]:
-    message = f"injected HTTP {status}"
+def _error_body(provider: str, status: int, message: str | None) -> dict[str, Any]:
+    message = message or f"injected HTTP {status}"
     if provider == "anthropic":
-        return {"type": "error", "error": {"type": _ANTHROPIC_ERRORS.get(status, "api_error"), "message": message}}
+        return {
+            "type": "error",
+            "error": {"type": _ANTHROPIC_ERRORS.get(status, "api_error"), "message": message},
+        }
     if provider == "gemini":
-        return {"error": {"code": status, "message": message, "status": _STATUS_NAMES.get(status, "UNKNOWN")}}
-    return {"error": {"message": message, "type": "server_error" if status >= 500 else "rate_limit", "code": None}}
+        return {
+            "error": {
+                "code": status,
+                "message": message,
+                "status": _STATUS_NAMES.get(status, "UNKNOWN"),
+            }
+        }
+    return {
+        "error": {
+            "message": message,
+            "type": "server_error" if status >= 500 else "rate_limit",
+            "code": None,
+        }
+    }
 
 
 def _handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
@@ -299,7 +346,10 @@ def _handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
 
         def do_GET(self) -> None:
             if self.path == "/_fake/stats":  # for a server run in another process
-                self._send(200, {"request_count": server.request_count, "max_in_flight": server.max_in_flight})
+                self._send(
+                    200,
+                    {"request_count": server.request_count, "max_in_flight": server.max_in_flight},
+                )
             else:
                 self._send(404, {"error": {"message": f"no route {self.path}"}})
 
@@ -317,12 +367,12 @@ def _handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                 return
             length = int(self.headers.get("Content-Length") or 0)
             body = json.loads(self.rfile.read(length) or b"{}")
-            status = server._arrive()
+            failure = server._arrive()
             try:
                 if server.latency_s:
                     time.sleep(server.latency_s)
-                if status is not None:
-                    self._send(status, _error_body(provider, status))
+                if failure is not None:
+                    self._send(failure[0], _error_body(provider, *failure))
                 else:
                     self._send(200, server._respond(provider, parse(body, model)))
             finally:

@@ -28,13 +28,35 @@ ANSWERS = answers_by_text(
     {
         TEXTS["pmid:1"]: mentions_json(
             [
-                {"surface": "binds to", "occurrence": 1, "label": "binds to", "direction": "symmetric"},
-                {"surface": "increases", "occurrence": 1, "label": "increases", "direction": "forward"},
-                {"surface": "apoptosis", "occurrence": 1, "label": "increases", "direction": "forward"},
+                {
+                    "surface": "binds to",
+                    "occurrence": 1,
+                    "label": "binds to",
+                    "direction": "symmetric",
+                },
+                {
+                    "surface": "increases",
+                    "occurrence": 1,
+                    "label": "increases",
+                    "direction": "forward",
+                },
+                {
+                    "surface": "apoptosis",
+                    "occurrence": 1,
+                    "label": "increases",
+                    "direction": "forward",
+                },
             ]
         ),
         TEXTS["pmid:2"]: mentions_json(
-            [{"surface": "activated by", "occurrence": 1, "label": "activates", "direction": "inverse"}]
+            [
+                {
+                    "surface": "activated by",
+                    "occurrence": 1,
+                    "label": "activates",
+                    "direction": "inverse",
+                }
+            ]
         ),
     }
 )
@@ -43,10 +65,20 @@ ANSWERS = answers_by_text(
 def make_sample_dir(directory: Path) -> Path:
     rows = [
         ManifestRow(
-            doc_id=doc_id, doc_uid=doc_id.split(":")[1], ids={"pmid": doc_id.split(":")[1]}, publication_year=2020,
-            n_chars=len(text), n_mentions=1, n_verb_mentions=1, labels_detected=("increases",), stratum="s",
-            p_incl=0.5, batch=0, role=ROLES[doc_id], text_sha1="0" * 40,
-        )  # fmt: skip
+            doc_id=doc_id,
+            doc_uid=doc_id.split(":")[1],
+            ids={"pmid": doc_id.split(":")[1]},
+            publication_year=2020,
+            n_chars=len(text),
+            n_mentions=1,
+            n_verb_mentions=1,
+            labels_detected=("increases",),
+            stratum="s",
+            p_incl=0.5,
+            batch=0,
+            role=ROLES[doc_id],
+            text_sha1="0" * 40,
+        )
         for doc_id, text in TEXTS.items()
     ]
     append_batch(directory, rows, TEXTS)
@@ -54,8 +86,20 @@ def make_sample_dir(directory: Path) -> Path:
 
 
 def make_documents_jsonl(path: Path) -> Path:
-    path.write_text("".join(json.dumps({"doc_id": k, "text": t, "source_note": "x"}) + "\n" for k, t in TEXTS.items()))
+    path.write_text(
+        "".join(
+            json.dumps({"doc_id": k, "text": t, "source_note": "x"}) + "\n"
+            for k, t in TEXTS.items()
+        )
+    )
     return path
+
+
+def source_options(source: str, workdir: Path) -> list[str]:
+    """``--sample DIR`` or ``--documents JSONL`` over the same three documents."""
+    if source == "sample":
+        return ["--sample", str(make_sample_dir(workdir / "sample"))]
+    return ["--documents", str(make_documents_jsonl(workdir / "docs.jsonl"))]
 
 
 @pytest.fixture
@@ -72,12 +116,11 @@ def invoke(*args: str) -> object:
 
 @pytest.mark.parametrize("name", PROVIDER_NAMES)
 @pytest.mark.parametrize("source", ["sample", "documents"])
-def test_annotate_with_each_provider(llm_server: FakeLLMServer, workdir: Path, kb: KB, name: str, source: str) -> None:
+def test_annotate_with_each_provider(
+    llm_server: FakeLLMServer, workdir: Path, kb: KB, name: str, source: str
+) -> None:
     llm_server.answer = ANSWERS
-    if source == "sample":
-        where = ["--sample", str(make_sample_dir(workdir / "sample"))]
-    else:
-        where = ["--documents", str(make_documents_jsonl(workdir / "docs.jsonl"))]
+    where = source_options(source, workdir)
     out = workdir / "gold.json"
     invoke(
         "annotate", *where, "--out", str(out), "--provider", name, "--model", "m-1", "--effort", "low",
@@ -89,16 +132,30 @@ def test_annotate_with_each_provider(llm_server: FakeLLMServer, workdir: Path, k
     assert [d.doc_id for d in gold.documents] == expected_docs  # the reserve role is not annotated
     assert llm_server.request_count == len(expected_docs)
     hits = [h for d in gold.documents for h in d.ground_truth]
-    assert [(h.surface, h.direction) for h in hits] == [("binds to", "symmetric"), ("increases", "forward"), ("activated by", "inverse")]
+    assert [(h.surface, h.direction) for h in hits] == [
+        ("binds to", "symmetric"),
+        ("increases", "forward"),
+        ("activated by", "inverse"),
+    ]
     assert {h.annotator for h in hits} == {"m-1@low"}
     counts = report["counts"]
     assert counts["hits"] + counts["rejections"] == counts["items"] == 4
     assert report["rejections"] == [
-        {"surface": "apoptosis", "occurrence": 1, "label": "increases", "direction": "forward", "doc_id": "pmid:1", "reasons": ["non_verbal"]}
+        {
+            "surface": "apoptosis",
+            "occurrence": 1,
+            "label": "increases",
+            "direction": "forward",
+            "doc_id": "pmid:1",
+            "reasons": ["non_verbal"],
+        }
     ]
     assert (report["provider"], report["model"], report["effort"]) == (name, "m-1", "low")
     if source == "sample":
-        assert [(d.role, d.doc_uid, d.batch) for d in gold.documents] == [("primary", "1", 0), ("double", "2", 0)]
+        assert [(d.role, d.doc_uid, d.batch) for d in gold.documents] == [
+            ("primary", "1", 0),
+            ("double", "2", 0),
+        ]
     else:
         assert gold.documents[0].model_extra == {"source_note": "x"}
     for key in KEY_ENV:
@@ -106,15 +163,16 @@ def test_annotate_with_each_provider(llm_server: FakeLLMServer, workdir: Path, k
 
 
 @pytest.mark.parametrize("source", ["sample", "documents"])
-def test_annotate_lexical_without_any_key(workdir: Path, monkeypatch: pytest.MonkeyPatch, kb: KB, source: str) -> None:
+def test_annotate_lexical_without_any_key(
+    workdir: Path, monkeypatch: pytest.MonkeyPatch, kb: KB, source: str
+) -> None:
     for key in KEY_ENV:
         monkeypatch.delenv(key, raising=False)
-    if source == "sample":
-        where = ["--sample", str(make_sample_dir(workdir / "sample"))]
-    else:
-        where = ["--documents", str(make_documents_jsonl(workdir / "docs.jsonl"))]
+    where = source_options(source, workdir)
     out = workdir / "lexical.json"
-    invoke("annotate", *where, "--out", str(out))  # no --provider: lexical is the default without keys
+    invoke(
+        "annotate", *where, "--out", str(out)
+    )  # no --provider: lexical is the default without keys
     report = json.loads((workdir / "lexical.json.report.json").read_text())
     assert report["annotator"] == f"lexical@{kb.tag}"
     hits = [h for d in read_gold(out, kb).documents for h in d.ground_truth]
@@ -135,11 +193,23 @@ def test_dry_run_calls_nothing(llm_server: FakeLLMServer, workdir: Path) -> None
     assert "requests to send" in output and "input cost" in output
 
 
-def test_truncated_documents_are_left_out_and_retried(llm_server: FakeLLMServer, workdir: Path, kb: KB) -> None:
+def test_truncated_documents_are_left_out_and_retried(
+    llm_server: FakeLLMServer, workdir: Path, kb: KB
+) -> None:
     llm_server.answer = ANSWERS
     docs = make_documents_jsonl(workdir / "docs.jsonl")
     out = workdir / "gold.json"
-    common = ["annotate", "--documents", str(docs), "--out", str(out), "--provider", "gemini", "--base-url", llm_server.url]
+    common = [
+        "annotate",
+        "--documents",
+        str(docs),
+        "--out",
+        str(out),
+        "--provider",
+        "gemini",
+        "--base-url",
+        llm_server.url,
+    ]
     invoke(*common, "--max-tokens", "30")
     report = json.loads((workdir / "gold.json.report.json").read_text())
     assert report["counts"]["truncated"] == 1  # the long answer for pmid:1
@@ -153,10 +223,32 @@ def test_truncated_documents_are_left_out_and_retried(llm_server: FakeLLMServer,
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
     bad = tmp_path / "docs.jsonl"
     bad.write_text('{"doc_id": "a", "text": "ok"}\nnot json\n')
-    command = [str(Path(sys.executable).with_name("goldloop")), "annotate", "--documents", str(bad), "--out", str(tmp_path / "o.json"), "--provider", "lexical"]
+    command = [
+        str(Path(sys.executable).with_name("goldloop")),
+        "annotate",
+        "--documents",
+        str(bad),
+        "--out",
+        str(tmp_path / "o.json"),
+        "--provider",
+        "lexical",
+    ]
     env = {**os.environ, "COLUMNS": "400"}  # rich wraps at 80 columns without a terminal
-    result = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env)
+    result = subprocess.run(
+        command, capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env
+    )
     assert result.returncode == 2, result.stderr
     assert "docs.jsonl: line 2: not valid JSON" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "o.json").exists()
+
+
+def test_dry_run_needs_no_key(workdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for key in KEY_ENV:
+        monkeypatch.delenv(key, raising=False)
+    result = invoke(
+        "annotate", "--documents", str(make_documents_jsonl(workdir / "docs.jsonl")),
+        "--provider", "openai", "--model", "gpt-x", "--effort", "high", "--dry-run",
+    )  # fmt: skip
+    output = result.output  # type: ignore[attr-defined]
+    assert "gpt-x@high" in output and "requests to send" in output

@@ -15,16 +15,38 @@ TEXT = (
 )
 
 
-def decode(items: list[dict[str, Any]] | str, kb: KB, nlp: Any, *, verbal_only: bool = True, text: str = TEXT) -> DocumentResult:
+def decode(
+    items: list[dict[str, Any]] | str,
+    kb: KB,
+    nlp: Any,
+    *,
+    verbal_only: bool = True,
+    text: str = TEXT,
+) -> DocumentResult:
     import json
 
     answer = items if isinstance(items, str) else json.dumps({"mentions": items})
     document = Document(doc_id="pmid:1", text=text)
-    return decode_answer(document, LLMResponse(answer, False, {"output_tokens": 9}), nlp(text), kb, "m@low", verbal_only)
+    return decode_answer(
+        document,
+        LLMResponse(answer, False, {"output_tokens": 9}),
+        nlp(text),
+        kb,
+        "m@low",
+        verbal_only,
+    )
 
 
-def item(surface: str, label: str, direction: str = "forward", occurrence: int = 1, **extra: Any) -> dict[str, Any]:
-    return {"surface": surface, "occurrence": occurrence, "label": label, "direction": direction, **extra}
+def item(
+    surface: str, label: str, direction: str = "forward", occurrence: int = 1, **extra: Any
+) -> dict[str, Any]:
+    return {
+        "surface": surface,
+        "occurrence": occurrence,
+        "label": label,
+        "direction": direction,
+        **extra,
+    }
 
 
 def hits_of(result: DocumentResult) -> list[dict[str, Any]]:
@@ -37,7 +59,9 @@ def reasons_of(result: DocumentResult) -> list[list[str]]:
 
 
 def test_converse_label_maps_to_canonical_with_direction_flipped(kb: KB, nlp: Any) -> None:
-    result = decode([item("activated by", "Activated By", subject_text="IL-6", object_text="TNF")], kb, nlp)
+    result = decode(
+        [item("activated by", "Activated By", subject_text="IL-6", object_text="TNF")], kb, nlp
+    )
     [hit] = hits_of(result)
     assert hit["entity_id"] == kb.lookup("activates").entity_id
     assert hit["label"] == "activated by"
@@ -63,7 +87,11 @@ def test_na_is_allowed_on_any_relation(kb: KB, nlp: Any) -> None:
 
 def test_bad_directions_are_rejected(kb: KB, nlp: Any) -> None:
     result = decode(
-        [item("increases", "increases", "symmetric"), item("increases", "increases", "upward", occurrence=2), item("leads to", "causes", None)],  # type: ignore[arg-type]
+        [
+            item("increases", "increases", "symmetric"),
+            item("increases", "increases", "upward", occurrence=2),
+            item("leads to", "causes", None),
+        ],  # type: ignore[arg-type]
         kb,
         nlp,
     )
@@ -74,7 +102,13 @@ def test_bad_directions_are_rejected(kb: KB, nlp: Any) -> None:
 def test_unknown_label_is_rejected_with_the_item(kb: KB, nlp: Any) -> None:
     result = decode([item("increases", "upregulates strongly")], kb, nlp)
     assert hits_of(result) == []
-    assert result.rejections == [{**item("increases", "upregulates strongly"), "doc_id": "pmid:1", "reasons": ["unknown_label"]}]
+    assert result.rejections == [
+        {
+            **item("increases", "upregulates strongly"),
+            "doc_id": "pmid:1",
+            "reasons": ["unknown_label"],
+        }
+    ]
 
 
 def test_every_reason_of_an_item_is_reported(kb: KB, nlp: Any) -> None:
@@ -83,14 +117,25 @@ def test_every_reason_of_an_item_is_reported(kb: KB, nlp: Any) -> None:
 
 
 def test_nested_span_is_dropped(kb: KB, nlp: Any) -> None:
-    result = decode([item("activated", "activates", "inverse"), item("is activated by", "activates", "inverse")], kb, nlp)
+    result = decode(
+        [
+            item("activated", "activates", "inverse"),
+            item("is activated by", "activates", "inverse"),
+        ],
+        kb,
+        nlp,
+    )
     [hit] = hits_of(result)
     assert hit["surface"] == "is activated by"
     assert reasons_of(result) == [["nested_in_longer_span"]]
 
 
 def test_repeated_surfaces_claim_occurrences_in_order(kb: KB, nlp: Any) -> None:
-    items = [item("increases", "increases", occurrence=2), item("increases", "increases"), item("increases", "increases")]
+    items = [
+        item("increases", "increases", occurrence=2),
+        item("increases", "increases"),
+        item("increases", "increases"),
+    ]
     result = decode(items, kb, nlp)
     spans = [(h["a"], h["b"]) for h in hits_of(result)]
     first, second = TEXT.index("increases"), TEXT.index("increases", TEXT.index("increases") + 1)
@@ -111,7 +156,11 @@ def test_surface_not_verbatim_is_not_found(kb: KB, nlp: Any) -> None:
 def test_malformed_items_are_reported(kb: KB, nlp: Any) -> None:
     result = decode([42, {"label": "increases", "direction": "forward"}], kb, nlp)  # type: ignore[list-item]
     assert result.items == 2
-    assert result.rejections[0] == {"item": 42, "doc_id": "pmid:1", "reasons": ["malformed_item", "unknown_label", "bad_direction"]}
+    assert result.rejections[0] == {
+        "item": 42,
+        "doc_id": "pmid:1",
+        "reasons": ["malformed_item", "unknown_label", "bad_direction"],
+    }
     assert reasons_of(result)[1] == ["malformed_item"]
 
 
@@ -129,17 +178,32 @@ def test_anchored_versus_paraphrase(kb: KB, nlp: Any) -> None:
 
 
 def test_confidence_is_kept_when_numeric(kb: KB, nlp: Any) -> None:
-    result = decode([item("increases", "increases", confidence=0.75), item("leads to", "causes", confidence="high")], kb, nlp)
+    result = decode(
+        [
+            item("increases", "increases", confidence=0.75),
+            item("leads to", "causes", confidence="high"),
+        ],
+        kb,
+        nlp,
+    )
     assert [h.get("confidence") for h in hits_of(result)] == [0.75, None]
 
 
 def test_unparsable_truncated_and_failed_answers_fail_the_document(kb: KB, nlp: Any) -> None:
     document = Document(doc_id="d", text=TEXT)
     doc = nlp(TEXT)
-    unparsable = decode_answer(document, LLMResponse("Sure! Here are the mentions", False), doc, kb, "m")
-    truncated = decode_answer(document, LLMResponse('{"mentions": [', True), doc, kb, "m", max_tokens=10)
+    unparsable = decode_answer(
+        document, LLMResponse("Sure! Here are the mentions", False), doc, kb, "m"
+    )
+    truncated = decode_answer(
+        document, LLMResponse('{"mentions": [', True), doc, kb, "m", max_tokens=10
+    )
     failed = decode_answer(document, LLMError("gemini m: HTTP 500"), doc, kb, "m")
-    for result, reason in ((unparsable, "unparsable"), (truncated, "truncated"), (failed, "failed")):
+    for result, reason in (
+        (unparsable, "unparsable"),
+        (truncated, "truncated"),
+        (failed, "failed"),
+    ):
         assert result.document is None and result.failure is not None
         assert result.failure["reason"] == reason and result.items == 0
 
@@ -154,7 +218,12 @@ def test_nearest_occurrence_picks_the_closest_to_the_mention() -> None:
 
 def test_unicode_surfaces_resolve_on_code_points(kb: KB, nlp: Any) -> None:
     text = "𝛼-synuclein 🧪 increases TNF\u00a0levels and TNF increases 𝛽 levels."
-    result = decode([item("increases", "increases", occurrence=2), item("TNF levels", "increases")], kb, nlp, text=text)
+    result = decode(
+        [item("increases", "increases", occurrence=2), item("TNF levels", "increases")],
+        kb,
+        nlp,
+        text=text,
+    )
     [hit] = hits_of(result)
     assert text[hit["a"] : hit["b"]] == "increases" and hit["a"] == text.rindex("increases")
     assert reasons_of(result) == [["surface_not_found"]]  # a non-breaking space is not a space
@@ -171,11 +240,15 @@ def test_post_checks_do_not_need_the_pipes_annotate_switches_off(kb: KB, nlp: An
         "TNF-induced apoptosis was inhibited by the overexpression of BCL2, which binds to BAX.",
         "Expression of SOCS3 is increased in patients; its activation leads to relapse.",
     ]
-    relations = [kb.lookup(label) for label in ("increases", "activates", "regulates", "inhibits", "binds to", "causes")]
+    relations = [
+        kb.lookup(label)
+        for label in ("increases", "activates", "regulates", "inhibits", "binds to", "causes")
+    ]
     for text in texts:
         full = nlp(text)
-        with nlp.select_pipes(disable=[p for p in PIPES_UNUSED_BY_CHECKS if p in nlp.pipe_names]):
-            light = nlp(text)
+        [light] = nlp.pipe(
+            [text], disable=[p for p in PIPES_UNUSED_BY_CHECKS if p in nlp.pipe_names]
+        )
         spans = [(t.idx, t.idx + len(t)) for t in full] + [
             (full[k].idx, full[k + 1].idx + len(full[k + 1])) for k in range(len(full) - 1)
         ]
@@ -183,4 +256,6 @@ def test_post_checks_do_not_need_the_pipes_annotate_switches_off(kb: KB, nlp: An
             assert span_has_verb(full, a, b) == span_has_verb(light, a, b), text[a:b]
             for relation in relations:
                 assert relation is not None
-                assert surface_anchored(full, a, b, relation) == surface_anchored(light, a, b, relation), (text[a:b], relation.label)
+                assert surface_anchored(full, a, b, relation) == surface_anchored(
+                    light, a, b, relation
+                ), (text[a:b], relation.label)

@@ -7,8 +7,10 @@ switched off so that retry behaviour is goldloop's and testable.
 
 from __future__ import annotations
 
+import logging
 import os
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -16,6 +18,8 @@ from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_expo
 
 from goldloop.errors import GoldloopError
 from goldloop.llm.cache import CachedAnswer, ResponseCache, cache_key
+
+log = logging.getLogger(__name__)
 
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 # Where each provider's credential is read from, in order.
@@ -106,17 +110,37 @@ class Provider(ABC):
             return "no-key"
         raise LLMError(f"{self.name}: set {' or '.join(names)} in the environment")
 
-    def complete(self, request: LLMRequest) -> LLMResponse:
-        """The answer from the cache, else from the provider (truncated answers are not cached)."""
-        key = cache_key(self.name, self.model, self.effort, request.system, request.user, request.schema)
-        if self.cache is not None:
-            hit = self.cache.get(key)
-            if hit is not None:
-                return LLMResponse(hit.text, False, dict(hit.usage), cached=True)
+    def complete(
+        self, request: LLMRequest, *, usable: Callable[[str], bool] | None = None
+    ) -> LLMResponse:
+        """The answer from the cache, else from the provider.
+
+        A truncated answer is never cached, nor one that ``usable`` (the caller's check of the
+        text, e.g. "parses as JSON") refuses, so a re-run asks for those again.
+        """
+        key = cache_key(
+            self.name, self.model, self.effort, request.system, request.user, request.schema
+        )
+        hit = self._cached(key)
+        if hit is not None:
+            return LLMResponse(hit.text, False, dict(hit.usage), cached=True)
         response = self._call_with_retries(request)
-        if self.cache is not None and not response.truncated:
-            self.cache.put(key, CachedAnswer(response.text, response.usage))
+        keep = not response.truncated and (usable is None or usable(response.text))
+        if self.cache is not None and keep:
+            try:
+                self.cache.put(key, CachedAnswer(response.text, response.usage))
+            except Exception as exc:  # a broken cache must not lose a paid-for answer
+                log.warning("%s: the answer was not cached: %s", self.name, exc)
         return response
+
+    def _cached(self, key: str) -> CachedAnswer | None:
+        if self.cache is None:
+            return None
+        try:
+            return self.cache.get(key)
+        except Exception as exc:
+            log.warning("%s: response cache unreadable, asking the provider: %s", self.name, exc)
+            return None
 
     def _call_with_retries(self, request: LLMRequest) -> LLMResponse:
         retrying = Retrying(
@@ -143,9 +167,14 @@ class Provider(ABC):
         return status if isinstance(status, int) else None
 
     def _describe(self, exc: BaseException) -> str:
+        """The error for reports, with the credential masked should the server echo it."""
         status = self._status(exc)
         prefix = f"HTTP {status} " if status else ""
-        return f"{prefix}{type(exc).__name__}: {str(exc)[:300]}"
+        text = str(exc)
+        key = env_credential(*CREDENTIALS[self.name])
+        if key:
+            text = text.replace(key, "***")
+        return f"{prefix}{type(exc).__name__}: {text[:300]}"
 
     @abstractmethod
     def _call(self, request: LLMRequest) -> LLMResponse:
