@@ -108,10 +108,11 @@ def running_backend(settings: BackendSettings, predictor: Predictor) -> Iterator
         thread.join(timeout=10)
 
 
-def utf16(text: str, a: int, b: int) -> tuple[int, int]:
-    """Label Studio's offsets computed independently: UTF-16 code units of the encoded prefix."""
-    start = len(text[:a].encode("utf-16-le")) // 2
-    return start, start + len(text[a:b].encode("utf-16-le")) // 2
+def span_of(text: str, surface: str) -> tuple[int, int]:
+    """Where Label Studio 1.23 puts the first ``surface``: code points, as its editor counts
+    (measured in a browser by tests/studio/test_browser.py), found here with ``str.index``."""
+    start = text.index(surface)
+    return start, start + len(surface)
 
 
 def llm_settings(

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from tests.backend.conftest import llm_settings, running_backend, utf16
+from tests.backend.conftest import llm_settings, running_backend, span_of
 from tests.fakes.llm_server import FakeLLMServer, FakeRequest, Reply, llm_server
 
 from goldloop.annotate import annotate_documents
@@ -87,11 +87,10 @@ def test_predict_one_task_returns_the_review_prediction_push_would_build(
     run = annotate_documents([Document(doc_id="doc:0", text=MENTION_TEXT)], annotator, kb)
     hits = run.documents[0].ground_truth
     assert result == build_review_prediction(MENTION_TEXT, hits, None, annotator.tag, None, kb)
-    # And the offsets are exact in Label Studio's UTF-16 units (𝛼 counts twice).
+    # And the offsets are exact in Label Studio's code points (𝛼 counts once, not twice).
     spans = {(r["value"]["start"], r["value"]["end"], r["value"]["text"]) for r in result["result"]}
     for surface in ("activates", "inhibited by"):
-        a = MENTION_TEXT.index(surface)
-        assert (*utf16(MENTION_TEXT, a, a + len(surface)), surface) in spans
+        assert (*span_of(MENTION_TEXT, surface), surface) in spans
     assert {r["from_name"] for r in result["result"]} >= {"mention", "relation", "direction"}
 
 
@@ -111,8 +110,7 @@ def test_predict_eight_tasks_one_result_each_in_order(
         mentions = [r["value"] for r in result["result"] if r["from_name"] == "mention"]
         assert [m["text"] for m in mentions] == surfaces, text
         for mention, surface in zip(mentions, surfaces, strict=True):
-            a = text.index(surface)
-            assert (mention["start"], mention["end"]) == utf16(text, a, a + len(surface))
+            assert (mention["start"], mention["end"]) == span_of(text, surface)
     # Found nothing: a stored, empty prediction (never [] which would make Label Studio ask again).
     assert results[3]["result"] == [] and results[3]["model_version"].startswith("review:")
 
@@ -238,8 +236,7 @@ def test_llm_failures_get_no_prediction_and_are_logged_the_rest_of_the_batch_sta
     assert "task 102: no prediction (unparsable)" in caplog.text
     assert nothing == {"model_version": "review:gpt-test@low", "result": []}
     assert good["model_version"] == "review:gpt-test@low" and good["score"] == 0.75
-    a = MENTION_TEXT.index("activates")
-    (start, end) = utf16(MENTION_TEXT, a, a + len("activates"))
+    (start, end) = span_of(MENTION_TEXT, "activates")
     assert {(r["from_name"], r["value"]["start"], r["value"]["end"]) for r in good["result"]} == {
         ("mention", start, end), ("relation", start, end), ("direction", start, end)
     }  # fmt: skip

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.backend.conftest import RunningBackend, llm_settings, running_backend, utf16
+from tests.backend.conftest import RunningBackend, llm_settings, running_backend, span_of
 from tests.fakes.llm_server import FakeLLMServer, FakeRequest, Reply, llm_server
 
 from goldloop.backend.predictor import Predictor
@@ -70,11 +70,7 @@ def mention_spans(prediction: dict[str, Any]) -> list[tuple[int, int, str]]:
 
 
 def expected_spans(text: str, surfaces: list[str]) -> list[tuple[int, int, str]]:
-    spans = []
-    for surface in surfaces:
-        a = text.index(surface)
-        spans.append((*utf16(text, a, a + len(surface)), surface))
-    return sorted(spans)
+    return sorted((*span_of(text, surface), surface) for surface in surfaces)
 
 
 @pytest.fixture(scope="module")
