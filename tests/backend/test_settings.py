@@ -37,6 +37,7 @@ def test_full_configuration() -> None:
     assert str(settings.kb_path) == "/kb.csv" and str(settings.cache_path) == "/c.sqlite"
     assert settings.redis_url == "redis://r:6379/0"
     assert settings.basic_auth == ("u", "p") and settings.concurrency == 4
+    assert "redis://" not in repr(settings) and "'p'" not in repr(settings)
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from goldloop.errors import GoldloopError
@@ -30,8 +30,9 @@ class BackendSettings:
     other: AnnotatorSpec | None = None
     kb_path: Path | None = None
     cache_path: Path | None = None
-    redis_url: str | None = None
-    basic_auth: tuple[str, str] | None = None
+    # Secrets (a Redis password, the basic-auth pair) stay out of reprs and so out of logs.
+    redis_url: str | None = field(default=None, repr=False)
+    basic_auth: tuple[str, str] | None = field(default=None, repr=False)
     concurrency: int = 16
 
     @classmethod
