@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from goldloop.gold import read_gold
-from goldloop.scoring.matching import check_match_mode, match_spans
+from goldloop.scoring.matching import check_match_mode, overlaps
 
 
 @dataclass(frozen=True)
@@ -100,17 +100,21 @@ def score_predictions_against_ground_truth(
     match_mode: str = "overlap",
     predicted_id_to_kb_in: Mapping[str, str] | None = None,
 ) -> GroundTruthScore:
-    """Greedy one-to-one span matching within each document (see :mod:`goldloop.scoring.matching`).
-
-    A gold span is consumed per document: the seed keyed consumption on offsets alone, so a match
-    in one document could block a span at the same offsets in another; goldloop keeps the seed's
-    stated intent (matching within a document) and its numbers on every single-document input.
+    """Greedy one-to-one span matching, exactly as pelinker's ``ground_truth`` module scores.
 
     ``predictions`` are rows with ``itext`` (absent or null means document 0), ``a``, ``b`` and
-    ``entity_id_predicted``. A row whose ``itext``, ``a`` or ``b`` is missing or not an integer is
-    skipped but still counts in ``n_predicted``, as in the seed; callers that want such rows
-    reported validate them first. ``predicted_id_to_kb_in`` translates predicted ids onto gold
-    ids: a prediction it cannot map is not comparable, so it neither helps nor hurts accuracy.
+    ``entity_id_predicted``, matched in the order given: each row takes the first gold span of its
+    document that it matches (any overlap, or identical boundaries with ``match_mode="exact"``)
+    and that is not consumed yet, so duplicate predictions over one annotation are false
+    positives. A row whose ``itext``, ``a`` or ``b`` is missing or not an integer is skipped but
+    still counts in ``n_predicted``; callers that want such rows reported validate them first.
+    ``predicted_id_to_kb_in`` translates predicted ids onto gold ids: a prediction it cannot map is
+    not comparable, so it neither helps nor hurts accuracy.
+
+    Kept for compatibility with the seed: consumption is keyed on the gold span's ``(a, b)``
+    alone, so a consumed span also blocks a gold span with the same offsets in another document
+    (or a repeated span in the same one). Per-document matching without that quirk is
+    :func:`goldloop.scoring.matching.match_spans`.
     """
     check_match_mode(match_mode)
     gold_by_doc: dict[int, list[GtSpan]] = {}
@@ -119,7 +123,8 @@ def score_predictions_against_ground_truth(
         gold_by_doc.setdefault(span.itext, []).append(span)
         n_gold += 1
 
-    rows_by_doc: dict[int, list[tuple[int, int, Mapping[str, Any]]]] = {}
+    consumed: set[tuple[int, int]] = set()
+    n_matched = n_id_comparable = n_id_correct = 0
     for row in predictions:
         try:
             itext = int(row.get("itext", 0) or 0)
@@ -127,24 +132,28 @@ def score_predictions_against_ground_truth(
             b = int(row["b"])
         except (KeyError, TypeError, ValueError):
             continue
-        rows_by_doc.setdefault(itext, []).append((a, b, row))
-
-    n_matched = n_id_comparable = n_id_correct = 0
-    for itext, rows in rows_by_doc.items():
-        doc_gold = gold_by_doc.get(itext, [])
-        taken = match_spans(
-            [(a, b) for a, b, _ in rows], [(s.a, s.b) for s in doc_gold], match_mode
+        hit = next(
+            (
+                span
+                for span in gold_by_doc.get(itext, ())
+                if (span.a, span.b) not in consumed
+                and (
+                    (span.a, span.b) == (a, b)
+                    if match_mode == "exact"
+                    else overlaps(a, b, span.a, span.b)
+                )
+            ),
+            None,
         )
-        for (_, _, row), index in zip(rows, taken, strict=True):
-            if index is None:
-                continue
-            n_matched += 1
-            gold_id = doc_gold[index].entity_id
-            predicted_id = _comparable_id(row.get("entity_id_predicted"), predicted_id_to_kb_in)
-            if predicted_id is None or gold_id is None:
-                continue
-            n_id_comparable += 1
-            n_id_correct += predicted_id == gold_id
+        if hit is None:
+            continue
+        consumed.add((hit.a, hit.b))
+        n_matched += 1
+        predicted_id = _comparable_id(row.get("entity_id_predicted"), predicted_id_to_kb_in)
+        if predicted_id is None or hit.entity_id is None:
+            continue
+        n_id_comparable += 1
+        n_id_correct += predicted_id == hit.entity_id
 
     return GroundTruthScore(
         n_gold=n_gold,

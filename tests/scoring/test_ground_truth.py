@@ -48,10 +48,10 @@ def test_overlap_versus_exact() -> None:
 
 
 def test_matching_is_greedy_in_prediction_order_and_per_document() -> None:
-    gold = [GtSpan(0, 0, 10, "R.1"), GtSpan(0, 5, 15, "R.2"), GtSpan(1, 0, 10, "R.3")]
+    gold = [GtSpan(0, 0, 10, "R.1"), GtSpan(0, 5, 15, "R.2"), GtSpan(1, 20, 30, "R.3")]
     # The first prediction takes 0-10 although it fits 5-15 better; the second then gets 5-15.
     score = score_predictions_against_ground_truth(
-        [_row(5, 10, "R.2"), _row(8, 9, "R.2"), _row(0, 10, "R.3", itext=1)], gold
+        [_row(5, 10, "R.2"), _row(8, 9, "R.2"), _row(20, 30, "R.3", itext=1)], gold
     )
     assert (score.n_matched, score.n_id_comparable, score.n_id_correct) == (3, 3, 2)
     assert match_spans([(5, 10), (8, 9)], [(0, 10), (5, 15)]) == [0, 1]
@@ -111,3 +111,14 @@ def test_legacy_file_scored_against_itself_is_perfect() -> None:
         "n_gold": 41, "n_predicted": 41, "n_matched": 41, "match_mode": "exact", "precision": 1.0,
         "recall": 1.0, "f1": 1.0, "n_id_comparable": 41, "n_id_correct": 41, "entity_accuracy": 1.0,
     }  # fmt: skip
+
+
+def test_consumption_is_keyed_on_offsets_as_in_the_seed() -> None:
+    """The seed consumes a gold span by its (a, b): the same offsets in another document are
+    blocked once matched. Kept for numbers identical to pelinker's scorer."""
+    gold = [GtSpan(0, 5, 10, "R1"), GtSpan(1, 5, 10, "R1")]
+    rows = [{"itext": 0, "a": 5, "b": 10, "entity_id_predicted": "R1"},
+            {"itext": 1, "a": 5, "b": 10, "entity_id_predicted": "R1"}]  # fmt: skip
+    score = score_predictions_against_ground_truth(rows, gold)
+    assert (score.n_gold, score.n_predicted, score.n_matched) == (2, 2, 1)
+    assert (score.n_id_comparable, score.n_id_correct) == (1, 1)
