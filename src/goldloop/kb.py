@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import io
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -237,7 +238,7 @@ def _csv_rows(
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise KBError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
-    reader = csv.DictReader(text.splitlines(keepends=True))
+    reader = csv.DictReader(io.StringIO(text, newline=""))
     columns = reader.fieldnames or []
     missing = [c for c in required if c not in columns]
     if missing:
@@ -312,6 +313,11 @@ def _parse_relations(path: Path, raw: bytes) -> dict[str, Relation]:
         if target is None:
             raise KBError(
                 f"{where}: canonical_entity_id {relation.canonical_entity_id} is not in the KB"
+            )
+        if target.is_symmetric and target.entity_id != entity_id:
+            raise KBError(
+                f"{where}: {entity_id} folds onto {target.entity_id}, which is symmetric; "
+                "a symmetric relation has no converse"
             )
         if not target.is_canonical:
             raise KBError(

@@ -142,3 +142,15 @@ def test_crash_inside_atomic_open_leaves_the_old_file_intact(tmp_path):
         raise RuntimeError("killed mid-write")
     assert path.read_text() == "old"
     assert list(tmp_path.iterdir()) == [path]
+
+
+def test_written_files_get_the_usual_mode(tmp_path):
+    import os
+
+    from goldloop.atomic import atomic_write_text
+
+    path = tmp_path / "out.txt"
+    atomic_write_text(path, "x")
+    umask = os.umask(0)
+    os.umask(umask)
+    assert path.stat().st_mode & 0o777 == 0o666 & ~umask

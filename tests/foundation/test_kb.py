@@ -91,6 +91,13 @@ def test_user_kb_has_no_equivalences_unless_given(write_kb):
             "is not itself canonical",
         ),
         (["S1,interacts with,,S2,interacted by,ro,False,True,True,S1,"], "symmetric but paired"),
+        (
+            [
+                "S1,interacts with,,,,,False,True,True,S1,",
+                "S2,interacted by,,,,,False,False,False,S1,",
+            ],
+            "which is symmetric",
+        ),
         (["R1,regulates,,,,,maybe,False,True,R1,"], "needs_review must be True or False"),
         (["R1,regulates,,,,,False,False,True,R9,"], "is_canonical=True but canonical_entity_id=R9"),
     ],
@@ -122,6 +129,11 @@ def test_row_numbers_count_multiline_descriptions(write_kb):
     ]
     with pytest.raises(KBError, match=r"line 4: duplicate entity_id R1 \(first on line 2\)"):
         load_kb(write_kb(rows))
+
+
+def test_unquoted_line_separator_stays_inside_its_field(write_kb):
+    kb = load_kb(write_kb(["R1,regulates,one\u2028two,,,,False,False,True,R1,"]))
+    assert kb.get("R1").description == "one\u2028two"
 
 
 def test_needs_review_rows_warn(write_kb, caplog):

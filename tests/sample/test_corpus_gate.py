@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import gzip
 import json
+import random
 import sys
 from pathlib import Path
 
@@ -107,12 +108,24 @@ def test_missing_columns_name_file_and_columns(tmp_path: Path) -> None:
 
 
 def test_corrupt_gzip_is_a_clear_error(tmp_path: Path) -> None:
-    good = _write(tmp_path / "c.tsv.gz", ROWS * 50)
+    rng = random.Random(0)
+    varied = [
+        {
+            **ROWS[0],
+            "pmid": str(i),
+            "abstract": " ".join(f"w{rng.random():.12f}" for _ in range(60)),
+        }
+        for i in range(2000)
+    ]  # incompressible enough that half the file holds many whole rows
+    good = _write(tmp_path / "c.tsv.gz", varied)
     broken = tmp_path / "broken.tsv.gz"
     data = good.read_bytes()
     broken.write_bytes(data[: len(data) // 2])
+    seen = 0
     with pytest.raises(CorpusError, match=r"broken\.tsv\.gz: corrupt or truncated gzip data"):
-        list(read_corpus(broken))
+        for _ in read_corpus(broken):
+            seen += 1
+    assert 0 < seen < 2000  # rows arrive as the file is read: the corpus is streamed
     not_gzip = tmp_path / "plain.tsv.gz"
     not_gzip.write_text("pmid\tabstract\n1\tx\n")
     with pytest.raises(CorpusError, match="corrupt or truncated gzip"):
@@ -182,7 +195,7 @@ def test_every_gate_reason_is_counted(tmp_path: Path) -> None:
             {"pmid": "", "abstract": SENTENCES + " Excluded by its text."},
         ],
     )
-    ids, hashes = exclusion_sets(read_corpus(excluded, require_year=False))
+    ids, hashes = exclusion_sets(read_corpus(excluded, strict=False))
     gate = Gate(
         GateSettings(min_year=1990, min_chars=200, max_chars=2000, min_sentences=3), ids, hashes
     )
@@ -192,3 +205,13 @@ def test_every_gate_reason_is_counted(tmp_path: Path) -> None:
     expected["in_excluded_corpus"] = 2
     assert gate.counts() == expected
     assert gate.passed + sum(gate.counts().values()) == len(rows)
+
+
+def test_an_excluded_corpus_may_hold_texts_only(tmp_path: Path) -> None:
+    texts_only = _write(tmp_path / "fit.tsv", [{"abstract": SENTENCES}])
+    ids, hashes = exclusion_sets(read_corpus(texts_only, strict=False))
+    assert ids == frozenset() and len(hashes) == 1
+    gate = Gate(GateSettings(min_chars=200), ids, hashes)
+    assert [gate.reason(r) for r in read_corpus(_write(tmp_path / "c.tsv", ROWS[:1]))] == [
+        "in_excluded_corpus"
+    ]

@@ -17,7 +17,7 @@ from goldloop.errors import GoldloopError
 from goldloop.kb import KB, load_kb
 from goldloop.sample import read_documents, read_manifest
 from goldloop.sample.gate import GateSettings
-from goldloop.sample.pool import POOL_META
+from goldloop.sample.pool import POOL_FILE, POOL_META
 from goldloop.sample.run import SampleSettings, run_sample
 from goldloop.settings import BUNDLED_KB, DEMO_CORPUS
 
@@ -149,5 +149,20 @@ def test_excluded_corpus_and_refusals(tmp_path: Path, kb: KB) -> None:
         run_sample(DEMO_CORPUS, tmp_path / "s", kb, SETTINGS)
     with pytest.raises(GoldloopError, match="--extend needs an existing sample"):
         run_sample(DEMO_CORPUS, tmp_path / "new", kb, SETTINGS, extend=True)
+    with pytest.raises(
+        GoldloopError,
+        match=r"no eligible document \(31 rows read; dropped: no_identifier 1, year_before_min 1,"
+        r" too_short 1, too_long 28\)",
+    ):
+        run_sample(
+            DEMO_CORPUS, tmp_path / "y", kb, replace(SETTINGS, gate=GateSettings(max_chars=300))
+        )
     with pytest.raises(GoldloopError, match="--none-fraction must lie in"):
         run_sample(DEMO_CORPUS, tmp_path / "x", kb, replace(SETTINGS, none_fraction=1.5))
+
+
+def test_two_workers_give_the_same_pool_and_sample(tmp_path: Path, kb: KB) -> None:
+    run_sample(DEMO_CORPUS, tmp_path / "one", kb, SETTINGS)
+    run_sample(DEMO_CORPUS, tmp_path / "two", kb, replace(SETTINGS, workers=2, batch_size=4))
+    for name in ("manifest.csv", "texts.jsonl", POOL_FILE):
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()

@@ -96,3 +96,14 @@ def test_missing_path_and_non_sample_dir(tmp_path: Path) -> None:
         read_documents(tmp_path / "nope.jsonl")
     with pytest.raises(SampleDirError, match="not a sample dir"):
         read_documents(tmp_path)
+
+
+def test_the_shipped_example_sample_dir_reads(tmp_path: Path) -> None:
+    example = Path(__file__).parent.parent / "data" / "sample"
+    docs = read_documents(example)
+    assert len(docs) == 15 and len({d.doc_id for d in docs}) == 15
+    assert {(d.batch, d.role) for d in docs} == {
+        (b, r) for b in (0, 1) for r in ("primary", "double", "reserve")
+    }
+    assert sum(d.role == "primary" for d in docs) == 9
+    assert all(d.doc_id == f"pmid:{d.doc_uid}" and d.p_incl and d.stratum for d in docs)

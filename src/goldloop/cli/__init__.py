@@ -8,9 +8,12 @@ import sys
 import typer
 
 from goldloop import __version__
+from goldloop.cli import annotate as annotate_commands
+from goldloop.cli import baselines as baselines_commands
 from goldloop.cli import gold as gold_commands
 from goldloop.cli import kb as kb_commands
 from goldloop.cli import sample as sample_commands
+from goldloop.cli import score as score_commands
 from goldloop.cli import studio as studio_commands
 from goldloop.cli.common import err_console
 from goldloop.errors import GoldloopError
@@ -24,7 +27,12 @@ app = typer.Typer(
 )
 app.add_typer(kb_commands.app, name="kb")
 app.add_typer(gold_commands.app, name="gold")
+app.command("score")(score_commands.score)
+app.command("baselines")(baselines_commands.baselines)
+app.command("annotate")(annotate_commands.annotate)
 app.command("sample")(sample_commands.sample)
+app.command("audit")(sample_commands.audit)
+app.command("stats")(sample_commands.stats)
 studio_commands.register(app)
 
 

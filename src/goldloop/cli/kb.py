@@ -1,12 +1,14 @@
-"""``goldloop kb``: check a pairs KB."""
+"""``goldloop kb``: check a pairs KB, or derive one from a merged KB."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import typer
+from rich.table import Table
 
 from goldloop.cli.common import EQUIVALENCES_OPTION, console, key_value_table, open_kb
+from goldloop.derive import RULES, DeriveReport, derive_kb
 
 app = typer.Typer(help="Check and derive relation KBs.", no_args_is_help=True)
 
@@ -37,3 +39,68 @@ def check(
     )
     if s.needs_review:
         console.print(f"[yellow]warning:[/] {s.needs_review} rows still need review")
+
+
+@app.command("derive")
+def derive(
+    input_csv: Path = typer.Option(
+        ..., "--input", help="Merged KB CSV: entity_id, label, optional inverse_entity_id and more."
+    ),
+    output: Path = typer.Option(
+        ..., "--output", help="Pairs KB CSV to write; <output>.pending_review.csv goes beside it."
+    ),
+    review_csv: Path | None = typer.Option(
+        None,
+        "--review-csv",
+        help="Filled review sheet (verdict accept or reject).",
+        show_default=False,
+    ),
+    symmetric: list[Path] = typer.Option(
+        [],
+        "--symmetric",
+        help="CSV of symmetric relations (entity_id); repeatable.",
+        show_default=False,
+    ),
+) -> None:
+    """Pair converse relations, elect canonical members, and apply a curator's review."""
+    report = derive_kb(input_csv, output, review_csv=review_csv, symmetric_csvs=symmetric)
+    console.print(derive_table(report))
+    console.print(
+        key_value_table(
+            f"Wrote {report.output}",
+            [
+                ("rows", report.rows),
+                ("canonical", report.canonical),
+                ("converse (non-canonical)", report.converse),
+                ("symmetric", report.symmetric),
+                ("declared inverses dropped", len(report.dropped_declarations)),
+                ("proposals skipped: ambiguous", len(report.ambiguous)),
+                ("proposals skipped: conflict with a declared inverse", len(report.conflicts)),
+            ],
+        )
+    )
+    for line in [*report.dropped_declarations, *report.ambiguous, *report.conflicts]:
+        console.print(f"  skipped: {line}", highlight=False)
+    if report.pending:
+        console.print(
+            f"[yellow]warning:[/] {report.pending} pairs await a verdict in "
+            f"{report.pending_path}: until reviewed, a wrong pair merges two relations onto one "
+            "canonical id silently. Fill in verdict (accept/reject), save the sheet under another "
+            "name and pass it as --review-csv.",
+            highlight=False,
+        )
+
+
+def derive_table(report: DeriveReport) -> Table:
+    table = Table(title="Converse pairs by rule", title_justify="left")
+    for column in ("rule", "pairs", "accepted", "rejected", "pending"):
+        table.add_column(column, justify="left" if column == "rule" else "right")
+    for rule in RULES:
+        table.add_row(
+            rule,
+            str(report.pairs_by_rule[rule]),
+            str(report.accepted_by_rule[rule]),
+            str(report.rejected_by_rule[rule]),
+            str(report.pending_by_rule[rule]),
+        )
+    return table

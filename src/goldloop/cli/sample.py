@@ -147,3 +147,121 @@ def _print_sample(result: SampleResult) -> None:
     if r["shortfall"]:
         console.print(f"[yellow]the pool could not fill the batch: {r['shortfall']} short[/]")
     console.print(f"report: {result.report_path}")
+
+
+def audit(
+    sample_dir: Annotated[
+        Path, typer.Option("--sample", help="Sample dir written by goldloop sample.")
+    ],
+    gold: Annotated[
+        Path | None,
+        typer.Option("--gold", help="Gold JSON to audit against (default: detected mentions)."),
+    ] = None,
+    kb: Path | None = KB_OPTION,
+    min_mentions: Annotated[
+        int, typer.Option(help="Hits a canonical label needs to count as covered.")
+    ] = 3,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Directory for audit.json and audit.png (default: --sample)."),
+    ] = None,
+) -> None:
+    """Re-check eligibility, density vs length, gold gaps, label concentration and coverage."""
+    from goldloop.sample.audit import audit_sample
+
+    result = audit_sample(
+        sample_dir, open_kb(kb), gold=gold, min_mentions=min_mentions, out_dir=out
+    )
+    r = result.report
+    eligibility = r["eligibility"]
+    sample_corr, pool_corr = r["density_vs_length"]["sample"], r["density_vs_length"]["pool"]
+    concentration = r["label_concentration"]
+    rows: list[tuple[str, object]] = [
+        ("documents", r["documents"]),
+        ("batches", ", ".join(map(str, r["batches"]))),
+        ("failing the gate again", f"{eligibility['failing']} of {eligibility['checked']}"),
+        *((f"  {reason}", v["count"]) for reason, v in eligibility["by_reason"].items()),
+        ("density vs length, sample (rho)", sample_corr["spearman_rho"]),
+        ("density vs length, pool (rho)", pool_corr["spearman_rho"]),
+        ("labels from", r["label_source"]),
+        ("distinct labels", concentration["distinct_labels"]),
+        ("top-1 / top-5 share", f"{concentration['top1_share']} / {concentration['top5_share']}"),
+        ("Herfindahl index", concentration["herfindahl"]),
+    ]
+    if "gold" in r:
+        g = r["gold"]
+        rows += [
+            ("sample documents in gold", g["sample_documents_in_gold"]),
+            ("documents without a gold hit", len(g["documents_without_hits"])),
+            ("negative controls without a hit", len(g["negative_controls_without_hits"])),
+            ("negative controls with hits", len(g["negative_controls_with_hits"])),
+        ]
+    console.print(key_value_table(f"audit {sample_dir}", rows))
+    coverage = r["coverage"]
+    table = Table(
+        title=f"coverage: labels with ≥{coverage['min_mentions']} {r['label_source']} mentions, "
+        f"of {coverage['pool_can_supply']} the pool can supply",
+        title_justify="left",
+    )
+    for column in ("batch", "documents", "labels reached", "coverage"):
+        table.add_column(column, justify="right")
+    for p in coverage["curve"]:
+        table.add_row(
+            str(p["batch"]), str(p["documents"]), str(p["labels_reached"]), str(p["coverage"])
+        )
+    console.print(table)
+    console.print(f"report: {result.json_path}\nplot: {result.png_path}")
+
+
+def stats(
+    report_dir: Annotated[
+        Path, typer.Option("--report-dir", help="Where dataset_stats.json goes.")
+    ],
+    corpus: Annotated[
+        Path | None, typer.Option("--corpus", help="Corpus table to describe.")
+    ] = None,
+    sample_dir: Annotated[
+        Path | None, typer.Option("--sample", help="Sample dir to describe.")
+    ] = None,
+    gold: Annotated[Path | None, typer.Option("--gold", help="Gold JSON to describe.")] = None,
+    kb: Path | None = KB_OPTION,
+    text_column: Annotated[str | None, typer.Option(help="Text column of --corpus.")] = None,
+    year_column: Annotated[str | None, typer.Option(help="Year column of --corpus.")] = None,
+) -> None:
+    """Corpus, KB, sample and gold statistics in one dataset_stats.json (a section per input)."""
+    from goldloop.atomic import atomic_write_json
+    from goldloop.stats import dataset_stats
+
+    result = dataset_stats(
+        open_kb(kb),
+        corpus=corpus,
+        columns=CorpusColumns(text=text_column, year=year_column),
+        sample=sample_dir,
+        gold=gold,
+    )
+    path = report_dir / "dataset_stats.json"
+    atomic_write_json(path, result)
+    rows: list[tuple[str, object]] = [("KB relations", result["kb"]["rows"])]
+    if "corpus" in result:
+        c = result["corpus"]
+        rows += [
+            ("corpus documents", c["documents"]),
+            ("corpus median chars", c["chars"]["median"]),
+        ]
+    if "sample" in result:
+        s = result["sample"]
+        rows += [
+            ("sample documents", s["documents"]),
+            ("sample mentions / document (mean)", s["mentions_per_document"]["mean"]),
+            ("sample negative controls", s["negative_controls"]),
+        ]
+    if "gold" in result:
+        g = result["gold"]
+        rows += [
+            ("gold documents", g["documents"]),
+            ("gold hits", g["hits"]),
+            ("gold distinct relations", g["distinct_relations"]),
+            ("gold anchored share", g["anchored_share"]),
+        ]
+    console.print(key_value_table("dataset statistics", rows))
+    console.print(f"written: {path}")

@@ -88,19 +88,23 @@ class _Layout:
 
 
 def read_corpus(
-    path: str | Path, columns: CorpusColumns = CorpusColumns(), *, require_year: bool = True
+    path: str | Path, columns: CorpusColumns = CorpusColumns(), *, strict: bool = True
 ) -> Iterator[CorpusRecord]:
-    """Stream a corpus's rows as records; a bad file or missing column raises ``CorpusError``."""
+    """Stream a corpus's rows as records; a bad file or missing column raises ``CorpusError``.
+
+    ``strict`` (sampling) requires a year column and an identifier column; without it both are
+    optional (an excluded corpus may match on text hashes alone).
+    """
     source = Path(path)
     if not source.is_file():
         raise CorpusError(f"{source}: no such corpus file")
     suffixes = [s.lower() for s in source.suffixes[-2:]]
     kind = suffixes[-2] if suffixes[-1:] == [".gz"] and len(suffixes) == 2 else suffixes[-1]
     if kind == ".parquet":
-        yield from _read_parquet(source, columns, require_year)
+        yield from _read_parquet(source, columns, strict)
     elif kind in (".tsv", ".csv", ".jsonl"):
         with _corrupt_gzip_guard(source):
-            yield from _read_text_table(source, kind, columns, require_year)
+            yield from _read_text_table(source, kind, columns, strict)
     else:
         known = ".tsv, .tsv.gz, .csv, .csv.gz, .jsonl, .jsonl.gz, .parquet"
         raise CorpusError(f"{source}: unknown corpus format {''.join(suffixes)!r} (known: {known})")
@@ -123,20 +127,20 @@ def _open_text(source: Path) -> IO[str]:
 
 
 def _read_text_table(
-    source: Path, kind: str, columns: CorpusColumns, require_year: bool
+    source: Path, kind: str, columns: CorpusColumns, strict: bool
 ) -> Iterator[CorpusRecord]:
     with _open_text(source) as handle:
         if kind == ".jsonl":
-            yield from _read_jsonl(source, handle, columns, require_year)
+            yield from _read_jsonl(source, handle, columns, strict)
             return
         reader = csv.DictReader(handle, delimiter="\t" if kind == ".tsv" else ",")
-        layout = _layout(source, list(reader.fieldnames or ()), columns, require_year)
+        layout = _layout(source, list(reader.fieldnames or ()), columns, strict)
         for number, raw in enumerate(reader, start=1):
             yield _record(layout, number, raw)
 
 
 def _read_jsonl(
-    source: Path, handle: IO[str], columns: CorpusColumns, require_year: bool
+    source: Path, handle: IO[str], columns: CorpusColumns, strict: bool
 ) -> Iterator[CorpusRecord]:
     layout: _Layout | None = None
     number = 0
@@ -150,14 +154,12 @@ def _read_jsonl(
         if not isinstance(raw, dict):
             raise CorpusError(f"{source}: line {line_number}: expected an object")
         if layout is None:
-            layout = _layout(source, list(raw), columns, require_year)
+            layout = _layout(source, list(raw), columns, strict)
         number += 1
         yield _record(layout, number, raw)
 
 
-def _read_parquet(
-    source: Path, columns: CorpusColumns, require_year: bool
-) -> Iterator[CorpusRecord]:
+def _read_parquet(source: Path, columns: CorpusColumns, strict: bool) -> Iterator[CorpusRecord]:
     try:
         import pyarrow.parquet as pq
     except ImportError as exc:
@@ -168,7 +170,7 @@ def _read_parquet(
         parquet = pq.ParquetFile(source)
     except Exception as exc:  # pyarrow raises its own ArrowInvalid/OSError family
         raise CorpusError(f"{source}: not a readable Parquet file: {exc}") from exc
-    layout = _layout(source, list(parquet.schema_arrow.names), columns, require_year)
+    layout = _layout(source, list(parquet.schema_arrow.names), columns, strict)
     wanted = [c for c in (layout.text, layout.year, *layout.ids.values()) if c]
     number = 0
     for batch in parquet.iter_batches(batch_size=PARQUET_BATCH_ROWS, columns=wanted):
@@ -177,9 +179,7 @@ def _read_parquet(
             yield _record(layout, number, raw)
 
 
-def _layout(
-    source: Path, header: Sequence[str], columns: CorpusColumns, require_year: bool
-) -> _Layout:
+def _layout(source: Path, header: Sequence[str], columns: CorpusColumns, strict: bool) -> _Layout:
     by_name = {name.strip().casefold(): name for name in header}
 
     def find(
@@ -202,10 +202,10 @@ def _layout(
         return None
 
     text = find(columns.text, TEXT_COLUMNS, "text", True)
-    year = find(columns.year, YEAR_COLUMNS, "year", require_year)
+    year = find(columns.year, YEAR_COLUMNS, "year", strict)
     declared = find(columns.id_column, ID_COLUMNS, "identifier", False)
     ids = {kind: by_name[kind] for kind in ID_KINDS if kind in by_name}
-    if not ids and declared is None:
+    if strict and not ids and declared is None:
         raise CorpusError(
             f"{source}: no identifier column (looked for {', '.join((*ID_KINDS, *ID_COLUMNS))};"
             f" columns: {_list(header)})"
@@ -274,7 +274,7 @@ def _year(value: Any) -> int | None:
 def texts_for(path: str | Path, columns: CorpusColumns, wanted: dict[str, str]) -> dict[str, str]:
     """Texts of the ``wanted`` doc_ids whose text hash matches, read again from the corpus."""
     texts: dict[str, str] = {}
-    for record in read_corpus(path, columns, require_year=False):
+    for record in read_corpus(path, columns, strict=False):
         if record.doc_id in wanted and record.text_sha1 == wanted[record.doc_id]:
             texts[record.doc_id] = record.text
             if len(texts) == len(wanted):

@@ -88,10 +88,16 @@ class Pool:
 
 
 def model_identity() -> str:
-    """Name and version of the spaCy pipeline ``load_nlp`` picks, read without loading it."""
+    """Name and version of the spaCy pipeline ``load_nlp`` picks, read without loading it when
+    it is an installed package (a pipeline given as a path is loaded for its meta)."""
     for name in spacy_model_names():
-        if importlib.util.find_spec(name) is not None:
-            return f"{name}=={importlib.metadata.version(name)}"
+        if Path(name).exists():
+            break  # a pipeline directory: only its meta knows what it is
+        try:
+            if importlib.util.find_spec(name) is not None:
+                return f"{name}=={importlib.metadata.version(name)}"
+        except (ValueError, ImportError, importlib.metadata.PackageNotFoundError):
+            break
     from goldloop.nlp import load_nlp
 
     meta = load_nlp().meta
@@ -113,10 +119,10 @@ def load_cached_pool(sample_dir: Path, expected: str) -> Pool | None:
         raise GoldloopError(f"{meta_path}: unreadable pool cache metadata: {exc}") from exc
     if meta.get("fingerprint") != expected:
         return None
-    return Pool(_read_pool_rows(pool_path), meta["rows_read"], meta["gate"], expected, True)
+    return Pool(read_pool_rows(pool_path), meta["rows_read"], meta["gate"], expected, True)
 
 
-def _read_pool_rows(path: Path) -> list[PoolDoc]:
+def read_pool_rows(path: Path) -> list[PoolDoc]:
     documents = []
     try:
         with gzip.open(path, "rt", encoding="utf-8", newline="") as handle:

@@ -25,7 +25,14 @@ from goldloop.sample.pool import (
     write_pool,
 )
 from goldloop.sample.sampledir import MANIFEST, ManifestRow, append_batch, read_manifest
-from goldloop.sample.strata import ROLES, allocate, boundaries, draw, stratum_weights
+from goldloop.sample.strata import (
+    ROLES,
+    Boundaries,
+    allocate,
+    boundaries,
+    draw,
+    stratum_weights,
+)
 
 
 @dataclass(frozen=True)
@@ -90,15 +97,17 @@ def run_sample(
     existing = _existing(sample_dir, extend)
     batch = max((r.batch for r in existing), default=-1) + 1
     pool, inputs = _pool(corpus_path, sample_dir, kb, settings, exclude, on_rows)
+    if not pool.documents:
+        dropped = ", ".join(f"{reason} {n}" for reason, n in pool.gate.items() if n) or "none"
+        raise GoldloopError(
+            f"{corpus_path}: no eligible document ({pool.rows_read} rows read; dropped: {dropped})"
+        )
     cuts = boundaries(pool.documents, settings.tail_top_k)
     taken = {r.doc_id for r in existing}
     strata: dict[str, list[PoolDoc]] = defaultdict(list)
-    pool_sizes: Counter[str] = Counter()
     for doc in pool.documents:
-        name = cuts.stratum(doc)
-        pool_sizes[name] += 1
         if doc.doc_id not in taken:
-            strata[name].append(doc)
+            strata[cuts.stratum(doc)].append(doc)
     sizes = {name: len(docs) for name, docs in strata.items()}
     if not sizes:
         raise GoldloopError(
@@ -106,18 +115,13 @@ def run_sample(
             " of the corpus are drawn already"
         )
     weights = stratum_weights(sizes, settings.tail_weight, settings.none_fraction)
-    requested = sum(settings.role_sizes.values())
-    allocation = allocate(requested, sizes, weights)
-    rng = random.Random(f"{settings.seed}:{batch}")
-    drawn = draw(strata, allocation, settings.role_sizes, rng)
+    allocation = allocate(sum(settings.role_sizes.values()), sizes, weights)
+    drawn = draw(strata, allocation, settings.role_sizes, random.Random(f"{settings.seed}:{batch}"))
     texts = texts_for(corpus_path, settings.columns, {d.doc.doc_id: d.doc.text_sha1 for d in drawn})
     missing = [d.doc.doc_id for d in drawn if d.doc.doc_id not in texts]
     if missing:
-        raise GoldloopError(
-            f"{corpus_path}: text of {missing[0]!r} changed while sampling; run again"
-        )
+        raise GoldloopError(f"{corpus_path}: text of {missing[0]!r} changed while sampling")
     rows = [_manifest_row(d.doc, d.stratum, d.p_incl, batch, d.role, kb) for d in drawn]
-    append_batch(sample_dir, rows, texts)
     report = {
         "batch": batch,
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -136,25 +140,42 @@ def run_sample(
             "tail_top_k": settings.tail_top_k,
             "common_labels": sorted(cuts.common),
         },
-        "strata": {
-            name: {
-                "pool": pool_sizes[name],
-                "remaining": sizes.get(name, 0),
-                "drawn": allocation.get(name, 0),
-                "p_incl": allocation.get(name, 0) / sizes[name] if sizes.get(name) else 0.0,
-            }
-            for name in sorted(pool_sizes)
-        },
+        "strata": _strata_report(pool, cuts, sizes, allocation),
         "already_drawn": len(taken),
+        **_draw_report(rows, settings),
+    }
+    # The report first: a crash before the manifest append leaves only a report that the
+    # retried batch (same number) overwrites; the manifest row is what makes a batch exist.
+    path = report_path(sample_dir, batch)
+    atomic_write_json(path, report)
+    append_batch(sample_dir, rows, texts)
+    return SampleResult(sample_dir, batch, rows, report, path)
+
+
+def _strata_report(
+    pool: Pool, cuts: Boundaries, sizes: dict[str, int], allocation: dict[str, int]
+) -> dict[str, dict[str, Any]]:
+    totals = Counter(cuts.stratum(doc) for doc in pool.documents)
+    return {
+        name: {
+            "pool": totals[name],
+            "remaining": sizes.get(name, 0),
+            "drawn": allocation.get(name, 0),
+            "p_incl": allocation.get(name, 0) / sizes[name] if sizes.get(name) else 0.0,
+        }
+        for name in sorted(totals)
+    }
+
+
+def _draw_report(rows: list[ManifestRow], settings: SampleSettings) -> dict[str, Any]:
+    requested = sum(settings.role_sizes.values())
+    return {
         "requested": requested,
         "drawn": len(rows),
         "shortfall": requested - len(rows),
         "negative_controls": sum(r.n_verb_mentions == 0 for r in rows),
         "roles": {role: sum(r.role == role for r in rows) for role in ROLES},
     }
-    path = report_path(sample_dir, batch)
-    atomic_write_json(path, report)
-    return SampleResult(sample_dir, batch, rows, report, path)
 
 
 def _existing(sample_dir: Path, extend: bool) -> list[ManifestRow]:
@@ -195,7 +216,7 @@ def _pool(
     if cached is not None:
         return cached, inputs
     excluded_ids, excluded_hashes = exclusion_sets(
-        record for path in exclude for record in read_corpus(path, require_year=False)
+        record for path in exclude for record in read_corpus(path, strict=False)
     )
     gate = Gate(settings.gate, excluded_ids, excluded_hashes)
     documents, rows = build_pool(

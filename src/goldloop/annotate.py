@@ -1,0 +1,424 @@
+"""Pre-annotation: documents in, hits and a report accounting for every item out.
+
+:func:`annotate_documents` is the one core behind ``goldloop annotate`` and the ML backend. With an
+LLM provider, requests run on a thread pool while the main thread parses the texts with spaCy (once
+each, in order), so the post-cache checks overlap the requests. Decoding follows the design's LLM
+contract: offsets resolved from surface + occurrence, labels folded over the whole KB, nested spans
+dropped, then ``non_verbal`` and ``surface_anchored`` from the parse. A truncated, unparsable or
+failed answer leaves its document out of the output and is listed in the report.
+
+Rejection reasons per item: ``malformed_item`` (not an object, or no usable surface),
+``surface_not_found``, ``duplicate_occurrence``, ``unknown_label``, ``bad_direction``,
+``nested_in_longer_span``, ``non_verbal``. Per document: ``truncated``, ``unparsable``, ``failed``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from goldloop.gold import Document, Hit
+from goldloop.kb import DIRECTIONS, KB, Folded, Relation
+from goldloop.lexical import LexicalAnnotator
+from goldloop.llm.base import LLMError, LLMRequest, LLMResponse, Provider
+from goldloop.llm.cache import cache_key
+from goldloop.llm.prompt import OUTPUT_SCHEMA, Unparsable, parse_mentions, system_prompt, user_prompt
+from goldloop.llm.usage import add_usage
+from goldloop.nlp import is_verb_predicate_label, load_nlp, span_has_verb, surface_anchored
+from goldloop.resolve import ResolutionError, resolve_occurrence
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+    from spacy.tokens import Doc
+
+    from goldloop.nlp import Mention
+
+Annotator = Provider | LexicalAnnotator
+
+DEFAULT_MAX_TOKENS = 16000
+DEFAULT_CONCURRENCY = 8
+ITEM_REASONS = (
+    "malformed_item", "surface_not_found", "duplicate_occurrence", "unknown_label",
+    "bad_direction", "nested_in_longer_span", "non_verbal",
+)  # fmt: skip
+DOCUMENT_FAILURES = ("truncated", "unparsable", "failed")
+_PIPES_NOT_NEEDED = ("ner",)  # the checks read tags, lemmas and the parse only
+
+
+@dataclass
+class AnnotationRun:
+    """The annotated documents (failed ones left out) and the report for ``<out>.report.json``."""
+
+    documents: list[Document]
+    report: dict[str, Any]
+
+
+@dataclass
+class Candidate:
+    """An item that resolved to a span and a KB relation, awaiting the post-cache checks."""
+
+    item: dict[str, Any]
+    a: int
+    b: int
+    relation: Relation
+    folded: Folded
+    occurrence_fallback: bool = False
+    subject_text: str | None = None
+    object_text: str | None = None
+    confidence: float | None = None
+
+
+@dataclass
+class DocumentResult:
+    """What one document gave: its annotated copy (None when it failed) and its rejections."""
+
+    doc_id: str
+    document: Document | None
+    items: int = 0
+    rejections: list[dict[str, Any]] = field(default_factory=list)
+    failure: dict[str, Any] | None = None
+    usage: dict[str, int] = field(default_factory=dict)
+    cached: bool = False
+
+
+def annotation_request(document: Document, kb: KB, max_tokens: int, system: str | None = None) -> LLMRequest:
+    """The request for one document (pass ``system`` to build the KB prompt only once)."""
+    return LLMRequest(system or system_prompt(kb), user_prompt(document.text), OUTPUT_SCHEMA, max_tokens)
+
+
+def annotate_documents(
+    documents: list[Document],
+    annotator: Annotator,
+    kb: KB,
+    *,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    verbal_only: bool = True,
+    nlp: Language | None = None,
+    on_document: Callable[[DocumentResult], None] | None = None,
+) -> AnnotationRun:
+    """Annotate one document or a batch; ``concurrency`` requests are in flight at once.
+
+    ``verbal_only=False`` switches the ``non_verbal`` check off (no new LLM call: the answers come
+    from the cache). ``on_document`` is called once per finished document, in input order.
+    """
+    nlp = nlp or load_nlp()
+    results: list[DocumentResult] = []
+    with ExitStack() as stack:
+        answers = _answers(documents, annotator, kb, max_tokens, concurrency, stack)
+        for document, doc, answer in zip(documents, _parse(nlp, documents, stack), answers, strict=True):
+            if isinstance(annotator, LexicalAnnotator):
+                result = _decode_lexical(document, doc, annotator, kb, verbal_only)
+            else:
+                result = decode_answer(document, answer, doc, kb, annotator.tag, verbal_only, max_tokens)
+            results.append(result)
+            if on_document is not None:
+                on_document(result)
+    return AnnotationRun(
+        documents=[r.document for r in results if r.document is not None],
+        report=build_report(results, annotator, kb, verbal_only=verbal_only, max_tokens=max_tokens),
+    )
+
+
+def _parse(nlp: Language, documents: list[Document], stack: ExitStack) -> Iterator[Doc]:
+    disabled = [name for name in _PIPES_NOT_NEEDED if name in nlp.pipe_names]
+    stack.enter_context(nlp.select_pipes(disable=disabled))
+    return iter(nlp.pipe((d.text for d in documents), batch_size=16))
+
+
+def _answers(
+    documents: list[Document], annotator: Annotator, kb: KB, max_tokens: int, concurrency: int, stack: ExitStack
+) -> Iterable[LLMResponse | LLMError | None]:
+    """The answers in input order, requested on a pool so they arrive while spaCy parses."""
+    if isinstance(annotator, LexicalAnnotator):
+        return (None for _ in documents)
+    system = system_prompt(kb)
+    pool = stack.enter_context(ThreadPoolExecutor(max_workers=max(1, concurrency)))
+    stack.callback(pool.shutdown, cancel_futures=True)  # on an interrupt, stop what has not started
+    futures = [pool.submit(_ask, annotator, annotation_request(d, kb, max_tokens, system)) for d in documents]
+    return (future.result() for future in futures)
+
+
+def _ask(provider: Provider, request: LLMRequest) -> LLMResponse | LLMError:
+    try:
+        return provider.complete(request)
+    except LLMError as exc:
+        return exc
+
+
+def decode_answer(
+    document: Document,
+    answer: LLMResponse | LLMError | None,
+    doc: Doc,
+    kb: KB,
+    annotator_tag: str,
+    verbal_only: bool = True,
+    max_tokens: int | None = None,
+) -> DocumentResult:
+    """Turn one LLM answer into hits and rejections (or a document failure)."""
+    if isinstance(answer, LLMError) or answer is None:
+        return _failed(document, "failed", str(answer) if answer else "no answer")
+    result = DocumentResult(document.doc_id, None, usage=dict(answer.usage), cached=answer.cached)
+    if answer.truncated:
+        result.failure = {"reason": "truncated", "detail": f"the answer stopped at the token limit ({max_tokens})"}
+        return result
+    try:
+        items = parse_mentions(answer.text)
+    except Unparsable as exc:
+        result.failure = {"reason": "unparsable", "detail": str(exc), "answer": answer.text[:500]}
+        return result
+    candidates, rejections = read_candidates(document.text, items, kb)
+    hits, late = check_candidates(document.text, candidates, doc, verbal_only)
+    result.items = len(items)
+    order = {id(item): k for k, item in enumerate(items)}
+    in_order = sorted(rejections + late, key=lambda pair: order[id(pair[0])])
+    result.rejections = [_rejection(item, document.doc_id, reasons) for item, reasons in in_order]
+    result.document = _with_hits(document, [to_hit(c, document.text, doc, annotator_tag, "llm") for c in hits])
+    return result
+
+
+def read_candidates(
+    text: str, items: list[Any], kb: KB
+) -> tuple[list[Candidate], list[tuple[Any, list[str]]]]:
+    """Pre-cache decoding of the model's items, in order: fields, label, direction, offsets.
+
+    Only an item that passes every check claims its span, so a rejected item never pushes a
+    later one onto a fallback occurrence.
+    """
+    candidates: list[Candidate] = []
+    rejections: list[tuple[Any, list[str]]] = []
+    claimed: list[tuple[int, int]] = []
+    for item in items:
+        reasons: list[str] = []
+        fields = item if isinstance(item, dict) else {}
+        surface, occurrence = fields.get("surface"), _occurrence(fields.get("occurrence"))
+        usable_surface = isinstance(surface, str) and surface.strip() != ""
+        if not usable_surface:
+            reasons.append("malformed_item")
+        label, direction = fields.get("label"), fields.get("direction")
+        folded = kb.decode_label(label, direction) if isinstance(label, str) else None
+        if folded is None:
+            reasons.append("unknown_label")
+        if direction not in DIRECTIONS or (
+            folded is not None and not kb.direction_allowed(folded.entity_id, str(folded.direction))
+        ):
+            reasons.append("bad_direction")
+        resolved = None
+        if usable_surface:
+            try:
+                resolved = resolve_occurrence(text, surface, occurrence, claimed)
+            except ResolutionError as exc:
+                reasons.append(exc.reason)
+        if reasons or resolved is None or folded is None:
+            rejections.append((item, reasons))
+            continue
+        claimed.append((resolved.a, resolved.b))
+        relation = kb.lookup(str(label))
+        assert relation is not None  # decode_label found it
+        candidates.append(_candidate(fields, resolved.a, resolved.b, resolved.occurrence_fallback, relation, folded))
+    return candidates, rejections
+
+
+def _candidate(
+    item: dict[str, Any], a: int, b: int, fallback: bool, relation: Relation, folded: Folded
+) -> Candidate:
+    subject, obj = _text_or_none(item.get("subject_text")), _text_or_none(item.get("object_text"))
+    if folded.label_canonicalized:
+        # The arguments were given in the converse's order; the hit reads in the canonical one.
+        subject, obj = obj, subject
+    confidence = item.get("confidence")
+    usable = isinstance(confidence, int | float) and not isinstance(confidence, bool) and math.isfinite(confidence)
+    return Candidate(
+        item, a, b, relation, folded, fallback, subject, obj, float(confidence) if usable else None
+    )
+
+
+def check_candidates(
+    text: str, candidates: list[Candidate], doc: Doc, verbal_only: bool
+) -> tuple[list[Candidate], list[tuple[Any, list[str]]]]:
+    """Drop spans nested in a longer one, then (after the cache) verb-predicate labels on no verb."""
+    kept: list[Candidate] = []
+    rejections: list[tuple[Any, list[str]]] = []
+    for candidate in candidates:
+        if any(_nested(candidate, other) for other in candidates):
+            rejections.append((candidate.item, ["nested_in_longer_span"]))
+        elif (
+            verbal_only
+            and is_verb_predicate_label(candidate.relation.label)
+            and not span_has_verb(doc, candidate.a, candidate.b)
+        ):
+            rejections.append((candidate.item, ["non_verbal"]))
+        else:
+            kept.append(candidate)
+    return kept, rejections
+
+
+def _nested(inner: Candidate, outer: Candidate) -> bool:
+    return outer.a <= inner.a and inner.b <= outer.b and (outer.b - outer.a) > (inner.b - inner.a)
+
+
+def to_hit(candidate: Candidate, text: str, doc: Doc, annotator_tag: str, source: str) -> Hit:
+    a, b = candidate.a, candidate.b
+    return Hit(
+        a=a,
+        b=b,
+        surface=text[a:b],
+        entity_id=candidate.folded.entity_id,
+        label=candidate.relation.label,
+        direction=candidate.folded.direction,  # type: ignore[arg-type]
+        annotator=annotator_tag,
+        source=source,  # type: ignore[arg-type]
+        surface_anchored=surface_anchored(doc, a, b, candidate.relation),
+        label_canonicalized=candidate.folded.label_canonicalized,
+        direction_coerced=candidate.folded.direction_coerced,
+        occurrence_fallback=candidate.occurrence_fallback,
+        confidence=candidate.confidence,
+        subject_text=candidate.subject_text,
+        object_text=candidate.object_text,
+        subject_span=nearest_occurrence(text, candidate.subject_text, a, b),
+        object_span=nearest_occurrence(text, candidate.object_text, a, b),
+    )
+
+
+def nearest_occurrence(text: str, needle: str | None, a: int, b: int) -> tuple[int, int] | None:
+    """The occurrence of ``needle`` closest to the span ``[a, b)`` (the earlier one on a tie)."""
+    if not needle:
+        return None
+    best: tuple[int, int] | None = None
+    best_gap = math.inf
+    start = text.find(needle)
+    while start != -1:
+        end = start + len(needle)
+        gap = max(0, a - end, start - b)
+        if gap < best_gap:
+            best, best_gap = (start, end), gap
+        start = text.find(needle, start + 1)
+    return best
+
+
+def _decode_lexical(document: Document, doc: Doc, annotator: LexicalAnnotator, kb: KB, verbal_only: bool) -> DocumentResult:
+    mentions = annotator.mentions(doc)
+    candidates = [_lexical_candidate(m, kb) for m in mentions]
+    hits, rejections = check_candidates(document.text, candidates, doc, verbal_only)
+    return DocumentResult(
+        document.doc_id,
+        _with_hits(document, [to_hit(c, document.text, doc, annotator.tag, "lexical") for c in hits]),
+        items=len(mentions),
+        rejections=[_rejection(item, document.doc_id, reasons) for item, reasons in rejections],
+    )
+
+
+def _lexical_candidate(mention: Mention, kb: KB) -> Candidate:
+    relation = kb.lookup(mention.label) or kb.relations[mention.entity_id]
+    item = {
+        "surface": mention.surface, "a": mention.a, "b": mention.b, "label": mention.label,
+        "direction": mention.direction, "verbal": mention.verbal,
+    }  # fmt: skip
+    folded = Folded(mention.entity_id, mention.direction, label_canonicalized=not relation.is_canonical)
+    return Candidate(item, mention.a, mention.b, relation, folded)
+
+
+def _with_hits(document: Document, hits: list[Hit]) -> Document:
+    return document.model_copy(update={"ground_truth": sorted(hits, key=lambda h: (h.a, h.b))})
+
+
+def _failed(document: Document, reason: str, detail: str) -> DocumentResult:
+    return DocumentResult(document.doc_id, None, failure={"reason": reason, "detail": detail})
+
+
+def _rejection(item: Any, doc_id: str, reasons: list[str]) -> dict[str, Any]:
+    fields = dict(item) if isinstance(item, dict) else {"item": item}
+    return {**fields, "doc_id": doc_id, "reasons": reasons}
+
+
+def _occurrence(value: Any) -> int | None:
+    """The index the model gave; anything unusable is ``None`` (resolution falls back, flagged)."""
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) and value.strip() else None
+
+
+def build_report(
+    results: list[DocumentResult], annotator: Annotator, kb: KB, *, verbal_only: bool, max_tokens: int
+) -> dict[str, Any]:
+    """The sidecar report: who annotated, counts, token usage, every failure and rejection."""
+    rejections = [r for result in results for r in result.rejections]
+    failures = [{"doc_id": r.doc_id, **r.failure} for r in results if r.failure is not None]
+    by_failure = Counter(f["reason"] for f in failures)
+    answered = [r for r in results if not (r.failure and r.failure["reason"] == "failed")]
+    lexical = isinstance(annotator, LexicalAnnotator)
+    counts = {
+        "documents": len(results),
+        "annotated": sum(r.document is not None for r in results),
+        **{reason: by_failure.get(reason, 0) for reason in DOCUMENT_FAILURES},
+        "requests": 0 if lexical else sum(not r.cached for r in answered),
+        "from_cache": sum(r.cached for r in answered),
+        "items": sum(r.items for r in results),
+        "hits": sum(len(r.document.ground_truth) for r in results if r.document is not None),
+        "rejections": len(rejections),
+        "documents_without_hits": sum(1 for r in results if r.document is not None and not r.document.ground_truth),
+    }
+    return {
+        "annotator": annotator.tag,
+        "provider": annotator.name,
+        "model": annotator.model,
+        "effort": annotator.effort,
+        "source": "lexical" if lexical else "llm",
+        "kb": {"path": str(kb.path), "tag": kb.tag},
+        "verbal_only": verbal_only,
+        "max_tokens": None if lexical else max_tokens,
+        "counts": counts,
+        "rejections_by_reason": dict(Counter(reason for r in rejections for reason in r["reasons"])),
+        "usage": add_usage(r.usage for r in results if not r.cached),
+        "usage_from_cache": add_usage(r.usage for r in results if r.cached),
+        "failed_documents": failures,
+        "rejections": rejections,
+    }
+
+
+@dataclass(frozen=True)
+class DryRun:
+    """What a run would send: counts and an input-token estimate (~4 characters per token)."""
+
+    documents: int
+    cached: int
+    requests: int
+    input_tokens: int
+    max_output_tokens: int
+    input_cost: float | None
+
+
+def dry_run(
+    documents: list[Document], provider: Provider, kb: KB, max_tokens: int, input_price_per_mtok: float | None = None
+) -> DryRun:
+    """Count requests without calling anything; answers already in the cache cost nothing."""
+    system = system_prompt(kb)
+    pending = []
+    for document in documents:
+        request = annotation_request(document, kb, max_tokens, system)
+        key = cache_key(provider.name, provider.model, provider.effort, request.system, request.user, request.schema)
+        if provider.cache is None or provider.cache.get(key) is None:
+            pending.append(request)
+    tokens = sum(estimate_tokens(r.system + r.user) for r in pending)
+    cost = None if input_price_per_mtok is None else tokens * input_price_per_mtok / 1e6
+    return DryRun(len(documents), len(documents) - len(pending), len(pending), tokens, max_tokens * len(pending), cost)
+
+
+def estimate_tokens(text: str) -> int:
+    return math.ceil(len(text) / 4)
+
+
+def select_documents(documents: list[Document], roles: Iterable[str] | None, limit: int | None) -> list[Document]:
+    """Documents whose role is one of ``roles`` (a document without a role is kept), first ``limit``."""
+    wanted = set(roles) if roles else None
+    chosen = [d for d in documents if wanted is None or d.role is None or d.role in wanted]
+    return chosen if limit is None else chosen[:limit]

@@ -1,0 +1,267 @@
+"""Auditing a sample dir after each batch (and after annotating it).
+
+Re-checks every drawn document against the gate settings of its batch, measures how strongly
+verb-mention density still tracks length, lists documents and negative controls without a gold
+hit, measures label concentration, and reports coverage — canonical labels with at least
+``min_mentions`` gold hits, out of those the pool can supply — cumulatively per batch. Without a
+gold file, label concentration and coverage use the detector's mentions instead.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from goldloop.atomic import atomic_write_bytes, atomic_write_json
+from goldloop.errors import GoldloopError
+from goldloop.gold import read_gold
+from goldloop.kb import KB
+from goldloop.sample.corpus import CorpusRecord, text_sha1
+from goldloop.sample.gate import Gate, GateSettings
+from goldloop.sample.pool import POOL_FILE, read_pool_rows
+from goldloop.sample.run import report_path
+from goldloop.sample.sampledir import ManifestRow, read_documents, read_manifest
+
+TOP_LABELS = 15
+
+
+@dataclass
+class AuditResult:
+    report: dict[str, Any]
+    json_path: Path
+    png_path: Path
+
+
+def audit_sample(
+    sample_dir: str | Path,
+    kb: KB,
+    *,
+    gold: str | Path | None = None,
+    min_mentions: int = 3,
+    out_dir: str | Path | None = None,
+) -> AuditResult:
+    """Audit a sample dir; write ``audit.json`` and ``audit.png`` to ``out_dir`` (default: it)."""
+    directory = Path(sample_dir)
+    rows = read_manifest(directory)
+    texts = {doc.doc_id: doc.text for doc in read_documents(directory)}
+    pool_path = directory / POOL_FILE
+    if not pool_path.is_file():
+        raise GoldloopError(f"{directory}: no pool cache ({POOL_FILE}); re-run goldloop sample")
+    pool = read_pool_rows(pool_path)
+    detected = {d.doc_id: [m.entity_id for m in d.mentions] for d in pool}
+    if gold is not None:
+        gold_docs = {doc.doc_id: doc for doc in read_gold(gold, kb).documents}
+        hits = {
+            i: [h.entity_id for h in d.ground_truth] for i, d in gold_docs.items() if i in texts
+        }
+        source = "gold"
+    else:
+        hits = {r.doc_id: detected.get(r.doc_id, []) for r in rows}
+        source = "detected"
+    report: dict[str, Any] = {
+        "sample_dir": str(directory),
+        "documents": len(rows),
+        "batches": sorted({r.batch for r in rows}),
+        "eligibility": _recheck(directory, rows, texts),
+        "density_vs_length": {
+            "sample": _correlations([r.n_chars for r in rows], [r.n_verb_mentions for r in rows]),
+            "pool": _correlations([d.n_chars for d in pool], [d.n_verb_mentions for d in pool]),
+        },
+        "label_source": source,
+        "label_concentration": _concentration(kb, Counter(e for ids in hits.values() for e in ids)),
+        "coverage": _coverage(rows, hits, detected, min_mentions),
+    }
+    if gold is not None:
+        report["gold"] = _gold_gaps(rows, hits, gold, len(gold_docs))
+    target = Path(out_dir) if out_dir is not None else directory
+    json_path, png_path = target / "audit.json", target / "audit.png"
+    atomic_write_json(json_path, report)
+    atomic_write_bytes(png_path, _plot(report, rows))
+    return AuditResult(report, json_path, png_path)
+
+
+def _batch_gates(directory: Path, batches: set[int]) -> dict[int, GateSettings]:
+    gates = {}
+    for batch in sorted(batches):
+        path = report_path(directory, batch)
+        try:
+            settings = json.loads(path.read_text(encoding="utf-8"))["settings"]["gate"]
+            gates[batch] = GateSettings(**settings)
+        except (OSError, KeyError, TypeError, json.JSONDecodeError) as exc:
+            raise GoldloopError(f"{path}: cannot read the batch's gate settings: {exc}") from exc
+    return gates
+
+
+def _recheck(directory: Path, rows: list[ManifestRow], texts: dict[str, str]) -> dict[str, Any]:
+    """Every drawn document through its batch's gate again, plus text integrity checks."""
+    gates = _batch_gates(directory, {r.batch for r in rows})
+    gate = Gate(GateSettings())
+    failures: dict[str, list[str]] = {}
+    for row in rows:
+        text = texts[row.doc_id]
+        gate.settings = gates[row.batch]
+        record = CorpusRecord(
+            row.batch, row.doc_id, row.doc_uid, row.ids, row.publication_year, text
+        )
+        why = gate.reason(record)
+        reasons = [] if why is None else [why]
+        if why is None:
+            gate.admit(record)  # remembers the text and id, so later copies count as duplicates
+        if text_sha1(text) != row.text_sha1 or len(text) != row.n_chars:
+            reasons.append("text_changed")
+        for reason in reasons:
+            failures.setdefault(reason, []).append(row.doc_id)
+    return {
+        "checked": len(rows),
+        "failing": len({d for ids in failures.values() for d in ids}),
+        "by_reason": {
+            reason: {"count": len(ids), "doc_ids": ids} for reason, ids in sorted(failures.items())
+        },
+    }
+
+
+def _ranks(values: Sequence[float]) -> np.ndarray:
+    """Ranks with ties averaged (for Spearman's rho)."""
+    data = np.asarray(values, dtype=float)
+    order = data.argsort(kind="mergesort")
+    ranks = np.empty(len(data))
+    ranks[order] = np.arange(1, len(data) + 1)
+    for value in np.unique(data):
+        tied = data == value
+        ranks[tied] = ranks[tied].mean()
+    return ranks
+
+
+def _correlations(lengths: list[int], counts: list[int]) -> dict[str, Any]:
+    """Pearson r and Spearman rho of verb mentions against characters (``None`` when undefined)."""
+
+    def pearson(x: np.ndarray, y: np.ndarray) -> float | None:
+        if len(x) < 3 or x.std() == 0 or y.std() == 0:
+            return None
+        return round(float(np.corrcoef(x, y)[0, 1]), 4)
+
+    x, y = np.asarray(lengths, dtype=float), np.asarray(counts, dtype=float)
+    per_k = (y / x * 1000) if len(x) else np.array([])
+    return {
+        "n": len(x),
+        "pearson_r": pearson(x, y),
+        "spearman_rho": pearson(_ranks(lengths), _ranks(counts)) if len(x) else None,
+        "verb_mentions_per_1000_chars": round(float(per_k.mean()), 4) if len(x) else None,
+    }
+
+
+def _concentration(kb: KB, counts: Counter[str]) -> dict[str, Any]:
+    """Distinct labels, top shares, Herfindahl index and normalised entropy of label counts."""
+    total = sum(counts.values())
+    if not total:
+        return {"mentions": 0, "distinct_labels": 0, "top": [], "top1_share": None,
+                "top5_share": None, "herfindahl": None, "normalized_entropy": None}  # fmt: skip
+    shares = np.array([n / total for n in counts.values()])
+    entropy = float(-(shares * np.log(shares)).sum())
+    ranked = counts.most_common()
+    return {
+        "mentions": total,
+        "distinct_labels": len(counts),
+        "top": [
+            {
+                "entity_id": eid,
+                "label": _label(kb, eid),
+                "mentions": n,
+                "share": round(n / total, 4),
+            }
+            for eid, n in ranked[:TOP_LABELS]
+        ],
+        "top1_share": round(ranked[0][1] / total, 4),
+        "top5_share": round(sum(n for _, n in ranked[:5]) / total, 4),
+        "herfindahl": round(float((shares**2).sum()), 4),
+        "normalized_entropy": round(entropy / math.log(len(counts)), 4) if len(counts) > 1 else 0.0,
+    }
+
+
+def _label(kb: KB, entity_id: str) -> str:
+    relation = kb.get(entity_id)
+    return relation.label if relation else entity_id
+
+
+def _coverage(
+    rows: list[ManifestRow],
+    hits: dict[str, list[str]],
+    detected: dict[str, list[str]],
+    min_mentions: int,
+) -> dict[str, Any]:
+    """Labels reaching ``min_mentions`` hits among those the pool holds that often, per batch."""
+    supply_counts = Counter(e for ids in detected.values() for e in ids)
+    supply = {e for e, n in supply_counts.items() if n >= min_mentions}
+    curve = []
+    running: Counter[str] = Counter()
+    for batch in sorted({r.batch for r in rows}):
+        for row in rows:
+            if row.batch == batch:
+                running.update(hits.get(row.doc_id, []))
+        reached = {e for e, n in running.items() if n >= min_mentions}
+        curve.append({
+            "batch": batch,
+            "documents": sum(r.batch <= batch for r in rows),
+            "labels_reached": len(reached & supply),
+            "coverage": round(len(reached & supply) / len(supply), 4) if supply else None,
+        })  # fmt: skip
+    return {"min_mentions": min_mentions, "pool_can_supply": len(supply), "curve": curve}
+
+
+def _gold_gaps(
+    rows: list[ManifestRow], hits: dict[str, list[str]], gold: str | Path, n_gold: int
+) -> dict[str, Any]:
+    annotated = [r for r in rows if r.doc_id in hits]
+    empty = [r.doc_id for r in annotated if not hits[r.doc_id]]
+    controls = [r for r in annotated if r.n_verb_mentions == 0]
+    return {
+        "path": str(gold),
+        "gold_documents": n_gold,
+        "sample_documents_in_gold": len(annotated),
+        "gold_documents_not_in_sample": n_gold - len(annotated),
+        "documents_without_hits": empty,
+        "negative_controls": len(controls),
+        "negative_controls_without_hits": [r.doc_id for r in controls if not hits[r.doc_id]],
+        "negative_controls_with_hits": [r.doc_id for r in controls if hits[r.doc_id]],
+    }
+
+
+def _plot(report: dict[str, Any], rows: list[ManifestRow]) -> bytes:
+    """Coverage per batch, density against length, and the most frequent labels, as PNG bytes."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, (left, middle, right) = plt.subplots(1, 3, figsize=(15, 4.5))
+    curve = report["coverage"]["curve"]
+    left.plot([p["documents"] for p in curve], [p["coverage"] or 0 for p in curve], marker="o")
+    for point in curve:
+        left.annotate(f"b{point['batch']}", (point["documents"], point["coverage"] or 0))
+    least = report["coverage"]["min_mentions"]
+    left.set(
+        title=f"coverage ({report['label_source']}, ≥{least} mentions)",
+        xlabel="documents (cumulative)", ylabel="share of suppliable labels", ylim=(0, 1.05),
+    )  # fmt: skip
+    middle.scatter([r.n_chars for r in rows], [r.n_verb_mentions for r in rows], s=12, alpha=0.6)
+    rho = report["density_vs_length"]["sample"]["spearman_rho"]
+    middle.set(
+        title=f"verb mentions vs length (rho={rho})", xlabel="characters", ylabel="verb mentions"
+    )
+    top = report["label_concentration"]["top"]
+    right.barh([t["label"] for t in top][::-1], [t["share"] for t in top][::-1])
+    right.set(title=f"label concentration ({report['label_source']})", xlabel="share of mentions")
+    figure.tight_layout()
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=100)
+    plt.close(figure)
+    return buffer.getvalue()

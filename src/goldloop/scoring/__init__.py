@@ -1,0 +1,1 @@
+"""Scoring systems on the gold: span matching, nervaluate schemas, regimes, intervals, baselines."""

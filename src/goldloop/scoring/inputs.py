@@ -1,0 +1,228 @@
+"""Reading gold and what systems predicted: gold files, Label Studio JSON exports, JSON/JSONL
+rows, and the id bridge.
+
+Every prediction is checked against the gold it will be scored on. A row that cannot be scored
+is not dropped silently: it is counted under a reason (``not_an_object``, ``no_document``,
+``unknown_document``, ``bad_offsets``, ``bad_direction``, ``bad_id``) and left out.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeGuard
+
+from goldloop.errors import GoldloopError
+from goldloop.gold import Document, read_gold
+from goldloop.kb import DIRECTIONS, KB
+
+
+class PredictionsError(GoldloopError):
+    """A predictions or id-bridge file cannot be read; the message names the file and line."""
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """One predicted mention, placed in a gold document by its position ``itext``."""
+
+    itext: int
+    a: int
+    b: int
+    entity_id: str | None
+    direction: str | None = None
+    score: float | None = None
+
+
+@dataclass
+class SystemPredictions:
+    """A system's readable predictions, and the rows that could not be scored, by reason."""
+
+    name: str
+    path: Path | None
+    format: str
+    predictions: list[Prediction]
+    rows_seen: int
+    malformed: Counter[str] = field(default_factory=Counter)
+
+
+def read_gold_documents(path: str | Path, kb: KB | None) -> list[Document]:
+    """Documents from a gold file (any form :func:`goldloop.gold.read_gold` reads) or from a
+    Label Studio JSON export, verified as ``goldloop pull`` verifies it."""
+    tasks = _label_studio_tasks(Path(path))
+    if tasks is None:
+        return read_gold(path, kb).documents
+    if kb is None:
+        raise PredictionsError(f"{path}: reading a Label Studio export needs the KB")
+    try:
+        from goldloop.studio.pull import verify
+    except ImportError as exc:
+        raise PredictionsError(
+            f"{path}: reading a Label Studio export needs goldloop[studio]"
+        ) from exc
+    return verify(tasks, kb).documents
+
+
+def read_predictions(
+    path: str | Path, gold: Sequence[Document], *, name: str | None = None, kb: KB | None = None
+) -> SystemPredictions:
+    """Read predictions from JSONL rows, a JSON list of rows, a gold-format file or a Label
+    Studio export.
+
+    Rows are ``{doc_id | itext, a, b, entity_id_predicted, direction_predicted?, score?}``; a
+    gold-format file's hits become predictions (``entity_id``, ``direction``).
+    """
+    source = Path(path)
+    label = name or source.stem
+    try:
+        raw = source.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise PredictionsError(f"{source}: cannot read: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise PredictionsError(f"{source}: not UTF-8 text") from exc
+    if source.suffix == ".jsonl":
+        return rows_to_predictions(label, source, "jsonl", _jsonl(source, raw), gold)
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise PredictionsError(f"{source}: not valid JSON: {exc}") from exc
+    if _is_gold_format(data) or _is_label_studio_export(data):
+        return _gold_format(label, source, gold, kb)
+    if not isinstance(data, list):
+        raise PredictionsError(f"{source}: expected a list of prediction rows or gold documents")
+    return rows_to_predictions(label, source, "rows", data, gold)
+
+
+def rows_to_predictions(
+    name: str, path: Path | None, fmt: str, rows: Iterable[Any], gold: Sequence[Document]
+) -> SystemPredictions:
+    """Validate rows against the gold documents; map ``doc_id`` onto the document's position."""
+    position = {doc.doc_id: index for index, doc in enumerate(gold)}
+    out = SystemPredictions(name, path, fmt, [], 0)
+    for row in rows:
+        out.rows_seen += 1
+        reason, prediction = _check_row(row, gold, position)
+        if prediction is None:
+            out.malformed[reason] += 1
+        else:
+            out.predictions.append(prediction)
+    return out
+
+
+def read_id_bridge(path: str | Path) -> dict[str, str]:
+    """A CSV mapping a system's minted ids onto KB ids: the first two columns, header optional."""
+    source = Path(path)
+    try:
+        lines = source.read_text(encoding="utf-8-sig").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PredictionsError(f"{source}: cannot read the id bridge: {exc}") from exc
+    bridge: dict[str, str] = {}
+    for number, row in enumerate(csv.reader(lines), start=1):
+        if not row or (
+            number == 1 and row[0].strip() in ("entity_id_predicted", "predicted", "from")
+        ):
+            continue
+        if len(row) < 2 or not row[0].strip() or not row[1].strip():
+            raise PredictionsError(
+                f"{source}: line {number}: needs two columns, predicted id and KB id"
+            )
+        minted, kb_id = row[0].strip(), row[1].strip()
+        if bridge.get(minted, kb_id) != kb_id:
+            raise PredictionsError(
+                f"{source}: line {number}: {minted} maps to both {bridge[minted]} and {kb_id}"
+            )
+        bridge[minted] = kb_id
+    return bridge
+
+
+def _jsonl(source: Path, raw: str) -> list[Any]:
+    rows: list[Any] = []
+    for number, line in enumerate(raw.splitlines(), start=1):
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise PredictionsError(
+                    f"{source}: line {number}: not valid JSON: {exc.msg}"
+                ) from exc
+    return rows
+
+
+def _is_gold_format(data: Any) -> bool:
+    first = data[0] if isinstance(data, list) and data else data
+    return isinstance(first, dict) and "ground_truth" in first and "text" in first
+
+
+def _is_label_studio_export(data: Any) -> bool:
+    first = data[0] if isinstance(data, list) and data else None
+    return (
+        isinstance(first, dict) and isinstance(first.get("data"), dict) and "annotations" in first
+    )
+
+
+def _label_studio_tasks(path: Path) -> list[dict[str, Any]] | None:
+    """The tasks when ``path`` is a Label Studio JSON export, else None (read it as gold)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return None  # read_gold reports what is wrong with the file
+    return data if _is_label_studio_export(data) else None
+
+
+def _gold_format(
+    name: str, source: Path, gold: Sequence[Document], kb: KB | None
+) -> SystemPredictions:
+    """A gold-format file or Label Studio export: its hits become rows, joined on ``doc_id``."""
+    rows = [
+        {
+            "doc_id": document.doc_id,
+            "a": hit.a,
+            "b": hit.b,
+            "entity_id_predicted": hit.entity_id,
+            "direction_predicted": hit.direction,
+            "score": hit.confidence,
+        }
+        for document in read_gold_documents(source, kb)
+        for hit in document.ground_truth
+    ]
+    fmt = "label-studio-export" if _label_studio_tasks(source) is not None else "gold"
+    return rows_to_predictions(name, source, fmt, rows, gold)
+
+
+def _check_row(
+    row: Any, gold: Sequence[Document], position: dict[str, int]
+) -> tuple[str, Prediction | None]:
+    if not isinstance(row, dict):
+        return "not_an_object", None
+    if row.get("doc_id") is not None:
+        itext = position.get(str(row["doc_id"]))
+    elif row.get("itext") is not None:
+        itext = row["itext"] if _is_int(row["itext"]) and 0 <= row["itext"] < len(gold) else None
+    else:
+        return "no_document", None
+    if itext is None:
+        return "unknown_document", None
+    a, b = row.get("a"), row.get("b")
+    if not (_is_int(a) and _is_int(b) and 0 <= a < b <= len(gold[itext].text)):
+        return "bad_offsets", None
+    direction = row.get("direction_predicted")
+    if direction is not None and direction not in DIRECTIONS:
+        return "bad_direction", None
+    entity_id = row.get("entity_id_predicted")
+    if entity_id is not None and not isinstance(entity_id, str):
+        return "bad_id", None
+    score = row.get("score")
+    return "", Prediction(
+        itext, a, b, entity_id, direction, float(score) if _is_number(score) else None
+    )
+
+
+def _is_int(value: Any) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> TypeGuard[int | float]:
+    return isinstance(value, int | float) and not isinstance(value, bool)

@@ -1,0 +1,342 @@
+"""Scoring one system on the gold, end-to-end or linking-only, with slices and intervals.
+
+*End-to-end* scores span detection and linking together (``goldloop.ground_truth``'s numbers,
+nervaluate's schemas, direction). *Linking-only* gives the system the gold spans and scores the
+id decision alone: a gold span with no aligned prediction, or one whose id is null, is an
+abstention; ``accuracy_overall`` counts abstentions as wrong, ``accuracy_on_predicted`` does not,
+and ``coverage`` is the share answered. Both sides are folded through the KB before ids meet.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from goldloop.gold import Document
+from goldloop.ground_truth import GtSpan, score_predictions_against_ground_truth
+from goldloop.kb import KB
+from goldloop.scoring import schemas
+from goldloop.scoring.bootstrap import document_bootstrap, f1, ratio
+from goldloop.scoring.folding import direction_agrees, fold_answer
+from goldloop.scoring.inputs import Prediction, SystemPredictions
+from goldloop.scoring.matching import check_match_mode, match_spans
+
+REGIMES = ("end-to-end", "linking-only")
+ENGINES = ("goldloop", "nervaluate")
+NO_ID = "NONE"  # the schema label of a predicted span that carries no id
+# Per-document count columns of each regime (rows of the bootstrap matrix).
+_E2E = (
+    "gold",
+    "predicted",
+    "matched",
+    "id_comparable",
+    "id_correct",
+    "dir_comparable",
+    "dir_correct",
+)
+_LINK = ("gold", "answered", "correct", "dir_comparable", "dir_correct")
+
+
+@dataclass(frozen=True)
+class GoldMention:
+    """A gold hit, folded, with what slices need."""
+
+    a: int
+    b: int
+    entity_id: str
+    direction: str | None
+    anchoring: str  # anchored | paraphrase | unknown
+    role: str
+
+
+def gold_mentions(documents: Sequence[Document], kb: KB | None) -> list[list[GoldMention]]:
+    """Per document, its hits folded through the KB (tiers 0 and 1)."""
+    out: list[list[GoldMention]] = []
+    for document in documents:
+        mentions = []
+        for hit in document.ground_truth:
+            entity_id, direction = fold_answer(kb, hit.entity_id, hit.direction)
+            anchoring = {True: "anchored", False: "paraphrase"}.get(hit.surface_anchored, "unknown")  # type: ignore[arg-type]
+            mentions.append(
+                GoldMention(
+                    hit.a,
+                    hit.b,
+                    entity_id or hit.entity_id,
+                    direction,
+                    anchoring,
+                    document.role or "unknown",
+                )
+            )
+        out.append(mentions)
+    return out
+
+
+def fold_predictions(
+    system: SystemPredictions, kb: KB | None, id_bridge: Mapping[str, str] | None
+) -> tuple[list[Prediction], int]:
+    """Predictions with ids bridged (when a bridge is given) and folded; and how many ids the
+    bridge could not map (they become null: not comparable, an abstention in linking-only)."""
+    folded: list[Prediction] = []
+    unmapped = 0
+    for p in system.predictions:
+        entity_id = p.entity_id
+        if id_bridge is not None and entity_id is not None:
+            entity_id = id_bridge.get(entity_id)
+            unmapped += entity_id is None
+        entity_id, direction = fold_answer(kb, entity_id, p.direction)
+        folded.append(Prediction(p.itext, p.a, p.b, entity_id, direction, p.score))
+    return folded, unmapped
+
+
+def score_system(
+    documents: Sequence[Document],
+    system: SystemPredictions,
+    *,
+    kb: KB | None,
+    regime: str = "end-to-end",
+    match_mode: str = "overlap",
+    id_bridge: Mapping[str, str] | None = None,
+    engine: str = "goldloop",
+    bootstrap: int = 0,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Score ``system`` on ``documents``; a JSON-ready result (see the README for its fields)."""
+    check_match_mode(match_mode)
+    if regime not in REGIMES:
+        raise ValueError(f"regime must be one of {REGIMES}, got {regime!r}")
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+    gold = gold_mentions(documents, kb)
+    predictions, unmapped = fold_predictions(system, kb, id_bridge)
+    by_doc: list[list[Prediction]] = [[] for _ in documents]
+    for p in predictions:
+        by_doc[p.itext].append(p)
+    result: dict[str, Any] = {
+        "system": system.name,
+        "path": None if system.path is None else str(system.path),
+        "regime": regime,
+        "match_mode": match_mode,
+        "inputs": {
+            "format": system.format,
+            "rows": system.rows_seen,
+            "scored": len(predictions),
+            "malformed": dict(system.malformed),
+            "unmapped_by_id_bridge": unmapped if id_bridge is not None else None,
+        },
+    }
+    if regime == "end-to-end":
+        result |= _end_to_end(
+            documents, gold, by_doc, predictions, kb, match_mode, engine, bootstrap, seed
+        )
+    else:
+        result |= _linking_only(documents, gold, by_doc, kb, match_mode, bootstrap, seed)
+    return result
+
+
+def _end_to_end(
+    documents: Sequence[Document],
+    gold: list[list[GoldMention]],
+    by_doc: list[list[Prediction]],
+    predictions: list[Prediction],
+    kb: KB | None,
+    match_mode: str,
+    engine: str,
+    bootstrap: int,
+    seed: int,
+) -> dict[str, Any]:
+    headline = score_predictions_against_ground_truth(
+        [
+            {"itext": p.itext, "a": p.a, "b": p.b, "entity_id_predicted": p.entity_id}
+            for p in predictions
+        ],
+        [GtSpan(i, m.a, m.b, m.entity_id) for i, doc in enumerate(gold) for m in doc],
+        match_mode=match_mode,
+    )
+    per_doc = np.zeros((len(documents), len(_E2E)), dtype=np.int64)
+    slices = _Slices()
+    for i, (mentions, preds) in enumerate(zip(gold, by_doc, strict=True)):
+        taken = match_spans([(p.a, p.b) for p in preds], [(m.a, m.b) for m in mentions], match_mode)
+        row = per_doc[i]
+        row[0], row[1] = len(mentions), len(preds)
+        found: dict[int, Prediction] = {
+            j: p for p, j in zip(preds, taken, strict=True) if j is not None
+        }
+        for j, mention in enumerate(mentions):
+            p = found.get(j)
+            correct = p is not None and p.entity_id == mention.entity_id
+            slices.add(mention, p is not None, correct)
+            if p is None:
+                continue
+            row[2] += 1
+            if p.entity_id is not None:
+                row[3] += 1
+                row[4] += correct
+            agrees = (
+                direction_agrees(kb, mention.entity_id, mention.direction, p.direction)
+                if correct
+                else None
+            )
+            if agrees is not None:
+                row[5] += 1
+                row[6] += agrees
+    totals = per_doc.sum(axis=0)
+    evaluate = schemas.evaluate if engine == "goldloop" else schemas.evaluate_with_nervaluate
+    schema_result = evaluate(
+        [[{"label": m.entity_id, "start": m.a, "end": m.b} for m in doc] for doc in gold],
+        [
+            [{"label": p.entity_id or NO_ID, "start": p.a, "end": p.b} for p in doc]
+            for doc in by_doc
+        ],
+    )
+    return {
+        "detection": headline.to_jsonable(),
+        "direction": _direction(totals[5], totals[6]),
+        "schemas": {"engine": engine, **schema_result},
+        "slices": slices.to_jsonable("recall", kb),
+        "intervals": _intervals(per_doc, _e2e_metrics, bootstrap, seed),
+    }
+
+
+def _linking_only(
+    documents: Sequence[Document],
+    gold: list[list[GoldMention]],
+    by_doc: list[list[Prediction]],
+    kb: KB | None,
+    match_mode: str,
+    bootstrap: int,
+    seed: int,
+) -> dict[str, Any]:
+    per_doc = np.zeros((len(documents), len(_LINK)), dtype=np.int64)
+    slices = _Slices()
+    unaligned = 0
+    for i, (mentions, preds) in enumerate(zip(gold, by_doc, strict=True)):
+        taken = match_spans([(p.a, p.b) for p in preds], [(m.a, m.b) for m in mentions], match_mode)
+        aligned: dict[int, Prediction] = {
+            j: p for p, j in zip(preds, taken, strict=True) if j is not None
+        }
+        unaligned += len(preds) - len(aligned)
+        row = per_doc[i]
+        row[0] = len(mentions)
+        for j, mention in enumerate(mentions):
+            p = aligned.get(j)
+            answered = p is not None and p.entity_id is not None
+            correct = answered and p is not None and p.entity_id == mention.entity_id
+            slices.add(mention, answered, correct)
+            row[1] += answered
+            row[2] += correct
+            agrees = (
+                direction_agrees(kb, mention.entity_id, mention.direction, p.direction)
+                if correct and p
+                else None
+            )
+            if agrees is not None:
+                row[3] += 1
+                row[4] += agrees
+    n_gold, n_answered, n_correct, dir_comparable, dir_correct = (
+        int(v) for v in per_doc.sum(axis=0)
+    )
+    return {
+        "linking": {
+            "n_gold": n_gold,
+            "n_answered": n_answered,
+            "abstentions": n_gold - n_answered,
+            "n_correct": n_correct,
+            "accuracy_overall": _share(n_correct, n_gold),
+            "accuracy_on_predicted": _share(n_correct, n_answered),
+            "coverage": _share(n_answered, n_gold),
+            "unaligned_predictions": unaligned,
+        },
+        "direction": _direction(dir_comparable, dir_correct),
+        "slices": slices.to_jsonable("coverage", kb),
+        "intervals": _intervals(per_doc, _linking_metrics, bootstrap, seed),
+    }
+
+
+def _e2e_metrics(s: np.ndarray) -> dict[str, np.ndarray]:
+    precision, recall = ratio(s[:, 2], s[:, 1]), ratio(s[:, 2], s[:, 0])
+    return {
+        "precision": precision,
+        "recall": recall,
+        "f1": f1(precision, recall),
+        "entity_accuracy": ratio(s[:, 4], s[:, 3]),
+        "direction_accuracy": ratio(s[:, 6], s[:, 5]),
+    }
+
+
+def _linking_metrics(s: np.ndarray) -> dict[str, np.ndarray]:
+    return {
+        "accuracy_overall": ratio(s[:, 2], s[:, 0]),
+        "accuracy_on_predicted": ratio(s[:, 2], s[:, 1]),
+        "coverage": ratio(s[:, 1], s[:, 0]),
+        "direction_accuracy": ratio(s[:, 4], s[:, 3]),
+    }
+
+
+def _intervals(per_doc: np.ndarray, metrics: Any, n: int, seed: int) -> dict[str, Any]:
+    if n <= 0:
+        return {}
+    return {
+        "n_resamples": n,
+        "seed": seed,
+        "level": 0.95,
+        **document_bootstrap(per_doc, metrics, n, seed),
+    }
+
+
+def _share(numerator: int, denominator: int) -> float | None:
+    return None if denominator == 0 else numerator / denominator
+
+
+def _direction(comparable: Any, correct: Any) -> dict[str, Any]:
+    return {
+        "n_comparable": int(comparable),
+        "n_correct": int(correct),
+        "accuracy": _share(int(correct), int(comparable)),
+    }
+
+
+class _Slices:
+    """Gold-side counts per slice: anchored vs paraphrase, relation, document role."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, dict[str, Counter[str]]] = {
+            "anchoring": {},
+            "relation": {},
+            "role": {},
+        }
+
+    def add(self, mention: GoldMention, found: bool, correct: bool) -> None:
+        for kind, key in (
+            ("anchoring", mention.anchoring),
+            ("relation", mention.entity_id),
+            ("role", mention.role),
+        ):
+            counter = self.counts[kind].setdefault(key, Counter())
+            counter["n_gold"] += 1
+            counter["n_found"] += found
+            counter["n_correct"] += correct
+
+    def to_jsonable(self, found_name: str, kb: KB | None) -> dict[str, Any]:
+        def label(kind: str, key: str) -> dict[str, str]:
+            relation = kb.get(key) if kb is not None and kind == "relation" else None
+            return {} if relation is None else {"label": relation.label}
+
+        return {
+            kind: {
+                key: {
+                    **label(kind, key),
+                    "n_gold": c["n_gold"],
+                    "n_found": c["n_found"],
+                    "n_correct": c["n_correct"],
+                    found_name: _share(c["n_found"], c["n_gold"]),
+                    "accuracy_on_found": _share(c["n_correct"], c["n_found"]),
+                    "accuracy_overall": _share(c["n_correct"], c["n_gold"]),
+                }
+                for key, c in sorted(by_key.items())
+            }
+            for kind, by_key in self.counts.items()
+        }

@@ -1,0 +1,169 @@
+"""Each provider through its real SDK against the fake server: answers, usage, truncation, retries, cache."""
+
+from __future__ import annotations
+
+import multiprocessing
+from pathlib import Path
+
+import pytest
+
+from goldloop.llm import LLMError, LLMRequest, RetryPolicy, SQLiteCache, cache_key, make_provider
+from tests.fakes.llm_server import FakeLLMServer, Reply
+from tests.llm.conftest import PROVIDER_NAMES
+
+SCHEMA = {"type": "object", "properties": {"mentions": {"type": "array"}}}
+REQUEST = LLMRequest(system="You annotate.", user="Abstract:\nTNF activates IL-6.", schema=SCHEMA, max_tokens=200)
+
+
+@pytest.mark.parametrize("name", PROVIDER_NAMES)
+def test_provider_end_to_end(llm_server: FakeLLMServer, name: str, cache: SQLiteCache) -> None:
+    llm_server.answer = lambda req: Reply('{"mentions": []}', input_tokens=120, output_tokens=5, reasoning_tokens=7)
+    provider = llm_server.provider(name, "model-x", effort="low", cache=cache)
+    response = provider.complete(REQUEST)
+    assert provider.tag == "model-x@low"
+    assert response.text == '{"mentions": []}'
+    assert not response.truncated and not response.cached
+    assert response.usage["input_tokens"] == 120
+    if name == "anthropic":  # Anthropic counts thinking inside output_tokens
+        assert response.usage["output_tokens"] == 12
+    else:
+        assert response.usage["reasoning_tokens"] == 7
+    seen = llm_server.requests[-1]
+    assert (seen.provider, seen.model) == (name, "model-x")
+    assert (seen.system, seen.user, seen.schema, seen.max_tokens) == (REQUEST.system, REQUEST.user, SCHEMA, 200)
+    assert seen.effort == "low"
+
+
+@pytest.mark.parametrize("name", PROVIDER_NAMES)
+def test_second_call_is_served_from_cache(llm_server: FakeLLMServer, name: str, cache: SQLiteCache) -> None:
+    provider = llm_server.provider(name, "model-x", cache=cache)
+    first = provider.complete(REQUEST)
+    llm_server.reset()
+    again = provider.complete(REQUEST)
+    assert again.cached and again.text == first.text and again.usage == first.usage
+    assert llm_server.request_count == 0
+    # the effort is part of the key: another effort is another request
+    llm_server.provider(name, "model-x", effort="high", cache=cache).complete(REQUEST)
+    assert llm_server.request_count == 1
+
+
+@pytest.mark.parametrize("name", PROVIDER_NAMES)
+def test_truncated_answer_is_flagged_and_not_cached(llm_server: FakeLLMServer, name: str, cache: SQLiteCache) -> None:
+    llm_server.answer = lambda req: '{"mentions": [{"surface": "activates", "occurrence": 1}]}'
+    provider = llm_server.provider(name, "model-x", cache=cache)
+    short = LLMRequest(REQUEST.system, REQUEST.user, SCHEMA, max_tokens=4)
+    response = provider.complete(short)
+    assert response.truncated
+    assert len(cache) == 0
+    provider.complete(short)
+    assert llm_server.request_count == 2  # nothing was served from the cache
+    # max tokens is not in the key: a larger limit answers and that answer is cached
+    full = provider.complete(REQUEST)
+    assert not full.truncated and len(cache) == 1
+
+
+@pytest.mark.parametrize("name", PROVIDER_NAMES)
+@pytest.mark.parametrize("status", [429, 500, 503])
+def test_retries_after_rate_limit_and_server_errors(llm_server: FakeLLMServer, name: str, status: int) -> None:
+    llm_server.fail(status, times=2)
+    response = llm_server.provider(name, "model-x", cache=None).complete(REQUEST)
+    assert response.text == '{"mentions": []}'
+    assert llm_server.request_count == 3
+
+
+@pytest.mark.parametrize("name", PROVIDER_NAMES)
+def test_gives_up_after_the_last_attempt(llm_server: FakeLLMServer, name: str, cache: SQLiteCache) -> None:
+    llm_server.fail(500, times=10)
+    retry = RetryPolicy(attempts=3, initial_s=0.01, max_s=0.02, timeout_s=5)
+    with pytest.raises(LLMError, match="500"):
+        llm_server.provider(name, "model-x", cache=cache, retry=retry).complete(REQUEST)
+    assert llm_server.request_count == 3
+    assert len(cache) == 0
+
+
+@pytest.mark.parametrize("name", PROVIDER_NAMES)
+def test_client_error_is_not_retried(llm_server: FakeLLMServer, name: str) -> None:
+    llm_server.fail(400, times=5)
+    with pytest.raises(LLMError, match="400"):
+        llm_server.provider(name, "model-x", cache=None).complete(REQUEST)
+    assert llm_server.request_count == 1
+
+
+def test_timeout_is_retried(llm_server: FakeLLMServer) -> None:
+    llm_server.latency_s = 0.5
+    retry = RetryPolicy(attempts=2, initial_s=0.01, max_s=0.02, timeout_s=0.1)
+    with pytest.raises(LLMError, match="Timeout"):
+        llm_server.provider("openai", "model-x", cache=None, retry=retry).complete(REQUEST)
+    assert llm_server.request_count == 2
+
+
+@pytest.mark.parametrize(
+    ("name", "variable"), [("openai", "OPENAI_API_KEY"), ("anthropic", "ANTHROPIC_API_KEY"), ("gemini", "GEMINI_API_KEY")]
+)
+def test_missing_credential_names_the_variable(monkeypatch: pytest.MonkeyPatch, name: str, variable: str) -> None:
+    for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        monkeypatch.delenv(key, raising=False)
+    with pytest.raises(LLMError, match=variable):
+        make_provider(name, "model-x", cache=None)
+
+
+def test_unknown_provider() -> None:
+    with pytest.raises(LLMError, match="unknown provider 'mistral'"):
+        make_provider("mistral", "m", cache=None)
+
+
+def test_cache_key_covers_every_input() -> None:
+    base = ("openai", "m", "low", "sys", "user", SCHEMA)
+    keys = {
+        cache_key(*base),
+        cache_key("anthropic", *base[1:]),
+        cache_key("openai", "m2", *base[2:]),
+        cache_key("openai", "m", None, *base[3:]),
+        cache_key("openai", "m", "low", "sys2", "user", SCHEMA),
+        cache_key("openai", "m", "low", "sys", "user2", SCHEMA),
+        cache_key("openai", "m", "low", "sys", "user", {"type": "array"}),
+    }
+    assert len(keys) == 7
+    assert cache_key(*base) == cache_key("openai", "m", "low", "sys", "user", dict(reversed(SCHEMA.items())))
+
+
+def test_the_key_never_reaches_the_cache(llm_server: FakeLLMServer, tmp_path: Path) -> None:
+    from tests.fakes.llm_server import FAKE_KEY
+
+    path = tmp_path / "cache.sqlite"
+    for name in PROVIDER_NAMES:
+        llm_server.provider(name, "model-x", cache=path).complete(REQUEST)
+    assert len(SQLiteCache(path)) == 3
+    raw = b"".join(p.read_bytes() for p in tmp_path.iterdir())  # the database and its WAL
+    assert b"mentions" in raw
+    assert FAKE_KEY.encode() not in raw
+
+
+def _write_many(path: str, start: int) -> None:
+    from goldloop.llm import CachedAnswer
+
+    cache = SQLiteCache(path)
+    for k in range(start, start + 100):
+        cache.put(f"key{k}", CachedAnswer(f"text{k}", {"input_tokens": k}))
+
+
+def test_cache_is_shared_safely_across_processes(tmp_path: Path) -> None:
+    path = str(tmp_path / "cache.sqlite")
+    context = multiprocessing.get_context("spawn")
+    workers = [context.Process(target=_write_many, args=(path, start)) for start in (0, 100, 200)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+        assert worker.exitcode == 0
+    cache = SQLiteCache(path)
+    assert len(cache) == 300
+    hit = cache.get("key250")
+    assert hit is not None and hit.text == "text250" and hit.usage == {"input_tokens": 250}
+
+
+def test_standalone_server_counts_requests() -> None:
+    with FakeLLMServer(lambda req: "[]", latency_s=0.01) as server:
+        assert server.request_count == 0
+        server.provider("anthropic", "m", cache=None)  # building a client sends nothing
+        assert server.request_count == 0

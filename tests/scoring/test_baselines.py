@@ -1,0 +1,90 @@
+"""The llm linking baseline through the real provider SDKs and the fake provider server."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from goldloop.gold import read_gold
+from goldloop.kb import KB
+from goldloop.scoring.baselines import linking_request, run_baselines
+from tests.fakes.llm_server import FakeLLMServer, FakeRequest, llm_server
+
+from .test_cli import run_cli
+
+__all__ = ["llm_server"]
+
+# What the scripted linker answers for each marked surface of the conftest gold.
+ANSWERS = {
+    "directly regulates": "directly regulated by",  # a converse label: folds onto RO.0002578
+    "binds to": "NONE",
+    "activates": "activates",
+    "associates with": "frobnicates",  # not a KB label
+}
+
+
+def scripted(request: FakeRequest) -> str:
+    surface = re.search(r"Which relation does \[\[(.+?)\]\] express\?", request.user)
+    assert surface is not None and request.schema is not None
+    return json.dumps({"label": ANSWERS[surface.group(1)]})
+
+
+@pytest.mark.parametrize("provider", ["openai"])  # every provider is tested in tests/llm
+def test_llm_baseline_is_linking_only_and_cached(
+    provider: str, llm_server: FakeLLMServer, gold_file: Path, kb: KB, tmp_path: Path
+) -> None:
+    llm_server.answer = scripted
+    linker = llm_server.provider(provider, "judge-model", cache=tmp_path / "cache.sqlite")
+    documents = read_gold(gold_file, kb).documents
+    (result,) = run_baselines(documents, ["llm"], kb, provider=linker)
+    assert result["regime"] == "linking-only"
+    linking = result["linking"]
+    assert (linking["n_gold"], linking["n_answered"], linking["n_correct"]) == (4, 2, 2)
+    assert (linking["accuracy_overall"], linking["accuracy_on_predicted"], linking["coverage"]) == (
+        0.5,
+        1.0,
+        0.5,
+    )
+    assert result["baseline"]["outcomes"] == {
+        "called": 4,
+        "answered": 2,
+        "none": 1,
+        "unknown_label": 1,
+    }
+    assert llm_server.request_count == 4
+    again = run_baselines(documents, ["llm"], kb, provider=linker)[0]
+    assert again["baseline"]["outcomes"]["cached"] == 4 and llm_server.request_count == 4
+    assert again["linking"] == linking
+
+
+def test_linking_request_marks_the_span_and_constrains_the_answer(kb: KB) -> None:
+    labels = [r.label for r in kb]
+    _, user, schema = linking_request("A inhibits B.", 2, 10, labels)
+    assert "A [[inhibits]] B." in user
+    assert schema["properties"]["label"]["enum"][-1] == "NONE"
+    assert len(schema["properties"]["label"]["enum"]) == len(kb) + 1
+
+
+def test_baselines_command_with_the_llm(
+    llm_server: FakeLLMServer, gold_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    llm_server.answer = scripted
+    monkeypatch.setenv("GOLDLOOP_HOME", str(tmp_path / "home"))
+    out = tmp_path / "report"
+    args = ["baselines", "--gold", gold_file, "--systems", "llm", "--report-dir", out]
+    args += [
+        "--provider",
+        "openai",
+        "--model",
+        "judge",
+        "--base-url",
+        llm_server.base_url("openai"),
+    ]
+    assert run_cli(monkeypatch, *args) == 0
+    (result,) = json.loads((out / "baseline_results.json").read_text(encoding="utf-8"))["results"]
+    assert result["linking"]["accuracy_overall"] == 0.5 and result["wall_time_s"] > 0
+    args[args.index("llm")] = "llm,bogus"
+    assert run_cli(monkeypatch, *args) == 2

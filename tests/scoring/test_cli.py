@@ -1,0 +1,170 @@
+"""``goldloop score`` and ``goldloop baselines`` through the real CLI entry point."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from goldloop.cli import main
+
+from .conftest import row
+
+LEGACY = Path(__file__).parents[1] / "data" / "legacy" / "sample.0.gt.json"
+
+
+def run_cli(monkeypatch: pytest.MonkeyPatch, *args: str) -> int:
+    monkeypatch.setattr(sys, "argv", ["goldloop", *map(str, args)])
+    try:
+        main()
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    return 0
+
+
+def _legacy_rows(tmp_path: Path) -> Path:
+    """Predictions on the legacy file: its first 30 spans by itext, plus malformed rows."""
+    gold = json.loads(LEGACY.read_text(encoding="utf-8"))
+    rows = [
+        {"itext": 0, "a": h["a"], "b": h["b"], "entity_id_predicted": h["entity_id"]}
+        for h in gold["ground_truth"][:30]
+    ]
+    rows += [{"itext": 0, "a": 5}, {"doc_id": "pmid:404", "a": 1, "b": 3}, "not an object"]
+    path = tmp_path / "system.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    return path
+
+
+def test_score_on_the_legacy_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    system = _legacy_rows(tmp_path)
+    out = tmp_path / "report"
+    code = run_cli(
+        monkeypatch, "score", "--gold", LEGACY, "--system", f"sys={system}",
+        "--system", f"self={LEGACY}", "--regime", "both", "--bootstrap", "50", "--report-dir", out,
+    )  # fmt: skip
+    assert code == 0
+    captured = capsys.readouterr()
+    assert (
+        "sys: 3 rows not scored (bad_offsets 1, not_an_object 1, unknown_document 1)"
+        in captured.err
+    )
+    results = json.loads((out / "score_results.json").read_text(encoding="utf-8"))["results"]
+    assert [(r["system"], r["regime"]) for r in results] == [
+        ("sys", "end-to-end"), ("sys", "linking-only"),
+        ("self", "end-to-end"), ("self", "linking-only"),
+    ]  # fmt: skip
+    sys_e2e = results[0]
+    assert sys_e2e["inputs"] == {
+        "format": "jsonl", "rows": 33, "scored": 30,
+        "malformed": {"bad_offsets": 1, "unknown_document": 1, "not_an_object": 1},
+        "unmapped_by_id_bridge": None,
+    }  # fmt: skip
+    # Both sides are folded through the KB, so the two converse gold ids still agree.
+    assert (
+        sys_e2e["detection"]["n_matched"] == 30 and sys_e2e["detection"]["entity_accuracy"] == 1.0
+    )
+    assert results[2]["detection"]["f1"] == 1.0
+    assert results[1]["linking"]["coverage"] == pytest.approx(30 / 41)
+    with (out / "score_results.csv").open(encoding="utf-8") as handle:
+        table = list(csv.DictReader(handle))
+    assert [r["system"] for r in table] == ["sys", "sys", "self", "self"]
+    assert float(table[0]["f1"]) == pytest.approx(sys_e2e["detection"]["f1"])
+    assert (out / "score_results.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_score_engines_agree_and_the_id_bridge_applies(
+    tmp_path: Path, gold_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    system = tmp_path / "minted.json"
+    system.write_text(
+        json.dumps([row(0, "directly regulates", "C7"), row(1, "activates", "C8")]),
+        encoding="utf-8",
+    )
+    bridge = tmp_path / "bridge.csv"
+    bridge.write_text("entity_id_predicted,entity_id\nC7,RO.0002022\n", encoding="utf-8")
+    reports = {}
+    for engine in ("goldloop", "nervaluate"):
+        out = tmp_path / engine
+        args = [
+            "score",
+            "--gold",
+            gold_file,
+            "--system",
+            f"m={system}",
+            "--id-bridge",
+            f"m={bridge}",
+        ]
+        assert run_cli(monkeypatch, *args, "--engine", engine, "--report-dir", out) == 0
+        reports[engine] = json.loads((out / "score_results.json").read_text(encoding="utf-8"))[
+            "results"
+        ][0]
+    assert reports["goldloop"]["schemas"]["overall"] == reports["nervaluate"]["schemas"]["overall"]
+    detection = reports["goldloop"]["detection"]
+    assert (detection["n_matched"], detection["n_id_comparable"], detection["n_id_correct"]) == (
+        2,
+        1,
+        1,
+    )
+    assert reports["goldloop"]["inputs"]["unmapped_by_id_bridge"] == 1
+
+
+def test_bad_input_exits_2_with_one_line(
+    tmp_path: Path,
+    gold_file: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"doc_id": "pmid:1", "a": 0, "b": 4}\n{oops\n', encoding="utf-8")
+    out = tmp_path / "out"
+    assert (
+        run_cli(
+            monkeypatch,
+            "score",
+            "--gold",
+            gold_file,
+            "--system",
+            f"x={broken}",
+            "--report-dir",
+            out,
+        )
+        == 2
+    )
+    err = " ".join(capsys.readouterr().err.split())  # the error console wraps at its width
+    assert f"error: {broken}: line 2: not valid JSON" in err
+    assert not out.exists()
+    assert (
+        run_cli(
+            monkeypatch, "score", "--gold", tmp_path / "missing.json", "--system", f"x={broken}"
+        )
+        == 2
+    )
+
+
+def test_baselines_lexical_on_the_legacy_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "baselines"
+    assert (
+        run_cli(
+            monkeypatch, "baselines", "--gold", LEGACY, "--systems", "lexical", "--report-dir", out
+        )
+        == 0
+    )
+    results = json.loads((out / "baseline_results.json").read_text(encoding="utf-8"))["results"]
+    assert [(r["system"], r["regime"]) for r in results] == [
+        ("lexical", "end-to-end"),
+        ("lexical", "linking-only"),
+    ]
+    e2e, linking = results
+    assert e2e["baseline"]["mentions"] == e2e["detection"]["n_predicted"] > 0
+    assert 0 < e2e["detection"]["n_matched"] <= 41
+    assert linking["linking"]["n_answered"] <= e2e["detection"]["n_matched"]
+    with (out / "baseline_results.csv").open(encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert all(float(r["wall_time_s"]) > 0 for r in rows)
