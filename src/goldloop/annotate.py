@@ -1,11 +1,13 @@
 """Pre-annotation: documents in, hits and a report accounting for every item out.
 
-:func:`annotate_documents` is the one core behind ``goldloop annotate`` and the ML backend. With an
-LLM provider, requests run on a thread pool while the main thread parses the texts with spaCy (once
-each, in order), so the post-cache checks overlap the requests. Decoding follows the design's LLM
-contract: offsets resolved from surface + occurrence, labels folded over the whole KB, nested spans
-dropped, then ``non_verbal`` and ``surface_anchored`` from the parse. A truncated, unparsable or
-failed answer leaves its document out of the output and is listed in the report.
+:func:`annotate_documents` is the one core behind ``goldloop annotate`` and the ML backend. With
+an LLM provider, requests run on a thread pool while the main thread decodes answers as they
+arrive and parses each text that needs it once with spaCy, so the post-cache checks overlap the
+requests. Decoding follows the design's LLM contract: offsets resolved from surface +
+occurrence, labels folded over the whole KB, nested spans dropped, then ``non_verbal`` and
+``surface_anchored`` from the parse. A truncated, unparsable or
+failed answer leaves its document out of the output, is listed in the report and is not cached,
+so a re-run asks for it again.
 
 Rejection reasons per item: ``malformed_item`` (not an object, or no usable surface),
 ``surface_not_found``, ``duplicate_occurrence``, ``unknown_label``, ``bad_direction``,
@@ -16,9 +18,8 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
-from contextlib import ExitStack
+from collections.abc import Callable, Iterable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -26,11 +27,17 @@ from goldloop.gold import Document, Hit
 from goldloop.kb import DIRECTIONS, KB, Folded, Relation
 from goldloop.lexical import LexicalAnnotator
 from goldloop.llm.base import LLMError, LLMRequest, LLMResponse, Provider
-from goldloop.llm.cache import cache_key
-from goldloop.llm.prompt import OUTPUT_SCHEMA, Unparsable, parse_mentions, system_prompt, user_prompt
+from goldloop.llm.cache import ResponseCache, cache_key
+from goldloop.llm.prompt import (
+    OUTPUT_SCHEMA,
+    Unparsable,
+    parse_mentions,
+    system_prompt,
+    user_prompt,
+)
 from goldloop.llm.usage import add_usage
 from goldloop.nlp import is_verb_predicate_label, load_nlp, span_has_verb, surface_anchored
-from goldloop.resolve import ResolutionError, resolve_occurrence
+from goldloop.resolve import ResolutionError, find_occurrences, resolve_occurrence
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -42,12 +49,9 @@ Annotator = Provider | LexicalAnnotator
 
 DEFAULT_MAX_TOKENS = 16000
 DEFAULT_CONCURRENCY = 8
-ITEM_REASONS = (
-    "malformed_item", "surface_not_found", "duplicate_occurrence", "unknown_label",
-    "bad_direction", "nested_in_longer_span", "non_verbal",
-)  # fmt: skip
 DOCUMENT_FAILURES = ("truncated", "unparsable", "failed")
-_PIPES_NOT_NEEDED = ("ner",)  # the checks read tags, lemmas and the parse only
+# The post-cache checks read tags, POS and lemmas only; tests/llm/test_decode.py guards this.
+PIPES_UNUSED_BY_CHECKS = ("parser",)
 
 
 @dataclass
@@ -86,9 +90,13 @@ class DocumentResult:
     cached: bool = False
 
 
-def annotation_request(document: Document, kb: KB, max_tokens: int, system: str | None = None) -> LLMRequest:
+def annotation_request(
+    document: Document, kb: KB, max_tokens: int, system: str | None = None
+) -> LLMRequest:
     """The request for one document (pass ``system`` to build the KB prompt only once)."""
-    return LLMRequest(system or system_prompt(kb), user_prompt(document.text), OUTPUT_SCHEMA, max_tokens)
+    return LLMRequest(
+        system or system_prompt(kb), user_prompt(document.text), OUTPUT_SCHEMA, max_tokens
+    )
 
 
 def annotate_documents(
@@ -105,50 +113,150 @@ def annotate_documents(
     """Annotate one document or a batch; ``concurrency`` requests are in flight at once.
 
     ``verbal_only=False`` switches the ``non_verbal`` check off (no new LLM call: the answers come
-    from the cache). ``on_document`` is called once per finished document, in input order.
+    from the cache). ``on_document`` is called once per finished document, as each finishes; the
+    returned documents keep the input order.
     """
     nlp = nlp or load_nlp()
-    results: list[DocumentResult] = []
-    with ExitStack() as stack:
-        answers = _answers(documents, annotator, kb, max_tokens, concurrency, stack)
-        for document, doc, answer in zip(documents, _parse(nlp, documents, stack), answers, strict=True):
-            if isinstance(annotator, LexicalAnnotator):
-                result = _decode_lexical(document, doc, annotator, kb, verbal_only)
-            else:
-                result = decode_answer(document, answer, doc, kb, annotator.tag, verbal_only, max_tokens)
-            results.append(result)
+    if isinstance(annotator, LexicalAnnotator):
+        results = []
+        for document, doc in zip(
+            documents, nlp.pipe((d.text for d in documents), batch_size=16), strict=True
+        ):
+            results.append(_decode_lexical(document, doc, annotator, kb, verbal_only))
             if on_document is not None:
-                on_document(result)
+                on_document(results[-1])
+    else:
+        results = _annotate_with_llm(
+            documents, annotator, kb, max_tokens, concurrency, verbal_only, nlp, on_document
+        )
     return AnnotationRun(
         documents=[r.document for r in results if r.document is not None],
         report=build_report(results, annotator, kb, verbal_only=verbal_only, max_tokens=max_tokens),
     )
 
 
-def _parse(nlp: Language, documents: list[Document], stack: ExitStack) -> Iterator[Doc]:
-    disabled = [name for name in _PIPES_NOT_NEEDED if name in nlp.pipe_names]
-    stack.enter_context(nlp.select_pipes(disable=disabled))
-    return iter(nlp.pipe((d.text for d in documents), batch_size=16))
-
-
-def _answers(
-    documents: list[Document], annotator: Annotator, kb: KB, max_tokens: int, concurrency: int, stack: ExitStack
-) -> Iterable[LLMResponse | LLMError | None]:
-    """The answers in input order, requested on a pool so they arrive while spaCy parses."""
-    if isinstance(annotator, LexicalAnnotator):
-        return (None for _ in documents)
+def _annotate_with_llm(
+    documents: list[Document],
+    provider: Provider,
+    kb: KB,
+    max_tokens: int,
+    concurrency: int,
+    verbal_only: bool,
+    nlp: Language,
+    on_document: Callable[[DocumentResult], None] | None,
+) -> list[DocumentResult]:
+    """Requests run on a pool; the main thread decodes answers as they arrive and parses (once,
+    in small batches) only the texts that have candidates left, so spaCy overlaps the requests."""
     system = system_prompt(kb)
-    pool = stack.enter_context(ThreadPoolExecutor(max_workers=max(1, concurrency)))
-    stack.callback(pool.shutdown, cancel_futures=True)  # on an interrupt, stop what has not started
-    futures = [pool.submit(_ask, annotator, annotation_request(d, kb, max_tokens, system)) for d in documents]
-    return (future.result() for future in futures)
+    results: list[DocumentResult | None] = [None] * len(documents)
+    # per call, not select_pipes: another thread may be parsing with the full pipeline
+    unused = [name for name in PIPES_UNUSED_BY_CHECKS if name in nlp.pipe_names]
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+        futures = {
+            pool.submit(_ask, provider, annotation_request(d, kb, max_tokens, system)): index
+            for index, d in enumerate(documents)
+        }
+        pending: set[Future[LLMResponse | LLMError]] = set(futures)
+        try:
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                read = {
+                    futures[f]: read_answer(documents[futures[f]], f.result(), kb, max_tokens)
+                    for f in done
+                }
+                to_parse = sorted(i for i, answer in read.items() if answer.candidates)
+                parsed = dict(
+                    zip(
+                        to_parse,
+                        nlp.pipe((documents[i].text for i in to_parse), disable=unused),
+                        strict=True,
+                    )
+                )
+                for index in sorted(read):
+                    result = finish_answer(
+                        read[index], documents[index], parsed.get(index), provider.tag, verbal_only
+                    )
+                    results[index] = result
+                    if on_document is not None:
+                        on_document(result)
+        finally:
+            pool.shutdown(cancel_futures=True)  # on an interrupt, stop what has not started
+    return [r for r in results if r is not None]
 
 
 def _ask(provider: Provider, request: LLMRequest) -> LLMResponse | LLMError:
     try:
-        return provider.complete(request)
+        return provider.complete(request, usable=parsable)
     except LLMError as exc:
         return exc
+
+
+def parsable(answer: str) -> bool:
+    """Whether an answer holds a list of mentions; one that does not is not cached."""
+    try:
+        parse_mentions(answer)
+    except Unparsable:
+        return False
+    return True
+
+
+@dataclass
+class ReadAnswer:
+    """The pre-cache half of decoding: a failure, or the items with their candidates."""
+
+    result: DocumentResult
+    items: list[Any] = field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)
+    rejections: list[tuple[Any, list[str]]] = field(default_factory=list)
+
+
+def read_answer(
+    document: Document, answer: LLMResponse | LLMError | None, kb: KB, max_tokens: int | None = None
+) -> ReadAnswer:
+    """Check the stop reason, parse the answer, resolve and fold its items (no spaCy needed)."""
+    if isinstance(answer, LLMError) or answer is None:
+        return ReadAnswer(_failed(document, "failed", str(answer) if answer else "no answer"))
+    result = DocumentResult(document.doc_id, None, usage=dict(answer.usage), cached=answer.cached)
+    if answer.truncated:
+        result.failure = {
+            "reason": "truncated",
+            "detail": f"the answer stopped at the token limit ({max_tokens})",
+        }
+        return ReadAnswer(result)
+    try:
+        items = parse_mentions(answer.text)
+    except Unparsable as exc:
+        result.failure = {"reason": "unparsable", "detail": str(exc), "answer": answer.text[:500]}
+        return ReadAnswer(result)
+    result.items = len(items)
+    return ReadAnswer(result, items, *read_candidates(document.text, items, kb))
+
+
+def finish_answer(
+    read: ReadAnswer,
+    document: Document,
+    doc: Doc | None,
+    annotator_tag: str,
+    verbal_only: bool = True,
+) -> DocumentResult:
+    """The post-cache half: nested spans, ``non_verbal`` and ``surface_anchored`` on the parse
+    (``doc`` may be None only when there are no candidates)."""
+    result = read.result
+    if result.failure is not None:
+        return result
+    hits: list[Candidate] = []
+    late: list[tuple[Any, list[str]]] = []
+    if read.candidates:
+        if doc is None:
+            raise ValueError(f"{document.doc_id}: candidates to check but no parse")
+        hits, late = check_candidates(read.candidates, doc, verbal_only)
+    order = {id(item): k for k, item in enumerate(read.items)}
+    in_order = sorted(read.rejections + late, key=lambda pair: order[id(pair[0])])
+    result.rejections = [_rejection(item, document.doc_id, reasons) for item, reasons in in_order]
+    result.document = _with_hits(
+        document, [to_hit(c, document.text, doc, annotator_tag, "llm") for c in hits if doc]
+    )
+    return result
 
 
 def decode_answer(
@@ -160,26 +268,10 @@ def decode_answer(
     verbal_only: bool = True,
     max_tokens: int | None = None,
 ) -> DocumentResult:
-    """Turn one LLM answer into hits and rejections (or a document failure)."""
-    if isinstance(answer, LLMError) or answer is None:
-        return _failed(document, "failed", str(answer) if answer else "no answer")
-    result = DocumentResult(document.doc_id, None, usage=dict(answer.usage), cached=answer.cached)
-    if answer.truncated:
-        result.failure = {"reason": "truncated", "detail": f"the answer stopped at the token limit ({max_tokens})"}
-        return result
-    try:
-        items = parse_mentions(answer.text)
-    except Unparsable as exc:
-        result.failure = {"reason": "unparsable", "detail": str(exc), "answer": answer.text[:500]}
-        return result
-    candidates, rejections = read_candidates(document.text, items, kb)
-    hits, late = check_candidates(document.text, candidates, doc, verbal_only)
-    result.items = len(items)
-    order = {id(item): k for k, item in enumerate(items)}
-    in_order = sorted(rejections + late, key=lambda pair: order[id(pair[0])])
-    result.rejections = [_rejection(item, document.doc_id, reasons) for item, reasons in in_order]
-    result.document = _with_hits(document, [to_hit(c, document.text, doc, annotator_tag, "llm") for c in hits])
-    return result
+    """Turn one LLM answer into hits and rejections (or a document failure), given its parse."""
+    return finish_answer(
+        read_answer(document, answer, kb, max_tokens), document, doc, annotator_tag, verbal_only
+    )
 
 
 def read_candidates(
@@ -209,7 +301,7 @@ def read_candidates(
         ):
             reasons.append("bad_direction")
         resolved = None
-        if usable_surface:
+        if isinstance(surface, str) and usable_surface:
             try:
                 resolved = resolve_occurrence(text, surface, occurrence, claimed)
             except ResolutionError as exc:
@@ -220,7 +312,11 @@ def read_candidates(
         claimed.append((resolved.a, resolved.b))
         relation = kb.lookup(str(label))
         assert relation is not None  # decode_label found it
-        candidates.append(_candidate(fields, resolved.a, resolved.b, resolved.occurrence_fallback, relation, folded))
+        candidates.append(
+            _candidate(
+                fields, resolved.a, resolved.b, resolved.occurrence_fallback, relation, folded
+            )
+        )
     return candidates, rejections
 
 
@@ -231,15 +327,13 @@ def _candidate(
     if folded.label_canonicalized:
         # The arguments were given in the converse's order; the hit reads in the canonical one.
         subject, obj = obj, subject
-    confidence = item.get("confidence")
-    usable = isinstance(confidence, int | float) and not isinstance(confidence, bool) and math.isfinite(confidence)
     return Candidate(
-        item, a, b, relation, folded, fallback, subject, obj, float(confidence) if usable else None
+        item, a, b, relation, folded, fallback, subject, obj, _confidence(item.get("confidence"))
     )
 
 
 def check_candidates(
-    text: str, candidates: list[Candidate], doc: Doc, verbal_only: bool
+    candidates: list[Candidate], doc: Doc, verbal_only: bool
 ) -> tuple[list[Candidate], list[tuple[Any, list[str]]]]:
     """Drop spans nested in a longer one, then (after the cache) verb-predicate labels on no verb."""
     kept: list[Candidate] = []
@@ -270,9 +364,9 @@ def to_hit(candidate: Candidate, text: str, doc: Doc, annotator_tag: str, source
         surface=text[a:b],
         entity_id=candidate.folded.entity_id,
         label=candidate.relation.label,
-        direction=candidate.folded.direction,  # type: ignore[arg-type]
+        direction=candidate.folded.direction,
         annotator=annotator_tag,
-        source=source,  # type: ignore[arg-type]
+        source=source,
         surface_anchored=surface_anchored(doc, a, b, candidate.relation),
         label_canonicalized=candidate.folded.label_canonicalized,
         direction_coerced=candidate.folded.direction_coerced,
@@ -286,28 +380,24 @@ def to_hit(candidate: Candidate, text: str, doc: Doc, annotator_tag: str, source
 
 
 def nearest_occurrence(text: str, needle: str | None, a: int, b: int) -> tuple[int, int] | None:
-    """The occurrence of ``needle`` closest to the span ``[a, b)`` (the earlier one on a tie)."""
+    """The word-bounded occurrence of ``needle`` closest to ``[a, b)`` (the earlier on a tie)."""
     if not needle:
         return None
-    best: tuple[int, int] | None = None
-    best_gap = math.inf
-    start = text.find(needle)
-    while start != -1:
-        end = start + len(needle)
-        gap = max(0, a - end, start - b)
-        if gap < best_gap:
-            best, best_gap = (start, end), gap
-        start = text.find(needle, start + 1)
-    return best
+    spans = list(find_occurrences(text, needle))
+    return min(spans, key=lambda s: max(0, a - s[1], s[0] - b), default=None)
 
 
-def _decode_lexical(document: Document, doc: Doc, annotator: LexicalAnnotator, kb: KB, verbal_only: bool) -> DocumentResult:
+def _decode_lexical(
+    document: Document, doc: Doc, annotator: LexicalAnnotator, kb: KB, verbal_only: bool
+) -> DocumentResult:
     mentions = annotator.mentions(doc)
     candidates = [_lexical_candidate(m, kb) for m in mentions]
-    hits, rejections = check_candidates(document.text, candidates, doc, verbal_only)
+    hits, rejections = check_candidates(candidates, doc, verbal_only)
     return DocumentResult(
         document.doc_id,
-        _with_hits(document, [to_hit(c, document.text, doc, annotator.tag, "lexical") for c in hits]),
+        _with_hits(
+            document, [to_hit(c, document.text, doc, annotator.tag, "lexical") for c in hits]
+        ),
         items=len(mentions),
         rejections=[_rejection(item, document.doc_id, reasons) for item, reasons in rejections],
     )
@@ -319,7 +409,9 @@ def _lexical_candidate(mention: Mention, kb: KB) -> Candidate:
         "surface": mention.surface, "a": mention.a, "b": mention.b, "label": mention.label,
         "direction": mention.direction, "verbal": mention.verbal,
     }  # fmt: skip
-    folded = Folded(mention.entity_id, mention.direction, label_canonicalized=not relation.is_canonical)
+    folded = Folded(
+        mention.entity_id, mention.direction, label_canonicalized=not relation.is_canonical
+    )
     return Candidate(item, mention.a, mention.b, relation, folded)
 
 
@@ -343,12 +435,23 @@ def _occurrence(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+def _confidence(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
 def _text_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
 
 
 def build_report(
-    results: list[DocumentResult], annotator: Annotator, kb: KB, *, verbal_only: bool, max_tokens: int
+    results: list[DocumentResult],
+    annotator: Annotator,
+    kb: KB,
+    *,
+    verbal_only: bool,
+    max_tokens: int,
 ) -> dict[str, Any]:
     """The sidecar report: who annotated, counts, token usage, every failure and rejection."""
     rejections = [r for result in results for r in result.rejections]
@@ -365,7 +468,9 @@ def build_report(
         "items": sum(r.items for r in results),
         "hits": sum(len(r.document.ground_truth) for r in results if r.document is not None),
         "rejections": len(rejections),
-        "documents_without_hits": sum(1 for r in results if r.document is not None and not r.document.ground_truth),
+        "documents_without_hits": sum(
+            1 for r in results if r.document is not None and not r.document.ground_truth
+        ),
     }
     return {
         "annotator": annotator.tag,
@@ -377,7 +482,9 @@ def build_report(
         "verbal_only": verbal_only,
         "max_tokens": None if lexical else max_tokens,
         "counts": counts,
-        "rejections_by_reason": dict(Counter(reason for r in rejections for reason in r["reasons"])),
+        "rejections_by_reason": dict(
+            Counter(reason for r in rejections for reason in r["reasons"])
+        ),
         "usage": add_usage(r.usage for r in results if not r.cached),
         "usage_from_cache": add_usage(r.usage for r in results if r.cached),
         "failed_documents": failures,
@@ -398,26 +505,46 @@ class DryRun:
 
 
 def dry_run(
-    documents: list[Document], provider: Provider, kb: KB, max_tokens: int, input_price_per_mtok: float | None = None
+    documents: list[Document],
+    kb: KB,
+    max_tokens: int,
+    *,
+    provider: str,
+    model: str,
+    effort: str | None = None,
+    cache: ResponseCache | None = None,
+    input_price_per_mtok: float | None = None,
 ) -> DryRun:
-    """Count requests without calling anything; answers already in the cache cost nothing."""
+    """Count requests without calling anything (no client, no key needed); answers already in
+    the cache cost nothing."""
     system = system_prompt(kb)
     pending = []
     for document in documents:
         request = annotation_request(document, kb, max_tokens, system)
-        key = cache_key(provider.name, provider.model, provider.effort, request.system, request.user, request.schema)
-        if provider.cache is None or provider.cache.get(key) is None:
+        key = cache_key(
+            provider, model, effort or None, request.system, request.user, request.schema
+        )
+        if cache is None or cache.get(key) is None:
             pending.append(request)
     tokens = sum(estimate_tokens(r.system + r.user) for r in pending)
     cost = None if input_price_per_mtok is None else tokens * input_price_per_mtok / 1e6
-    return DryRun(len(documents), len(documents) - len(pending), len(pending), tokens, max_tokens * len(pending), cost)
+    return DryRun(
+        len(documents),
+        len(documents) - len(pending),
+        len(pending),
+        tokens,
+        max_tokens * len(pending),
+        cost,
+    )
 
 
 def estimate_tokens(text: str) -> int:
     return math.ceil(len(text) / 4)
 
 
-def select_documents(documents: list[Document], roles: Iterable[str] | None, limit: int | None) -> list[Document]:
+def select_documents(
+    documents: list[Document], roles: Iterable[str] | None, limit: int | None
+) -> list[Document]:
     """Documents whose role is one of ``roles`` (a document without a role is kept), first ``limit``."""
     wanted = set(roles) if roles else None
     chosen = [d for d in documents if wanted is None or d.role is None or d.role in wanted]

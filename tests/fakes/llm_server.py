@@ -2,7 +2,9 @@
 
 The real SDKs are pointed at it by base URL, so their request building, response parsing, stop
 reasons and usage objects all run for real. Answers are scripted by a function of the request;
-latency, HTTP errors (429, 500, ...) and truncation can be injected, and every request is counted.
+latency, HTTP errors (429, 500, ...) and truncation can be injected, and every request is counted
+(``request_count``; ``max_in_flight`` is the most requests it held at once; both also at
+``GET /_fake/stats`` when the server runs in another process).
 
     with FakeLLMServer(lambda req: '{"mentions": []}') as server:
         provider = server.provider("anthropic", "claude-x", cache=None)
@@ -26,7 +28,12 @@ import pytest
 
 FAKE_KEY = "test-key-not-a-secret"
 KEY_ENV = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY")
-BASE_URL_ENV = ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "GOOGLE_GEMINI_BASE_URL", "GEMINI_BASE_URL")
+BASE_URL_ENV = (
+    "OPENAI_BASE_URL",
+    "ANTHROPIC_BASE_URL",
+    "GOOGLE_GEMINI_BASE_URL",
+    "GEMINI_BASE_URL",
+)
 _GEMINI_PATH = re.compile(r"^/(v1|v1beta|v1alpha)/models/(?P<model>[^/:]+):generateContent$")
 
 
@@ -78,7 +85,9 @@ class FakeLLMServer:
         self.latency_s = latency_s
         self.requests: list[FakeRequest] = []
         self.request_count = 0
-        self._failures: list[int] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._failures: list[tuple[int, str | None, float]] = []
         self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._httpd.daemon_threads = True
@@ -97,18 +106,24 @@ class FakeLLMServer:
         """A real goldloop provider pointed at this server, retrying fast."""
         from goldloop.llm import RetryPolicy, make_provider
 
-        options.setdefault("retry", RetryPolicy(attempts=4, initial_s=0.01, max_s=0.05, timeout_s=10))
+        options.setdefault(
+            "retry", RetryPolicy(attempts=4, initial_s=0.01, max_s=0.05, timeout_s=10)
+        )
         return make_provider(name, model, base_url=self.base_url(name), **options)
 
-    def fail(self, status: int, times: int = 1) -> None:
-        """Answer the next ``times`` requests with HTTP ``status`` and the provider's error body."""
+    def fail(
+        self, status: int, times: int = 1, message: str | None = None, retry_after_s: float = 0
+    ) -> None:
+        """Answer the next ``times`` requests with HTTP ``status`` and the provider's error body
+        (with ``Retry-After`` on a 429)."""
         with self._lock:
-            self._failures.extend([status] * times)
+            self._failures.extend([(status, message, retry_after_s)] * times)
 
     def reset(self) -> None:
         with self._lock:
             self.requests.clear()
             self.request_count = 0
+            self.max_in_flight = 0
             self._failures.clear()
 
     def start(self) -> FakeLLMServer:
@@ -126,10 +141,17 @@ class FakeLLMServer:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _next_failure(self) -> int | None:
+    def _arrive(self) -> tuple[int, str | None, float] | None:
+        """Count a request; the status of an injected failure, if one is due."""
         with self._lock:
             self.request_count += 1
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
             return self._failures.pop(0) if self._failures else None
+
+    def _leave(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
 
     def _respond(self, provider: str, request: FakeRequest) -> dict[str, Any]:
         with self._lock:
@@ -157,13 +179,17 @@ def _text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(_text_of(block.get("text", "")) for block in content if isinstance(block, dict))
+        return "".join(
+            _text_of(block.get("text", "")) for block in content if isinstance(block, dict)
+        )
     return ""
 
 
 def _parse_openai(body: dict[str, Any], _: str) -> FakeRequest:
     messages = body.get("messages", [])
-    system = "".join(_text_of(m["content"]) for m in messages if m.get("role") in ("system", "developer"))
+    system = "".join(
+        _text_of(m["content"]) for m in messages if m.get("role") in ("system", "developer")
+    )
     user = "".join(_text_of(m["content"]) for m in messages if m.get("role") == "user")
     schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
     return FakeRequest(
@@ -174,7 +200,9 @@ def _parse_openai(body: dict[str, Any], _: str) -> FakeRequest:
 
 def _parse_anthropic(body: dict[str, Any], _: str) -> FakeRequest:
     config = body.get("output_config") or {}
-    user = "".join(_text_of(m["content"]) for m in body.get("messages", []) if m.get("role") == "user")
+    user = "".join(
+        _text_of(m["content"]) for m in body.get("messages", []) if m.get("role") == "user"
+    )
     return FakeRequest(
         "anthropic", body.get("model", ""), _text_of(body.get("system", "")), user,
         (config.get("format") or {}).get("schema"), body.get("max_tokens"), config.get("effort"), body,
@@ -185,7 +213,14 @@ def _parse_gemini(body: dict[str, Any], model: str) -> FakeRequest:
     config = body.get("generationConfig") or {}
     thinking = config.get("thinkingConfig") or {}
     # google-genai 3.6 sends the thinking keys in snake case; the REST docs spell them in camel case.
-    effort = next((thinking[k] for k in ("thinkingLevel", "thinking_level", "thinkingBudget", "thinking_budget") if k in thinking), None)
+    effort = next(
+        (
+            thinking[k]
+            for k in ("thinkingLevel", "thinking_level", "thinkingBudget", "thinking_budget")
+            if k in thinking
+        ),
+        None,
+    )
     return FakeRequest(
         "gemini", model, _text_of((body.get("systemInstruction") or {}).get("parts", [])),
         "".join(_text_of(c.get("parts", [])) for c in body.get("contents", [])),
@@ -221,7 +256,9 @@ def _openai_body(model: str, text: str, truncated: bool, usage: dict[str, int]) 
     }  # fmt: skip
 
 
-def _anthropic_body(model: str, text: str, truncated: bool, usage: dict[str, int]) -> dict[str, Any]:
+def _anthropic_body(
+    model: str, text: str, truncated: bool, usage: dict[str, int]
+) -> dict[str, Any]:
     return {
         "id": "msg_fake",
         "type": "message",
@@ -265,17 +302,42 @@ _BODIES: dict[str, Callable[[str, str, bool, dict[str, int]], dict[str, Any]]] =
     "anthropic": _anthropic_body,
     "gemini": _gemini_body,
 }
-_STATUS_NAMES = {429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE", 400: "INVALID_ARGUMENT"}
-_ANTHROPIC_ERRORS = {429: "rate_limit_error", 500: "api_error", 529: "overloaded_error", 400: "invalid_request_error"}
+_STATUS_NAMES = {
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    503: "UNAVAILABLE",
+    400: "INVALID_ARGUMENT",
+}
+_ANTHROPIC_ERRORS = {
+    429: "rate_limit_error",
+    500: "api_error",
+    529: "overloaded_error",
+    400: "invalid_request_error",
+}
 
 
-def _error_body(provider: str, status: int) -> dict[str, Any]:
-    message = f"injected HTTP {status}"
+def _error_body(provider: str, status: int, message: str | None) -> dict[str, Any]:
+    message = message or f"injected HTTP {status}"
     if provider == "anthropic":
-        return {"type": "error", "error": {"type": _ANTHROPIC_ERRORS.get(status, "api_error"), "message": message}}
+        return {
+            "type": "error",
+            "error": {"type": _ANTHROPIC_ERRORS.get(status, "api_error"), "message": message},
+        }
     if provider == "gemini":
-        return {"error": {"code": status, "message": message, "status": _STATUS_NAMES.get(status, "UNKNOWN")}}
-    return {"error": {"message": message, "type": "server_error" if status >= 500 else "rate_limit", "code": None}}
+        return {
+            "error": {
+                "code": status,
+                "message": message,
+                "status": _STATUS_NAMES.get(status, "UNKNOWN"),
+            }
+        }
+    return {
+        "error": {
+            "message": message,
+            "type": "server_error" if status >= 500 else "rate_limit",
+            "code": None,
+        }
+    }
 
 
 def _handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
@@ -284,6 +346,15 @@ def _handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
 
         def log_message(self, format: str, *args: Any) -> None:  # quiet test output
             pass
+
+        def do_GET(self) -> None:
+            if self.path == "/_fake/stats":  # for a server run in another process
+                self._send(
+                    200,
+                    {"request_count": server.request_count, "max_in_flight": server.max_in_flight},
+                )
+            else:
+                self._send(404, {"error": {"message": f"no route {self.path}"}})
 
         def do_POST(self) -> None:
             path = self.path.split("?", 1)[0]
@@ -299,21 +370,25 @@ def _handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                 return
             length = int(self.headers.get("Content-Length") or 0)
             body = json.loads(self.rfile.read(length) or b"{}")
-            status = server._next_failure()  # counts the request on arrival
-            if server.latency_s:
-                time.sleep(server.latency_s)
-            if status is not None:
-                self._send(status, _error_body(provider, status))
-                return
-            self._send(200, server._respond(provider, parse(body, model)))
+            failure = server._arrive()
+            try:
+                if server.latency_s:
+                    time.sleep(server.latency_s)
+                if failure is not None:
+                    status, message, retry_after = failure
+                    self._send(status, _error_body(provider, status, message), retry_after)
+                else:
+                    self._send(200, server._respond(provider, parse(body, model)))
+            finally:
+                server._leave()
 
-        def _send(self, status: int, payload: dict[str, Any]) -> None:
+        def _send(self, status: int, payload: dict[str, Any], retry_after_s: float = 0) -> None:
             data = json.dumps(payload).encode("utf-8")
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
             if status == 429:
-                self.send_header("Retry-After", "0")
+                self.send_header("Retry-After", f"{retry_after_s:g}")
             self.end_headers()
             self.wfile.write(data)
 

@@ -38,7 +38,9 @@ def mentions_json(items: list[dict[str, Any]]) -> str:
     return json.dumps({"mentions": items})
 
 
-def answers_by_text(answers: dict[str, str | Reply], default: str = '{"mentions": []}') -> Callable[[FakeRequest], str | Reply]:
+def answers_by_text(
+    answers: dict[str, str | Reply], default: str = '{"mentions": []}'
+) -> Callable[[FakeRequest], str | Reply]:
     """Script the fake: the answer whose key (a document text) is in the request's user prompt."""
 
     def answer(request: FakeRequest) -> str | Reply:

@@ -7,7 +7,13 @@ import re
 import pytest
 
 from goldloop.kb import KB
-from goldloop.llm.prompt import OUTPUT_SCHEMA, Unparsable, clean_definition, parse_mentions, system_prompt
+from goldloop.llm.prompt import (
+    OUTPUT_SCHEMA,
+    Unparsable,
+    clean_definition,
+    parse_mentions,
+    system_prompt,
+)
 
 
 def test_clean_definition_drops_prefixes_urls_and_formal_tails() -> None:
@@ -69,7 +75,9 @@ def test_parse_unwraps(answer: str) -> None:
     assert parse_mentions(answer.replace("ITEM", json.dumps(ITEM))) == [ITEM]
 
 
-@pytest.mark.parametrize("answer", ["", "not json", '{"mentions": ', "42", '{"a": [1], "b": [2]}', '"text"'])
+@pytest.mark.parametrize(
+    "answer", ["", "not json", '{"mentions": ', "42", '{"a": [1], "b": [2]}', '"text"']
+)
 def test_parse_rejects_what_is_not_a_list_of_mentions(answer: str) -> None:
     with pytest.raises(Unparsable):
         parse_mentions(answer)

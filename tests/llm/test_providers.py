@@ -12,12 +12,16 @@ from tests.fakes.llm_server import FakeLLMServer, Reply
 from tests.llm.conftest import PROVIDER_NAMES
 
 SCHEMA = {"type": "object", "properties": {"mentions": {"type": "array"}}}
-REQUEST = LLMRequest(system="You annotate.", user="Abstract:\nTNF activates IL-6.", schema=SCHEMA, max_tokens=200)
+REQUEST = LLMRequest(
+    system="You annotate.", user="Abstract:\nTNF activates IL-6.", schema=SCHEMA, max_tokens=200
+)
 
 
 @pytest.mark.parametrize("name", PROVIDER_NAMES)
 def test_provider_end_to_end(llm_server: FakeLLMServer, name: str, cache: SQLiteCache) -> None:
-    llm_server.answer = lambda req: Reply('{"mentions": []}', input_tokens=120, output_tokens=5, reasoning_tokens=7)
+    llm_server.answer = lambda req: Reply(
+        '{"mentions": []}', input_tokens=120, output_tokens=5, reasoning_tokens=7
+    )
     provider = llm_server.provider(name, "model-x", effort="low", cache=cache)
     response = provider.complete(REQUEST)
     assert provider.tag == "model-x@low"
@@ -30,12 +34,19 @@ def test_provider_end_to_end(llm_server: FakeLLMServer, name: str, cache: SQLite
         assert response.usage["reasoning_tokens"] == 7
     seen = llm_server.requests[-1]
     assert (seen.provider, seen.model) == (name, "model-x")
-    assert (seen.system, seen.user, seen.schema, seen.max_tokens) == (REQUEST.system, REQUEST.user, SCHEMA, 200)
+    assert (seen.system, seen.user, seen.schema, seen.max_tokens) == (
+        REQUEST.system,
+        REQUEST.user,
+        SCHEMA,
+        200,
+    )
     assert seen.effort == "low"
 
 
 @pytest.mark.parametrize("name", PROVIDER_NAMES)
-def test_second_call_is_served_from_cache(llm_server: FakeLLMServer, name: str, cache: SQLiteCache) -> None:
+def test_second_call_is_served_from_cache(
+    llm_server: FakeLLMServer, name: str, cache: SQLiteCache
+) -> None:
     provider = llm_server.provider(name, "model-x", cache=cache)
     first = provider.complete(REQUEST)
     llm_server.reset()
@@ -48,7 +59,9 @@ def test_second_call_is_served_from_cache(llm_server: FakeLLMServer, name: str, 
 
 
 @pytest.mark.parametrize("name", PROVIDER_NAMES)
-def test_truncated_answer_is_flagged_and_not_cached(llm_server: FakeLLMServer, name: str, cache: SQLiteCache) -> None:
+def test_truncated_answer_is_flagged_and_not_cached(
+    llm_server: FakeLLMServer, name: str, cache: SQLiteCache
+) -> None:
     llm_server.answer = lambda req: '{"mentions": [{"surface": "activates", "occurrence": 1}]}'
     provider = llm_server.provider(name, "model-x", cache=cache)
     short = LLMRequest(REQUEST.system, REQUEST.user, SCHEMA, max_tokens=4)
@@ -64,7 +77,9 @@ def test_truncated_answer_is_flagged_and_not_cached(llm_server: FakeLLMServer, n
 
 @pytest.mark.parametrize("name", PROVIDER_NAMES)
 @pytest.mark.parametrize("status", [429, 500, 503])
-def test_retries_after_rate_limit_and_server_errors(llm_server: FakeLLMServer, name: str, status: int) -> None:
+def test_retries_after_rate_limit_and_server_errors(
+    llm_server: FakeLLMServer, name: str, status: int
+) -> None:
     llm_server.fail(status, times=2)
     response = llm_server.provider(name, "model-x", cache=None).complete(REQUEST)
     assert response.text == '{"mentions": []}'
@@ -72,7 +87,9 @@ def test_retries_after_rate_limit_and_server_errors(llm_server: FakeLLMServer, n
 
 
 @pytest.mark.parametrize("name", PROVIDER_NAMES)
-def test_gives_up_after_the_last_attempt(llm_server: FakeLLMServer, name: str, cache: SQLiteCache) -> None:
+def test_gives_up_after_the_last_attempt(
+    llm_server: FakeLLMServer, name: str, cache: SQLiteCache
+) -> None:
     llm_server.fail(500, times=10)
     retry = RetryPolicy(attempts=3, initial_s=0.01, max_s=0.02, timeout_s=5)
     with pytest.raises(LLMError, match="500"):
@@ -89,18 +106,26 @@ def test_client_error_is_not_retried(llm_server: FakeLLMServer, name: str) -> No
     assert llm_server.request_count == 1
 
 
-def test_timeout_is_retried(llm_server: FakeLLMServer) -> None:
+@pytest.mark.parametrize("name", PROVIDER_NAMES)
+def test_timeout_is_retried(llm_server: FakeLLMServer, name: str) -> None:
     llm_server.latency_s = 0.5
     retry = RetryPolicy(attempts=2, initial_s=0.01, max_s=0.02, timeout_s=0.1)
     with pytest.raises(LLMError, match="Timeout"):
-        llm_server.provider("openai", "model-x", cache=None, retry=retry).complete(REQUEST)
+        llm_server.provider(name, "model-x", cache=None, retry=retry).complete(REQUEST)
     assert llm_server.request_count == 2
 
 
 @pytest.mark.parametrize(
-    ("name", "variable"), [("openai", "OPENAI_API_KEY"), ("anthropic", "ANTHROPIC_API_KEY"), ("gemini", "GEMINI_API_KEY")]
+    ("name", "variable"),
+    [
+        ("openai", "OPENAI_API_KEY"),
+        ("anthropic", "ANTHROPIC_API_KEY"),
+        ("gemini", "GEMINI_API_KEY"),
+    ],
 )
-def test_missing_credential_names_the_variable(monkeypatch: pytest.MonkeyPatch, name: str, variable: str) -> None:
+def test_missing_credential_names_the_variable(
+    monkeypatch: pytest.MonkeyPatch, name: str, variable: str
+) -> None:
     for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
         monkeypatch.delenv(key, raising=False)
     with pytest.raises(LLMError, match=variable):
@@ -124,7 +149,9 @@ def test_cache_key_covers_every_input() -> None:
         cache_key("openai", "m", "low", "sys", "user", {"type": "array"}),
     }
     assert len(keys) == 7
-    assert cache_key(*base) == cache_key("openai", "m", "low", "sys", "user", dict(reversed(SCHEMA.items())))
+    assert cache_key(*base) == cache_key(
+        "openai", "m", "low", "sys", "user", dict(reversed(SCHEMA.items()))
+    )
 
 
 def test_the_key_never_reaches_the_cache(llm_server: FakeLLMServer, tmp_path: Path) -> None:
@@ -167,3 +194,60 @@ def test_standalone_server_counts_requests() -> None:
         assert server.request_count == 0
         server.provider("anthropic", "m", cache=None)  # building a client sends nothing
         assert server.request_count == 0
+
+
+@pytest.mark.parametrize("name", PROVIDER_NAMES)
+def test_an_echoed_key_is_masked_in_errors(llm_server: FakeLLMServer, name: str) -> None:
+    from tests.fakes.llm_server import FAKE_KEY
+
+    llm_server.fail(401, message=f"Incorrect API key provided: {FAKE_KEY}")
+    with pytest.raises(LLMError) as caught:
+        llm_server.provider(name, "model-x", cache=None).complete(REQUEST)
+    assert FAKE_KEY not in str(caught.value)
+    assert "Incorrect API key provided: ***" in str(caught.value)
+    assert llm_server.request_count == 1  # not retried
+
+
+def test_gemini_effort_is_checked_before_any_call(llm_server: FakeLLMServer) -> None:
+    with pytest.raises(LLMError, match="not a thinking level"):
+        llm_server.provider("gemini", "model-x", effort="extreme", cache=None)
+    budget = llm_server.provider("gemini", "model-x", effort="512", cache=None)
+    budget.complete(REQUEST)
+    assert llm_server.requests[-1].effort == "512"
+
+
+class BrokenCache:
+    def get(self, key: str) -> None:
+        raise OSError("disk on fire")
+
+    def put(self, key: str, answer: object) -> None:
+        raise OSError("disk on fire")
+
+
+def test_a_broken_cache_does_not_lose_the_answer(llm_server: FakeLLMServer) -> None:
+    response = llm_server.provider("openai", "model-x", cache=BrokenCache()).complete(REQUEST)
+    assert response.text == '{"mentions": []}' and not response.cached
+
+
+def test_an_answer_the_caller_cannot_use_is_not_cached(
+    llm_server: FakeLLMServer, cache: SQLiteCache
+) -> None:
+    llm_server.answer = lambda req: "Sorry, no JSON today."
+    provider = llm_server.provider("anthropic", "model-x", cache=cache)
+    response = provider.complete(REQUEST, usable=lambda text: text.startswith("{"))
+    assert response.text == "Sorry, no JSON today." and len(cache) == 0
+    provider.complete(REQUEST, usable=lambda text: True)
+    assert len(cache) == 1 and llm_server.request_count == 2
+
+
+@pytest.mark.parametrize("name", PROVIDER_NAMES)
+def test_retry_after_is_honoured(llm_server: FakeLLMServer, name: str) -> None:
+    import time
+
+    llm_server.fail(429, retry_after_s=0.4)
+    retry = RetryPolicy(attempts=3, initial_s=0.01, max_s=5, timeout_s=10)
+    provider = llm_server.provider(name, "model-x", cache=None, retry=retry)
+    start = time.perf_counter()
+    provider.complete(REQUEST)
+    assert time.perf_counter() - start >= 0.4  # not the 10 ms backoff
+    assert llm_server.request_count == 2

@@ -22,35 +22,73 @@ from goldloop.errors import GoldloopError
 from goldloop.gold import write_gold
 from goldloop.kb import KB
 from goldloop.lexical import LexicalAnnotator
-from goldloop.llm import DEFAULT_MODELS, PROVIDERS, Provider, credentials_set, make_provider
+from goldloop.llm import (
+    DEFAULT_MODELS,
+    PROVIDERS,
+    Provider,
+    SQLiteCache,
+    credentials_set,
+    make_provider,
+)
 from goldloop.sample import read_documents
 from goldloop.settings import default_cache_path
 
 
 def annotate(
-    sample: Path | None = typer.Option(None, "--sample", help="Sample dir (manifest.csv + texts.jsonl)."),
-    documents_path: Path | None = typer.Option(
-        None, "--documents", help="A documents JSONL ({doc_id, text, ...} per line) instead of --sample."
+    sample: Path | None = typer.Option(
+        None, "--sample", help="Sample dir (manifest.csv + texts.jsonl)."
     ),
-    out: Path | None = typer.Option(None, "--out", "-o", help="Gold JSON to write; the report goes to <out>.report.json."),
+    documents_path: Path | None = typer.Option(
+        None,
+        "--documents",
+        help="A documents JSONL ({doc_id, text, ...} per line) instead of --sample.",
+    ),
+    out: Path | None = typer.Option(
+        None, "--out", "-o", help="Gold JSON to write; the report goes to <out>.report.json."
+    ),
     provider: str | None = typer.Option(
         None,
         "--provider",
         help="openai, anthropic, gemini or lexical (default: the first provider whose key is set, else lexical).",
         show_default=False,
     ),
-    model: str | None = typer.Option(None, "--model", help="Model name (default: per provider).", show_default=False),
-    effort: str | None = typer.Option(None, "--effort", help="Reasoning effort (part of the cache key and the tag)."),
-    max_tokens: int = typer.Option(DEFAULT_MAX_TOKENS, "--max-tokens", min=1, help="Output token limit per document."),
-    roles: str = typer.Option("primary,double", "--roles", help="Comma-separated roles to annotate (documents without a role are kept)."),
-    limit: int | None = typer.Option(None, "--limit", min=1, help="Annotate only the first N selected documents."),
-    concurrency: int = typer.Option(DEFAULT_CONCURRENCY, "--concurrency", min=1, help="Requests in flight at once."),
-    dry: bool = typer.Option(False, "--dry-run", help="Print request counts and token estimates; call nothing."),
-    base_url: str | None = typer.Option(None, "--base-url", help="Provider base URL (e.g. an OpenAI-compatible server)."),
-    verbal_only: bool = typer.Option(
-        True, "--verbal-only/--no-verbal-only", help="Reject verb-predicate labels on spans without a verb (non_verbal)."
+    model: str | None = typer.Option(
+        None, "--model", help="Model name (default: per provider).", show_default=False
     ),
-    cache: Path | None = typer.Option(None, "--cache", help="Response cache (default: .goldloop/cache.sqlite or $GOLDLOOP_CACHE).", show_default=False),
+    effort: str | None = typer.Option(
+        None, "--effort", help="Reasoning effort (part of the cache key and the tag)."
+    ),
+    max_tokens: int = typer.Option(
+        DEFAULT_MAX_TOKENS, "--max-tokens", min=1, help="Output token limit per document."
+    ),
+    roles: str = typer.Option(
+        "primary,double",
+        "--roles",
+        help="Comma-separated roles to annotate (documents without a role are kept).",
+    ),
+    limit: int | None = typer.Option(
+        None, "--limit", min=1, help="Annotate only the first N selected documents."
+    ),
+    concurrency: int = typer.Option(
+        DEFAULT_CONCURRENCY, "--concurrency", min=1, help="Requests in flight at once."
+    ),
+    dry: bool = typer.Option(
+        False, "--dry-run", help="Print request counts and token estimates; call nothing."
+    ),
+    base_url: str | None = typer.Option(
+        None, "--base-url", help="Provider base URL (e.g. an OpenAI-compatible server)."
+    ),
+    verbal_only: bool = typer.Option(
+        True,
+        "--verbal-only/--no-verbal-only",
+        help="Reject verb-predicate labels on spans without a verb (non_verbal).",
+    ),
+    cache: Path | None = typer.Option(
+        None,
+        "--cache",
+        help="Response cache (default: .goldloop/cache.sqlite or $GOLDLOOP_CACHE).",
+        show_default=False,
+    ),
     input_price: float | None = typer.Option(
         None, "--input-price", help="USD per million input tokens, for the --dry-run cost estimate."
     ),
@@ -63,12 +101,20 @@ def annotate(
     source = sample or documents_path
     assert source is not None
     documents = select_documents(read_documents(source), _roles(roles), limit)
-    annotator = _annotator(provider, model, effort, base_url, cache or default_cache_path(), the_kb)
+    name = _provider_name(provider, base_url)
+    model = model or DEFAULT_MODELS.get(name)
+    cache_path = cache or default_cache_path()
     if dry:
-        _print_dry_run(documents, annotator, the_kb, max_tokens, input_price)
+        _print_dry_run(documents, the_kb, max_tokens, name, model, effort, cache_path, input_price)
         return
     if out is None:
         raise GoldloopError("--out is required (except with --dry-run)")
+    annotator: Provider | LexicalAnnotator
+    if name == "lexical":
+        annotator = LexicalAnnotator(the_kb)
+    else:
+        assert model is not None
+        annotator = make_provider(name, model, effort=effort, base_url=base_url, cache=cache_path)
     run = _run(documents, annotator, the_kb, max_tokens, concurrency, verbal_only)
     write_gold(out, run.documents)
     report_path = out.with_name(out.name + ".report.json")
@@ -80,23 +126,32 @@ def _roles(roles: str) -> list[str]:
     return [r.strip() for r in roles.split(",") if r.strip()]
 
 
-def _annotator(
-    provider: str | None, model: str | None, effort: str | None, base_url: str | None, cache: Path, kb: KB
-) -> Provider | LexicalAnnotator:
+def _provider_name(provider: str | None, base_url: str | None) -> str:
+    """The provider asked for, else the first whose key is set (openai with a base URL), else lexical."""
     if provider is None:
         available = ["openai"] if base_url else credentials_set()
-        provider = available[0] if available else "lexical"
-    if provider == "lexical":
-        return LexicalAnnotator(kb)
-    if provider not in PROVIDERS:
-        raise GoldloopError(f"unknown provider {provider!r} (known: lexical, {', '.join(PROVIDERS)})")
-    return make_provider(provider, model or DEFAULT_MODELS[provider], effort=effort, base_url=base_url, cache=cache)
+        return available[0] if available else "lexical"
+    if provider != "lexical" and provider not in PROVIDERS:
+        raise GoldloopError(
+            f"unknown provider {provider!r} (known: lexical, {', '.join(PROVIDERS)})"
+        )
+    return provider
 
 
 def _run(
-    documents: list[Any], annotator: Provider | LexicalAnnotator, kb: KB, max_tokens: int, concurrency: int, verbal_only: bool
+    documents: list[Any],
+    annotator: Provider | LexicalAnnotator,
+    kb: KB,
+    max_tokens: int,
+    concurrency: int,
+    verbal_only: bool,
 ) -> Any:
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
     with Progress(*columns, console=err_console, transient=True) as progress:
         task = progress.add_task(f"annotate ({annotator.tag})", total=len(documents))
 
@@ -110,14 +165,25 @@ def _run(
 
 
 def _print_dry_run(
-    documents: list[Any], annotator: Provider | LexicalAnnotator, kb: KB, max_tokens: int, input_price: float | None
+    documents: list[Any],
+    kb: KB,
+    max_tokens: int,
+    name: str,
+    model: str | None,
+    effort: str | None,
+    cache_path: Path,
+    input_price: float | None,
 ) -> None:
-    if isinstance(annotator, LexicalAnnotator):
+    if name == "lexical" or model is None:
         console.print(f"dry run: {len(documents)} documents, lexical pre-annotator: no requests")
         return
-    plan = dry_run(documents, annotator, kb, max_tokens, input_price)
+    cache = SQLiteCache(cache_path) if cache_path.exists() else None
+    plan = dry_run(
+        documents, kb, max_tokens, provider=name, model=model, effort=effort, cache=cache,
+        input_price_per_mtok=input_price,
+    )  # fmt: skip
     rows: list[tuple[str, Any]] = [
-        ("annotator", annotator.tag),
+        ("annotator", f"{model}@{effort}" if effort else model),
         ("documents", plan.documents),
         ("answered from cache", plan.cached),
         ("requests to send", plan.requests),
@@ -132,7 +198,9 @@ def _print_dry_run(
 def _print_summary(report: dict[str, Any], out: Path, report_path: Path) -> None:
     counts = report["counts"]
     rows: list[tuple[str, Any]] = [("annotator", report["annotator"]), *counts.items()]
-    rows += [(f"rejected: {reason}", n) for reason, n in sorted(report["rejections_by_reason"].items())]
+    rows += [
+        (f"rejected: {reason}", n) for reason, n in sorted(report["rejections_by_reason"].items())
+    ]
     rows += [(f"tokens: {key}", n) for key, n in report["usage"].items()]
     console.print(key_value_table(f"annotate → {out}", rows))
     left_out = counts["truncated"] + counts["unparsable"] + counts["failed"]

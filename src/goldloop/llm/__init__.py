@@ -11,13 +11,21 @@ from importlib import import_module
 from pathlib import Path
 from typing import Any, Final
 
-from goldloop.llm.base import CREDENTIALS, LLMError, LLMRequest, LLMResponse, Provider, RetryPolicy, env_credential
+from goldloop.llm.base import (
+    CREDENTIALS,
+    LLMError,
+    LLMRequest,
+    LLMResponse,
+    Provider,
+    RetryPolicy,
+    env_credential,
+)
 from goldloop.llm.cache import CachedAnswer, ResponseCache, SQLiteCache, cache_key
 from goldloop.settings import default_cache_path
 
 __all__ = [
-    "PROVIDERS",
     "DEFAULT_MODELS",
+    "PROVIDERS",
     "CachedAnswer",
     "LLMError",
     "LLMRequest",
@@ -38,7 +46,11 @@ PROVIDERS: Final = {
     "gemini": ("goldloop.llm.gemini", "GeminiProvider"),
 }
 # Used when ``goldloop annotate`` gets no --model; any model the provider serves can be named.
-DEFAULT_MODELS: Final = {"openai": "gpt-5-mini", "anthropic": "claude-sonnet-4-5", "gemini": "gemini-2.5-flash"}
+DEFAULT_MODELS: Final = {
+    "openai": "gpt-5-mini",
+    "anthropic": "claude-sonnet-4-5",
+    "gemini": "gemini-2.5-flash",
+}
 
 
 class _DefaultCache:
@@ -74,5 +86,7 @@ def make_provider(
         cache = SQLiteCache(default_cache_path())
     elif isinstance(cache, str | Path):
         cache = SQLiteCache(cache)
-    provider: Provider = provider_class(model, effort=effort, base_url=base_url, cache=cache, retry=retry)
+    provider: Provider = provider_class(
+        model, effort=effort, base_url=base_url, cache=cache, retry=retry
+    )
     return provider

@@ -7,15 +7,25 @@ switched off so that retry behaviour is goldloop's and testable.
 
 from __future__ import annotations
 
+import logging
 import os
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
+from tenacity import (
+    RetryCallState,
+    Retrying,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_exponential_jitter,
+)
 
 from goldloop.errors import GoldloopError
 from goldloop.llm.cache import CachedAnswer, ResponseCache, cache_key
+
+log = logging.getLogger(__name__)
 
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 # Where each provider's credential is read from, in order.
@@ -62,6 +72,16 @@ def status_retryable(status: int | None) -> bool:
     return status is not None and (status in RETRYABLE_STATUS or status >= 500)
 
 
+def retry_after_s(exc: BaseException | None) -> float:
+    """The seconds a ``Retry-After`` header asks for (0 when absent or a date)."""
+    headers = getattr(getattr(exc, "response", None), "headers", None)
+    value = headers.get("retry-after") if headers is not None else None
+    try:
+        return max(0.0, float(value)) if value is not None else 0.0
+    except ValueError:
+        return 0.0
+
+
 def env_credential(*names: str) -> str | None:
     """The first of ``names`` set in the environment (credentials come from nowhere else)."""
     for name in names:
@@ -106,22 +126,42 @@ class Provider(ABC):
             return "no-key"
         raise LLMError(f"{self.name}: set {' or '.join(names)} in the environment")
 
-    def complete(self, request: LLMRequest) -> LLMResponse:
-        """The answer from the cache, else from the provider (truncated answers are not cached)."""
-        key = cache_key(self.name, self.model, self.effort, request.system, request.user, request.schema)
-        if self.cache is not None:
-            hit = self.cache.get(key)
-            if hit is not None:
-                return LLMResponse(hit.text, False, dict(hit.usage), cached=True)
+    def complete(
+        self, request: LLMRequest, *, usable: Callable[[str], bool] | None = None
+    ) -> LLMResponse:
+        """The answer from the cache, else from the provider.
+
+        A truncated answer is never cached, nor one that ``usable`` (the caller's check of the
+        text, e.g. "parses as JSON") refuses, so a re-run asks for those again.
+        """
+        key = cache_key(
+            self.name, self.model, self.effort, request.system, request.user, request.schema
+        )
+        hit = self._cached(key)
+        if hit is not None:
+            return LLMResponse(hit.text, False, dict(hit.usage), cached=True)
         response = self._call_with_retries(request)
-        if self.cache is not None and not response.truncated:
-            self.cache.put(key, CachedAnswer(response.text, response.usage))
+        keep = not response.truncated and (usable is None or usable(response.text))
+        if self.cache is not None and keep:
+            try:
+                self.cache.put(key, CachedAnswer(response.text, response.usage))
+            except Exception as exc:  # a broken cache must not lose a paid-for answer
+                log.warning("%s: the answer was not cached: %s", self.name, exc)
         return response
+
+    def _cached(self, key: str) -> CachedAnswer | None:
+        if self.cache is None:
+            return None
+        try:
+            return self.cache.get(key)
+        except Exception as exc:
+            log.warning("%s: response cache unreadable, asking the provider: %s", self.name, exc)
+            return None
 
     def _call_with_retries(self, request: LLMRequest) -> LLMResponse:
         retrying = Retrying(
             stop=stop_after_attempt(self.retry.attempts),
-            wait=wait_exponential_jitter(initial=self.retry.initial_s, max=self.retry.max_s),
+            wait=self._wait,
             retry=retry_if_exception(self._retryable),
             reraise=True,
         )
@@ -131,6 +171,12 @@ class Provider(ABC):
             raise
         except Exception as exc:
             raise LLMError(f"{self.name} {self.model}: {self._describe(exc)}") from exc
+
+    def _wait(self, state: RetryCallState) -> float:
+        """Exponential backoff with jitter, or longer when the server says ``Retry-After``."""
+        backoff = wait_exponential_jitter(initial=self.retry.initial_s, max=self.retry.max_s)(state)
+        exc = state.outcome.exception() if state.outcome else None
+        return min(max(backoff, retry_after_s(exc)), self.retry.max_s)
 
     def _retryable(self, exc: BaseException) -> bool:
         if "Timeout" in type(exc).__name__ or "Connect" in type(exc).__name__:
@@ -143,9 +189,14 @@ class Provider(ABC):
         return status if isinstance(status, int) else None
 
     def _describe(self, exc: BaseException) -> str:
+        """The error for reports, with the credential masked should the server echo it."""
         status = self._status(exc)
         prefix = f"HTTP {status} " if status else ""
-        return f"{prefix}{type(exc).__name__}: {str(exc)[:300]}"
+        text = str(exc)
+        key = env_credential(*CREDENTIALS[self.name])
+        if key:
+            text = text.replace(key, "***")
+        return f"{prefix}{type(exc).__name__}: {text[:300]}"
 
     @abstractmethod
     def _call(self, request: LLMRequest) -> LLMResponse:

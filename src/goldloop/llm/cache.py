@@ -85,9 +85,11 @@ class SQLiteCache:
         return conn
 
     def get(self, key: str) -> CachedAnswer | None:
-        row = self._connection().execute(
-            "SELECT text, usage FROM responses WHERE key = ?", (key,)
-        ).fetchone()
+        row = (
+            self._connection()
+            .execute("SELECT text, usage FROM responses WHERE key = ?", (key,))
+            .fetchone()
+        )
         return None if row is None else CachedAnswer(row[0], json.loads(row[1]))
 
     def put(self, key: str, answer: CachedAnswer) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 from google import genai
 from google.genai import types
 
-from goldloop.llm.base import LLMRequest, LLMResponse, Provider
+from goldloop.llm.base import LLMError, LLMRequest, LLMResponse, Provider
 from goldloop.llm.usage import usage_dict
 
 
@@ -24,13 +24,23 @@ class GeminiProvider(Provider):
                 retry_options=types.HttpRetryOptions(attempts=1),
             ),
         )
+        self._thinking = self._thinking_config()
 
-    def _thinking(self) -> types.ThinkingConfig | None:
+    def _thinking_config(self) -> types.ThinkingConfig | None:
         """An effort is a thinking level (minimal, low, medium, high) or a token budget."""
         if not self.effort:
             return None
         if self.effort.isdigit():
             return types.ThinkingConfig(thinking_budget=int(self.effort))
+        levels = [
+            level.value.lower()
+            for level in types.ThinkingLevel
+            if level.name != "THINKING_LEVEL_UNSPECIFIED"
+        ]
+        if self.effort.lower() not in levels:
+            raise LLMError(
+                f"gemini: effort {self.effort!r} is not a thinking level ({', '.join(levels)}) or a token budget"
+            )
         return types.ThinkingConfig(thinking_level=types.ThinkingLevel(self.effort.upper()))
 
     def _call(self, request: LLMRequest) -> LLMResponse:
@@ -42,7 +52,7 @@ class GeminiProvider(Provider):
                 response_mime_type="application/json",
                 response_json_schema=request.schema,
                 max_output_tokens=request.max_tokens,
-                thinking_config=self._thinking(),
+                thinking_config=self._thinking,
             ),
         )
         candidate = response.candidates[0] if response.candidates else None
@@ -51,7 +61,8 @@ class GeminiProvider(Provider):
         usage = response.usage_metadata
         return LLMResponse(
             text=text,
-            truncated=candidate is not None and candidate.finish_reason == types.FinishReason.MAX_TOKENS,
+            truncated=candidate is not None
+            and candidate.finish_reason == types.FinishReason.MAX_TOKENS,
             usage=usage_dict(
                 input_tokens=usage.prompt_token_count if usage else None,
                 output_tokens=usage.candidates_token_count if usage else None,

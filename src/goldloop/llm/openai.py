@@ -16,7 +16,10 @@ class OpenAIProvider(Provider):
     def __init__(self, model: str, **options: Any) -> None:
         super().__init__(model, **options)
         self._client = sdk.OpenAI(
-            api_key=self._api_key(), base_url=self.base_url, max_retries=0, timeout=self.retry.timeout_s
+            api_key=self._api_key(),
+            base_url=self.base_url,
+            max_retries=0,
+            timeout=self.retry.timeout_s,
         )
 
     def _call(self, request: LLMRequest) -> LLMResponse:

@@ -126,7 +126,9 @@ def parse_mentions(answer: str) -> list[Any]:
             return list(data["mentions"])
         if len(lists) == 1:
             return list(lists[0])
-        raise Unparsable(f"an object without one list of mentions (keys: {', '.join(map(str, data))})")
+        raise Unparsable(
+            f"an object without one list of mentions (keys: {', '.join(map(str, data))})"
+        )
     if isinstance(data, list):
         return data
     raise Unparsable(f"expected a list of mentions, got {type(data).__name__}")

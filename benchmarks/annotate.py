@@ -1,0 +1,225 @@
+"""Benchmark ``annotate`` against the fake provider server with per-request latency.
+
+Measures, in one run: the request phase at concurrency 16 vs 1 (target ≥ 10×), annotate end to
+end (requests + spaCy post-checks + decoding) at 16 vs 1 (target ≥ 6×), a fully cached re-run vs
+the first run, and decoding throughput in mentions per second on real-length abstracts.
+
+    .venv/bin/python benchmarks/annotate.py            # short default run
+    .venv/bin/python benchmarks/annotate.py --docs 200 # the issue's size
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import random
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from multiprocessing.connection import Connection
+from pathlib import Path
+from urllib.request import urlopen
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.fakes
+
+from tests.fakes.llm_server import FakeLLMServer
+
+from goldloop.annotate import (
+    PIPES_UNUSED_BY_CHECKS,
+    annotate_documents,
+    annotation_request,
+    check_candidates,
+    read_candidates,
+)
+from goldloop.gold import Document
+from goldloop.kb import load_kb
+from goldloop.llm import RetryPolicy, SQLiteCache, make_provider
+from goldloop.llm.prompt import parse_mentions, system_prompt
+from goldloop.nlp import load_nlp
+
+GENES = [
+    "TNF",
+    "IL-6",
+    "STAT3",
+    "SOCS3",
+    "TP53",
+    "MYC",
+    "EGFR",
+    "KRAS",
+    "BRCA1",
+    "VEGF",
+    "NF-κB",
+    "mTOR",
+]
+SENTENCES = [
+    ("{x} activates {y} in primary macrophages", "activates", "forward", "activates"),
+    ("{y} is activated by {x} after stimulation", "activated by", "forward", "activated by"),
+    ("{x} inhibits {y} in a dose-dependent manner", "inhibits", "forward", "inhibits"),
+    ("{x} binds to {y} with high affinity", "binds to", "symmetric", "binds to"),
+    ("{x} increases the expression of {y}", "increases", "forward", "increases"),
+    ("loss of {x} leads to the accumulation of {y}", "causes", "forward", "leads to"),
+    ("the activation of {x} by {y} was measured", "activates", "inverse", "activation"),
+]
+FILLER = (
+    "These findings were replicated in two independent cohorts and remained significant after "
+    "adjustment for age, sex and treatment"
+)
+
+
+def make_documents(n: int, seed: int = 7) -> tuple[list[Document], dict[str, str]]:
+    """Abstracts of ~1,200 characters, and the scripted model answer for each."""
+    rng = random.Random(seed)
+    documents, answers = [], {}
+    for k in range(n):
+        parts, items = [], []
+        while sum(len(p) for p in parts) < 1100:
+            template, label, direction, surface = rng.choice(SENTENCES)
+            x, y = rng.sample(GENES, 2)
+            parts.append(template.format(x=x, y=y).capitalize() + ".")
+            items.append(
+                {
+                    "surface": surface,
+                    "occurrence": 1 + sum(surface in p for p in parts[:-1]),
+                    "label": label,
+                    "direction": direction,
+                    "subject_text": x,
+                    "object_text": y,
+                }
+            )
+            if rng.random() < 0.3:
+                parts.append(FILLER + f" (n = {rng.randint(20, 900)}).")
+        text = f"Study {k}. " + " ".join(parts)
+        documents.append(Document(doc_id=f"bench:{k}", text=text))
+        answers[text] = json.dumps({"mentions": items})
+    return documents, answers
+
+
+def timed(action) -> float:  # type: ignore[no-untyped-def]
+    start = time.perf_counter()
+    action()
+    return time.perf_counter() - start
+
+
+def _serve(conn: Connection, answers: dict[str, str], latency: float) -> None:
+    server = FakeLLMServer(
+        lambda request: answers[request.user.split("\n", 1)[1]], latency_s=latency
+    )
+    with server:
+        conn.send(server.url)
+        conn.recv()  # until the benchmark is done
+
+
+@contextmanager
+def fake_server_process(answers: dict[str, str], latency: float) -> Iterator[str]:
+    """The fake provider in its own process: a real provider's CPU is not the client's."""
+    parent, child = multiprocessing.get_context("fork").Pipe()
+    process = multiprocessing.get_context("fork").Process(
+        target=_serve, args=(child, answers, latency), daemon=True
+    )
+    process.start()
+    try:
+        yield parent.recv()
+    finally:
+        parent.send("stop")
+        process.join(10)
+
+
+def request_count(url: str) -> int:
+    with urlopen(f"{url}/_fake/stats") as response:
+        return int(json.load(response)["request_count"])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--docs", type=int, default=64, help="documents (the issue's size is 200)")
+    parser.add_argument(
+        "--latency", type=float, default=0.2, help="seconds per request at the fake server"
+    )
+    parser.add_argument("--provider", default="openai", choices=["openai", "anthropic", "gemini"])
+    args = parser.parse_args()
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
+        os.environ[name] = "benchmark-key"
+
+    kb = load_kb()
+    nlp = load_nlp()
+    documents, answers = make_documents(args.docs)
+    system = system_prompt(kb)
+    requests = [annotation_request(d, kb, 16000, system) for d in documents]
+    nlp("warm up the pipeline.")
+    unused = [p for p in PIPES_UNUSED_BY_CHECKS if p in nlp.pipe_names]
+    parse_s = timed(
+        lambda: list(nlp.pipe((d.text for d in documents), disable=unused))
+    )  # as annotate
+
+    with fake_server_process(answers, args.latency) as url, tempfile.TemporaryDirectory() as tmp:
+        base_url = f"{url}/v1" if args.provider == "openai" else url
+
+        def provider(cache: SQLiteCache | None):  # type: ignore[no-untyped-def]
+            retry = RetryPolicy(attempts=3, initial_s=0.05, max_s=0.2, timeout_s=30)
+            return make_provider(
+                args.provider, "bench-model", base_url=base_url, cache=cache, retry=retry
+            )
+
+        def request_phase(concurrency: int) -> float:
+            client = provider(None)
+            with ThreadPoolExecutor(concurrency) as pool:
+                return timed(lambda: list(pool.map(client.complete, requests)))
+
+        def end_to_end(concurrency: int, cache: SQLiteCache | None) -> float:
+            client = provider(cache)
+            return timed(
+                lambda: annotate_documents(documents, client, kb, concurrency=concurrency, nlp=nlp)
+            )
+
+        request_phase(4)  # warm up the SDK and connections
+        print(
+            f"{args.docs} documents, {args.latency * 1000:.0f} ms latency, provider {args.provider}"
+        )
+        print(
+            f"spaCy parse alone (as annotate runs it): {parse_s:.2f} s = {1000 * parse_s / args.docs:.0f} ms per abstract"
+        )
+        r1, r16 = request_phase(1), request_phase(16)
+        print(
+            f"request phase   c=1 {r1:6.2f} s   c=16 {r16:6.2f} s   ratio {r1 / r16:5.1f}x  (target >= 10x)"
+        )
+        e1, e16 = end_to_end(1, None), end_to_end(16, None)
+        print(
+            f"end to end      c=1 {e1:6.2f} s   c=16 {e16:6.2f} s   ratio {e1 / e16:5.1f}x  (target >= 6x)"
+        )
+        floor = max(r16, parse_s)
+        print(
+            f"  (c=16 cannot beat max(request phase, parse) = {floor:.2f} s: best possible {e1 / floor:.1f}x here)"
+        )
+        cache = SQLiteCache(Path(tmp) / "cache.sqlite")
+        first = end_to_end(16, cache)
+        before = request_count(url)
+        cached = end_to_end(16, cache)
+        assert request_count(url) == before, "the cached re-run sent requests"
+        print(
+            f"cached re-run   first {first:6.2f} s   cached {cached:6.2f} s   ratio {first / cached:5.1f}x  (0 requests)"
+        )
+
+    parsed = list(nlp.pipe(d.text for d in documents))
+    items = [parse_mentions(answers[d.text]) for d in documents]
+    mentions = sum(len(i) for i in items)
+
+    def decode_all() -> None:
+        for document, doc, doc_items in zip(documents, parsed, items, strict=True):
+            candidates, _ = read_candidates(document.text, doc_items, kb)
+            check_candidates(candidates, doc, True)
+
+    seconds = timed(decode_all)
+    print(
+        f"decoding        {mentions} mentions in {seconds:.3f} s = {mentions / seconds:,.0f} mentions/s (parse excluded)"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,254 @@
+"""``goldloop annotate`` on a sample dir and on a documents JSONL, with each provider and ``lexical``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from goldloop.cli import app
+from goldloop.gold import read_gold
+from goldloop.kb import KB
+from goldloop.sample.sampledir import ManifestRow, append_batch
+from tests.fakes.llm_server import KEY_ENV, FakeLLMServer
+from tests.llm.conftest import PROVIDER_NAMES, answers_by_text, mentions_json
+
+TEXTS = {
+    "pmid:1": "TNF binds to TNFR1 and increases apoptosis.",
+    "pmid:2": "IL-6 is activated by TNF in macrophages.",
+    "pmid:3": "A reserve abstract that inhibits nothing.",
+}
+ROLES = {"pmid:1": "primary", "pmid:2": "double", "pmid:3": "reserve"}
+ANSWERS = answers_by_text(
+    {
+        TEXTS["pmid:1"]: mentions_json(
+            [
+                {
+                    "surface": "binds to",
+                    "occurrence": 1,
+                    "label": "binds to",
+                    "direction": "symmetric",
+                },
+                {
+                    "surface": "increases",
+                    "occurrence": 1,
+                    "label": "increases",
+                    "direction": "forward",
+                },
+                {
+                    "surface": "apoptosis",
+                    "occurrence": 1,
+                    "label": "increases",
+                    "direction": "forward",
+                },
+            ]
+        ),
+        TEXTS["pmid:2"]: mentions_json(
+            [
+                {
+                    "surface": "activated by",
+                    "occurrence": 1,
+                    "label": "activates",
+                    "direction": "inverse",
+                }
+            ]
+        ),
+    }
+)
+
+
+def make_sample_dir(directory: Path) -> Path:
+    rows = [
+        ManifestRow(
+            doc_id=doc_id,
+            doc_uid=doc_id.split(":")[1],
+            ids={"pmid": doc_id.split(":")[1]},
+            publication_year=2020,
+            n_chars=len(text),
+            n_mentions=1,
+            n_verb_mentions=1,
+            labels_detected=("increases",),
+            stratum="s",
+            p_incl=0.5,
+            batch=0,
+            role=ROLES[doc_id],
+            text_sha1="0" * 40,
+        )
+        for doc_id, text in TEXTS.items()
+    ]
+    append_batch(directory, rows, TEXTS)
+    return directory
+
+
+def make_documents_jsonl(path: Path) -> Path:
+    path.write_text(
+        "".join(
+            json.dumps({"doc_id": k, "text": t, "source_note": "x"}) + "\n"
+            for k, t in TEXTS.items()
+        )
+    )
+    return path
+
+
+def source_options(source: str, workdir: Path) -> list[str]:
+    """``--sample DIR`` or ``--documents JSONL`` over the same three documents."""
+    if source == "sample":
+        return ["--sample", str(make_sample_dir(workdir / "sample"))]
+    return ["--documents", str(make_documents_jsonl(workdir / "docs.jsonl"))]
+
+
+@pytest.fixture
+def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("GOLDLOOP_CACHE", str(tmp_path / "cache.sqlite"))
+    return tmp_path
+
+
+def invoke(*args: str) -> object:
+    result = CliRunner().invoke(app, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result
+
+
+@pytest.mark.parametrize("name", PROVIDER_NAMES)
+@pytest.mark.parametrize("source", ["sample", "documents"])
+def test_annotate_with_each_provider(
+    llm_server: FakeLLMServer, workdir: Path, kb: KB, name: str, source: str
+) -> None:
+    llm_server.answer = ANSWERS
+    where = source_options(source, workdir)
+    out = workdir / "gold.json"
+    invoke(
+        "annotate", *where, "--out", str(out), "--provider", name, "--model", "m-1", "--effort", "low",
+        "--base-url", llm_server.base_url(name), "--concurrency", "2",
+    )  # fmt: skip
+    gold = read_gold(out, kb)
+    report = json.loads(out.with_name("gold.json.report.json").read_text())
+    expected_docs = ["pmid:1", "pmid:2"] if source == "sample" else ["pmid:1", "pmid:2", "pmid:3"]
+    assert [d.doc_id for d in gold.documents] == expected_docs  # the reserve role is not annotated
+    assert llm_server.request_count == len(expected_docs)
+    hits = [h for d in gold.documents for h in d.ground_truth]
+    assert [(h.surface, h.direction) for h in hits] == [
+        ("binds to", "symmetric"),
+        ("increases", "forward"),
+        ("activated by", "inverse"),
+    ]
+    assert {h.annotator for h in hits} == {"m-1@low"}
+    counts = report["counts"]
+    assert counts["hits"] + counts["rejections"] == counts["items"] == 4
+    assert report["rejections"] == [
+        {
+            "surface": "apoptosis",
+            "occurrence": 1,
+            "label": "increases",
+            "direction": "forward",
+            "doc_id": "pmid:1",
+            "reasons": ["non_verbal"],
+        }
+    ]
+    assert (report["provider"], report["model"], report["effort"]) == (name, "m-1", "low")
+    if source == "sample":
+        assert [(d.role, d.doc_uid, d.batch) for d in gold.documents] == [
+            ("primary", "1", 0),
+            ("double", "2", 0),
+        ]
+    else:
+        assert gold.documents[0].model_extra == {"source_note": "x"}
+    for key in KEY_ENV:
+        assert os.environ[key] not in out.with_name("gold.json.report.json").read_text()
+
+
+@pytest.mark.parametrize("source", ["sample", "documents"])
+def test_annotate_lexical_without_any_key(
+    workdir: Path, monkeypatch: pytest.MonkeyPatch, kb: KB, source: str
+) -> None:
+    for key in KEY_ENV:
+        monkeypatch.delenv(key, raising=False)
+    where = source_options(source, workdir)
+    out = workdir / "lexical.json"
+    invoke(
+        "annotate", *where, "--out", str(out)
+    )  # no --provider: lexical is the default without keys
+    report = json.loads((workdir / "lexical.json.report.json").read_text())
+    assert report["annotator"] == f"lexical@{kb.tag}"
+    hits = [h for d in read_gold(out, kb).documents for h in d.ground_truth]
+    assert {h.surface for h in hits} >= {"binds to", "increases", "activated by"}
+    assert report["counts"]["hits"] + report["counts"]["rejections"] == report["counts"]["items"]
+
+
+def test_dry_run_calls_nothing(llm_server: FakeLLMServer, workdir: Path) -> None:
+    sample = make_sample_dir(workdir / "sample")
+    out = workdir / "gold.json"
+    result = invoke(
+        "annotate", "--sample", str(sample), "--out", str(out), "--provider", "anthropic",
+        "--base-url", llm_server.base_url("anthropic"), "--dry-run", "--input-price", "3",
+    )  # fmt: skip
+    assert llm_server.request_count == 0
+    assert not out.exists()
+    output = result.output  # type: ignore[attr-defined]
+    assert "requests to send" in output and "input cost" in output
+
+
+def test_truncated_documents_are_left_out_and_retried(
+    llm_server: FakeLLMServer, workdir: Path, kb: KB
+) -> None:
+    llm_server.answer = ANSWERS
+    docs = make_documents_jsonl(workdir / "docs.jsonl")
+    out = workdir / "gold.json"
+    common = [
+        "annotate",
+        "--documents",
+        str(docs),
+        "--out",
+        str(out),
+        "--provider",
+        "gemini",
+        "--base-url",
+        llm_server.url,
+    ]
+    invoke(*common, "--max-tokens", "30")
+    report = json.loads((workdir / "gold.json.report.json").read_text())
+    assert report["counts"]["truncated"] == 1  # the long answer for pmid:1
+    assert [d.doc_id for d in read_gold(out).documents] == ["pmid:2", "pmid:3"]
+    llm_server.reset()
+    invoke(*common, "--max-tokens", "2000")
+    assert llm_server.request_count == 1
+    assert [d.doc_id for d in read_gold(out).documents] == ["pmid:1", "pmid:2", "pmid:3"]
+
+
+def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    bad = tmp_path / "docs.jsonl"
+    bad.write_text('{"doc_id": "a", "text": "ok"}\nnot json\n')
+    command = [
+        str(Path(sys.executable).with_name("goldloop")),
+        "annotate",
+        "--documents",
+        str(bad),
+        "--out",
+        str(tmp_path / "o.json"),
+        "--provider",
+        "lexical",
+    ]
+    env = {**os.environ, "COLUMNS": "400"}  # rich wraps at 80 columns without a terminal
+    result = subprocess.run(
+        command, capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env
+    )
+    assert result.returncode == 2, result.stderr
+    assert "docs.jsonl: line 2: not valid JSON" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "o.json").exists()
+
+
+def test_dry_run_needs_no_key(workdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for key in KEY_ENV:
+        monkeypatch.delenv(key, raising=False)
+    result = invoke(
+        "annotate", "--documents", str(make_documents_jsonl(workdir / "docs.jsonl")),
+        "--provider", "openai", "--model", "gpt-x", "--effort", "high", "--dry-run",
+    )  # fmt: skip
+    output = result.output  # type: ignore[attr-defined]
+    assert "gpt-x@high" in output and "requests to send" in output
