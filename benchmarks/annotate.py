@@ -213,7 +213,7 @@ def main() -> None:
     def decode_all() -> None:
         for document, doc, doc_items in zip(documents, parsed, items, strict=True):
             candidates, _ = read_candidates(document.text, doc_items, kb)
-            check_candidates(document.text, candidates, doc, True)
+            check_candidates(candidates, doc, True)
 
     seconds = timed(decode_all)
     print(

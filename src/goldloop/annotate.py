@@ -37,7 +37,7 @@ from goldloop.llm.prompt import (
 )
 from goldloop.llm.usage import add_usage
 from goldloop.nlp import is_verb_predicate_label, load_nlp, span_has_verb, surface_anchored
-from goldloop.resolve import ResolutionError, resolve_occurrence
+from goldloop.resolve import ResolutionError, find_occurrences, resolve_occurrence
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -49,10 +49,6 @@ Annotator = Provider | LexicalAnnotator
 
 DEFAULT_MAX_TOKENS = 16000
 DEFAULT_CONCURRENCY = 8
-ITEM_REASONS = (
-    "malformed_item", "surface_not_found", "duplicate_occurrence", "unknown_label",
-    "bad_direction", "nested_in_longer_span", "non_verbal",
-)  # fmt: skip
 DOCUMENT_FAILURES = ("truncated", "unparsable", "failed")
 # The post-cache checks read tags, POS and lemmas only; tests/llm/test_decode.py guards this.
 PIPES_UNUSED_BY_CHECKS = ("parser",)
@@ -253,7 +249,7 @@ def finish_answer(
     if read.candidates:
         if doc is None:
             raise ValueError(f"{document.doc_id}: candidates to check but no parse")
-        hits, late = check_candidates(document.text, read.candidates, doc, verbal_only)
+        hits, late = check_candidates(read.candidates, doc, verbal_only)
     order = {id(item): k for k, item in enumerate(read.items)}
     in_order = sorted(read.rejections + late, key=lambda pair: order[id(pair[0])])
     result.rejections = [_rejection(item, document.doc_id, reasons) for item, reasons in in_order]
@@ -337,7 +333,7 @@ def _candidate(
 
 
 def check_candidates(
-    text: str, candidates: list[Candidate], doc: Doc, verbal_only: bool
+    candidates: list[Candidate], doc: Doc, verbal_only: bool
 ) -> tuple[list[Candidate], list[tuple[Any, list[str]]]]:
     """Drop spans nested in a longer one, then (after the cache) verb-predicate labels on no verb."""
     kept: list[Candidate] = []
@@ -384,19 +380,11 @@ def to_hit(candidate: Candidate, text: str, doc: Doc, annotator_tag: str, source
 
 
 def nearest_occurrence(text: str, needle: str | None, a: int, b: int) -> tuple[int, int] | None:
-    """The occurrence of ``needle`` closest to the span ``[a, b)`` (the earlier one on a tie)."""
+    """The word-bounded occurrence of ``needle`` closest to ``[a, b)`` (the earlier on a tie)."""
     if not needle:
         return None
-    best: tuple[int, int] | None = None
-    best_gap = math.inf
-    start = text.find(needle)
-    while start != -1:
-        end = start + len(needle)
-        gap = max(0, a - end, start - b)
-        if gap < best_gap:
-            best, best_gap = (start, end), gap
-        start = text.find(needle, start + 1)
-    return best
+    spans = list(find_occurrences(text, needle))
+    return min(spans, key=lambda s: max(0, a - s[1], s[0] - b), default=None)
 
 
 def _decode_lexical(
@@ -404,7 +392,7 @@ def _decode_lexical(
 ) -> DocumentResult:
     mentions = annotator.mentions(doc)
     candidates = [_lexical_candidate(m, kb) for m in mentions]
-    hits, rejections = check_candidates(document.text, candidates, doc, verbal_only)
+    hits, rejections = check_candidates(candidates, doc, verbal_only)
     return DocumentResult(
         document.doc_id,
         _with_hits(

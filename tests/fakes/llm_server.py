@@ -87,7 +87,7 @@ class FakeLLMServer:
         self.request_count = 0
         self.in_flight = 0
         self.max_in_flight = 0
-        self._failures: list[tuple[int, str | None]] = []
+        self._failures: list[tuple[int, str | None, float]] = []
         self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._httpd.daemon_threads = True
@@ -111,10 +111,13 @@ class FakeLLMServer:
         )
         return make_provider(name, model, base_url=self.base_url(name), **options)
 
-    def fail(self, status: int, times: int = 1, message: str | None = None) -> None:
-        """Answer the next ``times`` requests with HTTP ``status`` and the provider's error body."""
+    def fail(
+        self, status: int, times: int = 1, message: str | None = None, retry_after_s: float = 0
+    ) -> None:
+        """Answer the next ``times`` requests with HTTP ``status`` and the provider's error body
+        (with ``Retry-After`` on a 429)."""
         with self._lock:
-            self._failures.extend([(status, message)] * times)
+            self._failures.extend([(status, message, retry_after_s)] * times)
 
     def reset(self) -> None:
         with self._lock:
@@ -138,7 +141,7 @@ class FakeLLMServer:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _arrive(self) -> tuple[int, str | None] | None:
+    def _arrive(self) -> tuple[int, str | None, float] | None:
         """Count a request; the status of an injected failure, if one is due."""
         with self._lock:
             self.request_count += 1
@@ -372,19 +375,20 @@ def _handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                 if server.latency_s:
                     time.sleep(server.latency_s)
                 if failure is not None:
-                    self._send(failure[0], _error_body(provider, *failure))
+                    status, message, retry_after = failure
+                    self._send(status, _error_body(provider, status, message), retry_after)
                 else:
                     self._send(200, server._respond(provider, parse(body, model)))
             finally:
                 server._leave()
 
-        def _send(self, status: int, payload: dict[str, Any]) -> None:
+        def _send(self, status: int, payload: dict[str, Any], retry_after_s: float = 0) -> None:
             data = json.dumps(payload).encode("utf-8")
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(data)))
             if status == 429:
-                self.send_header("Retry-After", "0")
+                self.send_header("Retry-After", f"{retry_after_s:g}")
             self.end_headers()
             self.wfile.write(data)
 

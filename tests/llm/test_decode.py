@@ -213,6 +213,7 @@ def test_nearest_occurrence_picks_the_closest_to_the_mention() -> None:
     mention = text.index("activated by")
     assert nearest_occurrence(text, "TNF", mention, mention + 12) == (31, 34)
     assert nearest_occurrence(text, "absent", 0, 1) is None
+    assert nearest_occurrence("TNFR1 binds TNF", "TNF", 6, 11) == (12, 15)  # not inside TNFR1
     assert nearest_occurrence(text, None, 0, 1) is None
 
 

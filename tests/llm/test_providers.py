@@ -238,3 +238,16 @@ def test_an_answer_the_caller_cannot_use_is_not_cached(
     assert response.text == "Sorry, no JSON today." and len(cache) == 0
     provider.complete(REQUEST, usable=lambda text: True)
     assert len(cache) == 1 and llm_server.request_count == 2
+
+
+@pytest.mark.parametrize("name", PROVIDER_NAMES)
+def test_retry_after_is_honoured(llm_server: FakeLLMServer, name: str) -> None:
+    import time
+
+    llm_server.fail(429, retry_after_s=0.4)
+    retry = RetryPolicy(attempts=3, initial_s=0.01, max_s=5, timeout_s=10)
+    provider = llm_server.provider(name, "model-x", cache=None, retry=retry)
+    start = time.perf_counter()
+    provider.complete(REQUEST)
+    assert time.perf_counter() - start >= 0.4  # not the 10 ms backoff
+    assert llm_server.request_count == 2

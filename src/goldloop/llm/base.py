@@ -14,7 +14,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential_jitter
+from tenacity import (
+    RetryCallState,
+    Retrying,
+    retry_if_exception,
+    stop_after_attempt,
+    wait_exponential_jitter,
+)
 
 from goldloop.errors import GoldloopError
 from goldloop.llm.cache import CachedAnswer, ResponseCache, cache_key
@@ -64,6 +70,16 @@ class RetryPolicy:
 
 def status_retryable(status: int | None) -> bool:
     return status is not None and (status in RETRYABLE_STATUS or status >= 500)
+
+
+def retry_after_s(exc: BaseException | None) -> float:
+    """The seconds a ``Retry-After`` header asks for (0 when absent or a date)."""
+    headers = getattr(getattr(exc, "response", None), "headers", None)
+    value = headers.get("retry-after") if headers is not None else None
+    try:
+        return max(0.0, float(value)) if value is not None else 0.0
+    except ValueError:
+        return 0.0
 
 
 def env_credential(*names: str) -> str | None:
@@ -145,7 +161,7 @@ class Provider(ABC):
     def _call_with_retries(self, request: LLMRequest) -> LLMResponse:
         retrying = Retrying(
             stop=stop_after_attempt(self.retry.attempts),
-            wait=wait_exponential_jitter(initial=self.retry.initial_s, max=self.retry.max_s),
+            wait=self._wait,
             retry=retry_if_exception(self._retryable),
             reraise=True,
         )
@@ -155,6 +171,12 @@ class Provider(ABC):
             raise
         except Exception as exc:
             raise LLMError(f"{self.name} {self.model}: {self._describe(exc)}") from exc
+
+    def _wait(self, state: RetryCallState) -> float:
+        """Exponential backoff with jitter, or longer when the server says ``Retry-After``."""
+        backoff = wait_exponential_jitter(initial=self.retry.initial_s, max=self.retry.max_s)(state)
+        exc = state.outcome.exception() if state.outcome else None
+        return min(max(backoff, retry_after_s(exc)), self.retry.max_s)
 
     def _retryable(self, exc: BaseException) -> bool:
         if "Timeout" in type(exc).__name__ or "Connect" in type(exc).__name__:
