@@ -1,0 +1,131 @@
+"""Push and pull 1,000 documents against Label Studio's own bulk import and export, in one run.
+
+    .venv/bin/python benchmarks/studio.py [--docs 1000]
+
+Uses $LABEL_STUDIO_URL/$LABEL_STUDIO_API_KEY or the running embedded server; otherwise starts the
+embedded one (and stops it after). Each document (~1,200 characters) carries A's and B's hits
+(5 each, 3 shared) and the review prediction. The baseline sends the very same task payloads in
+one raw ``import_tasks`` call and reads them back with one raw snapshot export; goldloop's push
+adds validation against the labeling config, offset conversion, the doc_id check, batching and
+the project model version; its pull adds the verdicts and writes the gold file and sidecar.
+Before the pulls, Label Studio turns every review prediction into an annotation (one request), so
+pull compares 1,000 annotations. The export baseline is the faster of two raw exports, one
+before and one after goldloop's pull. Target: each ratio within 1.5.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+from goldloop.gold import Document, Hit
+from goldloop.kb import load_kb
+from goldloop.studio import server
+from goldloop.studio.connection import StudioError, connect, resolve_connection
+from goldloop.studio.label_config import render_label_config
+from goldloop.studio.project import find_project
+from goldloop.studio.pull import export_tasks, verify, write_verified
+from goldloop.studio.push import Candidates, build_tasks, push
+
+WORDS = "cells protein signalling pathway expression levels tissue response binding receptor kinase".split()
+VERBS = ["activates", "inhibits", "regulates", "phosphorylates", "induces", "suppresses", "binds to", "reduces"]
+
+
+def make_corpus(n: int, kb, seed: int = 7) -> tuple[list[Document], Candidates, Candidates]:
+    rng = random.Random(seed)
+    documents, hits_a, hits_b = [], {}, {}
+    for i in range(n):
+        parts, spans = [], []
+        length = 0
+        for _ in range(10):
+            head = " ".join(rng.choice(WORDS) for _ in range(8)).capitalize() + " "
+            verb = rng.choice(VERBS)
+            tail = " " + " ".join(rng.choice(WORDS) for _ in range(7)) + ". "
+            spans.append((length + len(head), verb))
+            parts.append(head + verb + tail)
+            length += len(head) + len(verb) + len(tail)
+        text = "".join(parts)
+        doc_id = f"bench:{i}"
+        documents.append(Document(doc_id=doc_id, text=text, role="primary", batch=0, p_incl=0.5))
+        made = [
+            Hit(a=a, b=a + len(verb), surface=verb, entity_id=kb.lookup(verb).entity_id,
+                direction="symmetric" if verb == "binds to" else "forward", confidence=0.8)
+            for a, verb in spans
+        ]  # fmt: skip
+        hits_a[doc_id], hits_b[doc_id] = made[:5], made[2:7]
+    return documents, Candidates("bench-a", hits_a), Candidates("bench-b", hits_b)
+
+
+def timed(fn):
+    start = time.perf_counter()
+    value = fn()
+    return time.perf_counter() - start, value
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--docs", type=int, default=1000)
+    args = parser.parse_args()
+    started = None
+    try:
+        connection = resolve_connection()
+    except StudioError:
+        print("starting the embedded Label Studio ...")
+        started = server.start()
+        connection = resolve_connection()
+    try:
+        run(connection, args.docs)
+    finally:
+        if started is not None:
+            server.stop()
+
+
+def run(connection, n: int) -> None:
+    client = connect(connection)
+    kb = load_kb()
+    config = render_label_config(kb)
+    documents, a, b = make_corpus(n, kb)
+    tag = uuid.uuid4().hex[:6]
+    payload = build_tasks(documents, kb, config, a, b)  # the same tasks, prepared outside the timing
+    raw_project = client.projects.create(title=f"bench-raw-{tag}", label_config=config)
+    raw_import, _ = timed(lambda: client.projects.import_tasks(id=raw_project.id, request=payload))
+    push_time, _ = timed(lambda: push(connection, client, documents, f"bench-{tag}", kb, a=a, b=b))
+    ours = find_project(connection, client, f"bench-{tag}")
+    for project_id in (raw_project.id, ours.id):
+        client.actions.create(id="predictions_to_annotations", project=project_id, selected_items={"all": True, "excluded": []})
+
+    def raw_export():
+        export = client.projects.exports.create(
+            id=raw_project.id, serialization_options={"predictions": {"only_id": False}, "annotations__completed_by": {"only_id": False}}
+        )
+        return json.loads(b"".join(client.projects.exports.download(id=raw_project.id, export_pk=export.id, export_type="JSON")))
+
+    raw_before, exported = timed(raw_export)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "gold.verified.json"
+
+        def our_pull():
+            titles, tasks = export_tasks(connection, client, f"bench-{tag}")
+            result = verify(tasks, kb)
+            write_verified(out, result)
+            return result
+
+        pull_time, result = timed(our_pull)
+    raw_after, _ = timed(raw_export)
+    raw_pull = min(raw_before, raw_after)  # the faster of two raw exports, one each side of ours
+    assert len(exported) == n and len(result.documents) == n, (len(exported), len(result.documents))
+    print(f"{n} documents, 3 predictions each, {sum(len(t['predictions'][-1]['result']) for t in payload) // 3} review regions")
+    print(f"push: goldloop {push_time:6.2f} s   raw import_tasks {raw_import:6.2f} s   ratio {push_time / raw_import:4.2f}")
+    print(f"pull: goldloop {pull_time:6.2f} s   raw snapshot export {raw_pull:6.2f} s   ratio {pull_time / raw_pull:4.2f}")
+    print(f"pull verdicts: {result.tally.accept} accept, {result.tally.reject} reject of {result.tally.candidates} candidates")
+    for project_id in (raw_project.id, ours.id):
+        client.projects.delete(id=project_id)
+
+
+if __name__ == "__main__":
+    main()
