@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,20 +15,34 @@ class JsonlError(GoldloopError):
     """A JSON Lines file cannot be read; the message names the file and line."""
 
 
-def parse_jsonl(source: Path, text: str) -> list[tuple[int, dict[str, Any]]]:
-    """(line number, object) per non-blank line of ``text`` read from ``source``."""
-    rows = []
-    for number, line in enumerate(text.splitlines(), start=1):
+def json_lines(
+    source: Path, lines: Iterable[str], error: type[GoldloopError] = JsonlError
+) -> Iterator[tuple[int, Any]]:
+    """(line number, value) per non-blank line, streamed; ``error`` names the file and line."""
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
+            yield number, json.loads(line)
         except json.JSONDecodeError as exc:
-            raise JsonlError(f"{source}: line {number}: not valid JSON: {exc}") from exc
-        if not isinstance(row, dict):
-            raise JsonlError(f"{source}: line {number}: expected an object")
-        rows.append((number, row))
-    return rows
+            raise error(f"{source}: line {number}: not valid JSON: {exc.msg}") from exc
+
+
+def json_object(
+    source: Path, number: int, value: Any, error: type[GoldloopError] = JsonlError
+) -> dict[str, Any]:
+    """``value`` if it is a JSON object, else ``error`` naming the file and line."""
+    if not isinstance(value, dict):
+        raise error(f"{source}: line {number}: expected an object, got {type(value).__name__}")
+    return value
+
+
+def parse_jsonl(source: Path, text: str) -> list[tuple[int, dict[str, Any]]]:
+    """(line number, object) per non-blank line of ``text`` read from ``source``."""
+    return [
+        (number, json_object(source, number, value))
+        for number, value in json_lines(source, text.splitlines())
+    ]
 
 
 def read_jsonl(path: str | Path) -> list[tuple[int, dict[str, Any]]]:

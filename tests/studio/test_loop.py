@@ -10,21 +10,30 @@ from __future__ import annotations
 import json
 import uuid
 from copy import deepcopy
-from pathlib import Path
 from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
 from goldloop.cli import app
-from goldloop.gold import read_gold
+from goldloop.gold import Hit, read_gold
 from goldloop.kb import load_kb
 from goldloop.studio.offsets import to_label_studio
 from goldloop.studio.review import hit_regions, review_tag
-from goldloop.gold import Hit
 from tests.studio.loop_data import (
-    ACTIVATES, BINDS, INDUCES, INHIBITS, PHOSPHORYLATES, REDUCES, REGULATES, SUPPRESSES, TAG_A, TAG_B,
-    span, text_of, write_inputs,
+    ACTIVATES,
+    BINDS,
+    INDUCES,
+    INHIBITS,
+    PHOSPHORYLATES,
+    REDUCES,
+    REGULATES,
+    SUPPRESSES,
+    TAG_A,
+    TAG_B,
+    span,
+    text_of,
+    write_inputs,
 )  # fmt: skip
 
 REVIEW = review_tag(TAG_A, TAG_B)

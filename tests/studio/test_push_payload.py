@@ -43,8 +43,8 @@ def test_a_result_the_config_does_not_know_is_refused(inputs) -> None:
 
 
 def test_a_second_annotator_needs_a_first(inputs, tmp_path: Path) -> None:
-    from goldloop.studio.push import push
     from goldloop.studio.connection import Connection
+    from goldloop.studio.push import push
 
     kb, _, b = inputs
     with pytest.raises(GoldloopError, match="needs a first"):

@@ -10,7 +10,6 @@ from __future__ import annotations
 import csv
 import gzip
 import hashlib
-import json
 import re
 import sys
 import zlib
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from goldloop.errors import GoldloopError
+from goldloop.jsonl import json_lines, json_object
 from goldloop.sample.sampledir import ID_KINDS
 
 TEXT_COLUMNS = ("abstract", "summary", "text")
@@ -143,19 +143,11 @@ def _read_jsonl(
     source: Path, handle: IO[str], columns: CorpusColumns, strict: bool
 ) -> Iterator[CorpusRecord]:
     layout: _Layout | None = None
-    number = 0
-    for line_number, line in enumerate(handle, start=1):
-        if not line.strip():
-            continue
-        try:
-            raw = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise CorpusError(f"{source}: line {line_number}: not valid JSON: {exc.msg}") from exc
-        if not isinstance(raw, dict):
-            raise CorpusError(f"{source}: line {line_number}: expected an object")
+    records = json_lines(source, handle, CorpusError)
+    for number, (line, value) in enumerate(records, start=1):
+        raw = json_object(source, line, value, CorpusError)
         if layout is None:
             layout = _layout(source, list(raw), columns, strict)
-        number += 1
         yield _record(layout, number, raw)
 
 

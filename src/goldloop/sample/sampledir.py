@@ -20,6 +20,7 @@ from pydantic import ValidationError
 from goldloop.atomic import atomic_open
 from goldloop.errors import GoldloopError
 from goldloop.gold import Document
+from goldloop.jsonl import json_lines, json_object
 
 log = logging.getLogger(__name__)
 
@@ -171,10 +172,8 @@ def read_texts(path: str | Path) -> dict[str, dict[str, Any]]:
         raise SampleDirError(f"{file}: cannot read: {exc.strerror or exc}") from exc
     with handle:
         try:
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                record = _json_line(file, number, line)
+            for number, value in json_lines(file, handle, SampleDirError):
+                record = _document_record(file, number, value)
                 doc_id = record["doc_id"]
                 if doc_id in records:
                     raise SampleDirError(
@@ -186,15 +185,8 @@ def read_texts(path: str | Path) -> dict[str, dict[str, Any]]:
     return records
 
 
-def _json_line(file: Path, number: int, line: str) -> dict[str, Any]:
-    try:
-        record = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise SampleDirError(f"{file}: line {number}: not valid JSON: {exc.msg}") from exc
-    if not isinstance(record, dict):
-        raise SampleDirError(
-            f"{file}: line {number}: expected an object, got {type(record).__name__}"
-        )
+def _document_record(file: Path, number: int, value: Any) -> dict[str, Any]:
+    record = json_object(file, number, value, SampleDirError)
     for key in ("doc_id", "text"):
         if not isinstance(record.get(key), str) or (key == "doc_id" and not record[key].strip()):
             raise SampleDirError(f"{file}: line {number}: {key!r} must be a non-empty string")

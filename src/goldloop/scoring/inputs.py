@@ -18,6 +18,7 @@ from typing import Any, TypeGuard
 
 from goldloop.errors import GoldloopError
 from goldloop.gold import Document, read_gold
+from goldloop.jsonl import json_lines
 from goldloop.kb import DIRECTIONS, KB
 
 
@@ -84,7 +85,13 @@ def read_predictions(
     except UnicodeDecodeError as exc:
         raise PredictionsError(f"{source}: not UTF-8 text") from exc
     if source.suffix == ".jsonl":
-        return rows_to_predictions(label, source, "jsonl", _jsonl(source, raw), gold)
+        return rows_to_predictions(
+            label,
+            source,
+            "jsonl",
+            (row for _, row in json_lines(source, raw.splitlines(), PredictionsError)),
+            gold,
+        )
     try:
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
@@ -136,19 +143,6 @@ def read_id_bridge(path: str | Path) -> dict[str, str]:
             )
         bridge[minted] = kb_id
     return bridge
-
-
-def _jsonl(source: Path, raw: str) -> list[Any]:
-    rows: list[Any] = []
-    for number, line in enumerate(raw.splitlines(), start=1):
-        if line.strip():
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise PredictionsError(
-                    f"{source}: line {number}: not valid JSON: {exc.msg}"
-                ) from exc
-    return rows
 
 
 def _is_gold_format(data: Any) -> bool:
