@@ -60,7 +60,9 @@ def pick_annotator(kb: KB) -> Any:
     return make_provider(available[0], DEFAULT_MODELS[available[0]], cache=default_cache_path())
 
 
-def run_demo(kb: KB, annotator: Any, *, home: Path | None = None, studio_home: Path | None = None) -> DemoRun:
+def run_demo(
+    kb: KB, annotator: Any, *, home: Path | None = None, studio_home: Path | None = None
+) -> DemoRun:
     """Sample (once), pre-annotate, start the embedded Label Studio and push into ``goldloop-demo``."""
     base = home or demo_dir()
     sample_dir = base / "sample"
@@ -92,8 +94,11 @@ def check_pushed(run: DemoRun, kb: KB) -> list[str]:
             continue
         review = f"review:{run.annotator}"
         if project.model_version != review:
-            problems.append(f"project {title!r} pre-fills from {project.model_version!r}, not {review!r}")
-        for task in client.tasks.list(project=project.id, fields="all", page_size=1000):
+            problems.append(
+                f"project {title!r} pre-fills from {project.model_version!r}, not {review!r}"
+            )
+        listed: list[Any] = list(client.tasks.list(project=project.id, fields="all", page_size=1000))
+        for task in listed:
             doc_id = task.data.get("doc_id")
             if doc_id in seen:
                 problems.append(f"{doc_id}: pushed twice")

@@ -10,14 +10,18 @@ from goldloop.lexical import LexicalAnnotator
 from goldloop.studio.project import find_project
 
 
-def test_demo_pushes_the_sample_and_the_check_sees_a_missing_task(label_studio, tmp_path: Path) -> None:
+def test_demo_pushes_the_sample_and_the_check_sees_a_missing_task(
+    label_studio, tmp_path: Path
+) -> None:
     kb = load_kb()
     run = run_demo(kb, LexicalAnnotator(kb), home=tmp_path / "demo", studio_home=label_studio.home)
     assert run.state.url == label_studio.url
     assert len(run.documents) == 12 and {d.role for d in run.documents} == {"primary", "double"}
     assert sum(len(h) for h in run.candidates.hits.values()) > 0
     assert check_pushed(run, kb) == []
-    again = run_demo(kb, LexicalAnnotator(kb), home=tmp_path / "demo", studio_home=label_studio.home)
+    again = run_demo(
+        kb, LexicalAnnotator(kb), home=tmp_path / "demo", studio_home=label_studio.home
+    )
     assert sum(p.created for p in again.push.projects) == 0
     project = find_project(label_studio.connection, label_studio.client, PROJECT)
     assert project is not None

@@ -19,14 +19,20 @@ from tests.studio.loop_data import DOCS, TAG_A, write_inputs
 def _doc_ids(label_studio, title: str) -> Counter[str]:
     project = find_project(label_studio.connection, label_studio.client, title)
     assert project is not None
-    return Counter(t.data["doc_id"] for t in label_studio.client.tasks.list(project=project.id, page_size=1000))
+    return Counter(
+        t.data["doc_id"] for t in label_studio.client.tasks.list(project=project.id, page_size=1000)
+    )
 
 
 def test_crash_mid_push_then_rerun(label_studio, tmp_path) -> None:
     kb = load_kb()
     _, gold_a, _ = write_inputs(tmp_path)
     a = Candidates.from_gold(gold_a, kb)
-    documents = [Document(**{**d, "doc_id": f"c{i}:{d['doc_id']}", "role": "primary"}) for i in range(5) for d in DOCS]
+    documents = [
+        Document(**{**d, "doc_id": f"c{i}:{d['doc_id']}", "role": "primary"})
+        for i in range(5)
+        for d in DOCS
+    ]
     name = f"crash-{uuid.uuid4().hex[:6]}"
     batches = []
 
@@ -41,13 +47,17 @@ def test_crash_mid_push_then_rerun(label_studio, tmp_path) -> None:
     label_studio.restart()
     first = _doc_ids(label_studio, name)
     assert sum(first.values()) == 10 and max(first.values()) == 1
-    report = push(label_studio.connection, label_studio.client, documents, name, kb, a=a, batch_size=10)
+    report = push(
+        label_studio.connection, label_studio.client, documents, name, kb, a=a, batch_size=10
+    )
     assert (report.projects[0].created, report.projects[0].already_present) == (30, 10)
     after = _doc_ids(label_studio, name)
     assert sorted(after) == sorted(d.doc_id for d in documents) and max(after.values()) == 1
 
 
-def test_later_push_with_candidates_adds_predictions_to_earlier_tasks(label_studio, tmp_path) -> None:
+def test_later_push_with_candidates_adds_predictions_to_earlier_tasks(
+    label_studio, tmp_path
+) -> None:
     kb = load_kb()
     _, gold_a, gold_b = write_inputs(tmp_path)
     documents = [Document(**{**d, "role": "primary"}) for d in DOCS]

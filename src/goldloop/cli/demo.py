@@ -20,7 +20,9 @@ def demo(
     """Sample the demo corpus, pre-annotate it, start Label Studio and push: ready to annotate."""
     knowledge = open_kb(kb)
     annotator = pick_annotator(knowledge)
-    with console.status(f"sampling, pre-annotating ({annotator.tag}), starting Label Studio, pushing"):
+    with console.status(
+        f"sampling, pre-annotating ({annotator.tag}), starting Label Studio, pushing"
+    ):
         run = run_demo(knowledge, annotator)
     creds = server.credentials()
     pushed = sum(p.created for p in run.push.projects)
@@ -31,7 +33,10 @@ def demo(
                 ("sample", run.sample_dir),
                 ("documents (primary + double)", len(run.documents)),
                 ("pre-annotator", run.annotator),
-                ("candidates", f"{sum(len(h) for h in run.candidates.hits.values())} in {run.gold_path}"),
+                (
+                    "candidates",
+                    f"{sum(len(h) for h in run.candidates.hits.values())} in {run.gold_path}",
+                ),
                 ("tasks created now", pushed),
                 ("projects", ", ".join(p.title for p in run.push.projects)),
                 ("Label Studio", run.state.url),

@@ -17,14 +17,22 @@ from goldloop.studio.push import Candidates, PushReport, push
 from goldloop.studio.sync import sync
 
 SAMPLE = typer.Option(..., "--sample", help="Sample dir or documents JSONL.")
-PROJECT = typer.Option(..., "--project", help="Label Studio project name (role double goes to NAME-double).")
-CANDIDATES = typer.Option(None, "--candidates", help="Gold file of annotator A's hits (e.g. gold.llm-a.json).")
+PROJECT = typer.Option(
+    ..., "--project", help="Label Studio project name (role double goes to NAME-double)."
+)
+CANDIDATES = typer.Option(
+    None, "--candidates", help="Gold file of annotator A's hits (e.g. gold.llm-a.json)."
+)
 OTHER = typer.Option(None, "--other", help="Gold file of annotator B's hits.")
 TAG_A = typer.Option(None, "--candidates-tag", help="A's tag (default: the hits' annotator).")
 TAG_B = typer.Option(None, "--other-tag", help="B's tag (default: the hits' annotator).")
 ROLES = typer.Option(None, "--roles", help="Comma-separated roles to push (default: all).")
-URL = typer.Option(None, "--url", help="Label Studio URL (default: $LABEL_STUDIO_URL, else the embedded server).")
-OUT = typer.Option(..., "--out", help="Verified gold JSON to write (sidecar: <out>.verification.json).")
+URL = typer.Option(
+    None, "--url", help="Label Studio URL (default: $LABEL_STUDIO_URL, else the embedded server)."
+)
+OUT = typer.Option(
+    ..., "--out", help="Verified gold JSON to write (sidecar: <out>.verification.json)."
+)
 ANNOTATOR = typer.Option(None, "--annotator", help="Take this person's annotations (email).")
 
 
@@ -58,7 +66,9 @@ def pull_command(
     project: str = PROJECT,
     out: Path = OUT,
     annotator: str | None = ANNOTATOR,
-    per_annotator: bool = typer.Option(False, "--per-annotator", help="Also write <out-stem>.<email>.json per person."),
+    per_annotator: bool = typer.Option(
+        False, "--per-annotator", help="Also write <out-stem>.<email>.json per person."
+    ),
     url: str | None = URL,
     kb: Path | None = KB_OPTION,
 ) -> None:
@@ -66,7 +76,13 @@ def pull_command(
     knowledge = open_kb(kb)
     connection = resolve_connection(url)
     result, written = pull(
-        connection, connect(connection), project, knowledge, out, annotator=annotator, per_annotator=per_annotator
+        connection,
+        connect(connection),
+        project,
+        knowledge,
+        out,
+        annotator=annotator,
+        per_annotator=per_annotator,
     )
     _print_pull(result, out)
     for email, path in written.items():
@@ -130,10 +146,17 @@ def _print_push(report: PushReport, url: str) -> None:
         ]
         console.print(key_value_table(f"push → {url}", rows))
     if report.skipped_roles:
-        console.print("roles not pushed: " + ", ".join(f"{k} ({v})" for k, v in sorted(report.skipped_roles.items())))
+        console.print(
+            "roles not pushed: "
+            + ", ".join(f"{k} ({v})" for k, v in sorted(report.skipped_roles.items()))
+        )
     if report.candidates_not_in_kb:
-        console.print(f"[yellow]{report.candidates_not_in_kb} candidate hit(s) with ids not in the KB were not sent[/]")
+        console.print(
+            f"[yellow]{report.candidates_not_in_kb} candidate hit(s) with ids not in the KB were not sent[/]"
+        )
 
 
 def _print_pull(result: PullResult, out: Path) -> None:
-    console.print(key_value_table(f"pull → {out} (sidecar {sidecar_path(out).name})", summary_rows(result)))
+    console.print(
+        key_value_table(f"pull → {out} (sidecar {sidecar_path(out).name})", summary_rows(result))
+    )

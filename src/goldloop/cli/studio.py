@@ -12,7 +12,10 @@ from goldloop.cli.common import KB_OPTION, console, key_value_table, open_kb
 from goldloop.studio import server
 from goldloop.studio.label_config import render_label_config
 
-app = typer.Typer(help="Run a local Label Studio for the loop (its own environment, SQLite, loopback).", no_args_is_help=True)
+app = typer.Typer(
+    help="Run a local Label Studio for the loop (its own environment, SQLite, loopback).",
+    no_args_is_help=True,
+)
 
 
 @app.command("install")
@@ -25,10 +28,14 @@ def install() -> None:
 @app.command("start")
 def start(
     port: int | None = typer.Option(None, "--port", help="Loopback port (default: a free one)."),
-    timeout: float = typer.Option(server.START_TIMEOUT, "--timeout", help="Seconds to wait for /health."),
+    timeout: float = typer.Option(
+        server.START_TIMEOUT, "--timeout", help="Seconds to wait for /health."
+    ),
 ) -> None:
     """Start the embedded Label Studio (installing it when missing) and print its URL and login."""
-    with console.status("starting Label Studio (the first start runs its migrations: a minute or two)"):
+    with console.status(
+        "starting Label Studio (the first start runs its migrations: a minute or two)"
+    ):
         state = server.start(port=port, timeout=timeout)
     _print_state(state)
 
@@ -68,12 +75,16 @@ def _print_state(state: server.ServerState) -> None:
 
 def label_config(
     kb: Path | None = KB_OPTION,
-    output: Path = typer.Option(Path("label_config/relations.xml"), "--output", "-o", help="Where to write the config."),
+    output: Path = typer.Option(
+        Path("label_config/relations.xml"), "--output", "-o", help="Where to write the config."
+    ),
 ) -> None:
     """Generate the Label Studio labeling config from the KB."""
     knowledge = open_kb(kb)
     atomic_write_text(output, render_label_config(knowledge))
-    console.print(f"wrote {output} ({len(knowledge.canonical_relations())} relations, KB {knowledge.tag})")
+    console.print(
+        f"wrote {output} ({len(knowledge.canonical_relations())} relations, KB {knowledge.tag})"
+    )
 
 
 def register(root: typer.Typer) -> None:

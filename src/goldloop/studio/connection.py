@@ -41,17 +41,23 @@ class Connection:
         return f"Connection(url={self.url!r})"
 
 
-def resolve_connection(url: str | None = None, api_key: str | None = None, home: Path | None = None) -> Connection:
+def resolve_connection(
+    url: str | None = None, api_key: str | None = None, home: Path | None = None
+) -> Connection:
     """Explicit values, then the environment, then the running embedded server."""
     url = url or os.environ.get(URL_ENV)
     api_key = api_key or os.environ.get(KEY_ENV)
     if url:
         if not api_key:
-            raise StudioError(f"Label Studio at {url}: set {KEY_ENV} (a legacy token or a personal access token)")
+            raise StudioError(
+                f"Label Studio at {url}: set {KEY_ENV} (a legacy token or a personal access token)"
+            )
         return Connection(url.rstrip("/"), api_key)
     state = server.status(home)
     if state is None:
-        raise StudioError(f"no Label Studio: give --url (or {URL_ENV}) and {KEY_ENV}, or run `goldloop studio start`")
+        raise StudioError(
+            f"no Label Studio: give --url (or {URL_ENV}) and {KEY_ENV}, or run `goldloop studio start`"
+        )
     return Connection(state.url, api_key or state.token)
 
 
@@ -61,11 +67,15 @@ def connect(connection: Connection, *, timeout: float = 120.0) -> LabelStudio:
         from label_studio_sdk import LabelStudio
         from label_studio_sdk.core.api_error import ApiError
     except ImportError as exc:  # pragma: no cover - depends on the install
-        raise StudioError('the Label Studio loop needs the studio extra: pip install "goldloop[studio]"') from exc
+        raise StudioError(
+            'the Label Studio loop needs the studio extra: pip install "goldloop[studio]"'
+        ) from exc
     try:
         client = LabelStudio(base_url=connection.url, api_key=connection.api_key, timeout=timeout)
     except ApiError as exc:  # a malformed or expired personal access token is refused here
-        raise StudioError(f"Label Studio at {connection.url}: the API key is not usable: {_detail(exc)}") from None
+        raise StudioError(
+            f"Label Studio at {connection.url}: the API key is not usable: {_detail(exc)}"
+        ) from None
     call(connection, client.users.whoami)
     return client
 

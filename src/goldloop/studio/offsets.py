@@ -32,4 +32,6 @@ def from_label_studio(text: str, start: int, end: int) -> tuple[int, int]:
 
 def _check(text: str, start: int, end: int, what: str) -> None:
     if not 0 <= start <= end <= len(text):
-        raise OffsetError(f"{what} [{start}, {end}) lies outside the text ({len(text)} characters) or is not ordered")
+        raise OffsetError(
+            f"{what} [{start}, {end}) lies outside the text ({len(text)} characters) or is not ordered"
+        )

@@ -34,10 +34,18 @@ def double_name(name: str) -> str:
 
 def find_project(connection: Connection, client: Any, title: str) -> Project | None:
     """The project titled exactly ``title``; its config must hold goldloop's controls."""
-    pages = call(connection, client.projects.list, include="id,title,label_config,model_version", page_size=PAGE_SIZE)
-    matches = [p for p in call(connection, list, pages) if p.title == title]
+    pages = call(
+        connection,
+        client.projects.list,
+        include="id,title,label_config,model_version",
+        page_size=PAGE_SIZE,
+    )
+    listed: list[Any] = call(connection, list, pages)
+    matches = [p for p in listed if p.title == title]
     if len(matches) > 1:
-        raise StudioError(f"{connection.url}: {len(matches)} projects are titled {title!r}; rename all but one")
+        raise StudioError(
+            f"{connection.url}: {len(matches)} projects are titled {title!r}; rename all but one"
+        )
     if not matches:
         return None
     found = matches[0]
@@ -45,7 +53,9 @@ def find_project(connection: Connection, client: Any, title: str) -> Project | N
     return Project(found.id, title, found.label_config, found.model_version or None)
 
 
-def ensure_project(connection: Connection, client: Any, title: str, label_config: str, *, annotations: int = 1) -> Project:
+def ensure_project(
+    connection: Connection, client: Any, title: str, label_config: str, *, annotations: int = 1
+) -> Project:
     """Find the project titled ``title`` or create it with ``label_config``."""
     found = find_project(connection, client, title)
     if found is not None:
@@ -54,18 +64,23 @@ def ensure_project(connection: Connection, client: Any, title: str, label_config
     if annotations > 1:
         # Overlap is per project: every task of this project asks for ``annotations`` people.
         extra = {"maximum_annotations": annotations, "overlap_cohort_percentage": 100}
-    created = call(connection, client.projects.create, title=title, label_config=label_config, **extra)
+    created = call(
+        connection, client.projects.create, title=title, label_config=label_config, **extra
+    )
     return Project(created.id, title, label_config, None)
 
 
-def existing_tasks(connection: Connection, client: Any, project: Project) -> dict[str, ExistingTask]:
+def existing_tasks(
+    connection: Connection, client: Any, project: Project
+) -> dict[str, ExistingTask]:
     """The project's tasks by ``doc_id``, with the model versions of their predictions."""
     pages = call(
         connection, client.tasks.list, project=project.id, page_size=PAGE_SIZE,
         include="id,data,predictions_model_versions",
     )  # fmt: skip
     tasks: dict[str, ExistingTask] = {}
-    for task in call(connection, list, pages):
+    listed: list[Any] = call(connection, list, pages)
+    for task in listed:
         doc_id = str((task.data or {}).get("doc_id", ""))
         if not doc_id:
             continue
@@ -74,7 +89,9 @@ def existing_tasks(connection: Connection, client: Any, project: Project) -> dic
                 f"Label Studio project {project.title!r}: tasks {tasks[doc_id].id} and {task.id} both hold "
                 f"doc_id {doc_id!r}; delete one"
             )
-        tasks[doc_id] = ExistingTask(task.id, doc_id, _model_versions(task.predictions_model_versions))
+        tasks[doc_id] = ExistingTask(
+            task.id, doc_id, _model_versions(task.predictions_model_versions)
+        )
     return tasks
 
 

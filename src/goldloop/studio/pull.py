@@ -40,7 +40,9 @@ class Tally:
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {name: getattr(self, name) for name in COUNTS}
-        out["correction_rate"] = (self.fix + self.reject) / self.candidates if self.candidates else None
+        out["correction_rate"] = (
+            (self.fix + self.reject) / self.candidates if self.candidates else None
+        )
         return out
 
 
@@ -80,7 +82,9 @@ class PullResult:
         }
 
 
-def export_tasks(connection: Connection, client: Any, name: str) -> tuple[list[str], list[dict[str, Any]]]:
+def export_tasks(
+    connection: Connection, client: Any, name: str
+) -> tuple[list[str], list[dict[str, Any]]]:
     """All tasks of ``name`` and ``name-double`` (when it exists), with predictions and emails."""
     titles: list[str] = []
     tasks: list[dict[str, Any]] = []
@@ -95,7 +99,13 @@ def export_tasks(connection: Connection, client: Any, name: str) -> tuple[list[s
             connection, client.projects.exports.create, id=project.id, title="goldloop pull",
             serialization_options={"predictions": {"only_id": False}, "annotations__completed_by": {"only_id": False}},
         )  # fmt: skip
-        chunks = call(connection, client.projects.exports.download, id=project.id, export_pk=export.id, export_type="JSON")
+        chunks = call(
+            connection,
+            client.projects.exports.download,
+            id=project.id,
+            export_pk=export.id,
+            export_type="JSON",
+        )
         tasks += json.loads(b"".join(call(connection, list, chunks)))
         call(connection, client.projects.exports.delete, id=project.id, export_pk=export.id)
     return titles, tasks
@@ -112,7 +122,9 @@ def verify(tasks: list[dict[str, Any]], kb: KB, *, annotator: str | None = None)
 
 def annotators(tasks: list[dict[str, Any]]) -> list[str]:
     """Everyone with a completed annotation, for ``--per-annotator``."""
-    return sorted({_email(a) for t in tasks for a in t.get("annotations", []) if not a.get("was_cancelled")})
+    return sorted(
+        {_email(a) for t in tasks for a in t.get("annotations", []) if not a.get("was_cancelled")}
+    )
 
 
 def write_verified(out: Path, result: PullResult) -> None:
@@ -132,10 +144,14 @@ def per_annotator_path(out: Path, email: str) -> Path:
 def _verify_task(task: dict[str, Any], kb: KB, annotator: str | None, result: PullResult) -> None:
     data = task.get("data", {})
     doc_id, text = str(data.get("doc_id", f"task:{task['id']}")), str(data.get("text", ""))
-    annotations = sorted(task.get("annotations", []), key=lambda a: (a.get("created_at") or "", a.get("id", 0)))
+    annotations = sorted(
+        task.get("annotations", []), key=lambda a: (a.get("created_at") or "", a.get("id", 0))
+    )
     completed = [a for a in annotations if not a.get("was_cancelled")]
     for skipped in (a for a in annotations if a.get("was_cancelled")):
-        result.skipped_tasks.append({"doc_id": doc_id, "task": task["id"], "annotator": _email(skipped)})
+        result.skipped_tasks.append(
+            {"doc_id": doc_id, "task": task["id"], "annotator": _email(skipped)}
+        )
     if annotator is not None:
         mine = [a for a in completed if _email(a) == annotator]
         if completed and not mine:
@@ -156,7 +172,11 @@ def _verify_task(task: dict[str, Any], kb: KB, annotator: str | None, result: Pu
     email = _email(chosen)
     result.verified_by.add(email)
     comparison = compare(candidates, regions, kb)
-    hits = [_hit(text, d, kb, email) for d in comparison.decisions if d.verdict in ("accept", "fix", "added")]
+    hits = [
+        _hit(text, d, kb, email)
+        for d in comparison.decisions
+        if d.verdict in ("accept", "fix", "added")
+    ]
     _count(doc_id, text, comparison, result)
     result.documents.append(
         Document(
@@ -174,7 +194,9 @@ def _review_result(task: dict[str, Any]) -> list[dict[str, Any]]:
     ]  # fmt: skip
     if not reviews:
         return []
-    return list(max(reviews, key=lambda p: (p.get("created_at") or "", p.get("id", 0))).get("result") or [])
+    return list(
+        max(reviews, key=lambda p: (p.get("created_at") or "", p.get("id", 0))).get("result") or []
+    )
 
 
 def _count(doc_id: str, text: str, comparison: Comparison, result: PullResult) -> None:
@@ -186,12 +208,18 @@ def _count(doc_id: str, text: str, comparison: Comparison, result: PullResult) -
             slice_tally.candidates += 1
         result.tally.add(decision.verdict)
         slice_tally.add(decision.verdict)
-        if decision.verdict in ("accept", "fix") and candidate is not None and candidate.origin == "B":
+        if (
+            decision.verdict in ("accept", "fix")
+            and candidate is not None
+            and candidate.origin == "B"
+        ):
             result.adopted_from_second_annotator += 1
         if decision.verdict == "reject" and candidate is not None:
             result.rejected.append(_describe(doc_id, text, candidate, decision.reason))
         if decision.verdict == "incomplete" and decision.region is not None:
-            result.incomplete_regions.append(_describe(doc_id, text, decision.region, decision.reason))
+            result.incomplete_regions.append(
+                _describe(doc_id, text, decision.region, decision.reason)
+            )
 
 
 def _slice(region: Region | None) -> str:
@@ -247,7 +275,6 @@ def summary_rows(result: PullResult) -> list[tuple[str, Any]]:
         ("B-only candidates kept", result.adopted_from_second_annotator),
         ("verified by", ", ".join(sorted(result.verified_by)) or "nobody yet"),
     ]
-
 
 
 def pull(

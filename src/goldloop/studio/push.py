@@ -45,12 +45,18 @@ class Candidates:
     def from_gold(cls, path: str | Path, kb: KB, tag: str | None = None) -> Candidates:
         """Read a gold file; the tag is the hits' ``annotator`` unless given."""
         gold = read_gold(path, kb)
-        hits = {doc.doc_id: [h for h in doc.ground_truth if h.entity_id in kb] for doc in gold.documents}
-        tags = Counter(h.annotator for doc in gold.documents for h in doc.ground_truth if h.annotator)
+        hits = {
+            doc.doc_id: [h for h in doc.ground_truth if h.entity_id in kb] for doc in gold.documents
+        }
+        tags = Counter(
+            h.annotator for doc in gold.documents for h in doc.ground_truth if h.annotator
+        )
         if tag is None:
             if len(tags) != 1:
                 found = ", ".join(sorted(tags)) or "none"
-                raise GoldloopError(f"{path}: cannot tell the annotator tag (annotators found: {found}); give it")
+                raise GoldloopError(
+                    f"{path}: cannot tell the annotator tag (annotators found: {found}); give it"
+                )
             tag = next(iter(tags))
         return cls(tag, hits, sum(gold.stats.not_in_kb.values()))
 
@@ -102,7 +108,9 @@ def push(
         raise GoldloopError("a second annotator (B) needs a first (A): give --candidates too")
     repeated = [doc_id for doc_id, n in Counter(d.doc_id for d in documents).items() if n > 1]
     if repeated:
-        raise GoldloopError(f"{len(repeated)} doc_id(s) repeat in the documents, first {repeated[0]!r}")
+        raise GoldloopError(
+            f"{len(repeated)} doc_id(s) repeat in the documents, first {repeated[0]!r}"
+        )
     wanted = set(roles) if roles is not None else None
     report = PushReport(candidates_not_in_kb=(a.not_in_kb if a else 0) + (b.not_in_kb if b else 0))
     by_project: dict[str, list[Document]] = {}
@@ -117,7 +125,9 @@ def push(
     config = render_label_config(kb)
     for title, docs in by_project.items():
         annotations = 2 if title != name else 1
-        project = projects.ensure_project(connection, client, title, config, annotations=annotations)
+        project = projects.ensure_project(
+            connection, client, title, config, annotations=annotations
+        )
         report.projects.append(
             _push_project(connection, client, project, docs, kb, a, b, batch_size, progress)
         )
@@ -163,11 +173,17 @@ class ResultChecker:
         self.known: dict[str, list[str]] = {}
 
     def __call__(self, prediction: Prediction) -> list[str]:
-        errors = list(self.interface.validate_prediction({"result": [], "score": prediction.get("score")}, True))
+        errors = list(
+            self.interface.validate_prediction(
+                {"result": [], "score": prediction.get("score")}, True
+            )
+        )
         for item in prediction["result"]:
             key = json.dumps(_shape(item), sort_keys=True, default=str)
             if key not in self.known:
-                self.known[key] = list(self.interface.validate_prediction({"result": [item]}, return_errors=True))
+                self.known[key] = list(
+                    self.interface.validate_prediction({"result": [item]}, return_errors=True)
+                )
             errors += self.known[key]
         return errors
 
@@ -175,7 +191,12 @@ class ResultChecker:
 def _shape(item: dict[str, Any]) -> dict[str, Any]:
     value = {k: v for k, v in item.get("value", {}).items() if k not in _SPAN_KEYS}
     rest = {k: v for k, v in item.items() if k not in ("id", "value", "meta", "score")}
-    return {**rest, "value": value, "value_keys": sorted(item.get("value", {})), "score": "score" in item}
+    return {
+        **rest,
+        "value": value,
+        "value_keys": sorted(item.get("value", {})),
+        "score": "score" in item,
+    }
 
 
 def _push_project(
@@ -202,8 +223,14 @@ def _push_project(
         if progress:
             progress(len(batch))
     if tag is not None:
-        stale = [doc for doc in documents if doc.doc_id in existing and tag not in existing[doc.doc_id].model_versions]
-        done.predictions_added_to_existing = _add_predictions(connection, client, project, stale, existing, kb, a, b)
+        stale = [
+            doc
+            for doc in documents
+            if doc.doc_id in existing and tag not in existing[doc.doc_id].model_versions
+        ]
+        done.predictions_added_to_existing = _add_predictions(
+            connection, client, project, stale, existing, kb, a, b
+        )
         if progress and done.already_present:
             progress(done.already_present)
         if done.created or done.predictions_added_to_existing or project.model_version != tag:
@@ -214,12 +241,20 @@ def _push_project(
     return done
 
 
-def _import_batch(connection: Connection, client: Any, project: projects.Project, batch: list[dict[str, Any]]) -> int:
+def _import_batch(
+    connection: Connection, client: Any, project: projects.Project, batch: list[dict[str, Any]]
+) -> int:
     """Import one batch; after a lost connection, re-list and send only what did not arrive."""
     pending = batch
     for attempt in range(4):
         try:
-            call_once(connection, client.projects.import_tasks, id=project.id, request=pending, return_task_ids=True)
+            call_once(
+                connection,
+                client.projects.import_tasks,
+                id=project.id,
+                request=pending,
+                return_task_ids=True,
+            )
             return len(batch)
         except StudioUnreachable:
             if attempt == 3:
@@ -246,11 +281,20 @@ def _add_predictions(
     if not documents:
         return 0
     rows = []
-    for doc, task in zip(documents, build_tasks(documents, kb, project.label_config, a, b), strict=True):
+    for doc, task in zip(
+        documents, build_tasks(documents, kb, project.label_config, a, b), strict=True
+    ):
         have = existing[doc.doc_id].model_versions
         rows += [
-            {"task": existing[doc.doc_id].id, **p} for p in task["predictions"] if p["model_version"] not in have
+            {"task": existing[doc.doc_id].id, **p}
+            for p in task["predictions"]
+            if p["model_version"] not in have
         ]
     for start in range(0, len(rows), BATCH_SIZE * 3):
-        call(connection, client.projects.import_predictions, id=project.id, request=rows[start : start + BATCH_SIZE * 3])
+        call(
+            connection,
+            client.projects.import_predictions,
+            id=project.id,
+            request=rows[start : start + BATCH_SIZE * 3],
+        )
     return len(rows)

@@ -30,11 +30,15 @@ def region_id(a: int, b: int) -> str:
     return f"m{a}_{b}"
 
 
-def hit_regions(text: str, hit: Hit, kb: KB, meta: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+def hit_regions(
+    text: str, hit: Hit, kb: KB, meta: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
     """The result items of one region: the span, its relation, and its direction when known."""
     relation = kb.get(hit.entity_id)
     if relation is None:
-        raise GoldloopError(f"hit {hit.surface!r} [{hit.a}, {hit.b}): {hit.entity_id} is not in the KB")
+        raise GoldloopError(
+            f"hit {hit.surface!r} [{hit.a}, {hit.b}): {hit.entity_id} is not in the KB"
+        )
     start, end = to_label_studio(text, hit.a, hit.b)
     rid = region_id(hit.a, hit.b)
     span = {"start": start, "end": end, "text": text[hit.a : hit.b]}

@@ -78,7 +78,9 @@ def label_studio_executable(home: Path | None = None, *, install: bool = True) -
     path = venv / ("Scripts/label-studio.exe" if os.name == "nt" else "bin/label-studio")
     if not path.is_file():
         if not install:
-            raise StudioServerError(f"Label Studio is not installed in {venv}; run `goldloop studio install`")
+            raise StudioServerError(
+                f"Label Studio is not installed in {venv}; run `goldloop studio install`"
+            )
         install_label_studio(venv)
     return path
 
@@ -89,13 +91,23 @@ def install_label_studio(venv: Path) -> None:
     venv.parent.mkdir(parents=True, exist_ok=True)
     steps = (
         [*uv, "venv", "--quiet", str(venv)],
-        [*uv, "pip", "install", "--quiet", "--python", str(venv), f"label-studio=={LABEL_STUDIO_VERSION}"],
+        [
+            *uv,
+            "pip",
+            "install",
+            "--quiet",
+            "--python",
+            str(venv),
+            f"label-studio=={LABEL_STUDIO_VERSION}",
+        ],
     )
     for step in steps:
         done = subprocess.run(step, capture_output=True, text=True, check=False)
         if done.returncode != 0:
             shutil.rmtree(venv, ignore_errors=True)
-            raise StudioServerError(f"installing Label Studio failed ({' '.join(step[-2:])}): {done.stderr.strip()[-800:]}")
+            raise StudioServerError(
+                f"installing Label Studio failed ({' '.join(step[-2:])}): {done.stderr.strip()[-800:]}"
+            )
 
 
 def _uv_command() -> list[str]:
@@ -103,7 +115,13 @@ def _uv_command() -> list[str]:
     if found:
         return [found]
     for python in (sys.executable, shutil.which("python3")):
-        if python and subprocess.run([python, "-m", "uv", "--version"], capture_output=True, check=False).returncode == 0:
+        if (
+            python
+            and subprocess.run(
+                [python, "-m", "uv", "--version"], capture_output=True, check=False
+            ).returncode
+            == 0
+        ):
             return [python, "-m", "uv"]
     raise StudioServerError("uv is needed to install Label Studio: `python3 -m pip install uv`")
 
@@ -229,11 +247,15 @@ def _environment(root: Path, data_dir: Path, creds: Credentials) -> dict[str, st
     return env
 
 
-def _wait_until_up(process: subprocess.Popen[bytes], url: str, log_path: Path, timeout: float) -> None:
+def _wait_until_up(
+    process: subprocess.Popen[bytes], url: str, log_path: Path, timeout: float
+) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise StudioServerError(f"Label Studio exited with code {process.returncode}; log {log_path}:\n{_tail(log_path)}")
+            raise StudioServerError(
+                f"Label Studio exited with code {process.returncode}; log {log_path}:\n{_tail(log_path)}"
+            )
         if health(url):
             return
         time.sleep(0.5)
@@ -244,7 +266,9 @@ def _wait_until_up(process: subprocess.Popen[bytes], url: str, log_path: Path, t
 
 
 def _check_token(url: str, token: str) -> None:
-    request = urllib.request.Request(f"{url}/api/current-user/whoami", headers={"Authorization": f"Token {token}"})
+    request = urllib.request.Request(
+        f"{url}/api/current-user/whoami", headers={"Authorization": f"Token {token}"}
+    )
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
             response.read()

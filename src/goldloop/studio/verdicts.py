@@ -50,7 +50,9 @@ class Comparison:
         return [d for d in self.decisions if d.verdict == verdict]
 
 
-def read_regions(text: str, result: Sequence[dict[str, Any]]) -> tuple[list[Region], list[dict[str, Any]]]:
+def read_regions(
+    text: str, result: Sequence[dict[str, Any]]
+) -> tuple[list[Region], list[dict[str, Any]]]:
     """Span regions of a result, grouped by region id; also the items that form no span region."""
     groups: dict[str, dict[str, dict[str, Any]]] = {}
     for item in result:
@@ -104,7 +106,9 @@ def compare(candidates: Sequence[Region], regions: Sequence[Region], kb: KB) -> 
         out.decisions.append(_added(region, kb))
         for candidate in overlapping:
             matched.add((candidate.a, candidate.b))
-            out.decisions.append(Decision("reject", None, candidate, reason="replaced by a wider or split span"))
+            out.decisions.append(
+                Decision("reject", None, candidate, reason="replaced by a wider or split span")
+            )
     for candidate in candidates:
         if (candidate.a, candidate.b) not in matched:
             out.decisions.append(Decision("reject", None, candidate, reason="deleted"))
