@@ -97,7 +97,9 @@ def check_pushed(run: DemoRun, kb: KB) -> list[str]:
             problems.append(
                 f"project {title!r} pre-fills from {project.model_version!r}, not {review!r}"
             )
-        listed: list[Any] = list(client.tasks.list(project=project.id, fields="all", page_size=1000))
+        listed: list[Any] = list(
+            client.tasks.list(project=project.id, fields="all", page_size=1000)
+        )
         for task in listed:
             doc_id = task.data.get("doc_id")
             if doc_id in seen:
