@@ -26,7 +26,7 @@ from goldloop.studio.connection import Connection, StudioError, StudioUnreachabl
 from goldloop.studio.label_config import label_interface, render_label_config
 from goldloop.studio.review import Prediction, review_tag, task_predictions
 
-BATCH_SIZE = 200
+BATCH_SIZE = 500
 DOUBLE_ROLE = "double"
 TASK_FIELDS = ("text", "doc_id", "role", "batch", "p_incl")
 _ERRORS_SHOWN = 3
