@@ -378,7 +378,12 @@ def _handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                     status, message, retry_after = failure
                     self._send(status, _error_body(provider, status, message), retry_after)
                 else:
-                    self._send(200, server._respond(provider, parse(body, model)))
+                    try:
+                        payload = server._respond(provider, parse(body, model))
+                    except Exception as exc:  # a bug in the test's script: say so to the client
+                        self._send(500, _error_body(provider, 500, f"fake answer failed: {exc!r}"))
+                        return
+                    self._send(200, payload)
             finally:
                 server._leave()
 

@@ -251,3 +251,12 @@ def test_retry_after_is_honoured(llm_server: FakeLLMServer, name: str) -> None:
     provider.complete(REQUEST)
     assert time.perf_counter() - start >= 0.4  # not the 10 ms backoff
     assert llm_server.request_count == 2
+
+
+def test_a_failing_script_is_reported_by_the_fake(llm_server: FakeLLMServer) -> None:
+    def broken(request: object) -> str:
+        raise KeyError("no answer scripted")
+
+    llm_server.answer = broken
+    with pytest.raises(LLMError, match="fake answer failed"):
+        llm_server.provider("openai", "model-x", cache=None).complete(REQUEST)

@@ -8,10 +8,14 @@ import sys
 import typer
 
 from goldloop import __version__
+from goldloop.cli import agree as agree_commands
 from goldloop.cli import annotate as annotate_commands
+from goldloop.cli import backend as backend_commands
 from goldloop.cli import baselines as baselines_commands
 from goldloop.cli import gold as gold_commands
 from goldloop.cli import kb as kb_commands
+from goldloop.cli import pool as pool_commands
+from goldloop.cli import precision as precision_commands
 from goldloop.cli import sample as sample_commands
 from goldloop.cli import score as score_commands
 from goldloop.cli import studio as studio_commands
@@ -25,15 +29,20 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+# In the order of the loop: KB and files, sampling, pre-annotation, Label Studio, analysis.
 app.add_typer(kb_commands.app, name="kb")
 app.add_typer(gold_commands.app, name="gold")
-app.command("score")(score_commands.score)
-app.command("baselines")(baselines_commands.baselines)
-app.command("annotate")(annotate_commands.annotate)
 app.command("sample")(sample_commands.sample)
 app.command("audit")(sample_commands.audit)
 app.command("stats")(sample_commands.stats)
+app.command("annotate")(annotate_commands.annotate)
 studio_commands.register(app)
+app.command("backend")(backend_commands.backend)
+app.command("agree")(agree_commands.agree)
+app.command("score")(score_commands.score)
+app.command("baselines")(baselines_commands.baselines)
+app.add_typer(precision_commands.app, name="precision")
+app.command("pool")(pool_commands.pool)
 
 
 def _version(value: bool) -> None:

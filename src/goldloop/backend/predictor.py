@@ -1,0 +1,199 @@
+"""Label Studio tasks in, review predictions out: the annotate core, then the review builder.
+
+A task gets exactly what ``push`` would send: the review prediction built from annotator A (and B),
+``model_version`` = the review tag. A task whose answer failed (truncated, unparsable, failed call)
+or whose prediction does not fit the project's labeling config gets ``[]`` at its position, so
+Label Studio stores nothing and asks again; each such task is logged with its reason. A task where
+the model found nothing gets a prediction with an empty ``result``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from goldloop.annotate import Annotator, DocumentResult, annotate_documents
+from goldloop.backend.protocol import Task
+from goldloop.backend.settings import LEXICAL, AnnotatorSpec, BackendSettings
+from goldloop.gold import Document
+from goldloop.kb import KB, load_kb
+from goldloop.lexical import LexicalAnnotator
+from goldloop.llm import RetryPolicy, SQLiteCache, make_provider
+from goldloop.llm.cache import ResponseCache
+from goldloop.nlp import load_nlp
+from goldloop.studio.label_config import label_interface
+from goldloop.studio.review import build_review_prediction, review_tag
+
+if TYPE_CHECKING:
+    from label_studio_sdk.label_interface import LabelInterface
+    from spacy.language import Language
+
+log = logging.getLogger("goldloop.backend")
+
+# Label Studio gives up on /predict after ML_TIMEOUT_PREDICT (100 s): retry briefly, then let
+# the task come back later rather than answer too late.
+BACKEND_RETRY = RetryPolicy(attempts=3, initial_s=0.5, max_s=8.0, timeout_s=60.0)
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """Why a task gets no prediction this time."""
+
+    reason: str
+    detail: str
+
+
+class Predictor:
+    """The backend's model: one KB, annotator A, optionally annotator B."""
+
+    def __init__(
+        self,
+        kb: KB,
+        annotator: Annotator,
+        other: Annotator | None = None,
+        *,
+        concurrency: int = 16,
+        nlp: Language | None = None,
+    ) -> None:
+        self.kb = kb
+        self.annotator = annotator
+        self.other = other
+        self.concurrency = concurrency
+        self.model_version = review_tag(annotator.tag, other.tag if other else None)
+        # Loaded at start, so the first /predict does not pay for it.
+        self.nlp = nlp or load_nlp()
+
+    @classmethod
+    def from_settings(cls, settings: BackendSettings) -> Predictor:
+        kb = load_kb(settings.kb_path)
+        cache = _cache(settings) if _uses_llm(settings) else None
+        annotator = make_annotator(settings.annotator, kb, cache)
+        other = make_annotator(settings.other, kb, cache) if settings.other else None
+        return cls(kb, annotator, other, concurrency=settings.concurrency)
+
+    async def predict(self, tasks: Sequence[Task], label_config: str | None) -> list[Any]:
+        """One result per task, in order (a blocking batch, run off the event loop)."""
+        return await asyncio.to_thread(self.predict_batch, tasks, label_config)
+
+    def predict_batch(self, tasks: Sequence[Task], label_config: str | None) -> list[Any]:
+        results: list[Any] = [[] for _ in tasks]  # [] stores nothing: Label Studio asks again
+        documents: dict[int, Document] = {}
+        for position, task in enumerate(tasks):
+            document_or_skip = self._document(task, position)
+            if isinstance(document_or_skip, Skipped):
+                _log_skip(task, document_or_skip)
+            else:
+                documents[position] = document_or_skip
+        if not documents:
+            return results
+        runs = self._annotate(list(documents.values()))
+        interface = label_interface(label_config) if label_config else None
+        for position, document in documents.items():
+            outcome = self._prediction(document, [run[document.doc_id] for run in runs], interface)
+            if isinstance(outcome, Skipped):
+                _log_skip(tasks[position], outcome)
+            else:
+                results[position] = outcome
+        return results
+
+    def _document(self, task: Task, position: int) -> Document | Skipped:
+        if any(_model_version(p) == self.model_version for p in task.predictions):
+            return Skipped("already_predicted", f"the task has a {self.model_version} prediction")
+        text = task.data.get("text")
+        if not isinstance(text, str):
+            return Skipped("no_text", "task data has no string field 'text'")
+        # Keyed by position: a project may hold the same doc_id twice, and results come back by id.
+        doc_id = task.data.get("doc_id") or f"ls-task:{task.id}"
+        return Document(doc_id=f"{doc_id}#{position}", text=text)
+
+    def _annotate(self, documents: list[Document]) -> list[dict[str, DocumentResult]]:
+        """Each annotator's results over the batch by doc_id; A and B run side by side."""
+        annotators = [a for a in (self.annotator, self.other) if a is not None]
+        with ThreadPoolExecutor(max_workers=len(annotators)) as pool:
+            futures = [
+                pool.submit(self._annotate_with, annotator, documents) for annotator in annotators
+            ]
+            return [future.result() for future in futures]
+
+    def _annotate_with(
+        self, annotator: Annotator, documents: list[Document]
+    ) -> dict[str, DocumentResult]:
+        results: dict[str, DocumentResult] = {}
+        annotate_documents(
+            documents,
+            annotator,
+            self.kb,
+            concurrency=self.concurrency,
+            nlp=self.nlp,
+            on_document=lambda result: results.__setitem__(result.doc_id, result),
+        )
+        return results
+
+    def _prediction(
+        self, document: Document, results: list[DocumentResult], interface: LabelInterface | None
+    ) -> dict[str, Any] | Skipped:
+        for result in results:
+            if result.failure is not None or result.document is None:
+                failure = result.failure or {"reason": "failed", "detail": "no document"}
+                return Skipped(failure["reason"], str(failure.get("detail", "")))
+        a = results[0].document
+        b = results[1].document if len(results) > 1 else None
+        assert a is not None
+        prediction = build_review_prediction(
+            document.text,
+            a.ground_truth,
+            b.ground_truth if b is not None else None,
+            self.annotator.tag,
+            self.other.tag if self.other else None,
+            self.kb,
+        )
+        if interface is not None:
+            errors = interface.validate_prediction(prediction, return_errors=True)
+            if errors:
+                return Skipped("invalid_for_label_config", "; ".join(errors))
+        return prediction
+
+
+def make_annotator(spec: AnnotatorSpec, kb: KB, cache: ResponseCache | None) -> Annotator:
+    if spec.provider == LEXICAL:
+        return LexicalAnnotator(kb)
+    assert spec.model is not None  # BackendSettings requires a model for a provider
+    return make_provider(
+        spec.provider,
+        spec.model,
+        effort=spec.effort,
+        base_url=spec.base_url,
+        cache=cache,
+        retry=BACKEND_RETRY,
+    )
+
+
+def _uses_llm(settings: BackendSettings) -> bool:
+    return any(
+        spec is not None and spec.provider != LEXICAL
+        for spec in (settings.annotator, settings.other)
+    )
+
+
+def _cache(settings: BackendSettings) -> ResponseCache:
+    """Redis when ``REDIS_URL`` is set (replicas share answers), else the local SQLite file."""
+    if settings.redis_url:
+        from goldloop.llm.redis_cache import RedisCache
+
+        return RedisCache(settings.redis_url)
+    assert settings.cache_path is not None
+    return SQLiteCache(settings.cache_path)
+
+
+def _model_version(prediction: Any) -> Any:
+    return prediction.get("model_version") if isinstance(prediction, dict) else None
+
+
+def _log_skip(task: Task, skipped: Skipped) -> None:
+    # An existing prediction is routine; anything else means the task will be asked for again.
+    level = logging.INFO if skipped.reason == "already_predicted" else logging.WARNING
+    log.log(level, "task %s: no prediction (%s): %s", task.id, skipped.reason, skipped.detail)

@@ -1,0 +1,61 @@
+"""The bodies Label Studio sends to an ML backend (1.23), as the backend reads them."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from goldloop.errors import GoldloopError
+
+
+class _Body(BaseModel):
+    # Label Studio adds fields between releases: keep what we do not read.
+    model_config = ConfigDict(extra="allow")
+
+
+class Task(_Body):
+    id: int | None = None
+    data: dict[str, Any] = Field(default_factory=dict)
+    predictions: list[Any] = Field(default_factory=list)
+
+
+class PredictRequest(_Body):
+    tasks: list[Task]
+    label_config: str | None = None
+    project: str | None = None
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class SetupRequest(_Body):
+    project: str | int | None = None
+    schema_: str | None = Field(default=None, alias="schema")
+    hostname: str | None = None
+    extra_params: Any = None
+
+
+class WebhookEvent(_Body):
+    action: str
+
+
+class BadRequest(GoldloopError):
+    """A request body that is not JSON or not the shape the protocol expects (HTTP 400)."""
+
+
+Body = TypeVar("Body", bound=_Body)
+
+
+def parse_body(raw: bytes, model: type[Body]) -> Body:
+    """Parse a request body; a clear ``BadRequest`` names what is wrong."""
+    try:
+        payload = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BadRequest(f"request body is not valid JSON: {exc}") from None
+    try:
+        return model.model_validate(payload)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(map(str, e['loc'])) or 'body'}: {e['msg']}" for e in exc.errors()
+        )
+        raise BadRequest(f"request body is not a {model.__name__}: {problems}") from None

@@ -1,0 +1,108 @@
+"""``goldloop agree``: Cohen's κ between two annotators."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from goldloop.agreement import NONE, AgreementReport, agreement
+from goldloop.atomic import atomic_write_json
+from goldloop.cli.common import EQUIVALENCES_OPTION, KB_OPTION, console, key_value_table, open_kb
+from goldloop.errors import GoldloopError
+from goldloop.gold import read_gold
+from goldloop.kb import KB
+
+TOP_DISAGREEMENTS = 15
+
+
+def agree(
+    gold: Annotated[Path | None, typer.Option("--gold", help="Annotator A's gold JSON.")] = None,
+    other: Annotated[Path | None, typer.Option("--other", help="Annotator B's gold JSON.")] = None,
+    studio_project: Annotated[
+        str | None,
+        typer.Option(
+            "--studio-project",
+            help="Compare the two annotations per task of the Label Studio project NAME-double.",
+        ),
+    ] = None,
+    url: Annotated[
+        str | None,
+        typer.Option(help="Label Studio URL (default: $LABEL_STUDIO_URL, else the embedded one)."),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Report JSON (default: <gold>.agreement.json or <NAME>.agreement.json).",
+        ),
+    ] = None,
+    kb: Path | None = KB_OPTION,
+    equivalences: Path | None = EQUIVALENCES_OPTION,
+) -> None:
+    """κ on relation (raw and KB-folded) and on direction, over documents both annotated."""
+    files = gold is not None and other is not None
+    if files == (studio_project is not None) or (gold is None) != (other is None):
+        raise GoldloopError("give --gold A --other B, or --studio-project NAME")
+    the_kb = open_kb(kb, equivalences)
+    if gold is not None and other is not None:
+        # Read without folding: the raw κ compares ids as the annotators wrote them.
+        report = agreement(read_gold(gold).documents, read_gold(other).documents, the_kb)
+        data = report.to_json()
+        target = out or gold.with_name(gold.name + ".agreement.json")
+        title = f"agreement {gold.name} (A) vs {other.name} (B)"
+    else:
+        from goldloop.studio.agreement import studio_agreement
+        from goldloop.studio.connection import connect, resolve_connection
+
+        connection = resolve_connection(url)
+        report, double = studio_agreement(
+            connection, connect(connection), str(studio_project), the_kb
+        )
+        data = {**report.to_json(), "label_studio": double.to_json()}
+        target = out or Path(f"{studio_project}.agreement.json")
+        title = f"agreement in {double.project}: first vs second annotation per task"
+        console.print(
+            f"{double.compared} of {double.tasks} task(s) compared; "
+            f"{double.fewer_than_two} with fewer than two annotations, "
+            f"{double.extra_annotations} annotation(s) beyond the second not used"
+        )
+    atomic_write_json(target, data)
+    show_report(report, the_kb, title)
+    console.print(f"report: {target}")
+
+
+def show_report(report: AgreementReport, kb: KB, title: str) -> None:
+    data = report.to_json()
+    rows = [(key, _fmt(value)) for key, value in data.items() if key != "confusion"]
+    console.print(key_value_table(title, rows))
+    if report.n_docs_only_a or report.n_docs_only_b:
+        console.print(
+            f"[yellow]not compared:[/] {report.n_docs_only_a} document(s) only A annotated, "
+            f"{report.n_docs_only_b} only B annotated"
+        )
+    cells = [
+        (count, a, b) for a, row in report.confusion.items() for b, count in row.items() if a != b
+    ]
+    if not cells:
+        return
+    table = Table(title="most frequent disagreements (folded)", title_justify="left")
+    for column in ("A", "B", "spans"):
+        table.add_column(column, justify="right" if column == "spans" else "left")
+    for count, a, b in sorted(cells, key=lambda c: (-c[0], c[1], c[2]))[:TOP_DISAGREEMENTS]:
+        table.add_row(_name(a, kb), _name(b, kb), str(count))
+    console.print(table)
+
+
+def _name(entity_id: str, kb: KB) -> str:
+    relation = kb.get(entity_id)
+    return entity_id if entity_id == NONE or relation is None else f"{relation.label} ({entity_id})"
+
+
+def _fmt(value: object) -> str:
+    if value is None:
+        return "undefined"
+    return f"{value:.3f}" if isinstance(value, float) else str(value)

@@ -1,0 +1,90 @@
+"""``goldloop pool``: relative recall of several runs on the same documents."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from goldloop.atomic import atomic_write_json
+from goldloop.cli.common import EQUIVALENCES_OPTION, KB_OPTION, console, open_kb
+from goldloop.documents import load_documents
+from goldloop.errors import GoldloopError
+from goldloop.gold import Document
+from goldloop.kb import KB
+from goldloop.pool import CAVEAT, relative_recall
+from goldloop.scoring.inputs import SystemPredictions, read_predictions
+from goldloop.scoring.ppi import Estimate
+
+
+def pool(
+    runs: Annotated[
+        list[str],
+        typer.Argument(
+            help="Runs as NAME=PATH or PATH: prediction rows (JSON/JSONL) or gold files."
+        ),
+    ],
+    documents: Annotated[
+        Path,
+        typer.Option(help="The documents all runs ran on: a sample dir, documents JSONL or gold."),
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Report JSON.")] = Path("pool.json"),
+    bootstrap: Annotated[int, typer.Option(help="Bootstrap draws over documents.")] = 1000,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstrap.")] = 0,
+    kb: Path | None = KB_OPTION,
+    equivalences: Path | None = EQUIVALENCES_OPTION,
+) -> None:
+    """Each run's share of the pool of everything any run found (after KB folding)."""
+    if len(runs) < 2:
+        raise GoldloopError("pool needs at least two runs")
+    the_kb = open_kb(kb, equivalences)
+    docs = load_documents(documents, the_kb)
+    outputs = _read_runs(runs, docs, the_kb)
+    report = relative_recall(len(docs), outputs, the_kb, n_bootstrap=bootstrap, seed=seed)
+    atomic_write_json(out, report.to_json())
+    table = Table(
+        title=f"relative recall over a pool of {report.n_pool} mentions "
+        f"in {report.n_documents} documents",
+        title_justify="left",
+    )
+    for column in ("run", "mentions", "found", "relative recall (95%)", "found alone"):
+        table.add_column(column, justify="left" if column == "run" else "right")
+    for run in report.runs:
+        table.add_row(
+            run.name,
+            str(run.n_mentions),
+            str(run.n_found),
+            _interval(run.relative_recall),
+            str(run.found_alone),
+        )
+    console.print(table)
+    abstained = {run.name: run.n_abstained for run in report.runs if run.n_abstained}
+    if abstained:
+        console.print(f"[yellow]abstentions (no id, not pooled):[/] {abstained}")
+    for output in outputs:
+        if output.malformed:
+            reasons = ", ".join(f"{k} {v}" for k, v in sorted(output.malformed.items()))
+            console.print(f"[yellow]{output.name}: rows left out:[/] {reasons}")
+    console.print(f"[yellow]caveat:[/] {CAVEAT}")
+    console.print(f"report: {out}")
+
+
+def _read_runs(specs: list[str], documents: list[Document], kb: KB) -> list[SystemPredictions]:
+    outputs: list[SystemPredictions] = []
+    for spec in specs:
+        name, _, path = spec.rpartition("=")
+        name = name or Path(path).name
+        if name in (o.name for o in outputs):
+            raise GoldloopError(f"run name {name!r} given twice; name runs as NAME=PATH")
+        outputs.append(read_predictions(path, documents, name=name, kb=kb))
+    return outputs
+
+
+def _interval(estimate: Estimate | None) -> str:
+    if estimate is None:
+        return "undefined"
+    if estimate.low is None or estimate.high is None:
+        return f"{estimate.value:.3f}"
+    return f"{estimate.value:.3f} [{estimate.low:.3f}, {estimate.high:.3f}]"

@@ -1,0 +1,180 @@
+"""``goldloop precision``: judge a system's mentions, draw a sample to label, report precision."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import Progress
+
+from goldloop.atomic import atomic_write_json
+from goldloop.cli.common import EQUIVALENCES_OPTION, KB_OPTION, console, key_value_table, open_kb
+from goldloop.documents import load_documents
+from goldloop.errors import GoldloopError
+from goldloop.jsonl import write_jsonl
+from goldloop.llm import make_provider
+from goldloop.precision.judge import judge_mentions
+from goldloop.precision.mentions import (
+    read_labels,
+    read_verdicts,
+    system_mentions,
+    write_verdicts,
+)
+from goldloop.precision.studio import pull_labels, push_sample
+from goldloop.precision.study import PrecisionReport, draw_sample, labelling_rows, precision_report
+from goldloop.scoring.inputs import read_predictions
+from goldloop.scoring.ppi import MIN_CALIBRATED_LABELS, Estimate
+from goldloop.studio.connection import resolve_connection
+
+app = typer.Typer(
+    help="Precision without gold: an LLM judge corrected by a labelled sample (PPI).",
+    no_args_is_help=True,
+)
+
+STUDIO_PROJECT = typer.Option(
+    "--studio-project", help="A Label Studio project of the sample (created when missing)."
+)
+URL = typer.Option(
+    "--url", help="Label Studio URL (default: $LABEL_STUDIO_URL, else the embedded server)."
+)
+DOCUMENTS = typer.Option(
+    "--documents", help="The texts: a sample dir, a documents JSONL or a gold JSON file."
+)
+
+
+@app.command("judge")
+def judge(
+    system: Annotated[Path, typer.Option("--system", help="The system's output to judge.")],
+    documents: Annotated[Path, DOCUMENTS],
+    provider: Annotated[str, typer.Option(help="openai, anthropic or gemini.")],
+    model: Annotated[str, typer.Option(help="The judge model.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Verdicts JSONL.")],
+    effort: Annotated[str | None, typer.Option(help="Reasoning effort.")] = None,
+    base_url: Annotated[str | None, typer.Option(help="An OpenAI-compatible server.")] = None,
+    concurrency: Annotated[int, typer.Option(min=1, help="Requests in flight at once.")] = 8,
+    kb: Path | None = KB_OPTION,
+    equivalences: Path | None = EQUIVALENCES_OPTION,
+) -> None:
+    """Ask an LLM judge about every mention; write one verdict per mention."""
+    the_kb = open_kb(kb, equivalences)
+    docs = load_documents(documents, the_kb)
+    texts = {doc.doc_id: doc for doc in docs}
+    predictions = read_predictions(system, docs, kb=the_kb)
+    mentions, abstained = system_mentions(predictions, docs, the_kb)
+    judge_provider = make_provider(provider, model, effort=effort, base_url=base_url)
+    with Progress(console=console, transient=True) as progress:
+        task = progress.add_task("judging", total=len(mentions))
+        run = judge_mentions(
+            mentions, texts, the_kb, judge_provider, lambda: progress.advance(task), concurrency
+        )
+    write_verdicts(out, run.mentions)
+    malformed = dict(sorted(predictions.malformed.items()))
+    report = {
+        **run.report(),
+        "abstained_rows": abstained,
+        "rows_left_out": malformed,
+        "system": str(system),
+    }
+    atomic_write_json(out.with_name(out.name + ".report.json"), report)
+    rows = [("judge", run.judge), ("mentions", len(run.mentions)), ("abstained rows", abstained)]
+    rows += [(f"rows left out: {k}", v) for k, v in malformed.items()]
+    rows += [(f"verdict: {k}", v) for k, v in sorted(run.counts.items())]
+    rows += [(f"unchecked: {k}", v) for k, v in sorted(run.unchecked_reasons.items())]
+    console.print(key_value_table(f"judged {system.name}", rows))
+    console.print(f"verdicts: {out}")
+
+
+@app.command("sample")
+def sample(
+    verdicts: Annotated[Path, typer.Option("--verdicts", help="Verdicts JSONL.")],
+    documents: Annotated[Path, DOCUMENTS],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Rows to label (JSONL).")],
+    n: Annotated[int, typer.Option("--n", help="How many mentions to draw.")] = 150,
+    seed: Annotated[int, typer.Option(help="Seed of the draw.")] = 0,
+    by_relation: Annotated[
+        bool, typer.Option("--by-relation", help="Give each relation its proportional share.")
+    ] = False,
+    studio_project: Annotated[str | None, STUDIO_PROJECT] = None,
+    url: Annotated[str | None, URL] = None,
+) -> None:
+    """Draw a random sample of judged mentions to label: a JSONL, and a Label Studio project."""
+    judged = read_verdicts(verdicts)
+    drawn = draw_sample(judged, n, seed, by_relation=by_relation)
+    texts = {doc.doc_id: doc for doc in load_documents(documents)}
+    rows = labelling_rows(drawn, texts)
+    write_jsonl(out, rows)
+    console.print(
+        f"drew {len(drawn)} of {len(judged)} judged mentions (seed {seed}) → {out}; "
+        "label each row supported, contradicted or not_found"
+    )
+    if studio_project:
+        connection = resolve_connection(url)
+        pushed = push_sample(
+            connection, studio_project, rows, {k: doc.text for k, doc in texts.items()}
+        )
+        console.print(
+            f"Label Studio project {studio_project!r} at {connection.url}: "
+            f"{pushed.imported} task(s) imported, {pushed.already_there} already there"
+        )
+    if len(drawn) < MIN_CALIBRATED_LABELS:
+        console.print(
+            f"[yellow]under {MIN_CALIBRATED_LABELS} labels the corrected precision is uncalibrated"
+        )
+
+
+@app.command("report")
+def report(
+    verdicts: Annotated[Path, typer.Option("--verdicts", help="Verdicts JSONL.")],
+    labels: Annotated[Path | None, typer.Option("--labels", help="Labelled rows (JSONL).")] = None,
+    studio_project: Annotated[str | None, STUDIO_PROJECT] = None,
+    url: Annotated[str | None, URL] = None,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Report JSON.")] = Path("precision.json"),
+) -> None:
+    """Judge-only, PPI-corrected and labels-only precision, with the judge on the sample."""
+    if (labels is None) == (studio_project is None):
+        raise GoldloopError("give either --labels FILE or --studio-project NAME")
+    pulled = None
+    if labels is not None:
+        hand_labels = read_labels(labels)
+    else:
+        pulled = pull_labels(resolve_connection(url), str(studio_project))
+        hand_labels = pulled.labels
+    result = precision_report(read_verdicts(verdicts), hand_labels)
+    data = result.to_json()
+    if pulled is not None:
+        data["label_studio"] = {"project": studio_project, **pulled.to_json()}
+    atomic_write_json(out, data)
+    show_precision(result)
+    console.print(f"report: {out}")
+
+
+def show_precision(result: PrecisionReport) -> None:
+    title = (
+        f"precision without gold ({result.n_judged} mentions judged, {result.n_labelled} labels)"
+    )
+    rows = [
+        ("judge only", _fmt(result.judge)),
+        ("corrected (PPI, 95%)", _fmt(result.corrected)),
+        ("labels only (Wilson, 95%)", _fmt(result.labels)),
+        ("calibrated", result.calibrated),
+        ("judge on the sample: false support", result.false_support),
+        ("judge on the sample: lost support", result.lost_support),
+    ]
+    console.print(key_value_table(title, rows))
+    left_out = result.unlabelled + result.unknown_keys + result.repeated
+    if left_out:
+        console.print(
+            f"[yellow]labels left out:[/] {result.unlabelled} unlabelled, "
+            f"{result.unknown_keys} naming no judged mention, {result.repeated} repeated"
+        )
+    if not result.calibrated:
+        console.print(
+            f"[yellow]under {MIN_CALIBRATED_LABELS} labels the corrected interval is uncalibrated"
+        )
+
+
+def _fmt(estimate: Estimate) -> str:
+    if estimate.low is None or estimate.high is None:
+        return f"{estimate.value:.3f}"
+    return f"{estimate.value:.3f} [{estimate.low:.3f}, {estimate.high:.3f}]"

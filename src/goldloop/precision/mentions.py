@@ -1,0 +1,155 @@
+"""The mentions a precision study is about, their verdicts and labels, and the files holding them.
+
+A mention is identified by its key ``doc_id|a-b|entity_id``. Verdicts (the judge's) and labels
+(a person's) are one of ``supported``, ``contradicted``, ``not_found``; a mention the judge could
+not check is ``unchecked``, which counts as not supported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from goldloop.errors import GoldloopError
+from goldloop.gold import Document
+from goldloop.jsonl import read_jsonl, write_jsonl
+from goldloop.kb import KB
+from goldloop.scoring.inputs import SystemPredictions
+
+LABELS = ("supported", "contradicted", "not_found")
+UNCHECKED = "unchecked"
+
+
+class PrecisionError(GoldloopError):
+    """A verdicts or labels file is invalid; the message names the file and line."""
+
+
+def mention_key(doc_id: str, a: int, b: int, entity_id: str) -> str:
+    return f"{doc_id}|{a}-{b}|{entity_id}"
+
+
+@dataclass(frozen=True)
+class JudgedMention:
+    """One mention with the text it sits in, and the judge's verdict once judged."""
+
+    doc_id: str
+    a: int
+    b: int
+    entity_id: str
+    surface: str
+    label: str
+    direction: str | None = None
+    verdict: str | None = None
+    reason: str | None = None
+
+    @property
+    def key(self) -> str:
+        return mention_key(self.doc_id, self.a, self.b, self.entity_id)
+
+    def judged(self, verdict: str, reason: str | None = None) -> JudgedMention:
+        return replace(self, verdict=verdict, reason=reason)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"key": self.key, **{k: v for k, v in asdict(self).items() if v is not None}}
+
+
+def system_mentions(
+    predictions: SystemPredictions, documents: Sequence[Document], kb: KB
+) -> tuple[list[JudgedMention], int]:
+    """The system's mentions (folded through tier 0) with their surfaces, and how many rows
+    abstained (no id). Rows ``read_predictions`` could not place are in ``predictions.malformed``.
+
+    A mention given twice is an error: its verdict and label could not be told apart.
+    """
+    mentions: list[JudgedMention] = []
+    seen: set[str] = set()
+    abstained = 0
+    for row in predictions.predictions:
+        if row.entity_id is None:
+            abstained += 1
+            continue
+        doc = documents[row.itext]
+        folded = kb.fold(row.entity_id, row.direction)
+        relation = kb.get(folded.entity_id)
+        mention = JudgedMention(
+            doc_id=doc.doc_id,
+            a=row.a,
+            b=row.b,
+            entity_id=folded.entity_id,
+            surface=doc.text[row.a : row.b],
+            label=relation.label if relation else folded.entity_id,
+            direction=folded.direction,
+        )
+        if mention.key in seen:
+            raise PrecisionError(f"{predictions.path}: mention {mention.key} is given twice")
+        seen.add(mention.key)
+        mentions.append(mention)
+    return mentions, abstained
+
+
+def write_verdicts(path: str | Path, mentions: Sequence[JudgedMention]) -> None:
+    write_jsonl(path, (m.to_json() for m in mentions))
+
+
+def read_verdicts(path: str | Path) -> list[JudgedMention]:
+    """A verdicts file (from ``precision judge`` or made by hand): one judged mention a line."""
+    mentions: list[JudgedMention] = []
+    seen: dict[str, int] = {}
+    for number, row in read_jsonl(path):
+        where = f"{path}: line {number}"
+        try:
+            mention = JudgedMention(
+                doc_id=str(row["doc_id"]),
+                a=int(row["a"]),
+                b=int(row["b"]),
+                entity_id=str(row["entity_id"]),
+                surface=str(row.get("surface", "")),
+                label=str(row.get("label", row["entity_id"])),
+                direction=row.get("direction"),
+                verdict=row.get("verdict"),
+                reason=row.get("reason"),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise PrecisionError(f"{where}: needs doc_id, a, b, entity_id ({exc})") from exc
+        if mention.verdict not in (*LABELS, UNCHECKED):
+            raise PrecisionError(
+                f"{where}: verdict must be one of {', '.join((*LABELS, UNCHECKED))}, "
+                f"got {mention.verdict!r}"
+            )
+        if mention.key in seen:
+            raise PrecisionError(f"{where}: mention {mention.key} repeats line {seen[mention.key]}")
+        seen[mention.key] = number
+        mentions.append(mention)
+    if not mentions:
+        raise PrecisionError(f"{path}: no verdicts")
+    return mentions
+
+
+@dataclass(frozen=True)
+class Label:
+    key: str
+    label: str | None
+
+
+def read_labels(path: str | Path) -> list[Label]:
+    """Hand labels: ``key`` (or doc_id, a, b, entity_id) and ``label`` (null when unlabelled)."""
+    labels: list[Label] = []
+    for number, row in read_jsonl(path):
+        where = f"{path}: line {number}"
+        key = row.get("key")
+        if not isinstance(key, str):
+            try:
+                key = mention_key(
+                    str(row["doc_id"]), int(row["a"]), int(row["b"]), str(row["entity_id"])
+                )
+            except (KeyError, TypeError, ValueError) as exc:
+                raise PrecisionError(f"{where}: needs key, or doc_id, a, b, entity_id") from exc
+        value = row.get("label")
+        if value is not None and value not in LABELS:
+            raise PrecisionError(
+                f"{where}: label must be one of {', '.join(LABELS)} or null, got {value!r}"
+            )
+        labels.append(Label(key, value))
+    return labels

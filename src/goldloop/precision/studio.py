@@ -1,0 +1,184 @@
+"""The precision sample as a Label Studio project, and its labels pulled back.
+
+One task per sampled mention: the abstract with the mention pre-highlighted (a prediction whose
+model version the project pre-fills from) and the claim as a header; the annotator picks
+supported, contradicted or not found. Pushing is idempotent on the mention key. Pulling takes
+each task's earliest completed annotation and counts the others.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+from xml.sax.saxutils import quoteattr
+
+from goldloop.precision.judge import CLOSE, OPEN
+from goldloop.precision.mentions import LABELS, Label
+from goldloop.studio.connection import Connection, StudioError, call, connect
+from goldloop.studio.offsets import to_label_studio
+
+MODEL_VERSION = "precision-sample"
+SPAN, VERDICT, NOTE = "mention", "verdict", "note"
+CHOICES = {label: label.replace("_", " ") for label in LABELS}
+BATCH = 500
+PAGE_SIZE = 1000
+
+LABEL_CONFIG = f"""<View>
+  <Header value="$claim"/>
+  <Text name="text" value="$text"/>
+  <Labels name={quoteattr(SPAN)} toName="text">
+    <Label value="Mention" background="#FFD54F"/>
+  </Labels>
+  <Choices name={quoteattr(VERDICT)} toName="text" choice="single-radio" required="true" showInline="true">
+{"".join(f"    <Choice value={quoteattr(v)}/>{chr(10)}" for v in CHOICES.values())}  </Choices>
+  <TextArea name={quoteattr(NOTE)} toName="text" placeholder="note (optional)" maxSubmissions="1"/>
+</View>
+"""
+
+
+def claim(row: dict[str, Any]) -> str:
+    direction = f", {row['direction']}" if row.get("direction") else ""
+    return f"Does {OPEN}{row['surface']}{CLOSE} state “{row['relation']}”{direction}?"
+
+
+def task_of(row: dict[str, Any], text: str) -> dict[str, Any]:
+    """The task for one row to label (from ``precision sample``), mention pre-highlighted."""
+    start, end = to_label_studio(text, int(row["a"]), int(row["b"]))
+    region = {
+        "id": "mention",
+        "from_name": SPAN,
+        "to_name": "text",
+        "type": "labels",
+        "value": {"start": start, "end": end, "text": row["surface"], "labels": ["Mention"]},
+    }
+    return {
+        "data": {"text": text, "claim": claim(row), "key": row["key"], "doc_id": row["doc_id"]},
+        "predictions": [{"model_version": MODEL_VERSION, "result": [region]}],
+    }
+
+
+@dataclass(frozen=True)
+class PushSummary:
+    project_id: int
+    imported: int
+    already_there: int
+
+
+def push_sample(
+    connection: Connection, title: str, rows: Sequence[dict[str, Any]], texts: dict[str, str]
+) -> PushSummary:
+    """Create or reuse the project ``title`` and import the rows it does not hold yet."""
+    client = connect(connection)
+    project = _find_project(connection, client, title)
+    if project is None:
+        project = call(connection, client.projects.create, title=title, label_config=LABEL_CONFIG)
+    present = set(_task_keys(connection, client, project.id))
+    new = [task_of(row, texts[row["doc_id"]]) for row in rows if row["key"] not in present]
+    for start in range(0, len(new), BATCH):
+        call(
+            connection,
+            client.projects.import_tasks,
+            id=project.id,
+            request=new[start : start + BATCH],
+            return_task_ids=True,
+        )
+    if new and project.model_version != MODEL_VERSION:
+        # Label Studio refuses a model version no prediction carries: set it after the import.
+        call(connection, client.projects.update, id=project.id, model_version=MODEL_VERSION)
+    return PushSummary(project.id, len(new), len(rows) - len(new))
+
+
+@dataclass
+class PulledLabels:
+    labels: list[Label]
+    tasks: int = 0
+    unlabelled: int = 0
+    cancelled: int = 0
+    extra_annotations: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "tasks": self.tasks,
+            "labelled": sum(label.label is not None for label in self.labels),
+            "unlabelled": self.unlabelled,
+            "cancelled_annotations": self.cancelled,
+            "extra_annotations": self.extra_annotations,
+        }
+
+
+def pull_labels(connection: Connection, title: str) -> PulledLabels:
+    """Every task's label: its earliest completed annotation's verdict (None when unlabelled)."""
+    client = connect(connection)
+    project = _find_project(connection, client, title)
+    if project is None:
+        raise StudioError(f"{connection.url}: no Label Studio project titled {title!r}")
+    chunks = call(
+        connection,
+        client.projects.exports.download_sync,
+        id=project.id,
+        export_type="JSON",
+        download_all_tasks=True,
+    )
+    tasks = json.loads(b"".join(call(connection, list, chunks)))
+    return read_labels_from_tasks(tasks, title)
+
+
+def read_labels_from_tasks(tasks: list[dict[str, Any]], title: str) -> PulledLabels:
+    pulled = PulledLabels([])
+    by_choice = {choice: label for label, choice in CHOICES.items()}
+    for task in sorted(tasks, key=lambda t: int(t["id"])):
+        key = (task.get("data") or {}).get("key")
+        if not isinstance(key, str):
+            raise StudioError(
+                f"Label Studio project {title!r}: task {task['id']} has no mention key"
+            )
+        pulled.tasks += 1
+        annotations = task.get("annotations") or []
+        done = sorted(
+            (a for a in annotations if not a.get("was_cancelled")),
+            key=lambda a: (a.get("created_at") or "", a.get("id", 0)),
+        )
+        pulled.cancelled += len(annotations) - len(done)
+        pulled.extra_annotations += max(0, len(done) - 1)
+        label = None
+        if done:
+            for item in done[0].get("result") or []:
+                if item.get("from_name") == VERDICT:
+                    choices = (item.get("value") or {}).get("choices") or []
+                    label = by_choice.get(choices[0]) if choices else None
+                    if choices and label is None:
+                        raise StudioError(
+                            f"Label Studio project {title!r}: task {task['id']}: "
+                            f"unknown choice {choices[0]!r}"
+                        )
+        pulled.unlabelled += label is None
+        pulled.labels.append(Label(key, label))
+    return pulled
+
+
+def _find_project(connection: Connection, client: Any, title: str) -> Any:
+    pages = call(
+        connection,
+        client.projects.list,
+        include="id,title,label_config,model_version",
+        page_size=PAGE_SIZE,
+    )
+    projects: list[Any] = call(connection, list, pages)
+    matches = [p for p in projects if p.title == title]
+    if len(matches) > 1:
+        raise StudioError(f"{connection.url}: {len(matches)} projects are titled {title!r}")
+    if matches and f'name="{VERDICT}"' not in (matches[0].label_config or ""):
+        raise StudioError(
+            f"{connection.url}: project {title!r} is not a precision project (no {VERDICT!r} choice)"
+        )
+    return matches[0] if matches else None
+
+
+def _task_keys(connection: Connection, client: Any, project_id: int) -> list[str]:
+    pages = call(
+        connection, client.tasks.list, project=project_id, page_size=PAGE_SIZE, include="id,data"
+    )
+    tasks: list[Any] = call(connection, list, pages)
+    return [str((t.data or {}).get("key")) for t in tasks]

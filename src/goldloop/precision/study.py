@@ -1,0 +1,145 @@
+"""Drawing the sample to label, and joining labels with verdicts into the corrected precision."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from goldloop.gold import Document
+from goldloop.precision.judge import CLOSE, OPEN
+from goldloop.precision.mentions import JudgedMention, Label, PrecisionError
+from goldloop.scoring.ppi import Estimate, is_calibrated, prediction_powered
+
+
+def draw_sample(
+    mentions: Sequence[JudgedMention], n: int, seed: int = 0, *, by_relation: bool = False
+) -> list[JudgedMention]:
+    """``n`` mentions drawn without replacement (all of them when there are fewer).
+
+    ``by_relation`` gives each relation its proportional share (largest remainders), drawn at
+    random within it: every mention keeps an inclusion chance near n/N, as PPI assumes, while
+    no relation's share is left to luck.
+    """
+    ordered = sorted(mentions, key=lambda m: m.key)
+    rng = random.Random(seed)
+    n = min(n, len(ordered))
+    if not by_relation:
+        return rng.sample(ordered, n)
+    strata: dict[str, list[JudgedMention]] = {}
+    for mention in ordered:
+        strata.setdefault(mention.entity_id, []).append(mention)
+    quotas = {rel: n * len(members) / len(ordered) for rel, members in strata.items()}
+    counts = {rel: int(q) for rel, q in quotas.items()}
+    by_remainder = sorted(quotas, key=lambda rel: (counts[rel] - quotas[rel], rel))
+    for rel in by_remainder[: n - sum(counts.values())]:
+        counts[rel] += 1
+    drawn = [m for rel in sorted(strata) for m in rng.sample(strata[rel], counts[rel])]
+    rng.shuffle(drawn)
+    return drawn
+
+
+def labelling_row(mention: JudgedMention, text: str) -> dict[str, Any]:
+    """A row to label: the claim and its passage, the judge's verdict left out."""
+    return {
+        "key": mention.key,
+        "doc_id": mention.doc_id,
+        "a": mention.a,
+        "b": mention.b,
+        "entity_id": mention.entity_id,
+        "surface": mention.surface,
+        "relation": mention.label,
+        "direction": mention.direction,
+        "passage": f"{text[: mention.a]}{OPEN}{mention.surface}{CLOSE}{text[mention.b :]}",
+        "label": None,
+    }
+
+
+def labelling_rows(
+    sample: Sequence[JudgedMention], documents: dict[str, Document]
+) -> list[dict[str, Any]]:
+    return [labelling_row(m, documents[m.doc_id].text) for m in sample]
+
+
+@dataclass
+class PrecisionReport:
+    n_judged: int
+    n_labelled: int
+    judge: Estimate
+    corrected: Estimate
+    labels: Estimate
+    false_support: int
+    lost_support: int
+    verdicts: Counter[str] = field(default_factory=Counter)
+    human_labels: Counter[str] = field(default_factory=Counter)
+    unlabelled: int = 0
+    unknown_keys: int = 0
+    repeated: int = 0
+
+    @property
+    def calibrated(self) -> bool:
+        return is_calibrated(self.n_labelled)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "n_judged": self.n_judged,
+            "n_labelled": self.n_labelled,
+            "judge": self.judge.to_json(),
+            "corrected": self.corrected.to_json(),
+            "labels": self.labels.to_json(),
+            "calibrated": self.calibrated,
+            "judge_on_sample": {
+                "false_support": self.false_support,
+                "lost_support": self.lost_support,
+            },
+            "verdicts": dict(sorted(self.verdicts.items())),
+            "human_labels": dict(sorted(self.human_labels.items())),
+            "left_out": {
+                "unlabelled": self.unlabelled,
+                "unknown_mention": self.unknown_keys,
+                "repeated": self.repeated,
+            },
+        }
+
+
+def precision_report(verdicts: Sequence[JudgedMention], labels: Sequence[Label]) -> PrecisionReport:
+    """Join labels to verdicts on the mention key; unlabelled, unknown and repeated are counted."""
+    by_key = {m.key: m for m in verdicts}
+    counts = Counter(label.key for label in labels)
+    pairs: list[tuple[bool, bool]] = []
+    human: Counter[str] = Counter()
+    unlabelled = unknown = repeated = 0
+    for label in labels:
+        if label.label is None:
+            unlabelled += 1
+        elif label.key not in by_key:
+            unknown += 1
+        elif counts[label.key] > 1:
+            repeated += 1
+        else:
+            human[label.label] += 1
+            pairs.append((by_key[label.key].verdict == "supported", label.label == "supported"))
+    if not pairs:
+        raise PrecisionError(
+            f"no label joins a judged mention ({unlabelled} unlabelled, {unknown} naming no "
+            f"judged mention, {repeated} repeated)"
+        )
+    judge, corrected, labelled = prediction_powered(
+        [m.verdict == "supported" for m in verdicts], pairs
+    )
+    return PrecisionReport(
+        n_judged=len(verdicts),
+        n_labelled=len(pairs),
+        judge=judge,
+        corrected=corrected,
+        labels=labelled,
+        false_support=sum(f and not y for f, y in pairs),
+        lost_support=sum(y and not f for f, y in pairs),
+        verdicts=Counter(m.verdict or "" for m in verdicts),
+        human_labels=human,
+        unlabelled=unlabelled,
+        unknown_keys=unknown,
+        repeated=repeated,
+    )

@@ -1,0 +1,67 @@
+"""``goldloop agree`` end to end: files in, table out, JSON written, bad input exits 2
+(through the installed entry point, in a subprocess)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from goldloop.gold import Document, Hit, write_gold
+from tests.agreement.conftest import Cli
+
+GOLDLOOP = str(Path(sys.executable).with_name("goldloop"))
+TEXT = "IL-6 regulates TNF. A inhibits B."
+
+
+def write(path: Path, *hits: tuple[int, int, str, str]) -> Path:
+    ground_truth = [
+        Hit(a=a, b=b, surface=TEXT[a:b], entity_id=entity_id, direction=direction)
+        for a, b, entity_id, direction in hits
+    ]
+    write_gold(path, [Document(doc_id="pmid:1", text=TEXT, ground_truth=ground_truth)])
+    return path
+
+
+def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([GOLDLOOP, *map(str, args)], capture_output=True, text=True, check=False)
+
+
+def test_agree_writes_the_report_and_prints_a_table(tmp_path: Path, cli: Cli) -> None:
+    a = write(
+        tmp_path / "a.json", (5, 14, "RO.0002211", "forward"), (22, 30, "PEL.000018", "forward")
+    )
+    b = write(
+        tmp_path / "b.json", (5, 14, "RO.0002334", "inverse"), (22, 30, "PEL.000000", "forward")
+    )
+    result = cli("agree", "--gold", a, "--other", b, "-o", tmp_path / "k.json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads((tmp_path / "k.json").read_text())
+    # B named "regulated by" (the converse): raw κ sees two different ids, folded κ one.
+    assert report["n_span_matched"] == 2
+    assert report["kappa_entity_id"] == 0.0
+    assert report["kappa_entity_id_folded"] == pytest.approx(1 / 3)
+    assert report["confusion"]["PEL.000018"] == {"PEL.000000": 1}
+    assert "kappa_entity_id_folded" in result.out
+    assert "inhibits (PEL.000018)" in result.out
+
+
+def test_agree_default_report_path(tmp_path: Path, cli: Cli) -> None:
+    a = write(tmp_path / "a.json", (5, 14, "RO.0002211", "forward"))
+    result = cli("agree", "--gold", a, "--other", a)
+    assert result.returncode == 0, result.stderr
+    assert json.loads((tmp_path / "a.json.agreement.json").read_text())["n_pairs"] == 1
+
+
+def test_agree_bad_input_exits_2_and_writes_nothing(tmp_path: Path) -> None:
+    a = write(tmp_path / "a.json", (5, 14, "RO.0002211", "forward"))
+    broken = tmp_path / "b.json"
+    broken.write_text('[{"doc_id": "pmid:1"}]')
+    result = run("agree", "--gold", a, "--other", broken, "-o", tmp_path / "k.json")
+    assert result.returncode == 2
+    assert "b.json" in result.stderr and "text" in result.stderr
+    assert not (tmp_path / "k.json").exists()
+    assert run("agree", "--gold", a).returncode == 2

@@ -1,0 +1,118 @@
+"""``goldloop agree --studio-project NAME`` against a real Label Studio: two people annotate the
+tasks of ``NAME-double``; κ read from Label Studio equals κ of the same hits given as files."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from goldloop.agreement import agreement
+from goldloop.gold import Document, Hit
+from goldloop.kb import load_kb
+from goldloop.studio.push import push
+from goldloop.studio.review import hit_regions
+from tests.agreement.conftest import Cli
+
+pytestmark = pytest.mark.studio
+
+ACTIVATES, INHIBITS, REGULATES, BINDS = "PEL.000000", "PEL.000018", "RO.0002211", "PEL.000003"
+TEXTS = {
+    "pmid:1": "IL-6 activates STAT3 and inhibits SOCS3.",
+    "pmid:2": "𝛼-syn 🧬 binds to lipids; TNF is inhibited by IkB.",
+    "pmid:3": "Insulin stimulates glucose uptake.",
+}
+# (doc_id, surface, entity_id, direction) per annotator
+FIRST = [
+    ("pmid:1", "activates", ACTIVATES, "forward"),
+    ("pmid:1", "inhibits", INHIBITS, "forward"),
+    ("pmid:2", "binds to", BINDS, "symmetric"),
+    ("pmid:2", "inhibited by", INHIBITS, "inverse"),
+]
+SECOND = [
+    ("pmid:1", "activates", ACTIVATES, "forward"),
+    ("pmid:1", "inhibits", REGULATES, "forward"),
+    ("pmid:2", "is inhibited by", INHIBITS, "forward"),
+]
+
+
+def hits(rows: list[tuple[str, str, str, str]], doc_id: str) -> list[Hit]:
+    out = []
+    for doc, surface, entity_id, direction in rows:
+        if doc == doc_id:
+            a = TEXTS[doc].index(surface)
+            out.append(
+                Hit(
+                    a=a,
+                    b=a + len(surface),
+                    surface=surface,
+                    entity_id=entity_id,
+                    direction=direction,
+                )
+            )
+    return out
+
+
+def documents(rows: list[tuple[str, str, str, str]]) -> list[Document]:
+    return [
+        Document(doc_id=d, text=TEXTS[d], ground_truth=hits(rows, d)) for d in ("pmid:1", "pmid:2")
+    ]
+
+
+def test_agree_from_the_double_project(
+    label_studio: Any, tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kb = load_kb()
+    client = label_studio.client
+    name = f"agree-{uuid.uuid4().hex[:6]}"
+    docs = [Document(doc_id=d, text=t, role="double") for d, t in TEXTS.items()]
+    push(label_studio.connection, client, docs, name, kb)
+    project = next(
+        p for p in client.projects.list(include="id,title") if p.title == f"{name}-double"
+    )
+    tasks = {t.data["doc_id"]: t.id for t in client.tasks.list(project=project.id, fields="all")}
+    second = client.users.create(
+        email=f"b-{uuid.uuid4().hex[:6]}@goldloop.local", username=uuid.uuid4().hex[:8]
+    )
+
+    def annotate(doc_id: str, rows: list[tuple[str, str, str, str]], **who: Any) -> None:
+        result = [
+            item for hit in hits(rows, doc_id) for item in hit_regions(TEXTS[doc_id], hit, kb)
+        ]
+        client.annotations.create(id=tasks[doc_id], result=result, **who)
+
+    for doc_id in ("pmid:1", "pmid:2"):
+        annotate(doc_id, FIRST)
+        annotate(doc_id, SECOND, completed_by=second.id)
+    annotate("pmid:2", FIRST, completed_by=second.id)  # a third annotation: not used, counted
+    annotate("pmid:3", [])  # one annotation only: not compared, counted
+
+    monkeypatch.setenv("LABEL_STUDIO_API_KEY", label_studio.token)
+    result = cli(
+        "agree", "--studio-project", name, "--url", label_studio.url, "-o", tmp_path / "k.json"
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads((tmp_path / "k.json").read_text())
+    assert report.pop("label_studio") == {
+        "project": f"{name}-double",
+        "tasks": 3,
+        "compared_tasks": 2,
+        "tasks_with_fewer_than_two_annotations": 1,
+        "annotations_beyond_the_second": 1,
+    }
+    expected = agreement(documents(FIRST), documents(SECOND), kb).to_json()
+    assert report == expected
+    assert (report["n_span_matched"], report["n_only_a"], report["n_only_b"]) == (3, 1, 0)
+    assert "2 of 3 task(s) compared" in result.out
+
+
+def test_agree_needs_the_double_project(
+    label_studio: Any, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LABEL_STUDIO_API_KEY", label_studio.token)
+    result = cli("agree", "--studio-project", "nothing-here", "--url", label_studio.url)
+    assert result.returncode == 2
+    assert "nothing-here-double" in result.err

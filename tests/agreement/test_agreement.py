@@ -1,0 +1,165 @@
+"""Cohen's κ between two annotators, checked against scikit-learn."""
+
+from __future__ import annotations
+
+import math
+import random
+import warnings
+
+import pytest
+from sklearn.metrics import cohen_kappa_score
+
+from goldloop.agreement import NONE, AgreementError, agreement, cohen_kappa
+from goldloop.gold import Document, Hit
+from goldloop.kb import KB, load_kb
+
+TEXT = (
+    "IL-6 regulates TNF. TNF is expressed in liver. X associates Y. A inhibits B and C activates D."
+)
+#       0         1         2         3         4         5         6         7         8         9
+
+
+def sk_kappa(a: list[str], b: list[str]) -> float | None:
+    """scikit-learn's κ, with its undefined case (NaN) read as None."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        value = float(cohen_kappa_score(a, b))
+    return None if math.isnan(value) else value
+
+
+@pytest.fixture(scope="module")
+def kb() -> KB:
+    return load_kb()
+
+
+def hit(a: int, b: int, entity_id: str, direction: str | None = "forward") -> Hit:
+    return Hit(a=a, b=b, surface=TEXT[a:b], entity_id=entity_id, direction=direction)
+
+
+def doc(doc_id: str, *hits: Hit, text: str = TEXT) -> Document:
+    return Document(doc_id=doc_id, text=text, ground_truth=list(hits))
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_kappa_matches_scikit_learn(seed: int) -> None:
+    rng = random.Random(seed)
+    categories = [NONE, "RO.0002211", "PEL.000018", "PEL.000000", "RO.0002292"][: rng.randint(2, 5)]
+    n = rng.randint(2, 60)
+    pairs = [(rng.choice(categories), rng.choice(categories)) for _ in range(n)]
+    # Bias rater B towards rater A so κ ranges over positive values too.
+    pairs = [(a, a if rng.random() < 0.6 else b) for a, b in pairs]
+    a, b = zip(*pairs, strict=True)
+    expected = sk_kappa(list(a), list(b))
+    ours = cohen_kappa(pairs)
+    if expected is None:
+        assert ours is None
+    else:
+        assert ours == pytest.approx(expected, abs=1e-12)
+
+
+def test_kappa_over_a_single_category_is_undefined() -> None:
+    pairs = [("RO.0002211", "RO.0002211")] * 5
+    assert sk_kappa([a for a, _ in pairs], [b for _, b in pairs]) is None
+    assert cohen_kappa(pairs) is None
+    assert cohen_kappa([]) is None
+
+
+def test_kappa_is_zero_or_negative_when_raters_disagree_beyond_chance() -> None:
+    assert cohen_kappa([("x", "y"), ("y", "x")]) == pytest.approx(-1.0)
+
+
+def test_report_keys_counts_and_kappa(kb: KB) -> None:
+    gold_a = [
+        doc(
+            "d1",
+            hit(5, 14, "RO.0002211"),  # regulates — B agrees
+            hit(27, 39, "RO.0002206", "inverse"),  # expressed in — B names the converse
+            hit(50, 60, "PEL.000040", "symmetric"),  # associated with ≡ associates (tier 1)
+            hit(65, 73, "PEL.000018"),  # inhibits — B says activates
+        ),
+        doc("d2", hit(5, 14, "RO.0002211")),  # only A marked it
+        doc("only-in-a", hit(5, 14, "RO.0002211")),
+    ]
+    gold_b = [
+        doc(
+            "d1",
+            hit(5, 19, "RO.0002211"),  # "regulates TNF": overlaps A's span
+            hit(30, 39, "RO.0002292", "forward"),  # expresses
+            hit(52, 60, "PEL.000002", "symmetric"),
+            hit(65, 73, "PEL.000000"),
+            hit(84, 93, "PEL.000000"),  # only B marked it
+        ),
+        doc("d2"),
+        doc("only-in-b"),
+    ]
+    report = agreement(gold_a, gold_b, kb)
+    data = report.to_json()
+    assert list(data) == [
+        "n_docs_shared", "n_pairs", "n_span_matched", "n_only_a", "n_only_b",
+        "kappa_entity_id", "kappa_entity_id_folded", "n_direction_pairs", "kappa_direction",
+        "confusion",
+    ]  # fmt: skip
+    assert (data["n_docs_shared"], report.n_docs_only_a, report.n_docs_only_b) == (2, 1, 1)
+    assert (data["n_pairs"], data["n_span_matched"], data["n_only_a"], data["n_only_b"]) == (
+        6,
+        4,
+        1,
+        1,
+    )
+
+    raw_a = ["RO.0002211", "RO.0002206", "PEL.000040", "PEL.000018", NONE, "RO.0002211"]
+    raw_b = ["RO.0002211", "RO.0002292", "PEL.000002", "PEL.000000", "PEL.000000", NONE]
+    folded_a = ["RO.0002211", "RO.0002292", "PEL.000002", "PEL.000018", NONE, "RO.0002211"]
+    assert sorted(zip(raw_a, raw_b, strict=True)) == sorted(
+        (p.a.entity_id if p.a else NONE, p.b.entity_id if p.b else NONE) for p in report.pairs
+    )
+    assert data["kappa_entity_id"] == pytest.approx(sk_kappa(raw_a, raw_b))
+    assert data["kappa_entity_id_folded"] == pytest.approx(sk_kappa(folded_a, raw_b))
+    assert data["kappa_entity_id_folded"] > data["kappa_entity_id"]
+
+    # Direction pairs: regulates (forward/forward), expressed in ↔ expresses (both forward once
+    # folded), and the symmetric relation, which agrees in any direction. The dispute over
+    # inhibits/activates is left out.
+    assert data["n_direction_pairs"] == 3
+    assert data["kappa_direction"] == 1.0
+
+    assert data["confusion"]["PEL.000018"] == {"PEL.000000": 1}
+    assert data["confusion"][NONE] == {"PEL.000000": 1}
+    assert data["confusion"]["RO.0002211"] == {NONE: 1, "RO.0002211": 1}
+
+
+def test_direction_kappa_counts_a_pure_direction_dispute(kb: KB) -> None:
+    gold_a = [doc("d", hit(5, 14, "RO.0002211", "forward"), hit(65, 73, "PEL.000018", "forward"))]
+    gold_b = [doc("d", hit(5, 14, "RO.0002211", "inverse"), hit(65, 73, "PEL.000018", "forward"))]
+    report = agreement(gold_a, gold_b, kb)
+    assert report.n_direction_pairs == 2
+    assert report.kappa_direction == pytest.approx(
+        sk_kappa(["forward", "forward"], ["inverse", "forward"])
+    )
+    assert report.kappa_entity_id == 1.0
+
+
+def test_without_a_kb_only_raw_kappa(kb: KB) -> None:
+    gold_a = [doc("d", hit(5, 14, "RO.0002211"), hit(65, 73, "PEL.000018"))]
+    gold_b = [doc("d", hit(5, 14, "RO.0002211"), hit(65, 73, "PEL.000000"))]
+    report = agreement(gold_a, gold_b, None)
+    assert report.kappa_entity_id_folded is None
+    assert report.kappa_entity_id == pytest.approx(
+        sk_kappa(["RO.0002211", "PEL.000018"], ["RO.0002211", "PEL.000000"])
+    )
+
+
+def test_one_document_with_two_texts_is_refused() -> None:
+    with pytest.raises(AgreementError, match="d1"):
+        agreement([doc("d1")], [doc("d1", text=TEXT + " more")], None)
+
+
+def test_direction_kappa_symmetric_agrees_any_way_and_one_category_is_undefined(kb: KB) -> None:
+    hits_a = [hit(5, 14, "RO.0002211"), hit(65, 73, "PEL.000018"), hit(50, 60, "PEL.000002", "na")]
+    hits_b = [hit(5, 14, "RO.0002211"), hit(65, 73, "PEL.000018"), hit(50, 60, "PEL.000002", None)]
+    report = agreement([doc("d", *hits_a)], [doc("d", *hits_b)], kb)
+    assert report.n_direction_pairs == 3
+    assert report.kappa_direction == 1.0
+    forward_only = agreement([doc("d", *hits_a[:2])], [doc("d", *hits_b[:2])], kb)
+    assert forward_only.n_direction_pairs == 2
+    assert forward_only.kappa_direction is None  # one category: undefined, not 1

@@ -1,0 +1,134 @@
+"""Fixtures for the ML backend tests: a real redis-server, the backend on a loopback port."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from tests.fakes.llm_server import FakeLLMServer
+
+from goldloop.backend.app import create_app
+from goldloop.backend.predictor import Predictor
+from goldloop.backend.settings import BackendSettings
+from goldloop.kb import KB, load_kb
+from goldloop.llm.base import CREDENTIALS
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def redis_binary() -> str:
+    """The redis-server executable; skipped with the reason where missing, failed in CI."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("redis-server is required in CI (.ci/run installs the Debian package)")
+        pytest.skip(
+            "redis-server is not installed (Debian package redis-server): Redis cache untested"
+        )
+    return binary
+
+
+@contextmanager
+def running_redis(workdir: Path) -> Iterator[str]:
+    """A redis-server of our own on a free loopback port, without persistence; yields its URL."""
+    port = free_port()
+    process = subprocess.Popen(
+        [redis_binary(), "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+         "--appendonly", "no", "--dir", str(workdir)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    try:
+        wait_for_port(port, process)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with running_redis(tmp_path_factory.mktemp("redis")) as url:
+        yield url
+
+
+def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout_s: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"server on port {port} exited with {process.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"nothing listens on 127.0.0.1:{port} after {timeout_s} s")
+
+
+@dataclass
+class RunningBackend:
+    url: str
+    predictor: Predictor
+
+
+@contextmanager
+def running_backend(settings: BackendSettings, predictor: Predictor) -> Iterator[RunningBackend]:
+    """The backend app served by uvicorn on a free loopback port, in a thread of this process."""
+    import uvicorn
+
+    port = free_port()
+    config = uvicorn.Config(
+        create_app(settings, predictor), host="127.0.0.1", port=port, log_level="warning"
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError(f"the backend did not start on 127.0.0.1:{port}")
+        time.sleep(0.02)
+    try:
+        yield RunningBackend(f"http://127.0.0.1:{port}", predictor)
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+def span_of(text: str, surface: str) -> tuple[int, int]:
+    """Where Label Studio 1.23 puts the first ``surface``: code points, as its editor counts
+    (measured in a browser by tests/studio/test_browser.py), found here with ``str.index``."""
+    start = text.index(surface)
+    return start, start + len(surface)
+
+
+def llm_settings(
+    server: FakeLLMServer,
+    cache: Path,
+    provider: str = "openai",
+    model: str = "gpt-test",
+    **env: str,
+) -> BackendSettings:
+    """Settings for annotator A on the fake provider server, with its own SQLite cache."""
+    key = CREDENTIALS[provider][0]
+    base = {"GOLDLOOP_PROVIDER": provider, "GOLDLOOP_MODEL": model, key: "test-key",
+            "GOLDLOOP_BASE_URL": server.base_url(provider), "GOLDLOOP_CACHE": str(cache)}  # fmt: skip
+    return BackendSettings.from_env({**base, **env})
+
+
+@pytest.fixture(scope="session")
+def kb() -> KB:
+    return load_kb()

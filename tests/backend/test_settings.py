@@ -1,0 +1,78 @@
+"""The backend's configuration from the environment: choices, defaults, clear refusals."""
+
+from __future__ import annotations
+
+import pytest
+from typer.testing import CliRunner
+
+from goldloop.backend.settings import LEXICAL, AnnotatorSpec, BackendSettings
+from goldloop.cli import app
+from goldloop.errors import GoldloopError
+
+
+def test_no_provider_key_means_the_lexical_pre_annotator() -> None:
+    settings = BackendSettings.from_env({})
+    assert settings.annotator == AnnotatorSpec(LEXICAL)
+    assert settings.other is None and settings.redis_url is None and settings.basic_auth is None
+
+
+def test_a_provider_key_alone_picks_that_provider_and_needs_a_model() -> None:
+    with pytest.raises(GoldloopError, match="needs GOLDLOOP_MODEL"):
+        BackendSettings.from_env({"ANTHROPIC_API_KEY": "k"})
+    settings = BackendSettings.from_env({"ANTHROPIC_API_KEY": "k", "GOLDLOOP_MODEL": "claude-x"})
+    assert settings.annotator == AnnotatorSpec("anthropic", "claude-x")
+
+
+def test_full_configuration() -> None:
+    env = {
+        "GOLDLOOP_PROVIDER": "OpenAI", "GOLDLOOP_MODEL": "gpt-x", "GOLDLOOP_EFFORT": "low",
+        "OPENAI_API_KEY": "k", "GOLDLOOP_OTHER_PROVIDER": "gemini", "GOLDLOOP_OTHER_MODEL": "g",
+        "GOOGLE_API_KEY": "k", "GOLDLOOP_KB": "/kb.csv", "GOLDLOOP_CACHE": "/c.sqlite",
+        "REDIS_URL": "redis://r:6379/0", "BASIC_AUTH_USER": "u", "BASIC_AUTH_PASS": "p",
+        "GOLDLOOP_CONCURRENCY": "4",
+    }  # fmt: skip
+    settings = BackendSettings.from_env(env)
+    assert settings.annotator == AnnotatorSpec("openai", "gpt-x", "low")
+    assert settings.other == AnnotatorSpec("gemini", "g")
+    assert str(settings.kb_path) == "/kb.csv" and str(settings.cache_path) == "/c.sqlite"
+    assert settings.redis_url == "redis://r:6379/0"
+    assert settings.basic_auth == ("u", "p") and settings.concurrency == 4
+    assert "redis://" not in repr(settings) and "'p'" not in repr(settings)
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"GOLDLOOP_PROVIDER": "mistral"}, "not a provider"),
+        ({"GOLDLOOP_PROVIDER": "openai", "GOLDLOOP_MODEL": "m"}, "needs OPENAI_API_KEY"),
+        ({"BASIC_AUTH_USER": "u"}, "both BASIC_AUTH_USER and BASIC_AUTH_PASS"),
+        ({"GOLDLOOP_CONCURRENCY": "0"}, "positive integer"),
+        ({"GOLDLOOP_CONCURRENCY": "many"}, "positive integer"),
+    ],
+)
+def test_bad_configuration_is_refused_with_the_variable_named(
+    env: dict[str, str], message: str
+) -> None:
+    with pytest.raises(GoldloopError, match=message):
+        BackendSettings.from_env(env)
+
+
+def test_a_local_server_needs_no_key() -> None:
+    env = {"GOLDLOOP_PROVIDER": "openai", "GOLDLOOP_MODEL": "m",
+           "GOLDLOOP_BASE_URL": "http://127.0.0.1:8000/v1"}  # fmt: skip
+    assert BackendSettings.from_env(env).annotator.base_url == "http://127.0.0.1:8000/v1"
+
+
+def test_cli_refuses_bad_configuration_on_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GOLDLOOP_PROVIDER", "mistral")
+    result = CliRunner().invoke(app, ["backend", "--port", "1"])
+    assert result.exit_code != 0
+    assert isinstance(result.exception, GoldloopError)
+    assert "GOLDLOOP_PROVIDER='mistral' is not a provider" in str(result.exception)
+
+
+def test_cli_help_names_the_options() -> None:
+    result = CliRunner().invoke(app, ["backend", "--help"])
+    assert result.exit_code == 0
+    for option in ("--host", "--port", "--workers"):
+        assert option in result.output
