@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections import Counter
 
@@ -73,3 +74,29 @@ def test_later_push_with_candidates_adds_predictions_to_earlier_tasks(
     assert project is not None and project.model_version == review_tag(TAG_A, b.tag)
     third = push(conn, client, documents, name, kb, a=a, b=b)
     assert third.projects[0].predictions_added_to_existing == 0
+
+
+def test_crash_during_an_import_request(label_studio, tmp_path) -> None:
+    """The server dies while a 300-task import is in flight: the re-run completes it exactly once."""
+    kb = load_kb()
+    _, gold_a, _ = write_inputs(tmp_path)
+    a = Candidates.from_gold(gold_a, kb)
+    documents = [
+        Document(**{**d, "doc_id": f"m{i}:{d['doc_id']}", "role": "primary"})
+        for i in range(40)
+        for d in DOCS
+    ][:300]
+    name = f"midcrash-{uuid.uuid4().hex[:6]}"
+    push(label_studio.connection, label_studio.client, documents[:1], name, kb, a=a)
+    killer = threading.Timer(1.0, label_studio.crash)
+    killer.start()
+    try:
+        push(label_studio.connection, label_studio.client, documents, name, kb, a=a, batch_size=300)
+    except StudioUnreachable:
+        pass  # the usual outcome; a server that finished first leaves nothing to resume
+    finally:
+        killer.join()
+    label_studio.restart()
+    push(label_studio.connection, label_studio.client, documents, name, kb, a=a, batch_size=300)
+    after = _doc_ids(label_studio, name)
+    assert sorted(after) == sorted(d.doc_id for d in documents) and max(after.values()) == 1
