@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 
 from goldloop.gold import Document
-from goldloop.kb import load_kb
+from goldloop.kb import KB, load_kb
 from goldloop.studio.connection import StudioUnreachable
 from goldloop.studio.project import find_project
 from goldloop.studio.push import Candidates, push
@@ -25,16 +25,20 @@ def _doc_ids(label_studio, title: str) -> Counter[str]:
     )
 
 
-def test_crash_mid_push_then_rerun(label_studio, tmp_path) -> None:
+def _copies(tmp_path, prefix: str, n: int) -> tuple[KB, Candidates, list[Document], str]:
+    """KB, A's candidates, ``n`` documents (copies of the loop corpus) and a fresh project name."""
     kb = load_kb()
     _, gold_a, _ = write_inputs(tmp_path)
-    a = Candidates.from_gold(gold_a, kb)
-    documents = [
-        Document(**{**d, "doc_id": f"c{i}:{d['doc_id']}", "role": "primary"})
-        for i in range(5)
+    copies = [
+        Document(**{**d, "doc_id": f"{prefix}{i}:{d['doc_id']}", "role": "primary"})
+        for i in range(n // len(DOCS) + 1)
         for d in DOCS
     ]
-    name = f"crash-{uuid.uuid4().hex[:6]}"
+    return kb, Candidates.from_gold(gold_a, kb), copies[:n], f"{prefix}-{uuid.uuid4().hex[:6]}"
+
+
+def test_crash_mid_push_then_rerun(label_studio, tmp_path) -> None:
+    kb, a, documents, name = _copies(tmp_path, "crash", 5 * len(DOCS))
     batches = []
 
     def crash_after_first_batch(n: int) -> None:
@@ -78,15 +82,7 @@ def test_later_push_with_candidates_adds_predictions_to_earlier_tasks(
 
 def test_crash_during_an_import_request(label_studio, tmp_path) -> None:
     """The server dies while a 300-task import is in flight: the re-run completes it exactly once."""
-    kb = load_kb()
-    _, gold_a, _ = write_inputs(tmp_path)
-    a = Candidates.from_gold(gold_a, kb)
-    documents = [
-        Document(**{**d, "doc_id": f"m{i}:{d['doc_id']}", "role": "primary"})
-        for i in range(40)
-        for d in DOCS
-    ][:300]
-    name = f"midcrash-{uuid.uuid4().hex[:6]}"
+    kb, a, documents, name = _copies(tmp_path, "midcrash", 300)
     push(label_studio.connection, label_studio.client, documents[:1], name, kb, a=a)
     killer = threading.Timer(1.0, label_studio.crash)
     killer.start()
