@@ -230,3 +230,23 @@ def test_push_twice_adds_nothing(pushed, label_studio) -> None:
     assert len(_tasks(client, pushed["main"].id)) == 7
     assert len(_tasks(client, pushed["double"].id)) == 1
     assert sum(len(t.predictions) for t in _tasks(client, pushed["main"].id).values()) == 7 * 3
+
+
+def test_sync_pushes_what_is_missing_then_pulls(pushed, label_studio) -> None:
+    out = pushed["dir"] / "synced.json"
+    extra = pushed["dir"] / "more.jsonl"
+    lines = pushed["documents"].read_text(encoding="utf-8")
+    new = {"doc_id": "pmid:9", "text": "Rapamycin inhibits mTORC1.", "role": "primary", "batch": 2}
+    extra.write_text(lines + json.dumps(new) + "\n", encoding="utf-8")
+    output = _run(
+        ["sync", "--sample", str(extra), "--project", pushed["name"], "--out", str(out),
+         "--candidates", str(pushed["gold_a"]), "--other", str(pushed["gold_b"])],
+        label_studio,
+    ).output  # fmt: skip
+    assert "tasks created" in output
+    assert sorted(_tasks(label_studio.client, pushed["main"].id)) == [
+        f"pmid:{i}" for i in (1, 2, 3, 4, 5, 6, 8, 9)
+    ]
+    sidecar = json.loads((pushed["dir"] / "synced.json.verification.json").read_text())
+    assert (sidecar["tasks"], sidecar["verified_tasks"], sidecar["unannotated_tasks"]) == (9, 6, 2)
+    assert len(read_gold(out).documents) == 6
