@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml uv.lock
 	@touch $@
 
 demo: setup
-	$(VENV)/bin/goldloop kb check
+	$(VENV)/bin/goldloop demo
 
 test: setup
 	$(VENV)/bin/pytest

@@ -66,18 +66,24 @@ def _gold(hits: list[tuple[str, str, str, str, bool]], tag: str) -> list[dict[st
     return docs
 
 
-def write_inputs(directory: Path, docs: list[dict[str, Any]] | None = None) -> tuple[Path, Path, Path]:
+def write_inputs(
+    directory: Path, docs: list[dict[str, Any]] | None = None
+) -> tuple[Path, Path, Path]:
     """documents.jsonl, gold.a.json and gold.b.json under ``directory``."""
     directory.mkdir(parents=True, exist_ok=True)
     documents = directory / "documents.jsonl"
-    documents.write_text("".join(json.dumps(d, ensure_ascii=False) + "\n" for d in docs or DOCS), encoding="utf-8")
+    documents.write_text(
+        "".join(json.dumps(d, ensure_ascii=False) + "\n" for d in docs or DOCS), encoding="utf-8"
+    )
     gold_a, gold_b = directory / "gold.a.json", directory / "gold.b.json"
     gold_a.write_text(json.dumps(_gold(HITS_A, TAG_A), ensure_ascii=False), encoding="utf-8")
     gold_b.write_text(json.dumps(_gold(HITS_B, TAG_B), ensure_ascii=False), encoding="utf-8")
     return documents, gold_a, gold_b
 
 
-def run_goldloop(args: list[str], env: dict[str, str], monkeypatch: Any, capsys: Any) -> tuple[int, str, str]:
+def run_goldloop(
+    args: list[str], env: dict[str, str], monkeypatch: Any, capsys: Any
+) -> tuple[int, str, str]:
     """Run the ``goldloop`` entry point in-process: (exit code, stdout, stderr)."""
     import sys
 

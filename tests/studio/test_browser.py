@@ -52,7 +52,12 @@ def browser(label_studio) -> Iterator[object]:
     os.environ.setdefault("SE_OFFLINE", "true")  # never let Selenium Manager fetch a browser
     options = Options()
     options.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1400,1000"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--window-size=1400,1000",
+    ):
         options.add_argument(arg)
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     driver.implicitly_wait(0)
@@ -68,7 +73,9 @@ def browser(label_studio) -> Iterator[object]:
 
 
 @pytest.fixture(scope="module")
-def project_tasks(label_studio, tmp_path_factory: pytest.TempPathFactory) -> tuple[int, dict[str, int]]:
+def project_tasks(
+    label_studio, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[int, dict[str, int]]:
     kb = load_kb()
     _, gold_a, gold_b = write_inputs(tmp_path_factory.mktemp("browser"))
     documents = [Document(**{**d, "role": "primary"}) for d in DOCS]
@@ -77,7 +84,10 @@ def project_tasks(label_studio, tmp_path_factory: pytest.TempPathFactory) -> tup
          a=Candidates.from_gold(gold_a, kb), b=Candidates.from_gold(gold_b, kb))  # fmt: skip
     project = find_project(label_studio.connection, label_studio.client, name)
     assert project is not None
-    tasks = {t.data["doc_id"]: t.id for t in label_studio.client.tasks.list(project=project.id, page_size=100)}
+    tasks = {
+        t.data["doc_id"]: t.id
+        for t in label_studio.client.tasks.list(project=project.id, page_size=100)
+    }
     return project.id, tasks
 
 
@@ -86,7 +96,9 @@ def _wait(driver, condition):
     from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, WAIT, ignored_exceptions=(StaleElementReferenceException,)).until(condition)
+    return WebDriverWait(driver, WAIT, ignored_exceptions=(StaleElementReferenceException,)).until(
+        condition
+    )
 
 
 def _open(driver, url: str, project_id: int, task_id: int) -> list:
@@ -96,7 +108,9 @@ def _open(driver, url: str, project_id: int, task_id: int) -> list:
     return _wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, ".htx-highlight"))
 
 
-def test_regions_relation_direction_and_search(browser, label_studio, project_tasks, tmp_path: Path) -> None:
+def test_regions_relation_direction_and_search(
+    browser, label_studio, project_tasks, tmp_path: Path
+) -> None:
     from selenium.webdriver.common.by import By
 
     project_id, tasks = project_tasks
@@ -105,22 +119,42 @@ def test_regions_relation_direction_and_search(browser, label_studio, project_ta
     highlights[0].click()
     taxonomy = _wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".htx-taxonomy"))
     assert taxonomy.text.strip() == "inhibits"
-    checked = [r for r in browser.find_elements(By.CSS_SELECTOR, "input.ant-radio-input") if r.is_selected()]
-    assert [r.find_element(By.XPATH, "./ancestor::label[1]").text.split("[")[0] for r in checked] == ["forward"]
-    assert "A: inhibits · forward | B: inhibits · inverse" in browser.find_element(By.TAG_NAME, "body").text
+    checked = [
+        r
+        for r in browser.find_elements(By.CSS_SELECTOR, "input.ant-radio-input")
+        if r.is_selected()
+    ]
+    assert [
+        r.find_element(By.XPATH, "./ancestor::label[1]").text.split("[")[0] for r in checked
+    ] == ["forward"]
+    assert (
+        "A: inhibits · forward | B: inhibits · inverse"
+        in browser.find_element(By.TAG_NAME, "body").text
+    )
     # The picker is searchable per region: typing narrows 300 relations to the match.
     taxonomy.find_element(By.CSS_SELECTOR, ".ant-select-selector").click()
     search = _wait(
         browser,
         lambda d: next(
-            (i for i in d.find_elements(By.CSS_SELECTOR, "input.lsf-taxonomy-search-input") if i.is_displayed()), None
-        )
+            (
+                i
+                for i in d.find_elements(By.CSS_SELECTOR, "input.lsf-taxonomy-search-input")
+                if i.is_displayed()
+            ),
+            None,
+        ),
     )
     search.send_keys("phosph")
     _wait(
         browser,
-        lambda d: [n.text for n in d.find_elements(By.CSS_SELECTOR, ".ant-select-tree-treenode") if n.is_displayed()]
-        == ["phosphorylates"]
+        lambda d: (
+            [
+                n.text
+                for n in d.find_elements(By.CSS_SELECTOR, ".ant-select-tree-treenode")
+                if n.is_displayed()
+            ]
+            == ["phosphorylates"]
+        ),
     )
     shot = tmp_path / "task-pmid-2.png"
     assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 10_000

@@ -23,7 +23,11 @@ class Done:
 @pytest.fixture
 def goldloop(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path):
     def run(args: list[str], url: str, key: str, cwd: Path) -> Done:
-        env = {"LABEL_STUDIO_URL": url, "LABEL_STUDIO_API_KEY": key, "GOLDLOOP_HOME": str(cwd / ".goldloop")}
+        env = {
+            "LABEL_STUDIO_URL": url,
+            "LABEL_STUDIO_API_KEY": key,
+            "GOLDLOOP_HOME": str(cwd / ".goldloop"),
+        }
         return Done(*run_goldloop(args, env, monkeypatch, capsys))
 
     return run
@@ -58,7 +62,12 @@ def test_project_without_needed_controls(goldloop, label_studio, tmp_path: Path)
     assert f"project {title!r}" in done.stderr and "lacks relation (taxonomy)" in done.stderr
     assert list(label_studio.client.tasks.list(project=project.id)) == []
     out = tmp_path / "v.json"
-    done = goldloop(["pull", "--project", title, "--out", str(out)], label_studio.url, label_studio.token, tmp_path)
+    done = goldloop(
+        ["pull", "--project", title, "--out", str(out)],
+        label_studio.url,
+        label_studio.token,
+        tmp_path,
+    )
     assert done.returncode == 2 and "lacks relation" in done.stderr
     assert not out.exists()
 
@@ -84,4 +93,6 @@ def test_candidates_whose_tag_cannot_be_told(goldloop, tmp_path: Path, bad: str)
     done = goldloop(["push", "--sample", str(documents), "--project", bad, "--candidates", str(merged)],
                      f"http://127.0.0.1:{server.free_port()}", "k", tmp_path)  # fmt: skip
     assert done.returncode == 2
-    assert "cannot tell the annotator tag (annotators found: claude-test, gpt-test@low)" in done.stderr
+    assert (
+        "cannot tell the annotator tag (annotators found: claude-test, gpt-test@low)" in done.stderr
+    )

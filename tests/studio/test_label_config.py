@@ -23,7 +23,9 @@ pytest.importorskip("label_studio_sdk", reason="the studio extra is not installe
 
 def test_committed_config_is_in_sync_with_the_bundled_kb() -> None:
     committed = (REPO / "label_config" / "relations.xml").read_text(encoding="utf-8")
-    assert committed == render_label_config(load_kb()), "run `goldloop label-config` and commit the result"
+    assert committed == render_label_config(load_kb()), (
+        "run `goldloop label-config` and commit the result"
+    )
 
 
 def test_relation_picker_holds_every_canonical_label_once() -> None:
@@ -37,7 +39,10 @@ def test_relation_picker_holds_every_canonical_label_once() -> None:
 
 def test_config_without_a_needed_control_is_refused() -> None:
     config = '<View><Text name="text" value="$text"/><Labels name="mention" toName="text"><Label value="P"/></Labels></View>'
-    with pytest.raises(LabelConfigError, match=r"project 'x'.*lacks relation \(taxonomy\), direction \(choices\), note"):
+    with pytest.raises(
+        LabelConfigError,
+        match=r"project 'x'.*lacks relation \(taxonomy\), direction \(choices\), note",
+    ):
         check_label_config(config, "project 'x'")
 
 

@@ -41,18 +41,25 @@ REVIEW = review_tag(TAG_A, TAG_B)
 
 def _run(args: list[str], label_studio) -> Any:
     result = CliRunner().invoke(
-        app, args, env={"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token}
+        app,
+        args,
+        env={"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token},
     )
     assert result.exit_code == 0, (result.output, result.exception)
     return result
 
 
 def _tasks(client, project_id: int) -> dict[str, Any]:
-    return {t.data["doc_id"]: t for t in client.tasks.list(project=project_id, fields="all", page_size=100)}
+    return {
+        t.data["doc_id"]: t
+        for t in client.tasks.list(project=project_id, fields="all", page_size=100)
+    }
 
 
 def _project(client, title: str):
-    return next(p for p in client.projects.list(include="id,title,model_version") if p.title == title)
+    return next(
+        p for p in client.projects.list(include="id,title,model_version") if p.title == title
+    )
 
 
 def _review(task) -> list[dict[str, Any]]:
@@ -63,7 +70,10 @@ def _review(task) -> list[dict[str, Any]]:
 def _set(result: list[dict], surface: str, doc_id: str, from_name: str, value: dict) -> None:
     start, end = to_label_studio(text_of(doc_id), *span(doc_id, surface))
     for item in result:
-        if item["from_name"] == from_name and (item["value"]["start"], item["value"]["end"]) == (start, end):
+        if item["from_name"] == from_name and (item["value"]["start"], item["value"]["end"]) == (
+            start,
+            end,
+        ):
             item["value"].update(value)
             return
     raise AssertionError(f"no {from_name} region on {surface!r}")
@@ -120,9 +130,14 @@ def pushed(label_studio, tmp_path_factory: pytest.TempPathFactory) -> dict[str, 
     widened += _region("pmid:4", "which", None, None)  # no relation picked
     annotate(id=tasks["pmid:4"].id, result=widened)
     annotate(id=tasks["pmid:5"].id, result=[], was_cancelled=True)
-    annotate(id=tasks["pmid:6"].id, result=_review(tasks["pmid:6"]) + _region("pmid:6", "induces", INDUCES, "forward"))
+    annotate(
+        id=tasks["pmid:6"].id,
+        result=_review(tasks["pmid:6"]) + _region("pmid:6", "induces", INDUCES, "forward"),
+    )
     annotate(id=double_tasks["pmid:7"].id, result=_review(double_tasks["pmid:7"]))
-    second = client.users.create(email=f"second-{uuid.uuid4().hex[:6]}@goldloop.local", username=uuid.uuid4().hex[:8])
+    second = client.users.create(
+        email=f"second-{uuid.uuid4().hex[:6]}@goldloop.local", username=uuid.uuid4().hex[:8]
+    )
     other = _review(double_tasks["pmid:7"])
     _set(other, "phosphorylates", "pmid:7", "direction", {"choices": ["inverse"]})
     annotate(id=double_tasks["pmid:7"].id, result=other, completed_by=second.id)
@@ -177,7 +192,9 @@ def test_pull_gives_exact_verified_hits_and_verdicts(pushed, label_studio) -> No
     assert sidecar["by_slice"]["paraphrase"]["fix"] == 1
     assert sidecar["by_slice"]["anchored"]["candidates"] == 8
     assert sidecar["adopted_from_second_annotator"] == 1
-    assert [(r["doc_id"], r["surface"], r["reason"]) for r in sidecar["rejected"]] == [("pmid:3", "activates", "deleted")]
+    assert [(r["doc_id"], r["surface"], r["reason"]) for r in sidecar["rejected"]] == [
+        ("pmid:3", "activates", "deleted")
+    ]
     assert [(r["doc_id"], r["surface"], r["reason"]) for r in sidecar["incomplete_regions"]] == [
         ("pmid:4", "which", "no relation picked")
     ]
@@ -195,9 +212,10 @@ def test_pull_one_annotator_and_per_annotator_files(pushed, label_studio) -> Non
     _run(["pull", "--project", pushed["name"], "--out", str(out), "--annotator", pushed["second"],
           "--per-annotator"], label_studio)  # fmt: skip
     gold = read_gold(out)
-    assert [(d.doc_id, [(h.direction, h.verdict, h.annotator) for h in d.ground_truth]) for d in gold.documents] == [
-        ("pmid:7", [("inverse", "fix", pushed["second"])])
-    ]
+    assert [
+        (d.doc_id, [(h.direction, h.verdict, h.annotator) for h in d.ground_truth])
+        for d in gold.documents
+    ] == [("pmid:7", [("inverse", "fix", pushed["second"])])]
     per_admin = read_gold(pushed["dir"] / "second.admin@goldloop.local.json")
     assert len(per_admin.documents) == 6
     per_second = read_gold(pushed["dir"] / f"second.{pushed['second']}.json")
@@ -212,3 +230,23 @@ def test_push_twice_adds_nothing(pushed, label_studio) -> None:
     assert len(_tasks(client, pushed["main"].id)) == 7
     assert len(_tasks(client, pushed["double"].id)) == 1
     assert sum(len(t.predictions) for t in _tasks(client, pushed["main"].id).values()) == 7 * 3
+
+
+def test_sync_pushes_what_is_missing_then_pulls(pushed, label_studio) -> None:
+    out = pushed["dir"] / "synced.json"
+    extra = pushed["dir"] / "more.jsonl"
+    lines = pushed["documents"].read_text(encoding="utf-8")
+    new = {"doc_id": "pmid:9", "text": "Rapamycin inhibits mTORC1.", "role": "primary", "batch": 2}
+    extra.write_text(lines + json.dumps(new) + "\n", encoding="utf-8")
+    output = _run(
+        ["sync", "--sample", str(extra), "--project", pushed["name"], "--out", str(out),
+         "--candidates", str(pushed["gold_a"]), "--other", str(pushed["gold_b"])],
+        label_studio,
+    ).output  # fmt: skip
+    assert "tasks created" in output
+    assert sorted(_tasks(label_studio.client, pushed["main"].id)) == [
+        f"pmid:{i}" for i in (1, 2, 3, 4, 5, 6, 8, 9)
+    ]
+    sidecar = json.loads((pushed["dir"] / "synced.json.verification.json").read_text())
+    assert (sidecar["tasks"], sidecar["verified_tasks"], sidecar["unannotated_tasks"]) == (9, 6, 2)
+    assert len(read_gold(out).documents) == 6

@@ -30,15 +30,24 @@ def test_payload_carries_task_fields_and_three_predictions(inputs) -> None:
     documents = [Document(**d) for d in DOCS]
     tasks = build_tasks(documents, kb, render_label_config(kb), a, b)
     assert [t["data"]["doc_id"] for t in tasks] == [d["doc_id"] for d in DOCS]
-    assert tasks[0]["data"] == {k: DOCS[0][k] for k in ("text", "doc_id", "role", "batch", "p_incl")}
-    assert [p["model_version"] for p in tasks[0]["predictions"]] == [TAG_A, b.tag, f"review:{TAG_A}+{b.tag}"]
+    assert tasks[0]["data"] == {
+        k: DOCS[0][k] for k in ("text", "doc_id", "role", "batch", "p_incl")
+    }
+    assert [p["model_version"] for p in tasks[0]["predictions"]] == [
+        TAG_A,
+        b.tag,
+        f"review:{TAG_A}+{b.tag}",
+    ]
 
 
 def test_a_result_the_config_does_not_know_is_refused(inputs) -> None:
     kb, a, b = inputs
     config = re.sub(r'\s*<Choice value="inhibits"[^>]*/>', "", render_label_config(kb))
     documents = [Document(**d) for d in DOCS]
-    with pytest.raises(StudioError, match=r"document 'pmid:2': prediction 'gpt-test@low' does not fit the labeling config"):
+    with pytest.raises(
+        StudioError,
+        match=r"document 'pmid:2': prediction 'gpt-test@low' does not fit the labeling config",
+    ):
         build_tasks(documents, kb, config, a, b)
 
 

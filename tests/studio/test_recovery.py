@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections import Counter
 
 import pytest
 
 from goldloop.gold import Document
-from goldloop.kb import load_kb
+from goldloop.kb import KB, load_kb
 from goldloop.studio.connection import StudioUnreachable
 from goldloop.studio.project import find_project
 from goldloop.studio.push import Candidates, push
@@ -19,15 +20,25 @@ from tests.studio.loop_data import DOCS, TAG_A, write_inputs
 def _doc_ids(label_studio, title: str) -> Counter[str]:
     project = find_project(label_studio.connection, label_studio.client, title)
     assert project is not None
-    return Counter(t.data["doc_id"] for t in label_studio.client.tasks.list(project=project.id, page_size=1000))
+    return Counter(
+        t.data["doc_id"] for t in label_studio.client.tasks.list(project=project.id, page_size=1000)
+    )
+
+
+def _copies(tmp_path, prefix: str, n: int) -> tuple[KB, Candidates, list[Document], str]:
+    """KB, A's candidates, ``n`` documents (copies of the loop corpus) and a fresh project name."""
+    kb = load_kb()
+    _, gold_a, _ = write_inputs(tmp_path)
+    copies = [
+        Document(**{**d, "doc_id": f"{prefix}{i}:{d['doc_id']}", "role": "primary"})
+        for i in range(n // len(DOCS) + 1)
+        for d in DOCS
+    ]
+    return kb, Candidates.from_gold(gold_a, kb), copies[:n], f"{prefix}-{uuid.uuid4().hex[:6]}"
 
 
 def test_crash_mid_push_then_rerun(label_studio, tmp_path) -> None:
-    kb = load_kb()
-    _, gold_a, _ = write_inputs(tmp_path)
-    a = Candidates.from_gold(gold_a, kb)
-    documents = [Document(**{**d, "doc_id": f"c{i}:{d['doc_id']}", "role": "primary"}) for i in range(5) for d in DOCS]
-    name = f"crash-{uuid.uuid4().hex[:6]}"
+    kb, a, documents, name = _copies(tmp_path, "crash", 5 * len(DOCS))
     batches = []
 
     def crash_after_first_batch(n: int) -> None:
@@ -41,13 +52,17 @@ def test_crash_mid_push_then_rerun(label_studio, tmp_path) -> None:
     label_studio.restart()
     first = _doc_ids(label_studio, name)
     assert sum(first.values()) == 10 and max(first.values()) == 1
-    report = push(label_studio.connection, label_studio.client, documents, name, kb, a=a, batch_size=10)
+    report = push(
+        label_studio.connection, label_studio.client, documents, name, kb, a=a, batch_size=10
+    )
     assert (report.projects[0].created, report.projects[0].already_present) == (30, 10)
     after = _doc_ids(label_studio, name)
     assert sorted(after) == sorted(d.doc_id for d in documents) and max(after.values()) == 1
 
 
-def test_later_push_with_candidates_adds_predictions_to_earlier_tasks(label_studio, tmp_path) -> None:
+def test_later_push_with_candidates_adds_predictions_to_earlier_tasks(
+    label_studio, tmp_path
+) -> None:
     kb = load_kb()
     _, gold_a, gold_b = write_inputs(tmp_path)
     documents = [Document(**{**d, "role": "primary"}) for d in DOCS]
@@ -63,3 +78,21 @@ def test_later_push_with_candidates_adds_predictions_to_earlier_tasks(label_stud
     assert project is not None and project.model_version == review_tag(TAG_A, b.tag)
     third = push(conn, client, documents, name, kb, a=a, b=b)
     assert third.projects[0].predictions_added_to_existing == 0
+
+
+def test_crash_during_an_import_request(label_studio, tmp_path) -> None:
+    """The server dies while a 300-task import is in flight: the re-run completes it exactly once."""
+    kb, a, documents, name = _copies(tmp_path, "midcrash", 300)
+    push(label_studio.connection, label_studio.client, documents[:1], name, kb, a=a)
+    killer = threading.Timer(1.0, label_studio.crash)
+    killer.start()
+    try:
+        push(label_studio.connection, label_studio.client, documents, name, kb, a=a, batch_size=300)
+    except StudioUnreachable:
+        pass  # the usual outcome; a server that finished first leaves nothing to resume
+    finally:
+        killer.join()
+    label_studio.restart()
+    push(label_studio.connection, label_studio.client, documents, name, kb, a=a, batch_size=300)
+    after = _doc_ids(label_studio, name)
+    assert sorted(after) == sorted(d.doc_id for d in documents) and max(after.values()) == 1

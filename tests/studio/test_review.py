@@ -12,9 +12,18 @@ TEXT = "🧬 TNF activates IL-6, which inhibits STAT3 and regulates growth."
 ACTIVATES, INHIBITS, REGULATES = "PEL.000000", "PEL.000018", "RO.0002211"
 
 
-def _hit(surface: str, entity_id: str, direction: str | None = "forward", confidence: float | None = None) -> Hit:
+def _hit(
+    surface: str, entity_id: str, direction: str | None = "forward", confidence: float | None = None
+) -> Hit:
     a = TEXT.index(surface)
-    return Hit(a=a, b=a + len(surface), surface=surface, entity_id=entity_id, direction=direction, confidence=confidence)
+    return Hit(
+        a=a,
+        b=a + len(surface),
+        surface=surface,
+        entity_id=entity_id,
+        direction=direction,
+        confidence=confidence,
+    )
 
 
 def _regions(prediction: dict) -> dict[str, dict[str, dict]]:
@@ -30,21 +39,29 @@ def kb():
 
 
 def test_review_regions_origins_and_values(kb) -> None:
-    hits_a = [_hit("activates", ACTIVATES, confidence=0.9), _hit("inhibits", INHIBITS, "forward", 0.8)]
+    hits_a = [
+        _hit("activates", ACTIVATES, confidence=0.9),
+        _hit("inhibits", INHIBITS, "forward", 0.8),
+    ]
     hits_b = [_hit("activates", ACTIVATES, confidence=0.5), _hit("inhibits", REGULATES, "inverse"),
               _hit("regulates", REGULATES, None)]  # fmt: skip
     prediction = build_review_prediction(TEXT, hits_a, hits_b, "gpt@low", "claude", kb)
     assert prediction["model_version"] == "review:gpt@low+claude"
     regions = _regions(prediction)
     assert len(regions) == 3
-    notes = {r["mention"]["value"]["text"]: r["mention"].get("meta", {}).get("text") for r in regions.values()}
+    notes = {
+        r["mention"]["value"]["text"]: r["mention"].get("meta", {}).get("text")
+        for r in regions.values()
+    }
     assert notes == {
         "activates": "A+B agree",
         "inhibits": "A: inhibits · forward | B: regulates · inverse",
         "regulates": "B only",
     }
     inhibits = next(r for r in regions.values() if r["mention"]["value"]["text"] == "inhibits")
-    assert inhibits["relation"]["value"]["taxonomy"] == [["inhibits"]]  # A's values where A proposed it
+    assert inhibits["relation"]["value"]["taxonomy"] == [
+        ["inhibits"]
+    ]  # A's values where A proposed it
     assert inhibits["direction"]["value"]["choices"] == ["forward"]
     assert inhibits["mention"]["score"] == 0.8
     regulates = next(r for r in regions.values() if r["mention"]["value"]["text"] == "regulates")
@@ -52,13 +69,20 @@ def test_review_regions_origins_and_values(kb) -> None:
     # Label Studio 1.23 counts code points: the emoji before the span is one character.
     a = TEXT.index("activates")
     activates = next(r for r in regions.values() if r["mention"]["value"]["text"] == "activates")
-    assert (activates["mention"]["value"]["start"], activates["mention"]["value"]["end"]) == (a, a + 9)
+    assert (activates["mention"]["value"]["start"], activates["mention"]["value"]["end"]) == (
+        a,
+        a + 9,
+    )
     assert prediction["score"] == pytest.approx((0.9 + 0.8) / 2)
 
 
 def test_without_b_the_tag_names_a_only(kb) -> None:
-    prediction = build_review_prediction(TEXT, [_hit("activates", ACTIVATES)], None, "lexical@73a23cc7", None, kb)
-    assert prediction["model_version"] == review_tag("lexical@73a23cc7") == "review:lexical@73a23cc7"
+    prediction = build_review_prediction(
+        TEXT, [_hit("activates", ACTIVATES)], None, "lexical@73a23cc7", None, kb
+    )
+    assert (
+        prediction["model_version"] == review_tag("lexical@73a23cc7") == "review:lexical@73a23cc7"
+    )
     assert [item["meta"]["text"] for item in prediction["result"] if "meta" in item] == ["A only"]
     assert "score" not in prediction
 
@@ -68,7 +92,9 @@ def test_task_predictions_validate_against_the_config(kb) -> None:
     from goldloop.studio.label_config import label_interface, render_label_config
 
     interface = label_interface(render_label_config(kb))
-    predictions = task_predictions(TEXT, [_hit("activates", ACTIVATES)], [_hit("inhibits", INHIBITS)], "a", "b", kb)
+    predictions = task_predictions(
+        TEXT, [_hit("activates", ACTIVATES)], [_hit("inhibits", INHIBITS)], "a", "b", kb
+    )
     assert [p["model_version"] for p in predictions] == ["a", "b", "review:a+b"]
     for prediction in predictions:
         assert interface.validate_prediction(prediction, return_errors=True) == []

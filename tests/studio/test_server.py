@@ -36,7 +36,7 @@ def test_unreachable_server_and_wrong_token(label_studio) -> None:
     pytest.importorskip("label_studio_sdk")
     from goldloop.studio.connection import Connection
 
-    with pytest.raises(StudioError, match="cannot reach Label Studio at http://127.0.0.1:"):
+    with pytest.raises(StudioError, match=r"cannot reach Label Studio at http://127\.0\.0\.1:"):
         connect(Connection(f"http://127.0.0.1:{server.free_port()}", "x" * 40), timeout=2)
     with pytest.raises(StudioError, match="refused the API key \\(HTTP 401\\)"):
         connect(Connection(label_studio.url, "0" * 40))

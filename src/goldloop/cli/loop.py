@@ -26,7 +26,11 @@ CANDIDATES = typer.Option(
 OTHER = typer.Option(None, "--other", help="Gold file of annotator B's hits.")
 TAG_A = typer.Option(None, "--candidates-tag", help="A's tag (default: the hits' annotator).")
 TAG_B = typer.Option(None, "--other-tag", help="B's tag (default: the hits' annotator).")
-ROLES = typer.Option(None, "--roles", help="Comma-separated roles to push (default: all).")
+ROLES = typer.Option(
+    "primary,double",
+    "--roles",
+    help="Comma-separated roles to push (documents without a role are kept).",
+)
 URL = typer.Option(
     None, "--url", help="Label Studio URL (default: $LABEL_STUDIO_URL, else the embedded server)."
 )
@@ -43,7 +47,7 @@ def push_command(
     other: Path | None = OTHER,
     candidates_tag: str | None = TAG_A,
     other_tag: str | None = TAG_B,
-    roles: str | None = ROLES,
+    roles: str = ROLES,
     url: str | None = URL,
     kb: Path | None = KB_OPTION,
 ) -> None:
@@ -97,7 +101,7 @@ def sync_command(
     other: Path | None = OTHER,
     candidates_tag: str | None = TAG_A,
     other_tag: str | None = TAG_B,
-    roles: str | None = ROLES,
+    roles: str = ROLES,
     annotator: str | None = ANNOTATOR,
     url: str | None = URL,
     kb: Path | None = KB_OPTION,
@@ -129,8 +133,8 @@ def _candidates(
     return a, b
 
 
-def _roles(roles: str | None) -> list[str] | None:
-    return [r.strip() for r in roles.split(",") if r.strip()] if roles else None
+def _roles(roles: str) -> list[str]:
+    return [r.strip() for r in roles.split(",") if r.strip()]
 
 
 def _print_push(report: PushReport, url: str) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from goldloop.atomic import atomic_write_text
-from goldloop.cli import loop
+from goldloop.cli import demo, loop
 from goldloop.cli.common import KB_OPTION, console, key_value_table, open_kb
 from goldloop.studio import server
 from goldloop.studio.label_config import render_label_config
@@ -92,3 +92,4 @@ def register(root: typer.Typer) -> None:
     root.add_typer(app, name="studio")
     root.command("label-config")(label_config)
     loop.register(root)
+    root.command("demo")(demo.demo)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,22 +35,26 @@ def double_name(name: str) -> str:
 
 def find_project(connection: Connection, client: Any, title: str) -> Project | None:
     """The project titled exactly ``title``; its config must hold goldloop's controls."""
-    pages = call(
-        connection,
-        client.projects.list,
-        include="id,title,label_config,model_version",
-        page_size=PAGE_SIZE,
-    )
-    matches = [p for p in call(connection, list, pages) if p.title == title]
-    if len(matches) > 1:
-        raise StudioError(
-            f"{connection.url}: {len(matches)} projects are titled {title!r}; rename all but one"
-        )
-    if not matches:
-        return None
-    found = matches[0]
-    check_label_config(found.label_config or "", f"Label Studio project {title!r} (id {found.id})")
-    return Project(found.id, title, found.label_config, found.model_version or None)
+    return find_projects(connection, client, [title]).get(title)
+
+
+def find_projects(connection: Connection, client: Any, titles: Sequence[str]) -> dict[str, Project]:
+    """The projects titled exactly as one of ``titles`` (one listing, then one read per match)."""
+    pages = call(connection, client.projects.list, include="id,title", page_size=PAGE_SIZE)
+    listed: list[Any] = call(connection, list, pages)
+    found: dict[str, Project] = {}
+    for title in titles:
+        matches = [p for p in listed if p.title == title]
+        if len(matches) > 1:
+            raise StudioError(
+                f"{connection.url}: {len(matches)} projects are titled {title!r}; rename all but one"
+            )
+        if matches:
+            full = call(connection, client.projects.get, id=matches[0].id)
+            where = f"Label Studio project {title!r} (id {full.id})"
+            check_label_config(full.label_config or "", where)
+            found[title] = Project(full.id, title, full.label_config, full.model_version or None)
+    return found
 
 
 def ensure_project(
@@ -78,7 +83,8 @@ def existing_tasks(
         include="id,data,predictions_model_versions",
     )  # fmt: skip
     tasks: dict[str, ExistingTask] = {}
-    for task in call(connection, list, pages):
+    listed: list[Any] = call(connection, list, pages)
+    for task in listed:
         doc_id = str((task.data or {}).get("doc_id", ""))
         if not doc_id:
             continue

@@ -86,28 +86,22 @@ def export_tasks(
     connection: Connection, client: Any, name: str
 ) -> tuple[list[str], list[dict[str, Any]]]:
     """All tasks of ``name`` and ``name-double`` (when it exists), with predictions and emails."""
-    titles: list[str] = []
+    found = projects.find_projects(connection, client, [name, projects.double_name(name)])
+    if name not in found:
+        raise StudioError(f"{connection.url}: no Label Studio project titled {name!r}")
     tasks: list[dict[str, Any]] = []
-    for title in (name, projects.double_name(name)):
-        project = projects.find_project(connection, client, title)
-        if project is None:
-            if title == name:
-                raise StudioError(f"{connection.url}: no Label Studio project titled {name!r}")
-            continue
-        titles.append(title)
+    for project in found.values():
         export = call(
             connection, client.projects.exports.create, id=project.id, title="goldloop pull",
             serialization_options={"predictions": {"only_id": False}, "annotations__completed_by": {"only_id": False}},
         )  # fmt: skip
         chunks = call(
-            connection,
-            client.projects.exports.download,
-            id=project.id,
-            export_pk=export.id,
+            connection, client.projects.exports.download, id=project.id, export_pk=export.id,
             export_type="JSON",
-        )
+        )  # fmt: skip
         tasks += json.loads(b"".join(call(connection, list, chunks)))
         call(connection, client.projects.exports.delete, id=project.id, export_pk=export.id)
+    titles = list(found)
     return titles, tasks
 
 

@@ -26,7 +26,7 @@ from goldloop.studio.connection import Connection, StudioError, StudioUnreachabl
 from goldloop.studio.label_config import label_interface, render_label_config
 from goldloop.studio.review import Prediction, review_tag, task_predictions
 
-BATCH_SIZE = 200
+BATCH_SIZE = 500
 DOUBLE_ROLE = "double"
 TASK_FIELDS = ("text", "doc_id", "role", "batch", "p_incl")
 _ERRORS_SHOWN = 3
@@ -103,7 +103,7 @@ def push(
     batch_size: int = BATCH_SIZE,
     progress: ProgressFn | None = None,
 ) -> PushReport:
-    """Push ``documents`` (of ``roles``; all when None) into ``name`` and ``name-double``."""
+    """Push ``documents`` (of ``roles``, all when None; no role is kept) into ``name`` and ``name-double``."""
     if b is not None and a is None:
         raise GoldloopError("a second annotator (B) needs a first (A): give --candidates too")
     repeated = [doc_id for doc_id, n in Counter(d.doc_id for d in documents).items() if n > 1]
@@ -116,7 +116,7 @@ def push(
     by_project: dict[str, list[Document]] = {}
     for doc in documents:
         role = doc.role or "none"
-        if wanted is not None and role not in wanted:
+        if wanted is not None and doc.role is not None and role not in wanted:
             report.skipped_roles[role] += 1
             continue
         report.roles[role] += 1

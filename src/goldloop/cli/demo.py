@@ -1,0 +1,60 @@
+"""``goldloop demo``: the loop on the bundled demo corpus, ending in a Label Studio to open."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from goldloop.cli.common import KB_OPTION, console, err_console, key_value_table, open_kb
+from goldloop.demo import PROJECT, check_pushed, pick_annotator, run_demo
+from goldloop.studio import server
+
+
+def demo(
+    check: bool = typer.Option(
+        False, "--check", help="Run headless: verify the pushed tasks, stop Label Studio, exit 0/1."
+    ),
+    kb: Path | None = KB_OPTION,
+) -> None:
+    """Sample the demo corpus, pre-annotate it, start Label Studio and push: ready to annotate."""
+    knowledge = open_kb(kb)
+    annotator = pick_annotator(knowledge)
+    with console.status(
+        f"sampling, pre-annotating ({annotator.tag}), starting Label Studio, pushing"
+    ):
+        run = run_demo(knowledge, annotator)
+    creds = server.credentials()
+    pushed = sum(p.created for p in run.push.projects)
+    console.print(
+        key_value_table(
+            "goldloop demo",
+            [
+                ("sample", run.sample_dir),
+                ("documents (primary + double)", len(run.documents)),
+                ("pre-annotator", run.annotator),
+                (
+                    "candidates",
+                    f"{sum(len(h) for h in run.candidates.hits.values())} in {run.gold_path}",
+                ),
+                ("tasks created now", pushed),
+                ("projects", ", ".join(p.title for p in run.push.projects)),
+                ("Label Studio", run.state.url),
+                ("login", f"{creds.username} / {creds.password}"),
+            ],
+        )
+    )
+    if check:
+        problems = check_pushed(run, knowledge)
+        server.stop()
+        for problem in problems:
+            err_console.print(f"[red]check:[/] {problem}")
+        console.print("demo check: " + ("FAILED" if problems else "ok") + "; Label Studio stopped")
+        raise typer.Exit(1 if problems else 0)
+    gold = run.sample_dir.parent / "gold.verified.json"
+    console.print(
+        f"Open {run.state.url}, log in, and verify the tasks of '{PROJECT}'. Then:\n"
+        f"  goldloop pull --project {PROJECT} --out {gold}\n"
+        f"  goldloop score --gold {gold} --system {run.annotator.split('@')[0]}={run.gold_path}\n"
+        "  goldloop studio stop"
+    )

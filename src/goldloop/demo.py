@@ -1,0 +1,123 @@
+"""The whole loop on the bundled demo corpus: sample, pre-annotate, start Label Studio, push, check.
+
+Work files live in ``<workdir>/demo`` (the sample dir and the pre-annotation); the embedded
+Label Studio keeps its own under ``<workdir>/studio``. Re-running reuses the sample and pushes
+only what is missing. The pre-annotator is an LLM when a provider key is set, else the offline
+``lexical`` one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from goldloop.annotate import annotate_documents, select_documents
+from goldloop.atomic import atomic_write_json
+from goldloop.gold import Document, write_gold
+from goldloop.kb import KB
+from goldloop.lexical import LexicalAnnotator
+from goldloop.sample import read_documents
+from goldloop.sample.run import SampleSettings, run_sample
+from goldloop.settings import default_cache_path, workdir
+from goldloop.studio import server
+from goldloop.studio.connection import Connection, connect
+from goldloop.studio.project import double_name, find_project
+from goldloop.studio.push import Candidates, PushReport, push
+from goldloop.studio.review import annotator_prediction, build_review_prediction
+
+DEMO_CORPUS = Path(str(files("goldloop") / "data" / "demo" / "corpus.tsv"))
+PROJECT = "goldloop-demo"
+ROLES = ("primary", "double")
+# Small batches: the demo corpus holds 31 documents, 26 of them eligible.
+SETTINGS = SampleSettings(n_primary=8, n_double=4, n_reserve=4, tail_top_k=10)
+
+
+@dataclass
+class DemoRun:
+    sample_dir: Path
+    gold_path: Path
+    annotator: str
+    documents: list[Document]
+    candidates: Candidates
+    state: server.ServerState
+    push: PushReport
+    problems: list[str] = field(default_factory=list)
+
+
+def demo_dir() -> Path:
+    return workdir() / "demo"
+
+
+def pick_annotator(kb: KB) -> Any:
+    """The first provider whose key is set (its default model), else the offline ``lexical``."""
+    from goldloop.llm import DEFAULT_MODELS, credentials_set, make_provider
+
+    available = credentials_set()
+    if not available:
+        return LexicalAnnotator(kb)
+    return make_provider(available[0], DEFAULT_MODELS[available[0]], cache=default_cache_path())
+
+
+def run_demo(
+    kb: KB, annotator: Any, *, home: Path | None = None, studio_home: Path | None = None
+) -> DemoRun:
+    """Sample (once), pre-annotate, start the embedded Label Studio and push into ``goldloop-demo``."""
+    base = home or demo_dir()
+    sample_dir = base / "sample"
+    if not (sample_dir / "manifest.csv").is_file():
+        run_sample(DEMO_CORPUS, sample_dir, kb, SETTINGS)
+    documents = select_documents(read_documents(sample_dir), ROLES, None)
+    gold_path = base / f"gold.{annotator.name}.json"
+    annotated = annotate_documents(documents, annotator, kb)
+    write_gold(gold_path, annotated.documents)
+    atomic_write_json(gold_path.with_name(gold_path.name + ".report.json"), annotated.report)
+    candidates = Candidates(annotator.tag, {d.doc_id: d.ground_truth for d in annotated.documents})
+    state = server.start(studio_home)
+    connection = Connection(state.url, state.token)
+    report = push(connection, connect(connection), documents, PROJECT, kb, a=candidates)
+    return DemoRun(sample_dir, gold_path, annotator.tag, documents, candidates, state, report)
+
+
+def check_pushed(run: DemoRun, kb: KB) -> list[str]:
+    """What is wrong with the pushed projects (empty when every task is there and pre-filled)."""
+    connection = Connection(run.state.url, run.state.token)
+    client = connect(connection)
+    problems: list[str] = []
+    wanted = {d.doc_id: d for d in run.documents}
+    seen: dict[str, Any] = {}
+    for title in (PROJECT, double_name(PROJECT)):
+        project = find_project(connection, client, title)
+        if project is None:
+            problems.append(f"project {title!r} is missing")
+            continue
+        review = f"review:{run.annotator}"
+        if project.model_version != review:
+            problems.append(
+                f"project {title!r} pre-fills from {project.model_version!r}, not {review!r}"
+            )
+        listed: list[Any] = list(
+            client.tasks.list(project=project.id, fields="all", page_size=1000)
+        )
+        for task in listed:
+            doc_id = task.data.get("doc_id")
+            if doc_id in seen:
+                problems.append(f"{doc_id}: pushed twice")
+            seen[doc_id] = task
+    for doc_id, doc in wanted.items():
+        task = seen.get(doc_id)
+        if task is None:
+            problems.append(f"{doc_id}: no task")
+            continue
+        hits = run.candidates.hits.get(doc_id, [])
+        expected = {
+            run.annotator: annotator_prediction(doc.text, hits, run.annotator, kb)["result"],
+            f"review:{run.annotator}": build_review_prediction(doc.text, hits, None, run.annotator, None, kb)["result"],
+        }  # fmt: skip
+        stored = {p.model_version: p.result for p in task.predictions}
+        for version, result in expected.items():
+            if stored.get(version) != result:
+                problems.append(f"{doc_id}: prediction {version!r} differs from what was pushed")
+    problems += [f"{doc_id}: not in the sample" for doc_id in seen.keys() - wanted.keys()]
+    return problems
