@@ -3,7 +3,7 @@ PY ?= python3
 VENV := .venv
 STAMP := $(VENV)/.goldloop-synced
 
-.PHONY: setup demo test lint
+.PHONY: setup demo test lint bench
 
 setup: $(STAMP)
 
@@ -21,3 +21,6 @@ test: setup
 lint: setup
 	$(VENV)/bin/ruff check src tests
 	$(VENV)/bin/mypy
+
+bench: setup
+	for b in benchmarks/*.py; do echo "== $$b"; $(VENV)/bin/python $$b || exit 1; done

@@ -18,6 +18,7 @@ from goldloop.precision.judge import CLOSE, OPEN
 from goldloop.precision.mentions import LABELS, Label
 from goldloop.studio.connection import Connection, StudioError, call, connect
 from goldloop.studio.offsets import to_label_studio
+from goldloop.studio.project import ensure_project, find_project
 
 MODEL_VERSION = "precision-sample"
 SPAN, VERDICT, NOTE = "mention", "verdict", "note"
@@ -71,9 +72,7 @@ def push_sample(
 ) -> PushSummary:
     """Create or reuse the project ``title`` and import the rows it does not hold yet."""
     client = connect(connection)
-    project = _find_project(connection, client, title)
-    if project is None:
-        project = call(connection, client.projects.create, title=title, label_config=LABEL_CONFIG)
+    project = ensure_project(connection, client, title, LABEL_CONFIG, check=_check_precision_config)
     present = set(_task_keys(connection, client, project.id))
     new = [task_of(row, texts[row["doc_id"]]) for row in rows if row["key"] not in present]
     for start in range(0, len(new), BATCH):
@@ -111,7 +110,7 @@ class PulledLabels:
 def pull_labels(connection: Connection, title: str) -> PulledLabels:
     """Every task's label: its earliest completed annotation's verdict (None when unlabelled)."""
     client = connect(connection)
-    project = _find_project(connection, client, title)
+    project = find_project(connection, client, title, check=_check_precision_config)
     if project is None:
         raise StudioError(f"{connection.url}: no Label Studio project titled {title!r}")
     chunks = call(
@@ -158,22 +157,9 @@ def read_labels_from_tasks(tasks: list[dict[str, Any]], title: str) -> PulledLab
     return pulled
 
 
-def _find_project(connection: Connection, client: Any, title: str) -> Any:
-    pages = call(
-        connection,
-        client.projects.list,
-        include="id,title,label_config,model_version",
-        page_size=PAGE_SIZE,
-    )
-    projects: list[Any] = call(connection, list, pages)
-    matches = [p for p in projects if p.title == title]
-    if len(matches) > 1:
-        raise StudioError(f"{connection.url}: {len(matches)} projects are titled {title!r}")
-    if matches and f'name="{VERDICT}"' not in (matches[0].label_config or ""):
-        raise StudioError(
-            f"{connection.url}: project {title!r} is not a precision project (no {VERDICT!r} choice)"
-        )
-    return matches[0] if matches else None
+def _check_precision_config(config: str, where: str) -> None:
+    if f'name="{VERDICT}"' not in config:
+        raise StudioError(f"{where} is not a precision project (no {VERDICT!r} choice)")
 
 
 def _task_keys(connection: Connection, client: Any, project_id: int) -> list[str]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,12 +33,23 @@ def double_name(name: str) -> str:
     return f"{name}{DOUBLE_SUFFIX}"
 
 
-def find_project(connection: Connection, client: Any, title: str) -> Project | None:
-    """The project titled exactly ``title``; its config must hold goldloop's controls."""
-    return find_projects(connection, client, [title]).get(title)
+ConfigCheck = Callable[[str, str], None]
+"""Raises when a project's labeling config (first argument, described by the second) won't do."""
 
 
-def find_projects(connection: Connection, client: Any, titles: Sequence[str]) -> dict[str, Project]:
+def find_project(
+    connection: Connection, client: Any, title: str, check: ConfigCheck = check_label_config
+) -> Project | None:
+    """The project titled exactly ``title``; ``check`` vets its config (default: goldloop's controls)."""
+    return find_projects(connection, client, [title], check).get(title)
+
+
+def find_projects(
+    connection: Connection,
+    client: Any,
+    titles: Sequence[str],
+    check: ConfigCheck = check_label_config,
+) -> dict[str, Project]:
     """The projects titled exactly as one of ``titles`` (one listing, then one read per match)."""
     pages = call(connection, client.projects.list, include="id,title", page_size=PAGE_SIZE)
     listed: list[Any] = call(connection, list, pages)
@@ -52,16 +63,22 @@ def find_projects(connection: Connection, client: Any, titles: Sequence[str]) ->
         if matches:
             full = call(connection, client.projects.get, id=matches[0].id)
             where = f"Label Studio project {title!r} (id {full.id})"
-            check_label_config(full.label_config or "", where)
+            check(full.label_config or "", where)
             found[title] = Project(full.id, title, full.label_config, full.model_version or None)
     return found
 
 
 def ensure_project(
-    connection: Connection, client: Any, title: str, label_config: str, *, annotations: int = 1
+    connection: Connection,
+    client: Any,
+    title: str,
+    label_config: str,
+    *,
+    annotations: int = 1,
+    check: ConfigCheck = check_label_config,
 ) -> Project:
-    """Find the project titled ``title`` or create it with ``label_config``."""
-    found = find_project(connection, client, title)
+    """Find the project titled ``title`` (its config vetted by ``check``) or create it."""
+    found = find_project(connection, client, title, check)
     if found is not None:
         return found
     extra: dict[str, Any] = {}
