@@ -84,7 +84,7 @@ def read_predictions(
         raise PredictionsError(f"{source}: cannot read: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
         raise PredictionsError(f"{source}: not UTF-8 text") from exc
-    if source.suffix == ".jsonl":
+    if source.suffix == ".jsonl" or _looks_like_jsonl(raw):
         return rows_to_predictions(
             label,
             source,
@@ -143,6 +143,18 @@ def read_id_bridge(path: str | Path) -> dict[str, str]:
             )
         bridge[minted] = kb_id
     return bridge
+
+
+def _looks_like_jsonl(raw: str) -> bool:
+    """Several JSON values, one per line, whatever the file is called."""
+    lines = [line for line in raw.splitlines() if line.strip()]
+    if len(lines) < 2:
+        return False
+    try:
+        json.loads(lines[0])
+    except json.JSONDecodeError:
+        return False
+    return True
 
 
 def _is_gold_format(data: Any) -> bool:
