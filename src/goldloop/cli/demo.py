@@ -56,5 +56,6 @@ def demo(
         f"Open {run.state.url}, log in, and verify the tasks of '{PROJECT}'. Then:\n"
         f"  goldloop pull --project {PROJECT} --out {gold}\n"
         f"  goldloop score --gold {gold} --system {run.annotator.split('@')[0]}={run.gold_path}\n"
-        "  goldloop studio stop"
+        "  goldloop studio stop",
+        soft_wrap=True,  # commands stay on one line, to copy and paste
     )
