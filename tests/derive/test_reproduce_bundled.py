@@ -22,24 +22,13 @@ import csv
 
 import pytest
 
-from goldloop.derive import PENDING_SUFFIX, derive_kb
+from goldloop.derive import KB_COLUMNS, PENDING_SUFFIX, derive_kb
 from goldloop.kb import load_kb
 from goldloop.settings import BUNDLED_KB, BUNDLED_KB_DIR
 
 from .helpers import read_csv, write_csv
 
-COMPARED = (
-    "label",
-    "description",
-    "inverse_entity_id",
-    "inverse_label",
-    "inverse_source",
-    "needs_review",
-    "is_symmetric",
-    "is_canonical",
-    "canonical_entity_id",
-    "example",
-)
+COMPARED = KB_COLUMNS[1:]  # every column but the entity_id rows are keyed on
 
 
 def shipped_rows() -> list[dict[str, str]]:
