@@ -29,7 +29,7 @@ as "host" in "has a host range"). Nouns never match verb labels: "increase in IL
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 import spacy
@@ -125,9 +125,21 @@ def load_nlp(model: str | None = None) -> Language:
     )
 
 
-def parse_many(texts: Iterable[str], n_process: int = 1, batch_size: int = 32) -> Iterator[Doc]:
-    """Parse texts in order with ``nlp.pipe``: the one way goldloop parses documents in bulk."""
-    return load_nlp().pipe(texts, n_process=n_process, batch_size=batch_size)
+def parse_many(
+    texts: Iterable[str],
+    *,
+    nlp: Language | None = None,
+    disable: Sequence[str] = (),
+    n_process: int = 1,
+    batch_size: int = 32,
+) -> Iterator[Doc]:
+    """Parse texts in order: the one way goldloop parses documents in bulk.
+
+    ``nlp`` defaults to :func:`load_nlp`; ``disable`` names pipes to skip for this call only
+    (another thread may be parsing with the full pipeline, so never ``select_pipes``).
+    """
+    nlp = nlp or load_nlp()
+    return nlp.pipe(texts, disable=list(disable), n_process=n_process, batch_size=batch_size)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -339,7 +351,10 @@ def detect_many(
     texts: Iterable[str], kb: KB, n_process: int = 1, batch_size: int = 32
 ) -> list[list[Mention]]:
     """:func:`detect_mentions` over many texts, parsed once each through ``nlp.pipe``."""
-    return [detect_mentions(doc, kb) for doc in parse_many(texts, n_process, batch_size)]
+    return [
+        detect_mentions(doc, kb)
+        for doc in parse_many(texts, n_process=n_process, batch_size=batch_size)
+    ]
 
 
 def _best_verbal(verb: Token, patterns: list[_Pattern], words: _Words) -> _Candidate | None:
