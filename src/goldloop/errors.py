@@ -1,5 +1,46 @@
-"""The one exception type for problems the user can fix: bad input, bad settings, bad servers."""
+"""The typed errors the library raises; each carries the exit code the CLI gives it.
+
+| code | meaning |
+|---|---|
+| 0 | done |
+| 1 | a check ran and found problems |
+| 2 | bad input or usage: a file, a value, an option (:class:`GoldloopError`) |
+| 3 | partial: some requests failed, output written for the rest (:class:`PartialRun`) |
+| 4 | a service failed after retries (:class:`ServiceError`) |
+| 5 | submitted and still pending (:class:`Pending`) |
+| 130 | interrupted |
+
+The library never names a CLI flag in a message; the doors word options themselves.
+"""
+
+EXIT_OK = 0
+EXIT_CHECK_FAILED = 1
+EXIT_BAD_INPUT = 2
+EXIT_PARTIAL = 3
+EXIT_SERVICE = 4
+EXIT_PENDING = 5
+EXIT_INTERRUPTED = 130
 
 
 class GoldloopError(Exception):
-    """A user-facing error: the CLI prints its message on one line and exits 2."""
+    """A problem the user can fix (bad input, bad settings): one line, exit 2."""
+
+    exit_code = EXIT_BAD_INPUT
+
+
+class ServiceError(GoldloopError):
+    """A service (Label Studio, a provider, Redis, PostgreSQL) failed after retries: exit 4."""
+
+    exit_code = EXIT_SERVICE
+
+
+class PartialRun(GoldloopError):
+    """Some requests failed; the output holds the rest and the report lists the failed: exit 3."""
+
+    exit_code = EXIT_PARTIAL
+
+
+class Pending(GoldloopError):
+    """Work was submitted and is not finished yet (provider batch mode): exit 5."""
+
+    exit_code = EXIT_PENDING

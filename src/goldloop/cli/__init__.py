@@ -65,9 +65,9 @@ def _root(
 
 
 def main() -> None:
-    """Entry point: user errors print one line and exit 2, never a traceback."""
+    """Entry point: a library error prints one line and exits with its code, never a traceback."""
     try:
         app()
     except GoldloopError as exc:
         err_console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
-        sys.exit(2)
+        sys.exit(exc.exit_code)
