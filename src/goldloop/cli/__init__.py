@@ -17,8 +17,10 @@ from goldloop.cli import agree as agree_commands
 from goldloop.cli import annotate as annotate_commands
 from goldloop.cli import backend as backend_commands
 from goldloop.cli import baselines as baselines_commands
+from goldloop.cli import demo as demo_commands
 from goldloop.cli import gold as gold_commands
 from goldloop.cli import kb as kb_commands
+from goldloop.cli import loop as loop_commands
 from goldloop.cli import pool as pool_commands
 from goldloop.cli import precision as precision_commands
 from goldloop.cli import sample as sample_commands
@@ -34,14 +36,20 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-# In the order of the loop: KB and files, sampling, pre-annotation, Label Studio, analysis.
+# Every command is registered here, in the order of the loop: KB and files, sampling,
+# pre-annotation, Label Studio, analysis.
 app.add_typer(kb_commands.app, name="kb")
 app.add_typer(gold_commands.app, name="gold")
 app.command("sample")(sample_commands.sample)
 app.command("audit")(sample_commands.audit)
 app.command("stats")(sample_commands.stats)
 app.command("annotate")(annotate_commands.annotate)
-studio_commands.register(app)
+app.add_typer(studio_commands.app, name="studio")
+app.command("label-config")(studio_commands.label_config)
+app.command("push")(loop_commands.push_command)
+app.command("pull")(loop_commands.pull_command)
+app.command("sync")(loop_commands.sync_command)
+app.command("demo")(demo_commands.demo)
 app.command("backend")(backend_commands.backend)
 app.command("agree")(agree_commands.agree)
 app.command("score")(score_commands.score)
