@@ -26,4 +26,14 @@ def read_documents(path: str | Path, kb: KB | None = None) -> list[Document]:
     return read_sample_documents(source)
 
 
+def input_files(path: str | Path) -> list[Path]:
+    """The files :func:`read_documents` reads for ``path`` (a sample dir's manifest and texts)."""
+    source = Path(path)
+    if not source.is_dir():
+        return [source]
+    from goldloop.sample.sampledir import MANIFEST, TEXTS
+
+    return [source / MANIFEST, source / TEXTS]
+
+
 load_documents = read_documents
