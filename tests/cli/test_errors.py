@@ -372,3 +372,40 @@ def test_an_unreachable_label_studio_is_a_service_error(work: Work, cli: Cli) ->
     assert result.returncode == 4, result.stderr
     (line,) = result.stderr.strip().splitlines()
     assert f"cannot reach Label Studio at {url}" in line
+
+
+# --- fault: Label Studio stops in the middle of a pull ---
+
+
+def test_label_studio_stopped_mid_pull_writes_nothing_and_keeps_the_old_gold(
+    work: Work, cli: Cli, label_studio, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from label_studio_sdk.projects.exports.client_ext import ExportsClientExt
+
+    from goldloop.gold import Document
+    from goldloop.kb import load_kb
+    from goldloop.studio.push import push
+
+    name = f"fault-{work.port}"
+    documents = [Document(doc_id="pmid:1", text=TEXT, role="primary")]
+    push(label_studio.connection, label_studio.client, documents, name, load_kb())
+    out = work.root / "verified.json"
+    out.write_text('["the previous gold"]\n')
+    before = _snapshot(work.root)
+    download = ExportsClientExt.download
+
+    def stop_then_download(self: ExportsClientExt, *args: object, **kwargs: object) -> object:
+        label_studio.crash()  # the export was created; the server dies before it is read
+        return download(self, *args, **kwargs)
+
+    monkeypatch.setattr(ExportsClientExt, "download", stop_then_download)
+    env = {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token}
+    try:
+        result = cli("pull", "--project", name, "--out", out, env=env)
+    finally:
+        label_studio.restart()
+    assert result.returncode == 4, result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert f"cannot reach Label Studio at {label_studio.url}" in line
+    assert _snapshot(work.root) == before
+    assert out.read_text() == '["the previous gold"]\n'
