@@ -120,15 +120,28 @@ def pair_spans(
 
 
 def _pair_document(doc_id: str, hits_a: list[Hit], hits_b: list[Hit]) -> list[SpanPair]:
-    ordered_a = sorted(hits_a, key=lambda h: (h.a, h.b))
-    ordered_b = sorted(hits_b, key=lambda h: (h.a, h.b))
-    taken = match_spans([(h.a, h.b) for h in ordered_a], [(h.a, h.b) for h in ordered_b])
-    pairs = [
-        SpanPair(doc_id, hit, None if k is None else ordered_b[k])
-        for hit, k in zip(ordered_a, taken, strict=True)
+    return [
+        SpanPair(doc_id, None if i is None else hits_a[i], None if k is None else hits_b[k])
+        for i, k in span_pairs([(h.a, h.b) for h in hits_a], [(h.a, h.b) for h in hits_b])
+    ]
+
+
+def span_pairs(
+    spans_a: Sequence[tuple[int, int]], spans_b: Sequence[tuple[int, int]]
+) -> list[tuple[int | None, int | None]]:
+    """How two annotators' spans of one document pair up, as indices into each side.
+
+    Both sides are taken in ``(a, b)`` order and matched by the greedy any-overlap matcher; A's
+    spans come first (paired with B's index, or None), then B's unpaired spans (with None).
+    """
+    order_a = sorted(range(len(spans_a)), key=lambda i: spans_a[i])
+    order_b = sorted(range(len(spans_b)), key=lambda k: spans_b[k])
+    taken = match_spans([spans_a[i] for i in order_a], [spans_b[k] for k in order_b])
+    pairs: list[tuple[int | None, int | None]] = [
+        (i, None if k is None else order_b[k]) for i, k in zip(order_a, taken, strict=True)
     ]
     used = {k for k in taken if k is not None}
-    pairs += [SpanPair(doc_id, None, hit) for k, hit in enumerate(ordered_b) if k not in used]
+    pairs += [(None, order_b[k]) for k in range(len(order_b)) if k not in used]
     return pairs
 
 
