@@ -53,6 +53,10 @@ def test_check_outputs_names_both_options(tmp_path: Path) -> None:
     with pytest.raises(GoldloopError) as err:
         common.check_outputs({"--out": tmp_path / "x" / ".." / "in.jsonl"}, {"--documents": source})
     message = str(err.value)
-    assert message.startswith(f"--out {tmp_path / 'x' / '..' / 'in.jsonl'} and --documents {source}")
+    assert message.startswith(
+        f"--out {tmp_path / 'x' / '..' / 'in.jsonl'} and --documents {source}"
+    )
     assert f"({source.resolve()})" in message
-    common.check_outputs({"--out": tmp_path / "out.json", "--report": None}, {"--documents": source})
+    common.check_outputs(
+        {"--out": tmp_path / "out.json", "--report": None}, {"--documents": source}
+    )

@@ -319,20 +319,26 @@ STUDIO_COMMANDS: dict[str, Args] = {
 }  # fmt: skip
 
 
+def _studio_refusal(
+    work: Work, cli: Cli, args: list[str], url: str, key: str, code: int = 2
+) -> str:
+    """Run a Label Studio command that must fail before writing: its one error line."""
+    before = _snapshot(work.root)
+    result = cli(*args, env={"LABEL_STUDIO_URL": url, "LABEL_STUDIO_API_KEY": key})
+    assert result.returncode == code, result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert key not in line and "Traceback" not in result.stderr
+    assert _snapshot(work.root) == before
+    return line
+
+
 @pytest.mark.parametrize("name", list(STUDIO_COMMANDS))
 def test_a_server_that_is_not_label_studio_is_named_in_one_line(
     name: str, work: Work, cli: Cli, not_label_studio: str
 ) -> None:
     args = [str(a) for a in STUDIO_COMMANDS[name](work)]
-    before = _snapshot(work.root)
-    result = cli(
-        *args, env={"LABEL_STUDIO_URL": not_label_studio, "LABEL_STUDIO_API_KEY": "k" * 40}
-    )
-    assert result.returncode == 2, result.stderr
-    (line,) = result.stderr.strip().splitlines()
-    assert f"{not_label_studio} is not a Label Studio server" in line
-    assert "<html" not in line and "k" * 40 not in line
-    assert _snapshot(work.root) == before
+    line = _studio_refusal(work, cli, args, not_label_studio, "k" * 40)
+    assert f"{not_label_studio} is not a Label Studio server" in line and "<html" not in line
 
 
 @pytest.mark.parametrize("name", list(STUDIO_COMMANDS))
@@ -340,14 +346,8 @@ def test_a_refused_token_is_named_in_one_line(
     name: str, work: Work, cli: Cli, label_studio
 ) -> None:
     args = [str(a) for a in STUDIO_COMMANDS[name](work)]
-    before = _snapshot(work.root)
-    result = cli(
-        *args, env={"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": "0" * 40}
-    )
-    assert result.returncode == 2, result.stderr
-    (line,) = result.stderr.strip().splitlines()
-    assert "refused the API key" in line and "0" * 40 not in line
-    assert _snapshot(work.root) == before
+    line = _studio_refusal(work, cli, args, label_studio.url, "0" * 40)
+    assert "refused the API key" in line
 
 
 @pytest.mark.parametrize("name", ["pull", "agree", "precision-report"])
@@ -356,21 +356,14 @@ def test_a_missing_project_is_named_in_one_line(
 ) -> None:
     args = [str(a) for a in STUDIO_COMMANDS[name](work)]
     args[args.index("p")] = "no-such-project-anywhere"
-    before = _snapshot(work.root)
-    env = {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token}
-    result = cli(*args, env=env)
-    assert result.returncode == 2, result.stderr
-    (line,) = result.stderr.strip().splitlines()
+    line = _studio_refusal(work, cli, args, label_studio.url, label_studio.token)
     assert "no-such-project-anywhere" in line and "no Label Studio project" in line
-    assert _snapshot(work.root) == before
 
 
 def test_an_unreachable_label_studio_is_a_service_error(work: Work, cli: Cli) -> None:
     url = f"http://127.0.0.1:{work.port}"
     args = [str(a) for a in STUDIO_COMMANDS["pull"](work)]
-    result = cli(*args, env={"LABEL_STUDIO_URL": url, "LABEL_STUDIO_API_KEY": "k" * 40})
-    assert result.returncode == 4, result.stderr
-    (line,) = result.stderr.strip().splitlines()
+    line = _studio_refusal(work, cli, args, url, "k" * 40, code=4)
     assert f"cannot reach Label Studio at {url}" in line
 
 

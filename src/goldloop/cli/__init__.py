@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import NoReturn
+from typing import Annotated, NoReturn
 
 import typer
 from rich.markup import escape
@@ -66,10 +66,15 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    version: bool = typer.Option(
-        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
-    ),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Log progress details to stderr."),
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Log progress details to stderr.")
+    ] = False,
 ) -> None:
     logging.basicConfig(
         level=logging.INFO if verbose else logging.WARNING,
