@@ -158,3 +158,25 @@ def test_document_bootstrap_matches_a_plain_loop() -> None:
         total = weights @ counts
         values.append(total[1] / total[0])
     assert intervals["acc"] == pytest.approx(list(np.percentile(values, [2.5, 97.5])))
+
+
+def test_each_slice_has_its_own_document_bootstrap(gold_file: Path, kb: KB) -> None:
+    # Anchored gold mentions: "directly regulates" (document 1, found) and "activates"
+    # (document 2, found with the wrong relation); the paraphrase "binds to" is missed.
+    rows = [row(0, "directly regulates", "RO.0002578"), row(1, "activates", "PEL.000001")]
+    result = _score(gold_file, rows, kb, bootstrap=400, seed=5)
+    anchored = result["slices"]["anchoring"]["anchored"]
+    assert (anchored["n_gold"], anchored["n_found"], anchored["n_correct"]) == (2, 2, 1)
+    # The same resamples of the same two documents, over this slice's counts alone.
+    alone = document_bootstrap(
+        np.array([[1, 1, 1], [1, 1, 0]]),
+        lambda s: {"accuracy_overall": ratio(s[:, 2], s[:, 0])},
+        400,
+        seed=5,
+    )
+    assert anchored["intervals"]["accuracy_overall"] == alone["accuracy_overall"]
+    assert anchored["intervals"]["recall"] == [1.0, 1.0]
+    low, high = anchored["intervals"]["accuracy_overall"]
+    assert low == 0.0 and high == 1.0
+    assert result["slices"]["anchoring"]["paraphrase"]["intervals"]["recall"] == [0.0, 0.0]
+    assert "intervals" not in _score(gold_file, rows, kb)["slices"]["role"]["primary"]
