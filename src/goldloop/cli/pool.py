@@ -15,7 +15,6 @@ from goldloop.documents import load_documents
 from goldloop.errors import GoldloopError
 from goldloop.scoring.inputs import read_predictions
 from goldloop.scoring.pooled import CAVEAT, relative_recall
-from goldloop.scoring.ppi import Estimate
 
 
 def pool(
@@ -58,7 +57,7 @@ def pool(
             run.name,
             str(run.n_mentions),
             str(run.n_found),
-            _interval(run.relative_recall),
+            "undefined" if run.relative_recall is None else str(run.relative_recall),
             str(run.found_alone),
         )
     console.print(table)
@@ -71,11 +70,3 @@ def pool(
             console.print(f"[yellow]{output.name}: rows left out:[/] {reasons}")
     console.print(f"[yellow]caveat:[/] {CAVEAT}")
     console.print(f"report: {out}")
-
-
-def _interval(estimate: Estimate | None) -> str:
-    if estimate is None:
-        return "undefined"
-    if estimate.low is None or estimate.high is None:
-        return f"{estimate.value:.3f}"
-    return f"{estimate.value:.3f} [{estimate.low:.3f}, {estimate.high:.3f}]"

@@ -155,12 +155,9 @@ def _end_to_end(
     per_doc = np.zeros((len(documents), len(_E2E)), dtype=np.int64)
     slices = _Slices(len(documents))
     for i, (mentions, preds) in enumerate(zip(gold, by_doc, strict=True)):
-        taken = match_spans([(p.a, p.b) for p in preds], [(m.a, m.b) for m in mentions], match_mode)
+        found = _matched(mentions, preds, match_mode)
         row = per_doc[i]
         row[0], row[1] = len(mentions), len(preds)
-        found: dict[int, Prediction] = {
-            j: p for p, j in zip(preds, taken, strict=True) if j is not None
-        }
         for j, mention in enumerate(mentions):
             p = found.get(j)
             correct = p is not None and p.entity_id == mention.entity_id
@@ -206,6 +203,14 @@ def _end_to_end(
     }
 
 
+def _matched(
+    mentions: list[GoldMention], preds: list[Prediction], match_mode: str
+) -> dict[int, Prediction]:
+    """Gold mention index -> the prediction that took it, within one document."""
+    taken = match_spans([(p.a, p.b) for p in preds], [(m.a, m.b) for m in mentions], match_mode)
+    return {j: p for p, j in zip(preds, taken, strict=True) if j is not None}
+
+
 def _seed_detection(
     gold: list[list[GoldMention]], predictions: list[Prediction], match_mode: str
 ) -> dict[str, Any]:
@@ -235,10 +240,7 @@ def _linking_only(
     slices = _Slices(len(documents))
     unaligned = 0
     for i, (mentions, preds) in enumerate(zip(gold, by_doc, strict=True)):
-        taken = match_spans([(p.a, p.b) for p in preds], [(m.a, m.b) for m in mentions], match_mode)
-        aligned: dict[int, Prediction] = {
-            j: p for p, j in zip(preds, taken, strict=True) if j is not None
-        }
+        aligned = _matched(mentions, preds, match_mode)
         unaligned += len(preds) - len(aligned)
         row = per_doc[i]
         row[0] = len(mentions)
