@@ -9,7 +9,7 @@ import typer
 from rich.table import Table
 
 from goldloop.atomic import atomic_write_json
-from goldloop.cli.common import EQUIVALENCES_OPTION, KB_OPTION, console, open_kb
+from goldloop.cli.common import EquivalencesOption, KbOption, check_outputs, console, open_kb
 from goldloop.cli.named import named_files
 from goldloop.documents import load_documents
 from goldloop.errors import GoldloopError
@@ -31,18 +31,17 @@ def pool(
     out: Annotated[Path, typer.Option("--out", "-o", help="Report JSON.")] = Path("pool.json"),
     bootstrap: Annotated[int, typer.Option(help="Bootstrap draws over documents.")] = 1000,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap.")] = 0,
-    kb: Path | None = KB_OPTION,
-    equivalences: Path | None = EQUIVALENCES_OPTION,
+    kb: KbOption = None,
+    equivalences: EquivalencesOption = None,
 ) -> None:
     """Each run's share of the pool of everything any run found (after KB folding)."""
     if len(runs) < 2:
         raise GoldloopError("pool needs at least two runs")
+    named = named_files(runs, "run")
+    check_outputs({"--out": out}, {"run": [path for _, path in named], "--documents": documents})
     the_kb = open_kb(kb, equivalences)
     docs = load_documents(documents, the_kb)
-    outputs = [
-        read_predictions(path, docs, name=name, kb=the_kb)
-        for name, path in named_files(runs, "run")
-    ]
+    outputs = [read_predictions(path, docs, name=name, kb=the_kb) for name, path in named]
     report = relative_recall(len(docs), outputs, the_kb, n_bootstrap=bootstrap, seed=seed)
     atomic_write_json(out, report.to_json())
     table = Table(

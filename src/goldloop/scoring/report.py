@@ -129,12 +129,18 @@ def seed_compatibility_line(result: dict[str, Any]) -> str | None:
     return f"{result['system']}: seed-compatible detection (not the headline): {figures}"
 
 
+def report_paths(directory: Path, stem: str) -> tuple[Path, Path, Path]:
+    """Where :func:`write_reports` writes: ``<stem>.json``, ``<stem>.csv``, ``<stem>.png``."""
+    json_path, csv_path, png_path = (directory / f"{stem}.{ext}" for ext in ("json", "csv", "png"))
+    return json_path, csv_path, png_path
+
+
 def write_reports(
     results: Sequence[dict[str, Any]], directory: Path, stem: str, meta: dict[str, Any]
 ) -> list[Path]:
     """``<stem>.json`` (full results), ``<stem>.csv`` (summary rows), ``<stem>.png`` (chart)."""
     directory.mkdir(parents=True, exist_ok=True)
-    json_path, csv_path, png_path = (directory / f"{stem}.{ext}" for ext in ("json", "csv", "png"))
+    json_path, csv_path, png_path = report_paths(directory, stem)
     atomic_write_json(json_path, {**meta, "results": list(results)})
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\n")
