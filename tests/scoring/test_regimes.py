@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from goldloop.gold import read_gold
+from goldloop.gold import Document, read_gold
 from goldloop.kb import KB
 from goldloop.scoring.bootstrap import document_bootstrap, ratio
 from goldloop.scoring.folding import direction_agrees, fold_answer
@@ -180,3 +180,42 @@ def test_each_slice_has_its_own_document_bootstrap(gold_file: Path, kb: KB) -> N
     assert low == 0.0 and high == 1.0
     assert result["slices"]["anchoring"]["paraphrase"]["intervals"]["recall"] == [0.0, 0.0]
     assert "intervals" not in _score(gold_file, rows, kb)["slices"]["role"]["primary"]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_exact_headline_equals_the_exact_schema_of_the_nervaluate_package(seed: int) -> None:
+    """Random documents whose predictions copy, nudge or invent spans (a near miss never comes
+    before an exact copy of the same gold span, the one case where the two rules part)."""
+    rng = np.random.default_rng(seed)
+    documents, rows = [], []
+    for d in range(30):
+        starts = sorted(
+            rng.choice(np.arange(0, 400, 10), size=int(rng.integers(0, 6)), replace=False)
+        )
+        hits = [{"a": int(a), "b": int(a) + 6, "entity_id": "PEL.000000"} for a in starts]
+        documents.append({"doc_id": f"d{d}", "text": "x" * 420, "ground_truth": hits})
+        for h in hits:
+            draw = rng.random()
+            if draw < 0.5:  # exact copy, sometimes twice (the second is spurious)
+                rows += [{"itext": d, "a": h["a"], "b": h["b"], "entity_id_predicted": "X"}] * (
+                    1 + int(rng.random() < 0.2)
+                )
+            elif draw < 0.75:  # near miss
+                rows.append(
+                    {"itext": d, "a": h["a"] + 1, "b": h["b"] + 2, "entity_id_predicted": "X"}
+                )
+        if rng.random() < 0.5:  # invented, overlapping nothing
+            rows.append({"itext": d, "a": 405, "b": 410, "entity_id_predicted": "X"})
+    docs = [Document.model_validate(d) for d in documents]
+    result = score_system(
+        docs, rows_to_predictions("s", None, "rows", rows, docs), kb=None, match_mode="exact"
+    )
+    gold_spans = [[{"label": "g", "start": h.a, "end": h.b} for h in d.ground_truth] for d in docs]
+    predicted: list[list[dict[str, Any]]] = [[] for _ in docs]
+    for r in rows:
+        predicted[r["itext"]].append({"label": "p", "start": r["a"], "end": r["b"]})
+    exact = evaluate_with_nervaluate(gold_spans, predicted)["overall"]["exact"]
+    detection = result["detection"]
+    assert detection["n_matched"] == exact["correct"]
+    assert detection["precision"] == pytest.approx(exact["precision"])
+    assert detection["recall"] == pytest.approx(exact["recall"])
