@@ -228,7 +228,8 @@ def test_llm_failures_get_no_prediction_and_are_logged_the_rest_of_the_batch_sta
         "GARBLE: " + MENTION_TEXT,
         "NOTHING: " + MENTION_TEXT,
     ]
-    assert client.get("/health").json()["model_version"] == "review:gpt-test@low"
+    review = f"review:gpt-test@low@{server.base_url('openai')}"  # the fake is a server of one's own
+    assert client.get("/health").json()["model_version"] == review
     with caplog.at_level(logging.WARNING, logger="goldloop.backend"):
         results = predict(client, tasks_of(texts), label_config).json()["results"]
     assert len(results) == 4
@@ -236,8 +237,8 @@ def test_llm_failures_get_no_prediction_and_are_logged_the_rest_of_the_batch_sta
     assert truncated == [] and garbled == []
     assert "task 101: no prediction (truncated)" in caplog.text
     assert "task 102: no prediction (unparsable)" in caplog.text
-    assert nothing == {"model_version": "review:gpt-test@low", "result": []}
-    assert good["model_version"] == "review:gpt-test@low" and good["score"] == 0.75
+    assert nothing == {"model_version": review, "result": []}
+    assert good["model_version"] == review and good["score"] == 0.75
     (start, end) = span_of(MENTION_TEXT, "activates")
     assert {(r["from_name"], r["value"]["start"], r["value"]["end"]) for r in good["result"]} == {
         ("mention", start, end), ("relation", start, end), ("direction", start, end)
@@ -301,7 +302,8 @@ def test_annotators_a_and_b_give_the_merged_review_prediction(
         create_app(settings, Predictor.from_settings(settings)), client=LOOPBACK
     ) as client:
         (result,) = predict(client, tasks_of([MENTION_TEXT]), label_config).json()["results"]
-    assert result["model_version"] == "review:gpt-a+gemini-b"
+    a, b = f"gpt-a@{llm_server.base_url('openai')}", f"gemini-b@{llm_server.base_url('gemini')}"
+    assert result["model_version"] == f"review:{a}+{b}"
     notes = {
         r["value"]["text"]: r["meta"]["text"]
         for r in result["result"]

@@ -19,11 +19,27 @@ from goldloop.cli.common import (
     open_kb,
     report_path,
 )
+from goldloop.cli.llm import (
+    DEFAULT_ATTEMPTS,
+    DEFAULT_CONCURRENCY,
+    DEFAULT_TIMEOUT_S,
+    AttemptsOption,
+    BaseUrlOption,
+    ConcurrencyOption,
+    EffortOption,
+    ForceOption,
+    ModelOption,
+    ProviderOption,
+    TimeoutOption,
+    annotator_spec,
+    retry_policy,
+    settle_output,
+)
 from goldloop.documents import input_files, read_documents
 from goldloop.errors import GoldloopError
 from goldloop.jsonl import write_jsonl
-from goldloop.llm import make_provider
-from goldloop.precision.judge import judge_mentions
+from goldloop.llm import make_llm
+from goldloop.precision.judge import FAILED, judge_mentions
 from goldloop.precision.mentions import (
     read_labels,
     read_verdicts,
@@ -34,7 +50,7 @@ from goldloop.precision.studio import pull_labels, push_sample
 from goldloop.precision.study import PrecisionReport, draw_sample, labelling_rows, precision_report
 from goldloop.scoring.inputs import read_predictions
 from goldloop.scoring.ppi import MIN_CALIBRATED_LABELS, Estimate
-from goldloop.studio.connection import resolve_connection
+from goldloop.studio.connection import connect, resolve_connection
 
 app = typer.Typer(
     help="Precision without gold: an LLM judge corrected by a labelled sample (PPI).",
@@ -59,32 +75,36 @@ DocumentsOption = Annotated[
 def judge(
     system: Annotated[Path, typer.Option("--system", help="The system's output to judge.")],
     documents: DocumentsOption,
-    provider: Annotated[str, typer.Option(help="openai, anthropic or gemini.")],
-    model: Annotated[str, typer.Option(help="The judge model.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Verdicts JSONL.")],
-    effort: Annotated[str | None, typer.Option(help="Reasoning effort.")] = None,
-    base_url: Annotated[str | None, typer.Option(help="An OpenAI-compatible server.")] = None,
-    concurrency: Annotated[int, typer.Option(min=1, help="Requests in flight at once.")] = 8,
+    provider: ProviderOption = None,
+    model: ModelOption = None,
+    effort: EffortOption = None,
+    base_url: BaseUrlOption = None,
+    concurrency: ConcurrencyOption = DEFAULT_CONCURRENCY,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
+    attempts: AttemptsOption = DEFAULT_ATTEMPTS,
+    force: ForceOption = False,
     kb: KbOption = None,
     equivalences: EquivalencesOption = None,
 ) -> None:
-    """Ask an LLM judge about every mention; write one verdict per mention."""
+    """Ask an LLM judge about every mention; write one verdict per mention (a failed request
+    leaves its mention unchecked, reason ``failed``)."""
     check_outputs(
         {"--out": out, "--out (its report)": report_path(out)},
         {"--system": system, "--documents": input_files(documents)},
     )
+    spec = annotator_spec(provider, model, effort, base_url, llm_required=True)
     the_kb = open_kb(kb, equivalences)
     docs = read_documents(documents, the_kb)
     texts = {doc.doc_id: doc for doc in docs}
     predictions = read_predictions(system, docs, kb=the_kb)
     mentions, abstained = system_mentions(predictions, docs, the_kb)
-    judge_provider = make_provider(provider, model, effort=effort, base_url=base_url)
+    judge_provider = make_llm(spec, retry=retry_policy(timeout, attempts))
     with Progress(console=console, transient=True) as progress:
         task = progress.add_task("judging", total=len(mentions))
         run = judge_mentions(
             mentions, texts, the_kb, judge_provider, lambda: progress.advance(task), concurrency
         )
-    write_verdicts(out, run.mentions)
     malformed = dict(sorted(predictions.malformed.items()))
     report = {
         **run.report(),
@@ -92,13 +112,42 @@ def judge(
         "rows_left_out": malformed,
         "system": str(system),
     }
-    atomic_write_json(report_path(out), report)
-    rows = [("judge", run.judge), ("mentions", len(run.mentions)), ("abstained rows", abstained)]
-    rows += [(f"rows left out: {k}", v) for k, v in malformed.items()]
-    rows += [(f"verdict: {k}", v) for k, v in sorted(run.counts.items())]
-    rows += [(f"unchecked: {k}", v) for k, v in sorted(run.unchecked_reasons.items())]
-    console.print(key_value_table(f"judged {system.name}", rows))
-    console.print(f"verdicts: {out}")
+
+    def write() -> None:
+        write_verdicts(out, run.mentions)
+        atomic_write_json(report_path(out), report)
+        rows = [
+            ("judge", run.judge),
+            ("mentions", len(run.mentions)),
+            ("abstained rows", abstained),
+        ]
+        rows += [(f"rows left out: {k}", v) for k, v in malformed.items()]
+        rows += [(f"verdict: {k}", v) for k, v in sorted(run.counts.items())]
+        rows += [(f"unchecked: {k}", v) for k, v in sorted(run.unchecked_reasons.items())]
+        console.print(key_value_table(f"judged {system.name}", rows))
+        console.print(f"verdicts: {out}")
+
+    settle_output(
+        label=f"precision judge ({run.judge})",
+        asked=len(mentions),
+        errors=[f"{f['key']}: {f['error']}" for f in run.failed],
+        unit="mentions",
+        out=out,
+        answered_before=_verdicts_in(out),
+        force=force,
+        write=write,
+        report=report_path(out),
+    )
+
+
+def _verdicts_in(path: Path) -> int | None:
+    """How many mentions an existing verdicts file judged (0 when unreadable, None when absent)."""
+    if not path.exists():
+        return None
+    try:
+        return sum(m.reason != FAILED for m in read_verdicts(path))
+    except GoldloopError:
+        return 0
 
 
 @app.command("sample")
@@ -128,8 +177,9 @@ def sample(
     if studio_project:
         connection = resolve_connection(url)
         pushed = push_sample(
-            connection, studio_project, rows, {k: doc.text for k, doc in texts.items()}
-        )
+            connection, connect(connection), studio_project, rows,
+            {k: doc.text for k, doc in texts.items()},
+        )  # fmt: skip
         console.print(
             f"Label Studio project {studio_project!r} at {connection.url}: "
             f"{pushed.imported} task(s) imported, {pushed.already_there} already there"
@@ -156,7 +206,8 @@ def report(
     if labels is not None:
         hand_labels = read_labels(labels)
     else:
-        pulled = pull_labels(resolve_connection(url), str(studio_project))
+        connection = resolve_connection(url)
+        pulled = pull_labels(connection, connect(connection), str(studio_project))
         hand_labels = pulled.labels
     result = precision_report(read_verdicts(verdicts), hand_labels)
     data = result.to_json()
