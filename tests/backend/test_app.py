@@ -399,3 +399,25 @@ def test_an_unexpected_failure_is_a_json_500_with_the_details_logged(
         "message": "internal error (RuntimeError); the backend's log has the details",
     }
     assert "POST /predict failed" in caplog.text
+
+
+def test_an_oversized_task_gets_no_prediction_and_the_others_are_predicted(
+    lexical_predictor: Predictor, kb: KB, label_config: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    big = MENTION_TEXT + " " + "Filler words without a verb of the KB. " * 150_000  # ~6 MB
+    small = Predictor(kb, LexicalAnnotator(kb), max_task_chars=10_000, nlp=lexical_predictor.nlp)
+    with (
+        TestClient(create_app(LEXICAL, small), client=LOOPBACK) as client,
+        caplog.at_level(logging.WARNING, logger="goldloop.backend"),
+    ):
+        reply = predict(client, tasks_of([MENTION_TEXT, big, MENTION_TEXT]), label_config)
+    assert reply.status_code == 200
+    first, oversized, last = reply.json()["results"]
+    assert oversized == []
+    assert first["result"] and last["result"] == first["result"]
+    assert f"task 101: no prediction (too_large): {len(big)} characters" in caplog.text
+
+
+def test_the_task_size_limit_is_a_setting() -> None:
+    assert BackendSettings.from_env({}).max_task_chars == 50_000
+    assert BackendSettings.from_env({"GOLDLOOP_MAX_TASK_CHARS": "1234"}).max_task_chars == 1234
