@@ -18,7 +18,18 @@ from goldloop.annotate import (
     select_documents,
 )
 from goldloop.atomic import atomic_write_json
-from goldloop.cli.common import KB_OPTION, console, err_console, key_value_table, open_kb
+from goldloop.cli.common import (
+    DEFAULT_ROLES,
+    KbOption,
+    RolesOption,
+    check_outputs,
+    console,
+    err_console,
+    key_value_table,
+    open_kb,
+    parse_roles,
+    report_path,
+)
 from goldloop.cli.llm import (
     DEFAULT_ATTEMPTS,
     DEFAULT_CONCURRENCY,
@@ -35,6 +46,7 @@ from goldloop.cli.llm import (
     retry_policy,
     settle_output,
 )
+from goldloop.documents import input_files, read_documents
 from goldloop.errors import EXIT_INTERRUPTED, GoldloopError
 from goldloop.gold import Document, write_gold
 from goldloop.kb import KB
@@ -45,7 +57,6 @@ from goldloop.llm import (
     endpoint_identity,
     make_annotator,
 )
-from goldloop.sample import read_documents
 from goldloop.settings import default_cache_path
 
 
@@ -72,13 +83,7 @@ def annotate(
     max_tokens: Annotated[
         int, typer.Option("--max-tokens", min=1, help="Output token limit per document.")
     ] = DEFAULT_MAX_TOKENS,
-    roles: Annotated[
-        str,
-        typer.Option(
-            "--roles",
-            help="Comma-separated roles to annotate (documents without a role are kept).",
-        ),
-    ] = "primary,double",
+    roles: RolesOption = DEFAULT_ROLES,
     limit: Annotated[
         int | None,
         typer.Option("--limit", min=1, help="Annotate only the first N selected documents."),
@@ -113,16 +118,23 @@ def annotate(
         ),
     ] = None,
     force: ForceOption = False,
-    kb: Path | None = KB_OPTION,
+    kb: KbOption = None,
 ) -> None:
     """Pre-annotate documents: the model quotes surfaces, goldloop resolves and checks them."""
     if (sample is None) == (documents_path is None):
         raise GoldloopError("give exactly one of --sample DIR or --documents JSONL")
-    spec = annotator_spec(provider, model, effort, base_url, key_required=not dry)
-    the_kb = open_kb(kb)
     source = sample or documents_path
     assert source is not None
-    documents = select_documents(read_documents(source), _roles(roles), limit)
+    if out is not None:
+        source_option = "--sample" if sample is not None else "--documents"
+        check_outputs(
+            {"--out": out, "--out (its report)": report_path(out)},
+            {source_option: input_files(source), "--kb": kb},
+        )
+    selected_roles = parse_roles(roles)
+    spec = annotator_spec(provider, model, effort, base_url, key_required=not dry)
+    the_kb = open_kb(kb)
+    documents = select_documents(read_documents(source), selected_roles, limit)
     cache_path = cache or default_cache_path()
     if dry:
         _print_dry_run(documents, the_kb, max_tokens, spec, cache_path, input_price)
@@ -133,13 +145,13 @@ def annotate(
         spec, the_kb, cache=cache_path, retry=retry_policy(timeout, attempts)
     )
     run = _run(documents, annotator, the_kb, max_tokens, concurrency, verbal_only, cache_path)
-    report_path = out.with_name(out.name + ".report.json")
+    report = report_path(out)
     failed = [f for f in run.report["failed_documents"] if f["reason"] == "failed"]
 
     def write() -> None:
         write_gold(out, run.documents)
-        atomic_write_json(report_path, {"input": str(source), **run.report})
-        _print_summary(run.report, out, report_path)
+        atomic_write_json(report, {"input": str(source), **run.report})
+        _print_summary(run.report, out, report)
 
     settle_output(
         label=f"annotate ({annotator.tag})",
@@ -150,12 +162,8 @@ def annotate(
         answered_before=_documents_in(out),
         force=force,
         write=write,
-        report=report_path,
+        report=report,
     )
-
-
-def _roles(roles: str) -> list[str]:
-    return [r.strip() for r in roles.split(",") if r.strip()]
 
 
 def _documents_in(gold: Path) -> int | None:
