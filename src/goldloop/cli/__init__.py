@@ -27,7 +27,7 @@ from goldloop.cli import sample as sample_commands
 from goldloop.cli import score as score_commands
 from goldloop.cli import studio as studio_commands
 from goldloop.cli.common import err_console
-from goldloop.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, GoldloopError
+from goldloop.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, GoldloopError, SettingError
 
 app = typer.Typer(
     name="goldloop",
@@ -90,6 +90,8 @@ def main() -> None:
     """
     try:
         code = app(standalone_mode=False)
+    except SettingError as exc:
+        _fail(f"--{exc.setting.replace('_', '-')}: {exc.message}", exc.exit_code)
     except GoldloopError as exc:
         _fail(str(exc), exc.exit_code)
     except click_errors.NoArgsIsHelpError as exc:
