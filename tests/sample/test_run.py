@@ -145,9 +145,9 @@ def test_excluded_corpus_and_refusals(tmp_path: Path, kb: KB) -> None:
     assert not {"pmid:99000001", "pmid:99000002"} & {
         r.doc_id for r in read_manifest(tmp_path / "s")
     }
-    with pytest.raises(GoldloopError, match="already holds a sample; add --extend"):
+    with pytest.raises(GoldloopError, match=r"^extend: .* already holds a sample"):
         run_sample(DEMO_CORPUS, tmp_path / "s", kb, SETTINGS)
-    with pytest.raises(GoldloopError, match="--extend needs an existing sample"):
+    with pytest.raises(GoldloopError, match=r"^extend: .* holds no sample to extend"):
         run_sample(DEMO_CORPUS, tmp_path / "new", kb, SETTINGS, extend=True)
     with pytest.raises(
         GoldloopError,
@@ -157,7 +157,7 @@ def test_excluded_corpus_and_refusals(tmp_path: Path, kb: KB) -> None:
         run_sample(
             DEMO_CORPUS, tmp_path / "y", kb, replace(SETTINGS, gate=GateSettings(max_chars=300))
         )
-    with pytest.raises(GoldloopError, match="--none-fraction must lie in"):
+    with pytest.raises(GoldloopError, match=r"^none_fraction: must lie in \[0, 1\]"):
         run_sample(DEMO_CORPUS, tmp_path / "x", kb, replace(SETTINGS, none_fraction=1.5))
 
 
