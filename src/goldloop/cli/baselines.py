@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.progress import Progress
 
-from goldloop.cli.common import EQUIVALENCES_OPTION, KB_OPTION, err_console, open_kb
+from goldloop.cli.common import EquivalencesOption, KbOption, err_console, open_kb
 from goldloop.cli.llm import (
     DEFAULT_ATTEMPTS,
     DEFAULT_CONCURRENCY,
@@ -27,7 +27,14 @@ from goldloop.cli.llm import (
     retry_policy,
     settle_output,
 )
-from goldloop.cli.score import BootstrapOption, GoldOption, MatchOption, SeedOption, show_results
+from goldloop.cli.score import (
+    BootstrapOption,
+    GoldOption,
+    MatchOption,
+    SeedOption,
+    check_report_dir,
+    show_results,
+)
 from goldloop.llm import make_llm
 from goldloop.scoring.baselines import BASELINES, run_baselines
 from goldloop.scoring.inputs import read_gold_documents
@@ -52,10 +59,11 @@ def baselines(
     match: MatchOption = "overlap",
     bootstrap: BootstrapOption = 0,
     seed: SeedOption = 0,
-    kb: Path | None = KB_OPTION,
-    equivalences: Path | None = EQUIVALENCES_OPTION,
+    kb: KbOption = None,
+    equivalences: EquivalencesOption = None,
 ) -> None:
     """Run baselines on the gold and score them (lexical: both regimes; llm: linking-only)."""
+    check_report_dir(report_dir, "baseline_results", {"--gold": gold, "--kb": kb})
     knowledge = open_kb(kb, equivalences)
     names = [name.strip() for name in systems.split(",") if name.strip()]
     linker = None
