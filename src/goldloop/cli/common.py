@@ -64,6 +64,7 @@ RolesOption = Annotated[
 ]
 DEFAULT_ROLES = "primary,double"
 
+
 def open_kb(path: Path | None, equivalences: Path | None = None) -> KB:
     return load_kb(path, equivalences)
 

@@ -20,6 +20,7 @@ from goldloop.cli.common import (
     parse_roles,
 )
 from goldloop.documents import input_files, read_documents
+from goldloop.errors import GoldloopError
 from goldloop.kb import KB
 from goldloop.studio.connection import connect, resolve_connection
 from goldloop.studio.pull import PullResult, pull, sidecar_path, summary_rows
@@ -148,6 +149,8 @@ def _check_pull_outputs(out: Path, inputs: dict[str, Path | list[Path] | None]) 
 def _candidates(
     kb: KB, a_path: Path | None, a_tag: str | None, b_path: Path | None, b_tag: str | None
 ) -> tuple[Candidates | None, Candidates | None]:
+    if b_path is not None and a_path is None:
+        raise GoldloopError("--other needs --candidates: a second annotator (B) needs a first (A)")
     a = Candidates.from_gold(a_path, kb, a_tag) if a_path else None
     b = Candidates.from_gold(b_path, kb, b_tag) if b_path else None
     return a, b
