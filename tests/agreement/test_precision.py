@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from goldloop.documents import load_documents
-from goldloop.kb import KB, load_kb
+from goldloop.kb import KB
 from goldloop.llm import SQLiteCache
 from goldloop.precision.judge import judge_mentions, judge_request, parse_verdict
 from goldloop.precision.mentions import (
@@ -23,17 +23,12 @@ from goldloop.precision.mentions import (
 )
 from goldloop.precision.study import draw_sample, precision_report
 from goldloop.scoring.inputs import read_predictions
-from tests.agreement.conftest import Cli
+from tests.conftest import Cli
 from tests.fakes.llm_server import FakeLLMServer, FakeRequest, Reply, llm_server
 
 __all__ = ["llm_server"]
 
 TEXT = "IL-6 regulates TNF. A inhibits B. C is activated by D."
-
-
-@pytest.fixture(scope="module")
-def kb() -> KB:
-    return load_kb()
 
 
 @pytest.fixture

@@ -4,20 +4,17 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from goldloop.cli import app
 from goldloop.gold import read_gold
 from goldloop.kb import KB
 from goldloop.sample.sampledir import ManifestRow, append_batch
+from tests.conftest import Cli, CliResult
 from tests.fakes.llm_server import KEY_ENV, FakeLLMServer
 from tests.llm.conftest import PROVIDER_NAMES, answers_by_text, mentions_json
-from tests.studio.loop_data import run_goldloop
 
 TEXTS = {
     "pmid:1": "TNF binds to TNFR1 and increases apoptosis.",
@@ -109,25 +106,27 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def run_cli(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: object
-) -> tuple[int, str]:
-    """The installed entry point in this process: its exit code and its stderr, unwrapped."""
-    capsys.readouterr()
-    code, _, err = run_goldloop([str(a) for a in args], {"COLUMNS": "400"}, monkeypatch, capsys)
-    return code, " ".join(err.split())
+@pytest.fixture
+def invoke(cli: Cli) -> Callable[..., CliResult]:
+    """``goldloop ARGS``, which must succeed."""
 
+    def run(*args: str) -> CliResult:
+        result = cli(*args)
+        assert result.returncode == 0, result.stderr
+        return result
 
-def invoke(*args: str) -> object:
-    result = CliRunner().invoke(app, list(args), catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    return result
+    return run
 
 
 @pytest.mark.parametrize("name", PROVIDER_NAMES)
 @pytest.mark.parametrize("source", ["sample", "documents"])
 def test_annotate_with_each_provider(
-    llm_server: FakeLLMServer, workdir: Path, kb: KB, name: str, source: str
+    llm_server: FakeLLMServer,
+    workdir: Path,
+    kb: KB,
+    name: str,
+    source: str,
+    invoke: Callable[..., CliResult],
 ) -> None:
     llm_server.answer = ANSWERS
     where = source_options(source, workdir)
@@ -174,7 +173,11 @@ def test_annotate_with_each_provider(
 
 @pytest.mark.parametrize("source", ["sample", "documents"])
 def test_annotate_lexical_without_any_key(
-    workdir: Path, monkeypatch: pytest.MonkeyPatch, kb: KB, source: str
+    workdir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    kb: KB,
+    source: str,
+    invoke: Callable[..., CliResult],
 ) -> None:
     for key in KEY_ENV:
         monkeypatch.delenv(key, raising=False)
@@ -190,7 +193,9 @@ def test_annotate_lexical_without_any_key(
     assert report["counts"]["hits"] + report["counts"]["rejections"] == report["counts"]["items"]
 
 
-def test_dry_run_calls_nothing(llm_server: FakeLLMServer, workdir: Path) -> None:
+def test_dry_run_calls_nothing(
+    llm_server: FakeLLMServer, workdir: Path, invoke: Callable[..., CliResult]
+) -> None:
     sample = make_sample_dir(workdir / "sample")
     out = workdir / "gold.json"
     result = invoke(
@@ -199,12 +204,12 @@ def test_dry_run_calls_nothing(llm_server: FakeLLMServer, workdir: Path) -> None
     )  # fmt: skip
     assert llm_server.request_count == 0
     assert not out.exists()
-    output = result.output  # type: ignore[attr-defined]
+    output = result.out
     assert "requests to send" in output and "input cost" in output
 
 
 def test_truncated_documents_are_left_out_and_retried(
-    llm_server: FakeLLMServer, workdir: Path, kb: KB
+    llm_server: FakeLLMServer, workdir: Path, kb: KB, invoke: Callable[..., CliResult]
 ) -> None:
     llm_server.answer = ANSWERS
     docs = make_documents_jsonl(workdir / "docs.jsonl")
@@ -230,22 +235,11 @@ def test_truncated_documents_are_left_out_and_retried(
     assert [d.doc_id for d in read_gold(out).documents] == ["pmid:1", "pmid:2", "pmid:3"]
 
 
-def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
+def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, cli: Cli) -> None:
     bad = tmp_path / "docs.jsonl"
     bad.write_text('{"doc_id": "a", "text": "ok"}\nnot json\n')
-    command = [
-        str(Path(sys.executable).with_name("goldloop")),
-        "annotate",
-        "--documents",
-        str(bad),
-        "--out",
-        str(tmp_path / "o.json"),
-        "--provider",
-        "lexical",
-    ]
-    env = {**os.environ, "COLUMNS": "400"}  # rich wraps at 80 columns without a terminal
-    result = subprocess.run(
-        command, capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env
+    result = cli(
+        "annotate", "--documents", bad, "--out", tmp_path / "o.json", "--provider", "lexical"
     )
     assert result.returncode == 2, result.stderr
     assert "docs.jsonl: line 2: not valid JSON" in result.stderr
@@ -253,12 +247,14 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert not (tmp_path / "o.json").exists()
 
 
-def test_dry_run_needs_no_key(workdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_dry_run_needs_no_key(
+    workdir: Path, monkeypatch: pytest.MonkeyPatch, invoke: Callable[..., CliResult]
+) -> None:
     for key in KEY_ENV:
         monkeypatch.delenv(key, raising=False)
     result = invoke(
         "annotate", "--documents", str(make_documents_jsonl(workdir / "docs.jsonl")),
         "--provider", "openai", "--model", "gpt-x", "--effort", "high", "--dry-run",
     )  # fmt: skip
-    output = result.output  # type: ignore[attr-defined]
+    output = result.out
     assert "gpt-x@high" in output and "requests to send" in output

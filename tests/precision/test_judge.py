@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from goldloop.documents import load_documents
-from goldloop.kb import KB, load_kb
+from goldloop.kb import KB
 from goldloop.precision.judge import FAILED, judge_mentions
 from goldloop.precision.mentions import read_verdicts, system_mentions
 from goldloop.scoring.inputs import read_predictions
+from tests.conftest import Cli
 from tests.fakes.llm_server import FakeLLMServer, FakeRequest, Reply, llm_server
-from tests.llm.test_cli import run_cli
 
 __all__ = ["llm_server"]
 
@@ -23,11 +23,6 @@ ROWS = [
     {"doc_id": "pmid:1", "a": 22, "b": 30, "entity_id_predicted": "PEL.000018"},
     {"doc_id": "pmid:1", "a": 39, "b": 51, "entity_id_predicted": "PEL.000000"},
 ]
-
-
-@pytest.fixture(scope="module")
-def kb() -> KB:
-    return load_kb()
 
 
 @pytest.fixture
@@ -72,7 +67,7 @@ def test_judge_command_exits_3_with_the_rest_and_a_rerun_asks_only_for_the_faile
     study: tuple[Path, Path],
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
+    cli: Cli,
 ) -> None:
     monkeypatch.setenv("GOLDLOOP_CACHE", str(tmp_path / "cache.sqlite"))
     system, documents = study
@@ -82,13 +77,15 @@ def test_judge_command_exits_3_with_the_rest_and_a_rerun_asks_only_for_the_faile
         "openai", "--model", "j", "--base-url", llm_server.base_url("openai"), "-o", verdicts, "--attempts", "2",
     ]  # fmt: skip
     llm_server.fail(500, times=100)
-    code, err = run_cli(monkeypatch, capsys, *args)
+    result = cli(*args)
+    code, err = result.returncode, result.err
     assert code == 4 and "every request failed, nothing written" in err
     assert not verdicts.exists()
 
     llm_server.reset()
     llm_server.answer = inhibits_fails
-    code, err = run_cli(monkeypatch, capsys, *args)
+    result = cli(*args)
+    code, err = result.returncode, result.err
     assert code == 3 and "1 of 3 mentions failed" in err and "a re-run asks only for those" in err
     assert [m.verdict for m in read_verdicts(verdicts)] == ["supported", "unchecked", "supported"]
     report = json.loads(verdicts.with_name("verdicts.jsonl.report.json").read_text())
@@ -96,6 +93,6 @@ def test_judge_command_exits_3_with_the_rest_and_a_rerun_asks_only_for_the_faile
 
     llm_server.reset()
     llm_server.answer = lambda request: '{"verdict": "not_found", "reason": "none"}'
-    assert run_cli(monkeypatch, capsys, *args)[0] == 0
+    assert cli(*args).returncode == 0
     assert llm_server.request_count == 1  # the two answered mentions came from the cache
     assert [m.verdict for m in read_verdicts(verdicts)] == ["supported", "not_found", "supported"]

@@ -10,7 +10,7 @@ import pytest
 
 from goldloop.cli import main
 from goldloop.gold import Document, Hit, write_gold
-from goldloop.kb import KB, load_kb
+from goldloop.kb import KB
 from goldloop.sample import read_documents, read_manifest
 from goldloop.sample.audit import audit_sample
 from goldloop.sample.run import SampleSettings, run_sample
@@ -18,11 +18,6 @@ from goldloop.settings import DEMO_CORPUS
 from goldloop.stats import dataset_stats
 
 SETTINGS = SampleSettings(n_primary=8, n_double=2, n_reserve=2, tail_top_k=10, seed=5)
-
-
-@pytest.fixture(scope="module")
-def kb() -> KB:
-    return load_kb()
 
 
 @pytest.fixture(scope="module")

@@ -25,11 +25,6 @@ SETTINGS = SampleSettings(n_primary=8, n_double=4, n_reserve=4, tail_top_k=10, s
 SMALL = replace(SETTINGS, n_primary=3, n_double=1, n_reserve=1)
 
 
-@pytest.fixture(scope="module")
-def kb() -> KB:
-    return load_kb()
-
-
 def _forbid_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("the pool was parsed again although its cache is valid")

@@ -79,23 +79,3 @@ def write_inputs(
     gold_a.write_text(json.dumps(_gold(HITS_A, TAG_A), ensure_ascii=False), encoding="utf-8")
     gold_b.write_text(json.dumps(_gold(HITS_B, TAG_B), ensure_ascii=False), encoding="utf-8")
     return documents, gold_a, gold_b
-
-
-def run_goldloop(
-    args: list[str], env: dict[str, str], monkeypatch: Any, capsys: Any
-) -> tuple[int, str, str]:
-    """Run the ``goldloop`` entry point in-process: (exit code, stdout, stderr)."""
-    import sys
-
-    from goldloop.cli import main
-
-    for key, value in env.items():
-        monkeypatch.setenv(key, value)
-    monkeypatch.setattr(sys, "argv", ["goldloop", *args])
-    try:
-        main()
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
