@@ -15,7 +15,7 @@ from goldloop.cli import app
 from goldloop.gold import read_gold
 from goldloop.kb import KB
 from goldloop.sample.sampledir import ManifestRow, append_batch
-from tests.fakes.llm_server import KEY_ENV, FakeLLMServer
+from tests.fakes.llm_server import KEY_ENV, FakeLLMServer, FakeRequest, Reply
 from tests.llm.conftest import PROVIDER_NAMES, answers_by_text, mentions_json
 from tests.studio.loop_data import run_goldloop
 
@@ -262,3 +262,138 @@ def test_dry_run_needs_no_key(workdir: Path, monkeypatch: pytest.MonkeyPatch) ->
     )  # fmt: skip
     output = result.output  # type: ignore[attr-defined]
     assert "gpt-x@high" in output and "requests to send" in output
+
+
+def half_fail(request: FakeRequest) -> Reply | str:
+    """HTTP 500 for pmid:2 and pmid:3, every time; the scripted answer for the others."""
+    if TEXTS["pmid:2"] in request.user or TEXTS["pmid:3"] in request.user:
+        return Reply("overloaded", status=500)
+    return ANSWERS(request)
+
+
+def test_failed_requests_exit_3_with_the_rest_and_a_rerun_asks_only_for_them(
+    llm_server: FakeLLMServer,
+    workdir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    docs = make_documents_jsonl(workdir / "docs.jsonl")
+    out = workdir / "gold.json"
+    args = [
+        "annotate", "--documents", docs, "--out", out, "--provider", "anthropic", "--model", "c-1",
+        "--base-url", llm_server.base_url("anthropic"), "--attempts", "2",
+    ]  # fmt: skip
+    llm_server.answer = half_fail
+    code, err = run_cli(monkeypatch, capsys, *args)
+    assert code == 3, err
+    assert "2 of 3 documents failed" in err and "a re-run asks only for those" in err
+    assert [d.doc_id for d in read_gold(out).documents] == ["pmid:1"]  # never written as empty
+    report = json.loads(out.with_name("gold.json.report.json").read_text())
+    assert [(f["doc_id"], f["reason"]) for f in report["failed_documents"]] == [
+        ("pmid:2", "failed"),
+        ("pmid:3", "failed"),
+    ]
+    assert "HTTP 500" in report["failed_documents"][0]["detail"]
+
+    llm_server.reset()
+    llm_server.answer = ANSWERS
+    assert run_cli(monkeypatch, capsys, *args)[0] == 0
+    assert sorted(r.user.split("Abstract:")[-1].strip()[:4] for r in llm_server.requests) == [
+        "A re",
+        "IL-6",
+    ]  # only pmid:2 and pmid:3 were asked again
+    assert [d.doc_id for d in read_gold(out).documents] == ["pmid:1", "pmid:2", "pmid:3"]
+
+
+def test_a_partial_run_never_replaces_a_fuller_output_unless_forced(
+    llm_server: FakeLLMServer,
+    workdir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    docs = make_documents_jsonl(workdir / "docs.jsonl")
+    out = workdir / "gold.json"
+    args = [
+        "annotate", "--documents", docs, "--out", out, "--provider", "openai",
+        "--base-url", llm_server.base_url("openai"), "--attempts", "1",
+    ]  # fmt: skip
+    llm_server.answer = ANSWERS
+    assert run_cli(monkeypatch, capsys, *args)[0] == 0
+    good = out.read_bytes(), out.with_name("gold.json.report.json").read_bytes()
+    llm_server.answer = half_fail
+    monkeypatch.setenv("GOLDLOOP_CACHE", str(workdir / "cold.sqlite"))  # nothing cached: asks again
+    code, err = run_cli(monkeypatch, capsys, *args)
+    assert code == 3 and f"kept {out}, which answers 3 (this run: 1)" in err and "--force" in err
+    assert (out.read_bytes(), out.with_name("gold.json.report.json").read_bytes()) == good
+    assert run_cli(monkeypatch, capsys, *args, "--force")[0] == 3
+    assert [d.doc_id for d in read_gold(out).documents] == ["pmid:1"]
+
+
+def test_every_request_failing_writes_nothing_and_exits_4(
+    llm_server: FakeLLMServer,
+    workdir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    docs = make_documents_jsonl(workdir / "docs.jsonl")
+    out = workdir / "gold.json"
+    out.write_text("[]")  # an existing output stays as it was
+    llm_server.fail(500, times=100)
+    code, err = run_cli(
+        monkeypatch, capsys, "annotate", "--documents", docs, "--out", out, "--provider", "gemini",
+        "--base-url", llm_server.base_url("gemini"), "--attempts", "1",
+    )  # fmt: skip
+    assert code == 4 and "every request failed, nothing written" in err and "gemini" in err
+    assert out.read_text() == "[]" and not out.with_name("gold.json.report.json").exists()
+
+
+def test_a_provider_that_never_answers_is_given_up_on_with_one_line(
+    workdir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs = make_documents_jsonl(workdir / "docs.jsonl")
+    with FakeLLMServer(latency_s=5) as silent:  # accepts the connection, answers too late
+        monkeypatch.setenv("OPENAI_API_KEY", "k")
+        code, err = run_cli(
+            monkeypatch, capsys, "annotate", "--documents", docs, "--out", workdir / "g.json",
+            "--provider", "openai", "--base-url", silent.base_url("openai"), "--timeout", "0.2",
+        )  # fmt: skip
+    assert code == 4
+    assert len(err.strip().splitlines()) == 1
+    assert f"openai gpt-5-mini at {silent.base_url('openai')}: no answer within 0.2 s" in err
+    assert not (workdir / "g.json").exists()
+
+
+def test_ctrl_c_stops_cleanly_and_a_rerun_resumes_from_the_cache(
+    llm_server: FakeLLMServer, workdir: Path
+) -> None:
+    import signal
+    import time
+
+    from goldloop.llm import SQLiteCache
+
+    docs = make_documents_jsonl(workdir / "docs.jsonl")
+    out = workdir / "gold.json"
+    llm_server.answer = ANSWERS
+    llm_server.latency_s = 0.6
+    command = [
+        str(Path(sys.executable).with_name("goldloop")), "annotate", "--documents", str(docs),
+        "--out", str(out), "--provider", "openai", "--base-url", llm_server.base_url("openai"),
+        "--concurrency", "1",
+    ]  # fmt: skip
+    env = {**os.environ, "COLUMNS": "400"}
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=env, cwd=workdir)
+    deadline = time.monotonic() + 60
+    while llm_server.request_count < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)  # the first answer is in, the second request is out
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 130, err
+    assert "interrupted: nothing written" in err and "a re-run resumes from them" in err
+    assert not out.exists()
+    cached = len(SQLiteCache(workdir / "cache.sqlite"))
+    assert 1 <= cached < 3
+    llm_server.reset()
+    llm_server.latency_s = 0
+    invoke(*command[1:])
+    assert llm_server.request_count == 3 - cached
+    assert [d.doc_id for d in read_gold(out).documents] == ["pmid:1", "pmid:2", "pmid:3"]

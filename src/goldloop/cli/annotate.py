@@ -40,6 +40,7 @@ from goldloop.gold import Document, write_gold
 from goldloop.kb import KB
 from goldloop.llm import (
     AnnotatorSpec,
+    Provider,
     SQLiteCache,
     annotator_tag,
     endpoint_identity,
@@ -200,11 +201,14 @@ def _run(
             )  # fmt: skip
         except KeyboardInterrupt:
             progress.stop()
+            resume = (
+                f"; the {received} answer(s) received are in the cache {cache_path}, and a "
+                "re-run resumes from them"
+                if isinstance(annotator, Provider)
+                else ""
+            )
             err_console.print(
-                f"interrupted: nothing written; the {received} answer(s) received are in the "
-                f"cache {cache_path}, and a re-run resumes from them",
-                highlight=False,
-                soft_wrap=True,
+                f"interrupted: nothing written{resume}", highlight=False, soft_wrap=True
             )
             raise typer.Exit(EXIT_INTERRUPTED) from None
 
