@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -271,20 +272,35 @@ def half_fail(request: FakeRequest) -> Reply | str:
     return ANSWERS(request)
 
 
-def test_failed_requests_exit_3_with_the_rest_and_a_rerun_asks_only_for_them(
+AnnotateCli = Callable[..., tuple[int, str]]
+
+
+@pytest.fixture
+def annotate_cli(
     llm_server: FakeLLMServer,
     workdir: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
-) -> None:
+) -> AnnotateCli:
+    """``goldloop annotate`` of the three documents into ``gold.json`` by a provider of the fake."""
     docs = make_documents_jsonl(workdir / "docs.jsonl")
+
+    def run(provider: str, *options: object) -> tuple[int, str]:
+        return run_cli(
+            monkeypatch, capsys, "annotate", "--documents", docs, "--out", workdir / "gold.json",
+            "--provider", provider, "--base-url", llm_server.base_url(provider), *options,
+        )  # fmt: skip
+
+    return run
+
+
+def test_failed_requests_exit_3_with_the_rest_and_a_rerun_asks_only_for_them(
+    llm_server: FakeLLMServer, workdir: Path, annotate_cli: AnnotateCli
+) -> None:
     out = workdir / "gold.json"
-    args = [
-        "annotate", "--documents", docs, "--out", out, "--provider", "anthropic", "--model", "c-1",
-        "--base-url", llm_server.base_url("anthropic"), "--attempts", "2",
-    ]  # fmt: skip
+    args = ["anthropic", "--model", "c-1", "--attempts", "2"]
     llm_server.answer = half_fail
-    code, err = run_cli(monkeypatch, capsys, *args)
+    code, err = annotate_cli(*args)
     assert code == 3, err
     assert "2 of 3 documents failed" in err and "a re-run asks only for those" in err
     assert [d.doc_id for d in read_gold(out).documents] == ["pmid:1"]  # never written as empty
@@ -297,7 +313,7 @@ def test_failed_requests_exit_3_with_the_rest_and_a_rerun_asks_only_for_them(
 
     llm_server.reset()
     llm_server.answer = ANSWERS
-    assert run_cli(monkeypatch, capsys, *args)[0] == 0
+    assert annotate_cli(*args)[0] == 0
     assert sorted(r.user.split("Abstract:")[-1].strip()[:4] for r in llm_server.requests) == [
         "A re",
         "IL-6",
@@ -309,40 +325,29 @@ def test_a_partial_run_never_replaces_a_fuller_output_unless_forced(
     llm_server: FakeLLMServer,
     workdir: Path,
     monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
+    annotate_cli: AnnotateCli,
 ) -> None:
-    docs = make_documents_jsonl(workdir / "docs.jsonl")
     out = workdir / "gold.json"
-    args = [
-        "annotate", "--documents", docs, "--out", out, "--provider", "openai",
-        "--base-url", llm_server.base_url("openai"), "--attempts", "1",
-    ]  # fmt: skip
+    args = ["openai", "--attempts", "1"]
     llm_server.answer = ANSWERS
-    assert run_cli(monkeypatch, capsys, *args)[0] == 0
+    assert annotate_cli(*args)[0] == 0
     good = out.read_bytes(), out.with_name("gold.json.report.json").read_bytes()
     llm_server.answer = half_fail
     monkeypatch.setenv("GOLDLOOP_CACHE", str(workdir / "cold.sqlite"))  # nothing cached: asks again
-    code, err = run_cli(monkeypatch, capsys, *args)
+    code, err = annotate_cli(*args)
     assert code == 3 and f"kept {out}, which answers 3 (this run: 1)" in err and "--force" in err
     assert (out.read_bytes(), out.with_name("gold.json.report.json").read_bytes()) == good
-    assert run_cli(monkeypatch, capsys, *args, "--force")[0] == 3
+    assert annotate_cli(*args, "--force")[0] == 3
     assert [d.doc_id for d in read_gold(out).documents] == ["pmid:1"]
 
 
 def test_every_request_failing_writes_nothing_and_exits_4(
-    llm_server: FakeLLMServer,
-    workdir: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
+    llm_server: FakeLLMServer, workdir: Path, annotate_cli: AnnotateCli
 ) -> None:
-    docs = make_documents_jsonl(workdir / "docs.jsonl")
     out = workdir / "gold.json"
     out.write_text("[]")  # an existing output stays as it was
     llm_server.fail(500, times=100)
-    code, err = run_cli(
-        monkeypatch, capsys, "annotate", "--documents", docs, "--out", out, "--provider", "gemini",
-        "--base-url", llm_server.base_url("gemini"), "--attempts", "1",
-    )  # fmt: skip
+    code, err = annotate_cli("gemini", "--attempts", "1")
     assert code == 4 and "every request failed, nothing written" in err and "gemini" in err
     assert out.read_text() == "[]" and not out.with_name("gold.json.report.json").exists()
 

@@ -8,35 +8,15 @@ from pathlib import Path
 import pytest
 
 from goldloop.documents import load_documents
-from goldloop.kb import KB, load_kb
+from goldloop.kb import KB
 from goldloop.precision.judge import FAILED, judge_mentions
 from goldloop.precision.mentions import read_verdicts, system_mentions
 from goldloop.scoring.inputs import read_predictions
+from tests.agreement.test_precision import kb, study
 from tests.fakes.llm_server import FakeLLMServer, FakeRequest, Reply, llm_server
 from tests.llm.test_cli import run_cli
 
-__all__ = ["llm_server"]
-
-TEXT = "IL-6 regulates TNF. A inhibits B. C is activated by D."
-ROWS = [
-    {"doc_id": "pmid:1", "a": 5, "b": 14, "entity_id_predicted": "RO.0002211"},
-    {"doc_id": "pmid:1", "a": 22, "b": 30, "entity_id_predicted": "PEL.000018"},
-    {"doc_id": "pmid:1", "a": 39, "b": 51, "entity_id_predicted": "PEL.000000"},
-]
-
-
-@pytest.fixture(scope="module")
-def kb() -> KB:
-    return load_kb()
-
-
-@pytest.fixture
-def study(tmp_path: Path) -> tuple[Path, Path]:
-    documents = tmp_path / "docs.jsonl"
-    documents.write_text(json.dumps({"doc_id": "pmid:1", "text": TEXT}) + "\n")
-    system = tmp_path / "system.jsonl"
-    system.write_text("".join(json.dumps(r) + "\n" for r in ROWS))
-    return system, documents
+__all__ = ["kb", "llm_server", "study"]  # the judge's study: three mentions, one abstained row
 
 
 def inhibits_fails(request: FakeRequest) -> Reply:

@@ -18,23 +18,8 @@ from goldloop.annotate import (
     select_documents,
 )
 from goldloop.atomic import atomic_write_json
+from goldloop.cli import llm_options
 from goldloop.cli.common import KB_OPTION, console, err_console, key_value_table, open_kb
-from goldloop.cli.llm import (
-    DEFAULT_ATTEMPTS,
-    DEFAULT_CONCURRENCY,
-    DEFAULT_TIMEOUT_S,
-    AttemptsOption,
-    BaseUrlOption,
-    ConcurrencyOption,
-    EffortOption,
-    ForceOption,
-    ModelOption,
-    ProviderOption,
-    TimeoutOption,
-    annotator_spec,
-    retry_policy,
-    settle_output,
-)
 from goldloop.errors import EXIT_INTERRUPTED, GoldloopError
 from goldloop.gold import Document, write_gold
 from goldloop.kb import KB
@@ -67,9 +52,9 @@ def annotate(
             "--out", "-o", help="Gold JSON to write; the report goes to <out>.report.json."
         ),
     ] = None,
-    provider: ProviderOption = None,
-    model: ModelOption = None,
-    effort: EffortOption = None,
+    provider: llm_options.ProviderOption = None,
+    model: llm_options.ModelOption = None,
+    effort: llm_options.EffortOption = None,
     max_tokens: Annotated[
         int, typer.Option("--max-tokens", min=1, help="Output token limit per document.")
     ] = DEFAULT_MAX_TOKENS,
@@ -84,14 +69,14 @@ def annotate(
         int | None,
         typer.Option("--limit", min=1, help="Annotate only the first N selected documents."),
     ] = None,
-    concurrency: ConcurrencyOption = DEFAULT_CONCURRENCY,
-    timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
-    attempts: AttemptsOption = DEFAULT_ATTEMPTS,
+    concurrency: llm_options.ConcurrencyOption = llm_options.DEFAULT_CONCURRENCY,
+    timeout: llm_options.TimeoutOption = llm_options.DEFAULT_TIMEOUT_S,
+    attempts: llm_options.AttemptsOption = llm_options.DEFAULT_ATTEMPTS,
     dry: Annotated[
         bool,
         typer.Option("--dry-run", help="Print request counts and token estimates; call nothing."),
     ] = False,
-    base_url: BaseUrlOption = None,
+    base_url: llm_options.BaseUrlOption = None,
     verbal_only: Annotated[
         bool,
         typer.Option(
@@ -113,13 +98,13 @@ def annotate(
             "--input-price", help="USD per million input tokens, for the --dry-run cost estimate."
         ),
     ] = None,
-    force: ForceOption = False,
+    force: llm_options.ForceOption = False,
     kb: Path | None = KB_OPTION,
 ) -> None:
     """Pre-annotate documents: the model quotes surfaces, goldloop resolves and checks them."""
     if (sample is None) == (documents_path is None):
         raise GoldloopError("give exactly one of --sample DIR or --documents JSONL")
-    spec = annotator_spec(provider, model, effort, base_url, key_required=not dry)
+    spec = llm_options.annotator_spec(provider, model, effort, base_url, key_required=not dry)
     the_kb = open_kb(kb)
     source = sample or documents_path
     assert source is not None
@@ -131,7 +116,7 @@ def annotate(
     if out is None:
         raise GoldloopError("--out is required (except with --dry-run)")
     annotator = make_annotator(
-        spec, the_kb, cache=cache_path, retry=retry_policy(timeout, attempts)
+        spec, the_kb, cache=cache_path, retry=llm_options.retry_policy(timeout, attempts)
     )
     run = _run(documents, annotator, the_kb, max_tokens, concurrency, verbal_only, cache_path)
     report_path = out.with_name(out.name + ".report.json")
@@ -142,7 +127,7 @@ def annotate(
         atomic_write_json(report_path, {"input": str(source), **run.report})
         _print_summary(run.report, out, report_path)
 
-    settle_output(
+    llm_options.settle_output(
         label=f"annotate ({annotator.tag})",
         asked=len(documents),
         errors=[f"{f['doc_id']}: {f['detail']}" for f in failed],

@@ -9,23 +9,8 @@ import typer
 from rich.progress import Progress
 
 from goldloop.atomic import atomic_write_json
+from goldloop.cli import llm_options
 from goldloop.cli.common import EQUIVALENCES_OPTION, KB_OPTION, console, key_value_table, open_kb
-from goldloop.cli.llm import (
-    DEFAULT_ATTEMPTS,
-    DEFAULT_CONCURRENCY,
-    DEFAULT_TIMEOUT_S,
-    AttemptsOption,
-    BaseUrlOption,
-    ConcurrencyOption,
-    EffortOption,
-    ForceOption,
-    ModelOption,
-    ProviderOption,
-    TimeoutOption,
-    annotator_spec,
-    retry_policy,
-    settle_output,
-)
 from goldloop.documents import load_documents
 from goldloop.errors import GoldloopError
 from goldloop.jsonl import write_jsonl
@@ -64,26 +49,26 @@ def judge(
     system: Annotated[Path, typer.Option("--system", help="The system's output to judge.")],
     documents: Annotated[Path, DOCUMENTS],
     out: Annotated[Path, typer.Option("--out", "-o", help="Verdicts JSONL.")],
-    provider: ProviderOption = None,
-    model: ModelOption = None,
-    effort: EffortOption = None,
-    base_url: BaseUrlOption = None,
-    concurrency: ConcurrencyOption = DEFAULT_CONCURRENCY,
-    timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
-    attempts: AttemptsOption = DEFAULT_ATTEMPTS,
-    force: ForceOption = False,
+    provider: llm_options.ProviderOption = None,
+    model: llm_options.ModelOption = None,
+    effort: llm_options.EffortOption = None,
+    base_url: llm_options.BaseUrlOption = None,
+    concurrency: llm_options.ConcurrencyOption = llm_options.DEFAULT_CONCURRENCY,
+    timeout: llm_options.TimeoutOption = llm_options.DEFAULT_TIMEOUT_S,
+    attempts: llm_options.AttemptsOption = llm_options.DEFAULT_ATTEMPTS,
+    force: llm_options.ForceOption = False,
     kb: Path | None = KB_OPTION,
     equivalences: Path | None = EQUIVALENCES_OPTION,
 ) -> None:
     """Ask an LLM judge about every mention; write one verdict per mention (a failed request
     leaves its mention unchecked, reason ``failed``)."""
-    spec = annotator_spec(provider, model, effort, base_url, llm_required=True)
+    spec = llm_options.annotator_spec(provider, model, effort, base_url, llm_required=True)
     the_kb = open_kb(kb, equivalences)
     docs = load_documents(documents, the_kb)
     texts = {doc.doc_id: doc for doc in docs}
     predictions = read_predictions(system, docs, kb=the_kb)
     mentions, abstained = system_mentions(predictions, docs, the_kb)
-    judge_provider = make_llm(spec, retry=retry_policy(timeout, attempts))
+    judge_provider = make_llm(spec, retry=llm_options.retry_policy(timeout, attempts))
     with Progress(console=console, transient=True) as progress:
         task = progress.add_task("judging", total=len(mentions))
         run = judge_mentions(
@@ -112,7 +97,7 @@ def judge(
         console.print(key_value_table(f"judged {system.name}", rows))
         console.print(f"verdicts: {out}")
 
-    settle_output(
+    llm_options.settle_output(
         label=f"precision judge ({run.judge})",
         asked=len(mentions),
         errors=[f"{f['key']}: {f['error']}" for f in run.failed],
