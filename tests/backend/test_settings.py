@@ -81,3 +81,12 @@ def test_cli_help_names_the_options() -> None:
     assert result.exit_code == 0
     for option in ("--host", "--port", "--workers"):
         assert option in result.output
+
+
+def test_the_backend_answers_within_label_studios_100_seconds() -> None:
+    from goldloop.backend.predictor import BACKEND_RETRY
+    from goldloop.llm import RetryPolicy
+
+    # The last attempt starts before the deadline and may run its whole timeout.
+    assert BACKEND_RETRY.give_up_after_s + BACKEND_RETRY.timeout_s < 100
+    assert BACKEND_RETRY.give_up_after_s < RetryPolicy().give_up_after_s
