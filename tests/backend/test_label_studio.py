@@ -124,7 +124,7 @@ def test_label_studio_stores_the_llm_backends_predictions_and_asks_again_after_a
         expected = [["activates", "inhibited by"], ["upregulates"], []]
         for task_id, text, surfaces in zip(task_ids, texts, expected, strict=False):
             (prediction,) = stored(label_studio, task_id)
-            assert prediction["model_version"] == "review:claude-test"
+            assert prediction["model_version"] == f"review:claude-test@{llm_server.url}"
             assert mention_spans(prediction) == expected_spans(text, surfaces)
         assert stored(label_studio, task_ids[0])[0]["score"] == 0.5
         # The truncated answer stored nothing; once the provider answers, Label Studio gets it.
