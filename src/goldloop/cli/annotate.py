@@ -131,6 +131,7 @@ def annotate(
         label=f"annotate ({annotator.tag})",
         asked=len(documents),
         errors=[f"{f['doc_id']}: {f['detail']}" for f in failed],
+        answered=len(run.documents),
         unit="documents",
         out=out,
         answered_before=_documents_in(out),

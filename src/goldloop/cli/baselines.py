@@ -73,6 +73,7 @@ def baselines(
         label=f"llm baseline ({linker.tag if linker else 'none'})",
         asked=llm_run["requests"],
         errors=[f"{f['doc_id']} {f['a']}-{f['b']}: {f['error']}" for f in llm_run["failed"]],
+        answered=llm_run["requests"] - len(llm_run["failed"]),
         unit="spans",
         out=out,
         answered_before=_spans_answered_in(out),

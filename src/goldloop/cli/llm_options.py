@@ -108,6 +108,7 @@ def settle_output(
     label: str,
     asked: int,
     errors: Sequence[str],
+    answered: int,
     unit: str,
     out: Path,
     answered_before: int | None,
@@ -116,11 +117,10 @@ def settle_output(
     report: Path,
 ) -> None:
     """The rules for an output of LLM answers when requests failed (``errors``, one per failed
-    item): every request failed → nothing written, exit 4; otherwise ``write()``, then exit 3,
-    unless the existing output (answering ``answered_before`` items) answers more and ``force``
-    is off, in which case it is kept."""
-    answered = asked - len(errors)
-    if errors and answered == 0:
+    item; ``answered``, the items the new output answers): every request failed → nothing
+    written, exit 4; otherwise ``write()``, then exit 3, unless the existing output (answering
+    ``answered_before`` items) answers more and ``force`` is off, in which case it is kept."""
+    if errors and len(errors) == asked:
         raise ServiceError(f"{label}: every request failed, nothing written: {errors[0]}")
     if errors and answered_before is not None and answered < answered_before and not force:
         raise PartialRun(

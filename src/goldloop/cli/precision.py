@@ -101,6 +101,7 @@ def judge(
         label=f"precision judge ({run.judge})",
         asked=len(mentions),
         errors=[f"{f['key']}: {f['error']}" for f in run.failed],
+        answered=len(mentions) - len(run.failed),
         unit="mentions",
         out=out,
         answered_before=_verdicts_in(out),
