@@ -22,9 +22,10 @@ from goldloop.sample.run import SampleSettings, run_sample
 from goldloop.settings import default_cache_path, workdir
 from goldloop.studio import server
 from goldloop.studio.connection import Connection, connect
-from goldloop.studio.project import double_name, find_project
+from goldloop.studio.project import double_name, export_project, find_project
 from goldloop.studio.push import Candidates, PushReport, push
-from goldloop.studio.review import annotator_prediction, build_review_prediction
+from goldloop.studio.review import annotator_prediction, build_review_prediction, review_tag
+from goldloop.studio.tasks import Task, doc_id_of
 
 DEMO_CORPUS = Path(str(files("goldloop") / "data" / "demo" / "corpus.tsv"))
 PROJECT = "goldloop-demo"
@@ -83,25 +84,22 @@ def check_pushed(run: DemoRun, kb: KB) -> list[str]:
     client = connect(connection)
     problems: list[str] = []
     wanted = {d.doc_id: d for d in run.documents}
-    seen: dict[str, Any] = {}
+    seen: dict[str, Task] = {}
+    review = review_tag(run.annotator)
     for title in (PROJECT, double_name(PROJECT)):
         project = find_project(connection, client, title)
         if project is None:
             problems.append(f"project {title!r} is missing")
             continue
-        review = f"review:{run.annotator}"
         if project.model_version != review:
             problems.append(
                 f"project {title!r} pre-fills from {project.model_version!r}, not {review!r}"
             )
-        listed: list[Any] = list(
-            client.tasks.list(project=project.id, fields="all", page_size=1000)
-        )
-        for task in listed:
-            doc_id = task.data.get("doc_id")
+        for exported in export_project(connection, client, project):
+            doc_id = doc_id_of(exported)
             if doc_id in seen:
                 problems.append(f"{doc_id}: pushed twice")
-            seen[doc_id] = task
+            seen[doc_id] = exported
     for doc_id, doc in wanted.items():
         task = seen.get(doc_id)
         if task is None:
@@ -110,9 +108,9 @@ def check_pushed(run: DemoRun, kb: KB) -> list[str]:
         hits = run.candidates.hits.get(doc_id, [])
         expected = {
             run.annotator: annotator_prediction(doc.text, hits, run.annotator, kb)["result"],
-            f"review:{run.annotator}": build_review_prediction(doc.text, hits, None, run.annotator, None, kb)["result"],
+            review: build_review_prediction(doc.text, hits, None, run.annotator, None, kb)["result"],
         }  # fmt: skip
-        stored = {p.model_version: p.result for p in task.predictions}
+        stored = {p["model_version"]: p["result"] for p in task.get("predictions") or []}
         for version, result in expected.items():
             if stored.get(version) != result:
                 problems.append(f"{doc_id}: prediction {version!r} differs from what was pushed")

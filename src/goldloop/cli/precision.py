@@ -26,7 +26,7 @@ from goldloop.precision.studio import pull_labels, push_sample
 from goldloop.precision.study import PrecisionReport, draw_sample, labelling_rows, precision_report
 from goldloop.scoring.inputs import read_predictions
 from goldloop.scoring.ppi import MIN_CALIBRATED_LABELS, Estimate
-from goldloop.studio.connection import resolve_connection
+from goldloop.studio.connection import connect, resolve_connection
 
 app = typer.Typer(
     help="Precision without gold: an LLM judge corrected by a labelled sample (PPI).",
@@ -147,8 +147,9 @@ def sample(
     if studio_project:
         connection = resolve_connection(url)
         pushed = push_sample(
-            connection, studio_project, rows, {k: doc.text for k, doc in texts.items()}
-        )
+            connection, connect(connection), studio_project, rows,
+            {k: doc.text for k, doc in texts.items()},
+        )  # fmt: skip
         console.print(
             f"Label Studio project {studio_project!r} at {connection.url}: "
             f"{pushed.imported} task(s) imported, {pushed.already_there} already there"
@@ -174,7 +175,8 @@ def report(
     if labels is not None:
         hand_labels = read_labels(labels)
     else:
-        pulled = pull_labels(resolve_connection(url), str(studio_project))
+        connection = resolve_connection(url)
+        pulled = pull_labels(connection, connect(connection), str(studio_project))
         hand_labels = pulled.labels
     result = precision_report(read_verdicts(verdicts), hand_labels)
     data = result.to_json()

@@ -1,21 +1,24 @@
 """Agreement from the ``<NAME>-double`` project: the first two completed annotations per task.
 
-Each annotation is turned into hits by pull's own reading (``goldloop.studio.pull.verify``), so
+Each annotation is turned into hits by pull's own reading (``goldloop.studio.verify.verify``), so
 the two annotators' documents are exactly what pull would make of each; then
 ``goldloop.agreement`` compares them. Tasks with fewer than two completed annotations are not
-compared and are counted, as are annotations beyond the second.
+compared and are counted, as are annotations beyond the second; a task one person annotated twice
+is refused (``goldloop.studio.tasks.two_annotators``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from goldloop.agreement import AgreementReport, agreement
 from goldloop.kb import KB
-from goldloop.studio.connection import Connection
-from goldloop.studio.project import double_name
-from goldloop.studio.pull import export_tasks, verify
+from goldloop.studio import project as projects
+from goldloop.studio.connection import Connection, StudioError
+from goldloop.studio.tasks import Task, completed_annotations, two_annotators
+from goldloop.studio.verify import verify
 
 
 @dataclass(frozen=True)
@@ -36,33 +39,37 @@ class DoubleTasks:
         }
 
 
-def split_annotations(
-    tasks: list[dict[str, Any]],
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int, int]:
-    """Task copies holding only the first / only the second completed annotation."""
-    first: list[dict[str, Any]] = []
-    second: list[dict[str, Any]] = []
+def split_annotations(tasks: Sequence[Task], where: str) -> tuple[list[Task], list[Task], int, int]:
+    """Task copies holding only the first / only the second annotator's completed annotation."""
+    first: list[Task] = []
+    second: list[Task] = []
     fewer = extra = 0
     for task in tasks:
-        completed = sorted(
-            (a for a in task.get("annotations") or [] if not a.get("was_cancelled")),
-            key=lambda a: (a.get("created_at") or "", a.get("id", 0)),
-        )
-        if len(completed) < 2:
+        pair = two_annotators(task, where)
+        if pair is None:
             fewer += 1
             continue
-        extra += len(completed) - 2
-        first.append({**task, "annotations": [completed[0]]})
-        second.append({**task, "annotations": [completed[1]]})
+        extra += len(completed_annotations(task)) - 2
+        first.append({**task, "annotations": [pair[0]]})
+        second.append({**task, "annotations": [pair[1]]})
     return first, second, fewer, extra
+
+
+def double_agreement(
+    tasks: Sequence[Task], kb: KB, where: str
+) -> tuple[AgreementReport, DoubleTasks]:
+    """κ between the first and second annotator over exported double tasks (``where``: project)."""
+    first, second, fewer, extra = split_annotations(tasks, where)
+    report = agreement(verify(first, kb).documents, verify(second, kb).documents, kb)
+    return report, DoubleTasks(where, len(tasks), len(first), fewer, extra)
 
 
 def studio_agreement(
     connection: Connection, client: Any, name: str, kb: KB
 ) -> tuple[AgreementReport, DoubleTasks]:
     """κ between the first and second annotation of every task of ``<name>-double``."""
-    title = double_name(name)
-    _, tasks = export_tasks(connection, client, title)
-    first, second, fewer, extra = split_annotations(tasks)
-    report = agreement(verify(first, kb).documents, verify(second, kb).documents, kb)
-    return report, DoubleTasks(title, len(tasks), len(first), fewer, extra)
+    title = projects.double_name(name)
+    project = projects.find_project(connection, client, title)
+    if project is None:
+        raise StudioError(f"{connection.url}: no Label Studio project titled {title!r}")
+    return double_agreement(projects.export_project(connection, client, project), kb, title)

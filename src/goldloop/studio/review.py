@@ -2,7 +2,7 @@
 
 Pure functions of (text, A's hits, B's hits, tags, KB): ``push`` sends them and the ML backend
 returns the review prediction, so both doors give Label Studio the same regions. Hits carry
-canonical KB ids; regions carry canonical labels and Label Studio's UTF-16 offsets.
+canonical KB ids; regions carry canonical labels and code-point offsets (``goldloop.studio.offsets``).
 """
 
 from __future__ import annotations
