@@ -402,3 +402,29 @@ def test_ctrl_c_stops_cleanly_and_a_rerun_resumes_from_the_cache(
     invoke(*command[1:])
     assert llm_server.request_count == 3 - cached
     assert [d.doc_id for d in read_gold(out).documents] == ["pmid:1", "pmid:2", "pmid:3"]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--out", "{docs}"], "--out {docs} and --documents {docs} are the same file"),
+        (["--out", "{dir}"], "--out {dir}"),
+        (["--out", "o.json", "--roles", "primary,bogus"], "--roles 'primary,bogus': unknown role"),
+        (["--out", "o.json", "--base-url", "http://127.0.0.1:9/v1"], "--model: a base URL"),
+    ],
+)
+def test_bad_options_are_refused_before_any_work(
+    workdir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    options: list[str],
+    message: str,
+) -> None:
+    docs = make_documents_jsonl(workdir / "docs.jsonl")
+    before = docs.read_bytes()
+    names = {"docs": str(docs), "dir": str(workdir)}
+    filled = [o.format(**names) if "{" in o else o for o in options]
+    monkeypatch.chdir(workdir)
+    code, err = run_cli(monkeypatch, capsys, "annotate", "--documents", docs, *filled)
+    assert code == 2 and message.format(**names) in err, err
+    assert docs.read_bytes() == before and not (workdir / "o.json").exists()

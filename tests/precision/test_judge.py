@@ -79,3 +79,19 @@ def test_judge_command_exits_3_with_the_rest_and_a_rerun_asks_only_for_the_faile
     assert run_cli(monkeypatch, capsys, *args)[0] == 0
     assert llm_server.request_count == 1  # the two answered mentions came from the cache
     assert [m.verdict for m in read_verdicts(verdicts)] == ["supported", "not_found", "supported"]
+
+
+def test_judge_never_writes_over_its_input(
+    llm_server: FakeLLMServer,
+    study: tuple[Path, Path],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    system, documents = study
+    before = system.read_bytes()
+    code, err = run_cli(
+        monkeypatch, capsys, "precision", "judge", "--system", system, "--documents", documents,
+        "--provider", "openai", "--base-url", llm_server.base_url("openai"), "-o", system,
+    )  # fmt: skip
+    assert code == 2 and "--out" in err and "--system" in err and "same file" in err
+    assert system.read_bytes() == before and llm_server.request_count == 0

@@ -19,7 +19,17 @@ from goldloop.annotate import (
 )
 from goldloop.atomic import atomic_write_json
 from goldloop.cli import llm_options
-from goldloop.cli.common import KB_OPTION, console, err_console, key_value_table, open_kb
+from goldloop.cli.common import (
+    DEFAULT_ROLES,
+    KbOption,
+    RolesOption,
+    check_outputs,
+    console,
+    err_console,
+    key_value_table,
+    open_kb,
+    parse_roles,
+)
 from goldloop.errors import EXIT_INTERRUPTED, GoldloopError
 from goldloop.gold import Document, write_gold
 from goldloop.kb import KB
@@ -32,6 +42,7 @@ from goldloop.llm import (
     make_annotator,
 )
 from goldloop.sample import read_documents
+from goldloop.sample.sampledir import MANIFEST, TEXTS
 from goldloop.settings import default_cache_path
 
 
@@ -58,13 +69,7 @@ def annotate(
     max_tokens: Annotated[
         int, typer.Option("--max-tokens", min=1, help="Output token limit per document.")
     ] = DEFAULT_MAX_TOKENS,
-    roles: Annotated[
-        str,
-        typer.Option(
-            "--roles",
-            help="Comma-separated roles to annotate (documents without a role are kept).",
-        ),
-    ] = "primary,double",
+    roles: RolesOption = DEFAULT_ROLES,
     limit: Annotated[
         int | None,
         typer.Option("--limit", min=1, help="Annotate only the first N selected documents."),
@@ -99,27 +104,34 @@ def annotate(
         ),
     ] = None,
     force: llm_options.ForceOption = False,
-    kb: Path | None = KB_OPTION,
+    kb: KbOption = None,
 ) -> None:
     """Pre-annotate documents: the model quotes surfaces, goldloop resolves and checks them."""
     if (sample is None) == (documents_path is None):
         raise GoldloopError("give exactly one of --sample DIR or --documents JSONL")
+    if out is None and not dry:
+        raise GoldloopError("--out is required (except with --dry-run)")
     spec = llm_options.annotator_spec(provider, model, effort, base_url, key_required=not dry)
-    the_kb = open_kb(kb)
-    source = sample or documents_path
+    wanted_roles = parse_roles(roles)
+    source_option, source = ("--sample", sample) if sample else ("--documents", documents_path)
     assert source is not None
-    documents = select_documents(read_documents(source), _roles(roles), limit)
     cache_path = cache or default_cache_path()
-    if dry:
+    if out is not None and not dry:
+        sources = [source / MANIFEST, source / TEXTS] if sample else [source]
+        check_outputs(
+            {"--out": out, "--out (its report)": _report_path(out)},
+            {source_option: sources, "--kb": kb, "--cache": cache_path},
+        )
+    the_kb = open_kb(kb)
+    documents = select_documents(read_documents(source), wanted_roles, limit)
+    if dry or out is None:
         _print_dry_run(documents, the_kb, max_tokens, spec, cache_path, input_price)
         return
-    if out is None:
-        raise GoldloopError("--out is required (except with --dry-run)")
     annotator = make_annotator(
         spec, the_kb, cache=cache_path, retry=llm_options.retry_policy(timeout, attempts)
     )
     run = _run(documents, annotator, the_kb, max_tokens, concurrency, verbal_only, cache_path)
-    report_path = out.with_name(out.name + ".report.json")
+    report_path = _report_path(out)
     failed = [f for f in run.report["failed_documents"] if f["reason"] == "failed"]
 
     def write() -> None:
@@ -141,8 +153,8 @@ def annotate(
     )
 
 
-def _roles(roles: str) -> list[str]:
-    return [r.strip() for r in roles.split(",") if r.strip()]
+def _report_path(out: Path) -> Path:
+    return out.with_name(out.name + ".report.json")
 
 
 def _documents_in(gold: Path) -> int | None:

@@ -11,8 +11,15 @@ import typer
 from rich.progress import Progress
 
 from goldloop.cli import llm_options
-from goldloop.cli.common import EQUIVALENCES_OPTION, KB_OPTION, err_console, open_kb
-from goldloop.cli.score import BootstrapOption, GoldOption, MatchOption, SeedOption, show_results
+from goldloop.cli.common import EquivalencesOption, KbOption, err_console, open_kb
+from goldloop.cli.score import (
+    BootstrapOption,
+    GoldOption,
+    MatchOption,
+    SeedOption,
+    check_report_dir,
+    show_results,
+)
 from goldloop.llm import make_llm
 from goldloop.scoring.baselines import BASELINES, run_baselines
 from goldloop.scoring.inputs import read_gold_documents
@@ -37,10 +44,13 @@ def baselines(
     match: MatchOption = "overlap",
     bootstrap: BootstrapOption = 0,
     seed: SeedOption = 0,
-    kb: Path | None = KB_OPTION,
-    equivalences: Path | None = EQUIVALENCES_OPTION,
+    kb: KbOption = None,
+    equivalences: EquivalencesOption = None,
 ) -> None:
     """Run baselines on the gold and score them (lexical: both regimes; llm: linking-only)."""
+    check_report_dir(
+        report_dir, "baseline_results", {"--gold": gold, "--kb": kb, "--equivalences": equivalences}
+    )
     knowledge = open_kb(kb, equivalences)
     names = [name.strip() for name in systems.split(",") if name.strip()]
     linker = None

@@ -10,7 +10,14 @@ from rich.progress import Progress
 
 from goldloop.atomic import atomic_write_json
 from goldloop.cli import llm_options
-from goldloop.cli.common import EQUIVALENCES_OPTION, KB_OPTION, console, key_value_table, open_kb
+from goldloop.cli.common import (
+    EquivalencesOption,
+    KbOption,
+    check_outputs,
+    console,
+    key_value_table,
+    open_kb,
+)
 from goldloop.documents import load_documents
 from goldloop.errors import GoldloopError
 from goldloop.jsonl import write_jsonl
@@ -24,6 +31,7 @@ from goldloop.precision.mentions import (
 )
 from goldloop.precision.studio import pull_labels, push_sample
 from goldloop.precision.study import PrecisionReport, draw_sample, labelling_rows, precision_report
+from goldloop.sample.sampledir import MANIFEST, TEXTS
 from goldloop.scoring.inputs import read_predictions
 from goldloop.scoring.ppi import MIN_CALIBRATED_LABELS, Estimate
 from goldloop.studio.connection import connect, resolve_connection
@@ -57,12 +65,24 @@ def judge(
     timeout: llm_options.TimeoutOption = llm_options.DEFAULT_TIMEOUT_S,
     attempts: llm_options.AttemptsOption = llm_options.DEFAULT_ATTEMPTS,
     force: llm_options.ForceOption = False,
-    kb: Path | None = KB_OPTION,
-    equivalences: Path | None = EQUIVALENCES_OPTION,
+    kb: KbOption = None,
+    equivalences: EquivalencesOption = None,
 ) -> None:
     """Ask an LLM judge about every mention; write one verdict per mention (a failed request
     leaves its mention unchecked, reason ``failed``)."""
     spec = llm_options.annotator_spec(provider, model, effort, base_url, llm_required=True)
+    report_path = out.with_name(out.name + ".report.json")
+    check_outputs(
+        {"--out": out, "--out (its report)": report_path},
+        {
+            "--system": system,
+            "--documents": [documents / MANIFEST, documents / TEXTS]
+            if documents.is_dir()
+            else documents,
+            "--kb": kb,
+            "--equivalences": equivalences,
+        },
+    )
     the_kb = open_kb(kb, equivalences)
     docs = load_documents(documents, the_kb)
     texts = {doc.doc_id: doc for doc in docs}
@@ -81,7 +101,6 @@ def judge(
         "rows_left_out": malformed,
         "system": str(system),
     }
-    report_path = out.with_name(out.name + ".report.json")
 
     def write() -> None:
         write_verdicts(out, run.mentions)
