@@ -379,7 +379,7 @@ def test_ctrl_c_stops_cleanly_and_a_rerun_resumes_from_the_cache(
     docs = make_documents_jsonl(workdir / "docs.jsonl")
     out = workdir / "gold.json"
     llm_server.answer = ANSWERS
-    llm_server.latency_s = 0.6
+    llm_server.latency_s = 1.0
     command = [
         str(Path(sys.executable).with_name("goldloop")), "annotate", "--documents", str(docs),
         "--out", str(out), "--provider", "openai", "--base-url", llm_server.base_url("openai"),
