@@ -16,9 +16,9 @@ from goldloop.cli import app
 from goldloop.gold import read_gold
 from goldloop.kb import KB
 from goldloop.sample.sampledir import ManifestRow, append_batch
+from tests.conftest import Cli
 from tests.fakes.llm_server import KEY_ENV, FakeLLMServer, FakeRequest, Reply
 from tests.llm.conftest import PROVIDER_NAMES, answers_by_text, mentions_json
-from tests.studio.loop_data import run_goldloop
 
 TEXTS = {
     "pmid:1": "TNF binds to TNFR1 and increases apoptosis.",
@@ -108,15 +108,6 @@ def source_options(source: str, workdir: Path) -> list[str]:
 def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("GOLDLOOP_CACHE", str(tmp_path / "cache.sqlite"))
     return tmp_path
-
-
-def run_cli(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: object
-) -> tuple[int, str]:
-    """The installed entry point in this process: its exit code and its stderr, unwrapped."""
-    capsys.readouterr()
-    code, _, err = run_goldloop([str(a) for a in args], {"COLUMNS": "400"}, monkeypatch, capsys)
-    return code, " ".join(err.split())
 
 
 def invoke(*args: str) -> object:
@@ -276,20 +267,17 @@ AnnotateCli = Callable[..., tuple[int, str]]
 
 
 @pytest.fixture
-def annotate_cli(
-    llm_server: FakeLLMServer,
-    workdir: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> AnnotateCli:
-    """``goldloop annotate`` of the three documents into ``gold.json`` by a provider of the fake."""
+def annotate_cli(llm_server: FakeLLMServer, workdir: Path, cli: Cli) -> AnnotateCli:
+    """``goldloop annotate`` of the three documents into ``gold.json`` by a provider of the fake:
+    (exit code, stderr unwrapped)."""
     docs = make_documents_jsonl(workdir / "docs.jsonl")
 
-    def run(provider: str, *options: object) -> tuple[int, str]:
-        return run_cli(
-            monkeypatch, capsys, "annotate", "--documents", docs, "--out", workdir / "gold.json",
-            "--provider", provider, "--base-url", llm_server.base_url(provider), *options,
+    def run(provider: str, *options: str) -> tuple[int, str]:
+        result = cli(
+            "annotate", "--documents", docs, "--out", workdir / "gold.json", "--provider",
+            provider, "--base-url", llm_server.base_url(provider), *options,
         )  # fmt: skip
+        return result.returncode, result.err
 
     return run
 
@@ -353,17 +341,18 @@ def test_every_request_failing_writes_nothing_and_exits_4(
 
 
 def test_a_provider_that_never_answers_is_given_up_on_with_one_line(
-    workdir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    workdir: Path, cli: Cli
 ) -> None:
     docs = make_documents_jsonl(workdir / "docs.jsonl")
     with FakeLLMServer(latency_s=5) as silent:  # accepts the connection, answers too late
-        monkeypatch.setenv("OPENAI_API_KEY", "k")
-        code, err = run_cli(
-            monkeypatch, capsys, "annotate", "--documents", docs, "--out", workdir / "g.json",
-            "--provider", "openai", "--base-url", silent.base_url("openai"), "--timeout", "0.2",
+        result = cli(
+            "annotate", "--documents", docs, "--out", workdir / "g.json", "--provider", "openai",
+            "--base-url", silent.base_url("openai"), "--timeout", "0.2",
+            env={"OPENAI_API_KEY": "k"},
         )  # fmt: skip
+    code, err = result.returncode, result.err
     assert code == 4
-    assert len(err.strip().splitlines()) == 1
+    assert len(result.stderr.strip().splitlines()) == 1
     assert f"openai gpt-5-mini at {silent.base_url('openai')}: no answer within 0.2 s" in err
     assert not (workdir / "g.json").exists()
 
@@ -414,17 +403,13 @@ def test_ctrl_c_stops_cleanly_and_a_rerun_resumes_from_the_cache(
     ],
 )
 def test_bad_options_are_refused_before_any_work(
-    workdir: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-    options: list[str],
-    message: str,
+    workdir: Path, monkeypatch: pytest.MonkeyPatch, cli: Cli, options: list[str], message: str
 ) -> None:
     docs = make_documents_jsonl(workdir / "docs.jsonl")
     before = docs.read_bytes()
     names = {"docs": str(docs), "dir": str(workdir)}
     filled = [o.format(**names) if "{" in o else o for o in options]
     monkeypatch.chdir(workdir)
-    code, err = run_cli(monkeypatch, capsys, "annotate", "--documents", docs, *filled)
-    assert code == 2 and message.format(**names) in err, err
+    result = cli("annotate", "--documents", docs, *filled)
+    assert result.returncode == 2 and message.format(**names) in result.err, result.err
     assert docs.read_bytes() == before and not (workdir / "o.json").exists()
