@@ -10,13 +10,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from goldloop.cli import app
 from goldloop.gold import read_gold
 from goldloop.kb import KB
 from goldloop.sample.sampledir import ManifestRow, append_batch
-from tests.conftest import Cli
+from tests.conftest import Cli, CliResult
 from tests.fakes.llm_server import KEY_ENV, FakeLLMServer, FakeRequest, Reply
 from tests.llm.conftest import PROVIDER_NAMES, answers_by_text, mentions_json
 
@@ -110,16 +108,25 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def invoke(*args: str) -> object:
-    result = CliRunner().invoke(app, list(args), catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    return result
+Invoke = Callable[..., CliResult]
+
+
+@pytest.fixture
+def invoke(cli: Cli) -> Invoke:
+    """``goldloop ARGS`` through the shared runner, which must succeed."""
+
+    def run(*args: str | Path) -> CliResult:
+        result = cli(*args)
+        assert result.returncode == 0, result.stderr
+        return result
+
+    return run
 
 
 @pytest.mark.parametrize("name", PROVIDER_NAMES)
 @pytest.mark.parametrize("source", ["sample", "documents"])
 def test_annotate_with_each_provider(
-    llm_server: FakeLLMServer, workdir: Path, kb: KB, name: str, source: str
+    llm_server: FakeLLMServer, workdir: Path, kb: KB, name: str, source: str, invoke: Invoke
 ) -> None:
     llm_server.answer = ANSWERS
     where = source_options(source, workdir)
@@ -166,7 +173,7 @@ def test_annotate_with_each_provider(
 
 @pytest.mark.parametrize("source", ["sample", "documents"])
 def test_annotate_lexical_without_any_key(
-    workdir: Path, monkeypatch: pytest.MonkeyPatch, kb: KB, source: str
+    workdir: Path, monkeypatch: pytest.MonkeyPatch, kb: KB, source: str, invoke: Invoke
 ) -> None:
     for key in KEY_ENV:
         monkeypatch.delenv(key, raising=False)
@@ -182,7 +189,7 @@ def test_annotate_lexical_without_any_key(
     assert report["counts"]["hits"] + report["counts"]["rejections"] == report["counts"]["items"]
 
 
-def test_dry_run_calls_nothing(llm_server: FakeLLMServer, workdir: Path) -> None:
+def test_dry_run_calls_nothing(llm_server: FakeLLMServer, workdir: Path, invoke: Invoke) -> None:
     sample = make_sample_dir(workdir / "sample")
     out = workdir / "gold.json"
     result = invoke(
@@ -191,12 +198,12 @@ def test_dry_run_calls_nothing(llm_server: FakeLLMServer, workdir: Path) -> None
     )  # fmt: skip
     assert llm_server.request_count == 0
     assert not out.exists()
-    output = result.output  # type: ignore[attr-defined]
+    output = result.out
     assert "requests to send" in output and "input cost" in output
 
 
 def test_truncated_documents_are_left_out_and_retried(
-    llm_server: FakeLLMServer, workdir: Path, kb: KB
+    llm_server: FakeLLMServer, workdir: Path, kb: KB, invoke: Invoke
 ) -> None:
     llm_server.answer = ANSWERS
     docs = make_documents_jsonl(workdir / "docs.jsonl")
@@ -245,14 +252,16 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert not (tmp_path / "o.json").exists()
 
 
-def test_dry_run_needs_no_key(workdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_dry_run_needs_no_key(
+    workdir: Path, monkeypatch: pytest.MonkeyPatch, invoke: Invoke
+) -> None:
     for key in KEY_ENV:
         monkeypatch.delenv(key, raising=False)
     result = invoke(
         "annotate", "--documents", str(make_documents_jsonl(workdir / "docs.jsonl")),
         "--provider", "openai", "--model", "gpt-x", "--effort", "high", "--dry-run",
     )  # fmt: skip
-    output = result.output  # type: ignore[attr-defined]
+    output = result.out
     assert "gpt-x@high" in output and "requests to send" in output
 
 
@@ -358,7 +367,7 @@ def test_a_provider_that_never_answers_is_given_up_on_with_one_line(
 
 
 def test_ctrl_c_stops_cleanly_and_a_rerun_resumes_from_the_cache(
-    llm_server: FakeLLMServer, workdir: Path
+    llm_server: FakeLLMServer, workdir: Path, invoke: Invoke
 ) -> None:
     import signal
     import time
