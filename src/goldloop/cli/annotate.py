@@ -12,7 +12,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from goldloop.annotate import (
     DEFAULT_MAX_TOKENS,
     AnnotationRun,
-    DocumentResult,
     annotate_documents,
     dry_run,
     select_documents,
@@ -30,12 +29,11 @@ from goldloop.cli.common import (
     open_kb,
     parse_roles,
 )
-from goldloop.errors import EXIT_INTERRUPTED, GoldloopError
+from goldloop.errors import GoldloopError
 from goldloop.gold import Document, write_gold
 from goldloop.kb import KB
 from goldloop.llm import (
     AnnotatorSpec,
-    Provider,
     SQLiteCache,
     annotator_tag,
     endpoint_identity,
@@ -130,7 +128,7 @@ def annotate(
     annotator = make_annotator(
         spec, the_kb, cache=cache_path, retry=llm_options.retry_policy(timeout, attempts)
     )
-    run = _run(documents, annotator, the_kb, max_tokens, concurrency, verbal_only, cache_path)
+    run = _run(documents, annotator, the_kb, max_tokens, concurrency, verbal_only)
     report_path = _report_path(out)
     failed = [f for f in run.report["failed_documents"] if f["reason"] == "failed"]
 
@@ -175,7 +173,6 @@ def _run(
     max_tokens: int,
     concurrency: int,
     verbal_only: bool,
-    cache_path: Path,
 ) -> AnnotationRun:
     columns = (
         TextColumn("{task.description}"),
@@ -183,32 +180,15 @@ def _run(
         MofNCompleteColumn(),
         TimeElapsedColumn(),
     )
-    received = 0
-    with Progress(*columns, console=err_console, transient=True) as progress:
+    with (
+        llm_options.exit_130_on_ctrl_c(annotator),
+        Progress(*columns, console=err_console, transient=True) as progress,
+    ):
         task = progress.add_task(f"annotate ({annotator.tag})", total=len(documents))
-
-        def advance(result: DocumentResult) -> None:
-            nonlocal received
-            received += result.failure is None or result.failure["reason"] != "failed"
-            progress.advance(task)
-
-        try:
-            return annotate_documents(
-                documents, annotator, kb, max_tokens=max_tokens, concurrency=concurrency,
-                verbal_only=verbal_only, on_document=advance,
-            )  # fmt: skip
-        except KeyboardInterrupt:
-            progress.stop()
-            resume = (
-                f"; the {received} answer(s) received are in the cache {cache_path}, and a "
-                "re-run resumes from them"
-                if isinstance(annotator, Provider)
-                else ""
-            )
-            err_console.print(
-                f"interrupted: nothing written{resume}", highlight=False, soft_wrap=True
-            )
-            raise typer.Exit(EXIT_INTERRUPTED) from None
+        return annotate_documents(
+            documents, annotator, kb, max_tokens=max_tokens, concurrency=concurrency,
+            verbal_only=verbal_only, on_document=lambda _: progress.advance(task),
+        )  # fmt: skip
 
 
 def _print_dry_run(

@@ -58,7 +58,10 @@ def baselines(
         spec = llm_options.annotator_spec(provider, model, effort, base_url, llm_required=True)
         linker = make_llm(spec, retry=llm_options.retry_policy(timeout, attempts))
     documents = read_gold_documents(gold, knowledge)
-    with Progress(console=err_console, transient=True) as bars:
+    with (
+        llm_options.exit_130_on_ctrl_c(linker),
+        Progress(console=err_console, transient=True) as bars,
+    ):
 
         def progress(system: str, total: int) -> Callable[[], None]:
             task = bars.add_task(f"{system} baseline", total=total)

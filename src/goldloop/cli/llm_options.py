@@ -3,14 +3,22 @@ factory's choice worded with those options."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from goldloop.errors import GoldloopError, PartialRun, ServiceError
-from goldloop.llm import AnnotatorChoiceError, AnnotatorSpec, RetryPolicy, choose_annotator
+from goldloop.cli.common import err_console
+from goldloop.errors import EXIT_INTERRUPTED, GoldloopError, PartialRun, ServiceError
+from goldloop.llm import (
+    AnnotatorChoiceError,
+    AnnotatorSpec,
+    Provider,
+    RetryPolicy,
+    choose_annotator,
+)
 from goldloop.llm.runner import DEFAULT_CONCURRENCY
 
 DEFAULT_TIMEOUT_S = 120.0
@@ -74,6 +82,7 @@ __all__ = [
     "ProviderOption",
     "TimeoutOption",
     "annotator_spec",
+    "exit_130_on_ctrl_c",
     "retry_policy",
     "settle_output",
 ]
@@ -134,3 +143,21 @@ def settle_output(
             f"{len(errors)} of {asked} {unit} failed ({errors[0]}): listed in {report}; "
             "a re-run asks only for those"
         )
+
+
+@contextmanager
+def exit_130_on_ctrl_c(annotator: object) -> Iterator[None]:
+    """Ctrl-C: nothing is written, one line says so (and that a re-run resumes from the answers
+    an LLM ``annotator`` cached), exit 130."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        resume = ""
+        if isinstance(annotator, Provider) and annotator.cache is not None:
+            where = getattr(annotator.cache, "path", None)
+            resume = (
+                f"; the answers received are in the response cache{f' {where}' if where else ''}, "
+                "and a re-run resumes from them"
+            )
+        err_console.print(f"interrupted: nothing written{resume}", highlight=False, soft_wrap=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None

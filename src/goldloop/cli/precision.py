@@ -89,7 +89,10 @@ def judge(
     predictions = read_predictions(system, docs, kb=the_kb)
     mentions, abstained = system_mentions(predictions, docs, the_kb)
     judge_provider = make_llm(spec, retry=llm_options.retry_policy(timeout, attempts))
-    with Progress(console=console, transient=True) as progress:
+    with (
+        llm_options.exit_130_on_ctrl_c(judge_provider),
+        Progress(console=console, transient=True) as progress,
+    ):
         task = progress.add_task("judging", total=len(mentions))
         run = judge_mentions(
             mentions, texts, the_kb, judge_provider, lambda: progress.advance(task), concurrency
