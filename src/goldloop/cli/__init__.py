@@ -12,12 +12,14 @@ from goldloop.cli import agree as agree_commands
 from goldloop.cli import annotate as annotate_commands
 from goldloop.cli import backend as backend_commands
 from goldloop.cli import baselines as baselines_commands
+from goldloop.cli import curate as curate_commands
 from goldloop.cli import gold as gold_commands
 from goldloop.cli import kb as kb_commands
 from goldloop.cli import pool as pool_commands
 from goldloop.cli import precision as precision_commands
 from goldloop.cli import sample as sample_commands
 from goldloop.cli import score as score_commands
+from goldloop.cli import status as status_commands
 from goldloop.cli import studio as studio_commands
 from goldloop.cli.common import err_console
 from goldloop.errors import GoldloopError
@@ -37,6 +39,9 @@ app.command("audit")(sample_commands.audit)
 app.command("stats")(sample_commands.stats)
 app.command("annotate")(annotate_commands.annotate)
 studio_commands.register(app)
+app.command("curate")(curate_commands.curate_command)
+app.command("status")(status_commands.status_command)
+app.command("effort")(status_commands.effort_command)
 app.command("backend")(backend_commands.backend)
 app.command("agree")(agree_commands.agree)
 app.command("score")(score_commands.score)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from rich.progress import Progress
@@ -16,39 +16,58 @@ from goldloop.studio.pull import PullResult, pull, sidecar_path, summary_rows
 from goldloop.studio.push import Candidates, PushReport, push
 from goldloop.studio.sync import sync
 
-SAMPLE = typer.Option(..., "--sample", help="Sample dir or documents JSONL.")
-PROJECT = typer.Option(
-    ..., "--project", help="Label Studio project name (role double goes to NAME-double)."
-)
-CANDIDATES = typer.Option(
-    None, "--candidates", help="Gold file of annotator A's hits (e.g. gold.llm-a.json)."
-)
-OTHER = typer.Option(None, "--other", help="Gold file of annotator B's hits.")
-TAG_A = typer.Option(None, "--candidates-tag", help="A's tag (default: the hits' annotator).")
-TAG_B = typer.Option(None, "--other-tag", help="B's tag (default: the hits' annotator).")
-ROLES = typer.Option(
-    "primary,double",
-    "--roles",
-    help="Comma-separated roles to push (documents without a role are kept).",
-)
-URL = typer.Option(
-    None, "--url", help="Label Studio URL (default: $LABEL_STUDIO_URL, else the embedded server)."
-)
-OUT = typer.Option(
-    ..., "--out", help="Verified gold JSON to write (sidecar: <out>.verification.json)."
-)
-ANNOTATOR = typer.Option(None, "--annotator", help="Take this person's annotations (email).")
+Sample = Annotated[Path, typer.Option("--sample", help="Sample dir or documents JSONL.")]
+Project = Annotated[
+    str,
+    typer.Option(
+        "--project",
+        help="Label Studio project name (role double goes to NAME-double, disputes to NAME-curate).",
+    ),
+]
+CandidatesA = Annotated[
+    Path | None,
+    typer.Option("--candidates", help="Gold file of annotator A's hits (e.g. gold.llm-a.json)."),
+]
+CandidatesB = Annotated[
+    Path | None, typer.Option("--other", help="Gold file of annotator B's hits.")
+]
+TagA = Annotated[
+    str | None, typer.Option("--candidates-tag", help="A's tag (default: the hits' annotator).")
+]
+TagB = Annotated[
+    str | None, typer.Option("--other-tag", help="B's tag (default: the hits' annotator).")
+]
+Roles = Annotated[
+    str,
+    typer.Option(
+        "--roles", help="Comma-separated roles to push (documents without a role are kept)."
+    ),
+]
+Url = Annotated[
+    str | None,
+    typer.Option(
+        "--url", help="Label Studio URL (default: $LABEL_STUDIO_URL, else the embedded server)."
+    ),
+]
+Out = Annotated[
+    Path,
+    typer.Option("--out", help="Verified gold JSON to write (sidecar: <out>.verification.json)."),
+]
+Annotator = Annotated[
+    str | None, typer.Option("--annotator", help="Take this person's annotations (email).")
+]
+DEFAULT_ROLES = "primary,double"
 
 
 def push_command(
-    sample: Path = SAMPLE,
-    project: str = PROJECT,
-    candidates: Path | None = CANDIDATES,
-    other: Path | None = OTHER,
-    candidates_tag: str | None = TAG_A,
-    other_tag: str | None = TAG_B,
-    roles: str = ROLES,
-    url: str | None = URL,
+    sample: Sample,
+    project: Project,
+    candidates: CandidatesA = None,
+    other: CandidatesB = None,
+    candidates_tag: TagA = None,
+    other_tag: TagB = None,
+    roles: Roles = DEFAULT_ROLES,
+    url: Url = None,
     kb: Path | None = KB_OPTION,
 ) -> None:
     """Push documents as tasks and candidates as predictions (A, B, review); only what is missing."""
@@ -67,16 +86,16 @@ def push_command(
 
 
 def pull_command(
-    project: str = PROJECT,
-    out: Path = OUT,
-    annotator: str | None = ANNOTATOR,
-    per_annotator: bool = typer.Option(
-        False, "--per-annotator", help="Also write <out-stem>.<email>.json per person."
-    ),
-    url: str | None = URL,
+    project: Project,
+    out: Out,
+    annotator: Annotator = None,
+    per_annotator: Annotated[
+        bool, typer.Option("--per-annotator", help="Also write <out-stem>.<email>.json per person.")
+    ] = False,
+    url: Url = None,
     kb: Path | None = KB_OPTION,
 ) -> None:
-    """Pull verified annotations into a gold file with verdicts, and its verification sidecar."""
+    """Pull verified annotations (curated, else agreed, else primary) into gold with verdicts."""
     knowledge = open_kb(kb)
     connection = resolve_connection(url)
     result, written = pull(
@@ -94,16 +113,16 @@ def pull_command(
 
 
 def sync_command(
-    sample: Path = SAMPLE,
-    project: str = PROJECT,
-    out: Path = OUT,
-    candidates: Path | None = CANDIDATES,
-    other: Path | None = OTHER,
-    candidates_tag: str | None = TAG_A,
-    other_tag: str | None = TAG_B,
-    roles: str = ROLES,
-    annotator: str | None = ANNOTATOR,
-    url: str | None = URL,
+    sample: Sample,
+    project: Project,
+    out: Out,
+    candidates: CandidatesA = None,
+    other: CandidatesB = None,
+    candidates_tag: TagA = None,
+    other_tag: TagB = None,
+    roles: Roles = DEFAULT_ROLES,
+    annotator: Annotator = None,
+    url: Url = None,
     kb: Path | None = KB_OPTION,
 ) -> None:
     """Push what is missing, then pull what was verified (safe to run from cron while people work)."""
