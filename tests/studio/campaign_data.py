@@ -33,7 +33,7 @@ TEXTS = {
     "pmid:13": "TNF activates NF-kB in 𝛼-cells.",
     "pmid:14": "Insulin stimulates glucose uptake.",
     "pmid:15": "Metformin reduces hepatic glucose output and induces AMPK.",
-    "pmid:16": "Leptin suppresses appetite.",
+    "pmid:16": "Leptin suppresses the appetite of mice.",
 }
 # The pre-annotator's candidates: (doc_id, surface, entity_id, direction)
 CANDIDATES = [

@@ -261,8 +261,9 @@ def _curated(
         result.curated_hits_kept_by[
             "neither" if not who else "both" if len(who) == len(versions) else "one"
         ] += 1
-        if hit.model_extra and hit.model_extra.get("note") == notes.get((hit.a, hit.b)):
-            del hit.model_extra["note"]
+        extra = hit.model_extra or {}
+        if "note" in extra and extra["note"] == notes.get((hit.a, hit.b)):
+            del extra["note"]
 
 
 def _count(doc_id: str, text: str, comparison: Comparison, result: PullResult) -> None:
