@@ -4,7 +4,8 @@ Pushed with one pre-annotator's candidates; alice and bob (users created through
 annotate the double tasks through the SDK (their own ``completed_by``), with one disagreement of
 each kind: a span (pmid:12), a relation (pmid:13), a direction (pmid:14) and a one-sided region
 (pmid:15); pmid:11 they agree on; pmid:16 only alice annotated. The admin annotates the primary
-task. ``goldloop curate`` pushes the four disputes; carol curates three of them (pmid:15 waits).
+task. ``goldloop curate`` pushes the four disputes; carol curates three of them (pmid:14 waits:
+the browser check opens it).
 Every annotation's ``lead_time`` is set from :data:`LEAD_TIMES` (bob left pmid:13 open for two
 hours: an idle outlier).
 """
@@ -65,7 +66,7 @@ BOB = {
 CAROL = {
     "pmid:12": [("inhibits STAT3", INHIBITS, "forward"), ("regulates", REGULATES, "forward")],
     "pmid:13": [("activates", REGULATES, "forward")],
-    "pmid:14": [("stimulates", STIMULATES, "forward")],
+    "pmid:15": [("reduces", REDUCES, "forward")],
 }
 ADMIN = {"pmid:10": [("phosphorylates", PHOSPHORYLATES, "forward")]}
 # Seconds each annotation was open: (person, doc_id) -> lead_time
@@ -77,7 +78,7 @@ LEAD_TIMES = {
     ("alice", "pmid:14"): 30.0, ("bob", "pmid:14"): 90.0,
     ("alice", "pmid:15"): 240.0, ("bob", "pmid:15"): 60.0,
     ("alice", "pmid:16"): 150.0,
-    ("carol", "pmid:12"): 300.0, ("carol", "pmid:13"): 120.0, ("carol", "pmid:14"): 60.0,
+    ("carol", "pmid:12"): 300.0, ("carol", "pmid:13"): 120.0, ("carol", "pmid:15"): 60.0,
 }  # fmt: skip
 
 

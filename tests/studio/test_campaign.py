@@ -18,7 +18,6 @@ from tests.studio.campaign_data import (
     ACTIVATES,
     ALICE,
     BOB,
-    INDUCES,
     INHIBITS,
     PHOSPHORYLATES,
     REDUCES,
@@ -56,9 +55,8 @@ def test_pull_takes_curated_then_agreed_then_primary(campaign: Campaign, pulled)
         ("pmid:12", "inhibits STAT3", INHIBITS, "forward", "fix", "human", carol, "curated", (bob,), True),
         ("pmid:12", "regulates", REGULATES, "forward", "accept", "human", carol, "curated", (alice, bob), True),
         ("pmid:13", "activates", REGULATES, "forward", "fix", "human", carol, "curated", (bob,), False),
-        ("pmid:14", "stimulates", STIMULATES, "forward", "accept", "human", carol, "curated", (alice,), True),
-        ("pmid:15", "reduces", REDUCES, "forward", "accept", "human", alice, "single", (), True),
-        ("pmid:15", "induces", INDUCES, "forward", "added", "human", alice, "single", (), True),
+        ("pmid:14", "stimulates", STIMULATES, "forward", "accept", "human", alice, "single", (), True),
+        ("pmid:15", "reduces", REDUCES, "forward", "accept", "human", carol, "curated", (alice, bob), True),
         ("pmid:16", "suppresses", SUPPRESSES, "forward", "accept", "human", alice, "single", (), True),
     ])  # fmt: skip
     widened = next(h for d in gold.documents if d.doc_id == "pmid:12" for h in d.ground_truth)
@@ -79,12 +77,13 @@ def test_sidecar_counts_curation_and_kappa_before_it(campaign: Campaign, pulled)
     assert sidecar["curation"] == {
         "disputed_tasks": 4,
         "curated_tasks": 3,
-        "awaiting_curation": ["pmid:15"],
-        "regions_changed_by_curator": 2,  # pmid:12 drops alice's span; pmid:13 takes bob's relation
-        "curated_hits_kept_by": {"both": 1, "one": 3, "neither": 0},
+        "awaiting_curation": ["pmid:14"],
+        # pmid:12 drops alice's span, pmid:13 takes bob's relation, pmid:15 drops alice's region
+        "regions_changed_by_curator": 3,
+        "curated_hits_kept_by": {"both": 2, "one": 2, "neither": 0},
     }
     assert {k: sidecar[k] for k in ("candidates", "accept", "fix", "reject", "added")} == {
-        "candidates": 8, "accept": 6, "fix": 2, "reject": 0, "added": 1,
+        "candidates": 8, "accept": 6, "fix": 2, "reject": 0, "added": 0,
     }  # fmt: skip
     kb = load_kb()
     both = {d: rows for d, rows in ALICE.items() if d in BOB}

@@ -42,11 +42,11 @@ def test_status_table_json_and_watch(
         "carol": {"tasks": 3, "kept": 4, "added": 0, "deleted": 0},
     }
     verdicts = status["verdicts"]
-    assert (verdicts["accept"], verdicts["fix"], verdicts["added"]) == (6, 2, 1)
+    assert (verdicts["accept"], verdicts["fix"], verdicts["added"]) == (6, 2, 0)
     assert verdicts["correction_rate"] == pytest.approx(2 / 8)
     assert verdicts["anchored"]["candidates"] == 8 and verdicts["paraphrase"]["candidates"] == 0
     assert status["decided"] == {"single": 3, "agreed": 1, "curated": 3}
-    assert status["curation"]["awaiting_curation"] == ["pmid:15"]
+    assert status["curation"]["awaiting_curation"] == ["pmid:14"]
     kb = load_kb()
     exported = export_campaign(label_studio.connection, label_studio.client, campaign.name)
     assert status["agreement"] == kappa_section(exported, kb)
