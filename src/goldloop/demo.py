@@ -17,7 +17,6 @@ from goldloop.annotate import annotate_documents, select_documents
 from goldloop.atomic import atomic_write_json
 from goldloop.gold import Document, write_gold
 from goldloop.kb import KB
-from goldloop.lexical import LexicalAnnotator
 from goldloop.sample import read_documents
 from goldloop.sample.run import SampleSettings, run_sample
 from goldloop.settings import default_cache_path, workdir
@@ -52,13 +51,11 @@ def demo_dir() -> Path:
 
 
 def pick_annotator(kb: KB) -> Any:
-    """The first provider whose key is set (its default model), else the offline ``lexical``."""
-    from goldloop.llm import DEFAULT_MODELS, credentials_set, make_provider
+    """The pre-annotator by :func:`goldloop.llm.choose_annotator` with nothing named: the provider
+    whose key is set (its default model), else the offline ``lexical`` one."""
+    from goldloop.llm import choose_annotator, make_annotator
 
-    available = credentials_set()
-    if not available:
-        return LexicalAnnotator(kb)
-    return make_provider(available[0], DEFAULT_MODELS[available[0]], cache=default_cache_path())
+    return make_annotator(choose_annotator(), kb, cache=default_cache_path())
 
 
 def run_demo(

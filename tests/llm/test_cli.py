@@ -17,6 +17,7 @@ from goldloop.kb import KB
 from goldloop.sample.sampledir import ManifestRow, append_batch
 from tests.fakes.llm_server import KEY_ENV, FakeLLMServer
 from tests.llm.conftest import PROVIDER_NAMES, answers_by_text, mentions_json
+from tests.studio.loop_data import run_goldloop
 
 TEXTS = {
     "pmid:1": "TNF binds to TNFR1 and increases apoptosis.",
@@ -108,6 +109,15 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
+def run_cli(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: object
+) -> tuple[int, str]:
+    """The installed entry point in this process: its exit code and its stderr, unwrapped."""
+    capsys.readouterr()
+    code, _, err = run_goldloop([str(a) for a in args], {"COLUMNS": "400"}, monkeypatch, capsys)
+    return code, " ".join(err.split())
+
+
 def invoke(*args: str) -> object:
     result = CliRunner().invoke(app, list(args), catch_exceptions=False)
     assert result.exit_code == 0, result.output
@@ -137,7 +147,7 @@ def test_annotate_with_each_provider(
         ("increases", "forward"),
         ("activated by", "inverse"),
     ]
-    assert {h.annotator for h in hits} == {"m-1@low"}
+    assert {h.annotator for h in hits} == {f"m-1@low@{llm_server.base_url(name)}"}
     counts = report["counts"]
     assert counts["hits"] + counts["rejections"] == counts["items"] == 4
     assert report["rejections"] == [

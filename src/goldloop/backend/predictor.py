@@ -18,11 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 from goldloop.annotate import Annotator, DocumentResult, annotate_documents
 from goldloop.backend.protocol import Task
-from goldloop.backend.settings import LEXICAL, AnnotatorSpec, BackendSettings
+from goldloop.backend.settings import BackendSettings
 from goldloop.gold import Document
 from goldloop.kb import KB, load_kb
-from goldloop.lexical import LexicalAnnotator
-from goldloop.llm import RetryPolicy, SQLiteCache, make_provider
+from goldloop.llm import RetryPolicy, SQLiteCache, make_annotator
 from goldloop.llm.cache import ResponseCache
 from goldloop.nlp import load_nlp
 from goldloop.studio.label_config import label_interface
@@ -34,9 +33,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("goldloop.backend")
 
-# Label Studio gives up on /predict after ML_TIMEOUT_PREDICT (100 s): retry briefly, then let
-# the task come back later rather than answer too late.
-BACKEND_RETRY = RetryPolicy(attempts=3, initial_s=0.5, max_s=8.0, timeout_s=60.0)
+# Label Studio gives up on /predict after ML_TIMEOUT_PREDICT (100 s): retry briefly and stop
+# starting attempts after 50 s (two 45 s attempts at worst), then let the task come back later
+# rather than answer too late.
+BACKEND_RETRY = RetryPolicy(attempts=3, initial_s=0.5, max_s=8.0, timeout_s=45.0, deadline_s=50.0)
 
 
 @dataclass(frozen=True)
@@ -71,8 +71,12 @@ class Predictor:
     def from_settings(cls, settings: BackendSettings) -> Predictor:
         kb = load_kb(settings.kb_path)
         cache = _cache(settings) if _uses_llm(settings) else None
-        annotator = make_annotator(settings.annotator, kb, cache)
-        other = make_annotator(settings.other, kb, cache) if settings.other else None
+        annotator = make_annotator(settings.annotator, kb, cache=cache, retry=BACKEND_RETRY)
+        other = (
+            make_annotator(settings.other, kb, cache=cache, retry=BACKEND_RETRY)
+            if settings.other
+            else None
+        )
         return cls(kb, annotator, other, concurrency=settings.concurrency)
 
     async def predict(self, tasks: Sequence[Task], label_config: str | None) -> list[Any]:
@@ -158,25 +162,8 @@ class Predictor:
         return prediction
 
 
-def make_annotator(spec: AnnotatorSpec, kb: KB, cache: ResponseCache | None) -> Annotator:
-    if spec.provider == LEXICAL:
-        return LexicalAnnotator(kb)
-    assert spec.model is not None  # BackendSettings requires a model for a provider
-    return make_provider(
-        spec.provider,
-        spec.model,
-        effort=spec.effort,
-        base_url=spec.base_url,
-        cache=cache,
-        retry=BACKEND_RETRY,
-    )
-
-
 def _uses_llm(settings: BackendSettings) -> bool:
-    return any(
-        spec is not None and spec.provider != LEXICAL
-        for spec in (settings.annotator, settings.other)
-    )
+    return any(spec is not None and spec.is_llm for spec in (settings.annotator, settings.other))
 
 
 def _cache(settings: BackendSettings) -> ResponseCache:

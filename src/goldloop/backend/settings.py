@@ -8,20 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from goldloop.errors import GoldloopError
-from goldloop.llm.base import CREDENTIALS
+from goldloop.llm.factory import LEXICAL, AnnotatorChoiceError, AnnotatorSpec, choose_annotator
 from goldloop.settings import default_cache_path
 
-LEXICAL = "lexical"
-
-
-@dataclass(frozen=True)
-class AnnotatorSpec:
-    """One annotator: an LLM provider and model (with effort), or the offline ``lexical`` one."""
-
-    provider: str
-    model: str | None = None
-    effort: str | None = None
-    base_url: str | None = None
+__all__ = ["LEXICAL", "AnnotatorSpec", "BackendSettings"]
 
 
 @dataclass(frozen=True)
@@ -39,18 +29,8 @@ class BackendSettings:
     def from_env(cls, env: Mapping[str, str] | None = None) -> BackendSettings:
         """Read ``GOLDLOOP_*``, ``REDIS_URL``, ``BASIC_AUTH_*`` and the providers' key variables."""
         env = os.environ if env is None else env
-        annotator = _annotator(
-            env, "GOLDLOOP_PROVIDER", "GOLDLOOP_MODEL", "GOLDLOOP_EFFORT", "GOLDLOOP_BASE_URL"
-        )
-        other = None
-        if env.get("GOLDLOOP_OTHER_PROVIDER"):
-            other = _annotator(
-                env,
-                "GOLDLOOP_OTHER_PROVIDER",
-                "GOLDLOOP_OTHER_MODEL",
-                "GOLDLOOP_OTHER_EFFORT",
-                "GOLDLOOP_OTHER_BASE_URL",
-            )
+        annotator = _annotator(env, "GOLDLOOP_")
+        other = _annotator(env, "GOLDLOOP_OTHER_") if env.get("GOLDLOOP_OTHER_PROVIDER") else None
         user, password = env.get("BASIC_AUTH_USER"), env.get("BASIC_AUTH_PASS")
         if bool(user) != bool(password):
             raise GoldloopError("set both BASIC_AUTH_USER and BASIC_AUTH_PASS, or neither")
@@ -67,31 +47,20 @@ class BackendSettings:
         )
 
 
-def has_key(env: Mapping[str, str], provider: str) -> bool:
-    return any(env.get(name) for name in CREDENTIALS.get(provider, ()))
-
-
-def _annotator(
-    env: Mapping[str, str], provider_var: str, model_var: str, effort_var: str, url_var: str
-) -> AnnotatorSpec:
-    provider = (env.get(provider_var) or "").strip().lower()
-    if not provider:
-        # No provider named: the first one with a key, else the offline pre-annotator.
-        provider = next((name for name in CREDENTIALS if has_key(env, name)), LEXICAL)
-    if provider == LEXICAL:
-        return AnnotatorSpec(LEXICAL)
-    if provider not in CREDENTIALS:
-        known = ", ".join([*CREDENTIALS, LEXICAL])
-        raise GoldloopError(f"{provider_var}={provider!r} is not a provider (known: {known})")
-    base_url = env.get(url_var) or None
-    # A local OpenAI-compatible server (vLLM, Ollama) may need no key.
-    if not has_key(env, provider) and base_url is None:
-        names = " or ".join(CREDENTIALS[provider])
-        raise GoldloopError(f"{provider_var}={provider} needs {names} in the environment")
-    model = env.get(model_var)
-    if not model:
-        raise GoldloopError(f"{provider_var}={provider} needs {model_var} (the model name)")
-    return AnnotatorSpec(provider, model, env.get(effort_var) or None, base_url)
+def _annotator(env: Mapping[str, str], prefix: str) -> AnnotatorSpec:
+    """:func:`goldloop.llm.choose_annotator` on ``<prefix>PROVIDER``, ``MODEL``, ``EFFORT`` and
+    ``BASE_URL``, its refusal naming the variable."""
+    try:
+        return choose_annotator(
+            env.get(f"{prefix}PROVIDER"),
+            env.get(f"{prefix}MODEL"),
+            env.get(f"{prefix}EFFORT"),
+            env.get(f"{prefix}BASE_URL"),
+            env=env,
+        )
+    except AnnotatorChoiceError as exc:
+        variable = f"{prefix}{exc.setting.upper()}"
+        raise GoldloopError(f"{variable}={env.get(variable, '')!r}: {exc}") from exc
 
 
 def _positive_int(env: Mapping[str, str], name: str, default: int) -> int:

@@ -8,12 +8,19 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from goldloop.agreement import NONE, AgreementReport, agreement
 from goldloop.atomic import atomic_write_json
-from goldloop.cli.common import EQUIVALENCES_OPTION, KB_OPTION, console, key_value_table, open_kb
+from goldloop.cli.common import (
+    EquivalencesOption,
+    KbOption,
+    check_outputs,
+    console,
+    key_value_table,
+    open_kb,
+)
 from goldloop.errors import GoldloopError
 from goldloop.gold import read_gold
 from goldloop.kb import KB
+from goldloop.scoring.agreement import NONE, AgreementReport, agreement
 
 TOP_DISAGREEMENTS = 15
 
@@ -40,8 +47,8 @@ def agree(
             help="Report JSON (default: <gold>.agreement.json or <NAME>.agreement.json).",
         ),
     ] = None,
-    kb: Path | None = KB_OPTION,
-    equivalences: Path | None = EQUIVALENCES_OPTION,
+    kb: KbOption = None,
+    equivalences: EquivalencesOption = None,
 ) -> None:
     """κ on relation (raw and KB-folded) and on direction, over documents both annotated."""
     files = gold is not None and other is not None
@@ -49,10 +56,11 @@ def agree(
         raise GoldloopError("give --gold A --other B, or --studio-project NAME")
     the_kb = open_kb(kb, equivalences)
     if gold is not None and other is not None:
+        target = out or gold.with_name(gold.name + ".agreement.json")
+        check_outputs({"--out": target}, {"--gold": gold, "--other": other})
         # Read without folding: the raw κ compares ids as the annotators wrote them.
         report = agreement(read_gold(gold).documents, read_gold(other).documents, the_kb)
         data = report.to_json()
-        target = out or gold.with_name(gold.name + ".agreement.json")
         title = f"agreement {gold.name} (A) vs {other.name} (B)"
     else:
         from goldloop.studio.agreement import studio_agreement

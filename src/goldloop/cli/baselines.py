@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
@@ -10,7 +11,24 @@ import typer
 from rich.progress import Progress
 
 from goldloop.cli.common import EQUIVALENCES_OPTION, KB_OPTION, err_console, open_kb
+from goldloop.cli.llm import (
+    DEFAULT_ATTEMPTS,
+    DEFAULT_CONCURRENCY,
+    DEFAULT_TIMEOUT_S,
+    AttemptsOption,
+    BaseUrlOption,
+    ConcurrencyOption,
+    EffortOption,
+    ForceOption,
+    ModelOption,
+    ProviderOption,
+    TimeoutOption,
+    annotator_spec,
+    retry_policy,
+    settle_output,
+)
 from goldloop.cli.score import BootstrapOption, GoldOption, MatchOption, SeedOption, show_results
+from goldloop.llm import make_llm
 from goldloop.scoring.baselines import BASELINES, run_baselines
 from goldloop.scoring.inputs import read_gold_documents
 
@@ -23,20 +41,14 @@ def baselines(
     systems: Annotated[
         str, typer.Option("--systems", help=f"Comma-separated baselines: {', '.join(BASELINES)}.")
     ] = "lexical",
-    provider: Annotated[
-        str | None,
-        typer.Option(
-            "--provider", help="LLM provider of the llm baseline: openai, anthropic, gemini."
-        ),
-    ] = None,
-    model: Annotated[str | None, typer.Option("--model", help="Model of the llm baseline.")] = None,
-    effort: Annotated[
-        str | None, typer.Option("--effort", help="Reasoning effort of the llm baseline.")
-    ] = None,
-    base_url: Annotated[
-        str | None,
-        typer.Option("--base-url", help="Provider base URL (an OpenAI-compatible server)."),
-    ] = None,
+    provider: ProviderOption = None,
+    model: ModelOption = None,
+    effort: EffortOption = None,
+    base_url: BaseUrlOption = None,
+    concurrency: ConcurrencyOption = DEFAULT_CONCURRENCY,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
+    attempts: AttemptsOption = DEFAULT_ATTEMPTS,
+    force: ForceOption = False,
     match: MatchOption = "overlap",
     bootstrap: BootstrapOption = 0,
     seed: SeedOption = 0,
@@ -44,17 +56,12 @@ def baselines(
     equivalences: Path | None = EQUIVALENCES_OPTION,
 ) -> None:
     """Run baselines on the gold and score them (lexical: both regimes; llm: linking-only)."""
-    from goldloop.llm import DEFAULT_MODELS, make_provider
-
     knowledge = open_kb(kb, equivalences)
     names = [name.strip() for name in systems.split(",") if name.strip()]
     linker = None
     if "llm" in names:
-        if provider is None:
-            raise typer.BadParameter("the llm baseline needs --provider (and optionally --model)")
-        linker = make_provider(
-            provider, model or DEFAULT_MODELS.get(provider, ""), effort=effort, base_url=base_url
-        )
+        spec = annotator_spec(provider, model, effort, base_url, llm_required=True)
+        linker = make_llm(spec, retry=retry_policy(timeout, attempts))
     documents = read_gold_documents(gold, knowledge)
     with Progress(console=err_console, transient=True) as bars:
 
@@ -71,6 +78,33 @@ def baselines(
             bootstrap=bootstrap,
             seed=seed,
             progress=progress,
+            concurrency=concurrency,
         )
     meta = {"gold": str(gold), "kb": str(knowledge.path), "kb_tag": knowledge.tag}
-    show_results(results, "baselines", report_dir, "baseline_results", meta)
+    out = report_dir / "baseline_results.json"
+    llm_runs = [r["baseline"] for r in results if "failed" in r["baseline"]][:1]
+    settle_output(
+        label=f"llm baseline ({linker.tag if linker else ''})",
+        asked=sum(run["requests"] for run in llm_runs),
+        errors=[
+            f"{f['doc_id']} {f['a']}-{f['b']}: {f['error']}"
+            for run in llm_runs
+            for f in run["failed"]
+        ],
+        unit="spans",
+        out=out,
+        answered_before=_spans_answered_in(out),
+        force=force,
+        write=lambda: show_results(results, "baselines", report_dir, "baseline_results", meta),
+        report=out,
+    )
+
+
+def _spans_answered_in(results_path: Path) -> int | None:
+    """Spans the llm baseline of an existing results file answered (None: absent or no llm)."""
+    try:
+        results = json.loads(results_path.read_text(encoding="utf-8"))["results"]
+        run = next(r["baseline"] for r in results if "requests" in r.get("baseline", {}))
+        return int(run["requests"]) - len(run.get("failed", []))
+    except (OSError, ValueError, KeyError, TypeError, StopIteration):
+        return None

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from goldloop.cli.common import KB_OPTION, console, key_value_table, open_kb
-from goldloop.cli.loop import Project, Url
+from goldloop.cli.common import (
+    KbOption,
+    UrlOption,
+    console,
+    key_value_table,
+    open_kb,
+)
+from goldloop.cli.loop import Project
 from goldloop.studio.connection import connect, resolve_connection
 from goldloop.studio.curate import curate
 
 
-def curate_command(project: Project, url: Url = None, kb: Path | None = KB_OPTION) -> None:
+def curate_command(project: Project, url: UrlOption = None, kb: KbOption = None) -> None:
     """Push each disputed task of NAME-double, once, to NAME-curate, pre-filled for the curator."""
     knowledge = open_kb(kb)
     connection = resolve_connection(url)

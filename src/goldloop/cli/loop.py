@@ -8,7 +8,17 @@ from typing import Annotated, Any
 import typer
 from rich.progress import Progress
 
-from goldloop.cli.common import KB_OPTION, console, key_value_table, open_kb
+from goldloop.cli.common import (
+    DEFAULT_ROLES,
+    KbOption,
+    RolesOption,
+    UrlOption,
+    check_outputs,
+    console,
+    key_value_table,
+    open_kb,
+    parse_roles,
+)
 from goldloop.kb import KB
 from goldloop.sample import read_documents
 from goldloop.studio.connection import connect, resolve_connection
@@ -37,18 +47,6 @@ TagA = Annotated[
 TagB = Annotated[
     str | None, typer.Option("--other-tag", help="B's tag (default: the hits' annotator).")
 ]
-Roles = Annotated[
-    str,
-    typer.Option(
-        "--roles", help="Comma-separated roles to push (documents without a role are kept)."
-    ),
-]
-Url = Annotated[
-    str | None,
-    typer.Option(
-        "--url", help="Label Studio URL (default: $LABEL_STUDIO_URL, else the embedded server)."
-    ),
-]
 Out = Annotated[
     Path,
     typer.Option("--out", help="Verified gold JSON to write (sidecar: <out>.verification.json)."),
@@ -56,7 +54,6 @@ Out = Annotated[
 Annotator = Annotated[
     str | None, typer.Option("--annotator", help="Take this person's annotations (email).")
 ]
-DEFAULT_ROLES = "primary,double"
 
 
 def push_command(
@@ -66,9 +63,9 @@ def push_command(
     other: CandidatesB = None,
     candidates_tag: TagA = None,
     other_tag: TagB = None,
-    roles: Roles = DEFAULT_ROLES,
-    url: Url = None,
-    kb: Path | None = KB_OPTION,
+    roles: RolesOption = DEFAULT_ROLES,
+    url: UrlOption = None,
+    kb: KbOption = None,
 ) -> None:
     """Push documents as tasks and candidates as predictions (A, B, review); only what is missing."""
     knowledge = open_kb(kb)
@@ -79,7 +76,7 @@ def push_command(
     with Progress(console=console, transient=True) as progress:
         bar = progress.add_task("pushing", total=len(documents))
         report = push(
-            connection, client, documents, project, knowledge, a=a, b=b, roles=_roles(roles),
+            connection, client, documents, project, knowledge, a=a, b=b, roles=parse_roles(roles),
             progress=lambda n: progress.advance(bar, n),
         )  # fmt: skip
     _print_push(report, connection.url)
@@ -92,10 +89,11 @@ def pull_command(
     per_annotator: Annotated[
         bool, typer.Option("--per-annotator", help="Also write <out-stem>.<email>.json per person.")
     ] = False,
-    url: Url = None,
-    kb: Path | None = KB_OPTION,
+    url: UrlOption = None,
+    kb: KbOption = None,
 ) -> None:
     """Pull verified annotations (curated, else agreed, else primary) into gold with verdicts."""
+    check_outputs({"--out": out})
     knowledge = open_kb(kb)
     connection = resolve_connection(url)
     result, written = pull(
@@ -120,28 +118,25 @@ def sync_command(
     other: CandidatesB = None,
     candidates_tag: TagA = None,
     other_tag: TagB = None,
-    roles: Roles = DEFAULT_ROLES,
+    roles: RolesOption = DEFAULT_ROLES,
     annotator: Annotator = None,
-    url: Url = None,
-    kb: Path | None = KB_OPTION,
+    url: UrlOption = None,
+    kb: KbOption = None,
 ) -> None:
     """Push what is missing, then pull what was verified (safe to run from cron while people work)."""
+    check_outputs(
+        {"--out": out}, {"--sample": sample, "--candidates": candidates, "--other": other}
+    )
     knowledge = open_kb(kb)
     documents = read_documents(sample)
     a, b = _candidates(knowledge, candidates, candidates_tag, other, other_tag)
     connection = resolve_connection(url)
     report = sync(
         connection, connect(connection), documents, project, knowledge, out, a=a, b=b,
-        roles=_roles(roles), annotator=annotator,
+        roles=parse_roles(roles), annotator=annotator,
     )  # fmt: skip
     _print_push(report.push, connection.url)
     _print_pull(report.pull, out)
-
-
-def register(root: typer.Typer) -> None:
-    root.command("push")(push_command)
-    root.command("pull")(pull_command)
-    root.command("sync")(sync_command)
 
 
 def _candidates(
@@ -150,10 +145,6 @@ def _candidates(
     a = Candidates.from_gold(a_path, kb, a_tag) if a_path else None
     b = Candidates.from_gold(b_path, kb, b_tag) if b_path else None
     return a, b
-
-
-def _roles(roles: str) -> list[str]:
-    return [r.strip() for r in roles.split(",") if r.strip()]
 
 
 def _print_push(report: PushReport, url: str) -> None:

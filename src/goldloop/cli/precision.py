@@ -10,11 +10,27 @@ from rich.progress import Progress
 
 from goldloop.atomic import atomic_write_json
 from goldloop.cli.common import EQUIVALENCES_OPTION, KB_OPTION, console, key_value_table, open_kb
+from goldloop.cli.llm import (
+    DEFAULT_ATTEMPTS,
+    DEFAULT_CONCURRENCY,
+    DEFAULT_TIMEOUT_S,
+    AttemptsOption,
+    BaseUrlOption,
+    ConcurrencyOption,
+    EffortOption,
+    ForceOption,
+    ModelOption,
+    ProviderOption,
+    TimeoutOption,
+    annotator_spec,
+    retry_policy,
+    settle_output,
+)
 from goldloop.documents import load_documents
 from goldloop.errors import GoldloopError
 from goldloop.jsonl import write_jsonl
-from goldloop.llm import make_provider
-from goldloop.precision.judge import judge_mentions
+from goldloop.llm import make_llm
+from goldloop.precision.judge import FAILED, judge_mentions
 from goldloop.precision.mentions import (
     read_labels,
     read_verdicts,
@@ -47,28 +63,32 @@ DOCUMENTS = typer.Option(
 def judge(
     system: Annotated[Path, typer.Option("--system", help="The system's output to judge.")],
     documents: Annotated[Path, DOCUMENTS],
-    provider: Annotated[str, typer.Option(help="openai, anthropic or gemini.")],
-    model: Annotated[str, typer.Option(help="The judge model.")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Verdicts JSONL.")],
-    effort: Annotated[str | None, typer.Option(help="Reasoning effort.")] = None,
-    base_url: Annotated[str | None, typer.Option(help="An OpenAI-compatible server.")] = None,
-    concurrency: Annotated[int, typer.Option(min=1, help="Requests in flight at once.")] = 8,
+    provider: ProviderOption = None,
+    model: ModelOption = None,
+    effort: EffortOption = None,
+    base_url: BaseUrlOption = None,
+    concurrency: ConcurrencyOption = DEFAULT_CONCURRENCY,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
+    attempts: AttemptsOption = DEFAULT_ATTEMPTS,
+    force: ForceOption = False,
     kb: Path | None = KB_OPTION,
     equivalences: Path | None = EQUIVALENCES_OPTION,
 ) -> None:
-    """Ask an LLM judge about every mention; write one verdict per mention."""
+    """Ask an LLM judge about every mention; write one verdict per mention (a failed request
+    leaves its mention unchecked, reason ``failed``)."""
+    spec = annotator_spec(provider, model, effort, base_url, llm_required=True)
     the_kb = open_kb(kb, equivalences)
     docs = load_documents(documents, the_kb)
     texts = {doc.doc_id: doc for doc in docs}
     predictions = read_predictions(system, docs, kb=the_kb)
     mentions, abstained = system_mentions(predictions, docs, the_kb)
-    judge_provider = make_provider(provider, model, effort=effort, base_url=base_url)
+    judge_provider = make_llm(spec, retry=retry_policy(timeout, attempts))
     with Progress(console=console, transient=True) as progress:
         task = progress.add_task("judging", total=len(mentions))
         run = judge_mentions(
             mentions, texts, the_kb, judge_provider, lambda: progress.advance(task), concurrency
         )
-    write_verdicts(out, run.mentions)
     malformed = dict(sorted(predictions.malformed.items()))
     report = {
         **run.report(),
@@ -76,13 +96,43 @@ def judge(
         "rows_left_out": malformed,
         "system": str(system),
     }
-    atomic_write_json(out.with_name(out.name + ".report.json"), report)
-    rows = [("judge", run.judge), ("mentions", len(run.mentions)), ("abstained rows", abstained)]
-    rows += [(f"rows left out: {k}", v) for k, v in malformed.items()]
-    rows += [(f"verdict: {k}", v) for k, v in sorted(run.counts.items())]
-    rows += [(f"unchecked: {k}", v) for k, v in sorted(run.unchecked_reasons.items())]
-    console.print(key_value_table(f"judged {system.name}", rows))
-    console.print(f"verdicts: {out}")
+    report_path = out.with_name(out.name + ".report.json")
+
+    def write() -> None:
+        write_verdicts(out, run.mentions)
+        atomic_write_json(report_path, report)
+        rows = [
+            ("judge", run.judge),
+            ("mentions", len(run.mentions)),
+            ("abstained rows", abstained),
+        ]
+        rows += [(f"rows left out: {k}", v) for k, v in malformed.items()]
+        rows += [(f"verdict: {k}", v) for k, v in sorted(run.counts.items())]
+        rows += [(f"unchecked: {k}", v) for k, v in sorted(run.unchecked_reasons.items())]
+        console.print(key_value_table(f"judged {system.name}", rows))
+        console.print(f"verdicts: {out}")
+
+    settle_output(
+        label=f"precision judge ({run.judge})",
+        asked=len(mentions),
+        errors=[f"{f['key']}: {f['error']}" for f in run.failed],
+        unit="mentions",
+        out=out,
+        answered_before=_verdicts_in(out),
+        force=force,
+        write=write,
+        report=report_path,
+    )
+
+
+def _verdicts_in(path: Path) -> int | None:
+    """How many mentions an existing verdicts file judged (0 when unreadable, None when absent)."""
+    if not path.exists():
+        return None
+    try:
+        return sum(m.reason != FAILED for m in read_verdicts(path))
+    except GoldloopError:
+        return 0
 
 
 @app.command("sample")

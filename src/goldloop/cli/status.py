@@ -12,8 +12,15 @@ from rich.live import Live
 from rich.table import Table
 
 from goldloop.atomic import atomic_write_json
-from goldloop.cli.common import KB_OPTION, console, key_value_table, open_kb
-from goldloop.cli.loop import Project, Url
+from goldloop.cli.common import (
+    KbOption,
+    UrlOption,
+    check_outputs,
+    console,
+    key_value_table,
+    open_kb,
+)
+from goldloop.cli.loop import Project
 from goldloop.studio.connection import connect, resolve_connection
 from goldloop.studio.effort import IDLE_CAP_MINUTES, effort_png, effort_report, effort_rows
 from goldloop.studio.project import export_campaign
@@ -40,14 +47,15 @@ def status_command(
         int | None, typer.Option("--rounds", help="With --watch: stop after this many refreshes.")
     ] = None,
     cap_minutes: CapMinutes = IDLE_CAP_MINUTES,
-    url: Url = None,
-    kb: Path | None = KB_OPTION,
+    url: UrlOption = None,
+    kb: KbOption = None,
 ) -> None:
     """Tasks per project, work per annotator, verdicts, κ and the time left; a table and JSON."""
+    target = out or Path(f"{project}.status.json")
+    check_outputs({"--out": target})
     knowledge = open_kb(kb)
     connection = resolve_connection(url)
     client = connect(connection)
-    target = out or Path(f"{project}.status.json")
 
     def refresh() -> Group:
         campaign = export_campaign(connection, client, project)
@@ -77,18 +85,19 @@ def effort_command(
         typer.Option("--png", help="Distribution and throughput chart (default: NAME.effort.png)."),
     ] = None,
     cap_minutes: CapMinutes = IDLE_CAP_MINUTES,
-    url: Url = None,
-    kb: Path | None = KB_OPTION,
+    url: UrlOption = None,
+    kb: KbOption = None,
 ) -> None:
     """Minutes per document and per verified mention, by annotator, pre-annotator, correction rate
     and length, from Label Studio's lead_time."""
+    target = out or Path(f"{project}.effort.json")
+    chart = png or Path(f"{project}.effort.png")
+    check_outputs({"--out": target, "--png": chart})
     knowledge = open_kb(kb)
     connection = resolve_connection(url)
     campaign = export_campaign(connection, connect(connection), project)
     rows = effort_rows(campaign, knowledge, cap_minutes=cap_minutes)
     report = effort_report(rows, cap_minutes=cap_minutes)
-    target = out or Path(f"{project}.effort.json")
-    chart = png or Path(f"{project}.effort.png")
     atomic_write_json(target, report)
     effort_png(rows, chart)
     overall = report["overall"]
