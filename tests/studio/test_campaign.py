@@ -13,6 +13,7 @@ import pytest
 from goldloop.agreement import agreement
 from goldloop.gold import read_gold
 from goldloop.kb import load_kb
+from goldloop.scoring.completeness import estimate_completeness
 from goldloop.studio.pull import pull
 from tests.studio.campaign_data import (
     ACTIVATES,
@@ -92,5 +93,10 @@ def test_sidecar_counts_curation_and_kappa_before_it(campaign: Campaign, pulled)
     kappa = sidecar["agreement_before_curation"]
     assert {k: kappa[k] for k in expected} == expected
     assert (kappa["compared_tasks"], kappa["tasks_with_fewer_than_two_annotations"]) == (5, 1)
+    spans = [
+        ({span(d, r[0]) for r in ALICE[d]}, {span(d, r[0]) for r in BOB[d]}) for d in sorted(both)
+    ]
+    assert sidecar["completeness"] == json.loads(json.dumps(estimate_completeness(spans).to_dict()))
+    assert (sidecar["completeness"]["n1"], sidecar["completeness"]["n2"]) == (7, 6)
     effort = sidecar["effort"]  # its figures are checked in test_effort
     assert (effort["overall"]["annotations"], effort["capped_annotations"]) == (15, 1)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from goldloop.kb import load_kb
-from goldloop.studio.campaign import kappa_section
+from goldloop.studio.campaign import campaign_sections
 from goldloop.studio.project import export_campaign
 from tests.studio.campaign_data import LEAD_TIMES, Campaign
 from tests.studio.loop_data import run_goldloop
@@ -49,7 +49,10 @@ def test_status_table_json_and_watch(
     assert status["curation"]["awaiting_curation"] == ["pmid:14"]
     kb = load_kb()
     exported = export_campaign(label_studio.connection, label_studio.client, campaign.name)
-    assert status["agreement"] == kappa_section(exported, kb)
+    sections = campaign_sections(exported, kb)
+    assert status["agreement"] == sections["agreement_before_curation"]
+    assert status["completeness"] == json.loads(json.dumps(sections["completeness"]))
+    assert status["completeness"]["n_docs"] == 5
     median = statistics.median(min(s / 60, 15.0) for s in LEAD_TIMES.values())
     assert status["finish"]["annotations_needed"] == 2
     assert status["finish"]["median_minutes_per_document"] == pytest.approx(median, abs=1e-4)

@@ -143,6 +143,7 @@ def status_view(project: str, data: dict[str, Any], target: Path) -> Group:
         ("decided (single / agreed / curated)", "{single} / {agreed} / {curated}".format(**data["decided"])),
         ("κ relation (folded) on double tasks", _num(agreement.get("kappa_entity_id_folded"))),
         ("κ direction on double tasks", _num(agreement.get("kappa_direction"))),
+        ("estimated recall (first / second / both)", _recalls(data["completeness"])),
         ("disputes awaiting curation", len(data["curation"]["awaiting_curation"])),
         ("annotations still needed", finish["annotations_needed"]),
         ("median minutes per document", _num(finish["median_minutes_per_document"])),
@@ -164,6 +165,12 @@ def _figures_table(title: str, groups: dict[str, dict[str, Any]]) -> Table:
             _num(row["minutes_per_verified_mention"]),
         )  # fmt: skip
     return table
+
+
+def _recalls(completeness: dict[str, Any] | None) -> str:
+    if not completeness:
+        return "n/a"
+    return " / ".join(_num(completeness[k]) for k in ("recall_1", "recall_2", "recall_both"))
 
 
 def _num(value: object) -> str:

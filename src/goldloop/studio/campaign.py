@@ -8,10 +8,13 @@ the two annotators of the double tasks before curation, and the human effort
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from goldloop.agreement import agreement
+from goldloop.gold import Document
 from goldloop.kb import KB
-from goldloop.studio.agreement import double_agreement
+from goldloop.studio.agreement import DoubleTasks, double_completeness, double_versions
 from goldloop.studio.effort import IDLE_CAP_MINUTES, effort_report, effort_rows
 from goldloop.studio.tasks import Campaign, double_name
 from goldloop.studio.verify import PullResult, verify
@@ -37,19 +40,23 @@ def verify_campaign(
 def campaign_sections(
     campaign: Campaign, kb: KB, *, cap_minutes: float = IDLE_CAP_MINUTES
 ) -> dict[str, Any]:
-    """``agreement_before_curation`` (when there is a double project) and ``effort``."""
+    """``agreement_before_curation`` and ``completeness`` (when there is a double project), and
+    ``effort``."""
     sections: dict[str, Any] = {}
     if "double" in campaign.titles:
-        sections["agreement_before_curation"] = kappa_section(campaign, kb)
+        first, second, double = double_versions(campaign.of("double"), kb, double_title(campaign))
+        sections["agreement_before_curation"] = kappa_section(first, second, double, kb)
+        sections["completeness"] = double_completeness(first, second).to_dict()
     sections["effort"] = effort_report(effort_rows(campaign, kb, cap_minutes=cap_minutes),
                                        cap_minutes=cap_minutes)  # fmt: skip
     return sections
 
 
-def kappa_section(campaign: Campaign, kb: KB) -> dict[str, Any]:
+def kappa_section(
+    first: Sequence[Document], second: Sequence[Document], double: DoubleTasks, kb: KB
+) -> dict[str, Any]:
     """κ between the two annotators of the double tasks, with which tasks were compared."""
-    report, double = double_agreement(campaign.of("double"), kb, double_title(campaign))
-    data = report.to_json()
+    data = agreement(first, second, kb).to_json()
     data.pop("confusion")
     return {**data, **double.to_json()}
 

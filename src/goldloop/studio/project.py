@@ -17,7 +17,7 @@ from typing import Any
 
 from goldloop.studio.connection import Connection, StudioError, StudioUnreachable, call, call_once
 from goldloop.studio.label_config import check_label_config
-from goldloop.studio.tasks import Campaign, campaign_titles
+from goldloop.studio.tasks import ROLES, Campaign, campaign_titles
 from goldloop.studio.tasks import curate_name as curate_name  # re-exported: project names
 from goldloop.studio.tasks import double_name as double_name
 
@@ -191,12 +191,18 @@ def export_project(connection: Connection, client: Any, project: Project) -> lis
 
 
 def export_campaign(
-    connection: Connection, client: Any, name: str, *, need: Sequence[str] = ("primary",)
+    connection: Connection,
+    client: Any,
+    name: str,
+    *,
+    roles: Sequence[str] = ROLES,
+    need: Sequence[str] | None = None,
 ) -> Campaign:
-    """Every task of the campaign's projects that exist; the roles in ``need`` must exist."""
-    titles = campaign_titles(name)
+    """Every task of the campaign's projects of ``roles`` that exist; those of ``need`` (default:
+    the first of ``roles``) must exist."""
+    titles = {role: title for role, title in campaign_titles(name).items() if role in roles}
     found = find_projects(connection, client, list(titles.values()))
-    for role in need:
+    for role in roles[:1] if need is None else need:
         if titles[role] not in found:
             raise StudioError(f"{connection.url}: no Label Studio project titled {titles[role]!r}")
     campaign = Campaign(name)

@@ -3,7 +3,8 @@
 Per project role: tasks, tasks annotated (two people for a double task), partly annotated double
 tasks, skipped tasks and the annotations still needed; per annotator: annotations and the regions
 kept, added and deleted against the review prediction; the verdict mix and correction rate of the
-gold so far, split anchored / paraphrase; κ on the double tasks; and an estimated time to finish
+gold so far, split anchored / paraphrase; κ on the double tasks and how complete the double
+annotations are likely to be (capture–recapture); and an estimated time to finish
 from the effort so far (the median minutes per document times the annotations still needed, and
 at the pace observed between the first and the last annotation).
 """
@@ -56,6 +57,7 @@ def campaign_status(
         "decided": sidecar["decided"],
         "curation": {**sidecar["curation"], "disputes_not_pushed": len(not_pushed)},
         "agreement": sidecar.get("agreement_before_curation"),
+        "completeness": sidecar.get("completeness"),
         "effort": figures(rows),
         "finish": _finish(rows, remaining),
     }
