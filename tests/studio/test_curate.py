@@ -16,26 +16,25 @@ from goldloop.studio.project import curate_name, find_project
 from goldloop.studio.push import push
 from goldloop.studio.review import hit_regions, review_tag
 from goldloop.studio.tasks import SameAnnotatorError
+from tests.conftest import Cli
 from tests.studio.campaign_data import ALICE, TAG, TEXTS, Campaign, hits, span
-from tests.studio.loop_data import run_goldloop
 
 pytestmark = pytest.mark.studio
 CURATE_TAG = f"curate:{review_tag(TAG)}"
 
 
 def test_disputes_go_to_the_curate_project_once(
-    campaign: Campaign, label_studio: Any, monkeypatch, capsys
+    campaign: Campaign, label_studio: Any, cli: Cli
 ) -> None:
     first = campaign.first_curate
     assert first is not None
     assert (first.double_tasks, first.fewer_than_two, first.agreed, first.disputed) == (6, 1, 1, 4)
     assert (first.created, first.already_present, first.model_version) == (4, 0, CURATE_TAG)
     assert sorted(campaign.curate_tasks) == ["pmid:12", "pmid:13", "pmid:14", "pmid:15"]
-    code, out, err = run_goldloop(
-        ["curate", "--project", campaign.name], {"LABEL_STUDIO_URL": label_studio.url,
-        "LABEL_STUDIO_API_KEY": label_studio.token, "COLUMNS": "200"}, monkeypatch, capsys,
-    )  # fmt: skip
-    assert code == 0, err
+    done = cli("curate", "--project", campaign.name, env={"LABEL_STUDIO_URL": label_studio.url,
+        "LABEL_STUDIO_API_KEY": label_studio.token, "COLUMNS": "200"})  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
     assert re.search(r"curate tasks created\s*│\s*0\s*│", out)
     assert re.search(r"already in the curate project\s*│\s*4\s*│", out)
     project = find_project(label_studio.connection, label_studio.client, curate_name(campaign.name))

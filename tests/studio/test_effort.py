@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import Cli
 from tests.studio.campaign_data import ADMIN, ALICE, BOB, CAROL, LEAD_TIMES, Campaign
-from tests.studio.loop_data import run_goldloop
 
 pytestmark = pytest.mark.studio
 CAP = 15.0
@@ -38,15 +38,25 @@ def picked(figures: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_effort_figures_follow_lead_time(
-    campaign: Campaign, label_studio: Any, tmp_path, monkeypatch, capsys
+    campaign: Campaign, label_studio: Any, tmp_path, cli: Cli
 ) -> None:
     out, png = tmp_path / "effort.json", tmp_path / "effort.png"
-    code, stdout, err = run_goldloop(
-        ["effort", "--project", campaign.name, "-o", str(out), "--png", str(png)],
-        {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token, "COLUMNS": "200"},
-        monkeypatch, capsys,
-    )  # fmt: skip
-    assert code == 0, err
+    done = cli(
+        "effort",
+        "--project",
+        campaign.name,
+        "-o",
+        out,
+        "--png",
+        png,
+        env={
+            "LABEL_STUDIO_URL": label_studio.url,
+            "LABEL_STUDIO_API_KEY": label_studio.token,
+            "COLUMNS": "200",
+        },
+    )
+    assert done.returncode == 0, done.stderr
+    stdout = done.stdout
     report = json.loads(out.read_text())
     assert (report["idle_cap_minutes"], report["capped_annotations"]) == (CAP, 1)
     assert report["annotations_without_lead_time"] == 0

@@ -12,22 +12,19 @@ import pytest
 from goldloop.kb import load_kb
 from goldloop.studio.campaign import campaign_sections
 from goldloop.studio.project import export_campaign
+from tests.conftest import Cli
 from tests.studio.campaign_data import LEAD_TIMES, Campaign
-from tests.studio.loop_data import run_goldloop
 
 pytestmark = pytest.mark.studio
 
 
 def test_status_table_json_and_watch(
-    campaign: Campaign, label_studio: Any, tmp_path, monkeypatch, capsys
+    campaign: Campaign, label_studio: Any, tmp_path, cli: Cli
 ) -> None:
     out = tmp_path / "status.json"
-    code, stdout, err = run_goldloop(
-        ["status", "--project", campaign.name, "-o", str(out), "--watch", "--interval", "0.01", "--rounds", "2"],
-        {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token, "COLUMNS": "200"},
-        monkeypatch, capsys,
-    )  # fmt: skip
-    assert code == 0, err
+    done = cli("status", "--project", campaign.name, "-o", str(out), "--watch", "--interval", "0.01", "--rounds", "2", env={"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token, "COLUMNS": "200"})  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    stdout = done.stdout
     status = json.loads(out.read_text())
     assert status["roles"] == {
         "primary": {"tasks": 1, "annotated": 1, "partly_annotated": 0, "skipped": 0, "annotations": 1, "annotations_needed": 0},

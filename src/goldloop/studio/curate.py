@@ -21,13 +21,11 @@ from goldloop.studio.push import ResultChecker
 from goldloop.studio.review import REVIEW_PREFIX
 from goldloop.studio.tasks import (
     Task,
-    annotator_of,
     doc_id_of,
     latest_prediction,
     text_of,
-    two_annotators,
 )
-from goldloop.studio.verify import read_annotation
+from goldloop.studio.verify import annotator_versions
 
 
 @dataclass
@@ -100,13 +98,12 @@ def curate(connection: Connection, client: Any, name: str, kb: KB) -> CurateRepo
 
 def _curate_task(task: Task, kb: KB, where: str, report: CurateReport) -> dict[str, Any] | None:
     """The curate task for a disputed double task; None (counted) for the others."""
-    pair = two_annotators(task, where)
-    if pair is None:
+    both = annotator_versions(task, kb, where)
+    if both is None:
         report.fewer_than_two += 1
         return None
-    versions = {annotator_of(a): read_annotation(task, a, kb)[1] for a in pair}
-    first, second = versions.values()
-    if versions_agree(first, second):
+    versions = both[1]
+    if versions_agree(*versions.values()):
         report.agreed += 1
         return None
     report.disputed += 1

@@ -148,6 +148,17 @@ def read_annotation(task: Task, annotation: Annotation, kb: KB) -> tuple[Compari
     return comparison, sorted(hits, key=lambda h: (h.a, h.b))
 
 
+def annotator_versions(
+    task: Task, kb: KB, where: str
+) -> tuple[Annotation, dict[str, list[Hit]]] | None:
+    """A double task's first annotation, and each of its two annotators' hits (None with fewer
+    than two annotators; one person's two annotations are refused)."""
+    pair = two_annotators(task, where)
+    if pair is None:
+        return None
+    return pair[0], {annotator_of(a): read_annotation(task, a, kb)[1] for a in pair}
+
+
 def annotators(tasks: Sequence[Task]) -> list[str]:
     """Everyone with a completed annotation, for ``--per-annotator``."""
     return sorted({annotator_of(a) for t in tasks for a in completed_annotations(t)})
@@ -216,13 +227,12 @@ def _decide(
     """A double task's agreed or curated annotation; None when the default rule applies."""
     if annotator is not None or (task.get("data") or {}).get("role") != DOUBLE_ROLE:
         return None
-    pair = two_annotators(task, where)
-    if pair is None:
+    both = annotator_versions(task, kb, where)
+    if both is None:
         return None
-    versions = {annotator_of(a): read_annotation(task, a, kb)[1] for a in pair}
-    first, second = versions.values()
-    if versions_agree(first, second):
-        return pair[0], "agreed", None
+    first, versions = both
+    if versions_agree(*versions.values()):
+        return first, "agreed", None
     result.disputed_tasks += 1
     curation = curations.get(doc_id_of(task))
     done = completed_annotations(curation) if curation is not None else []
