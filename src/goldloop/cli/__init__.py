@@ -7,7 +7,7 @@ import sys
 
 import typer
 
-from goldloop import __version__
+from goldloop import __version__, parse_cache
 from goldloop.cli import agree as agree_commands
 from goldloop.cli import annotate as annotate_commands
 from goldloop.cli import backend as backend_commands
@@ -57,7 +57,13 @@ def _root(
         False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
     ),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log progress details to stderr."),
+    no_parse_cache: bool = typer.Option(
+        False,
+        "--no-parse-cache",
+        help="Parse every text again instead of reading the parse cache (and do not write it).",
+    ),
 ) -> None:
+    parse_cache.set_enabled(not no_parse_cache)
     logging.basicConfig(
         level=logging.INFO if verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
