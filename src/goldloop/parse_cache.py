@@ -57,7 +57,7 @@ LOW_WATER = 0.9
 _EXCLUDED = ("tensor", "user_data", "user_data_keys", "user_data_values", "sentiment", "spans")
 
 _enabled = True
-_caches: dict[tuple[Path, int], ParseCache] = {}
+_caches: dict[tuple[str, str], ParseCache] = {}
 _caches_lock = threading.Lock()
 _pipeline_ids: dict[int, tuple[Language, str]] = {}
 
@@ -73,17 +73,17 @@ def default_cache() -> ParseCache | None:
     setting = os.environ.get(ENV_PATH, "")
     if not _enabled or setting.strip().lower() == OFF:
         return None
-    path = Path(setting) if setting else workdir() / "parse-cache.sqlite"
     raw_size = os.environ.get(ENV_SIZE_MB, str(DEFAULT_SIZE_MB))
-    try:
-        size_mb = float(raw_size)
-    except ValueError:
-        raise GoldloopError(f"{ENV_SIZE_MB}={raw_size!r}: expected a size in MB") from None
-    key = (path.resolve(), int(size_mb * 1024 * 1024))
+    path = Path(setting) if setting else workdir() / "parse-cache.sqlite"
+    key = (str(path), raw_size)  # a call per parse: no path resolution here
     with _caches_lock:
         cache = _caches.get(key)
         if cache is None:
-            cache = _caches[key] = ParseCache(path, max_bytes=key[1])
+            try:
+                max_bytes = int(float(raw_size) * 1024 * 1024)
+            except ValueError:
+                raise GoldloopError(f"{ENV_SIZE_MB}={raw_size!r}: expected a size in MB") from None
+            cache = _caches[key] = ParseCache(path, max_bytes=max_bytes)
         return cache
 
 
