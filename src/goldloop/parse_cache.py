@@ -28,6 +28,7 @@ import threading
 import time
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,7 @@ from typing import Any
 import numpy as np
 import spacy
 from spacy.language import Language
+from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc
 
 from goldloop.errors import GoldloopError
@@ -201,11 +203,12 @@ class ParseCache:
         return conn
 
     def get_many(
-        self, pipeline: str, pipes: Sequence[str], keys: Sequence[bytes]
-    ) -> dict[bytes, bytes]:
-        """Stored docs for the keys that have an entry serving ``pipes`` (module docstring)."""
-        wanted = list(pipes)
-        found: dict[bytes, tuple[int, int, bytes, float]] = {}
+        self, pipeline: str, keys: Sequence[bytes]
+    ) -> dict[bytes, list[tuple[tuple[str, ...], bytes]]]:
+        """Every stored doc of the keys under ``pipeline``, as ``(pipes, dump_doc bytes)``."""
+        found: dict[bytes, list[tuple[tuple[str, ...], bytes]]] = {}
+        touch: list[int] = []
+        stale = time.time() - self.touch_after_s
         unique = list(dict.fromkeys(keys))
         try:
             conn = self._connection()
@@ -215,27 +218,23 @@ class ParseCache:
                     "SELECT rowid, text_key, pipes, doc, used FROM docs "
                     f"WHERE pipeline = ? AND text_key IN ({','.join('?' * len(part))})",
                     (pipeline, *part),
-                ).fetchall()
-                for rowid, key, entry_pipes, blob, used in rows:
-                    names = entry_pipes.split(",") if entry_pipes else []
-                    if names[: len(wanted)] != wanted:
-                        continue
-                    best = found.get(key)
-                    if best is None or len(names) < best[1]:
-                        found[key] = (rowid, len(names), blob, used)
-            stale = time.time() - self.touch_after_s
-            touch = [rowid for rowid, _, _, used in found.values() if used <= stale]
-            if touch:
-                now = time.time()
-                for start in range(0, len(touch), CHUNK):
-                    rowids = touch[start : start + CHUNK]
-                    conn.execute(
-                        f"UPDATE docs SET used = ? WHERE rowid IN ({','.join('?' * len(rowids))})",
-                        (now, *rowids),
+                )
+                for rowid, key, pipes, blob, used in rows.fetchall():
+                    found.setdefault(key, []).append(
+                        (tuple(pipes.split(",")) if pipes else (), blob)
                     )
+                    if used <= stale:
+                        touch.append(rowid)
+            now = time.time()
+            for start in range(0, len(touch), CHUNK):
+                rowids = touch[start : start + CHUNK]
+                conn.execute(
+                    f"UPDATE docs SET used = ? WHERE rowid IN ({','.join('?' * len(rowids))})",
+                    (now, *rowids),
+                )
         except sqlite3.Error as exc:
             raise GoldloopError(f"{self.path}: cannot read the parse cache: {exc}") from exc
-        return {key: blob for key, (_, _, blob, _) in found.items()}
+        return found
 
     def put_many(
         self, pipeline: str, pipes: Sequence[str], entries: Iterable[tuple[bytes, bytes]]
@@ -314,37 +313,43 @@ def parse_cached(
     or at most ``WINDOW`` texts), so a stream stays a stream and a mostly cached one is never
     read ahead whole.
     """
-    pipes = [name for name in nlp.pipe_names if name not in disable]
+    pipes = tuple(name for name in nlp.pipe_names if name not in disable)
     pipeline = pipeline_id(nlp)
+    reuse = _Reuse(nlp, pipes)
     source = iter(texts)
     # One process start per window: give each process many batches before starting another.
     enough_misses = batch_size * (1 if n_process == 1 else 16 * n_process)
     while True:
-        window: list[tuple[str, bytes, bytes | None]] = []
+        window: list[tuple[str, bytes, tuple[bytes, _Replay | None] | None]] = []
         missing = 0
         while len(window) < max(WINDOW, enough_misses) and missing < enough_misses:
             chunk = list(islice(source, CHUNK))
             if not chunk:
                 break
             keys = [text_key(text) for text in chunk]
-            stored = cache.get_many(pipeline, pipes, keys)
+            stored = cache.get_many(pipeline, keys)
             for text, key in zip(chunk, keys, strict=True):
-                window.append((text, key, stored.get(key)))
-                missing += key not in stored
+                found = reuse.choose(stored.get(key, ()))
+                window.append((text, key, found))
+                missing += found is None
         if not window:
             return
-        to_parse = [text for text, _, blob in window if blob is None]
+        to_parse = [text for text, _, found in window if found is None]
         processes = n_process if len(to_parse) > batch_size else 1
         parsed = nlp.pipe(
             to_parse, disable=list(disable), n_process=processes, batch_size=batch_size
         )
         new: list[tuple[bytes, bytes]] = []
         try:
-            for _, key, blob in window:
-                if blob is not None:
-                    yield load_doc(nlp.vocab, blob)
+            for _, key, found in window:
+                if found is not None and found[1] is None:
+                    yield load_doc(nlp.vocab, found[0])
                     continue
-                doc = next(parsed)
+                if found is not None:
+                    assert found[1] is not None
+                    doc = found[1].run(nlp, load_doc(nlp.vocab, found[0]))
+                else:
+                    doc = next(parsed)
                 new.append((key, dump_doc(doc)))  # before the caller can change the doc
                 if len(new) == CHUNK:
                     cache.put_many(pipeline, pipes, new)
@@ -354,6 +359,91 @@ def parse_cached(
             parsed.close()  # type: ignore[attr-defined]
             if new:
                 cache.put_many(pipeline, pipes, new)
+
+
+# What a pipe declares it assigns (``nlp.get_pipe_meta(name).assigns``) → the token attributes
+# that hold it. doc.tensor: only rule-based pipes are replayed, and they do not read it.
+_ASSIGNED = {
+    "doc.tensor": (),
+    "token.tag": ("TAG",),
+    "token.pos": ("POS",),
+    "token.morph": ("MORPH",),
+    "token.lemma": ("LEMMA",),
+    "token.norm": ("NORM",),
+    "token.dep": ("DEP", "HEAD"),
+    "token.head": ("DEP", "HEAD"),
+    "token.is_sent_start": ("SENT_START",),
+    "doc.sents": ("SENT_START",),
+}
+
+
+@dataclass(frozen=True)
+class _Replay:
+    """Serve a request from an entry that shares its first pipes: keep the tokens and what
+    those pipes assigned, then run the request's remaining pipes, all rule-based, on them."""
+
+    attrs: tuple[str, ...]
+    pipes: tuple[str, ...]
+
+    def run(self, nlp: Language, stored: Doc) -> Doc:
+        words = [token.text for token in stored]
+        spaces = [bool(token.whitespace_) for token in stored]
+        doc = Doc(nlp.vocab, words=words, spaces=spaces)
+        values: Any = stored.to_array(list(self.attrs))
+        doc.from_array(list(self.attrs), values)
+        for name in self.pipes:
+            doc = nlp.get_pipe(name)(doc)
+        return doc
+
+
+# The plan of an entry that serves the request as stored.
+_AS_IS = _Replay((), ())
+
+
+class _Reuse:
+    """Which stored entry serves a request for ``wanted`` pipes, and how (module docstring)."""
+
+    def __init__(self, nlp: Language, wanted: tuple[str, ...]) -> None:
+        self.nlp = nlp
+        self.wanted = wanted
+        self._plans: dict[tuple[str, ...], _Replay | None] = {}
+
+    def choose(
+        self, entries: Iterable[tuple[tuple[str, ...], bytes]]
+    ) -> tuple[bytes, _Replay | None] | None:
+        """``(blob, None)`` for an entry to serve as is, ``(blob, replay)``, or None (a miss)."""
+        best: tuple[int, bytes, _Replay] | None = None
+        for pipes, blob in entries:
+            if pipes not in self._plans:
+                self._plans[pipes] = self._plan(pipes)
+            plan = self._plans[pipes]
+            if plan is None:
+                continue
+            # As stored beats replayed; then fewer extra pipes, or fewer pipes to replay.
+            rank = -len(pipes) if plan is _AS_IS else -1_000 - len(plan.pipes)
+            if best is None or rank > best[0]:
+                best = (rank, blob, plan)
+        if best is None:
+            return None
+        return best[1], None if best[2] is _AS_IS else best[2]
+
+    def _plan(self, pipes: tuple[str, ...]) -> _Replay | None:
+        wanted = self.wanted
+        if pipes[: len(wanted)] == wanted:
+            return _AS_IS
+        shared = 0
+        while shared < min(len(wanted), len(pipes)) and wanted[shared] == pipes[shared]:
+            shared += 1
+        rest = wanted[shared:]
+        if not shared or any(isinstance(self.nlp.get_pipe(n), TrainablePipe) for n in rest):
+            return None
+        attrs = {"NORM"}  # the tokenizer's exceptions set it ("d" → "'d")
+        for name in wanted[:shared]:
+            assigns = self.nlp.get_pipe_meta(name).assigns
+            if not assigns or any(a not in _ASSIGNED for a in assigns):
+                return None  # a pipe that does not say what it sets cannot be replayed over
+            attrs.update(attr for a in assigns for attr in _ASSIGNED[a])
+        return _Replay(tuple(sorted(attrs)), rest)
 
 
 __all__ = [

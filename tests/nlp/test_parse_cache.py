@@ -139,14 +139,14 @@ def test_an_entry_serves_requests_for_a_prefix_of_its_pipes(
     assert len(cache) == 12
 
 
-def test_an_entry_with_a_pipe_skipped_in_the_middle_serves_nothing_else(
+def test_a_pipe_skipped_in_the_middle_is_never_served_from_the_full_parse(
     nlp: Language, cache: ParseCache
 ) -> None:
-    """attribute_ruler reads the parser's labels: reusing across that gap would change POS."""
+    """attribute_ruler reads the parser's labels: the full parse's POS are not the light one's."""
     texts = corpus_texts(20)
     light = list(parse_many(texts, nlp=nlp, disable=["parser"], cache=cache))
     full = list(parse_many(texts, nlp=nlp, cache=cache))
-    assert len(cache) == 40
+    assert len(cache) == 40  # the full request needs the parser: a miss
     # The reason, checked on this data: the two parses disagree somewhere on POS or morphology.
     assert any(
         [(t.pos_, str(t.morph)) for t in a] != [(t.pos_, str(t.morph)) for t in b]
@@ -155,6 +155,23 @@ def test_an_entry_with_a_pipe_skipped_in_the_middle_serves_nothing_else(
     assert same(light, list(parse_many(texts, nlp=nlp, disable=["parser"], cache=cache)))
     assert same(full, list(parse_many(texts, nlp=nlp, cache=cache)))
     assert len(cache) == 40
+
+
+def test_a_light_request_replays_the_rule_based_pipes_over_the_full_parse(
+    nlp: Language, cache: ParseCache
+) -> None:
+    """Served from the full entry: its tokens and tags, then attribute_ruler and lemmatizer."""
+    texts = EDGE_TEXTS + corpus_texts(20)
+    list(parse_many(texts, nlp=nlp, cache=cache))
+    assert len(cache) == len(texts)
+    replayed = list(parse_many(texts, nlp=nlp, disable=["parser"], cache=cache))
+    assert all(doc.tensor.size == 0 for doc in replayed)  # not parsed: a parse sets a tensor
+    fresh = list(parse_many(texts, nlp=nlp, disable=["parser"], cache=False))
+    assert same(replayed, fresh)
+    assert not any(doc.has_annotation("DEP") for doc in replayed if len(doc))
+    assert len(cache) == 2 * len(texts)  # stored, to be served as is next time
+    again = list(parse_many(texts, nlp=nlp, disable=["parser"], cache=cache))
+    assert same(again, replayed) and len(cache) == 2 * len(texts)
 
 
 def test_another_model_version_misses(nlp_with_ner: Language, tmp_path: Path) -> None:
@@ -187,9 +204,9 @@ def test_the_size_bound_evicts_the_least_recently_used(nlp: Language, tmp_path: 
     list(parse_many(third, nlp=nlp, cache=cache))
     count, size = stored_sizes(path)
     assert size <= bound and size == cache.stored_bytes()
-    kept = set(cache.get_many(parse_cache.pipeline_id(nlp), nlp.pipe_names, [
-        parse_cache.text_key(t) for t in texts
-    ]))  # fmt: skip
+    kept = set(
+        cache.get_many(parse_cache.pipeline_id(nlp), [parse_cache.text_key(t) for t in texts])
+    )
     keys = {parse_cache.text_key(t) for t in first + third}
     assert kept == keys and count == len(keys)
 
