@@ -12,7 +12,7 @@ from rich.markup import escape
 # typer vendors click: its usage errors are raised from here when not in standalone mode.
 from typer._click import exceptions as click_errors
 
-from goldloop import __version__
+from goldloop import __version__, parse_cache
 from goldloop.cli import agree as agree_commands
 from goldloop.cli import annotate as annotate_commands
 from goldloop.cli import backend as backend_commands
@@ -80,7 +80,15 @@ def _root(
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Log progress details to stderr.")
     ] = False,
+    no_parse_cache: Annotated[
+        bool,
+        typer.Option(
+            "--no-parse-cache",
+            help="Parse every text again instead of reading the parse cache (and do not write it).",
+        ),
+    ] = False,
 ) -> None:
+    parse_cache.set_enabled(not no_parse_cache)
     logging.basicConfig(
         level=logging.INFO if verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
