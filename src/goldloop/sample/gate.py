@@ -95,7 +95,7 @@ class DigestSet:
     """
 
     def __init__(self) -> None:
-        self._slots = array("Q", bytes(8 * 1024))
+        self._slots = array("Q", [0]) * 1024
         self._mask = 1023
         self._size = 0
 
@@ -130,7 +130,7 @@ class DigestSet:
 
     def _grow(self) -> None:
         old = self._slots
-        self._slots = array("Q", bytes(16 * len(old)))
+        self._slots = array("Q", [0]) * (2 * len(old))  # no temporary buffer
         self._mask = len(self._slots) - 1
         for digest in old:
             if digest:

@@ -14,7 +14,7 @@ import json
 import random
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -39,6 +39,7 @@ from goldloop.sample.sampledir import MANIFEST, ManifestRow, append_batch, read_
 from goldloop.sample.strata import (
     ROLES,
     Boundaries,
+    Drawn,
     Plan,
     boundaries,
     draw,
@@ -139,31 +140,17 @@ def run_sample(
             f"{corpus_path}: no eligible document ({pool.rows_read} rows read; dropped: {dropped})"
         )
     documents = pool.documents if phase1 is None else pool.documents[: phase1.size]
-    p_phase1 = len(documents) / pool.eligible
-    if phase1 is not None and phase1.cuts is not None:
-        cuts = phase1.cuts
-    else:
-        cuts = boundaries(documents, settings.tail_top_k)
+    cuts = phase1.cuts if phase1 is not None else None
     taken = {r.doc_id for r in existing}
-    strata: dict[str, list[PoolDoc]] = defaultdict(list)
-    for doc in documents:
-        if doc.doc_id not in taken:
-            strata[cuts.stratum(doc)].append(doc)
-    sizes = {name: len(docs) for name, docs in strata.items()}
-    if not sizes:
+    chosen = draw_batch(documents, pool.eligible, taken, settings, batch, cuts)
+    if not chosen.sizes:
         raise GoldloopError(
             f"{sample_dir}: the pool is exhausted: all {len(documents)} documents"
             f" {'of phase 1' if phase1 else 'eligible in the corpus'} are drawn already"
         )
-    weights = stratum_weights(sizes, settings.tail_weight, settings.none_fraction)
-    plan = plan_draws(settings.batch_total, sizes, weights)
-    groups: dict[str, list[PoolDoc]] = defaultdict(list)
-    for name, docs in strata.items():
-        groups[plan.groups[name]].extend(docs)
-    rng = random.Random(f"{settings.seed}:{batch}")
-    drawn = draw(groups, plan.allocation, settings.role_sizes, rng)
+    drawn, cuts, p_phase1 = chosen.drawn, chosen.cuts, chosen.p_phase1
     texts = _texts(corpus_path, settings.columns, pool, [d.doc for d in drawn])
-    rows = [_manifest_row(d.doc, d.stratum, p_phase1 * d.p_incl, batch, d.role, kb) for d in drawn]
+    rows = [_manifest_row(d.doc, d.stratum, d.p_incl, batch, d.role, kb) for d in drawn]
     report = {
         "batch": batch,
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -195,7 +182,7 @@ def run_sample(
             "tail_top_k": settings.tail_top_k,
             "common_labels": sorted(cuts.common),
         },
-        "strata": _strata_report(documents, cuts, sizes, plan, p_phase1),
+        "strata": _strata_report(documents, cuts, chosen.sizes, chosen.plan, p_phase1),
         "already_drawn": len(taken),
         **_draw_report(rows, settings),
     }
@@ -205,6 +192,49 @@ def run_sample(
     atomic_write_json(path, report)
     append_batch(sample_dir, rows, texts)
     return SampleResult(sample_dir, batch, rows, report, path)
+
+
+@dataclass(frozen=True)
+class BatchDraw:
+    """One batch's draw: the documents with their ``p_incl`` (both phases), the cut points, the
+    remaining size of each stratum, and the allocation plan."""
+
+    drawn: list[Drawn]
+    cuts: Boundaries
+    sizes: dict[str, int]
+    plan: Plan
+    p_phase1: float
+
+
+def draw_batch(
+    documents: list[PoolDoc],
+    eligible: int,
+    taken: set[str],
+    settings: SampleSettings,
+    batch: int,
+    cuts: Boundaries | None = None,
+) -> BatchDraw:
+    """Draw batch ``batch`` from ``documents`` (phase 1, or every one of the ``eligible``) minus
+    ``taken``; ``cuts`` default to the boundaries of ``documents``. Nothing drawn when nothing
+    remains (``sizes`` empty)."""
+    p_phase1 = len(documents) / eligible
+    cuts = cuts if cuts is not None else boundaries(documents, settings.tail_top_k)
+    strata: dict[str, list[PoolDoc]] = defaultdict(list)
+    for doc in documents:
+        if doc.doc_id not in taken:
+            strata[cuts.stratum(doc)].append(doc)
+    sizes = {name: len(docs) for name, docs in strata.items()}
+    weights = stratum_weights(sizes, settings.tail_weight, settings.none_fraction)
+    plan = plan_draws(settings.batch_total, sizes, weights)
+    groups: dict[str, list[PoolDoc]] = defaultdict(list)
+    for name, docs in strata.items():
+        groups[plan.groups[name]].extend(docs)
+    rng = random.Random(f"{settings.seed}:{batch}")
+    drawn = [
+        replace(d, p_incl=p_phase1 * d.p_incl)
+        for d in draw(groups, plan.allocation, settings.role_sizes, rng)
+    ]
+    return BatchDraw(drawn, cuts, sizes, plan, p_phase1)
 
 
 def _texts(
