@@ -94,6 +94,8 @@ def detect_on_dask(
             future = pending.popleft()
             try:
                 results = future.result()
+            except GoldloopError:
+                raise  # the worker's own word (a missing spaCy model ...) is the message
             except Exception as exc:  # a worker's error arrives re-raised as its own type
                 raise DaskError(f"a Dask worker failed while parsing: {exc}") from exc
             yield from results
