@@ -19,11 +19,11 @@ from typing import Any
 
 from sklearn.metrics import cohen_kappa_score
 
-from goldloop.agreement import NONE, agreement, cohen_kappa, pair_spans
 from goldloop.gold import Document, Hit
 from goldloop.kb import load_kb
-from goldloop.pool import relative_recall
+from goldloop.scoring.agreement import NONE, agreement, cohen_kappa, pair_spans
 from goldloop.scoring.inputs import Prediction, SystemPredictions
+from goldloop.scoring.pooled import relative_recall
 
 
 def timed(fn: Callable[[], Any], repeat: int = 3) -> tuple[float, Any]:

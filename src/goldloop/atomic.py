@@ -48,3 +48,36 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
 def atomic_write_json(path: str | Path, data: Any, *, indent: int | None = 2) -> None:
     """Serialise fully in memory first, so a value that cannot be encoded never touches the disk."""
     atomic_write_text(path, json.dumps(data, ensure_ascii=False, indent=indent) + "\n")
+
+
+def output_problem(path: str | Path, *, folder: bool = False) -> str | None:
+    """Why ``path`` could not be written (as a file, or as a folder with ``folder``), else None.
+
+    Checked before long work starts, so a run never ends on an unwritable output.
+    """
+    target = Path(path)
+    if target.exists():
+        if folder and not target.is_dir():
+            return "is a file, not a folder"
+        if not folder and target.is_dir():
+            return "is a folder, not a file"
+    parent = target if folder and target.is_dir() else target.parent
+    existing = next((p for p in (parent, *parent.parents) if p.exists()), None)
+    if existing is None:  # pragma: no cover - the root always exists
+        return "has no existing parent folder"
+    if not existing.is_dir():
+        return f"{existing} is a file, not a folder"
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return f"folder {existing} is not writable"
+    return None
+
+
+def same_file(a: str | Path, b: str | Path) -> bool:
+    """Whether two paths name one file (resolved, so links and ``..`` count)."""
+    first, second = Path(a), Path(b)
+    try:
+        if first.exists() and second.exists():
+            return os.path.samefile(first, second)
+    except OSError:
+        pass
+    return first.resolve() == second.resolve()

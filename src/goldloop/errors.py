@@ -3,7 +3,7 @@
 | code | meaning |
 |---|---|
 | 0 | done |
-| 1 | a check ran and found problems |
+| 1 | a check ran and found problems (:class:`CheckFailed`) |
 | 2 | bad input or usage: a file, a value, an option (:class:`GoldloopError`) |
 | 3 | partial: some requests failed, output written for the rest (:class:`PartialRun`) |
 | 4 | a service failed after retries (:class:`ServiceError`) |
@@ -26,6 +26,12 @@ class GoldloopError(Exception):
     """A problem the user can fix (bad input, bad settings): one line, exit 2."""
 
     exit_code = EXIT_BAD_INPUT
+
+
+class CheckFailed(GoldloopError):
+    """A check ran to the end and found problems (the report says which): exit 1."""
+
+    exit_code = EXIT_CHECK_FAILED
 
 
 class ServiceError(GoldloopError):

@@ -29,6 +29,8 @@ __all__ = ["llm_server"]
 MENTION_TEXT = "𝛼-Synuclein activates TNF, and IL-6 is inhibited by aspirin."
 NOTHING_TEXT = "The weather was fine on the day of the survey."
 LEXICAL = BackendSettings(annotator=AnnotatorSpec("lexical"))
+# Without basic auth the app serves loopback peers only; TestClient's default peer is a name.
+LOOPBACK = ("127.0.0.1", 50000)
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +45,7 @@ def lexical_predictor(kb: KB) -> Predictor:
 
 @pytest.fixture
 def client(lexical_predictor: Predictor) -> Iterator[TestClient]:
-    with TestClient(create_app(LEXICAL, lexical_predictor)) as test_client:
+    with TestClient(create_app(LEXICAL, lexical_predictor), client=LOOPBACK) as test_client:
         yield test_client
 
 
@@ -169,7 +171,7 @@ def _auth(user: str, password: str) -> dict[str, str]:
 
 def test_basic_auth_when_configured(lexical_predictor: Predictor, label_config: str) -> None:
     settings = BackendSettings(annotator=AnnotatorSpec("lexical"), basic_auth=("ls", "s3cret"))
-    with TestClient(create_app(settings, lexical_predictor)) as client:
+    with TestClient(create_app(settings, lexical_predictor), client=LOOPBACK) as client:
         assert client.get("/health").status_code == 200  # open, for health checks
         assert predict(client, tasks_of([MENTION_TEXT]), label_config).status_code == 401
         wrong = predict(client, tasks_of([MENTION_TEXT]), label_config, headers=_auth("ls", "nope"))
@@ -210,7 +212,7 @@ def llm_client(
     llm_server.answer = scripted
     settings = llm_settings(llm_server, tmp_path / "cache.sqlite", GOLDLOOP_EFFORT="low")
     predictor = Predictor.from_settings(settings)
-    with TestClient(create_app(settings, predictor)) as client:
+    with TestClient(create_app(settings, predictor), client=LOOPBACK) as client:
         yield client, llm_server
 
 
@@ -295,7 +297,9 @@ def test_annotators_a_and_b_give_the_merged_review_prediction(
         GOLDLOOP_OTHER_BASE_URL=llm_server.base_url("gemini"),
         GEMINI_API_KEY="test-key",
     )
-    with TestClient(create_app(settings, Predictor.from_settings(settings))) as client:
+    with TestClient(
+        create_app(settings, Predictor.from_settings(settings)), client=LOOPBACK
+    ) as client:
         (result,) = predict(client, tasks_of([MENTION_TEXT]), label_config).json()["results"]
     assert result["model_version"] == "review:gpt-a+gemini-b"
     notes = {

@@ -101,6 +101,14 @@ def test_non_canonical_id_is_folded_and_counted(tmp_path):
         ([{"doc_id": "pmid:1"}], "'text' must be a string"),
         ([{"doc_id": "pmid:1", "text": TEXT, "ground_truth": [{"a": 1, "b": 2}]}], "entity_id"),
         ("not a list", "expected a list of documents"),
+        ([doc(a="8")], "hit 0: a: Input should be a valid integer (got '8')"),
+        ([doc(b=True)], "hit 0: b: Input should be a valid integer (got True)"),
+        ([doc(a=8.0)], "hit 0: a: Input should be a valid integer (got 8.0)"),
+        (
+            [{"text": TEXT, "ground_truth": []}],
+            "document 0: 'doc_id' must be a string (it is missing)",
+        ),
+        ([{"doc_id": 7, "text": TEXT}], "document 0: 'doc_id' must be a string (it is int 7)"),
     ],
 )
 def test_invalid_gold_names_file_document_and_hit(tmp_path, data, message):

@@ -9,6 +9,10 @@ from typing import Any
 import pytest
 
 from goldloop.kb import KB, load_kb
+from tests.agreement.conftest import cli
+
+# The in-process CLI runner the agreement tests use (one way to run the CLI).
+__all__ = ["cli"]
 
 TEXTS = [
     "IL-6 directly regulates TNF, and STAT3 binds to JAK1 in cells.",

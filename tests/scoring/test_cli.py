@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from goldloop.cli import main
+from tests.agreement.conftest import Cli
 
-from .conftest import row
+from .conftest import hit, row
 
 LEGACY = Path(__file__).parents[1] / "data" / "legacy" / "sample.0.gt.json"
 
@@ -168,3 +169,70 @@ def test_baselines_lexical_on_the_legacy_file(
     with (out / "baseline_results.csv").open(encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     assert all(float(r["wall_time_s"]) > 0 for r in rows)
+
+
+def test_the_headline_matches_within_each_document(tmp_path: Path, cli: Cli) -> None:
+    """Two documents with a mention at the same offsets both count; under ``--match exact`` the
+    headline P/R equal the exact schema's, from the nervaluate package itself; the seed's
+    cross-document figure is only a labelled line."""
+    texts = ["IL-6 activates STAT3 and binds JAK1.", "IL-8 activates STAT5 and binds JAK2."]
+    assert texts[0].index("activates") == texts[1].index("activates")
+    gold = tmp_path / "gold.json"
+    gold.write_text(
+        json.dumps(
+            [
+                {
+                    "doc_id": f"pmid:{k}",
+                    "text": text,
+                    "ground_truth": [
+                        hit(text, "activates", "PEL.000000"),
+                        hit(text, "binds", "PEL.000003"),
+                    ],
+                }
+                for k, text in enumerate(texts)
+            ]
+        ),
+        encoding="utf-8",
+    )
+
+    def rows_for(doc: int, surface: str, entity_id: str) -> dict[str, object]:
+        a = texts[doc].index(surface)
+        return {"itext": doc, "a": a, "b": a + len(surface), "entity_id_predicted": entity_id}
+
+    system = tmp_path / "system.json"
+    system.write_text(
+        json.dumps(
+            [
+                rows_for(0, "activates", "PEL.000000"),
+                rows_for(0, "binds", "PEL.000003"),
+                rows_for(1, "activates", "PEL.000000"),
+                rows_for(1, "binds JAK2", "PEL.000003"),  # overlaps, but not the same boundaries
+                rows_for(1, "STAT5", "PEL.000000"),  # overlaps nothing
+            ]
+        ),
+        encoding="utf-8",
+    )
+    results = {}
+    for match in ("overlap", "exact"):
+        out = tmp_path / match
+        done = cli(
+            "score", "--gold", gold, "--system", f"s={system}", "--match", match,
+            "--engine", "nervaluate", "--report-dir", out,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        results[match] = json.loads((out / "score_results.json").read_text())["results"][0]
+        if match == "exact":
+            assert (
+                "s: seed-compatible detection (a matched span blocks its offsets in every "
+                "document; not the headline): n_matched 2, precision 0.400, recall 0.500"
+            ) in done.out
+    overlap, exact = results["overlap"], results["exact"]
+    assert overlap["detection"]["n_matched"] == 4
+    assert overlap["detection_seed_compatible"]["n_matched"] == 2
+    assert exact["detection"]["n_matched"] == 3
+    assert exact["detection_seed_compatible"]["n_matched"] == 2
+    schema = exact["schemas"]["overall"]["exact"]
+    assert (schema["correct"], schema["incorrect"], schema["spurious"]) == (3, 1, 1)
+    assert exact["detection"]["precision"] == schema["precision"] == 3 / 5
+    assert exact["detection"]["recall"] == schema["recall"] == 3 / 4
+    assert exact["slices"]["relation"]["PEL.000000"]["n_found"] == 2

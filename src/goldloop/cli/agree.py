@@ -8,12 +8,12 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from goldloop.agreement import NONE, AgreementReport, agreement
 from goldloop.atomic import atomic_write_json
 from goldloop.cli.common import EQUIVALENCES_OPTION, KB_OPTION, console, key_value_table, open_kb
 from goldloop.errors import GoldloopError
 from goldloop.gold import read_gold
 from goldloop.kb import KB
+from goldloop.scoring.agreement import NONE, AgreementReport, agreement
 
 TOP_DISAGREEMENTS = 15
 

@@ -10,12 +10,11 @@ from rich.table import Table
 
 from goldloop.atomic import atomic_write_json
 from goldloop.cli.common import EQUIVALENCES_OPTION, KB_OPTION, console, open_kb
+from goldloop.cli.named import named_files
 from goldloop.documents import load_documents
 from goldloop.errors import GoldloopError
-from goldloop.gold import Document
-from goldloop.kb import KB
-from goldloop.pool import CAVEAT, relative_recall
-from goldloop.scoring.inputs import SystemPredictions, read_predictions
+from goldloop.scoring.inputs import read_predictions
+from goldloop.scoring.pooled import CAVEAT, relative_recall
 from goldloop.scoring.ppi import Estimate
 
 
@@ -41,7 +40,10 @@ def pool(
         raise GoldloopError("pool needs at least two runs")
     the_kb = open_kb(kb, equivalences)
     docs = load_documents(documents, the_kb)
-    outputs = _read_runs(runs, docs, the_kb)
+    outputs = [
+        read_predictions(path, docs, name=name, kb=the_kb)
+        for name, path in named_files(runs, "run")
+    ]
     report = relative_recall(len(docs), outputs, the_kb, n_bootstrap=bootstrap, seed=seed)
     atomic_write_json(out, report.to_json())
     table = Table(
@@ -69,17 +71,6 @@ def pool(
             console.print(f"[yellow]{output.name}: rows left out:[/] {reasons}")
     console.print(f"[yellow]caveat:[/] {CAVEAT}")
     console.print(f"report: {out}")
-
-
-def _read_runs(specs: list[str], documents: list[Document], kb: KB) -> list[SystemPredictions]:
-    outputs: list[SystemPredictions] = []
-    for spec in specs:
-        name, _, path = spec.rpartition("=")
-        name = name or Path(path).name
-        if name in (o.name for o in outputs):
-            raise GoldloopError(f"run name {name!r} given twice; name runs as NAME=PATH")
-        outputs.append(read_predictions(path, documents, name=name, kb=kb))
-    return outputs
 
 
 def _interval(estimate: Estimate | None) -> str:

@@ -7,7 +7,6 @@ from pathlib import Path
 import typer
 
 from goldloop.atomic import atomic_write_text
-from goldloop.cli import demo, loop
 from goldloop.cli.common import KB_OPTION, console, key_value_table, open_kb
 from goldloop.studio import server
 from goldloop.studio.label_config import render_label_config
@@ -85,11 +84,3 @@ def label_config(
     console.print(
         f"wrote {output} ({len(knowledge.canonical_relations())} relations, KB {knowledge.tag})"
     )
-
-
-def register(root: typer.Typer) -> None:
-    """Add ``studio`` and the loop's top-level commands to the ``goldloop`` app."""
-    root.add_typer(app, name="studio")
-    root.command("label-config")(label_config)
-    loop.register(root)
-    root.command("demo")(demo.demo)

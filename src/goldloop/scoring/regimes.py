@@ -1,10 +1,11 @@
 """Scoring one system on the gold, end-to-end or linking-only, with slices and intervals.
 
-*End-to-end* scores span detection and linking together (``goldloop.ground_truth``'s numbers,
-nervaluate's schemas, direction). *Linking-only* gives the system the gold spans and scores the
-id decision alone: a gold span with no aligned prediction, or one whose id is null, is an
-abstention; ``accuracy_overall`` counts abstentions as wrong, ``accuracy_on_predicted`` does not,
-and ``coverage`` is the share answered. Both sides are folded through the KB before ids meet.
+*End-to-end* scores span detection and linking together (detection P/R/F1 and entity accuracy,
+nervaluate's schemas, direction); every figure matches spans within each document, and the seed
+scorer's cross-document figure rides along as ``detection_seed_compatible``. *Linking-only* gives
+the system the gold spans and scores the id decision alone: a gold span with no aligned
+prediction, or one whose id is null, is an abstention; ``accuracy_overall`` counts abstentions as
+wrong, ``accuracy_on_predicted`` does not, and ``coverage`` is the share answered. Both sides are folded through the KB before ids meet.
 """
 
 from __future__ import annotations
@@ -17,10 +18,14 @@ from typing import Any
 import numpy as np
 
 from goldloop.gold import Document
-from goldloop.ground_truth import GtSpan, score_predictions_against_ground_truth
 from goldloop.kb import KB
 from goldloop.scoring import schemas
 from goldloop.scoring.bootstrap import document_bootstrap, f1, ratio
+from goldloop.scoring.detection import (
+    GroundTruthScore,
+    GtSpan,
+    score_predictions_against_ground_truth,
+)
 from goldloop.scoring.folding import direction_agrees, fold_answer
 from goldloop.scoring.inputs import Prediction, SystemPredictions
 from goldloop.scoring.matching import check_match_mode, match_spans
@@ -148,14 +153,6 @@ def _end_to_end(
     bootstrap: int,
     seed: int,
 ) -> dict[str, Any]:
-    headline = score_predictions_against_ground_truth(
-        [
-            {"itext": p.itext, "a": p.a, "b": p.b, "entity_id_predicted": p.entity_id}
-            for p in predictions
-        ],
-        [GtSpan(i, m.a, m.b, m.entity_id) for i, doc in enumerate(gold) for m in doc],
-        match_mode=match_mode,
-    )
     per_doc = np.zeros((len(documents), len(_E2E)), dtype=np.int64)
     slices = _Slices()
     for i, (mentions, preds) in enumerate(zip(gold, by_doc, strict=True)):
@@ -183,7 +180,15 @@ def _end_to_end(
             if agrees is not None:
                 row[5] += 1
                 row[6] += agrees
-    totals = per_doc.sum(axis=0)
+    totals = [int(v) for v in per_doc.sum(axis=0)]
+    detection = GroundTruthScore(
+        n_gold=totals[0],
+        n_predicted=totals[1],
+        n_matched=totals[2],
+        match_mode=match_mode,
+        n_id_comparable=totals[3],
+        n_id_correct=totals[4],
+    )
     evaluate = schemas.evaluate if engine == "goldloop" else schemas.evaluate_with_nervaluate
     schema_result = evaluate(
         [[{"label": m.entity_id, "start": m.a, "end": m.b} for m in doc] for doc in gold],
@@ -193,12 +198,29 @@ def _end_to_end(
         ],
     )
     return {
-        "detection": headline.to_jsonable(),
+        "detection": detection.to_jsonable(),
+        "detection_seed_compatible": _seed_detection(gold, predictions, match_mode),
         "direction": _direction(totals[5], totals[6]),
         "schemas": {"engine": engine, **schema_result},
         "slices": slices.to_jsonable("recall", kb),
         "intervals": _intervals(per_doc, _e2e_metrics, bootstrap, seed),
     }
+
+
+def _seed_detection(
+    gold: list[list[GoldMention]], predictions: list[Prediction], match_mode: str
+) -> dict[str, Any]:
+    """The seed scorer's figures (a matched span blocks its offsets in every document): a
+    compatibility line, never the headline."""
+    seed = score_predictions_against_ground_truth(
+        [
+            {"itext": p.itext, "a": p.a, "b": p.b, "entity_id_predicted": p.entity_id}
+            for p in predictions
+        ],
+        [GtSpan(i, m.a, m.b, m.entity_id) for i, doc in enumerate(gold) for m in doc],
+        match_mode=match_mode,
+    )
+    return {"scorer": "goldloop.ground_truth", **seed.to_jsonable()}
 
 
 def _linking_only(

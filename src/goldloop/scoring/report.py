@@ -73,6 +73,20 @@ def summary_row(result: dict[str, Any]) -> dict[str, Any]:
     return {column: row.get(column) for column in COLUMNS}
 
 
+def seed_compatibility_line(result: dict[str, Any]) -> str | None:
+    """The seed scorer's detection figures, labelled, where they differ from the headline's."""
+    seed = result.get("detection_seed_compatible")
+    if seed is None or seed["n_matched"] == result["detection"]["n_matched"]:
+        return None
+    figures = ", ".join(
+        f"{key} {_cell(seed, key)}" for key in ("n_matched", "precision", "recall", "f1")
+    )
+    return (
+        f"{result['system']}: seed-compatible detection (a matched span blocks its offsets in "
+        f"every document; not the headline): {figures}"
+    )
+
+
 def write_reports(
     results: Sequence[dict[str, Any]], directory: Path, stem: str, meta: dict[str, Any]
 ) -> list[Path]:

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from goldloop.kb import KB, load_kb
-from goldloop.pool import CAVEAT, pool_items, relative_recall
 from goldloop.scoring.inputs import Prediction, SystemPredictions
+from goldloop.scoring.pooled import CAVEAT, pool_items, relative_recall
 from tests.agreement.conftest import Cli
 
 
@@ -105,7 +105,7 @@ def test_pool_cli(tmp_path: Path, cli: Cli) -> None:
     report = json.loads((tmp_path / "pool.json").read_text())
     assert [(r["name"], r["n_found"], r["n_malformed"]) for r in report["runs"]] == [
         ("A", 2, 1),
-        ("second.json", 1, 0),
+        ("second", 1, 0),
     ]
     assert report["runs"][1]["relative_recall"]["value"] == 0.5
     assert "overstates true recall" in result.out
