@@ -229,6 +229,7 @@ class RoundRobinProxy:
     def __init__(self, replicas: list[Replica]) -> None:
         self.replicas = replicas
         self.served: list[str] = []  # replica name per /predict answered
+        self.events: list[tuple[str, str, int]] = []  # (replica, path, status) per call
         self.in_flight: dict[str, int] = {r.name: 0 for r in replicas}  # /predict calls held
         self._turn = itertools.count()
         self._lock = threading.Lock()
@@ -269,14 +270,17 @@ class RoundRobinProxy:
             except urllib.error.URLError as exc:
                 if isinstance(exc.reason, ConnectionRefusedError):
                     continue  # down before the request: try the next replica
+                self.events.append((replica.name, path, 502))
                 return 502, str(exc.reason).encode()
             except OSError as exc:  # the replica died holding the request
+                self.events.append((replica.name, path, 502))
                 return 502, str(exc).encode()
             finally:
                 with self._lock:
                     self.in_flight[replica.name] -= predict
-            if predict:
-                with self._lock:
+            with self._lock:
+                self.events.append((replica.name, path, status))
+                if predict:
                     self.served.append(replica.name)
             return status, payload
         return 502, b"no replica is up"
