@@ -67,14 +67,11 @@ def test_a_local_server_needs_no_key() -> None:
     assert BackendSettings.from_env(env).annotator.base_url == "http://127.0.0.1:8000/v1"
 
 
-def test_cli_refuses_bad_configuration_on_one_line(
-    monkeypatch: pytest.MonkeyPatch, cli: Cli
-) -> None:
-    monkeypatch.setenv("GOLDLOOP_PROVIDER", "mistral")
-    result = cli("backend", "--port", "1")
+def test_cli_refuses_bad_configuration_on_one_line(cli: Cli) -> None:
+    result = cli("backend", "--port", "1", env={"GOLDLOOP_PROVIDER": "mistral"})
     assert result.returncode == 2
-    (line,) = result.stderr.strip().splitlines()
-    assert "GOLDLOOP_PROVIDER='mistral': 'mistral' is not a provider" in line
+    assert "GOLDLOOP_PROVIDER='mistral': 'mistral' is not a provider" in result.err
+    assert len(result.stderr.strip().splitlines()) == 1
 
 
 def test_cli_help_names_the_options(cli: Cli) -> None:
@@ -82,3 +79,12 @@ def test_cli_help_names_the_options(cli: Cli) -> None:
     assert result.returncode == 0
     for option in ("--host", "--port", "--workers", "--insecure"):
         assert option in result.stdout
+
+
+def test_the_backend_answers_within_label_studios_100_seconds() -> None:
+    from goldloop.backend.predictor import BACKEND_RETRY
+    from goldloop.llm import RetryPolicy
+
+    # The last attempt starts before the deadline and may run its whole timeout.
+    assert BACKEND_RETRY.give_up_after_s + BACKEND_RETRY.timeout_s < 100
+    assert BACKEND_RETRY.give_up_after_s < RetryPolicy().give_up_after_s

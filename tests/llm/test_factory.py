@@ -112,7 +112,7 @@ def test_make_annotator_builds_what_the_spec_names(
 
 
 def test_the_backend_and_the_cli_word_the_same_refusal_with_their_own_names(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, cli: Cli
+    monkeypatch: pytest.MonkeyPatch, cli: Cli, tmp_path: Path
 ) -> None:
     from tests.llm.test_cli import make_documents_jsonl
 
@@ -124,6 +124,19 @@ def test_the_backend_and_the_cli_word_the_same_refusal_with_their_own_names(
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     docs = make_documents_jsonl(tmp_path / "docs.jsonl")
     result = cli("annotate", "--documents", docs, "-o", tmp_path / "o.json")
-    code, err = result.returncode, result.err
-    assert code == 2 and "--provider: keys of several providers are set" in err
+    assert result.returncode == 2
+    assert "--provider: keys of several providers are set" in result.err
     assert not (tmp_path / "o.json").exists()
+
+
+def test_the_demo_picks_by_the_same_rule(monkeypatch: pytest.MonkeyPatch, kb: KB) -> None:
+    from goldloop.demo import pick_annotator
+
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    assert isinstance(pick_annotator(kb), LexicalAnnotator)
+    monkeypatch.setenv("GEMINI_API_KEY", "k")
+    assert pick_annotator(kb).tag == "gemini-2.5-flash"
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    with pytest.raises(AmbiguousProvider):
+        pick_annotator(kb)

@@ -19,56 +19,56 @@ from goldloop.cli.common import (
     open_kb,
     parse_roles,
 )
-from goldloop.documents import input_files, read_documents
 from goldloop.errors import GoldloopError
 from goldloop.kb import KB
+from goldloop.sample import read_documents
 from goldloop.studio.connection import connect, resolve_connection
 from goldloop.studio.pull import PullResult, pull, sidecar_path, summary_rows
 from goldloop.studio.push import Candidates, PushReport, push
 from goldloop.studio.sync import sync
 
-SampleOption = Annotated[
-    Path, typer.Option("--sample", help="Sample dir or documents JSONL (or gold JSON).")
-]
-ProjectOption = Annotated[
+Sample = Annotated[Path, typer.Option("--sample", help="Sample dir or documents JSONL.")]
+Project = Annotated[
     str,
-    typer.Option("--project", help="Label Studio project name (role double goes to NAME-double)."),
+    typer.Option(
+        "--project",
+        help="Label Studio project name (role double goes to NAME-double, disputes to NAME-curate).",
+    ),
 ]
-CandidatesOption = Annotated[
+CandidatesA = Annotated[
     Path | None,
     typer.Option("--candidates", help="Gold file of annotator A's hits (e.g. gold.llm-a.json)."),
 ]
-OtherOption = Annotated[
+CandidatesB = Annotated[
     Path | None, typer.Option("--other", help="Gold file of annotator B's hits.")
 ]
-TagAOption = Annotated[
+TagA = Annotated[
     str | None, typer.Option("--candidates-tag", help="A's tag (default: the hits' annotator).")
 ]
-TagBOption = Annotated[
+TagB = Annotated[
     str | None, typer.Option("--other-tag", help="B's tag (default: the hits' annotator).")
 ]
-OutOption = Annotated[
+Out = Annotated[
     Path,
     typer.Option("--out", help="Verified gold JSON to write (sidecar: <out>.verification.json)."),
 ]
-AnnotatorOption = Annotated[
+Annotator = Annotated[
     str | None, typer.Option("--annotator", help="Take this person's annotations (email).")
 ]
 
 
 def push_command(
-    sample: SampleOption,
-    project: ProjectOption,
-    candidates: CandidatesOption = None,
-    other: OtherOption = None,
-    candidates_tag: TagAOption = None,
-    other_tag: TagBOption = None,
+    sample: Sample,
+    project: Project,
+    candidates: CandidatesA = None,
+    other: CandidatesB = None,
+    candidates_tag: TagA = None,
+    other_tag: TagB = None,
     roles: RolesOption = DEFAULT_ROLES,
     url: UrlOption = None,
     kb: KbOption = None,
 ) -> None:
     """Push documents as tasks and candidates as predictions (A, B, review); only what is missing."""
-    selected_roles = parse_roles(roles)
     knowledge = open_kb(kb)
     documents = read_documents(sample)
     a, b = _candidates(knowledge, candidates, candidates_tag, other, other_tag)
@@ -77,25 +77,24 @@ def push_command(
     with Progress(console=console, transient=True) as progress:
         bar = progress.add_task("pushing", total=len(documents))
         report = push(
-            connection, client, documents, project, knowledge, a=a, b=b, roles=selected_roles,
+            connection, client, documents, project, knowledge, a=a, b=b, roles=parse_roles(roles),
             progress=lambda n: progress.advance(bar, n),
         )  # fmt: skip
     _print_push(report, connection.url)
 
 
 def pull_command(
-    project: ProjectOption,
-    out: OutOption,
-    annotator: AnnotatorOption = None,
+    project: Project,
+    out: Out,
+    annotator: Annotator = None,
     per_annotator: Annotated[
-        bool,
-        typer.Option("--per-annotator", help="Also write <out-stem>.<email>.json per person."),
+        bool, typer.Option("--per-annotator", help="Also write <out-stem>.<email>.json per person.")
     ] = False,
     url: UrlOption = None,
     kb: KbOption = None,
 ) -> None:
-    """Pull verified annotations into a gold file with verdicts, and its verification sidecar."""
-    _check_pull_outputs(out, {"--kb": kb})
+    """Pull verified annotations (curated, else agreed, else primary) into gold with verdicts."""
+    check_outputs({"--out": out})
     knowledge = open_kb(kb)
     connection = resolve_connection(url)
     result, written = pull(
@@ -113,37 +112,32 @@ def pull_command(
 
 
 def sync_command(
-    sample: SampleOption,
-    project: ProjectOption,
-    out: OutOption,
-    candidates: CandidatesOption = None,
-    other: OtherOption = None,
-    candidates_tag: TagAOption = None,
-    other_tag: TagBOption = None,
+    sample: Sample,
+    project: Project,
+    out: Out,
+    candidates: CandidatesA = None,
+    other: CandidatesB = None,
+    candidates_tag: TagA = None,
+    other_tag: TagB = None,
     roles: RolesOption = DEFAULT_ROLES,
-    annotator: AnnotatorOption = None,
+    annotator: Annotator = None,
     url: UrlOption = None,
     kb: KbOption = None,
 ) -> None:
     """Push what is missing, then pull what was verified (safe to run from cron while people work)."""
-    inputs = {"--sample": input_files(sample), "--candidates": candidates, "--other": other}
-    _check_pull_outputs(out, {**inputs, "--kb": kb})
-    selected_roles = parse_roles(roles)
+    check_outputs(
+        {"--out": out}, {"--sample": sample, "--candidates": candidates, "--other": other}
+    )
     knowledge = open_kb(kb)
     documents = read_documents(sample)
     a, b = _candidates(knowledge, candidates, candidates_tag, other, other_tag)
     connection = resolve_connection(url)
     report = sync(
         connection, connect(connection), documents, project, knowledge, out, a=a, b=b,
-        roles=selected_roles, annotator=annotator,
+        roles=parse_roles(roles), annotator=annotator,
     )  # fmt: skip
     _print_push(report.push, connection.url)
     _print_pull(report.pull, out)
-
-
-def _check_pull_outputs(out: Path, inputs: dict[str, Path | list[Path] | None]) -> None:
-    sidecar = sidecar_path(out)
-    check_outputs({"--out": out, f"--out (its sidecar {sidecar.name})": sidecar}, inputs)
 
 
 def _candidates(

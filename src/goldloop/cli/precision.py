@@ -9,6 +9,7 @@ import typer
 from rich.progress import Progress
 
 from goldloop.atomic import atomic_write_json
+from goldloop.cli import llm_options
 from goldloop.cli.common import (
     EquivalencesOption,
     KbOption,
@@ -18,22 +19,6 @@ from goldloop.cli.common import (
     key_value_table,
     open_kb,
     report_path,
-)
-from goldloop.cli.llm import (
-    DEFAULT_ATTEMPTS,
-    DEFAULT_CONCURRENCY,
-    DEFAULT_TIMEOUT_S,
-    AttemptsOption,
-    BaseUrlOption,
-    ConcurrencyOption,
-    EffortOption,
-    ForceOption,
-    ModelOption,
-    ProviderOption,
-    TimeoutOption,
-    annotator_spec,
-    retry_policy,
-    settle_output,
 )
 from goldloop.documents import input_files, read_documents
 from goldloop.errors import GoldloopError
@@ -76,31 +61,39 @@ def judge(
     system: Annotated[Path, typer.Option("--system", help="The system's output to judge.")],
     documents: DocumentsOption,
     out: Annotated[Path, typer.Option("--out", "-o", help="Verdicts JSONL.")],
-    provider: ProviderOption = None,
-    model: ModelOption = None,
-    effort: EffortOption = None,
-    base_url: BaseUrlOption = None,
-    concurrency: ConcurrencyOption = DEFAULT_CONCURRENCY,
-    timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
-    attempts: AttemptsOption = DEFAULT_ATTEMPTS,
-    force: ForceOption = False,
+    provider: llm_options.ProviderOption = None,
+    model: llm_options.ModelOption = None,
+    effort: llm_options.EffortOption = None,
+    base_url: llm_options.BaseUrlOption = None,
+    concurrency: llm_options.ConcurrencyOption = llm_options.DEFAULT_CONCURRENCY,
+    timeout: llm_options.TimeoutOption = llm_options.DEFAULT_TIMEOUT_S,
+    attempts: llm_options.AttemptsOption = llm_options.DEFAULT_ATTEMPTS,
+    force: llm_options.ForceOption = False,
     kb: KbOption = None,
     equivalences: EquivalencesOption = None,
 ) -> None:
     """Ask an LLM judge about every mention; write one verdict per mention (a failed request
     leaves its mention unchecked, reason ``failed``)."""
+    spec = llm_options.annotator_spec(provider, model, effort, base_url, llm_required=True)
     check_outputs(
         {"--out": out, "--out (its report)": report_path(out)},
-        {"--system": system, "--documents": input_files(documents)},
+        {
+            "--system": system,
+            "--documents": input_files(documents),
+            "--kb": kb,
+            "--equivalences": equivalences,
+        },
     )
-    spec = annotator_spec(provider, model, effort, base_url, llm_required=True)
     the_kb = open_kb(kb, equivalences)
     docs = read_documents(documents, the_kb)
     texts = {doc.doc_id: doc for doc in docs}
     predictions = read_predictions(system, docs, kb=the_kb)
     mentions, abstained = system_mentions(predictions, docs, the_kb)
-    judge_provider = make_llm(spec, retry=retry_policy(timeout, attempts))
-    with Progress(console=console, transient=True) as progress:
+    judge_provider = make_llm(spec, retry=llm_options.retry_policy(timeout, attempts))
+    with (
+        llm_options.exit_130_on_ctrl_c(judge_provider),
+        Progress(console=console, transient=True) as progress,
+    ):
         task = progress.add_task("judging", total=len(mentions))
         run = judge_mentions(
             mentions, texts, the_kb, judge_provider, lambda: progress.advance(task), concurrency
@@ -127,10 +120,11 @@ def judge(
         console.print(key_value_table(f"judged {system.name}", rows))
         console.print(f"verdicts: {out}")
 
-    settle_output(
+    llm_options.settle_output(
         label=f"precision judge ({run.judge})",
         asked=len(mentions),
         errors=[f"{f['key']}: {f['error']}" for f in run.failed],
+        answered=len(mentions) - len(run.failed),
         unit="mentions",
         out=out,
         answered_before=_verdicts_in(out),
