@@ -15,7 +15,7 @@ from tests.conftest import Cli
 
 import goldloop.nlp
 from goldloop.errors import GoldloopError
-from goldloop.kb import KB, load_kb
+from goldloop.kb import KB
 from goldloop.sample import read_manifest
 from goldloop.sample.phase1 import order_key
 from goldloop.sample.pool import POOL_META, read_pool_rows
@@ -24,11 +24,6 @@ from goldloop.settings import DEMO_CORPUS
 
 SETTINGS = SampleSettings(n_primary=3, n_double=1, n_reserve=1, tail_top_k=10, seed=5, phase1=10)
 ELIGIBLE = 26  # the demo corpus: 31 rows, 5 dropped (see test_run)
-
-
-@pytest.fixture(scope="module")
-def kb() -> KB:
-    return load_kb()
 
 
 @pytest.fixture
