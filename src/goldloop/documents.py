@@ -47,5 +47,3 @@ def input_files(path: str | Path) -> list[Path]:
 
     return [source / MANIFEST, source / TEXTS]
 
-
-load_documents = read_documents
