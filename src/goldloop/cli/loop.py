@@ -69,6 +69,7 @@ def push_command(
     kb: KbOption = None,
 ) -> None:
     """Push documents as tasks and candidates as predictions (A, B, review); only what is missing."""
+    wanted_roles = parse_roles(roles)
     knowledge = open_kb(kb)
     documents = read_documents(sample)
     a, b = _candidates(knowledge, candidates, candidates_tag, other, other_tag)
@@ -77,7 +78,7 @@ def push_command(
     with Progress(console=console, transient=True) as progress:
         bar = progress.add_task("pushing", total=len(documents))
         report = push(
-            connection, client, documents, project, knowledge, a=a, b=b, roles=parse_roles(roles),
+            connection, client, documents, project, knowledge, a=a, b=b, roles=wanted_roles,
             progress=lambda n: progress.advance(bar, n),
         )  # fmt: skip
     _print_push(report, connection.url)
@@ -125,6 +126,7 @@ def sync_command(
     kb: KbOption = None,
 ) -> None:
     """Push what is missing, then pull what was verified (safe to run from cron while people work)."""
+    wanted_roles = parse_roles(roles)
     check_outputs(
         {"--out": out}, {"--sample": sample, "--candidates": candidates, "--other": other}
     )
@@ -134,7 +136,7 @@ def sync_command(
     connection = resolve_connection(url)
     report = sync(
         connection, connect(connection), documents, project, knowledge, out, a=a, b=b,
-        roles=parse_roles(roles), annotator=annotator,
+        roles=wanted_roles, annotator=annotator,
     )  # fmt: skip
     _print_push(report.push, connection.url)
     _print_pull(report.pull, out)
