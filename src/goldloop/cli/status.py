@@ -43,7 +43,7 @@ def status_command(
     ] = None,
     watch: Annotated[bool, typer.Option("--watch", help="Refresh until interrupted.")] = False,
     interval: Annotated[
-        float, typer.Option("--interval", min=1, help="Seconds between refreshes with --watch.")
+        float, typer.Option("--interval", min=0.01, help="Seconds between refreshes with --watch.")
     ] = 30.0,
     rounds: Annotated[
         int | None,
