@@ -297,10 +297,16 @@ def test_official_endpoints_keep_their_keys_and_tags(monkeypatch: pytest.MonkeyP
     pinned = "20cb25689835f6183a1a8155ab27e76d88d2deb515bbb87804be2985afa231c0"
     for base_url in (None, "https://api.openai.com/v1", "HTTPS://api.openai.com:443/v1/"):
         provider = make_provider(
-            "openai", "gpt-5-mini", effort="low", base_url=base_url, cache=None
+            "openai", "gpt-5-mini", effort="low", base_url=base_url, cache=None, api="chat"
         )
         assert provider.tag == "gpt-5-mini@low"
         assert provider.key(REQUEST) == pinned
+        # The Responses API, the default there, is another request: another key, the same tag.
+        responses = make_provider(
+            "openai", "gpt-5-mini", effort="low", base_url=base_url, cache=None
+        )
+        assert responses.api == "responses" and responses.tag == "gpt-5-mini@low"
+        assert responses.key(REQUEST) != pinned
     assert cache_key("openai", "gpt-5-mini", "low", REQUEST.system, REQUEST.user, SCHEMA) == pinned
 
 
