@@ -118,9 +118,10 @@ class OpenAIProvider(Provider):
         )
 
     def _read_body(self, body: dict[str, Any]) -> LLMResponse:
+        """A batch line's body, read as leniently as the SDK reads an online answer."""
         if self.api == "responses":
-            return self._read_response(Response.model_validate(body))
-        return self._read_chat(ChatCompletion.model_validate(body))
+            return self._read_response(Response.construct(**body))
+        return self._read_chat(ChatCompletion.construct(**body))
 
     def batch_submit(self, items: Sequence[tuple[str, LLMRequest]]) -> str:
         lines = "".join(
