@@ -13,6 +13,7 @@ from goldloop.annotate import (
     DEFAULT_MAX_TOKENS,
     AnnotationRun,
     DocumentResult,
+    DryRun,
     annotate_documents,
     dry_run,
     select_documents,
@@ -38,13 +39,9 @@ from goldloop.cli.llm import (
 from goldloop.errors import EXIT_INTERRUPTED, GoldloopError
 from goldloop.gold import Document, write_gold
 from goldloop.kb import KB
-from goldloop.llm import (
-    AnnotatorSpec,
-    SQLiteCache,
-    annotator_tag,
-    endpoint_identity,
-    make_annotator,
-)
+from goldloop.llm import AnnotatorSpec, SQLiteCache, make_annotator
+from goldloop.llm.batch import BatchMode, BatchPolicy, BatchProgress, state_path_for
+from goldloop.llm.pricing import PRICES_VARIABLE, PriceTable, load_prices
 from goldloop.sample import read_documents
 from goldloop.settings import default_cache_path
 
@@ -113,26 +110,86 @@ def annotate(
         ),
     ] = None,
     force: ForceOption = False,
+    api: Annotated[
+        str | None,
+        typer.Option(
+            "--api",
+            help="OpenAI wire API: responses (default on OpenAI's own endpoint) or chat "
+            "(default for an OpenAI-compatible server). Part of the cache key.",
+            show_default=False,
+        ),
+    ] = None,
+    batch: Annotated[
+        bool,
+        typer.Option(
+            "--batch",
+            help="Send through the provider's batch API (about half the price; answers within "
+            "24 h). Job ids are kept in <out>.batch.json; the same command collects them.",
+        ),
+    ] = False,
+    resume: Annotated[
+        bool,
+        typer.Option(
+            "--resume", help="Collect the batch jobs of <out>.batch.json (implies --batch)."
+        ),
+    ] = False,
+    no_wait: Annotated[
+        bool,
+        typer.Option(
+            "--no-wait", help="With --batch: submit (or poll once) and exit 5 while jobs run."
+        ),
+    ] = False,
+    batch_wait: Annotated[
+        float,
+        typer.Option(
+            "--batch-wait",
+            min=0,
+            help="With --batch: seconds to poll before exiting 5 (jobs run on).",
+        ),
+    ] = BatchPolicy().wait_s,
+    poll_interval: Annotated[
+        float,
+        typer.Option(
+            "--poll-interval",
+            min=0.001,
+            help="With --batch: seconds before the first poll; doubles up to 300.",
+        ),
+    ] = BatchPolicy().poll_initial_s,
+    prices: Annotated[
+        Path | None,
+        typer.Option(
+            "--prices",
+            help=f"Price table JSON for costs (default: ${PRICES_VARIABLE} or the shipped one).",
+            show_default=False,
+        ),
+    ] = None,
     kb: Path | None = KB_OPTION,
 ) -> None:
     """Pre-annotate documents: the model quotes surfaces, goldloop resolves and checks them."""
     if (sample is None) == (documents_path is None):
         raise GoldloopError("give exactly one of --sample DIR or --documents JSONL")
-    spec = annotator_spec(provider, model, effort, base_url, key_required=not dry)
+    spec = annotator_spec(provider, model, effort, base_url, key_required=not dry, api=api)
     the_kb = open_kb(kb)
     source = sample or documents_path
     assert source is not None
     documents = select_documents(read_documents(source), _roles(roles), limit)
     cache_path = cache or default_cache_path()
+    table = _prices(prices)
     if dry:
-        _print_dry_run(documents, the_kb, max_tokens, spec, cache_path, input_price)
+        _print_dry_run(documents, the_kb, max_tokens, spec, cache_path, input_price, table)
         return
     if out is None:
         raise GoldloopError("--out is required (except with --dry-run)")
+    batch_mode = None
+    if batch or resume or no_wait:
+        batch_mode = _batch_mode(spec, out, resume, no_wait, batch_wait, poll_interval)
     annotator = make_annotator(
         spec, the_kb, cache=cache_path, retry=retry_policy(timeout, attempts)
     )
-    run = _run(documents, annotator, the_kb, max_tokens, concurrency, verbal_only, cache_path)
+    run = _run(
+        documents, annotator, the_kb, max_tokens, concurrency, verbal_only, cache_path,
+        batch_mode, table,
+    )  # fmt: skip
     report_path = out.with_name(out.name + ".report.json")
     failed = [f for f in run.report["failed_documents"] if f["reason"] == "failed"]
 
@@ -152,6 +209,31 @@ def annotate(
         write=write,
         report=report_path,
     )
+
+
+def _prices(path: Path | None) -> PriceTable:
+    try:
+        return load_prices(path)
+    except GoldloopError as exc:
+        where = "--prices" if path is not None else PRICES_VARIABLE
+        raise GoldloopError(f"{where}: {exc}") from exc
+
+
+def _batch_mode(
+    spec: AnnotatorSpec,
+    out: Path,
+    resume: bool,
+    no_wait: bool,
+    batch_wait: float,
+    poll_interval: float,
+) -> BatchMode:
+    if not spec.is_llm:
+        raise GoldloopError("--batch: the lexical pre-annotator sends no requests")
+    state = state_path_for(out)
+    if resume and not state.exists():
+        raise GoldloopError(f"--resume: there is no batch state file {state}: nothing to collect")
+    policy = BatchPolicy(wait_s=0.0 if no_wait else batch_wait, poll_initial_s=poll_interval)
+    return BatchMode(state, policy)
 
 
 def _roles(roles: str) -> list[str]:
@@ -177,6 +259,8 @@ def _run(
     concurrency: int,
     verbal_only: bool,
     cache_path: Path,
+    batch_mode: BatchMode | None,
+    prices: PriceTable,
 ) -> AnnotationRun:
     columns = (
         TextColumn("{task.description}"),
@@ -193,16 +277,35 @@ def _run(
             received += result.failure is None or result.failure["reason"] != "failed"
             progress.advance(task)
 
+        if batch_mode is not None:
+            jobs = progress.add_task("batch jobs", total=None)
+
+            def polled(status: BatchProgress) -> None:
+                progress.update(
+                    jobs,
+                    total=status.total,
+                    completed=status.done,
+                    description=f"batch: {status.open_jobs} job(s) running, "
+                    f"polled for {status.waited_s:.0f} s",
+                )
+
+            batch_mode = BatchMode(batch_mode.state_path, batch_mode.policy, polled)
         try:
             return annotate_documents(
                 documents, annotator, kb, max_tokens=max_tokens, concurrency=concurrency,
-                verbal_only=verbal_only, on_document=advance,
+                verbal_only=verbal_only, on_document=advance, batch=batch_mode, prices=prices,
             )  # fmt: skip
         except KeyboardInterrupt:
             progress.stop()
+            where = (
+                f"the batch jobs run on (listed in {batch_mode.state_path}) and the same command "
+                "collects them"
+                if batch_mode is not None and batch_mode.state_path.exists()
+                else "a re-run resumes from them"
+            )
             err_console.print(
                 f"interrupted: nothing written; the {received} answer(s) received are in the "
-                f"cache {cache_path}, and a re-run resumes from them",
+                f"cache {cache_path}; {where}",
                 highlight=False,
                 soft_wrap=True,
             )
@@ -216,24 +319,51 @@ def _print_dry_run(
     spec: AnnotatorSpec,
     cache_path: Path,
     input_price: float | None,
+    prices: PriceTable,
 ) -> None:
     if not spec.is_llm or spec.model is None:
         console.print(f"dry run: {len(documents)} documents, lexical pre-annotator: no requests")
         return
     cache = SQLiteCache(cache_path) if cache_path.exists() else None
-    plan = dry_run(documents, kb, max_tokens, spec, cache=cache, input_price_per_mtok=input_price)
-    tag = annotator_tag(spec.model, spec.effort, endpoint_identity(spec.provider, spec.base_url))
+    plan = dry_run(
+        documents, kb, max_tokens, spec, cache=cache, input_price_per_mtok=input_price,
+        prices=prices,
+    )  # fmt: skip
+    console.print(key_value_table("dry run: nothing was sent", _dry_run_rows(spec, plan)))
+
+
+def _dry_run_rows(spec: AnnotatorSpec, plan: DryRun) -> list[tuple[str, Any]]:
+    estimate = plan.estimate
+    usage = estimate.usage
+    basis = (
+        f"calibrated on {estimate.calibrated_on} cached answer(s)"
+        if estimate.calibrated_on
+        else "4 characters a token; output at its limit"
+    )
+    output_label = (
+        "output tokens (at most)" if estimate.output_bounded else "output tokens (estimate)"
+    )
     rows: list[tuple[str, Any]] = [
-        ("annotator", tag),
+        ("annotator", spec.tag),
+        ("api", spec.wire_api or spec.provider),
         ("documents", plan.documents),
         ("answered from cache", plan.cached),
         ("requests to send", plan.requests),
         ("input tokens (estimate)", plan.input_tokens),
-        ("output tokens (at most)", plan.max_output_tokens),
+        ("  of which cached prefix", usage["cached_input_tokens"]),
+        (output_label, usage["output_tokens"]),
+        ("estimated from", basis),
     ]
     if plan.input_cost is not None:
         rows.append(("input cost (USD, estimate)", f"{plan.input_cost:.4f}"))
-    console.print(key_value_table("dry run: nothing was sent", rows))
+    bound = "at most " if estimate.output_bounded else ""
+    if estimate.online_usd is not None and estimate.batch_usd is not None:
+        rows.append(("cost online (USD)", f"{bound}{estimate.online_usd:.4f}"))
+        rows.append(("cost with --batch (USD)", f"{bound}{estimate.batch_usd:.4f}"))
+        rows.append(("prices", f"{plan.prices.path} ({plan.prices.date})"))
+    else:
+        rows.append(("cost", f"{spec.provider}/{spec.model} is not in {plan.prices.path}"))
+    return rows
 
 
 def _print_summary(report: dict[str, Any], out: Path, report_path: Path) -> None:
@@ -243,6 +373,10 @@ def _print_summary(report: dict[str, Any], out: Path, report_path: Path) -> None
         (f"rejected: {reason}", n) for reason, n in sorted(report["rejections_by_reason"].items())
     ]
     rows += [(f"tokens: {key}", n) for key, n in report["usage"].items()]
+    if "cost" in report:
+        usd = report["cost"]["usd"]
+        rows.append(("mode", report["mode"]))
+        rows.append(("cost (USD)", "not in the price table" if usd is None else f"{usd:.4f}"))
     console.print(key_value_table(f"annotate → {out}", rows))
     left_out = counts["truncated"] + counts["unparsable"] + counts["failed"]
     if left_out:
