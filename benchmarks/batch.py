@@ -14,20 +14,15 @@ provider returned and the shipped price table.
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import os
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from multiprocessing.connection import Connection
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.fakes and benchmarks
 
-from benchmarks.annotate import make_documents
-from tests.fakes.llm_server import FakeLLMServer
+from benchmarks.annotate import fake_server_process, make_documents
 
 from goldloop.annotate import annotation_request
 from goldloop.decode import parsable
@@ -49,29 +44,6 @@ from goldloop.llm.usage import add_usage
 FORMATS = (("openai", "chat"), ("openai", "responses"), ("anthropic", None), ("gemini", None))
 
 
-def _serve(conn: Connection, answers: dict[str, str], batch_polls: int) -> None:
-    server = FakeLLMServer(lambda request: answers[request.user.split("\n", 1)[1]])
-    server.batch_polls = batch_polls
-    with server:
-        conn.send(server.url)
-        conn.recv()  # until the benchmark is done
-
-
-@contextmanager
-def fake_server_process(answers: dict[str, str], batch_polls: int) -> Iterator[str]:
-    """A fresh fake provider (empty prompt caches) in its own process."""
-    parent, child = multiprocessing.get_context("fork").Pipe()
-    process = multiprocessing.get_context("fork").Process(
-        target=_serve, args=(child, answers, batch_polls), daemon=True
-    )
-    process.start()
-    try:
-        yield parent.recv()
-    finally:
-        parent.send("stop")
-        process.join(10)
-
-
 def usages(answers: list[Answer]) -> list[dict[str, int]]:
     bad = [a for a in answers if not isinstance(a, LLMResponse)]
     assert not bad, f"{len(bad)} request(s) failed: {bad[0]}"
@@ -82,7 +54,10 @@ def run(
     name: str, api: str | None, mode: str, requests: list[LLMRequest], answers: dict[str, str]
 ) -> tuple[float, list[dict[str, int]]]:
     """CPU seconds of this process and each request's usage, online or in batch mode."""
-    with fake_server_process(answers, batch_polls=2) as url, tempfile.TemporaryDirectory() as tmp:
+    with (
+        fake_server_process(answers, 0.0, batch_polls=2) as url,
+        tempfile.TemporaryDirectory() as tmp,
+    ):
         provider = make_provider(
             name, DEFAULT_MODELS[name], base_url=f"{url}/v1" if name == "openai" else url,
             cache=SQLiteCache(Path(tmp) / "cache.sqlite"), api=api,
