@@ -80,10 +80,18 @@ def test_a_batch_answer_and_an_online_answer_are_one_cache_entry(
     assert len(cache) == 4
 
     # An online run on a cache of its own answers the same; on the batch's cache it sends nothing.
+    (job,) = llm_server.batches.values()
+    submitted = sorted(
+        (r.system, r.user, json.dumps(r.schema), r.max_tokens) for _, r in job["requests"]
+    )
     online_cache = SQLiteCache(tmp_path / "online.sqlite")
     online = annotate_documents(
         DOCUMENTS, llm_server.provider(name, "m", cache=online_cache), kb, nlp=nlp
     )
+    sent = sorted(
+        (r.system, r.user, json.dumps(r.schema), r.max_tokens) for r in llm_server.requests[-4:]
+    )
+    assert submitted == sent and all(r[0] and r[2] != "null" for r in sent)  # one request
     assert hits(online.documents) == hits(run.documents) and len(hits(run.documents)) == 3
     llm_server.reset()
     again = annotate_documents(DOCUMENTS, llm_server.provider(name, "m", cache=cache), kb, nlp=nlp)

@@ -216,13 +216,13 @@ class _BatchRun:
         for job in list(self.state.jobs):
             status = self.provider.batch_status(job["id"])
             if status.ended:
-                pairs += self._collect(job)
+                pairs += self._collect(job, status.state)
             elif job["round"] == 1:
                 running += min(status.done, len(job["keys"]))
         self.done = min(self.total, self.collected + running)
         return pairs
 
-    def _collect(self, job: dict[str, Any]) -> list[tuple[int, Answer]]:
+    def _collect(self, job: dict[str, Any], state: str) -> list[tuple[int, Answer]]:
         pairs: list[tuple[int, Answer]] = []
         retry: list[str] = []
         errors: dict[str, LLMError] = {}
@@ -243,7 +243,9 @@ class _BatchRun:
                 pairs += self._answer(key, answer)
         missing = [key for key in job["keys"] if key not in seen]
         for key in missing:
-            errors[key] = LLMError(f"{self.provider.label}: batch {job['id']} gave no result")
+            errors[key] = LLMError(
+                f"{self.provider.label}: batch {job['id']} ended ({state}) without its answer"
+            )
         retry += missing
         again = [key for key in retry if key in self.requests]
         if job["round"] <= self.policy.resubmit:
