@@ -198,3 +198,24 @@ def test_large_runs_are_split_into_several_jobs(
     )  # fmt: skip
     assert [len(job["requests"]) for job in llm_server.batches.values()] == [3, 1]
     assert len(run.documents) == 4
+
+
+def test_a_batch_api_that_fails_is_a_service_error_and_keeps_the_jobs(
+    llm_server: FakeLLMServer, kb: KB, nlp: Any, cache: SQLiteCache, tmp_path: Path
+) -> None:
+    from goldloop.errors import ServiceError
+
+    llm_server.answer = ANSWERS
+    llm_server.batch_polls = 1
+    state = tmp_path / "state.json"
+    provider = llm_server.provider("openai", "m", cache=cache)
+    with pytest.raises(Pending):
+        annotate_documents(
+            DOCUMENTS, provider, kb, nlp=nlp, batch=BatchMode(state, BatchPolicy(wait_s=0))
+        )
+    (job_id,) = llm_server.batches
+    del llm_server.batches[job_id]  # the provider no longer knows the job: 404 on every poll
+    with pytest.raises(ServiceError, match=f"HTTP 404.*listed in {state}") as raised:
+        annotate_documents(DOCUMENTS, provider, kb, nlp=nlp, batch=BatchMode(state, FAST))
+    assert raised.value.exit_code == 4
+    assert json.loads(state.read_text())["jobs"][0]["id"] == job_id

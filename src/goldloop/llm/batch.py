@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from goldloop.atomic import atomic_write_json
-from goldloop.errors import GoldloopError, Pending
+from goldloop.errors import GoldloopError, Pending, ServiceError
 from goldloop.llm.base import LLMError, LLMRequest, LLMResponse, Provider
 from goldloop.llm.runner import Answer
 
@@ -114,9 +114,27 @@ def collect_batch(
     """``(index, answer)`` pairs in batches, as jobs end (cached answers first).
 
     Raises :class:`goldloop.errors.Pending` once ``policy.wait_s`` has passed with jobs still
-    running (they are in the state file; a re-run collects them).
+    running (they are in the state file; a re-run collects them), and
+    :class:`goldloop.errors.ServiceError` when the batch API itself fails after retries.
     """
-    policy = policy or BatchPolicy()
+    try:
+        yield from _collect_batch(
+            provider, requests, state_path, policy or BatchPolicy(), usable, on_progress, sleep
+        )
+    except LLMError as exc:
+        kept = f"; the jobs submitted are listed in {state_path}" if state_path.exists() else ""
+        raise ServiceError(f"{exc}{kept}") from exc
+
+
+def _collect_batch(
+    provider: Provider,
+    requests: Sequence[LLMRequest],
+    state_path: Path,
+    policy: BatchPolicy,
+    usable: Callable[[str], bool] | None,
+    on_progress: Callable[[BatchProgress], None] | None,
+    sleep: Callable[[float], None],
+) -> Iterator[list[tuple[int, Answer]]]:
     run = _BatchRun(provider, requests, state_path, policy, usable)
     started = time.monotonic()
     ready = run.cached_answers()
