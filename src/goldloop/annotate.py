@@ -1,11 +1,13 @@
 """Pre-annotation: documents in, hits and a report accounting for every item out.
 
 :func:`annotate_documents` is the one core behind ``goldloop annotate``, the demo and the ML
-backend. With an LLM provider, requests go out through :mod:`goldloop.llm.runner` while this
-thread decodes answers as they arrive (:mod:`goldloop.decode`) and parses each text that needs it
-once with spaCy, so the post-cache checks overlap the requests. A truncated, unparsable or failed
-answer leaves its document out of the output, is listed in the report and is not cached, so a
-re-run asks for it again. :func:`dry_run` counts what a run would send.
+backend. With an LLM provider, requests go out through :mod:`goldloop.llm.runner` (online) or
+:mod:`goldloop.llm.batch` (the provider's batch API) while this thread decodes answers as they
+arrive (:mod:`goldloop.decode`) and parses each text that needs it once with spaCy, so the
+post-cache checks overlap the requests. A truncated, unparsable or failed answer leaves its
+document out of the output, is listed in the report and is not cached, so a re-run asks for it
+again. The report prices the run's usage (:mod:`goldloop.llm.pricing`); :func:`dry_run` counts
+and prices what a run would send (:mod:`goldloop.llm.estimate`).
 """
 
 from __future__ import annotations

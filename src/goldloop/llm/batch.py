@@ -109,7 +109,6 @@ def collect_batch(
     policy: BatchPolicy | None = None,
     usable: Callable[[str], bool] | None = None,
     on_progress: Callable[[BatchProgress], None] | None = None,
-    sleep: Callable[[float], None] = time.sleep,
 ) -> Iterator[list[tuple[int, Answer]]]:
     """``(index, answer)`` pairs in batches, as jobs end (cached answers first).
 
@@ -119,7 +118,7 @@ def collect_batch(
     """
     try:
         yield from _collect_batch(
-            provider, requests, state_path, policy or BatchPolicy(), usable, on_progress, sleep
+            provider, requests, state_path, policy or BatchPolicy(), usable, on_progress
         )
     except LLMError as exc:
         kept = f"; the jobs submitted are listed in {state_path}" if state_path.exists() else ""
@@ -133,7 +132,6 @@ def _collect_batch(
     policy: BatchPolicy,
     usable: Callable[[str], bool] | None,
     on_progress: Callable[[BatchProgress], None] | None,
-    sleep: Callable[[float], None],
 ) -> Iterator[list[tuple[int, Answer]]]:
     run = _BatchRun(provider, requests, state_path, policy, usable)
     started = time.monotonic()
@@ -158,7 +156,7 @@ def _collect_batch(
         if ready:  # the run goes on: decode what the cache held while the jobs run
             yield ready
             ready = []
-        sleep(min(interval, max(0.0, policy.wait_s - waited)))
+        time.sleep(min(interval, max(0.0, policy.wait_s - waited)))
         interval = min(interval * 2, policy.poll_max_s)
     if ready:
         yield ready

@@ -11,6 +11,7 @@ snapshot (``gpt-5-mini-2025-08-07``) is priced as its family.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -66,8 +67,19 @@ def prices_path(path: str | Path | None = None, env: Mapping[str, str] | None = 
 
 
 def load_prices(path: str | Path | None = None) -> PriceTable:
-    """The price table at :func:`prices_path`; a malformed one is an error naming the file."""
+    """The price table at :func:`prices_path`; a malformed one is an error naming the file.
+
+    A table is read once per version of its file (the ML backend prices every request)."""
     where = prices_path(path)
+    try:
+        stamp = where.stat().st_mtime_ns
+    except OSError as exc:
+        raise GoldloopError(f"{where}: cannot read the price table: {exc.strerror}") from exc
+    return _read_prices(where, stamp)
+
+
+@functools.lru_cache(maxsize=8)
+def _read_prices(where: Path, _stamp: int) -> PriceTable:
     try:
         data = json.loads(where.read_text(encoding="utf-8"))
         models = {
