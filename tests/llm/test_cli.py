@@ -516,3 +516,22 @@ def test_bad_options_are_refused_before_any_work(
     result = cli("annotate", "--documents", docs, *filled)
     assert result.returncode == 2 and message.format(**names) in result.err, result.err
     assert docs.read_bytes() == before and not (workdir / "o.json").exists()
+
+
+def test_a_request_the_batch_fails_twice_exits_3_with_the_rest_written(
+    llm_server: FakeLLMServer, workdir: Path, cli: Cli
+) -> None:
+    llm_server.answer = ANSWERS
+    llm_server.batch_outcome = lambda r: "errored" if TEXTS["pmid:2"] in r.user else None
+    docs = make_documents_jsonl(workdir / "docs.jsonl")
+    out = workdir / "gold.json"
+    result = cli(
+        "annotate", "--documents", docs, "--out", out, "--provider", "gemini",
+        "--base-url", llm_server.base_url("gemini"), "--batch", "--poll-interval", "0.01",
+    )  # fmt: skip
+    assert result.returncode == 3, result.err
+    assert "1 of 3 documents failed" in result.err and "pmid:2" in result.err
+    assert [d.doc_id for d in read_gold(out).documents] == ["pmid:1", "pmid:3"]
+    assert [len(job["requests"]) for job in llm_server.batches.values()] == [3, 1]
+    report = json.loads(out.with_name("gold.json.report.json").read_text())
+    assert [f["doc_id"] for f in report["failed_documents"]] == ["pmid:2"]

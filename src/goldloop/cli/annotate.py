@@ -338,7 +338,7 @@ def _dry_run_rows(spec: AnnotatorSpec, plan: DryRun) -> list[tuple[str, Any]]:
     output = "output tokens (at most)" if estimate.output_bounded else "output tokens (estimate)"
     rows: list[tuple[str, Any]] = [
         ("annotator", spec.tag),
-        ("api", spec.wire_api or spec.provider),
+        ("api", spec.wire_api or f"{spec.provider}'s own"),
         ("documents", plan.documents),
         ("answered from cache", plan.cached),
         ("requests to send", plan.requests),
