@@ -104,6 +104,7 @@ def main() -> None:
     )
     print(
         f"{'format':20} {'CPU online':>10} {'CPU batch':>10} {'ratio':>6} {'cached 2..N':>12} "
+        f"{'(batch)':>8} "
         f"{'$ online':>10} {'$ +caching':>10} {'$ batch+caching':>16}"
     )
     for name, api in FORMATS:
@@ -116,7 +117,8 @@ def main() -> None:
         label = f"{name}{'/' + api if api else ''}"
         print(
             f"{label:20} {online_s:9.2f}s {batch_s:9.2f}s {batch_s / online_s:5.2f}x "
-            f"{cached_share(online):11.1%} {usage_cost(uncached, price):10.4f} "
+            f"{cached_share(online):11.1%} {cached_share(batch):8.1%} "
+            f"{usage_cost(uncached, price):10.4f} "
             f"{usage_cost(total, price):10.4f} {usage_cost(add_usage(batch), price, batch=True):16.4f}"
         )
     print("targets: CPU ratio <= 1.2x; cached 2..N >= 85% for the OpenAI and Anthropic formats")

@@ -269,3 +269,24 @@ def test_the_report_prices_the_usage_the_provider_returned(
     assert run.report["cost"]["usd"] == pytest.approx(expected, abs=1e-6)
     assert run.report["cost"]["prices_date"] == "test"
     assert run.report["usage"]["input_tokens"] == sent["input"]
+
+
+def test_a_large_enough_gemini_run_caches_the_catalog_explicitly_for_its_duration(
+    llm_server: FakeLLMServer, kb: KB, cache: SQLiteCache, tmp_path: Any, monkeypatch: Any
+) -> None:
+    table = tmp_path / "prices.json"
+    table.write_text(
+        '{"date": "t", "sources": {}, "providers": {"gemini": {"models": {"m": {"input": 1.0, '
+        '"cached_input": 0.1, "output": 2.0, "cache_storage": 0.8, "cache_min_tokens": 1024}}}}}'
+    )
+    monkeypatch.setenv("GOLDLOOP_PRICES", str(table))  # an explicit cache pays from 2 requests
+    provider = llm_server.provider("gemini", "m", cache=cache)
+    run = annotate_documents(DOCUMENTS, provider, kb)
+    (name,) = llm_server.deleted_caches  # one cache, deleted when the run ended
+    assert not llm_server.context_caches
+    assert all(r.cached_content == name for r in llm_server.requests)
+    catalog = len(llm_server.requests[0].system) // 4
+    assert run.report["usage"]["cached_input_tokens"] == 3 * catalog
+    # Every answer cached: nothing to send, no cache made.
+    annotate_documents(DOCUMENTS, provider, kb)
+    assert llm_server.deleted_caches == [name]
