@@ -401,13 +401,14 @@ class Provider(ABC):
 
     # Provider batch APIs (see goldloop.llm.batch): each request carries its cache key as its id.
 
+    @abstractmethod
     def batch_submit(self, items: Sequence[tuple[str, LLMRequest]]) -> str:
         """Submit ``(id, request)`` pairs as one batch job; its id."""
-        raise LLMError(f"{self.name} has no batch API in goldloop")
 
+    @abstractmethod
     def batch_status(self, job: str) -> BatchStatus:
-        raise LLMError(f"{self.name} has no batch API in goldloop")
+        """Where the job is (one status read)."""
 
+    @abstractmethod
     def batch_results(self, job: str) -> Iterator[BatchResult]:
         """``(id, answer or error, retry)`` for each request of an ended job."""
-        raise LLMError(f"{self.name} has no batch API in goldloop")
