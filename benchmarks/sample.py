@@ -24,7 +24,7 @@ import gzip
 import random
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
@@ -65,9 +65,13 @@ def verb_pairs(kb: KB) -> list[tuple[str, str]]:
 
 
 def make_documents(n: int, kb: KB, seed: int = 0) -> list[dict[str, str]]:
+    return list(iter_documents(n, kb, seed))
+
+
+def iter_documents(n: int, kb: KB, seed: int = 0) -> Iterator[dict[str, str]]:
+    """``n`` generated abstracts, one at a time (seeded: the same rows on every run)."""
     rng = random.Random(seed)
     pairs = verb_pairs(kb)
-    rows = []
     for i in range(n):
         sentences: list[str] = []
         relations = rng.choice((0, 1, 2, 3, 4, 6)) if i % 10 else 0  # a tenth are negative controls
@@ -83,9 +87,8 @@ def make_documents(n: int, kb: KB, seed: int = 0) -> list[dict[str, str]]:
             else:
                 sentence = rng.choice(FILLERS).format(n=rng.randint(12, 900), target=target)
             sentences.append(sentence[0].upper() + sentence[1:])
-        rows.append({"pmid": str(90_000_000 + i), "publication_year": str(rng.randint(1995, 2024)),
-                     "abstract": " ".join(sentences)})  # fmt: skip
-    return rows
+        yield {"pmid": str(90_000_000 + i), "publication_year": str(rng.randint(1995, 2024)),
+               "abstract": " ".join(sentences)}  # fmt: skip
 
 
 def write_corpus(path: Path, rows: list[dict[str, str]]) -> None:
