@@ -44,6 +44,8 @@ from tests.backend.conftest import free_port, redis_binary, wait_for_port
 from tests.conftest import REPO, in_ci
 from tests.fakes.llm_server import FakeLLMServer
 
+REPLICAS = ("a", "b")  # docker/compose.yaml: deploy.replicas
+REPLICA_WORKERS = 2  # docker/compose.yaml: WORKERS, ${BACKEND_WORKERS:-2}
 POSTGRES_ENV = "GOLDLOOP_TEST_POSTGRES"
 DEFAULT_POSTGRES = "postgresql://postgres@127.0.0.1:5432/postgres"
 GOLDLOOP = Path(sys.executable).parent / "goldloop"
@@ -177,7 +179,7 @@ class RedisProcess:
 
 
 class Replica:
-    """``goldloop backend --workers 2`` (gunicorn) on a loopback port, in its own process group."""
+    """``goldloop backend --workers N`` (gunicorn) on a loopback port, in its own process group."""
 
     def __init__(self, name: str, env: dict[str, str], log: Path) -> None:
         self.name = name
@@ -186,7 +188,7 @@ class Replica:
         self._log = log.open("wb")
         self.process = subprocess.Popen(
             [str(GOLDLOOP), "backend", "--host", "127.0.0.1", "--port", str(self.port),
-             "--workers", "2"],
+             "--workers", str(REPLICA_WORKERS)],
             env=env, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True,
         )  # fmt: skip
         self.log = log
@@ -342,7 +344,7 @@ def stack(
     replicas: list[Replica] = []
     proxy = None
     try:
-        for name in ("a", "b"):
+        for name in REPLICAS:
             home = workdir / name
             home.mkdir()
             replicas.append(
