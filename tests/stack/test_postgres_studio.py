@@ -13,20 +13,22 @@ from goldloop.gold import read_gold
 from goldloop.kb import load_kb
 from goldloop.studio.review import review_tag
 from goldloop.studio.server import Database, StudioServerError
-from tests.stack.conftest import StackStudio
+from tests.conftest import LabelStudioServer
+from tests.stack.conftest import SessionDatabase
 from tests.studio.loop_data import ACTIVATES, INHIBITS, TAG_A, TAG_B, run_goldloop, write_inputs
 
 pytestmark = pytest.mark.studio
 
 
 def test_push_and_pull_against_label_studio_on_postgres(
-    studio_on_postgres: StackStudio,
+    studio_on_postgres: LabelStudioServer,
+    postgres_database: SessionDatabase,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    studio = studio_on_postgres
-    assert studio.state.database == studio.database.url
+    studio, database = studio_on_postgres, postgres_database
+    assert studio.state.database == database.url
     env = {"LABEL_STUDIO_URL": studio.url, "LABEL_STUDIO_API_KEY": studio.token}
     documents, gold_a, gold_b = write_inputs(tmp_path)
     name = f"pg-{uuid.uuid4().hex[:6]}"
@@ -36,7 +38,7 @@ def test_push_and_pull_against_label_studio_on_postgres(
     )  # fmt: skip
     assert code == 0, err
     # The tasks are rows of PostgreSQL's task table, not of a SQLite file.
-    count = studio.database.query(
+    count = database.query(
         f"SELECT count(*) FROM task t JOIN project p ON t.project_id = p.id WHERE p.title = '{name}'"
     )
     assert count == "7"
@@ -64,7 +66,7 @@ def test_push_and_pull_against_label_studio_on_postgres(
         ("pmid:4", "activates", ACTIVATES, "forward", "accept"),
         ("pmid:4", "inhibited by", INHIBITS, "inverse", "accept"),
     ]
-    annotations = studio.database.query(
+    annotations = database.query(
         f"SELECT count(*) FROM task_completion c JOIN project p ON c.project_id = p.id"
         f" WHERE p.title = '{name}'"
     )
