@@ -19,7 +19,7 @@ rows the gate drops: duplicates, too short, no year, not English). Then, in one 
    warmed up first). Target ≥ 1.4× on 2 free cores; the time to start ``local:2`` is printed too.
 
 Run: ``.venv/bin/python benchmarks/sample_scale.py [--rows N] [--dask-docs N]``. The default of
-200,000 rows keeps a run near five minutes on a shared 2-core machine; the issue's figure is taken
+100,000 rows keeps a run under ten minutes on a shared 2-core machine; the issue's figure is taken
 with ``--rows 1000000``.
 """
 
@@ -181,7 +181,7 @@ def in_fresh_process(function: Any, *args: Any) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=int, default=200_000, help="corpus rows (default 200000)")
+    parser.add_argument("--rows", type=int, default=100_000, help="corpus rows (default 100000)")
     parser.add_argument(
         "--dask-docs", type=int, default=400, help="documents for the Dask comparison"
     )
