@@ -126,7 +126,7 @@ class DigestSet:
     def _find(self, digest: int) -> int | None:
         """The empty slot where ``digest`` would go, or ``None`` when it is present."""
         slots, mask = self._slots, self._mask
-        # The digest's low bits are uniform already: a cryptographic hash made them.
+        # The digest's low bits are uniform already: SipHash made them.
         i = digest & mask
         while True:
             held = slots[i]
