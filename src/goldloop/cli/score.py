@@ -7,12 +7,24 @@ from typing import Annotated, Any
 
 import typer
 
-from goldloop.cli.common import EQUIVALENCES_OPTION, KB_OPTION, console, err_console, open_kb
+from goldloop.cli.common import (
+    EquivalencesOption,
+    KbOption,
+    check_outputs,
+    console,
+    err_console,
+    open_kb,
+)
 from goldloop.cli.named import named_files, parse_named
 from goldloop.errors import GoldloopError
 from goldloop.scoring.matching import MATCH_MODES
 from goldloop.scoring.regimes import ENGINES, REGIMES
-from goldloop.scoring.report import results_tables, seed_compatibility_line, write_reports
+from goldloop.scoring.report import (
+    report_paths,
+    results_tables,
+    seed_compatibility_line,
+    write_reports,
+)
 from goldloop.scoring.runner import ScoreOptions, score_files
 
 GoldOption = Annotated[
@@ -63,8 +75,8 @@ def score(
     bootstrap: BootstrapOption = 0,
     seed: SeedOption = 0,
     report_dir: ReportDirOption = Path("score-report"),
-    kb: Path | None = KB_OPTION,
-    equivalences: Path | None = EQUIVALENCES_OPTION,
+    kb: KbOption = None,
+    equivalences: EquivalencesOption = None,
 ) -> None:
     """Score systems on a gold file: detection P/R/F1, entity accuracy, nervaluate schemas,
     linking-only accuracy and coverage, direction, slices and bootstrap intervals."""
@@ -73,10 +85,29 @@ def score(
     if not systems:
         raise GoldloopError("give at least one --system NAME=PATH")
     bridges = parse_named(id_bridge or [], "--id-bridge")
+    check_report_dir(
+        report_dir,
+        "score_results",
+        {
+            "--gold": gold,
+            "--system": [path for _, path in systems],
+            "--id-bridge": [path for _, path in bridges],
+        },
+    )
     knowledge = open_kb(kb, equivalences)
     _, results = score_files(gold, systems, knowledge, options, bridges)
     meta = {"gold": str(gold), "kb": str(knowledge.path), "kb_tag": knowledge.tag}
     show_results(results, "score", report_dir, "score_results", meta)
+
+
+def check_report_dir(
+    report_dir: Path, stem: str, inputs: dict[str, Path | list[Path] | None]
+) -> None:
+    """Before any work: the report folder can be written and its files are none of the inputs."""
+    check_outputs({"--report-dir": report_dir}, folders=("--report-dir",))
+    check_outputs(
+        {f"--report-dir ({path.name})": path for path in report_paths(report_dir, stem)}, inputs
+    )
 
 
 def show_results(

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from goldloop.atomic import atomic_write_text
-from goldloop.cli.common import KB_OPTION, console, key_value_table, open_kb
+from goldloop.cli.common import KbOption, check_outputs, console, key_value_table, open_kb
 from goldloop.studio import server
 from goldloop.studio.label_config import render_label_config
 
@@ -28,10 +28,11 @@ def install() -> None:
 @app.command("start")
 def start(
     port: Annotated[
-        int | None, typer.Option("--port", help="Loopback port (default: a free one).")
+        int | None,
+        typer.Option("--port", min=1, max=65535, help="Loopback port (default: a free one)."),
     ] = None,
     timeout: Annotated[
-        float, typer.Option("--timeout", help="Seconds to wait for /health.")
+        float, typer.Option("--timeout", min=1, help="Seconds to wait for /health.")
     ] = server.START_TIMEOUT,
     database: Annotated[
         str | None,
@@ -87,12 +88,13 @@ def _print_state(state: server.ServerState) -> None:
 
 
 def label_config(
-    kb: Path | None = KB_OPTION,
-    output: Path = typer.Option(
-        Path("label_config/relations.xml"), "--output", "-o", help="Where to write the config."
-    ),
+    kb: KbOption = None,
+    output: Annotated[
+        Path, typer.Option("--output", "-o", help="Where to write the config.")
+    ] = Path("label_config/relations.xml"),
 ) -> None:
     """Generate the Label Studio labeling config from the KB."""
+    check_outputs({"--output": output}, {"--kb": kb})
     knowledge = open_kb(kb)
     atomic_write_text(output, render_label_config(knowledge))
     console.print(

@@ -62,7 +62,7 @@ def read_gold_documents(path: str | Path, kb: KB | None) -> list[Document]:
     if kb is None:
         raise PredictionsError(f"{path}: reading a Label Studio export needs the KB")
     try:
-        from goldloop.studio.pull import verify
+        from goldloop.studio.verify import verify
     except ImportError as exc:
         raise PredictionsError(
             f"{path}: reading a Label Studio export needs goldloop[studio]"

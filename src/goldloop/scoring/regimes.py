@@ -10,7 +10,6 @@ wrong, ``accuracy_on_predicted`` does not, and ``coverage`` is the share answere
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -154,18 +153,15 @@ def _end_to_end(
     seed: int,
 ) -> dict[str, Any]:
     per_doc = np.zeros((len(documents), len(_E2E)), dtype=np.int64)
-    slices = _Slices()
+    slices = _Slices(len(documents))
     for i, (mentions, preds) in enumerate(zip(gold, by_doc, strict=True)):
-        taken = match_spans([(p.a, p.b) for p in preds], [(m.a, m.b) for m in mentions], match_mode)
+        found = _matched(mentions, preds, match_mode)
         row = per_doc[i]
         row[0], row[1] = len(mentions), len(preds)
-        found: dict[int, Prediction] = {
-            j: p for p, j in zip(preds, taken, strict=True) if j is not None
-        }
         for j, mention in enumerate(mentions):
             p = found.get(j)
             correct = p is not None and p.entity_id == mention.entity_id
-            slices.add(mention, p is not None, correct)
+            slices.add(i, mention, p is not None, correct)
             if p is None:
                 continue
             row[2] += 1
@@ -202,9 +198,17 @@ def _end_to_end(
         "detection_seed_compatible": _seed_detection(gold, predictions, match_mode),
         "direction": _direction(totals[5], totals[6]),
         "schemas": {"engine": engine, **schema_result},
-        "slices": slices.to_jsonable("recall", kb),
+        "slices": slices.to_jsonable("recall", kb, bootstrap, seed),
         "intervals": _intervals(per_doc, _e2e_metrics, bootstrap, seed),
     }
+
+
+def _matched(
+    mentions: list[GoldMention], preds: list[Prediction], match_mode: str
+) -> dict[int, Prediction]:
+    """Gold mention index -> the prediction that took it, within one document."""
+    taken = match_spans([(p.a, p.b) for p in preds], [(m.a, m.b) for m in mentions], match_mode)
+    return {j: p for p, j in zip(preds, taken, strict=True) if j is not None}
 
 
 def _seed_detection(
@@ -233,13 +237,10 @@ def _linking_only(
     seed: int,
 ) -> dict[str, Any]:
     per_doc = np.zeros((len(documents), len(_LINK)), dtype=np.int64)
-    slices = _Slices()
+    slices = _Slices(len(documents))
     unaligned = 0
     for i, (mentions, preds) in enumerate(zip(gold, by_doc, strict=True)):
-        taken = match_spans([(p.a, p.b) for p in preds], [(m.a, m.b) for m in mentions], match_mode)
-        aligned: dict[int, Prediction] = {
-            j: p for p, j in zip(preds, taken, strict=True) if j is not None
-        }
+        aligned = _matched(mentions, preds, match_mode)
         unaligned += len(preds) - len(aligned)
         row = per_doc[i]
         row[0] = len(mentions)
@@ -247,7 +248,7 @@ def _linking_only(
             p = aligned.get(j)
             answered = p is not None and p.entity_id is not None
             correct = answered and p is not None and p.entity_id == mention.entity_id
-            slices.add(mention, answered, correct)
+            slices.add(i, mention, answered, correct)
             row[1] += answered
             row[2] += correct
             agrees = (
@@ -273,7 +274,7 @@ def _linking_only(
             "unaligned_predictions": unaligned,
         },
         "direction": _direction(dir_comparable, dir_correct),
-        "slices": slices.to_jsonable("coverage", kb),
+        "slices": slices.to_jsonable("coverage", kb, bootstrap, seed),
         "intervals": _intervals(per_doc, _linking_metrics, bootstrap, seed),
     }
 
@@ -322,43 +323,71 @@ def _direction(comparable: Any, correct: Any) -> dict[str, Any]:
 
 
 class _Slices:
-    """Gold-side counts per slice: anchored vs paraphrase, relation, document role."""
+    """Gold-side counts per slice (anchored vs paraphrase, relation, document role), kept per
+    document so that each slice gets its own document-bootstrap interval."""
 
-    def __init__(self) -> None:
-        self.counts: dict[str, dict[str, Counter[str]]] = {
-            "anchoring": {},
-            "relation": {},
-            "role": {},
-        }
+    def __init__(self, n_documents: int) -> None:
+        self.n_documents = n_documents
+        # (kind, key) -> document -> [n_gold, n_found, n_correct]
+        self.counts: dict[tuple[str, str], dict[int, list[int]]] = {}
 
-    def add(self, mention: GoldMention, found: bool, correct: bool) -> None:
+    def add(self, document: int, mention: GoldMention, found: bool, correct: bool) -> None:
         for kind, key in (
             ("anchoring", mention.anchoring),
             ("relation", mention.entity_id),
             ("role", mention.role),
         ):
-            counter = self.counts[kind].setdefault(key, Counter())
-            counter["n_gold"] += 1
-            counter["n_found"] += found
-            counter["n_correct"] += correct
+            row = self.counts.setdefault((kind, key), {}).setdefault(document, [0, 0, 0])
+            row[0] += 1
+            row[1] += found
+            row[2] += correct
 
-    def to_jsonable(self, found_name: str, kb: KB | None) -> dict[str, Any]:
-        def label(kind: str, key: str) -> dict[str, str]:
+    def to_jsonable(
+        self, found_name: str, kb: KB | None, bootstrap: int, seed: int
+    ) -> dict[str, Any]:
+        names = (found_name, "accuracy_on_found", "accuracy_overall")
+        intervals = self._intervals(names, bootstrap, seed)
+        out: dict[str, dict[str, Any]] = {"anchoring": {}, "relation": {}, "role": {}}
+        for kind, key in sorted(self.counts):
+            rows = self.counts[kind, key].values()
+            n_gold, n_found, n_correct = (sum(row[j] for row in rows) for j in range(3))
             relation = kb.get(key) if kb is not None and kind == "relation" else None
-            return {} if relation is None else {"label": relation.label}
-
-        return {
-            kind: {
-                key: {
-                    **label(kind, key),
-                    "n_gold": c["n_gold"],
-                    "n_found": c["n_found"],
-                    "n_correct": c["n_correct"],
-                    found_name: _share(c["n_found"], c["n_gold"]),
-                    "accuracy_on_found": _share(c["n_correct"], c["n_found"]),
-                    "accuracy_overall": _share(c["n_correct"], c["n_gold"]),
-                }
-                for key, c in sorted(by_key.items())
+            entry: dict[str, Any] = {} if relation is None else {"label": relation.label}
+            entry |= {
+                "n_gold": n_gold,
+                "n_found": n_found,
+                "n_correct": n_correct,
+                found_name: _share(n_found, n_gold),
+                "accuracy_on_found": _share(n_correct, n_found),
+                "accuracy_overall": _share(n_correct, n_gold),
             }
-            for kind, by_key in self.counts.items()
-        }
+            if intervals:
+                entry["intervals"] = {name: intervals[f"{kind}/{key}/{name}"] for name in names}
+            out[kind][key] = entry
+        return out
+
+    def _intervals(
+        self, names: tuple[str, str, str], n: int, seed: int
+    ) -> dict[str, list[float | None]]:
+        """``"kind/key/metric" -> [low, high]`` from one bootstrap over documents for all slices."""
+        if n <= 0 or not self.counts:
+            return {}
+        slices = sorted(self.counts)
+        per_doc = np.zeros((self.n_documents, 3 * len(slices)), dtype=np.int64)
+        for k, slice_key in enumerate(slices):
+            for doc, row in self.counts[slice_key].items():
+                per_doc[doc, 3 * k : 3 * k + 3] = row
+
+        def metrics(sums: np.ndarray) -> dict[str, np.ndarray]:
+            out: dict[str, np.ndarray] = {}
+            for k, (kind, key) in enumerate(slices):
+                gold, found, correct = (sums[:, 3 * k + j] for j in range(3))
+                for name, value in zip(
+                    names,
+                    (ratio(found, gold), ratio(correct, found), ratio(correct, gold)),
+                    strict=True,
+                ):
+                    out[f"{kind}/{key}/{name}"] = value
+            return out
+
+        return document_bootstrap(per_doc, metrics, n, seed)
