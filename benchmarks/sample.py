@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import csv
 import gzip
+import os
 import random
 import tempfile
 import time
@@ -28,6 +29,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
+from goldloop import parse_cache
 from goldloop.kb import KB, load_kb
 from goldloop.nlp import detect_mentions, load_nlp
 from goldloop.sample.run import SampleSettings, run_sample
@@ -108,6 +110,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1, help="spaCy processes for both sides")
     parser.add_argument("--batch-size", type=int, default=64)
     args = parser.parse_args()
+    # The parse itself is measured: no parse cache, here nor in Dask's worker processes (they
+    # inherit the environment). benchmarks/annotate.py and campaign.py measure the cache.
+    os.environ[parse_cache.ENV_PATH] = parse_cache.OFF
 
     kb = load_kb()
     nlp = load_nlp()

@@ -39,6 +39,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from goldloop import parse_cache
 from goldloop.kb import load_kb
 from goldloop.nlp import detect_mentions, load_nlp, parse_many
 from goldloop.sample.corpus import CorpusColumns, read_corpus, texts_for
@@ -186,6 +187,9 @@ def main() -> None:
         "--dask-docs", type=int, default=400, help="documents for the Dask comparison"
     )
     args = parser.parse_args()
+    # The parse itself is measured: no parse cache, here nor in Dask's worker processes (they
+    # inherit the environment). benchmarks/annotate.py and campaign.py measure the cache.
+    os.environ[parse_cache.ENV_PATH] = parse_cache.OFF
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     kb = load_kb()
     nlp = load_nlp()
