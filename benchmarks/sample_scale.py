@@ -16,7 +16,8 @@ rows the gate drops: duplicates, too short, no year, not English). Then, in one 
    avoids, extrapolated from the measured documents/s to every eligible document.
 3. **Dask**: the pool parse of ``--dask-docs`` documents (``pool.detect_here`` in this process
    vs ``distributed.detect_on_dask`` on a ``LocalCluster`` of 2 single-threaded worker processes,
-   warmed up first). Target ≥ 1.4× on 2 free cores; the time to start ``local:2`` is printed too.
+   warmed up first; the faster of two interleaved rounds each). Target ≥ 1.4× on 2 free cores;
+   the time to start ``local:2`` is printed too.
 
 Run: ``.venv/bin/python benchmarks/sample_scale.py [--rows N] [--dask-docs N]``. The default of
 100,000 rows keeps a run under ten minutes on a shared 2-core machine; the issue's figure is taken
@@ -50,6 +51,7 @@ from sample import iter_documents
 
 # A PubMed-like export: besides the three columns sampling reads, the ones such files carry.
 MEMORY_ROWS = 200_000
+DASK_ROUNDS = 2
 FIELDS = ["pmid", "doi", "title", "journal", "authors", "publication_year", "abstract"]
 
 
@@ -246,11 +248,9 @@ def main() -> None:
               f"{verdict}; the full parse it avoids: {full / 60:.0f} min ({full / 3600:.1f} h) "
               f"at {len(pool) / parse:.0f} documents/s")  # fmt: skip
 
-        # 3. Dask local:2 vs one process
+        # 3. Dask local:2 vs one process, interleaved twice: the faster of each is compared, so
+        # a burst of other jobs on a shared machine does not decide the ratio.
         dask_texts = list(texts.values())[: args.dask_docs]
-        started = time.perf_counter()
-        here = list(detect_here(dask_texts, kb))
-        one = time.perf_counter() - started
         from distributed import LocalCluster
 
         from goldloop.sample.distributed import detect_on_dask
@@ -262,14 +262,21 @@ def main() -> None:
             address = str(cluster.scheduler_address)
             list(detect_on_dask(dask_texts[:8], kb, address))  # each worker loads spaCy
             startup = time.perf_counter() - started
-            started = time.perf_counter()
-            remote = list(detect_on_dask(dask_texts, kb, address))
-            two = time.perf_counter() - started
-        assert remote == here, "Dask found other mentions than one process"
+            ones, twos = [], []
+            for _ in range(DASK_ROUNDS):
+                started = time.perf_counter()
+                here = list(detect_here(dask_texts, kb))
+                ones.append(time.perf_counter() - started)
+                started = time.perf_counter()
+                remote = list(detect_on_dask(dask_texts, kb, address))
+                twos.append(time.perf_counter() - started)
+                assert remote == here, "Dask found other mentions than one process"
+        one, two = min(ones), min(twos)
         speed = one / two
         verdict = "OK" if speed >= 1.4 else "MISSED"
-        print(f"parse of {len(dask_texts)} documents: one process {one:.1f} s, Dask local:2 "
-              f"{two:.1f} s (cluster start + model load {startup:.1f} s, once per run)")  # fmt: skip
+        print(f"parse of {len(dask_texts)} documents (best of {DASK_ROUNDS}): one process "
+              f"{one:.1f} s, Dask local:2 {two:.1f} s (cluster start + model load {startup:.1f} s,"
+              " once per run)")  # fmt: skip
         print(f"Dask local:2 vs one process: {speed:.2f}x  (target >= 1.4x) {verdict}")
     print(f"load average {os.getloadavg()[0]:.1f}")
 
