@@ -201,8 +201,7 @@ def credentials(home: Path | None = None) -> Credentials:
         return Credentials(**json.loads(path.read_text(encoding="utf-8")))
     # Label Studio applies the token only when it creates the user, and keeps it at most 40 chars.
     creds = Credentials(DEFAULT_USERNAME, secrets.token_urlsafe(12), secrets.token_hex(20))
-    atomic_write_json(path, asdict(creds))
-    path.chmod(0o600)
+    atomic_write_json(path, asdict(creds), private=True)
     return creds
 
 
@@ -284,7 +283,7 @@ def start(
     except BaseException:
         _terminate(process.pid)
         raise
-    atomic_write_json(root / "server.json", asdict(state))
+    atomic_write_json(root / "server.json", asdict(state), private=True)  # it holds the token
     return state
 
 
