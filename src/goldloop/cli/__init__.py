@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import NoReturn
+from typing import Annotated, NoReturn
 
 import typer
 from rich.markup import escape
@@ -27,7 +27,7 @@ from goldloop.cli import sample as sample_commands
 from goldloop.cli import score as score_commands
 from goldloop.cli import studio as studio_commands
 from goldloop.cli.common import err_console
-from goldloop.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, GoldloopError
+from goldloop.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, GoldloopError, SettingError
 
 app = typer.Typer(
     name="goldloop",
@@ -66,10 +66,15 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    version: bool = typer.Option(
-        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
-    ),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Log progress details to stderr."),
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Log progress details to stderr.")
+    ] = False,
 ) -> None:
     logging.basicConfig(
         level=logging.INFO if verbose else logging.WARNING,
@@ -85,6 +90,8 @@ def main() -> None:
     """
     try:
         code = app(standalone_mode=False)
+    except SettingError as exc:
+        _fail(f"--{exc.setting.replace('_', '-')}: {exc.message}", exc.exit_code)
     except GoldloopError as exc:
         _fail(str(exc), exc.exit_code)
     except click_errors.NoArgsIsHelpError as exc:

@@ -13,12 +13,14 @@ from goldloop.cli import llm_options
 from goldloop.cli.common import (
     EquivalencesOption,
     KbOption,
+    UrlOption,
     check_outputs,
     console,
     key_value_table,
     open_kb,
+    report_path,
 )
-from goldloop.documents import load_documents
+from goldloop.documents import input_files, read_documents
 from goldloop.errors import GoldloopError
 from goldloop.jsonl import write_jsonl
 from goldloop.llm import make_llm
@@ -31,7 +33,6 @@ from goldloop.precision.mentions import (
 )
 from goldloop.precision.studio import pull_labels, push_sample
 from goldloop.precision.study import PrecisionReport, draw_sample, labelling_rows, precision_report
-from goldloop.sample.sampledir import MANIFEST, TEXTS
 from goldloop.scoring.inputs import read_predictions
 from goldloop.scoring.ppi import MIN_CALIBRATED_LABELS, Estimate
 from goldloop.studio.connection import connect, resolve_connection
@@ -41,21 +42,24 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 
-STUDIO_PROJECT = typer.Option(
-    "--studio-project", help="A Label Studio project of the sample (created when missing)."
-)
-URL = typer.Option(
-    "--url", help="Label Studio URL (default: $LABEL_STUDIO_URL, else the embedded server)."
-)
-DOCUMENTS = typer.Option(
-    "--documents", help="The texts: a sample dir, a documents JSONL or a gold JSON file."
-)
+StudioProjectOption = Annotated[
+    str | None,
+    typer.Option(
+        "--studio-project", help="A Label Studio project of the sample (created when missing)."
+    ),
+]
+DocumentsOption = Annotated[
+    Path,
+    typer.Option(
+        "--documents", help="The texts: a sample dir, a documents JSONL or a gold JSON file."
+    ),
+]
 
 
 @app.command("judge")
 def judge(
     system: Annotated[Path, typer.Option("--system", help="The system's output to judge.")],
-    documents: Annotated[Path, DOCUMENTS],
+    documents: DocumentsOption,
     out: Annotated[Path, typer.Option("--out", "-o", help="Verdicts JSONL.")],
     provider: llm_options.ProviderOption = None,
     model: llm_options.ModelOption = None,
@@ -70,21 +74,13 @@ def judge(
 ) -> None:
     """Ask an LLM judge about every mention; write one verdict per mention (a failed request
     leaves its mention unchecked, reason ``failed``)."""
-    spec = llm_options.annotator_spec(provider, model, effort, base_url, llm_required=True)
-    report_path = out.with_name(out.name + ".report.json")
     check_outputs(
-        {"--out": out, "--out (its report)": report_path},
-        {
-            "--system": system,
-            "--documents": [documents / MANIFEST, documents / TEXTS]
-            if documents.is_dir()
-            else documents,
-            "--kb": kb,
-            "--equivalences": equivalences,
-        },
+        {"--out": out, "--out (its report)": report_path(out)},
+        {"--system": system, "--documents": input_files(documents)},
     )
+    spec = llm_options.annotator_spec(provider, model, effort, base_url, llm_required=True)
     the_kb = open_kb(kb, equivalences)
-    docs = load_documents(documents, the_kb)
+    docs = read_documents(documents, the_kb)
     texts = {doc.doc_id: doc for doc in docs}
     predictions = read_predictions(system, docs, kb=the_kb)
     mentions, abstained = system_mentions(predictions, docs, the_kb)
@@ -107,7 +103,7 @@ def judge(
 
     def write() -> None:
         write_verdicts(out, run.mentions)
-        atomic_write_json(report_path, report)
+        atomic_write_json(report_path(out), report)
         rows = [
             ("judge", run.judge),
             ("mentions", len(run.mentions)),
@@ -129,7 +125,7 @@ def judge(
         answered_before=_verdicts_in(out),
         force=force,
         write=write,
-        report=report_path,
+        report=report_path(out),
     )
 
 
@@ -146,21 +142,22 @@ def _verdicts_in(path: Path) -> int | None:
 @app.command("sample")
 def sample(
     verdicts: Annotated[Path, typer.Option("--verdicts", help="Verdicts JSONL.")],
-    documents: Annotated[Path, DOCUMENTS],
+    documents: DocumentsOption,
     out: Annotated[Path, typer.Option("--out", "-o", help="Rows to label (JSONL).")],
-    n: Annotated[int, typer.Option("--n", help="How many mentions to draw.")] = 150,
+    n: Annotated[int, typer.Option("--n", min=1, help="How many mentions to draw.")] = 150,
     seed: Annotated[int, typer.Option(help="Seed of the draw.")] = 0,
     by_relation: Annotated[
         bool, typer.Option("--by-relation", help="Give each relation its proportional share.")
     ] = False,
-    studio_project: Annotated[str | None, STUDIO_PROJECT] = None,
-    url: Annotated[str | None, URL] = None,
+    studio_project: StudioProjectOption = None,
+    url: UrlOption = None,
 ) -> None:
     """Draw a random sample of judged mentions to label: a JSONL, and a Label Studio project."""
+    check_outputs({"--out": out}, {"--verdicts": verdicts, "--documents": input_files(documents)})
     judged = read_verdicts(verdicts)
     drawn = draw_sample(judged, n, seed, by_relation=by_relation)
-    texts = {doc.doc_id: doc for doc in load_documents(documents)}
-    rows = labelling_rows(drawn, texts)
+    texts = {doc.doc_id: doc for doc in read_documents(documents)}
+    rows = labelling_rows(drawn, texts, str(verdicts))
     write_jsonl(out, rows)
     console.print(
         f"drew {len(drawn)} of {len(judged)} judged mentions (seed {seed}) → {out}; "
@@ -186,13 +183,14 @@ def sample(
 def report(
     verdicts: Annotated[Path, typer.Option("--verdicts", help="Verdicts JSONL.")],
     labels: Annotated[Path | None, typer.Option("--labels", help="Labelled rows (JSONL).")] = None,
-    studio_project: Annotated[str | None, STUDIO_PROJECT] = None,
-    url: Annotated[str | None, URL] = None,
+    studio_project: StudioProjectOption = None,
+    url: UrlOption = None,
     out: Annotated[Path, typer.Option("--out", "-o", help="Report JSON.")] = Path("precision.json"),
 ) -> None:
     """Judge-only, PPI-corrected and labels-only precision, with the judge on the sample."""
     if (labels is None) == (studio_project is None):
         raise GoldloopError("give either --labels FILE or --studio-project NAME")
+    check_outputs({"--out": out}, {"--verdicts": verdicts, "--labels": labels})
     pulled = None
     if labels is not None:
         hand_labels = read_labels(labels)
