@@ -67,7 +67,7 @@ def _annotator(env: Mapping[str, str], prefix: str) -> AnnotatorSpec:
         )
     except AnnotatorChoiceError as exc:
         variable = f"{prefix}{exc.setting.upper()}"
-        raise GoldloopError(f"{variable}={env.get(variable, '')!r}: {exc}") from exc
+        raise GoldloopError(f"{variable}={env.get(variable, '')!r}: {exc.message}") from exc
 
 
 def _positive_int(env: Mapping[str, str], name: str, default: int) -> int:

@@ -28,7 +28,9 @@ from goldloop.cli.common import (
     key_value_table,
     open_kb,
     parse_roles,
+    report_path,
 )
+from goldloop.documents import input_files
 from goldloop.errors import GoldloopError
 from goldloop.gold import Document, write_gold
 from goldloop.kb import KB
@@ -36,11 +38,11 @@ from goldloop.llm import (
     AnnotatorSpec,
     SQLiteCache,
     annotator_tag,
+    choose_annotator,
     endpoint_identity,
     make_annotator,
 )
 from goldloop.sample import read_documents
-from goldloop.sample.sampledir import MANIFEST, TEXTS
 from goldloop.settings import default_cache_path
 
 
@@ -109,16 +111,15 @@ def annotate(
         raise GoldloopError("give exactly one of --sample DIR or --documents JSONL")
     if out is None and not dry:
         raise GoldloopError("--out is required (except with --dry-run)")
-    spec = llm_options.annotator_spec(provider, model, effort, base_url, key_required=not dry)
+    spec = choose_annotator(provider, model, effort, base_url, key_required=not dry)
     wanted_roles = parse_roles(roles)
     source_option, source = ("--sample", sample) if sample else ("--documents", documents_path)
     assert source is not None
     cache_path = cache or default_cache_path()
     if out is not None and not dry:
-        sources = [source / MANIFEST, source / TEXTS] if sample else [source]
         check_outputs(
-            {"--out": out, "--out (its report)": _report_path(out)},
-            {source_option: sources, "--kb": kb, "--cache": cache_path},
+            {"--out": out, "--out (its report)": report_path(out)},
+            {source_option: input_files(source), "--kb": kb, "--cache": cache_path},
         )
     the_kb = open_kb(kb)
     documents = select_documents(read_documents(source), wanted_roles, limit)
@@ -129,13 +130,13 @@ def annotate(
         spec, the_kb, cache=cache_path, retry=llm_options.retry_policy(timeout, attempts)
     )
     run = _run(documents, annotator, the_kb, max_tokens, concurrency, verbal_only)
-    report_path = _report_path(out)
+    report_file = report_path(out)
     failed = [f for f in run.report["failed_documents"] if f["reason"] == "failed"]
 
     def write() -> None:
         write_gold(out, run.documents)
-        atomic_write_json(report_path, {"input": str(source), **run.report})
-        _print_summary(run.report, out, report_path)
+        atomic_write_json(report_file, {"input": str(source), **run.report})
+        _print_summary(run.report, out, report_file)
 
     llm_options.settle_output(
         label=f"annotate ({annotator.tag})",
@@ -147,12 +148,8 @@ def annotate(
         answered_before=_documents_in(out),
         force=force,
         write=write,
-        report=report_path,
+        report=report_file,
     )
-
-
-def _report_path(out: Path) -> Path:
-    return out.with_name(out.name + ".report.json")
 
 
 def _documents_in(gold: Path) -> int | None:
@@ -218,7 +215,7 @@ def _print_dry_run(
     console.print(key_value_table("dry run: nothing was sent", rows))
 
 
-def _print_summary(report: dict[str, Any], out: Path, report_path: Path) -> None:
+def _print_summary(report: dict[str, Any], out: Path, report_file: Path) -> None:
     counts = report["counts"]
     rows: list[tuple[str, Any]] = [("annotator", report["annotator"]), *counts.items()]
     rows += [
@@ -230,6 +227,6 @@ def _print_summary(report: dict[str, Any], out: Path, report_path: Path) -> None
     if left_out:
         err_console.print(
             f"[yellow]{left_out} document(s) left out (truncated, unparsable or failed): "
-            f"see {report_path}; a re-run retries only those[/]"
+            f"see {report_file}; a re-run retries only those[/]"
         )
-    console.print(f"report: {report_path}")
+    console.print(f"report: {report_file}")

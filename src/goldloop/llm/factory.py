@@ -9,8 +9,9 @@ The rule, in order:
 4. no key: the offline ``lexical`` pre-annotator, unless an LLM is required (judge, llm baseline).
 
 :func:`choose_annotator` applies the rule to what a door read (options or variables) and gives an
-:class:`AnnotatorSpec`; :func:`make_annotator` / :func:`make_llm` build it. The typed errors carry
-which setting is wrong (``provider`` or ``model``), so each door names its own option or variable.
+:class:`AnnotatorSpec`; :func:`make_annotator` / :func:`make_llm` build it. The typed errors are
+:class:`~goldloop.errors.SettingError` s naming the setting (``provider`` or ``model``), so each
+door names its own option or variable.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from goldloop.errors import GoldloopError
+from goldloop.errors import SettingError
 from goldloop.llm.base import CREDENTIALS, LLMError, Provider, RetryPolicy, env_credential
 from goldloop.llm.cache import ResponseCache, SQLiteCache
 from goldloop.settings import default_cache_path
@@ -45,12 +46,8 @@ DEFAULT_MODELS: Final = {
 }
 
 
-class AnnotatorChoiceError(GoldloopError):
+class AnnotatorChoiceError(SettingError):
     """The settings do not name one annotator; ``setting`` is ``provider`` or ``model``."""
-
-    def __init__(self, setting: str, message: str) -> None:
-        super().__init__(message)
-        self.setting = setting
 
 
 class UnknownProvider(AnnotatorChoiceError):
