@@ -13,6 +13,7 @@ from goldloop.lexical import LexicalAnnotator
 from goldloop.llm import (
     AmbiguousProvider,
     AnnotatorSpec,
+    InvalidBaseUrl,
     MissingKey,
     ModelRequired,
     NoProvider,
@@ -93,6 +94,14 @@ def test_no_key_means_lexical_unless_an_llm_is_required_or_a_model_named() -> No
         choose_annotator(model="gpt-x", env={})
     with pytest.raises(NoProvider, match="needs an LLM provider"):
         choose_annotator("lexical", env={}, llm_required=True)
+
+
+def test_a_base_url_that_is_not_a_url_is_refused_as_the_base_url_setting() -> None:
+    with pytest.raises(InvalidBaseUrl, match="http") as caught:
+        choose_annotator("openai", base_url="localhost:8000", env={})
+    assert caught.value.setting == "base_url"
+    with pytest.raises(GoldloopError, match="GOLDLOOP_BASE_URL='ftp://x': "):
+        BackendSettings.from_env({"GOLDLOOP_PROVIDER": "openai", "GOLDLOOP_BASE_URL": "ftp://x"})
 
 
 def test_an_unknown_provider_is_refused() -> None:

@@ -23,7 +23,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from goldloop.errors import SettingError
-from goldloop.llm.base import CREDENTIALS, LLMError, Provider, RetryPolicy, env_credential
+from goldloop.llm.base import (
+    CREDENTIALS,
+    LLMError,
+    Provider,
+    RetryPolicy,
+    env_credential,
+    normalise_endpoint,
+)
 from goldloop.llm.cache import ResponseCache, SQLiteCache
 from goldloop.settings import default_cache_path
 
@@ -66,6 +73,10 @@ class MissingKey(AnnotatorChoiceError):
     """The provider's key is not in the environment (and no base URL points elsewhere)."""
 
 
+class InvalidBaseUrl(AnnotatorChoiceError):
+    """A base URL that is not an http(s) URL with a host."""
+
+
 class NoProvider(AnnotatorChoiceError):
     """An LLM is required, or a model was named, and no provider is named or has a key."""
 
@@ -105,6 +116,11 @@ def choose_annotator(
     """
     name = (provider or "").strip().lower() or None
     model, effort, base_url = model or None, effort or None, base_url or None
+    if base_url is not None:
+        try:
+            normalise_endpoint(base_url)
+        except LLMError as exc:
+            raise InvalidBaseUrl("base_url", str(exc)) from exc
     if name is None:
         name = _implied_provider(base_url, model, env, llm_required)
     if name == LEXICAL:
