@@ -34,12 +34,22 @@ def start(
     timeout: Annotated[
         float, typer.Option("--timeout", min=1, help="Seconds to wait for /health.")
     ] = server.START_TIMEOUT,
+    database: Annotated[
+        str | None,
+        typer.Option(
+            "--database",
+            envvar="GOLDLOOP_STUDIO_DATABASE",
+            help="PostgreSQL for Label Studio: postgresql://user@host:port/name (a password from"
+            " PGPASSWORD, or in the URL when given through GOLDLOOP_STUDIO_DATABASE)."
+            " Default: SQLite in the data dir.",
+        ),
+    ] = None,
 ) -> None:
     """Start the embedded Label Studio (installing it when missing) and print its URL and login."""
     with console.status(
         "starting Label Studio (the first start runs its migrations: a minute or two)"
     ):
-        state = server.start(port=port, timeout=timeout)
+        state = server.start(port=port, timeout=timeout, database=database)
     _print_state(state)
 
 
@@ -70,6 +80,7 @@ def _print_state(state: server.ServerState) -> None:
                 ("password", creds.password),
                 ("pid", state.pid),
                 ("data dir", state.data_dir),
+                ("database", state.database or "SQLite in the data dir"),
             ],
         )
     )

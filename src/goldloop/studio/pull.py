@@ -1,18 +1,24 @@
 """``pull``: verified gold from Label Studio, with verdicts and the verification sidecar.
 
-The project (and its ``-double`` twin) is exported once through the project layer; the pure
-reading (verdicts, hits, counts) lives in :mod:`goldloop.studio.verify` and is re-exported here.
+The campaign's projects (``NAME``, and ``NAME-double`` and ``NAME-curate`` when they exist) are
+exported once through the project layer; the pure reading (per document: curated, else agreed,
+else the primary annotation; verdicts, hits, counts, κ before curation, effort) lives in
+:mod:`goldloop.studio.verify` and :mod:`goldloop.studio.campaign`. Then every kept or added hit
+gets ``surface_anchored`` from the same test pre-annotation uses
+(:func:`goldloop.nlp.surface_anchored`), one parse per pulled document.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from goldloop.atomic import atomic_write_json
-from goldloop.gold import write_gold
+from goldloop.gold import Document, write_gold
 from goldloop.kb import KB
 from goldloop.studio import project as projects
+from goldloop.studio.campaign import verify_campaign
 from goldloop.studio.connection import Connection, StudioError
 from goldloop.studio.verify import (
     COUNTS,
@@ -58,6 +64,22 @@ def per_annotator_path(out: Path, email: str) -> Path:
     return out.with_name(f"{out.stem}.{email}{out.suffix}")
 
 
+def anchor(documents: Sequence[Document], kb: KB, *, nlp: Any = None) -> None:
+    """Set ``surface_anchored`` on every hit; each distinct text with hits is parsed once."""
+    from goldloop.nlp import parse_many, surface_anchored
+
+    texts = list(dict.fromkeys(doc.text for doc in documents if doc.ground_truth))
+    parsed = dict(zip(texts, parse_many(texts, nlp=nlp), strict=True))
+    for document in documents:
+        for hit in document.ground_truth:
+            relation = (kb.lookup(hit.label) if hit.label else None) or kb.get(hit.entity_id)
+            hit.surface_anchored = (
+                None
+                if relation is None
+                else surface_anchored(parsed[document.text], hit.a, hit.b, relation)
+            )
+
+
 def pull(
     connection: Connection,
     client: Any,
@@ -68,16 +90,16 @@ def pull(
     annotator: str | None = None,
     per_annotator: bool = False,
 ) -> tuple[PullResult, dict[str, Path]]:
-    """Export ``name`` (and its ``-double`` twin), write the verified gold, and one file per person."""
-    titles, tasks = export_tasks(connection, client, name)
-    result = verify(tasks, kb, annotator=annotator)
-    result.projects = titles
-    write_verified(out, result)
-    written: dict[str, Path] = {}
+    """Export the campaign ``name``, write the verified gold, and one file per person."""
+    campaign = projects.export_campaign(connection, client, name)
+    result = verify_campaign(campaign, kb, annotator=annotator)
+    people: dict[str, PullResult] = {}
     if per_annotator:
-        for email in annotators(tasks):
-            person = verify(tasks, kb, annotator=email)
-            person.projects = titles
-            written[email] = per_annotator_path(out, email)
-            write_verified(written[email], person)
+        for email in annotators(campaign.of("primary") + campaign.of("double")):
+            people[email] = verify_campaign(campaign, kb, annotator=email)
+    anchor([d for r in (result, *people.values()) for d in r.documents], kb)
+    write_verified(out, result)
+    written = {email: per_annotator_path(out, email) for email in people}
+    for email, person in people.items():
+        write_verified(written[email], person)
     return result, written
