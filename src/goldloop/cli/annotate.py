@@ -111,8 +111,6 @@ def annotate(
         raise GoldloopError("give exactly one of --sample DIR or --documents JSONL")
     if out is None and not dry:
         raise GoldloopError("--out is required (except with --dry-run)")
-    spec = choose_annotator(provider, model, effort, base_url, key_required=not dry)
-    wanted_roles = parse_roles(roles)
     source_option, source = ("--sample", sample) if sample else ("--documents", documents_path)
     assert source is not None
     cache_path = cache or default_cache_path()
@@ -121,6 +119,8 @@ def annotate(
             {"--out": out, "--out (its report)": report_path(out)},
             {source_option: input_files(source), "--kb": kb, "--cache": cache_path},
         )
+    spec = choose_annotator(provider, model, effort, base_url, key_required=not dry)
+    wanted_roles = parse_roles(roles)
     the_kb = open_kb(kb)
     documents = select_documents(read_documents(source), wanted_roles, limit)
     if dry or out is None:
