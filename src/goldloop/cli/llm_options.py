@@ -14,7 +14,7 @@ from goldloop.errors import EXIT_INTERRUPTED, GoldloopError, PartialRun, Service
 from goldloop.llm import Provider, RetryPolicy
 from goldloop.llm.runner import DEFAULT_CONCURRENCY
 
-DEFAULT_TIMEOUT_S = 120.0
+DEFAULT_TIMEOUT_S = RetryPolicy().timeout_s
 DEFAULT_ATTEMPTS = RetryPolicy().attempts
 
 ProviderOption = Annotated[
