@@ -149,3 +149,10 @@ def test_the_demo_picks_by_the_same_rule(monkeypatch: pytest.MonkeyPatch, kb: KB
     monkeypatch.setenv("OPENAI_API_KEY", "k")
     with pytest.raises(AmbiguousProvider):
         pick_annotator(kb)
+
+
+def test_the_documented_names_stay_importable() -> None:
+    import goldloop.backend
+    import goldloop.llm
+
+    assert goldloop.backend.AnnotatorSpec is goldloop.llm.AnnotatorSpec is AnnotatorSpec
