@@ -224,7 +224,7 @@ class Provider(ABC):
         key = self.key(request)
         hit = self._cached(key)
         if hit is not None:
-            return LLMResponse(hit.text, False, dict(hit.usage), cached=True)
+            return _from_cache(hit)
         response = self._call_with_retries(request, cancel)
         keep = not response.truncated and (usable is None or usable(response.text))
         if self.cache is not None and keep:
@@ -233,6 +233,11 @@ class Provider(ABC):
             except Exception as exc:  # a broken cache must not lose a paid-for answer
                 log.warning("%s: the answer was not cached: %s", self.name, exc)
         return response
+
+    def cached(self, request: LLMRequest) -> LLMResponse | None:
+        """The cached answer to ``request``, if there is one (no call is made)."""
+        hit = self._cached(self.key(request))
+        return None if hit is None else _from_cache(hit)
 
     def _cached(self, key: str) -> CachedAnswer | None:
         if self.cache is None:
@@ -317,3 +322,7 @@ class Provider(ABC):
     @abstractmethod
     def _call(self, request: LLMRequest) -> LLMResponse:
         """One SDK call: the answer text, whether it was cut at the limit, and token usage."""
+
+
+def _from_cache(hit: CachedAnswer) -> LLMResponse:
+    return LLMResponse(hit.text, False, dict(hit.usage), cached=True)
