@@ -138,17 +138,23 @@ def test_the_backend_and_the_cli_word_the_same_refusal_with_their_own_names(
     assert not (tmp_path / "o.json").exists()
 
 
-def test_the_demo_picks_by_the_same_rule(monkeypatch: pytest.MonkeyPatch, kb: KB) -> None:
+def test_the_demo_picks_by_the_same_rule_and_the_backends_variables(
+    monkeypatch: pytest.MonkeyPatch, kb: KB
+) -> None:
     from goldloop.demo import pick_annotator
 
     for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
         monkeypatch.delenv(name, raising=False)
+    for setting in ("PROVIDER", "MODEL", "EFFORT", "BASE_URL"):
+        monkeypatch.delenv(f"GOLDLOOP_{setting}", raising=False)
     assert isinstance(pick_annotator(kb), LexicalAnnotator)
     monkeypatch.setenv("GEMINI_API_KEY", "k")
     assert pick_annotator(kb).tag == "gemini-2.5-flash"
     monkeypatch.setenv("OPENAI_API_KEY", "k")
-    with pytest.raises(AmbiguousProvider):
+    with pytest.raises(GoldloopError, match="GOLDLOOP_PROVIDER='': keys of several providers"):
         pick_annotator(kb)
+    monkeypatch.setenv("GOLDLOOP_PROVIDER", "openai")  # named as for the backend
+    assert pick_annotator(kb).tag == "gpt-5-mini"
 
 
 def test_the_documented_names_stay_importable() -> None:

@@ -16,13 +16,14 @@ door names its own option or variable.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from goldloop.errors import SettingError
+from goldloop.errors import GoldloopError, SettingError
 from goldloop.llm.base import (
     CREDENTIALS,
     LLMError,
@@ -134,6 +135,26 @@ def choose_annotator(
         variables = " or ".join(CREDENTIALS[name])
         raise MissingKey("provider", f"{name} needs {variables} in the environment")
     return AnnotatorSpec(name, model or DEFAULT_MODELS[name], effort, base_url)
+
+
+def annotator_from_env(
+    env: Mapping[str, str] | None = None, prefix: str = "GOLDLOOP_"
+) -> AnnotatorSpec:
+    """:func:`choose_annotator` on the variables ``<prefix>PROVIDER``, ``MODEL``, ``EFFORT`` and
+    ``BASE_URL`` (the doors configured by the environment: the ML backend, the demo); a refusal
+    names the variable."""
+    env = os.environ if env is None else env
+    try:
+        return choose_annotator(
+            env.get(f"{prefix}PROVIDER"),
+            env.get(f"{prefix}MODEL"),
+            env.get(f"{prefix}EFFORT"),
+            env.get(f"{prefix}BASE_URL"),
+            env=env,
+        )
+    except AnnotatorChoiceError as exc:
+        variable = f"{prefix}{exc.setting.upper()}"
+        raise GoldloopError(f"{variable}={env.get(variable, '')!r}: {exc.message}") from exc
 
 
 def _implied_provider(
