@@ -27,10 +27,15 @@ from goldloop.errors import GoldloopError, SettingError
 from goldloop.llm.base import (
     CREDENTIALS,
     LLMError,
+    LLMRequest,
     Provider,
     RetryPolicy,
+    annotator_tag,
+    endpoint_identity,
     env_credential,
     normalise_endpoint,
+    request_key,
+    resolve_api,
 )
 from goldloop.llm.cache import ResponseCache, SQLiteCache
 from goldloop.settings import default_cache_path
@@ -55,7 +60,8 @@ DEFAULT_MODELS: Final = {
 
 
 class AnnotatorChoiceError(SettingError):
-    """The settings do not name one annotator; ``setting`` is ``provider`` or ``model``."""
+    """The settings do not name one annotator; ``setting`` is ``provider``, ``model``,
+    ``base_url`` or ``api``."""
 
 
 class UnknownProvider(AnnotatorChoiceError):
@@ -90,6 +96,29 @@ class AnnotatorSpec:
     model: str | None = None
     effort: str | None = None
     base_url: str | None = None
+    api: str | None = None
+
+    @property
+    def endpoint(self) -> str | None:
+        """The normalised base URL of a server other than the provider's own."""
+        return endpoint_identity(self.provider, self.base_url)
+
+    @property
+    def wire_api(self) -> str | None:
+        """The API the provider is spoken to with (see :func:`goldloop.llm.base.resolve_api`)."""
+        return resolve_api(self.provider, self.api, self.endpoint)
+
+    @property
+    def tag(self) -> str:
+        """The annotator tag its answers carry (see :func:`goldloop.llm.base.annotator_tag`)."""
+        return annotator_tag(self.model or self.provider, self.effort, self.endpoint)
+
+    def key(self, request: LLMRequest) -> str:
+        """The response cache key of ``request``, computed without building a client."""
+        assert self.model is not None, "an LLM spec has a model"
+        return request_key(
+            self.provider, self.model, self.effort, self.endpoint, self.wire_api, request
+        )
 
     @property
     def is_llm(self) -> bool:
@@ -110,10 +139,12 @@ def choose_annotator(
     env: Mapping[str, str] | None = None,
     llm_required: bool = False,
     key_required: bool = True,
+    api: str | None = None,
 ) -> AnnotatorSpec:
     """The annotator the settings name, by the rule in this module's docstring.
 
-    ``key_required=False`` skips the key check of a named provider (a dry run calls nothing).
+    ``key_required=False`` skips the key check of a named provider (a dry run calls nothing);
+    ``api`` names a wire API (its setting is ``api``).
     """
     name = (provider or "").strip().lower() or None
     model, effort, base_url = model or None, effort or None, base_url or None
@@ -134,7 +165,12 @@ def choose_annotator(
     if key_required and base_url is None and name not in credentials_set(env):
         variables = " or ".join(CREDENTIALS[name])
         raise MissingKey("provider", f"{name} needs {variables} in the environment")
-    return AnnotatorSpec(name, model or DEFAULT_MODELS[name], effort, base_url)
+    spec = AnnotatorSpec(name, model or DEFAULT_MODELS[name], effort, base_url, api or None)
+    try:
+        spec.wire_api  # noqa: B018 (an API the provider does not speak is refused here)
+    except LLMError as exc:
+        raise AnnotatorChoiceError("api", str(exc)) from exc
+    return spec
 
 
 def annotator_from_env(
@@ -195,9 +231,11 @@ def make_provider(
     base_url: str | None = None,
     cache: ResponseCache | str | Path | _DefaultCache | None = DEFAULT_CACHE,
     retry: RetryPolicy | None = None,
+    api: str | None = None,
 ) -> Provider:
     """A provider by name; ``cache`` is a cache object, a SQLite path, ``None`` (off) or
-    :data:`DEFAULT_CACHE`."""
+    :data:`DEFAULT_CACHE`; ``api`` a wire API other than the default (OpenAI: ``chat`` or
+    ``responses``)."""
     if name not in PROVIDERS:
         raise LLMError(f"unknown provider {name!r} (known: {', '.join(PROVIDERS)})")
     module_name, class_name = PROVIDERS[name]
@@ -210,7 +248,7 @@ def make_provider(
     if isinstance(cache, str | Path):
         cache = SQLiteCache(cache)
     provider: Provider = provider_class(
-        model, effort=effort, base_url=base_url, cache=cache, retry=retry
+        model, effort=effort, base_url=base_url, cache=cache, retry=retry, api=api
     )
     return provider
 
@@ -231,6 +269,7 @@ def make_llm(
         base_url=spec.base_url,
         cache=cache,
         retry=retry,
+        api=spec.api,
     )
 
 

@@ -37,7 +37,7 @@ def stream_requests(
     cached: list[tuple[int, Answer]] = []
     jobs: queue.SimpleQueue[tuple[int, LLMRequest]] = queue.SimpleQueue()
     for index, request in enumerate(requests):
-        hit = provider.cached(request)
+        hit = provider.cached_response(provider.key(request))
         if hit is None:
             jobs.put((index, request))
         else:
