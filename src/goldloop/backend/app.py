@@ -80,7 +80,9 @@ def create_app(
     @app.post("/predict", dependencies=[Depends(guard)])
     async def predict(request: Request) -> dict[str, Any]:
         body = parse_body(await request.body(), PredictRequest)
-        results = await predictor.predict(body.tasks, body.label_config)
+        # Label Studio sends the region an annotator drew (interactive mode) in params.context.
+        context = body.params.get("context") or (body.model_extra or {}).get("context")
+        results = await predictor.predict(body.tasks, body.label_config, context)
         return {"results": results, "model_version": predictor.model_version}
 
     @app.post("/webhook", dependencies=[Depends(guard)])

@@ -11,7 +11,11 @@ from goldloop.errors import GoldloopError
 from goldloop.llm.factory import LEXICAL, AnnotatorChoiceError, AnnotatorSpec, choose_annotator
 from goldloop.settings import default_cache_path
 
-__all__ = ["LEXICAL", "AnnotatorSpec", "BackendSettings"]
+__all__ = ["LEXICAL", "MAX_TASK_CHARS", "AnnotatorSpec", "BackendSettings"]
+
+# A task longer than this gets no prediction (an abstract is ~2,000 characters): one huge task
+# must not take the batch's time, the provider's context or spaCy's memory.
+MAX_TASK_CHARS = 50_000
 
 
 @dataclass(frozen=True)
@@ -24,10 +28,12 @@ class BackendSettings:
     redis_url: str | None = field(default=None, repr=False)
     basic_auth: tuple[str, str] | None = field(default=None, repr=False)
     concurrency: int = 16
+    max_task_chars: int = MAX_TASK_CHARS
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> BackendSettings:
-        """Read ``GOLDLOOP_*``, ``REDIS_URL``, ``BASIC_AUTH_*`` and the providers' key variables."""
+        """Read ``GOLDLOOP_*`` (``GOLDLOOP_MAX_TASK_CHARS`` among them), ``REDIS_URL``,
+        ``BASIC_AUTH_*`` and the providers' key variables."""
         env = os.environ if env is None else env
         annotator = _annotator(env, "GOLDLOOP_")
         other = _annotator(env, "GOLDLOOP_OTHER_") if env.get("GOLDLOOP_OTHER_PROVIDER") else None
@@ -44,6 +50,7 @@ class BackendSettings:
             redis_url=env.get("REDIS_URL") or None,
             basic_auth=(user, password) if user and password else None,
             concurrency=_positive_int(env, "GOLDLOOP_CONCURRENCY", 16),
+            max_task_chars=_positive_int(env, "GOLDLOOP_MAX_TASK_CHARS", MAX_TASK_CHARS),
         )
 
 
