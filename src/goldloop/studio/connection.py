@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, TypeVar
 import httpx
 from tenacity import retry, retry_if_exception, stop_after_attempt, wait_exponential
 
+from goldloop.errors import ServiceError
 from goldloop.studio import server
 from goldloop.studio.errors import StudioError as StudioError  # re-exported: callers catch it here
 
@@ -88,8 +89,8 @@ def call_once(connection: Connection, fn: Callable[..., T], *args: object, **kwa
         return fn(*args, **kwargs)
 
 
-class StudioUnreachable(StudioError):
-    """The request did not get an answer: the server is down, restarting or too slow."""
+class StudioUnreachable(StudioError, ServiceError):
+    """The request did not get an answer: the server is down, restarting or too slow (exit 4)."""
 
 
 @contextmanager
@@ -107,6 +108,16 @@ def _mapped_errors(connection: Connection) -> Iterator[None]:
             raise StudioError(
                 f"Label Studio at {connection.url} refused the API key (HTTP {exc.status_code}): "
                 f"{_detail(exc)}; check {KEY_ENV}"
+            ) from None
+        if (
+            exc.status_code is not None
+            and exc.status_code < 400
+            and not isinstance(exc.body, dict | list)
+        ):
+            # A 2xx/3xx answer the SDK could not read as JSON: a web page, not Label Studio's API.
+            raise StudioError(
+                f"{connection.url} is not a Label Studio server (its API answered HTTP "
+                f"{exc.status_code} with something that is not JSON); check the URL"
             ) from None
         raise StudioError(
             f"Label Studio at {connection.url} answered HTTP {exc.status_code}: {_detail(exc)}"
@@ -128,7 +139,7 @@ def _retrying(fn: Callable[..., T], *args: object, **kwargs: object) -> T:
 
 
 def _detail(exc: Exception) -> str:
+    """The server's reason, on one line and short (an HTML error page must not flood the terminal)."""
     body = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        return str(body.get("detail") or body)[:300]
-    return str(body or exc)[:300]
+    text = str(body.get("detail") or body) if isinstance(body, dict) else str(body or exc)
+    return " ".join(text.split())[:300]
