@@ -1,8 +1,10 @@
 """Which Label Studio to talk to, and a checked SDK client for it.
 
-``--url``/``LABEL_STUDIO_URL`` and ``LABEL_STUDIO_API_KEY`` (a legacy token or a personal access
-token: the SDK tells them apart) name an operator's own server; without them, the running
-embedded server is used. Errors name the server and never the key.
+A URL (``LABEL_STUDIO_URL``, or the command's own) and ``LABEL_STUDIO_API_KEY`` (a legacy token
+or a personal access token: the SDK tells them apart) name an operator's own server; without
+them, the running embedded server is used. Errors name the server and never the key: a server
+that does not answer, or answers 5xx, is a :class:`~goldloop.errors.ServiceError` (exit 4); one
+that is not Label Studio, or refuses the key, is the user's to fix (exit 2).
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ def resolve_connection(
     state = server.status(home)
     if state is None:
         raise StudioError(
-            f"no Label Studio: give --url (or {URL_ENV}) and {KEY_ENV}, or run `goldloop studio start`"
+            f"no Label Studio: set {URL_ENV} and {KEY_ENV}, or run `goldloop studio start`"
         )
     return Connection(state.url, api_key or state.token)
 
@@ -90,7 +92,8 @@ def call_once(connection: Connection, fn: Callable[..., T], *args: object, **kwa
 
 
 class StudioUnreachable(StudioError, ServiceError):
-    """The request did not get an answer: the server is down, restarting or too slow (exit 4)."""
+    """The request did not get an answer (the server is down, restarting or too slow), or it
+    failed on the server (5xx) after retries."""
 
 
 @contextmanager
@@ -109,17 +112,14 @@ def _mapped_errors(connection: Connection) -> Iterator[None]:
                 f"Label Studio at {connection.url} refused the API key (HTTP {exc.status_code}): "
                 f"{_detail(exc)}; check {KEY_ENV}"
             ) from None
-        if (
-            exc.status_code is not None
-            and exc.status_code < 400
-            and not isinstance(exc.body, dict | list)
-        ):
-            # A 2xx/3xx answer the SDK could not read as JSON: a web page, not Label Studio's API.
+        if not isinstance(exc.body, dict) and (exc.status_code or 0) < 500:
+            # An answer Label Studio's API never gives (an HTML page, a 200 that is not JSON).
             raise StudioError(
-                f"{connection.url} is not a Label Studio server (its API answered HTTP "
-                f"{exc.status_code} with something that is not JSON); check the URL"
+                f"{connection.url} is not a Label Studio server: it answered HTTP "
+                f"{exc.status_code} with {_kind(exc.body)} where Label Studio's API answers JSON"
             ) from None
-        raise StudioError(
+        error = StudioUnreachable if (exc.status_code or 0) >= 500 else StudioError
+        raise error(
             f"Label Studio at {connection.url} answered HTTP {exc.status_code}: {_detail(exc)}"
         ) from None
 
@@ -136,6 +136,13 @@ def _transient(exc: BaseException) -> bool:
 )
 def _retrying(fn: Callable[..., T], *args: object, **kwargs: object) -> T:
     return fn(*args, **kwargs)
+
+
+def _kind(body: object) -> str:
+    text = str(body or "").lstrip()[:200].lower()
+    if not text:
+        return "an empty body"
+    return "an HTML page" if text.startswith(("<!doctype", "<html", "<")) else "text"
 
 
 def _detail(exc: Exception) -> str:

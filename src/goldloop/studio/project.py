@@ -183,13 +183,19 @@ def export_project(connection: Connection, client: Any, project: Project) -> lis
         connection, client.projects.exports.download, id=project.id, export_pk=export.id,
         export_type="JSON",
     )  # fmt: skip
+    raw = b"".join(call(connection, list, chunks))
     try:
-        tasks: list[dict[str, Any]] = json.loads(b"".join(chunks))
-    except ValueError:
+        tasks = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        # Seen when the server stops while it streams the export: an empty or cut-off body.
         raise StudioUnreachable(
-            f"Label Studio at {connection.url} sent an export of {project.title!r} that is not "
-            "JSON (cut short?); run again"
+            f"Label Studio at {connection.url} sent an unreadable export of {project.title!r} "
+            f"({len(raw)} bytes): did it stop or restart? nothing was written"
         ) from None
+    if not isinstance(tasks, list):
+        raise StudioError(
+            f"Label Studio at {connection.url}: the export of {project.title!r} is not a task list"
+        )
     call(connection, client.projects.exports.delete, id=project.id, export_pk=export.id)
     return tasks
 

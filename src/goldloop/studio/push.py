@@ -101,7 +101,7 @@ def push(
 ) -> PushReport:
     """Push ``documents`` (of ``roles``, all when None; no role is kept) into ``name`` and ``name-double``."""
     if b is not None and a is None:
-        raise GoldloopError("a second annotator (B) needs a first (A): give --candidates too")
+        raise GoldloopError("a second annotator (B) needs a first (A)")
     repeated = [doc_id for doc_id, n in Counter(d.doc_id for d in documents).items() if n > 1]
     if repeated:
         raise GoldloopError(
