@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +74,11 @@ def pull_command(
     per_annotator: bool = typer.Option(
         False, "--per-annotator", help="Also write <out-stem>.<email>.json per person."
     ),
+    since: bool = typer.Option(
+        False,
+        "--since",
+        help="Re-read only the tasks changed since the last pull into --out (<out>.tasks.json).",
+    ),
     url: str | None = URL,
     kb: Path | None = KB_OPTION,
 ) -> None:
@@ -87,6 +93,8 @@ def pull_command(
         out,
         annotator=annotator,
         per_annotator=per_annotator,
+        since=since,
+        redis_url=os.environ.get("REDIS_URL"),
     )
     _print_pull(result, out)
     for email, path in written.items():
