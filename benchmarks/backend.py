@@ -3,7 +3,10 @@
 Measures, in one run: a batch of 16 tasks with the provider at 200 ms per request, annotated
 concurrently vs one at a time (target ≥ 5×); the per-task latency of the same batch on a cache
 hit; and requests per second under a small bounded load (a few clients, a few seconds) sent from
-a second process, next to ``/health`` under the same load as the baseline.
+a second process, next to ``/health`` under the same load as the baseline. Those run without the
+parse cache; the last section switches it on and compares, task by task, ``/predict`` on a cache
+hit (answer and parse) with a cold ``/predict`` for the same task: p95 per task, target ≤ 0.1×,
+for the lexical pre-annotator (and, printed beside, for an LLM at the provider latency).
 
     .venv/bin/python benchmarks/backend.py
     .venv/bin/python benchmarks/backend.py --tasks 32 --latency 0.5 --load-seconds 10
@@ -19,15 +22,18 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.*
 
-from tests.backend.conftest import llm_settings, running_backend
+from tests.backend.conftest import free_port, llm_settings, running_backend
 from tests.fakes.llm_server import FakeLLMServer, FakeRequest
 
+from goldloop import parse_cache
 from goldloop.backend.predictor import Predictor
 from goldloop.kb import load_kb
 from goldloop.nlp import load_nlp
@@ -79,9 +85,9 @@ def answer(request: FakeRequest) -> str:
     return json.dumps({"mentions": items})
 
 
-def timed_predict(url: str, body: dict) -> tuple[float, list]:
+def timed_predict(url: str, body: dict, client: httpx.Client | None = None) -> tuple[float, list]:
     start = time.perf_counter()
-    reply = httpx.post(f"{url}/predict", json=body, timeout=300)
+    reply = (client or httpx).post(f"{url}/predict", json=body, timeout=300)
     reply.raise_for_status()
     return time.perf_counter() - start, reply.json()["results"]
 
@@ -107,7 +113,9 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.2, help="provider seconds per request")
     parser.add_argument("--clients", type=int, default=4, help="concurrent clients in the load")
     parser.add_argument("--load-seconds", type=float, default=4.0)
+    parser.add_argument("--p95-tasks", type=int, default=40, help="tasks of the cache-hit p95")
     args = parser.parse_args()
+    parse_cache.set_enabled(False)  # these sections measure parsing; the last one switches it on
 
     kb = load_kb()
     label_config = render_label_config(kb)
@@ -171,6 +179,94 @@ def main() -> None:
     rps = {k: v["requests"] / v["elapsed"] for k, v in (("p", predict_load), ("h", health_load))}
     ratio = rps["p"] / rps["h"]
     print(f"  /predict throughput = {ratio:.2f} x /health")
+    cache_hit_p95(args.p95_tasks, args.latency)
+
+
+def p95(seconds: list[float]) -> float:
+    ordered = sorted(seconds)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))]
+
+
+def cache_hit_p95(n: int, latency: float) -> None:
+    """Each task sent alone, cold (fresh caches), then again on a cache hit (issue 18), to
+    ``goldloop backend`` in its own process, as Label Studio reaches it."""
+    label_config = render_label_config(load_kb())
+    texts = abstracts(n, seed=18)
+    bodies = [
+        {
+            "tasks": [{"id": i, "data": {"text": t, "doc_id": f"p95:{i}"}}],
+            "label_config": label_config,
+            "project": "1.0",
+        }
+        for i, t in enumerate(texts)
+    ]
+    print(f"/predict per task, {n} tasks sent one at a time: cold, then on a cache hit")
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        FakeLLMServer(answer, latency_s=latency) as fake,
+        httpx.Client(timeout=300) as client,  # one connection, as Label Studio keeps
+    ):
+        variants = {
+            "lexical": {"GOLDLOOP_PROVIDER": "lexical"},
+            f"LLM ({latency * 1000:.0f} ms)": {
+                "GOLDLOOP_PROVIDER": "openai",
+                "GOLDLOOP_MODEL": "gpt-test",
+                "OPENAI_API_KEY": "benchmark-key",
+                "GOLDLOOP_BASE_URL": fake.base_url("openai"),
+                "GOLDLOOP_CACHE": str(Path(tmp) / "answers.sqlite"),
+            },
+        }
+        for k, (name, settings) in enumerate(variants.items()):
+            settings = {**settings, parse_cache.ENV_PATH: str(Path(tmp) / f"parses-{k}.sqlite")}
+            with backend_process(settings) as url:
+                client.post(f"{url}/predict", json={"tasks": [], "label_config": label_config})
+                fake.reset()
+                cold, hit, first, again = [], [], [], []
+                for timings, replies in ((cold, first), (hit, again)):
+                    for body in bodies:
+                        seconds, results = timed_predict(url, body, client)
+                        timings.append(seconds)
+                        replies.append(results)
+            assert again == first and all(r[0]["result"] for r in first), name
+            assert fake.request_count <= n, "a cache hit asked the provider again"
+            ratio = p95(hit) / p95(cold)
+            target = "  (target <= 0.1x) " + ("OK" if ratio <= 0.1 else "MISSED")
+            print(
+                f"  {name:<13} p95 cold {p95(cold) * 1000:7.1f} ms   hit {p95(hit) * 1000:6.1f} ms"
+                f"   (p50 {p50(cold) * 1000:.1f} / {p50(hit) * 1000:.1f} ms)"
+                f"   ratio {ratio:.3f}x{target if name == 'lexical' else ''}"
+            )
+
+
+def p50(seconds: list[float]) -> float:
+    return sorted(seconds)[len(seconds) // 2]
+
+
+@contextmanager
+def backend_process(settings: dict[str, str]) -> Iterator[str]:
+    """``goldloop backend`` on a free loopback port with these settings; its URL once healthy."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GOLDLOOP_", "OPENAI_"))}
+    command = [str(Path(sys.executable).with_name("goldloop")), "backend", "--port", str(port)]
+    process = subprocess.Popen(
+        command, env={**env, **settings}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                if httpx.get(f"{url}/health", timeout=2).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the backend did not start: {process.stderr.read()!r}")  # type: ignore[union-attr]
+            time.sleep(0.2)
+        yield url
+    finally:
+        process.terminate()
+        process.wait(30)
 
 
 if __name__ == "__main__":

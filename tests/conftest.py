@@ -153,3 +153,12 @@ def label_studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabelStud
         yield running
     finally:
         server.stop(home)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _parse_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Each test session parses into its own parse cache, never the checkout's ``.goldloop``."""
+    path = tmp_path_factory.mktemp("parse-cache") / "parse-cache.sqlite"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("GOLDLOOP_PARSE_CACHE", str(path))
+        yield

@@ -116,3 +116,18 @@ def check_pushed(run: DemoRun, kb: KB) -> list[str]:
                 problems.append(f"{doc_id}: prediction {version!r} differs from what was pushed")
     problems += [f"{doc_id}: not in the sample" for doc_id in seen.keys() - wanted.keys()]
     return problems
+
+
+def next_commands(run: DemoRun) -> list[str]:
+    """What to run once people have annotated: status, curation of the double tasks, pull,
+    effort, score, and stopping Label Studio."""
+    gold = run.sample_dir.parent / "gold.verified.json"
+    system = run.annotator.split("@")[0]
+    return [
+        f"goldloop status --project {PROJECT}",
+        f"goldloop curate --project {PROJECT}   # once two people annotated {double_name(PROJECT)}",
+        f"goldloop pull --project {PROJECT} --out {gold}",
+        f"goldloop effort --project {PROJECT}",
+        f"goldloop score --gold {gold} --system {system}={run.gold_path}",
+        "goldloop studio stop",
+    ]

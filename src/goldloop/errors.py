@@ -28,6 +28,16 @@ class GoldloopError(Exception):
     exit_code = EXIT_BAD_INPUT
 
 
+class SettingError(GoldloopError):
+    """A setting's value is refused; ``setting`` is its Python name (``n_primary``), which a door
+    words as its own option (``--n-primary``) or variable."""
+
+    def __init__(self, setting: str, message: str) -> None:
+        super().__init__(f"{setting}: {message}")
+        self.setting = setting
+        self.message = message
+
+
 class CheckFailed(GoldloopError):
     """A check ran to the end and found problems (the report says which): exit 1."""
 

@@ -185,7 +185,7 @@ def load_kb(path: str | Path | None = None, equivalences: str | Path | None = No
     if pending:
         log.warning(
             "%s: %d rows still need review: an unreviewed converse pair can merge two "
-            "relations silently (see `goldloop kb derive --review-csv`)",
+            "relations silently (review the pending sheet `goldloop kb derive` writes)",
             kb_path,
             pending,
         )

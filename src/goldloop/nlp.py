@@ -38,6 +38,7 @@ from spacy.tokens import Doc, Span, Token
 
 from goldloop.errors import GoldloopError
 from goldloop.kb import KB, Relation, label_key
+from goldloop.parse_cache import ParseCache, default_cache, parse_cached
 from goldloop.settings import spacy_model_names
 from goldloop.verb_forms import verb_forms
 
@@ -132,14 +133,23 @@ def parse_many(
     disable: Sequence[str] = (),
     n_process: int = 1,
     batch_size: int = 32,
+    cache: ParseCache | bool = True,
 ) -> Iterator[Doc]:
     """Parse texts in order: the one way goldloop parses documents in bulk.
 
     ``nlp`` defaults to :func:`load_nlp`; ``disable`` names pipes to skip for this call only
-    (another thread may be parsing with the full pipeline, so never ``select_pipes``).
+    (another thread may be parsing with the full pipeline, so never ``select_pipes``). Docs
+    come from the parse cache where it has them (:mod:`goldloop.parse_cache`; ``cache=True``
+    is the process's own, unless switched off; ``False`` parses everything), without a
+    ``tensor``.
     """
     nlp = nlp or load_nlp()
-    return nlp.pipe(texts, disable=list(disable), n_process=n_process, batch_size=batch_size)
+    store = default_cache() if cache is True else None if cache is False else cache
+    if store is None:
+        return nlp.pipe(texts, disable=list(disable), n_process=n_process, batch_size=batch_size)
+    return parse_cached(
+        store, nlp, texts, disable=disable, n_process=n_process, batch_size=batch_size
+    )
 
 
 # ---------------------------------------------------------------------------------------------

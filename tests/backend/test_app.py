@@ -344,3 +344,80 @@ def test_concurrent_requests_get_the_same_answers_as_one_at_a_time(
     for results in together:
         assert results[0]["result"] and results[1]["result"] == [] and results[2] == []
         assert results[3]["result"]
+
+
+# --- exposure and bad requests ---
+
+
+def test_without_basic_auth_only_loopback_peers_are_served(
+    lexical_predictor: Predictor, label_config: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GOLDLOOP_INSECURE", raising=False)
+    remote = ("192.0.2.7", 40000)  # TEST-NET-1: never routed, only a peer address here
+    with TestClient(create_app(LEXICAL, lexical_predictor), client=remote) as client:
+        reply = predict(client, tasks_of([MENTION_TEXT]), label_config)
+        assert reply.status_code == 403
+        assert "BASIC_AUTH_USER and BASIC_AUTH_PASS" in reply.json()["message"]
+    secured = BackendSettings(annotator=AnnotatorSpec("lexical"), basic_auth=("ls", "s3cret"))
+    with TestClient(create_app(secured, lexical_predictor), client=remote) as client:
+        reply = predict(
+            client, tasks_of([MENTION_TEXT]), label_config, headers=_auth("ls", "s3cret")
+        )
+        assert reply.status_code == 200
+    monkeypatch.setenv("GOLDLOOP_INSECURE", "1")
+    with TestClient(create_app(LEXICAL, lexical_predictor), client=remote) as client:
+        assert predict(client, tasks_of([MENTION_TEXT]), label_config).status_code == 200
+
+
+@pytest.mark.parametrize("config", ["<View><Text", "not xml at all"])
+def test_a_malformed_label_config_is_a_400_naming_it(client: TestClient, config: str) -> None:
+    reply = predict(client, tasks_of([MENTION_TEXT]), config)
+    assert reply.status_code == 400
+    assert (
+        "label_config: Value error, not a Label Studio labeling config" in reply.json()["message"]
+    )
+
+
+def test_an_unexpected_failure_is_a_json_500_with_the_details_logged(
+    kb: KB, label_config: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    class Broken(Predictor):
+        def predict_batch(self, tasks: Any, label_config: str | None) -> list[Any]:
+            raise RuntimeError("boom")
+
+    broken = Broken(kb, LexicalAnnotator(kb), nlp=load_nlp())
+    with (
+        TestClient(
+            create_app(LEXICAL, broken), client=LOOPBACK, raise_server_exceptions=False
+        ) as client,
+        caplog.at_level(logging.ERROR, logger="goldloop.backend"),
+    ):
+        reply = predict(client, tasks_of([MENTION_TEXT]), label_config)
+    assert reply.status_code == 500
+    assert reply.json() == {
+        "status": "error",
+        "message": "internal error (RuntimeError); the backend's log has the details",
+    }
+    assert "POST /predict failed" in caplog.text
+
+
+def test_an_oversized_task_gets_no_prediction_and_the_others_are_predicted(
+    lexical_predictor: Predictor, kb: KB, label_config: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    big = MENTION_TEXT + " " + "Filler words without a verb of the KB. " * 150_000  # ~6 MB
+    small = Predictor(kb, LexicalAnnotator(kb), max_task_chars=10_000, nlp=lexical_predictor.nlp)
+    with (
+        TestClient(create_app(LEXICAL, small), client=LOOPBACK) as client,
+        caplog.at_level(logging.WARNING, logger="goldloop.backend"),
+    ):
+        reply = predict(client, tasks_of([MENTION_TEXT, big, MENTION_TEXT]), label_config)
+    assert reply.status_code == 200
+    first, oversized, last = reply.json()["results"]
+    assert oversized == []
+    assert first["result"] and last["result"] == first["result"]
+    assert f"task 101: no prediction (too_large): {len(big)} characters" in caplog.text
+
+
+def test_the_task_size_limit_is_a_setting() -> None:
+    assert BackendSettings.from_env({}).max_task_chars == 50_000
+    assert BackendSettings.from_env({"GOLDLOOP_MAX_TASK_CHARS": "1234"}).max_task_chars == 1234

@@ -35,9 +35,10 @@ from goldloop.nlp import load_nlp
 from goldloop.sample import read_documents
 from goldloop.studio.connection import Connection, connect
 from goldloop.studio.mirror import mirror_path
-from goldloop.studio.pull import campaign_titles, pull, sidecar_path
+from goldloop.studio.pull import pull, sidecar_path
 from goldloop.studio.push import Candidates, push
 from goldloop.studio.review import hit_regions, review_tag
+from goldloop.studio.tasks import campaign_titles
 from goldloop.studio.webhooks import ACTIONS, register_webhooks
 
 pytestmark = pytest.mark.studio
@@ -189,7 +190,7 @@ def campaign(
             project=listed[name], url=backend.url, title=predictor.model_version,
             auth_method="BASIC_AUTH", basic_auth_user=AUTH[0], basic_auth_pass=AUTH[1],
         )  # fmt: skip
-        titles = campaign_titles(name)
+        titles = list(campaign_titles(name).values())
         register_webhooks(connection, client, titles, backend.url, _auth_header())
         register_webhooks(connection, client, titles, recorder.url)
         annotate(client, kb, name)
@@ -201,6 +202,7 @@ def campaign(
                 if h.url == f"{backend.url}/webhook"
             )
             for title in titles
+            if title in listed
         }
     recorder.server.shutdown()
     yield Campaign(name, directory, snapshot, recorder.bodies, live_gold, hooks)

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from typer.testing import CliRunner
+from tests.conftest import Cli
 
 from goldloop.backend.settings import LEXICAL, AnnotatorSpec, BackendSettings
-from goldloop.cli import app
 from goldloop.errors import GoldloopError
 
 
@@ -68,16 +67,24 @@ def test_a_local_server_needs_no_key() -> None:
     assert BackendSettings.from_env(env).annotator.base_url == "http://127.0.0.1:8000/v1"
 
 
-def test_cli_refuses_bad_configuration_on_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("GOLDLOOP_PROVIDER", "mistral")
-    result = CliRunner().invoke(app, ["backend", "--port", "1"])
-    assert result.exit_code != 0
-    assert isinstance(result.exception, GoldloopError)
-    assert "GOLDLOOP_PROVIDER='mistral': 'mistral' is not a provider" in str(result.exception)
+def test_cli_refuses_bad_configuration_on_one_line(cli: Cli) -> None:
+    result = cli("backend", "--port", "1", env={"GOLDLOOP_PROVIDER": "mistral"})
+    assert result.returncode == 2
+    assert "GOLDLOOP_PROVIDER='mistral': 'mistral' is not a provider" in result.err
+    assert len(result.stderr.strip().splitlines()) == 1
 
 
-def test_cli_help_names_the_options() -> None:
-    result = CliRunner().invoke(app, ["backend", "--help"])
-    assert result.exit_code == 0
+def test_cli_help_names_the_options(cli: Cli) -> None:
+    result = cli("backend", "--help")
+    assert result.returncode == 0
     for option in ("--host", "--port", "--workers"):
-        assert option in result.output
+        assert option in result.stdout
+
+
+def test_the_backend_answers_within_label_studios_100_seconds() -> None:
+    from goldloop.backend.predictor import BACKEND_RETRY
+    from goldloop.llm import RetryPolicy
+
+    # The last attempt starts before the deadline and may run its whole timeout.
+    assert BACKEND_RETRY.give_up_after_s + BACKEND_RETRY.timeout_s < 100
+    assert BACKEND_RETRY.give_up_after_s < RetryPolicy().give_up_after_s

@@ -21,6 +21,7 @@ from goldloop.llm import (
     make_annotator,
     make_llm,
 )
+from tests.conftest import Cli
 from tests.fakes.llm_server import FakeLLMServer
 
 LOCAL = "http://127.0.0.1:8000/v1"
@@ -111,9 +112,9 @@ def test_make_annotator_builds_what_the_spec_names(
 
 
 def test_the_backend_and_the_cli_word_the_same_refusal_with_their_own_names(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+    monkeypatch: pytest.MonkeyPatch, cli: Cli, tmp_path: Path
 ) -> None:
-    from tests.llm.test_cli import make_documents_jsonl, run_cli
+    from tests.llm.test_cli import make_documents_jsonl
 
     env = {"OPENAI_API_KEY": "k", "GEMINI_API_KEY": "k"}
     with pytest.raises(GoldloopError, match="GOLDLOOP_PROVIDER='': keys of several providers"):
@@ -122,8 +123,20 @@ def test_the_backend_and_the_cli_word_the_same_refusal_with_their_own_names(
         monkeypatch.setenv(name, value)
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
     docs = make_documents_jsonl(tmp_path / "docs.jsonl")
-    code, err = run_cli(
-        monkeypatch, capsys, "annotate", "--documents", docs, "-o", tmp_path / "o.json"
-    )
-    assert code == 2 and "--provider: keys of several providers are set" in err
+    result = cli("annotate", "--documents", docs, "-o", tmp_path / "o.json")
+    assert result.returncode == 2
+    assert "--provider: keys of several providers are set" in result.err
     assert not (tmp_path / "o.json").exists()
+
+
+def test_the_demo_picks_by_the_same_rule(monkeypatch: pytest.MonkeyPatch, kb: KB) -> None:
+    from goldloop.demo import pick_annotator
+
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    assert isinstance(pick_annotator(kb), LexicalAnnotator)
+    monkeypatch.setenv("GEMINI_API_KEY", "k")
+    assert pick_annotator(kb).tag == "gemini-2.5-flash"
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    with pytest.raises(AmbiguousProvider):
+        pick_annotator(kb)

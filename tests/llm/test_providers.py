@@ -112,11 +112,11 @@ def test_a_server_that_never_answers_is_given_up_on_after_two_timeouts(
     import time
 
     llm_server.latency_s = 3
-    retry = RetryPolicy(attempts=6, initial_s=0.01, max_s=0.02, timeout_s=0.3)
+    retry = RetryPolicy(attempts=6, initial_s=0.01, max_s=0.02, timeout_s=0.5)
     started = time.perf_counter()
-    with pytest.raises(LLMError, match=r"no answer within 0.3 s \(gave up after 2 attempt"):
+    with pytest.raises(LLMError, match=r"no answer within 0.5 s \(gave up after 2 attempt"):
         llm_server.provider("openai", "m", cache=None, retry=retry).complete(REQUEST)
-    assert time.perf_counter() - started < 2 and llm_server.request_count == 2
+    assert time.perf_counter() - started < 2.5 and llm_server.request_count == 2
 
 
 @pytest.mark.parametrize("name", PROVIDER_NAMES)

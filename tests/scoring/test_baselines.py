@@ -11,9 +11,8 @@ import pytest
 from goldloop.gold import read_gold
 from goldloop.kb import KB
 from goldloop.scoring.baselines import linking_request, run_baselines
+from tests.conftest import Cli
 from tests.fakes.llm_server import FakeLLMServer, FakeRequest, Reply, llm_server
-
-from .test_cli import run_cli
 
 __all__ = ["llm_server"]
 
@@ -69,7 +68,11 @@ def test_linking_request_marks_the_span_and_constrains_the_answer(kb: KB) -> Non
 
 
 def test_baselines_command_with_the_llm(
-    llm_server: FakeLLMServer, gold_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    llm_server: FakeLLMServer,
+    gold_file: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    cli: Cli,
 ) -> None:
     llm_server.answer = scripted
     monkeypatch.setenv("GOLDLOOP_HOME", str(tmp_path / "home"))
@@ -83,11 +86,11 @@ def test_baselines_command_with_the_llm(
         "--base-url",
         llm_server.base_url("openai"),
     ]
-    assert run_cli(monkeypatch, *args) == 0
+    assert cli(*args).returncode == 0
     (result,) = json.loads((out / "baseline_results.json").read_text(encoding="utf-8"))["results"]
     assert result["linking"]["accuracy_overall"] == 0.5 and result["wall_time_s"] > 0
     args[args.index("llm")] = "llm,bogus"
-    assert run_cli(monkeypatch, *args) == 2
+    assert cli(*args).returncode == 2
 
 
 def fails_on_binds_to(request: FakeRequest) -> Reply | str:
@@ -115,7 +118,11 @@ def test_llm_baseline_finishes_and_reports_a_span_whose_request_failed(
 
 
 def test_baselines_command_exits_3_on_a_failed_span_and_keeps_a_fuller_result(
-    llm_server: FakeLLMServer, gold_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    llm_server: FakeLLMServer,
+    gold_file: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    cli: Cli,
 ) -> None:
     monkeypatch.setenv("GOLDLOOP_HOME", str(tmp_path / "home"))
     out = tmp_path / "report"
@@ -123,15 +130,15 @@ def test_baselines_command_exits_3_on_a_failed_span_and_keeps_a_fuller_result(
     args += ["--provider", "openai", "--model", "j", "--base-url", llm_server.base_url("openai")]
     args += ["--attempts", "1"]
     llm_server.answer = scripted
-    assert run_cli(monkeypatch, *args) == 0
+    assert cli(*args).returncode == 0
     complete = (out / "baseline_results.json").read_text(encoding="utf-8")
     llm_server.answer = fails_on_binds_to
     monkeypatch.setenv("GOLDLOOP_HOME", str(tmp_path / "cold"))  # a cold cache: asks again
-    assert run_cli(monkeypatch, *args) == 3
+    assert cli(*args).returncode == 3
     assert (out / "baseline_results.json").read_text(encoding="utf-8") == complete  # kept
-    assert run_cli(monkeypatch, *args, "--force") == 3
+    assert cli(*args, "--force").returncode == 3
     (result,) = json.loads((out / "baseline_results.json").read_text(encoding="utf-8"))["results"]
     assert result["baseline"]["outcomes"]["failed"] == 1
     llm_server.fail(500, times=100)
     monkeypatch.setenv("GOLDLOOP_HOME", str(tmp_path / "colder"))
-    assert run_cli(monkeypatch, *args, "--force") == 4
+    assert cli(*args, "--force").returncode == 4

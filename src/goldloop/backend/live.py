@@ -33,7 +33,8 @@ from goldloop.studio.mirror import (
     read_mirror,
     refresh_tasks,
 )
-from goldloop.studio.pull import campaign_titles, write_campaign
+from goldloop.studio.pull import write_campaign
+from goldloop.studio.tasks import campaign_titles
 
 log = logging.getLogger("goldloop.backend")
 
@@ -62,7 +63,7 @@ def read_event(payload: Mapping[str, Any], campaigns: Iterable[str]) -> Change |
     title = project.get("title") if isinstance(project, dict) else None
     if not isinstance(title, str):
         return "the event names no project title (its webhook sends no payload)"
-    campaign = next((c for c in campaigns if title in campaign_titles(c)), None)
+    campaign = next((c for c in campaigns if title in campaign_titles(c).values()), None)
     if campaign is None:
         return f"no gold file is set for project {title!r}"
     project_id = project.get("id") if isinstance(project, dict) else None
@@ -164,7 +165,7 @@ class LiveGold:
         if self._client is None:
             self._client = connect(self.connection)
         client, out = self._client, self.gold[campaign]
-        titles = campaign_titles(campaign)
+        titles = list(campaign_titles(campaign).values())
         with gold_lock(out, self.redis_url):
             mirror = read_mirror(mirror_path(out), campaign)
             if mirror is None:

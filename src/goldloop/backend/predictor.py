@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from goldloop.annotate import Annotator, DocumentResult, annotate_documents
 from goldloop.backend.interactive import Suggester
 from goldloop.backend.protocol import Task
-from goldloop.backend.settings import BackendSettings
+from goldloop.backend.settings import MAX_TASK_CHARS, BackendSettings
 from goldloop.gold import Document
 from goldloop.kb import KB, load_kb
 from goldloop.llm import RetryPolicy, SQLiteCache, make_annotator
@@ -59,12 +59,14 @@ class Predictor:
         other: Annotator | None = None,
         *,
         concurrency: int = 16,
+        max_task_chars: int = MAX_TASK_CHARS,
         nlp: Language | None = None,
     ) -> None:
         self.kb = kb
         self.annotator = annotator
         self.other = other
         self.concurrency = concurrency
+        self.max_task_chars = max_task_chars
         self.model_version = review_tag(annotator.tag, other.tag if other else None)
         # Loaded at start, so the first /predict does not pay for it.
         self.nlp = nlp or load_nlp()
@@ -82,7 +84,13 @@ class Predictor:
             if settings.other
             else None
         )
-        return cls(kb, annotator, other, concurrency=settings.concurrency)
+        return cls(
+            kb,
+            annotator,
+            other,
+            concurrency=settings.concurrency,
+            max_task_chars=settings.max_task_chars,
+        )
 
     async def predict(
         self, tasks: Sequence[Task], label_config: str | None, context: object = None
@@ -139,6 +147,12 @@ class Predictor:
         text = task.data.get("text")
         if not isinstance(text, str):
             return Skipped("no_text", "task data has no string field 'text'")
+        if len(text) > self.max_task_chars:
+            return Skipped(
+                "too_large",
+                f"{len(text)} characters, over the limit of {self.max_task_chars} "
+                "(GOLDLOOP_MAX_TASK_CHARS)",
+            )
         # Keyed by position: a project may hold the same doc_id twice, and results come back by id.
         doc_id = task.data.get("doc_id") or f"ls-task:{task.id}"
         return Document(doc_id=f"{doc_id}#{position}", text=text)

@@ -14,7 +14,11 @@ from goldloop.studio.connection import KEY_ENV, URL_ENV
 
 GOLD_ENV = "GOLDLOOP_GOLD"
 
-__all__ = ["LEXICAL", "AnnotatorSpec", "BackendSettings"]
+__all__ = ["LEXICAL", "MAX_TASK_CHARS", "AnnotatorSpec", "BackendSettings"]
+
+# A task longer than this gets no prediction (an abstract is ~2,000 characters): one huge task
+# must not take the batch's time, the provider's context or spaCy's memory.
+MAX_TASK_CHARS = 50_000
 
 
 @dataclass(frozen=True)
@@ -27,6 +31,7 @@ class BackendSettings:
     redis_url: str | None = field(default=None, repr=False)
     basic_auth: tuple[str, str] | None = field(default=None, repr=False)
     concurrency: int = 16
+    max_task_chars: int = MAX_TASK_CHARS
     # The live gold: a gold file per campaign (project NAME), and the Label Studio it reads from.
     gold: dict[str, Path] = field(default_factory=dict)
     studio_url: str | None = None
@@ -34,7 +39,8 @@ class BackendSettings:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> BackendSettings:
-        """Read ``GOLDLOOP_*``, ``REDIS_URL``, ``BASIC_AUTH_*`` and the providers' key variables."""
+        """Read ``GOLDLOOP_*`` (``GOLDLOOP_MAX_TASK_CHARS`` among them), ``REDIS_URL``,
+        ``BASIC_AUTH_*`` and the providers' key variables."""
         env = os.environ if env is None else env
         annotator = _annotator(env, "GOLDLOOP_")
         other = _annotator(env, "GOLDLOOP_OTHER_") if env.get("GOLDLOOP_OTHER_PROVIDER") else None
@@ -51,6 +57,7 @@ class BackendSettings:
             redis_url=env.get("REDIS_URL") or None,
             basic_auth=(user, password) if user and password else None,
             concurrency=_positive_int(env, "GOLDLOOP_CONCURRENCY", 16),
+            max_task_chars=_positive_int(env, "GOLDLOOP_MAX_TASK_CHARS", MAX_TASK_CHARS),
             gold=_gold_paths(env.get(GOLD_ENV, "")),
             studio_url=env.get(URL_ENV) or None,
             studio_api_key=env.get(KEY_ENV) or None,

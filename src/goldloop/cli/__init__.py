@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import NoReturn
+from typing import Annotated, NoReturn
 
 import typer
 from rich.markup import escape
@@ -12,11 +12,12 @@ from rich.markup import escape
 # typer vendors click: its usage errors are raised from here when not in standalone mode.
 from typer._click import exceptions as click_errors
 
-from goldloop import __version__
+from goldloop import __version__, parse_cache
 from goldloop.cli import agree as agree_commands
 from goldloop.cli import annotate as annotate_commands
 from goldloop.cli import backend as backend_commands
 from goldloop.cli import baselines as baselines_commands
+from goldloop.cli import curate as curate_commands
 from goldloop.cli import demo as demo_commands
 from goldloop.cli import gold as gold_commands
 from goldloop.cli import kb as kb_commands
@@ -25,9 +26,10 @@ from goldloop.cli import pool as pool_commands
 from goldloop.cli import precision as precision_commands
 from goldloop.cli import sample as sample_commands
 from goldloop.cli import score as score_commands
+from goldloop.cli import status as status_commands
 from goldloop.cli import studio as studio_commands
 from goldloop.cli.common import err_console
-from goldloop.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, GoldloopError
+from goldloop.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, GoldloopError, SettingError
 
 app = typer.Typer(
     name="goldloop",
@@ -49,6 +51,9 @@ app.command("label-config")(studio_commands.label_config)
 app.command("push")(loop_commands.push_command)
 app.command("pull")(loop_commands.pull_command)
 app.command("sync")(loop_commands.sync_command)
+app.command("curate")(curate_commands.curate_command)
+app.command("status")(status_commands.status_command)
+app.command("effort")(status_commands.effort_command)
 app.command("demo")(demo_commands.demo)
 app.command("backend")(backend_commands.backend)
 app.command("agree")(agree_commands.agree)
@@ -66,11 +71,24 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    version: bool = typer.Option(
-        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
-    ),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Log progress details to stderr."),
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Log progress details to stderr.")
+    ] = False,
+    no_parse_cache: Annotated[
+        bool,
+        typer.Option(
+            "--no-parse-cache",
+            help="Parse every text again instead of reading the parse cache (and do not write it).",
+        ),
+    ] = False,
 ) -> None:
+    parse_cache.set_enabled(not no_parse_cache)
     logging.basicConfig(
         level=logging.INFO if verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
@@ -85,6 +103,8 @@ def main() -> None:
     """
     try:
         code = app(standalone_mode=False)
+    except SettingError as exc:
+        _fail(f"--{exc.setting.replace('_', '-')}: {exc.message}", exc.exit_code)
     except GoldloopError as exc:
         _fail(str(exc), exc.exit_code)
     except click_errors.NoArgsIsHelpError as exc:

@@ -63,15 +63,18 @@ def agree(
         data = report.to_json()
         title = f"agreement {gold.name} (A) vs {other.name} (B)"
     else:
-        from goldloop.studio.agreement import studio_agreement
+        from goldloop.studio.agreement import double_agreement
         from goldloop.studio.connection import connect, resolve_connection
+        from goldloop.studio.project import export_campaign
 
-        connection = resolve_connection(url)
-        report, double = studio_agreement(
-            connection, connect(connection), str(studio_project), the_kb
-        )
-        data = {**report.to_json(), "label_studio": double.to_json()}
         target = out or Path(f"{studio_project}.agreement.json")
+        check_outputs({"--out": target})
+        connection = resolve_connection(url)
+        campaign = export_campaign(
+            connection, connect(connection), str(studio_project), roles=("double",)
+        )
+        report, double = double_agreement(campaign.of("double"), the_kb, campaign.titles["double"])
+        data = {**report.to_json(), "label_studio": double.to_json()}
         title = f"agreement in {double.project}: first vs second annotation per task"
         console.print(
             f"{double.compared} of {double.tasks} task(s) compared; "

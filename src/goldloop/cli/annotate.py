@@ -12,30 +12,24 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from goldloop.annotate import (
     DEFAULT_MAX_TOKENS,
     AnnotationRun,
-    DocumentResult,
     annotate_documents,
     dry_run,
     select_documents,
 )
 from goldloop.atomic import atomic_write_json
-from goldloop.cli.common import KB_OPTION, console, err_console, key_value_table, open_kb
-from goldloop.cli.llm import (
-    DEFAULT_ATTEMPTS,
-    DEFAULT_CONCURRENCY,
-    DEFAULT_TIMEOUT_S,
-    AttemptsOption,
-    BaseUrlOption,
-    ConcurrencyOption,
-    EffortOption,
-    ForceOption,
-    ModelOption,
-    ProviderOption,
-    TimeoutOption,
-    annotator_spec,
-    retry_policy,
-    settle_output,
+from goldloop.cli import llm_options
+from goldloop.cli.common import (
+    DEFAULT_ROLES,
+    KbOption,
+    RolesOption,
+    check_outputs,
+    console,
+    err_console,
+    key_value_table,
+    open_kb,
+    parse_roles,
 )
-from goldloop.errors import EXIT_INTERRUPTED, GoldloopError
+from goldloop.errors import GoldloopError
 from goldloop.gold import Document, write_gold
 from goldloop.kb import KB
 from goldloop.llm import (
@@ -46,6 +40,7 @@ from goldloop.llm import (
     make_annotator,
 )
 from goldloop.sample import read_documents
+from goldloop.sample.sampledir import MANIFEST, TEXTS
 from goldloop.settings import default_cache_path
 
 
@@ -66,31 +61,25 @@ def annotate(
             "--out", "-o", help="Gold JSON to write; the report goes to <out>.report.json."
         ),
     ] = None,
-    provider: ProviderOption = None,
-    model: ModelOption = None,
-    effort: EffortOption = None,
+    provider: llm_options.ProviderOption = None,
+    model: llm_options.ModelOption = None,
+    effort: llm_options.EffortOption = None,
     max_tokens: Annotated[
         int, typer.Option("--max-tokens", min=1, help="Output token limit per document.")
     ] = DEFAULT_MAX_TOKENS,
-    roles: Annotated[
-        str,
-        typer.Option(
-            "--roles",
-            help="Comma-separated roles to annotate (documents without a role are kept).",
-        ),
-    ] = "primary,double",
+    roles: RolesOption = DEFAULT_ROLES,
     limit: Annotated[
         int | None,
         typer.Option("--limit", min=1, help="Annotate only the first N selected documents."),
     ] = None,
-    concurrency: ConcurrencyOption = DEFAULT_CONCURRENCY,
-    timeout: TimeoutOption = DEFAULT_TIMEOUT_S,
-    attempts: AttemptsOption = DEFAULT_ATTEMPTS,
+    concurrency: llm_options.ConcurrencyOption = llm_options.DEFAULT_CONCURRENCY,
+    timeout: llm_options.TimeoutOption = llm_options.DEFAULT_TIMEOUT_S,
+    attempts: llm_options.AttemptsOption = llm_options.DEFAULT_ATTEMPTS,
     dry: Annotated[
         bool,
         typer.Option("--dry-run", help="Print request counts and token estimates; call nothing."),
     ] = False,
-    base_url: BaseUrlOption = None,
+    base_url: llm_options.BaseUrlOption = None,
     verbal_only: Annotated[
         bool,
         typer.Option(
@@ -112,28 +101,35 @@ def annotate(
             "--input-price", help="USD per million input tokens, for the --dry-run cost estimate."
         ),
     ] = None,
-    force: ForceOption = False,
-    kb: Path | None = KB_OPTION,
+    force: llm_options.ForceOption = False,
+    kb: KbOption = None,
 ) -> None:
     """Pre-annotate documents: the model quotes surfaces, goldloop resolves and checks them."""
     if (sample is None) == (documents_path is None):
         raise GoldloopError("give exactly one of --sample DIR or --documents JSONL")
-    spec = annotator_spec(provider, model, effort, base_url, key_required=not dry)
-    the_kb = open_kb(kb)
-    source = sample or documents_path
+    if out is None and not dry:
+        raise GoldloopError("--out is required (except with --dry-run)")
+    spec = llm_options.annotator_spec(provider, model, effort, base_url, key_required=not dry)
+    wanted_roles = parse_roles(roles)
+    source_option, source = ("--sample", sample) if sample else ("--documents", documents_path)
     assert source is not None
-    documents = select_documents(read_documents(source), _roles(roles), limit)
     cache_path = cache or default_cache_path()
-    if dry:
+    if out is not None and not dry:
+        sources = [source / MANIFEST, source / TEXTS] if sample else [source]
+        check_outputs(
+            {"--out": out, "--out (its report)": _report_path(out)},
+            {source_option: sources, "--kb": kb, "--cache": cache_path},
+        )
+    the_kb = open_kb(kb)
+    documents = select_documents(read_documents(source), wanted_roles, limit)
+    if dry or out is None:
         _print_dry_run(documents, the_kb, max_tokens, spec, cache_path, input_price)
         return
-    if out is None:
-        raise GoldloopError("--out is required (except with --dry-run)")
     annotator = make_annotator(
-        spec, the_kb, cache=cache_path, retry=retry_policy(timeout, attempts)
+        spec, the_kb, cache=cache_path, retry=llm_options.retry_policy(timeout, attempts)
     )
-    run = _run(documents, annotator, the_kb, max_tokens, concurrency, verbal_only, cache_path)
-    report_path = out.with_name(out.name + ".report.json")
+    run = _run(documents, annotator, the_kb, max_tokens, concurrency, verbal_only)
+    report_path = _report_path(out)
     failed = [f for f in run.report["failed_documents"] if f["reason"] == "failed"]
 
     def write() -> None:
@@ -141,10 +137,11 @@ def annotate(
         atomic_write_json(report_path, {"input": str(source), **run.report})
         _print_summary(run.report, out, report_path)
 
-    settle_output(
+    llm_options.settle_output(
         label=f"annotate ({annotator.tag})",
         asked=len(documents),
         errors=[f"{f['doc_id']}: {f['detail']}" for f in failed],
+        answered=len(run.documents),
         unit="documents",
         out=out,
         answered_before=_documents_in(out),
@@ -154,8 +151,8 @@ def annotate(
     )
 
 
-def _roles(roles: str) -> list[str]:
-    return [r.strip() for r in roles.split(",") if r.strip()]
+def _report_path(out: Path) -> Path:
+    return out.with_name(out.name + ".report.json")
 
 
 def _documents_in(gold: Path) -> int | None:
@@ -176,7 +173,6 @@ def _run(
     max_tokens: int,
     concurrency: int,
     verbal_only: bool,
-    cache_path: Path,
 ) -> AnnotationRun:
     columns = (
         TextColumn("{task.description}"),
@@ -184,29 +180,15 @@ def _run(
         MofNCompleteColumn(),
         TimeElapsedColumn(),
     )
-    received = 0
-    with Progress(*columns, console=err_console, transient=True) as progress:
+    with (
+        llm_options.exit_130_on_ctrl_c(annotator),
+        Progress(*columns, console=err_console, transient=True) as progress,
+    ):
         task = progress.add_task(f"annotate ({annotator.tag})", total=len(documents))
-
-        def advance(result: DocumentResult) -> None:
-            nonlocal received
-            received += result.failure is None or result.failure["reason"] != "failed"
-            progress.advance(task)
-
-        try:
-            return annotate_documents(
-                documents, annotator, kb, max_tokens=max_tokens, concurrency=concurrency,
-                verbal_only=verbal_only, on_document=advance,
-            )  # fmt: skip
-        except KeyboardInterrupt:
-            progress.stop()
-            err_console.print(
-                f"interrupted: nothing written; the {received} answer(s) received are in the "
-                f"cache {cache_path}, and a re-run resumes from them",
-                highlight=False,
-                soft_wrap=True,
-            )
-            raise typer.Exit(EXIT_INTERRUPTED) from None
+        return annotate_documents(
+            documents, annotator, kb, max_tokens=max_tokens, concurrency=concurrency,
+            verbal_only=verbal_only, on_document=lambda _: progress.advance(task),
+        )  # fmt: skip
 
 
 def _print_dry_run(

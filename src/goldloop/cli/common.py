@@ -120,6 +120,11 @@ def check_outputs(
                     )
 
 
+def report_path(output: Path) -> Path:
+    """Where a command's report goes beside its output: ``<output>.report.json``."""
+    return output.with_name(output.name + ".report.json")
+
+
 def key_value_table(title: str, rows: list[tuple[str, Any]]) -> Group:
     """A two-column table under a bold title line (long paths in titles must not wrap the table)."""
     table = Table(show_header=False)

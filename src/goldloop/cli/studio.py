@@ -9,14 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from goldloop.atomic import atomic_write_text
-from goldloop.cli.common import (
-    KB_OPTION,
-    KbOption,
-    check_outputs,
-    console,
-    key_value_table,
-    open_kb,
-)
+from goldloop.cli.common import KbOption, check_outputs, console, key_value_table, open_kb
 from goldloop.errors import GoldloopError
 from goldloop.studio import server
 from goldloop.studio.label_config import render_label_config
@@ -36,16 +29,29 @@ def install() -> None:
 
 @app.command("start")
 def start(
-    port: int | None = typer.Option(None, "--port", help="Loopback port (default: a free one)."),
-    timeout: float = typer.Option(
-        server.START_TIMEOUT, "--timeout", help="Seconds to wait for /health."
-    ),
+    port: Annotated[
+        int | None,
+        typer.Option("--port", min=1, max=65535, help="Loopback port (default: a free one)."),
+    ] = None,
+    timeout: Annotated[
+        float, typer.Option("--timeout", min=1, help="Seconds to wait for /health.")
+    ] = server.START_TIMEOUT,
+    database: Annotated[
+        str | None,
+        typer.Option(
+            "--database",
+            envvar="GOLDLOOP_STUDIO_DATABASE",
+            help="PostgreSQL for Label Studio: postgresql://user@host:port/name (a password from"
+            " PGPASSWORD, or in the URL when given through GOLDLOOP_STUDIO_DATABASE)."
+            " Default: SQLite in the data dir.",
+        ),
+    ] = None,
 ) -> None:
     """Start the embedded Label Studio (installing it when missing) and print its URL and login."""
     with console.status(
         "starting Label Studio (the first start runs its migrations: a minute or two)"
     ):
-        state = server.start(port=port, timeout=timeout)
+        state = server.start(port=port, timeout=timeout, database=database)
     _print_state(state)
 
 
@@ -76,6 +82,7 @@ def _print_state(state: server.ServerState) -> None:
                 ("password", creds.password),
                 ("pid", state.pid),
                 ("data dir", state.data_dir),
+                ("database", state.database or "SQLite in the data dir"),
             ],
         )
     )
@@ -83,12 +90,13 @@ def _print_state(state: server.ServerState) -> None:
 
 
 def label_config(
-    kb: Path | None = KB_OPTION,
-    output: Path = typer.Option(
-        Path("label_config/relations.xml"), "--output", "-o", help="Where to write the config."
-    ),
+    kb: KbOption = None,
+    output: Annotated[
+        Path, typer.Option("--output", "-o", help="Where to write the config.")
+    ] = Path("label_config/relations.xml"),
 ) -> None:
     """Generate the Label Studio labeling config from the KB."""
+    check_outputs({"--output": output}, {"--kb": kb})
     knowledge = open_kb(kb)
     atomic_write_text(output, render_label_config(knowledge))
     console.print(
@@ -99,7 +107,10 @@ def label_config(
 @app.command("webhook")
 def webhook(
     project: Annotated[
-        str, typer.Option("--project", help="Campaign NAME (its NAME-double project too).")
+        str,
+        typer.Option(
+            "--project", help="Campaign NAME (its NAME-double and NAME-curate projects too)."
+        ),
     ],
     url: Annotated[
         str, typer.Option("--url", help="The backend's URL, as Label Studio reaches it.")
@@ -123,7 +134,8 @@ def webhook(
     """Keep GOLD current: pull it once, then have Label Studio send the backend every annotation
     created, updated or deleted in the campaign (with $BASIC_AUTH_USER/$BASIC_AUTH_PASS)."""
     from goldloop.studio.connection import connect, resolve_connection
-    from goldloop.studio.pull import campaign_titles, pull
+    from goldloop.studio.pull import pull
+    from goldloop.studio.tasks import campaign_titles
     from goldloop.studio.webhooks import basic_auth_header, register_webhooks
 
     user, password = os.environ.get("BASIC_AUTH_USER"), os.environ.get("BASIC_AUTH_PASS")
@@ -137,7 +149,9 @@ def webhook(
         connection, client, project, knowledge, gold, redis_url=os.environ.get("REDIS_URL")
     )
     headers = basic_auth_header(user, password) if user and password else None
-    done = register_webhooks(connection, client, campaign_titles(project), url, headers)
+    done = register_webhooks(
+        connection, client, list(campaign_titles(project).values()), url, headers
+    )
     rows: list[tuple[str, Any]] = [
         (f"{r.title} (id {r.project_id})", f"webhook {r.webhook_id} {r.outcome}") for r in done
     ]

@@ -80,10 +80,6 @@ def run_requests(
     return [answer for answer in answers if answer is not None]
 
 
-def failures(answers: Sequence[Answer]) -> list[LLMError]:
-    return [answer for answer in answers if isinstance(answer, LLMError)]
-
-
 def _ask(
     provider: Provider,
     request: LLMRequest,

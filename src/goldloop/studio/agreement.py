@@ -1,10 +1,10 @@
-"""Agreement from the ``<NAME>-double`` project: the first two completed annotations per task.
+"""Agreement from the ``<NAME>-double`` project's export: the first two annotators per task.
 
 Each annotation is turned into hits by pull's own reading (``goldloop.studio.verify.verify``), so
 the two annotators' documents are exactly what pull would make of each; then
 ``goldloop.agreement`` compares them. Tasks with fewer than two completed annotations are not
 compared and are counted, as are annotations beyond the second; a task one person annotated twice
-is refused (``goldloop.studio.tasks.two_annotators``).
+is refused (``goldloop.studio.tasks.two_annotators``). Pure: the door exports the project.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from goldloop.agreement import AgreementReport, agreement
+from goldloop.gold import Document
 from goldloop.kb import KB
-from goldloop.studio import project as projects
-from goldloop.studio.connection import Connection, StudioError
+from goldloop.scoring.completeness import Completeness, estimate_completeness
 from goldloop.studio.tasks import Task, completed_annotations, two_annotators
 from goldloop.studio.verify import verify
 
@@ -55,21 +55,34 @@ def split_annotations(tasks: Sequence[Task], where: str) -> tuple[list[Task], li
     return first, second, fewer, extra
 
 
+def double_versions(
+    tasks: Sequence[Task], kb: KB, where: str
+) -> tuple[list[Document], list[Document], DoubleTasks]:
+    """The first and the second annotator's documents over exported double tasks, as pull reads
+    each annotation (``where`` names the project in errors)."""
+    first, second, fewer, extra = split_annotations(tasks, where)
+    return (
+        verify(first, kb).documents,
+        verify(second, kb).documents,
+        DoubleTasks(where, len(tasks), len(first), fewer, extra),
+    )
+
+
 def double_agreement(
     tasks: Sequence[Task], kb: KB, where: str
 ) -> tuple[AgreementReport, DoubleTasks]:
     """κ between the first and second annotator over exported double tasks (``where``: project)."""
-    first, second, fewer, extra = split_annotations(tasks, where)
-    report = agreement(verify(first, kb).documents, verify(second, kb).documents, kb)
-    return report, DoubleTasks(where, len(tasks), len(first), fewer, extra)
+    first, second, double = double_versions(tasks, kb, where)
+    return agreement(first, second, kb), double
 
 
-def studio_agreement(
-    connection: Connection, client: Any, name: str, kb: KB
-) -> tuple[AgreementReport, DoubleTasks]:
-    """κ between the first and second annotation of every task of ``<name>-double``."""
-    title = projects.double_name(name)
-    project = projects.find_project(connection, client, title)
-    if project is None:
-        raise StudioError(f"{connection.url}: no Label Studio project titled {title!r}")
-    return double_agreement(projects.export_project(connection, client, project), kb, title)
+def double_completeness(first: Sequence[Document], second: Sequence[Document]) -> Completeness:
+    """Capture–recapture over the documents both annotated (each one's spans)."""
+    spans = {d.doc_id: {(h.a, h.b) for h in d.ground_truth} for d in second}
+    return estimate_completeness(
+        [
+            ({(h.a, h.b) for h in d.ground_truth}, spans[d.doc_id])
+            for d in first
+            if d.doc_id in spans
+        ]
+    )

@@ -21,6 +21,7 @@ from typing import Any
 from goldloop.atomic import atomic_write_json
 from goldloop.studio import project as projects
 from goldloop.studio.connection import Connection, call
+from goldloop.studio.tasks import Campaign, campaign_titles
 
 FORMAT = 1
 VIEW_IDS = 200  # task ids per filtered export: a view's filter list stays small
@@ -42,11 +43,15 @@ class Mirror:
     name: str
     projects: dict[str, ProjectTasks] = field(default_factory=dict)
 
-    def titles(self) -> list[str]:
-        return list(self.projects)
-
-    def all_tasks(self) -> list[Task]:
-        return [task for p in self.projects.values() for task in p.tasks.values()]
+    def campaign(self) -> Campaign:
+        """The mirrored tasks as an export of the campaign: by role, in task id order."""
+        campaign = Campaign(self.name)
+        for role, title in campaign_titles(self.name).items():
+            if title in self.projects:
+                tasks = self.projects[title].tasks
+                campaign.titles[role] = title
+                campaign.tasks[role] = [tasks[i] for i in sorted(tasks)]
+        return campaign
 
     def task_of_annotation(self, annotation_id: int) -> tuple[str, int] | None:
         """The (project title, task id) holding ``annotation_id``, as last read."""

@@ -17,8 +17,10 @@ from typing import Any
 
 from goldloop.studio.connection import Connection, StudioError, StudioUnreachable, call, call_once
 from goldloop.studio.label_config import check_label_config
+from goldloop.studio.tasks import ROLES, Campaign, campaign_titles
+from goldloop.studio.tasks import curate_name as curate_name  # re-exported: project names
+from goldloop.studio.tasks import double_name as double_name
 
-DOUBLE_SUFFIX = "-double"
 PAGE_SIZE = 1000
 BATCH_SIZE = 500
 IMPORT_ATTEMPTS = 4
@@ -37,11 +39,6 @@ class ExistingTask:
     id: int
     key: str
     model_versions: frozenset[str]
-
-
-def double_name(name: str) -> str:
-    """The project that asks for two annotations per task (documents of role ``double``)."""
-    return f"{name}{DOUBLE_SUFFIX}"
 
 
 ConfigCheck = Callable[[str, str], None]
@@ -196,6 +193,29 @@ def export_project(
     tasks: list[dict[str, Any]] = json.loads(b"".join(call(connection, list, chunks)))
     call(connection, client.projects.exports.delete, id=project.id, export_pk=export.id)
     return tasks
+
+
+def export_campaign(
+    connection: Connection,
+    client: Any,
+    name: str,
+    *,
+    roles: Sequence[str] = ROLES,
+    need: Sequence[str] | None = None,
+) -> Campaign:
+    """Every task of the campaign's projects of ``roles`` that exist; those of ``need`` (default:
+    the first of ``roles``) must exist."""
+    titles = {role: title for role, title in campaign_titles(name).items() if role in roles}
+    found = find_projects(connection, client, list(titles.values()))
+    for role in roles[:1] if need is None else need:
+        if titles[role] not in found:
+            raise StudioError(f"{connection.url}: no Label Studio project titled {titles[role]!r}")
+    campaign = Campaign(name)
+    for role, title in titles.items():
+        if title in found:
+            campaign.titles[role] = title
+            campaign.tasks[role] = export_project(connection, client, found[title])
+    return campaign
 
 
 def set_model_version(connection: Connection, client: Any, project: Project, version: str) -> None:

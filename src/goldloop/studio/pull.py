@@ -1,23 +1,30 @@
 """``pull``: verified gold from Label Studio, with verdicts and the verification sidecar.
 
-The project (and its ``-double`` twin) is exported once through the project layer; the pure
-reading (verdicts, hits, counts) lives in :mod:`goldloop.studio.verify` and is re-exported here.
+The campaign's projects (``NAME``, and ``NAME-double`` and ``NAME-curate`` when they exist) are
+exported once through the project layer; the pure reading (per document: curated, else agreed,
+else the primary annotation; verdicts, hits, counts, κ before curation, effort) lives in
+:mod:`goldloop.studio.verify` and :mod:`goldloop.studio.campaign`. Then every kept or added hit
+gets ``surface_anchored`` from the same test pre-annotation uses
+(:func:`goldloop.nlp.surface_anchored`), one parse per pulled document.
+
 The exported tasks are kept beside the gold (:mod:`goldloop.studio.mirror`): ``since`` re-reads
-only the tasks changed since then, and the backend's live gold does the same per event; both
-then write through :func:`write_campaign`, so every way of pulling gives the same files. Writers
+only the tasks changed since then, and the backend's live gold does the same per event; every
+way of pulling then writes through :func:`write_campaign`, so all give the same files. Writers
 of one gold file take its lock (:mod:`goldloop.gold_lock`) first.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from goldloop.atomic import atomic_write_json
-from goldloop.gold import write_gold
+from goldloop.gold import Document, write_gold
 from goldloop.gold_lock import gold_lock
 from goldloop.kb import KB
 from goldloop.studio import project as projects
+from goldloop.studio.campaign import verify_campaign
 from goldloop.studio.connection import Connection, StudioError
 from goldloop.studio.mirror import (
     Mirror,
@@ -27,6 +34,7 @@ from goldloop.studio.mirror import (
     read_mirror,
     write_mirror,
 )
+from goldloop.studio.tasks import campaign_titles
 from goldloop.studio.verify import (
     COUNTS,
     SLICES,
@@ -39,9 +47,8 @@ from goldloop.studio.verify import (
 
 # The reading moved to ``verify``; these names stay importable from here (README, DESIGN).
 __all__ = [
-    "COUNTS", "SLICES", "PullResult", "Tally", "annotators", "campaign_titles", "export_tasks",
-    "per_annotator_path", "pull", "sidecar_path", "summary_rows", "verified", "verify",
-    "write_campaign", "write_verified",
+    "COUNTS", "SLICES", "PullResult", "Tally", "annotators", "export_tasks", "per_annotator_path",
+    "pull", "sidecar_path", "summary_rows", "verify", "write_campaign", "write_verified",
 ]  # fmt: skip
 
 
@@ -72,18 +79,6 @@ def per_annotator_path(out: Path, email: str) -> Path:
     return out.with_name(f"{out.stem}.{email}{out.suffix}")
 
 
-def campaign_titles(name: str) -> list[str]:
-    """The projects whose tasks make the gold of campaign ``name``, in pull's order."""
-    return [name, projects.double_name(name)]
-
-
-def verified(mirror: Mirror, kb: KB, *, annotator: str | None = None) -> PullResult:
-    """Pull's rules over the campaign's tasks as read: the verified gold and the sidecar."""
-    result = verify(mirror.all_tasks(), kb, annotator=annotator)
-    result.projects = mirror.titles()
-    return result
-
-
 def write_campaign(
     out: Path,
     mirror: Mirror,
@@ -92,18 +87,39 @@ def write_campaign(
     annotator: str | None = None,
     per_annotator: bool = False,
 ) -> tuple[PullResult, dict[str, Path]]:
-    """Write the gold, its sidecar, one file per person and the mirror (hold the gold's lock)."""
-    if mirror.name not in mirror.projects:
+    """Pull's rules over the campaign's tasks as read: write the gold, its sidecar, one file per
+    person and the mirror (the caller holds the gold's lock)."""
+    campaign = mirror.campaign()
+    if "primary" not in campaign.titles:
         raise StudioError(f"no Label Studio project titled {mirror.name!r}")
-    result = verified(mirror, kb, annotator=annotator)
-    write_verified(out, result)
-    written: dict[str, Path] = {}
+    result = verify_campaign(campaign, kb, annotator=annotator)
+    people: dict[str, PullResult] = {}
     if per_annotator:
-        for email in annotators(mirror.all_tasks()):
-            written[email] = per_annotator_path(out, email)
-            write_verified(written[email], verified(mirror, kb, annotator=email))
+        for email in annotators(campaign.of("primary") + campaign.of("double")):
+            people[email] = verify_campaign(campaign, kb, annotator=email)
+    anchor([d for r in (result, *people.values()) for d in r.documents], kb)
+    write_verified(out, result)
+    written = {email: per_annotator_path(out, email) for email in people}
+    for email, person in people.items():
+        write_verified(written[email], person)
     write_mirror(mirror_path(out), mirror)
     return result, written
+
+
+def anchor(documents: Sequence[Document], kb: KB, *, nlp: Any = None) -> None:
+    """Set ``surface_anchored`` on every hit; each distinct text with hits is parsed once."""
+    from goldloop.nlp import parse_many, surface_anchored
+
+    texts = list(dict.fromkeys(doc.text for doc in documents if doc.ground_truth))
+    parsed = dict(zip(texts, parse_many(texts, nlp=nlp), strict=True))
+    for document in documents:
+        for hit in document.ground_truth:
+            relation = (kb.lookup(hit.label) if hit.label else None) or kb.get(hit.entity_id)
+            hit.surface_anchored = (
+                None
+                if relation is None
+                else surface_anchored(parsed[document.text], hit.a, hit.b, relation)
+            )
 
 
 def pull(
@@ -118,17 +134,18 @@ def pull(
     since: bool = False,
     redis_url: str | None = None,
 ) -> tuple[PullResult, dict[str, Path]]:
-    """Export ``name`` (and its ``-double`` twin), write the verified gold, and one file per person.
+    """Export the campaign ``name``, write the verified gold, and one file per person.
 
     ``since``: re-read only the tasks changed since the last pull into ``out`` (everything when
     there was none). ``redis_url``: the gold's lock is held in Redis (shared with the backend).
     """
+    titles = list(campaign_titles(name).values())
     with gold_lock(out, redis_url):
         mirror = read_mirror(mirror_path(out), name) if since else None
         if mirror is None:
-            mirror = read_campaign(connection, client, name, campaign_titles(name))
+            mirror = read_campaign(connection, client, name, titles)
         else:
-            catch_up(connection, client, mirror, campaign_titles(name))
+            catch_up(connection, client, mirror, titles)
         if name not in mirror.projects:
             raise StudioError(f"{connection.url}: no Label Studio project titled {name!r}")
         return write_campaign(out, mirror, kb, annotator=annotator, per_annotator=per_annotator)

@@ -8,6 +8,7 @@ decided here once: completed (not cancelled) annotations, earliest first, by cre
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from goldloop.studio.errors import StudioError
@@ -100,3 +101,36 @@ def by_doc_id(tasks: Sequence[Task]) -> dict[str, Task]:
 
 class SameAnnotatorError(StudioError):
     """One person annotated a double task twice."""
+
+
+ROLES = ("primary", "double", "curate")
+"""The projects of a campaign ``NAME``: ``NAME``, ``NAME-double`` and ``NAME-curate``."""
+DOUBLE_SUFFIX = "-double"
+CURATE_SUFFIX = "-curate"
+
+
+def double_name(name: str) -> str:
+    """The project that asks for two annotations per task (documents of role ``double``)."""
+    return f"{name}{DOUBLE_SUFFIX}"
+
+
+def curate_name(name: str) -> str:
+    """The project where a curator resolves the double tasks whose two annotations disagree."""
+    return f"{name}{CURATE_SUFFIX}"
+
+
+def campaign_titles(name: str) -> dict[str, str]:
+    """The titles of a campaign's projects by role (:data:`ROLES`)."""
+    return {"primary": name, "double": double_name(name), "curate": curate_name(name)}
+
+
+@dataclass
+class Campaign:
+    """The exported tasks of a campaign's projects, by project role (absent projects: no tasks)."""
+
+    name: str
+    titles: dict[str, str] = field(default_factory=dict)
+    tasks: dict[str, list[Task]] = field(default_factory=dict)
+
+    def of(self, role: str) -> list[Task]:
+        return self.tasks.get(role, [])

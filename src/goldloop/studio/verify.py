@@ -1,32 +1,45 @@
 """Verified gold from exported Label Studio tasks: verdicts, hits and the sidecar's counts.
 
 Pure (no network client): ``goldloop pull`` feeds it a fresh export, ``goldloop score`` a Label
-Studio JSON export file. Each task's chosen annotation (the earliest completed one, or one
-person's) is compared with the task's review prediction (``verdicts``); accepted, fixed and added
-regions become hits with the annotator's email and ``source: human``. Skipped and cancelled
+Studio JSON export file. Per document the gold takes the curated annotation when there is one,
+else the two double annotations when they agree, else the earliest completed annotation (or one
+person's, with ``annotator``); each hit says how it was decided (``decided``: ``single``,
+``agreed`` or ``curated``; curated hits also carry ``kept_by``, the annotators who had them). The
+chosen annotation is compared with the task's review prediction (``verdicts``); accepted, fixed and
+added regions become hits with the annotator's email and ``source: human``. Skipped and cancelled
 annotations, tasks with several annotations, rejected candidates and incomplete regions are
 reported in the sidecar.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from goldloop.gold import Document, Hit
 from goldloop.kb import KB
+from goldloop.studio.curation import CURATE_PREFIX, hit_key, kept_by, versions_agree
 from goldloop.studio.tasks import (
+    Annotation,
+    Task,
     annotator_of,
+    by_doc_id,
     cancelled_annotations,
     completed_annotations,
     doc_id_of,
+    latest_prediction,
     review_result,
     text_of,
+    two_annotators,
 )
 from goldloop.studio.verdicts import Comparison, Decision, Region, compare, read_regions
 
 SLICES = ("anchored", "paraphrase", "unknown")
 COUNTS = ("candidates", "accept", "fix", "reject", "added", "incomplete")
+DECIDED = ("single", "agreed", "curated")
+KEPT = ("accept", "fix", "added")
+DOUBLE_ROLE = "double"
 
 
 @dataclass
@@ -66,6 +79,14 @@ class PullResult:
     unannotated_tasks: int = 0
     not_by_annotator: int = 0
     projects: list[str] = field(default_factory=list)
+    decided: dict[str, int] = field(default_factory=lambda: dict.fromkeys(DECIDED, 0))
+    disputed_tasks: int = 0
+    awaiting_curation: list[str] = field(default_factory=list)
+    regions_changed_by_curator: int = 0
+    curated_hits_kept_by: dict[str, int] = field(
+        default_factory=lambda: {"both": 0, "one": 0, "neither": 0}
+    )
+    sections: dict[str, Any] = field(default_factory=dict)
 
     def sidecar(self) -> dict[str, Any]:
         return {
@@ -82,26 +103,77 @@ class PullResult:
             "incomplete_regions": self.incomplete_regions,
             "skipped_tasks": self.skipped_tasks,
             "multi_annotation_tasks": self.multi_annotation_tasks,
+            "decided": self.decided,
+            "curation": {
+                "disputed_tasks": self.disputed_tasks,
+                "curated_tasks": self.decided["curated"],
+                "awaiting_curation": self.awaiting_curation,
+                "regions_changed_by_curator": self.regions_changed_by_curator,
+                "curated_hits_kept_by": self.curated_hits_kept_by,
+            },
+            **self.sections,
         }
 
 
-def verify(tasks: list[dict[str, Any]], kb: KB, *, annotator: str | None = None) -> PullResult:
-    """Turn exported tasks into verified documents and the sidecar's counts."""
+def verify(
+    tasks: Sequence[Task],
+    kb: KB,
+    *,
+    annotator: str | None = None,
+    curated: Sequence[Task] = (),
+    where: str = "the double project",
+) -> PullResult:
+    """Turn exported tasks into verified documents and the sidecar's counts.
+
+    ``curated`` holds the tasks of the campaign's curate project (by ``doc_id``); with
+    ``annotator``, every document is that person's annotation and nothing is agreed or curated.
+    ``where`` names the double project in errors (a task one person annotated twice is refused).
+    """
     result = PullResult([])
+    curations = by_doc_id(curated)
     for task in sorted(tasks, key=lambda t: int(t["id"])):
         result.tasks += 1
-        _verify_task(task, kb, annotator, result)
+        _verify_task(task, kb, annotator, curations, where, result)
     return result
 
 
-def annotators(tasks: list[dict[str, Any]]) -> list[str]:
+def read_annotation(task: Task, annotation: Annotation, kb: KB) -> tuple[Comparison, list[Hit]]:
+    """``annotation`` compared with ``task``'s review prediction, and the hits it keeps."""
+    text = text_of(task)
+    candidates, _ = read_regions(text, review_result(task))
+    regions, _ = read_regions(text, annotation.get("result") or [])
+    comparison = compare(candidates, regions, kb)
+    email = annotator_of(annotation)
+    hits = [_hit(text, d, kb, email) for d in comparison.decisions if d.verdict in KEPT]
+    return comparison, sorted(hits, key=lambda h: (h.a, h.b))
+
+
+def annotator_versions(
+    task: Task, kb: KB, where: str
+) -> tuple[Annotation, dict[str, list[Hit]]] | None:
+    """A double task's first annotation, and each of its two annotators' hits (None with fewer
+    than two annotators; one person's two annotations are refused)."""
+    pair = two_annotators(task, where)
+    if pair is None:
+        return None
+    return pair[0], {annotator_of(a): read_annotation(task, a, kb)[1] for a in pair}
+
+
+def annotators(tasks: Sequence[Task]) -> list[str]:
     """Everyone with a completed annotation, for ``--per-annotator``."""
     return sorted({annotator_of(a) for t in tasks for a in completed_annotations(t)})
 
 
-def _verify_task(task: dict[str, Any], kb: KB, annotator: str | None, result: PullResult) -> None:
+def _verify_task(
+    task: Task,
+    kb: KB,
+    annotator: str | None,
+    curations: dict[str, Task],
+    where: str,
+    result: PullResult,
+) -> None:
     data = task.get("data", {})
-    doc_id, text = doc_id_of(task), text_of(task)
+    doc_id = doc_id_of(task)
     completed = completed_annotations(task)
     for skipped in cancelled_annotations(task):
         result.skipped_tasks.append(
@@ -116,29 +188,92 @@ def _verify_task(task: dict[str, Any], kb: KB, annotator: str | None, result: Pu
         if not task.get("annotations"):
             result.unannotated_tasks += 1
         return
-    chosen = completed[0]
-    if len(completed) > 1:
-        result.multi_annotation_tasks.append({
-            "doc_id": doc_id, "task": task["id"], "used": annotator_of(chosen),
-            "others": [annotator_of(a) for a in completed[1:]],
-        })  # fmt: skip
-    candidates, _ = read_regions(text, review_result(task))
-    regions, _ = read_regions(text, chosen.get("result", []))
-    email = annotator_of(chosen)
-    result.verified_by.add(email)
-    comparison = compare(candidates, regions, kb)
-    hits = [
-        _hit(text, d, kb, email)
-        for d in comparison.decisions
-        if d.verdict in ("accept", "fix", "added")
-    ]
-    _count(doc_id, text, comparison, result)
+    chosen = _decide(task, kb, annotator, curations, where, result)
+    if chosen is None:
+        chosen = completed[0], "single", None
+        if len(completed) > 1:
+            result.multi_annotation_tasks.append({
+                "doc_id": doc_id, "task": task["id"], "used": annotator_of(completed[0]),
+                "others": [annotator_of(a) for a in completed[1:]],
+            })  # fmt: skip
+    annotation, decided, versions = chosen
+    comparison, hits = read_annotation(task, annotation, kb)
+    result.verified_by.add(annotator_of(annotation))
+    result.decided[decided] += 1
+    for hit in hits:
+        hit.decided = decided  # type: ignore[attr-defined]  # an extra field of Hit
+    if versions is not None:
+        _curated(task, curations[doc_id], hits, versions, kb, result)
+    _count(doc_id, text_of(task), comparison, result)
     result.documents.append(
         Document(
-            doc_id=doc_id, text=text, role=data.get("role"), batch=data.get("batch"), p_incl=data.get("p_incl"),
-            ground_truth=sorted(hits, key=lambda h: (h.a, h.b)),
+            doc_id=doc_id, text=text_of(task), role=data.get("role"), batch=data.get("batch"),
+            p_incl=data.get("p_incl"), ground_truth=hits,
         )
     )  # fmt: skip
+
+
+Chosen = tuple[Annotation, str, dict[str, list[Hit]] | None]
+
+
+def _decide(
+    task: Task,
+    kb: KB,
+    annotator: str | None,
+    curations: dict[str, Task],
+    where: str,
+    result: PullResult,
+) -> Chosen | None:
+    """A double task's agreed or curated annotation; None when the default rule applies."""
+    if annotator is not None or (task.get("data") or {}).get("role") != DOUBLE_ROLE:
+        return None
+    both = annotator_versions(task, kb, where)
+    if both is None:
+        return None
+    first, versions = both
+    if versions_agree(*versions.values()):
+        return first, "agreed", None
+    result.disputed_tasks += 1
+    curation = curations.get(doc_id_of(task))
+    done = completed_annotations(curation) if curation is not None else []
+    if not done:
+        result.awaiting_curation.append(doc_id_of(task))
+        return None
+    return done[0], "curated", versions
+
+
+def _curated(
+    task: Task,
+    curation: Task,
+    hits: list[Hit],
+    versions: dict[str, list[Hit]],
+    kb: KB,
+    result: PullResult,
+) -> None:
+    """Mark who had each curated hit, drop pre-filled notes, count the curator's changes."""
+    prefill: dict[tuple[int, int], tuple[Any, ...]] = {}
+    notes: dict[tuple[int, int], str | None] = {}
+    start = latest_prediction(curation, CURATE_PREFIX)
+    regions, _ = read_regions(text_of(task), (start or {}).get("result") or [])
+    for region in regions:
+        folded = kb.decode_label(region.label, region.direction) if region.label else None
+        prefill[(region.a, region.b)] = (
+            (folded.entity_id, folded.direction) if folded else (region.label, region.direction)
+        )
+        notes[(region.a, region.b)] = region.note
+    final = {(h.a, h.b): hit_key(h)[2:] for h in hits}
+    result.regions_changed_by_curator += sum(
+        prefill.get(span) != final.get(span) for span in prefill.keys() | final.keys()
+    )
+    for hit in hits:
+        who = kept_by(hit, versions)
+        hit.kept_by = who  # type: ignore[attr-defined]  # an extra field of Hit
+        result.curated_hits_kept_by[
+            "neither" if not who else "both" if len(who) == len(versions) else "one"
+        ] += 1
+        extra = hit.model_extra or {}
+        if "note" in extra and extra["note"] == notes.get((hit.a, hit.b)):
+            del extra["note"]
 
 
 def _count(doc_id: str, text: str, comparison: Comparison, result: PullResult) -> None:

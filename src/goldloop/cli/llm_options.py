@@ -3,14 +3,22 @@ factory's choice worded with those options."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from goldloop.errors import GoldloopError, PartialRun, ServiceError
-from goldloop.llm import AnnotatorChoiceError, AnnotatorSpec, RetryPolicy, choose_annotator
+from goldloop.cli.common import err_console
+from goldloop.errors import EXIT_INTERRUPTED, GoldloopError, PartialRun, ServiceError
+from goldloop.llm import (
+    AnnotatorChoiceError,
+    AnnotatorSpec,
+    Provider,
+    RetryPolicy,
+    choose_annotator,
+)
 from goldloop.llm.runner import DEFAULT_CONCURRENCY
 
 DEFAULT_TIMEOUT_S = 120.0
@@ -74,6 +82,7 @@ __all__ = [
     "ProviderOption",
     "TimeoutOption",
     "annotator_spec",
+    "exit_130_on_ctrl_c",
     "retry_policy",
     "settle_output",
 ]
@@ -108,6 +117,7 @@ def settle_output(
     label: str,
     asked: int,
     errors: Sequence[str],
+    answered: int,
     unit: str,
     out: Path,
     answered_before: int | None,
@@ -116,11 +126,10 @@ def settle_output(
     report: Path,
 ) -> None:
     """The rules for an output of LLM answers when requests failed (``errors``, one per failed
-    item): every request failed → nothing written, exit 4; otherwise ``write()``, then exit 3,
-    unless the existing output (answering ``answered_before`` items) answers more and ``force``
-    is off, in which case it is kept."""
-    answered = asked - len(errors)
-    if errors and answered == 0:
+    item; ``answered``, the items the new output answers): every request failed → nothing
+    written, exit 4; otherwise ``write()``, then exit 3, unless the existing output (answering
+    ``answered_before`` items) answers more and ``force`` is off, in which case it is kept."""
+    if errors and len(errors) == asked:
         raise ServiceError(f"{label}: every request failed, nothing written: {errors[0]}")
     if errors and answered_before is not None and answered < answered_before and not force:
         raise PartialRun(
@@ -134,3 +143,21 @@ def settle_output(
             f"{len(errors)} of {asked} {unit} failed ({errors[0]}): listed in {report}; "
             "a re-run asks only for those"
         )
+
+
+@contextmanager
+def exit_130_on_ctrl_c(annotator: object) -> Iterator[None]:
+    """Ctrl-C: nothing is written, one line says so (and that a re-run resumes from the answers
+    an LLM ``annotator`` cached), exit 130."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        resume = ""
+        if isinstance(annotator, Provider) and annotator.cache is not None:
+            where = getattr(annotator.cache, "path", None)
+            resume = (
+                f"; the answers received are in the response cache{f' {where}' if where else ''}, "
+                "and a re-run resumes from them"
+            )
+        err_console.print(f"interrupted: nothing written{resume}", highlight=False, soft_wrap=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None

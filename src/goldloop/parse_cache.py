@@ -1,0 +1,460 @@
+"""The parse cache: each text parsed once per spaCy pipeline, whichever command asks for it.
+
+:func:`goldloop.nlp.parse_many` reads it, so the sampler's pool, annotate's post-checks, pull's
+anchored tags, the baselines and the backend share it without knowing. An entry is keyed by the
+pipeline (its name, version, config and the spaCy version), the pipes that ran and the sha256 of
+the text. An entry serves a request when the requested pipes are a *prefix* of the entry's pipes:
+an entry made with more pipes at the end (``ner``) serves a request without them, but one made with
+a pipe skipped in the middle does not, and the other way round neither. Pipes read what earlier
+pipes wrote (``attribute_ruler`` reads the parser's labels to tell AUX from VERB), so any other
+reuse would return annotations a fresh parse does not give.
+
+Docs are stored without ``tensor`` and ``user_data`` (nothing in goldloop reads them after a
+parse, and the tensor is 10× the rest); deserialising adds the doc's strings to the caller's
+``nlp.vocab``. Entries live in one SQLite file (WAL journal, busy timeout: safe across processes)
+at ``.goldloop/parse-cache.sqlite`` or ``$GOLDLOOP_PARSE_CACHE``; when the stored bytes pass the
+bound (``$GOLDLOOP_PARSE_CACHE_MB``, 1 GiB by default) the least recently used entries go.
+``GOLDLOOP_PARSE_CACHE=off`` or :func:`set_enabled` (``False``) turns it off for the process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import struct
+import threading
+import time
+import zlib
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import spacy
+from spacy.language import Language
+from spacy.pipeline import TrainablePipe
+from spacy.tokens import Doc
+
+from goldloop.errors import GoldloopError
+from goldloop.settings import workdir
+
+ENV_PATH = "GOLDLOOP_PARSE_CACHE"
+ENV_SIZE_MB = "GOLDLOOP_PARSE_CACHE_MB"
+OFF = "off"
+DEFAULT_SIZE_MB = 1024
+FORMAT = 1
+# Texts looked up per query, and parsed docs written per transaction.
+CHUNK = 256
+# Most texts read ahead of the caller (hits wait here as stored bytes, ~6 kB per abstract).
+WINDOW = 4096
+# A hit refreshes an entry's last use only when older than this: most reads stay reads.
+TOUCH_AFTER_S = 60.0
+# Eviction frees down to this share of the bound, so a full cache does not evict on every write.
+LOW_WATER = 0.9
+# tensor: 10x the rest and read by nobody after the parse; user_data: arbitrary objects.
+_EXCLUDED = ("tensor", "user_data", "user_data_keys", "user_data_values", "sentiment", "spans")
+
+_enabled = True
+_caches: dict[tuple[str, str], ParseCache] = {}
+_caches_lock = threading.Lock()
+_pipeline_ids: dict[int, tuple[Language, str]] = {}
+
+
+def set_enabled(enabled: bool) -> None:
+    """Switch the process-wide parse cache on or off (``goldloop --no-parse-cache``)."""
+    global _enabled
+    _enabled = enabled
+
+
+def default_cache() -> ParseCache | None:
+    """The process's parse cache, or None when switched off (:func:`set_enabled`, the env)."""
+    setting = os.environ.get(ENV_PATH, "")
+    if not _enabled or setting.strip().lower() == OFF:
+        return None
+    raw_size = os.environ.get(ENV_SIZE_MB, str(DEFAULT_SIZE_MB))
+    path = Path(setting) if setting else workdir() / "parse-cache.sqlite"
+    key = (str(path), raw_size)  # a call per parse: no path resolution here
+    with _caches_lock:
+        cache = _caches.get(key)
+        if cache is None:
+            try:
+                max_bytes = int(float(raw_size) * 1024 * 1024)
+            except ValueError:
+                raise GoldloopError(f"{ENV_SIZE_MB}={raw_size!r}: expected a size in MB") from None
+            cache = _caches[key] = ParseCache(path, max_bytes=max_bytes)
+        return cache
+
+
+def pipeline_id(nlp: Language) -> str:
+    """What decides a parse besides the text and the pipes: model, version, config, spaCy."""
+    known = _pipeline_ids.get(id(nlp))
+    if known is not None and known[0] is nlp:
+        return known[1]
+    meta = nlp.meta
+    config = hashlib.sha256(nlp.config.to_str().encode("utf-8")).hexdigest()[:16]
+    ident = (
+        f"{meta.get('lang')}_{meta.get('name')}-{meta.get('version')} config-{config} "
+        f"spacy-{spacy.__version__} format-{FORMAT}"
+    )
+    _pipeline_ids[id(nlp)] = (nlp, ident)
+    return ident
+
+
+def text_key(text: str) -> bytes:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+
+
+def dump_doc(doc: Doc) -> bytes:
+    """A doc's tokens and annotations (not its tensor or user data) as bytes."""
+    data = doc.to_dict(exclude=_EXCLUDED)
+    array = np.ascontiguousarray(data["array_body"], dtype="<u8")
+    header = {
+        "text": data["text"],
+        "strings": data["strings"],
+        "attrs": [int(a) for a in data["array_head"]],
+        "shape": list(array.shape),
+        "cats": data["cats"],
+        "unknown_spaces": bool(data["has_unknown_spaces"]),
+    }
+    head = json.dumps(header, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    spans = doc.spans.to_bytes() if doc.spans else b""
+    body = zlib.compress(array.tobytes(), 1)
+    return struct.pack("<III", len(head), len(spans), len(body)) + head + spans + body
+
+
+def load_doc(vocab: Any, blob: bytes) -> Doc:
+    """The doc :func:`dump_doc` stored, its strings added to ``vocab``."""
+    head_n, spans_n, body_n = struct.unpack_from("<III", blob)
+    at = struct.calcsize("<III")
+    header = json.loads(blob[at : at + head_n])
+    at += head_n
+    spans = blob[at : at + spans_n]
+    at += spans_n
+    array = np.frombuffer(zlib.decompress(blob[at : at + body_n]), dtype="<u8")
+    msg = {
+        "text": header["text"],
+        "strings": header["strings"],
+        "array_head": tuple(header["attrs"]),
+        "array_body": array.reshape(header["shape"]),
+        "cats": header["cats"],
+        "has_unknown_spaces": header["unknown_spaces"],
+    }
+    if spans:
+        msg["spans"] = spans
+    return Doc(vocab).from_dict(msg)
+
+
+_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS docs (
+        pipeline TEXT NOT NULL,
+        text_key BLOB NOT NULL,
+        pipes TEXT NOT NULL,
+        doc BLOB NOT NULL,
+        size INTEGER NOT NULL,
+        used REAL NOT NULL,
+        UNIQUE (pipeline, text_key, pipes)
+    )""",
+    "CREATE INDEX IF NOT EXISTS docs_used ON docs (used)",
+    "CREATE TABLE IF NOT EXISTS totals (name TEXT PRIMARY KEY, value INTEGER NOT NULL)",
+    "INSERT OR IGNORE INTO totals (name, value) VALUES ('bytes', 0)",
+)
+
+
+class ParseCache:
+    """Parsed docs in one SQLite file, at most ``max_bytes`` of them; one connection per thread."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        max_bytes: int = DEFAULT_SIZE_MB * 1024 * 1024,
+        touch_after_s: float = TOUCH_AFTER_S,
+        busy_timeout_s: float = 30.0,
+    ) -> None:
+        self.path = Path(path)
+        self.max_bytes = max_bytes
+        self.touch_after_s = touch_after_s
+        self._busy_timeout_s = busy_timeout_s
+        self._local = threading.local()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = self._connection()
+            conn.execute("BEGIN IMMEDIATE")
+            for statement in _SCHEMA:
+                conn.execute(statement)
+            conn.execute("COMMIT")
+        except (OSError, sqlite3.Error) as exc:
+            raise GoldloopError(f"{self.path}: cannot open the parse cache: {exc}") from exc
+
+    def _connection(self) -> sqlite3.Connection:
+        # A connection inherited through fork (gunicorn workers, spaCy's n_process) is never reused.
+        if getattr(self._local, "pid", None) != os.getpid():
+            fresh = sqlite3.connect(self.path, timeout=self._busy_timeout_s, isolation_level=None)
+            fresh.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout_s * 1000)}")
+            fresh.execute("PRAGMA auto_vacuum = INCREMENTAL")  # only takes on a new file
+            fresh.execute("PRAGMA journal_mode = WAL")
+            fresh.execute("PRAGMA synchronous = NORMAL")
+            self._local.conn, self._local.pid = fresh, os.getpid()
+        conn: sqlite3.Connection = self._local.conn
+        return conn
+
+    def get_many(
+        self, pipeline: str, keys: Sequence[bytes]
+    ) -> dict[bytes, list[tuple[tuple[str, ...], bytes]]]:
+        """Every stored doc of the keys under ``pipeline``, as ``(pipes, dump_doc bytes)``."""
+        found: dict[bytes, list[tuple[tuple[str, ...], bytes]]] = {}
+        touch: list[int] = []
+        stale = time.time() - self.touch_after_s
+        unique = list(dict.fromkeys(keys))
+        try:
+            conn = self._connection()
+            for start in range(0, len(unique), CHUNK):
+                part = unique[start : start + CHUNK]
+                rows = conn.execute(
+                    "SELECT rowid, text_key, pipes, doc, used FROM docs "
+                    f"WHERE pipeline = ? AND text_key IN ({','.join('?' * len(part))})",
+                    (pipeline, *part),
+                )
+                for rowid, key, pipes, blob, used in rows.fetchall():
+                    found.setdefault(key, []).append(
+                        (tuple(pipes.split(",")) if pipes else (), blob)
+                    )
+                    if used <= stale:
+                        touch.append(rowid)
+            now = time.time()
+            for start in range(0, len(touch), CHUNK):
+                rowids = touch[start : start + CHUNK]
+                conn.execute(
+                    f"UPDATE docs SET used = ? WHERE rowid IN ({','.join('?' * len(rowids))})",
+                    (now, *rowids),
+                )
+        except sqlite3.Error as exc:
+            raise GoldloopError(f"{self.path}: cannot read the parse cache: {exc}") from exc
+        return found
+
+    def put_many(
+        self, pipeline: str, pipes: Sequence[str], entries: Iterable[tuple[bytes, bytes]]
+    ) -> None:
+        """Store docs (``(text_key, dump_doc(doc))``), then evict down to the bound if past it."""
+        joined = ",".join(pipes)
+        now = time.time()
+        try:
+            conn = self._connection()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                added = 0
+                for key, blob in entries:
+                    cursor = conn.execute(
+                        "INSERT OR IGNORE INTO docs (pipeline, text_key, pipes, doc, size, used) "
+                        "VALUES (?, ?, ?, ?, ?, ?)",
+                        (pipeline, key, joined, blob, len(blob), now),
+                    )
+                    added += len(blob) if cursor.rowcount == 1 else 0
+                conn.execute("UPDATE totals SET value = value + ? WHERE name = 'bytes'", (added,))
+                evicted = self._evict(conn)
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            if evicted:
+                conn.execute("PRAGMA incremental_vacuum")
+        except sqlite3.Error as exc:
+            raise GoldloopError(f"{self.path}: cannot write the parse cache: {exc}") from exc
+
+    def _evict(self, conn: sqlite3.Connection) -> bool:
+        total = self._total(conn)
+        if total <= self.max_bytes:
+            return False
+        target = int(self.max_bytes * LOW_WATER)
+        while total > target:
+            rows = conn.execute("SELECT rowid, size FROM docs ORDER BY used LIMIT ?", (CHUNK,))
+            victims = []
+            for rowid, size in rows.fetchall():
+                if total <= target:
+                    break
+                victims.append(rowid)
+                total -= size
+            if not victims:
+                break
+            conn.execute(
+                f"DELETE FROM docs WHERE rowid IN ({','.join('?' * len(victims))})", victims
+            )
+        conn.execute("UPDATE totals SET value = ? WHERE name = 'bytes'", (max(total, 0),))
+        return True
+
+    @staticmethod
+    def _total(conn: sqlite3.Connection) -> int:
+        return int(conn.execute("SELECT value FROM totals WHERE name = 'bytes'").fetchone()[0])
+
+    def stored_bytes(self) -> int:
+        """Bytes of stored docs (what the bound counts; the file adds SQLite's own pages)."""
+        return self._total(self._connection())
+
+    def __len__(self) -> int:
+        return int(self._connection().execute("SELECT COUNT(*) FROM docs").fetchone()[0])
+
+
+def parse_cached(
+    cache: ParseCache,
+    nlp: Language,
+    texts: Iterable[str],
+    *,
+    disable: Sequence[str] = (),
+    n_process: int = 1,
+    batch_size: int = 32,
+) -> Iterator[Doc]:
+    """Docs in input order: hits read from ``cache``, misses parsed with ``nlp.pipe`` and stored.
+
+    The input is read a window at a time (enough misses to keep ``n_process`` processes busy,
+    or at most ``WINDOW`` texts), so a stream stays a stream and a mostly cached one is never
+    read ahead whole.
+    """
+    pipes = tuple(name for name in nlp.pipe_names if name not in disable)
+    pipeline = pipeline_id(nlp)
+    reuse = _Reuse(nlp, pipes)
+    source = iter(texts)
+    # One process start per window: give each process many batches before starting another.
+    enough_misses = batch_size * (1 if n_process == 1 else 16 * n_process)
+    while True:
+        window: list[tuple[str, bytes, tuple[bytes, _Replay | None] | None]] = []
+        missing = 0
+        while len(window) < max(WINDOW, enough_misses) and missing < enough_misses:
+            chunk = list(islice(source, CHUNK))
+            if not chunk:
+                break
+            keys = [text_key(text) for text in chunk]
+            stored = cache.get_many(pipeline, keys)
+            for text, key in zip(chunk, keys, strict=True):
+                found = reuse.choose(stored.get(key, ()))
+                window.append((text, key, found))
+                missing += found is None
+        if not window:
+            return
+        to_parse = [text for text, _, found in window if found is None]
+        processes = n_process if len(to_parse) > batch_size else 1
+        parsed = nlp.pipe(
+            to_parse, disable=list(disable), n_process=processes, batch_size=batch_size
+        )
+        new: list[tuple[bytes, bytes]] = []
+        try:
+            for _, key, found in window:
+                if found is not None and found[1] is None:
+                    yield load_doc(nlp.vocab, found[0])
+                    continue
+                if found is not None:
+                    assert found[1] is not None
+                    doc = found[1].run(nlp, load_doc(nlp.vocab, found[0]))
+                else:
+                    doc = next(parsed)
+                new.append((key, dump_doc(doc)))  # before the caller can change the doc
+                if len(new) == CHUNK:
+                    cache.put_many(pipeline, pipes, new)
+                    new = []
+                yield doc
+        finally:
+            parsed.close()  # type: ignore[attr-defined]
+            if new:
+                cache.put_many(pipeline, pipes, new)
+
+
+# What a pipe declares it assigns (``nlp.get_pipe_meta(name).assigns``) → the token attributes
+# that hold it. doc.tensor: only rule-based pipes are replayed, and they do not read it.
+_ASSIGNED = {
+    "doc.tensor": (),
+    "token.tag": ("TAG",),
+    "token.pos": ("POS",),
+    "token.morph": ("MORPH",),
+    "token.lemma": ("LEMMA",),
+    "token.norm": ("NORM",),
+    "token.dep": ("DEP", "HEAD"),
+    "token.head": ("DEP", "HEAD"),
+    "token.is_sent_start": ("SENT_START",),
+    "doc.sents": ("SENT_START",),
+}
+
+
+@dataclass(frozen=True)
+class _Replay:
+    """Serve a request from an entry that shares its first pipes: keep the tokens and what
+    those pipes assigned, then run the request's remaining pipes, all rule-based, on them."""
+
+    attrs: tuple[str, ...]
+    pipes: tuple[str, ...]
+
+    def run(self, nlp: Language, stored: Doc) -> Doc:
+        words = [token.text for token in stored]
+        spaces = [bool(token.whitespace_) for token in stored]
+        doc = Doc(nlp.vocab, words=words, spaces=spaces)
+        values: Any = stored.to_array(list(self.attrs))
+        doc.from_array(list(self.attrs), values)
+        for name in self.pipes:
+            doc = nlp.get_pipe(name)(doc)
+        return doc
+
+
+# The plan of an entry that serves the request as stored.
+_AS_IS = _Replay((), ())
+
+
+class _Reuse:
+    """Which stored entry serves a request for ``wanted`` pipes, and how (module docstring)."""
+
+    def __init__(self, nlp: Language, wanted: tuple[str, ...]) -> None:
+        self.nlp = nlp
+        self.wanted = wanted
+        self._plans: dict[tuple[str, ...], _Replay | None] = {}
+
+    def choose(
+        self, entries: Iterable[tuple[tuple[str, ...], bytes]]
+    ) -> tuple[bytes, _Replay | None] | None:
+        """``(blob, None)`` for an entry to serve as is, ``(blob, replay)``, or None (a miss)."""
+        best: tuple[int, bytes, _Replay] | None = None
+        for pipes, blob in entries:
+            if pipes not in self._plans:
+                self._plans[pipes] = self._plan(pipes)
+            plan = self._plans[pipes]
+            if plan is None:
+                continue
+            # As stored beats replayed; then fewer extra pipes, or fewer pipes to replay.
+            rank = -len(pipes) if plan is _AS_IS else -1_000 - len(plan.pipes)
+            if best is None or rank > best[0]:
+                best = (rank, blob, plan)
+        if best is None:
+            return None
+        return best[1], None if best[2] is _AS_IS else best[2]
+
+    def _plan(self, pipes: tuple[str, ...]) -> _Replay | None:
+        wanted = self.wanted
+        if pipes[: len(wanted)] == wanted:
+            return _AS_IS
+        shared = 0
+        while shared < min(len(wanted), len(pipes)) and wanted[shared] == pipes[shared]:
+            shared += 1
+        rest = wanted[shared:]
+        if not shared or any(isinstance(self.nlp.get_pipe(n), TrainablePipe) for n in rest):
+            return None
+        attrs = {"NORM"}  # the tokenizer's exceptions set it ("d" → "'d")
+        for name in wanted[:shared]:
+            assigns = self.nlp.get_pipe_meta(name).assigns
+            if not assigns or any(a not in _ASSIGNED for a in assigns):
+                return None  # a pipe that does not say what it sets cannot be replayed over
+            attrs.update(attr for a in assigns for attr in _ASSIGNED[a])
+        return _Replay(tuple(sorted(attrs)), rest)
+
+
+__all__ = [
+    "ENV_PATH",
+    "ENV_SIZE_MB",
+    "ParseCache",
+    "default_cache",
+    "dump_doc",
+    "load_doc",
+    "parse_cached",
+    "pipeline_id",
+    "set_enabled",
+    "text_key",
+]
