@@ -113,5 +113,5 @@ def test_the_live_gold_settings_and_the_start_up_line_never_show_the_key() -> No
 
 @pytest.mark.parametrize("value", ["camp", "=g.json", "camp=", "a=b.json;junk"])
 def test_a_gold_setting_that_is_not_name_equals_path_is_refused(value: str) -> None:
-    with pytest.raises(GoldloopError, match="GOLDLOOP_GOLD: .* is not NAME=path"):
+    with pytest.raises(GoldloopError, match=r"GOLDLOOP_GOLD: .* is not NAME=path"):
         BackendSettings.from_env({"GOLDLOOP_GOLD": value})

@@ -50,10 +50,13 @@ def test_the_redis_lock_lets_one_writer_in_at_a_time(tmp_path: Path) -> None:
 
 def test_a_lock_held_too_long_is_a_timeout(tmp_path: Path) -> None:
     gold = tmp_path / "gold.json"
-    with gold_lock(gold), pytest.raises(GoldLockTimeout, match="gold.json"):
-        # another open file description: flock refuses it as it would another process
-        with gold_lock(gold, wait_s=0.2):
-            pass
+    # a second open file description: flock refuses it as it would another process's
+    with (
+        gold_lock(gold),
+        pytest.raises(GoldLockTimeout, match=r"gold\.json"),
+        gold_lock(gold, wait_s=0.2),
+    ):
+        pass
 
 
 def test_redis_down_is_a_service_error_without_the_url(tmp_path: Path) -> None:
