@@ -140,12 +140,20 @@ def pull(
     there was none). ``redis_url``: the gold's lock is held in Redis (shared with the backend).
     """
     titles = list(campaign_titles(name).values())
-    with gold_lock(out, redis_url):
-        mirror = read_mirror(mirror_path(out), name) if since else None
-        if mirror is None:
-            mirror = read_campaign(connection, client, name, titles)
-        else:
+    if since and read_mirror(mirror_path(out), name) is not None:
+        # Read, update and write the mirror as one step: another writer may be at it too.
+        with gold_lock(out, redis_url):
+            mirror = read_mirror(mirror_path(out), name) or Mirror(name)
             catch_up(connection, client, mirror, titles)
-        if name not in mirror.projects:
-            raise StudioError(f"{connection.url}: no Label Studio project titled {name!r}")
+            _check_primary(connection, mirror)
+            return write_campaign(out, mirror, kb, annotator=annotator, per_annotator=per_annotator)
+    # A full read needs no lock (nor leaves a lock file when it fails): only the write does.
+    mirror = read_campaign(connection, client, name, titles)
+    _check_primary(connection, mirror)
+    with gold_lock(out, redis_url):
         return write_campaign(out, mirror, kb, annotator=annotator, per_annotator=per_annotator)
+
+
+def _check_primary(connection: Connection, mirror: Mirror) -> None:
+    if mirror.name not in mirror.projects:
+        raise StudioError(f"{connection.url}: no Label Studio project titled {mirror.name!r}")
