@@ -229,10 +229,14 @@ def _covered_spans(text: str, task: Task, context: object) -> list[tuple[int, in
     for result in results:
         for item in result if isinstance(result, list) else ():
             value = item.get("value") if isinstance(item, dict) else None
-            if isinstance(value, dict) and isinstance(value.get("start"), int):
-                end = value.get("end")
-                if isinstance(end, int) and 0 <= value["start"] < end <= len(text):
-                    spans.append((value["start"], end))
+            start, end = (
+                (value.get("start"), value.get("end")) if isinstance(value, dict) else (0, 0)
+            )
+            if isinstance(start, int) and isinstance(end, int):
+                try:
+                    spans.append(from_label_studio(text, start, end))
+                except OffsetError:
+                    continue  # a region of another text: it covers nothing here
     return spans
 
 
