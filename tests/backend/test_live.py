@@ -26,6 +26,7 @@ import pytest
 from tests.backend.conftest import RunningBackend, running_backend, running_redis
 from tests.studio.loop_data import INDUCES, TAG_A, TAG_B, span, text_of, write_inputs
 
+from goldloop.backend.live import Change, read_event
 from goldloop.backend.predictor import Predictor
 from goldloop.backend.settings import AnnotatorSpec, BackendSettings
 from goldloop.gold import Hit
@@ -40,8 +41,6 @@ from goldloop.studio.push import Candidates, push
 from goldloop.studio.review import hit_regions, review_tag
 from goldloop.studio.tasks import campaign_titles
 from goldloop.studio.webhooks import ACTIONS, register_webhooks
-
-pytestmark = pytest.mark.studio
 
 AUTH = ("live-user", "live-pass-not-a-secret")
 REVIEW = review_tag(TAG_A, TAG_B)
@@ -214,6 +213,7 @@ def _auth_header() -> dict[str, str]:
     return basic_auth_header(*AUTH)
 
 
+@pytest.mark.studio
 def test_each_project_has_one_webhook_to_the_backend(campaign: Campaign) -> None:
     assert campaign.backend_webhooks == {
         campaign.name: 1,
@@ -223,6 +223,7 @@ def test_each_project_has_one_webhook_to_the_backend(campaign: Campaign) -> None
     assert actions == set(ACTIONS) - {"ANNOTATIONS_CREATED"}
 
 
+@pytest.mark.studio
 def test_the_webhook_fed_gold_equals_a_full_pull(
     campaign: Campaign, label_studio: Any, kb: KB
 ) -> None:
@@ -235,6 +236,7 @@ def test_the_webhook_fed_gold_equals_a_full_pull(
     assert "pmid:8" not in {d["doc_id"] for d in expected["GOLD"]}
 
 
+@pytest.mark.studio
 def test_events_replayed_in_reverse_order_give_the_same_gold(
     campaign: Campaign, label_studio: Any, kb: KB, nlp: Any
 ) -> None:
@@ -249,6 +251,7 @@ def test_events_replayed_in_reverse_order_give_the_same_gold(
     assert files(gold) == full_pull(label_studio, kb, campaign.name, campaign.dir / "full-r.json")
 
 
+@pytest.mark.studio
 def test_two_replicas_sharing_redis_lose_no_update(
     campaign: Campaign, label_studio: Any, kb: KB, nlp: Any, tmp_path: Path
 ) -> None:
@@ -278,6 +281,7 @@ def test_two_replicas_sharing_redis_lose_no_update(
     assert files(gold) == full_pull(label_studio, kb, campaign.name, campaign.dir / "full-2.json")
 
 
+@pytest.mark.studio
 def test_pull_since_reads_only_the_changes_and_equals_a_full_pull(
     campaign: Campaign, label_studio: Any, kb: KB
 ) -> None:
@@ -288,6 +292,7 @@ def test_pull_since_reads_only_the_changes_and_equals_a_full_pull(
     assert files(gold) == full_pull(label_studio, kb, campaign.name, campaign.dir / "full-s.json")
 
 
+@pytest.mark.studio
 def test_unrelated_or_malformed_events_are_acknowledged_and_ignored(
     campaign: Campaign, label_studio: Any, kb: KB, nlp: Any
 ) -> None:
@@ -306,3 +311,42 @@ def test_unrelated_or_malformed_events_are_acknowledged_and_ignored(
         unauthorised = httpx.post(f"{backend.url}/webhook", json={"action": "X"}, timeout=10)
         assert unauthorised.status_code == 401
     assert not gold.exists()
+
+
+CAMPAIGNS = ["camp", "other"]
+
+
+@pytest.mark.parametrize(
+    ("payload", "expected"),
+    [
+        ({"action": "ANNOTATION_CREATED", "project": {"id": 3, "title": "camp-double"},
+          "annotation": {"id": 9, "task": 41}, "task": {"id": 41}},
+         Change("camp", "camp-double", 3, task_ids=frozenset({41}))),
+        ({"action": "ANNOTATIONS_CREATED", "project": {"id": 4, "title": "camp-curate"},
+          "annotation": [{"id": 1, "task": 5}, {"id": 2, "task": 6}], "task": [{"id": 5}, {"id": 6}]},
+         Change("camp", "camp-curate", 4, task_ids=frozenset({5, 6}))),
+        ({"action": "ANNOTATIONS_DELETED", "project": {"id": 2, "title": "other"},
+          "annotations": [{"id": 7}, {"id": 8}]},
+         Change("other", "other", 2, annotation_ids=frozenset({7, 8}))),
+    ],
+)  # fmt: skip
+def test_an_event_names_the_tasks_or_annotations_that_changed(
+    payload: dict[str, Any], expected: Change
+) -> None:
+    assert read_event(payload, CAMPAIGNS) == expected
+
+
+@pytest.mark.parametrize(
+    ("payload", "reason"),
+    [
+        ({"action": "TASKS_CREATED", "project": {"id": 1, "title": "camp"}}, "not an annotation"),
+        ({"action": "ANNOTATION_CREATED", "project": {"id": 1, "title": "campx"},
+          "task": {"id": 1}}, "no gold file is set for project 'campx'"),
+        ({"action": "ANNOTATION_CREATED", "task": {"id": 1}}, "names no project"),
+        ({"action": "ANNOTATION_UPDATED", "project": {"id": 1, "title": "camp"},
+          "task": {"id": "1"}}, "names no task"),
+    ],
+)  # fmt: skip
+def test_an_event_the_live_gold_cannot_use_says_why(payload: dict[str, Any], reason: str) -> None:
+    said = read_event(payload, CAMPAIGNS)
+    assert isinstance(said, str) and reason in said
