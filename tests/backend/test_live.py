@@ -35,6 +35,8 @@ from goldloop.lexical import LexicalAnnotator
 from goldloop.nlp import load_nlp
 from goldloop.sample import read_documents
 from goldloop.studio.connection import Connection, connect
+from goldloop.studio.curate import curate
+from goldloop.studio.label_config import render_label_config
 from goldloop.studio.mirror import mirror_path
 from goldloop.studio.pull import pull, sidecar_path
 from goldloop.studio.push import Candidates, push
@@ -132,7 +134,7 @@ def _added(kb: KB, doc_id: str, surface: str, entity_id: str) -> list[dict[str, 
     return items
 
 
-def annotate(client: Any, kb: KB, name: str) -> None:
+def annotate(connection: Connection, client: Any, kb: KB, name: str) -> None:
     """People at work: every kind of change the gold must follow."""
     listed = {p.title: p.id for p in client.projects.list(include="id,title")}
     tasks = {t.data["doc_id"]: t for t in client.tasks.list(project=listed[name], fields="all")}
@@ -155,6 +157,10 @@ def annotate(client: Any, kb: KB, name: str) -> None:
         email=f"second-{uuid.uuid4().hex[:6]}@goldloop.local", username=uuid.uuid4().hex[:8]
     )
     create(id=double["pmid:7"].id, result=[], completed_by=second.id)
+    # The two disagree: the document goes to NAME-curate, where a curator decides.
+    assert curate(connection, client, name, kb).created == 1
+    (curate_task,) = client.tasks.list(project=listed[f"{name}-curate"], fields="all")
+    create(id=curate_task.id, result=_review(double["pmid:7"]))
 
 
 @pytest.fixture(scope="module")
@@ -175,6 +181,10 @@ def campaign(
         connection, client, read_documents(documents), name, kb,
         a=Candidates.from_gold(gold_a, kb), b=Candidates.from_gold(gold_b, kb),
     )  # fmt: skip
+    # NAME-curate exists (empty) before anyone annotates, so the snapshot's mirror knows it and
+    # its first task arrives as a plain "task changed" event (a project unknown to the mirror
+    # would make the backend catch up with everything, which the replica test must avoid).
+    client.projects.create(title=f"{name}-curate", label_config=render_label_config(kb))
     snapshot = directory / "snapshot.json"
     pull(connection, client, name, kb, snapshot)
     live_gold = directory / "live.json"
@@ -192,7 +202,7 @@ def campaign(
         titles = list(campaign_titles(name).values())
         register_webhooks(connection, client, titles, backend.url, _auth_header())
         register_webhooks(connection, client, titles, recorder.url)
-        annotate(client, kb, name)
+        annotate(connection, client, kb, name)
         assert backend.app.state.live.wait_idle(120)
         hooks = {
             title: sum(
@@ -218,6 +228,7 @@ def test_each_project_has_one_webhook_to_the_backend(campaign: Campaign) -> None
     assert campaign.backend_webhooks == {
         campaign.name: 1,
         f"{campaign.name}-double": 1,
+        f"{campaign.name}-curate": 1,
     }
     actions = {event["action"] for event in campaign.events}
     assert actions == set(ACTIONS) - {"ANNOTATIONS_CREATED"}
@@ -234,6 +245,8 @@ def test_the_webhook_fed_gold_equals_a_full_pull(
     added = [h for d in expected["GOLD"] if d["doc_id"] == "pmid:6" for h in d["ground_truth"]]
     assert ("induces", "added") in {(h["surface"], h["verdict"]) for h in added}
     assert "pmid:8" not in {d["doc_id"] for d in expected["GOLD"]}
+    curated = [h for d in expected["GOLD"] if d["doc_id"] == "pmid:7" for h in d["ground_truth"]]
+    assert curated and {h["decided"] for h in curated} == {"curated"}
 
 
 @pytest.mark.studio
