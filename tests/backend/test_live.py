@@ -1,9 +1,9 @@
 """The live gold against a real Label Studio: annotations made through the SDK reach the backend
 as webhooks, and the gold file it keeps equals what ``goldloop pull`` writes.
 
-One campaign (a primary and a double project) is pushed; a snapshot of its pull is taken before
-anyone annotates. Then people accept, fix, delete, skip, annotate the double task twice, update
-an annotation and delete one. A recording server registered beside the backend keeps every event
+One campaign (primary, double and an empty curate project) is pushed; a snapshot of its pull is
+taken before anyone annotates. Then people accept, fix, delete, skip, update an annotation and
+delete one, annotate the double task twice and differently, and a curator decides it. A recording server registered beside the backend keeps every event
 Label Studio sent, so the same events can be replayed: in reverse order, to a backend starting
 from the snapshot, and split between two replicas sharing a Redis lock.
 """
