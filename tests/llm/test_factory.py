@@ -140,3 +140,43 @@ def test_the_demo_picks_by_the_same_rule(monkeypatch: pytest.MonkeyPatch, kb: KB
     monkeypatch.setenv("OPENAI_API_KEY", "k")
     with pytest.raises(AmbiguousProvider):
         pick_annotator(kb)
+
+
+@pytest.mark.parametrize(
+    ("provider", "base_url", "api", "wire"),
+    [
+        ("openai", None, None, "responses"),  # OpenAI's own endpoint
+        ("openai", None, "chat", "chat"),
+        ("openai", LOCAL, None, "chat"),  # an OpenAI-compatible server
+        ("openai", LOCAL, "responses", "responses"),
+        ("anthropic", None, None, None),
+        ("gemini", LOCAL, None, None),
+    ],
+)
+def test_a_spec_keys_requests_as_its_provider_does(
+    monkeypatch: pytest.MonkeyPatch,
+    provider: str,
+    base_url: str | None,
+    api: str | None,
+    wire: str | None,
+) -> None:
+    # The dry run keys requests from the spec alone: it must find what the provider cached.
+    from goldloop.llm import LLMRequest
+
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
+        monkeypatch.setenv(name, "k")
+    for name in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "GOOGLE_GEMINI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    spec = choose_annotator(provider, "m", "low", base_url, api=api)
+    built = make_llm(spec, cache=None)
+    request = LLMRequest("system", "Abstract:\nuser", {"type": "object"}, 10)
+    assert spec.wire_api == built.api == wire
+    assert spec.key(request) == built.key(request) and spec.tag == built.tag
+
+
+def test_an_api_the_provider_does_not_speak_is_refused_naming_the_setting() -> None:
+    from goldloop.llm import AnnotatorChoiceError
+
+    with pytest.raises(AnnotatorChoiceError, match="there is no API 'responses'") as raised:
+        choose_annotator("anthropic", "m", api="responses", key_required=False)
+    assert raised.value.setting == "api"

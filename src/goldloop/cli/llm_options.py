@@ -87,7 +87,7 @@ __all__ = [
     "settle_output",
 ]
 
-_OPTIONS = {"provider": "--provider", "model": "--model"}
+_OPTIONS = {"provider": "--provider", "model": "--model", "api": "--api"}
 
 
 def annotator_spec(
@@ -98,12 +98,14 @@ def annotator_spec(
     *,
     llm_required: bool = False,
     key_required: bool = True,
+    api: str | None = None,
 ) -> AnnotatorSpec:
     """:func:`goldloop.llm.choose_annotator` on the options, its refusal naming the option."""
     try:
         return choose_annotator(
-            provider, model, effort, base_url, llm_required=llm_required, key_required=key_required
-        )
+            provider, model, effort, base_url, llm_required=llm_required,
+            key_required=key_required, api=api,
+        )  # fmt: skip
     except AnnotatorChoiceError as exc:
         raise GoldloopError(f"{_OPTIONS[exc.setting]}: {exc}") from exc
 

@@ -22,7 +22,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from goldloop.errors import GoldloopError
-from goldloop.llm.base import CREDENTIALS, LLMError, Provider, RetryPolicy, env_credential
+from goldloop.llm.base import (
+    CREDENTIALS,
+    LLMError,
+    LLMRequest,
+    Provider,
+    RetryPolicy,
+    annotator_tag,
+    endpoint_identity,
+    env_credential,
+    request_key,
+    resolve_api,
+)
 from goldloop.llm.cache import ResponseCache, SQLiteCache
 from goldloop.settings import default_cache_path
 
@@ -81,6 +92,29 @@ class AnnotatorSpec:
     model: str | None = None
     effort: str | None = None
     base_url: str | None = None
+    api: str | None = None
+
+    @property
+    def endpoint(self) -> str | None:
+        """The normalised base URL of a server other than the provider's own."""
+        return endpoint_identity(self.provider, self.base_url)
+
+    @property
+    def wire_api(self) -> str | None:
+        """The API the provider is spoken to with (see :func:`goldloop.llm.base.resolve_api`)."""
+        return resolve_api(self.provider, self.api, self.endpoint)
+
+    @property
+    def tag(self) -> str:
+        """The annotator tag its answers carry (see :func:`goldloop.llm.base.annotator_tag`)."""
+        return annotator_tag(self.model or self.provider, self.effort, self.endpoint)
+
+    def key(self, request: LLMRequest) -> str:
+        """The response cache key of ``request``, computed without building a client."""
+        assert self.model is not None, "an LLM spec has a model"
+        return request_key(
+            self.provider, self.model, self.effort, self.endpoint, self.wire_api, request
+        )
 
     @property
     def is_llm(self) -> bool:
@@ -101,10 +135,12 @@ def choose_annotator(
     env: Mapping[str, str] | None = None,
     llm_required: bool = False,
     key_required: bool = True,
+    api: str | None = None,
 ) -> AnnotatorSpec:
     """The annotator the settings name, by the rule in this module's docstring.
 
-    ``key_required=False`` skips the key check of a named provider (a dry run calls nothing).
+    ``key_required=False`` skips the key check of a named provider (a dry run calls nothing);
+    ``api`` names a wire API (its setting is ``api``).
     """
     name = (provider or "").strip().lower() or None
     model, effort, base_url = model or None, effort or None, base_url or None
@@ -120,7 +156,12 @@ def choose_annotator(
     if key_required and base_url is None and name not in credentials_set(env):
         variables = " or ".join(CREDENTIALS[name])
         raise MissingKey("provider", f"{name} needs {variables} in the environment")
-    return AnnotatorSpec(name, model or DEFAULT_MODELS[name], effort, base_url)
+    spec = AnnotatorSpec(name, model or DEFAULT_MODELS[name], effort, base_url, api or None)
+    try:
+        spec.wire_api  # noqa: B018 (an API the provider does not speak is refused here)
+    except LLMError as exc:
+        raise AnnotatorChoiceError("api", str(exc)) from exc
+    return spec
 
 
 def _implied_provider(
@@ -161,9 +202,11 @@ def make_provider(
     base_url: str | None = None,
     cache: ResponseCache | str | Path | _DefaultCache | None = DEFAULT_CACHE,
     retry: RetryPolicy | None = None,
+    api: str | None = None,
 ) -> Provider:
     """A provider by name; ``cache`` is a cache object, a SQLite path, ``None`` (off) or
-    :data:`DEFAULT_CACHE`."""
+    :data:`DEFAULT_CACHE`; ``api`` a wire API other than the default (OpenAI: ``chat`` or
+    ``responses``)."""
     if name not in PROVIDERS:
         raise LLMError(f"unknown provider {name!r} (known: {', '.join(PROVIDERS)})")
     module_name, class_name = PROVIDERS[name]
@@ -176,7 +219,7 @@ def make_provider(
     if isinstance(cache, str | Path):
         cache = SQLiteCache(cache)
     provider: Provider = provider_class(
-        model, effort=effort, base_url=base_url, cache=cache, retry=retry
+        model, effort=effort, base_url=base_url, cache=cache, retry=retry, api=api
     )
     return provider
 
@@ -197,6 +240,7 @@ def make_llm(
         base_url=spec.base_url,
         cache=cache,
         retry=retry,
+        api=spec.api,
     )
 
 
