@@ -173,11 +173,16 @@ def _import_batch(
                 return
 
 
-def export_project(connection: Connection, client: Any, project: Project) -> list[dict[str, Any]]:
-    """Every task of ``project`` with its annotations (annotators' emails) and full predictions."""
+def export_project(
+    connection: Connection, client: Any, project: Project, *, view: int | None = None
+) -> list[dict[str, Any]]:
+    """Every task of ``project`` (of its Data Manager ``view`` only, when given) with its
+    annotations (annotators' emails) and full predictions."""
+    filters = {"task_filter_options": {"view": view}} if view is not None else {}
     export = call(
         connection, client.projects.exports.create, id=project.id, title="goldloop export",
         serialization_options={"predictions": {"only_id": False}, "annotations__completed_by": {"only_id": False}},
+        **filters,
     )  # fmt: skip
     chunks = _read_all(
         connection, client.projects.exports.download, id=project.id, export_pk=export.id,
