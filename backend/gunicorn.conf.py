@@ -1,12 +1,30 @@
-"""gunicorn settings for the backend container; each knob is an environment variable."""
+"""gunicorn settings for the backend container; each knob is an environment variable.
+
+The settings themselves are :func:`goldloop.backend.serve.gunicorn_options`, shared with
+``goldloop backend``; a non-loopback bind without basic auth is refused here, before any worker.
+"""
 
 import os
+import sys
 
-from goldloop.backend.serve import WORKER_CLASS, WORKER_TIMEOUT
+from goldloop.backend.app import check_exposure
+from goldloop.backend.serve import WORKER_TIMEOUT, gunicorn_options
+from goldloop.backend.settings import BackendSettings
+from goldloop.errors import GoldloopError
 
-bind = f"0.0.0.0:{os.environ.get('PORT', '9090')}"
-workers = int(os.environ.get("WORKERS", "2"))
-worker_class = WORKER_CLASS
-timeout = int(os.environ.get("WORKER_TIMEOUT", str(WORKER_TIMEOUT)))
-accesslog = "-"
-loglevel = os.environ.get("LOG_LEVEL", "info")
+_HOST = os.environ.get("HOST", "0.0.0.0")
+try:
+    check_exposure(_HOST, BackendSettings.from_env())
+except GoldloopError as exc:
+    print(f"error: {exc}", file=sys.stderr)
+    sys.exit(exc.exit_code)
+
+globals().update(
+    gunicorn_options(
+        _HOST,
+        int(os.environ.get("PORT", "9090")),
+        int(os.environ.get("WORKERS", "2")),
+        os.environ.get("LOG_LEVEL", "info"),
+        int(os.environ.get("WORKER_TIMEOUT", str(WORKER_TIMEOUT))),
+    )
+)

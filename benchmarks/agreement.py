@@ -4,7 +4,9 @@ Builds two annotators over synthetic documents (bundled KB ids), then times:
 - ``cohen_kappa`` against ``sklearn.metrics.cohen_kappa_score`` on the same label pairs;
 - the whole ``agreement`` (span pairing, raw and folded κ, direction κ, confusion) against
   scikit-learn's κ alone on its raw pairs (the floor any implementation pays);
-- ``relative_recall`` over three runs with a 1,000-draw document bootstrap.
+- ``relative_recall`` over three runs with a 1,000-draw document bootstrap;
+- ``estimate_completeness`` (capture–recapture) on the two annotators, 1,000 draws, against the
+  agreement run.
 
     .venv/bin/python benchmarks/agreement.py [--docs 5000]
 """
@@ -19,11 +21,12 @@ from typing import Any
 
 from sklearn.metrics import cohen_kappa_score
 
-from goldloop.agreement import NONE, agreement, cohen_kappa, pair_spans
 from goldloop.gold import Document, Hit
 from goldloop.kb import load_kb
-from goldloop.pool import relative_recall
+from goldloop.scoring.agreement import NONE, agreement, cohen_kappa, pair_spans
+from goldloop.scoring.completeness import estimate_completeness
 from goldloop.scoring.inputs import Prediction, SystemPredictions
+from goldloop.scoring.pooled import relative_recall
 
 
 def timed(fn: Callable[[], Any], repeat: int = 3) -> tuple[float, Any]:
@@ -115,6 +118,19 @@ def main() -> None:
     print(
         f"pool of 3 runs over {pooled.n_documents:,} documents ({pooled.n_pool:,} items, 1,000 bootstrap draws): "
         f"{pool_s:.3f} s = {pool_s / full_s:.1f}x the agreement run"
+    )
+
+    spans = [
+        ([(h.a, h.b) for h in a.ground_truth], [(h.a, h.b) for h in b.ground_truth])
+        for a, b in zip(docs_a, docs_b, strict=True)
+    ]
+    completeness_s, completeness = timed(lambda: estimate_completeness(spans), repeat=1)
+    # The same m as agreement's span pairing: both use one matcher.
+    assert completeness.m == report.n_span_matched, (completeness.m, report.n_span_matched)
+    print(
+        f"completeness over {len(spans):,} double documents (1,000 bootstrap draws): "
+        f"{completeness_s:.3f} s = {completeness_s / full_s:.1f}x the agreement run; "
+        f"N^ {completeness.n_hat:.0f}, recall together {completeness.recall_both:.3f}"
     )
 
 

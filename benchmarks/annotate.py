@@ -34,13 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.fakes
 from tests.fakes.llm_server import FakeLLMServer
 
 from goldloop import parse_cache
-from goldloop.annotate import (
-    PIPES_UNUSED_BY_CHECKS,
-    annotate_documents,
-    annotation_request,
-    check_candidates,
-    read_candidates,
-)
+from goldloop.annotate import annotate_documents, annotation_request
+from goldloop.decode import PIPES_UNUSED_BY_CHECKS, check_candidates, read_candidates
 from goldloop.gold import Document
 from goldloop.kb import load_kb
 from goldloop.llm import RetryPolicy, SQLiteCache, make_provider

@@ -1,4 +1,5 @@
-"""Shared fixtures: one real Label Studio per test session.
+"""Shared fixtures: the bundled KB, the one way to run the ``goldloop`` command, and one real
+Label Studio per test session.
 
 The server runs from goldloop's own install (``$GOLDLOOP_LABEL_STUDIO`` or
 ``.goldloop/studio/venv``, installed here when ``CI=true``) on a data dir under pytest's tmp dir.
@@ -11,19 +12,78 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Iterator
+import sys
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pytest
 
 from goldloop.errors import GoldloopError
+from goldloop.kb import KB, load_kb
 from goldloop.studio import server
 from goldloop.studio.connection import Connection
 
 REPO = Path(__file__).resolve().parents[1]
 TEMPLATE = REPO / ".goldloop" / "test-studio-template"
+
+
+@pytest.fixture(scope="session")
+def kb() -> KB:
+    """The bundled KB (with its equivalences), loaded once."""
+    return load_kb()
+
+
+@dataclass(frozen=True)
+class CliResult:
+    returncode: int
+    stdout: str
+    stderr: str
+
+    @property
+    def out(self) -> str:
+        """stdout with line wrapping undone."""
+        return " ".join(self.stdout.split())
+
+    @property
+    def err(self) -> str:
+        return " ".join(self.stderr.split())
+
+
+class Cli(Protocol):
+    def __call__(
+        self, *args: str | int | float | Path, env: Mapping[str, str] | None = None
+    ) -> CliResult: ...
+
+
+def run_goldloop(
+    args: list[str], env: Mapping[str, str], monkeypatch: Any, capsys: Any
+) -> tuple[int, str, str]:
+    """The ``goldloop`` entry point in-process (a subprocess costs seconds here): (code, out, err)."""
+    from goldloop.cli import main
+
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setattr(sys, "argv", ["goldloop", *args])
+    capsys.readouterr()
+    try:
+        main()
+        code = 0
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Cli:
+    """Run ``goldloop ARGS`` as a user would (through ``main``), with extra environment."""
+
+    def run(*args: str | int | float | Path, env: Mapping[str, str] | None = None) -> CliResult:
+        return CliResult(*run_goldloop([str(a) for a in args], env or {}, monkeypatch, capsys))
+
+    return run
 
 
 def in_ci() -> bool:

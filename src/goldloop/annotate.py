@@ -1,17 +1,11 @@
 """Pre-annotation: documents in, hits and a report accounting for every item out.
 
-:func:`annotate_documents` is the one core behind ``goldloop annotate`` and the ML backend. With
-an LLM provider, requests run on a thread pool while the main thread decodes answers as they
-arrive and parses each text that needs it once with spaCy, so the post-cache checks overlap the
-requests. Decoding follows the design's LLM contract: offsets resolved from surface +
-occurrence, labels folded over the whole KB, nested spans dropped, then ``non_verbal`` and
-``surface_anchored`` from the parse. A truncated, unparsable or
-failed answer leaves its document out of the output, is listed in the report and is not cached,
-so a re-run asks for it again.
-
-Rejection reasons per item: ``malformed_item`` (not an object, or no usable surface),
-``surface_not_found``, ``duplicate_occurrence``, ``unknown_label``, ``bad_direction``,
-``nested_in_longer_span``, ``non_verbal``. Per document: ``truncated``, ``unparsable``, ``failed``.
+:func:`annotate_documents` is the one core behind ``goldloop annotate``, the demo and the ML
+backend. With an LLM provider, requests go out through :mod:`goldloop.llm.runner` while this
+thread decodes answers as they arrive (:mod:`goldloop.decode`) and parses each text that needs it
+once with spaCy, so the post-cache checks overlap the requests. A truncated, unparsable or failed
+answer leaves its document out of the output, is listed in the report and is not cached, so a
+re-run asks for it again. :func:`dry_run` counts what a run would send.
 """
 
 from __future__ import annotations
@@ -19,39 +13,35 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from goldloop.gold import Document, Hit
-from goldloop.kb import DIRECTIONS, KB, Folded, Relation
-from goldloop.lexical import LexicalAnnotator
-from goldloop.llm.base import LLMError, LLMRequest, LLMResponse, Provider
-from goldloop.llm.cache import ResponseCache, cache_key
-from goldloop.llm.prompt import (
-    OUTPUT_SCHEMA,
-    Unparsable,
-    parse_mentions,
-    system_prompt,
-    user_prompt,
+from goldloop.decode import (
+    DOCUMENT_FAILURES,
+    PIPES_UNUSED_BY_CHECKS,
+    DocumentResult,
+    decode_lexical,
+    finish_answer,
+    parsable,
+    read_answer,
 )
+from goldloop.gold import Document
+from goldloop.kb import KB
+from goldloop.lexical import LexicalAnnotator
+from goldloop.llm.base import LLMRequest, Provider, endpoint_identity
+from goldloop.llm.cache import ResponseCache, cache_key
+from goldloop.llm.factory import AnnotatorSpec
+from goldloop.llm.prompt import OUTPUT_SCHEMA, system_prompt, user_prompt
+from goldloop.llm.runner import DEFAULT_CONCURRENCY, stream_requests
 from goldloop.llm.usage import add_usage
-from goldloop.nlp import is_verb_predicate_label, load_nlp, span_has_verb, surface_anchored
-from goldloop.resolve import ResolutionError, find_occurrences, resolve_occurrence
+from goldloop.nlp import load_nlp, parse_many
 
 if TYPE_CHECKING:
     from spacy.language import Language
-    from spacy.tokens import Doc
-
-    from goldloop.nlp import Mention
 
 Annotator = Provider | LexicalAnnotator
 
 DEFAULT_MAX_TOKENS = 16000
-DEFAULT_CONCURRENCY = 8
-DOCUMENT_FAILURES = ("truncated", "unparsable", "failed")
-# The post-cache checks read tags, POS and lemmas only; tests/llm/test_decode.py guards this.
-PIPES_UNUSED_BY_CHECKS = ("parser",)
 
 
 @dataclass
@@ -60,34 +50,6 @@ class AnnotationRun:
 
     documents: list[Document]
     report: dict[str, Any]
-
-
-@dataclass
-class Candidate:
-    """An item that resolved to a span and a KB relation, awaiting the post-cache checks."""
-
-    item: dict[str, Any]
-    a: int
-    b: int
-    relation: Relation
-    folded: Folded
-    occurrence_fallback: bool = False
-    subject_text: str | None = None
-    object_text: str | None = None
-    confidence: float | None = None
-
-
-@dataclass
-class DocumentResult:
-    """What one document gave: its annotated copy (None when it failed) and its rejections."""
-
-    doc_id: str
-    document: Document | None
-    items: int = 0
-    rejections: list[dict[str, Any]] = field(default_factory=list)
-    failure: dict[str, Any] | None = None
-    usage: dict[str, int] = field(default_factory=dict)
-    cached: bool = False
 
 
 def annotation_request(
@@ -120,9 +82,9 @@ def annotate_documents(
     if isinstance(annotator, LexicalAnnotator):
         results = []
         for document, doc in zip(
-            documents, nlp.pipe((d.text for d in documents), batch_size=16), strict=True
+            documents, parse_many((d.text for d in documents), nlp=nlp), strict=True
         ):
-            results.append(_decode_lexical(document, doc, annotator, kb, verbal_only))
+            results.append(decode_lexical(document, doc, annotator, kb, verbal_only))
             if on_document is not None:
                 on_document(results[-1])
     else:
@@ -145,304 +107,25 @@ def _annotate_with_llm(
     nlp: Language,
     on_document: Callable[[DocumentResult], None] | None,
 ) -> list[DocumentResult]:
-    """Requests run on a pool; the main thread decodes answers as they arrive and parses (once,
-    in small batches) only the texts that have candidates left, so spaCy overlaps the requests."""
+    """Decode answers as they arrive, parsing (once, per arriving batch) only the texts that
+    have candidates left, so spaCy overlaps the requests."""
     system = system_prompt(kb)
+    requests = [annotation_request(d, kb, max_tokens, system) for d in documents]
     results: list[DocumentResult | None] = [None] * len(documents)
-    # per call, not select_pipes: another thread may be parsing with the full pipeline
     unused = [name for name in PIPES_UNUSED_BY_CHECKS if name in nlp.pipe_names]
-    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-        futures = {
-            pool.submit(_ask, provider, annotation_request(d, kb, max_tokens, system)): index
-            for index, d in enumerate(documents)
-        }
-        pending: set[Future[LLMResponse | LLMError]] = set(futures)
-        try:
-            while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                read = {
-                    futures[f]: read_answer(documents[futures[f]], f.result(), kb, max_tokens)
-                    for f in done
-                }
-                to_parse = sorted(i for i, answer in read.items() if answer.candidates)
-                parsed = dict(
-                    zip(
-                        to_parse,
-                        nlp.pipe((documents[i].text for i in to_parse), disable=unused),
-                        strict=True,
-                    )
-                )
-                for index in sorted(read):
-                    result = finish_answer(
-                        read[index], documents[index], parsed.get(index), provider.tag, verbal_only
-                    )
-                    results[index] = result
-                    if on_document is not None:
-                        on_document(result)
-        finally:
-            pool.shutdown(cancel_futures=True)  # on an interrupt, stop what has not started
-    return [r for r in results if r is not None]
-
-
-def _ask(provider: Provider, request: LLMRequest) -> LLMResponse | LLMError:
-    try:
-        return provider.complete(request, usable=parsable)
-    except LLMError as exc:
-        return exc
-
-
-def parsable(answer: str) -> bool:
-    """Whether an answer holds a list of mentions; one that does not is not cached."""
-    try:
-        parse_mentions(answer)
-    except Unparsable:
-        return False
-    return True
-
-
-@dataclass
-class ReadAnswer:
-    """The pre-cache half of decoding: a failure, or the items with their candidates."""
-
-    result: DocumentResult
-    items: list[Any] = field(default_factory=list)
-    candidates: list[Candidate] = field(default_factory=list)
-    rejections: list[tuple[Any, list[str]]] = field(default_factory=list)
-
-
-def read_answer(
-    document: Document, answer: LLMResponse | LLMError | None, kb: KB, max_tokens: int | None = None
-) -> ReadAnswer:
-    """Check the stop reason, parse the answer, resolve and fold its items (no spaCy needed)."""
-    if isinstance(answer, LLMError) or answer is None:
-        return ReadAnswer(_failed(document, "failed", str(answer) if answer else "no answer"))
-    result = DocumentResult(document.doc_id, None, usage=dict(answer.usage), cached=answer.cached)
-    if answer.truncated:
-        result.failure = {
-            "reason": "truncated",
-            "detail": f"the answer stopped at the token limit ({max_tokens})",
-        }
-        return ReadAnswer(result)
-    try:
-        items = parse_mentions(answer.text)
-    except Unparsable as exc:
-        result.failure = {"reason": "unparsable", "detail": str(exc), "answer": answer.text[:500]}
-        return ReadAnswer(result)
-    result.items = len(items)
-    return ReadAnswer(result, items, *read_candidates(document.text, items, kb))
-
-
-def finish_answer(
-    read: ReadAnswer,
-    document: Document,
-    doc: Doc | None,
-    annotator_tag: str,
-    verbal_only: bool = True,
-) -> DocumentResult:
-    """The post-cache half: nested spans, ``non_verbal`` and ``surface_anchored`` on the parse
-    (``doc`` may be None only when there are no candidates)."""
-    result = read.result
-    if result.failure is not None:
-        return result
-    hits: list[Candidate] = []
-    late: list[tuple[Any, list[str]]] = []
-    if read.candidates:
-        if doc is None:
-            raise ValueError(f"{document.doc_id}: candidates to check but no parse")
-        hits, late = check_candidates(read.candidates, doc, verbal_only)
-    order = {id(item): k for k, item in enumerate(read.items)}
-    in_order = sorted(read.rejections + late, key=lambda pair: order[id(pair[0])])
-    result.rejections = [_rejection(item, document.doc_id, reasons) for item, reasons in in_order]
-    result.document = _with_hits(
-        document, [to_hit(c, document.text, doc, annotator_tag, "llm") for c in hits if doc]
-    )
-    return result
-
-
-def decode_answer(
-    document: Document,
-    answer: LLMResponse | LLMError | None,
-    doc: Doc,
-    kb: KB,
-    annotator_tag: str,
-    verbal_only: bool = True,
-    max_tokens: int | None = None,
-) -> DocumentResult:
-    """Turn one LLM answer into hits and rejections (or a document failure), given its parse."""
-    return finish_answer(
-        read_answer(document, answer, kb, max_tokens), document, doc, annotator_tag, verbal_only
-    )
-
-
-def read_candidates(
-    text: str, items: list[Any], kb: KB
-) -> tuple[list[Candidate], list[tuple[Any, list[str]]]]:
-    """Pre-cache decoding of the model's items, in order: fields, label, direction, offsets.
-
-    Only an item that passes every check claims its span, so a rejected item never pushes a
-    later one onto a fallback occurrence.
-    """
-    candidates: list[Candidate] = []
-    rejections: list[tuple[Any, list[str]]] = []
-    claimed: list[tuple[int, int]] = []
-    for item in items:
-        reasons: list[str] = []
-        fields = item if isinstance(item, dict) else {}
-        surface, occurrence = fields.get("surface"), _occurrence(fields.get("occurrence"))
-        usable_surface = isinstance(surface, str) and surface.strip() != ""
-        if not usable_surface:
-            reasons.append("malformed_item")
-        label, direction = fields.get("label"), fields.get("direction")
-        folded = kb.decode_label(label, direction) if isinstance(label, str) else None
-        if folded is None:
-            reasons.append("unknown_label")
-        if direction not in DIRECTIONS or (
-            folded is not None and not kb.direction_allowed(folded.entity_id, str(folded.direction))
-        ):
-            reasons.append("bad_direction")
-        resolved = None
-        if isinstance(surface, str) and usable_surface:
-            try:
-                resolved = resolve_occurrence(text, surface, occurrence, claimed)
-            except ResolutionError as exc:
-                reasons.append(exc.reason)
-        if reasons or resolved is None or folded is None:
-            rejections.append((item, reasons))
-            continue
-        claimed.append((resolved.a, resolved.b))
-        relation = kb.lookup(str(label))
-        assert relation is not None  # decode_label found it
-        candidates.append(
-            _candidate(
-                fields, resolved.a, resolved.b, resolved.occurrence_fallback, relation, folded
+    for batch in stream_requests(provider, requests, concurrency=concurrency, usable=parsable):
+        read = {i: read_answer(documents[i], answer, kb, max_tokens) for i, answer in batch}
+        to_parse = sorted(i for i, answer in read.items() if answer.candidates)
+        texts = (documents[i].text for i in to_parse)
+        parsed = dict(zip(to_parse, parse_many(texts, nlp=nlp, disable=unused), strict=True))
+        for index in sorted(read):
+            result = finish_answer(
+                read[index], documents[index], parsed.get(index), provider.tag, verbal_only
             )
-        )
-    return candidates, rejections
-
-
-def _candidate(
-    item: dict[str, Any], a: int, b: int, fallback: bool, relation: Relation, folded: Folded
-) -> Candidate:
-    subject, obj = _text_or_none(item.get("subject_text")), _text_or_none(item.get("object_text"))
-    if folded.label_canonicalized:
-        # The arguments were given in the converse's order; the hit reads in the canonical one.
-        subject, obj = obj, subject
-    return Candidate(
-        item, a, b, relation, folded, fallback, subject, obj, _confidence(item.get("confidence"))
-    )
-
-
-def check_candidates(
-    candidates: list[Candidate], doc: Doc, verbal_only: bool
-) -> tuple[list[Candidate], list[tuple[Any, list[str]]]]:
-    """Drop spans nested in a longer one, then (after the cache) verb-predicate labels on no verb."""
-    kept: list[Candidate] = []
-    rejections: list[tuple[Any, list[str]]] = []
-    for candidate in candidates:
-        if any(_nested(candidate, other) for other in candidates):
-            rejections.append((candidate.item, ["nested_in_longer_span"]))
-        elif (
-            verbal_only
-            and is_verb_predicate_label(candidate.relation.label)
-            and not span_has_verb(doc, candidate.a, candidate.b)
-        ):
-            rejections.append((candidate.item, ["non_verbal"]))
-        else:
-            kept.append(candidate)
-    return kept, rejections
-
-
-def _nested(inner: Candidate, outer: Candidate) -> bool:
-    return outer.a <= inner.a and inner.b <= outer.b and (outer.b - outer.a) > (inner.b - inner.a)
-
-
-def to_hit(candidate: Candidate, text: str, doc: Doc, annotator_tag: str, source: str) -> Hit:
-    a, b = candidate.a, candidate.b
-    return Hit(
-        a=a,
-        b=b,
-        surface=text[a:b],
-        entity_id=candidate.folded.entity_id,
-        label=candidate.relation.label,
-        direction=candidate.folded.direction,
-        annotator=annotator_tag,
-        source=source,
-        surface_anchored=surface_anchored(doc, a, b, candidate.relation),
-        label_canonicalized=candidate.folded.label_canonicalized,
-        direction_coerced=candidate.folded.direction_coerced,
-        occurrence_fallback=candidate.occurrence_fallback,
-        confidence=candidate.confidence,
-        subject_text=candidate.subject_text,
-        object_text=candidate.object_text,
-        subject_span=nearest_occurrence(text, candidate.subject_text, a, b),
-        object_span=nearest_occurrence(text, candidate.object_text, a, b),
-    )
-
-
-def nearest_occurrence(text: str, needle: str | None, a: int, b: int) -> tuple[int, int] | None:
-    """The word-bounded occurrence of ``needle`` closest to ``[a, b)`` (the earlier on a tie)."""
-    if not needle:
-        return None
-    spans = list(find_occurrences(text, needle))
-    return min(spans, key=lambda s: max(0, a - s[1], s[0] - b), default=None)
-
-
-def _decode_lexical(
-    document: Document, doc: Doc, annotator: LexicalAnnotator, kb: KB, verbal_only: bool
-) -> DocumentResult:
-    mentions = annotator.mentions(doc)
-    candidates = [_lexical_candidate(m, kb) for m in mentions]
-    hits, rejections = check_candidates(candidates, doc, verbal_only)
-    return DocumentResult(
-        document.doc_id,
-        _with_hits(
-            document, [to_hit(c, document.text, doc, annotator.tag, "lexical") for c in hits]
-        ),
-        items=len(mentions),
-        rejections=[_rejection(item, document.doc_id, reasons) for item, reasons in rejections],
-    )
-
-
-def _lexical_candidate(mention: Mention, kb: KB) -> Candidate:
-    relation = kb.lookup(mention.label) or kb.relations[mention.entity_id]
-    item = {
-        "surface": mention.surface, "a": mention.a, "b": mention.b, "label": mention.label,
-        "direction": mention.direction, "verbal": mention.verbal,
-    }  # fmt: skip
-    folded = Folded(
-        mention.entity_id, mention.direction, label_canonicalized=not relation.is_canonical
-    )
-    return Candidate(item, mention.a, mention.b, relation, folded)
-
-
-def _with_hits(document: Document, hits: list[Hit]) -> Document:
-    return document.model_copy(update={"ground_truth": sorted(hits, key=lambda h: (h.a, h.b))})
-
-
-def _failed(document: Document, reason: str, detail: str) -> DocumentResult:
-    return DocumentResult(document.doc_id, None, failure={"reason": reason, "detail": detail})
-
-
-def _rejection(item: Any, doc_id: str, reasons: list[str]) -> dict[str, Any]:
-    fields = dict(item) if isinstance(item, dict) else {"item": item}
-    return {**fields, "doc_id": doc_id, "reasons": reasons}
-
-
-def _occurrence(value: Any) -> int | None:
-    """The index the model gave; anything unusable is ``None`` (resolution falls back, flagged)."""
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value)
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _confidence(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        return None
-    return float(value)
-
-
-def _text_or_none(value: Any) -> str | None:
-    return value if isinstance(value, str) and value.strip() else None
+            results[index] = result
+            if on_document is not None:
+                on_document(result)
+    return [r for r in results if r is not None]
 
 
 def build_report(
@@ -508,22 +191,23 @@ def dry_run(
     documents: list[Document],
     kb: KB,
     max_tokens: int,
+    spec: AnnotatorSpec,
     *,
-    provider: str,
-    model: str,
-    effort: str | None = None,
     cache: ResponseCache | None = None,
     input_price_per_mtok: float | None = None,
 ) -> DryRun:
-    """Count requests without calling anything (no client, no key needed); answers already in
-    the cache cost nothing."""
+    """Count what an LLM ``spec`` would be asked without calling anything (no client, no key
+    needed); answers already in the cache cost nothing."""
+    assert spec.model is not None, "a dry run is for an LLM annotator"
     system = system_prompt(kb)
+    endpoint = endpoint_identity(spec.provider, spec.base_url)
     pending = []
     for document in documents:
         request = annotation_request(document, kb, max_tokens, system)
         key = cache_key(
-            provider, model, effort or None, request.system, request.user, request.schema
-        )
+            spec.provider, spec.model, spec.effort, request.system, request.user,
+            request.schema, endpoint,
+        )  # fmt: skip
         if cache is None or cache.get(key) is None:
             pending.append(request)
     tokens = sum(estimate_tokens(r.system + r.user) for r in pending)

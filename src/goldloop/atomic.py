@@ -13,17 +13,21 @@ from typing import IO, Any
 
 @contextmanager
 def atomic_open(
-    path: str | Path, mode: str = "w", encoding: str | None = "utf-8"
+    path: str | Path, mode: str = "w", encoding: str | None = "utf-8", *, private: bool = False
 ) -> Iterator[IO[Any]]:
-    """Open a temporary file beside ``path``; on clean exit it replaces ``path``, else it vanishes."""
+    """Open a temporary file beside ``path``; on clean exit it replaces ``path``, else it vanishes.
+
+    ``private`` files (those holding a secret) are 0600 from their first byte on.
+    """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     tmp = Path(tmp_name)
-    # mkstemp creates 0600; give the file the mode a plain open() would (0666 less the umask).
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(fd, 0o666 & ~umask)
+    if not private:
+        # mkstemp creates 0600; give the file the mode a plain open() would (0666 less the umask).
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(fd, 0o666 & ~umask)
     try:
         with os.fdopen(fd, mode, encoding=None if "b" in mode else encoding) as handle:
             yield handle
@@ -35,8 +39,8 @@ def atomic_open(
         raise
 
 
-def atomic_write_text(path: str | Path, text: str) -> None:
-    with atomic_open(path) as handle:
+def atomic_write_text(path: str | Path, text: str, *, private: bool = False) -> None:
+    with atomic_open(path, private=private) as handle:
         handle.write(text)
 
 
@@ -45,6 +49,42 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
         handle.write(data)
 
 
-def atomic_write_json(path: str | Path, data: Any, *, indent: int | None = 2) -> None:
+def atomic_write_json(
+    path: str | Path, data: Any, *, indent: int | None = 2, private: bool = False
+) -> None:
     """Serialise fully in memory first, so a value that cannot be encoded never touches the disk."""
-    atomic_write_text(path, json.dumps(data, ensure_ascii=False, indent=indent) + "\n")
+    text = json.dumps(data, ensure_ascii=False, indent=indent) + "\n"
+    atomic_write_text(path, text, private=private)
+
+
+def output_problem(path: str | Path, *, folder: bool = False) -> str | None:
+    """Why ``path`` could not be written (as a file, or as a folder with ``folder``), else None.
+
+    Checked before long work starts, so a run never ends on an unwritable output.
+    """
+    target = Path(path)
+    if target.exists():
+        if folder and not target.is_dir():
+            return "is a file, not a folder"
+        if not folder and target.is_dir():
+            return "is a folder, not a file"
+    parent = target if folder and target.is_dir() else target.parent
+    existing = next((p for p in (parent, *parent.parents) if p.exists()), None)
+    if existing is None:  # pragma: no cover - the root always exists
+        return "has no existing parent folder"
+    if not existing.is_dir():
+        return f"{existing} is a file, not a folder"
+    if not os.access(existing, os.W_OK | os.X_OK):
+        return f"folder {existing} is not writable"
+    return None
+
+
+def same_file(a: str | Path, b: str | Path) -> bool:
+    """Whether two paths name one file (resolved, so links and ``..`` count)."""
+    first, second = Path(a), Path(b)
+    try:
+        if first.exists() and second.exists():
+            return os.path.samefile(first, second)
+    except OSError:
+        pass
+    return first.resolve() == second.resolve()

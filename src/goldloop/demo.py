@@ -17,15 +17,15 @@ from goldloop.annotate import annotate_documents, select_documents
 from goldloop.atomic import atomic_write_json
 from goldloop.gold import Document, write_gold
 from goldloop.kb import KB
-from goldloop.lexical import LexicalAnnotator
 from goldloop.sample import read_documents
 from goldloop.sample.run import SampleSettings, run_sample
 from goldloop.settings import default_cache_path, workdir
 from goldloop.studio import server
 from goldloop.studio.connection import Connection, connect
-from goldloop.studio.project import double_name, find_project
+from goldloop.studio.project import double_name, export_project, find_project
 from goldloop.studio.push import Candidates, PushReport, push
-from goldloop.studio.review import annotator_prediction, build_review_prediction
+from goldloop.studio.review import annotator_prediction, build_review_prediction, review_tag
+from goldloop.studio.tasks import Task, doc_id_of
 
 DEMO_CORPUS = Path(str(files("goldloop") / "data" / "demo" / "corpus.tsv"))
 PROJECT = "goldloop-demo"
@@ -51,13 +51,11 @@ def demo_dir() -> Path:
 
 
 def pick_annotator(kb: KB) -> Any:
-    """The first provider whose key is set (its default model), else the offline ``lexical``."""
-    from goldloop.llm import DEFAULT_MODELS, credentials_set, make_provider
+    """The pre-annotator by :func:`goldloop.llm.choose_annotator` with nothing named: the provider
+    whose key is set (its default model), else the offline ``lexical`` one."""
+    from goldloop.llm import choose_annotator, make_annotator
 
-    available = credentials_set()
-    if not available:
-        return LexicalAnnotator(kb)
-    return make_provider(available[0], DEFAULT_MODELS[available[0]], cache=default_cache_path())
+    return make_annotator(choose_annotator(), kb, cache=default_cache_path())
 
 
 def run_demo(
@@ -86,25 +84,22 @@ def check_pushed(run: DemoRun, kb: KB) -> list[str]:
     client = connect(connection)
     problems: list[str] = []
     wanted = {d.doc_id: d for d in run.documents}
-    seen: dict[str, Any] = {}
+    seen: dict[str, Task] = {}
+    review = review_tag(run.annotator)
     for title in (PROJECT, double_name(PROJECT)):
         project = find_project(connection, client, title)
         if project is None:
             problems.append(f"project {title!r} is missing")
             continue
-        review = f"review:{run.annotator}"
         if project.model_version != review:
             problems.append(
                 f"project {title!r} pre-fills from {project.model_version!r}, not {review!r}"
             )
-        listed: list[Any] = list(
-            client.tasks.list(project=project.id, fields="all", page_size=1000)
-        )
-        for task in listed:
-            doc_id = task.data.get("doc_id")
+        for exported in export_project(connection, client, project):
+            doc_id = doc_id_of(exported)
             if doc_id in seen:
                 problems.append(f"{doc_id}: pushed twice")
-            seen[doc_id] = task
+            seen[doc_id] = exported
     for doc_id, doc in wanted.items():
         task = seen.get(doc_id)
         if task is None:
@@ -113,11 +108,26 @@ def check_pushed(run: DemoRun, kb: KB) -> list[str]:
         hits = run.candidates.hits.get(doc_id, [])
         expected = {
             run.annotator: annotator_prediction(doc.text, hits, run.annotator, kb)["result"],
-            f"review:{run.annotator}": build_review_prediction(doc.text, hits, None, run.annotator, None, kb)["result"],
+            review: build_review_prediction(doc.text, hits, None, run.annotator, None, kb)["result"],
         }  # fmt: skip
-        stored = {p.model_version: p.result for p in task.predictions}
+        stored = {p["model_version"]: p["result"] for p in task.get("predictions") or []}
         for version, result in expected.items():
             if stored.get(version) != result:
                 problems.append(f"{doc_id}: prediction {version!r} differs from what was pushed")
     problems += [f"{doc_id}: not in the sample" for doc_id in seen.keys() - wanted.keys()]
     return problems
+
+
+def next_commands(run: DemoRun) -> list[str]:
+    """What to run once people have annotated: status, curation of the double tasks, pull,
+    effort, score, and stopping Label Studio."""
+    gold = run.sample_dir.parent / "gold.verified.json"
+    system = run.annotator.split("@")[0]
+    return [
+        f"goldloop status --project {PROJECT}",
+        f"goldloop curate --project {PROJECT}   # once two people annotated {double_name(PROJECT)}",
+        f"goldloop pull --project {PROJECT} --out {gold}",
+        f"goldloop effort --project {PROJECT}",
+        f"goldloop score --gold {gold} --system {system}={run.gold_path}",
+        "goldloop studio stop",
+    ]

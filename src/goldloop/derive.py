@@ -33,6 +33,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from goldloop.atomic import atomic_write_text
+from goldloop.csvfile import parse_bool, read_csv
 from goldloop.errors import GoldloopError
 from goldloop.verb_forms import VerbForms, verb_forms
 
@@ -73,8 +74,6 @@ UNPAIRED = {
 # One trailing preposition ends a converse surface form ("regulated by", "expressed in").
 PREPOSITIONS = frozenset(("by", "in", "of", "from", "to", "for", "with", "at", "on"))
 COPULAS = frozenset(("is", "are", "be"))
-TRUE_VALUES = ("true", "1", "yes")
-FALSE_VALUES = ("false", "0", "no", "")
 
 
 class DeriveError(GoldloopError):
@@ -140,39 +139,6 @@ class ReviewRow:
 # --- reading -------------------------------------------------------------------------------
 
 
-def _read_csv(
-    path: Path, required: Sequence[str]
-) -> tuple[list[str], list[tuple[int, dict[str, str]]]]:
-    """Columns and (line where the record starts, row) pairs; required columns checked."""
-    try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except OSError as exc:
-        raise DeriveError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise DeriveError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    columns = list(reader.fieldnames or [])
-    missing = [c for c in required if c not in columns]
-    if missing:
-        raise DeriveError(f"{path}: missing column(s) {', '.join(missing)}")
-    rows = []
-    start = reader.line_num + 1
-    for row in reader:
-        if None in row:
-            raise DeriveError(f"{path}: line {start}: more fields than the header has columns")
-        rows.append((start, {k: v or "" for k, v in row.items()}))
-        start = reader.line_num + 1
-    return columns, rows
-
-
-def _flag(value: str, where: str, column: str) -> bool:
-    if value.casefold() in TRUE_VALUES:
-        return True
-    if value.casefold() in FALSE_VALUES:
-        return False
-    raise DeriveError(f"{where}: {column} must be True or False, got {value!r}")
-
-
 def read_merged_kb(path: Path) -> tuple[list[str], list[InputRelation]]:
     """The merged KB: ``entity_id, label`` required; ``inverse_entity_id`` are declared inverses.
 
@@ -180,11 +146,11 @@ def read_merged_kb(path: Path) -> tuple[list[str], list[InputRelation]]:
     ``ro`` rows count as declarations: the other links were proposals and are derived afresh.
     An ``is_symmetric`` column is read as the ontology's symmetric flag.
     """
-    columns, rows = _read_csv(path, ("entity_id", "label"))
+    table = read_csv(path, required=("entity_id", "label"), error=DeriveError)
     relations: list[InputRelation] = []
     ids: dict[str, int] = {}
     labels: dict[str, int] = {}
-    for line, row in rows:
+    for line, row in table.rows:
         where = f"{path}: line {line}"
         entity_id, label = row["entity_id"].strip(), row["label"].strip()
         if not entity_id or not label:
@@ -205,16 +171,18 @@ def read_merged_kb(path: Path) -> tuple[list[str], list[InputRelation]]:
                 entity_id=entity_id,
                 label=label,
                 declared_inverse=declared,
-                symmetric=_flag(row.get("is_symmetric", "").strip(), where, "is_symmetric"),
+                symmetric=parse_bool(
+                    row.get("is_symmetric", ""), where, "is_symmetric", DeriveError
+                ),
                 values=row,
             )
         )
-    return columns, relations
+    return table.columns, relations
 
 
 def read_symmetric(path: Path, known: set[str]) -> set[str]:
     """Ids listed in a symmetric sheet (``entity_id``; other columns are for people)."""
-    _, rows = _read_csv(path, ("entity_id",))
+    rows = read_csv(path, required=("entity_id",), error=DeriveError).rows
     ids = set()
     for line, row in rows:
         entity_id = row["entity_id"].strip()
@@ -228,7 +196,8 @@ def read_symmetric(path: Path, known: set[str]) -> set[str]:
 
 def read_review(path: Path) -> list[ReviewRow]:
     """A filled review sheet: one row per pair, ``verdict`` accept, reject, or blank (pending)."""
-    _, rows = _read_csv(path, ("entity_id", "inverse_entity_id", "verdict"))
+    required = ("entity_id", "inverse_entity_id", "verdict")
+    rows = read_csv(path, required=required, error=DeriveError).rows
     review = []
     seen: dict[frozenset[str], int] = {}
     for line, row in rows:

@@ -1,18 +1,51 @@
-"""Documents from whatever a command is given: a sample dir, a documents JSONL, or a gold JSON
-file (or a Label Studio JSON export, read as ``pull`` reads it)."""
+"""The one documents reader: a sample dir, a documents JSONL, or a gold JSON file (or a Label
+Studio JSON export, read as ``pull`` reads it). ``goldloop.sample.read_documents`` is this
+function."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from goldloop.errors import GoldloopError
 from goldloop.gold import Document
 from goldloop.kb import KB
-from goldloop.sample import read_documents
 from goldloop.scoring.inputs import read_gold_documents
 
 
-def load_documents(path: str | Path, kb: KB | None = None) -> list[Document]:
+class DocumentsError(GoldloopError):
+    """Documents that cannot be used; the message names the file and document."""
+
+
+def read_documents(path: str | Path, kb: KB | None = None) -> list[Document]:
+    """Documents in file order (a sample dir: manifest order, sampling fields filled).
+
+    A ``.json`` file is gold (its hits checked against ``kb`` when given); anything else is a
+    sample dir or a documents JSONL (``{doc_id, text, ...}`` per line). A document whose text is
+    empty (or only whitespace) is refused: there is nothing to annotate, verify or score in it.
+    """
     source = Path(path)
-    if source.suffix == ".json":
-        return read_gold_documents(source, kb)
-    return read_documents(source)
+    if source.suffix == ".json" and not source.is_dir():
+        documents = read_gold_documents(source, kb)
+    else:
+        # Imported here: goldloop.sample re-exports this function, so a top-level import cycles.
+        from goldloop.sample.sampledir import read_documents as read_sample_documents
+
+        documents = read_sample_documents(source)
+    blank = next((d for d in documents if not d.text.strip()), None)
+    if blank is not None:
+        where = input_files(source)[-1]
+        raise DocumentsError(f"{where}: document {blank.doc_id!r}: the text is empty")
+    return documents
+
+
+def input_files(path: str | Path) -> list[Path]:
+    """The files :func:`read_documents` reads for ``path`` (a sample dir's manifest and texts)."""
+    source = Path(path)
+    if not source.is_dir():
+        return [source]
+    from goldloop.sample.sampledir import MANIFEST, TEXTS
+
+    return [source / MANIFEST, source / TEXTS]
+
+
+load_documents = read_documents

@@ -3,7 +3,7 @@
 | code | meaning |
 |---|---|
 | 0 | done |
-| 1 | a check ran and found problems |
+| 1 | a check ran and found problems (:class:`CheckFailed`) |
 | 2 | bad input or usage: a file, a value, an option (:class:`GoldloopError`) |
 | 3 | partial: some requests failed, output written for the rest (:class:`PartialRun`) |
 | 4 | a service failed after retries (:class:`ServiceError`) |
@@ -26,6 +26,22 @@ class GoldloopError(Exception):
     """A problem the user can fix (bad input, bad settings): one line, exit 2."""
 
     exit_code = EXIT_BAD_INPUT
+
+
+class SettingError(GoldloopError):
+    """A setting's value is refused; ``setting`` is its Python name (``n_primary``), which a door
+    words as its own option (``--n-primary``) or variable."""
+
+    def __init__(self, setting: str, message: str) -> None:
+        super().__init__(f"{setting}: {message}")
+        self.setting = setting
+        self.message = message
+
+
+class CheckFailed(GoldloopError):
+    """A check ran to the end and found problems (the report says which): exit 1."""
+
+    exit_code = EXIT_CHECK_FAILED
 
 
 class ServiceError(GoldloopError):

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, StrictInt, ValidationError
 
 from goldloop.atomic import atomic_write_json
 from goldloop.errors import GoldloopError
@@ -39,8 +39,9 @@ class Hit(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    a: int
-    b: int
+    # Strict: an offset written as "185" or true is a broken file, not a number to guess.
+    a: StrictInt
+    b: StrictInt
     entity_id: str
     surface: str = ""
     label: str | None = None
@@ -114,6 +115,8 @@ class GoldStats:
     folded_to_canonical: int = 0
     direction_coerced: int = 0
     not_in_kb: Counter[str] = field(default_factory=Counter)
+    # The first hit whose id is not in the KB: file, document, hit and the id.
+    first_not_in_kb: str | None = None
     by_source: Counter[str] = field(default_factory=Counter)
     by_direction: Counter[str] = field(default_factory=Counter)
     by_role: Counter[str] = field(default_factory=Counter)
@@ -130,12 +133,13 @@ def read_gold(path: str | Path, kb: KB | None = None) -> GoldFile:
     """Read and validate a gold file: a list of documents, or a legacy single-object ``*.gt.json``."""
     gold_path = Path(path)
     try:
-        data = json.loads(gold_path.read_text(encoding="utf-8"))
+        data = json.loads(gold_path.read_text(encoding="utf-8-sig"))
     except OSError as exc:
         raise GoldError(f"{gold_path}: cannot read: {exc.strerror or exc}") from exc
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise GoldError(f"{gold_path}: not valid JSON: {exc}") from exc
-    if isinstance(data, dict):
+    legacy = isinstance(data, dict)
+    if legacy:
         items = [data]
     elif isinstance(data, list):
         items = data
@@ -145,7 +149,7 @@ def read_gold(path: str | Path, kb: KB | None = None) -> GoldFile:
     documents: list[Document] = []
     seen: dict[str, int] = {}
     for index, item in enumerate(items):
-        document = _read_document(gold_path, index, item, kb, stats)
+        document = _read_document(gold_path, index, item, kb, stats, legacy)
         if document.doc_id in seen:
             raise GoldError(
                 f"{gold_path}: document {index}: doc_id {document.doc_id!r} repeats document {seen[document.doc_id]}"
@@ -160,12 +164,16 @@ def write_gold(path: str | Path, documents: list[Document]) -> None:
     atomic_write_json(path, [doc.to_json() for doc in documents])
 
 
-def _read_document(path: Path, index: int, item: Any, kb: KB | None, stats: GoldStats) -> Document:
+def _read_document(
+    path: Path, index: int, item: Any, kb: KB | None, stats: GoldStats, legacy_file: bool
+) -> Document:
     where = f"{path}: document {index}"
     if not isinstance(item, dict):
         raise GoldError(f"{where}: expected an object, got {type(item).__name__}")
     item = dict(item)
-    legacy = "doc_id" not in item
+    legacy = legacy_file and "doc_id" not in item
+    if not legacy and not isinstance(item.get("doc_id"), str):
+        raise GoldError(f"{where}: 'doc_id' must be a string (it is {_kind(item.get('doc_id'))})")
     if legacy:
         # pelinker's *.gt.json has no doc_id; its spans carry the document's position as itext.
         item["doc_id"] = f"legacy:{index}"
@@ -231,13 +239,19 @@ def _read_hit(
             hit.direction = folded.direction  # type: ignore[assignment]
         else:
             stats.not_in_kb[hit.entity_id] += 1
+            stats.first_not_in_kb = stats.first_not_in_kb or f"{where}: {hit.entity_id!r}"
     stats.hits += 1
     stats.by_source[hit.source or "unknown"] += 1
     stats.by_direction[hit.direction or "absent"] += 1
     return hit
 
 
+def _kind(value: Any) -> str:
+    return "missing" if value is None else f"{type(value).__name__} {value!r}"
+
+
 def _first_error(exc: ValidationError) -> str:
     err = exc.errors()[0]
     location = ".".join(str(part) for part in err["loc"]) or "value"
-    return f"{location}: {err['msg']}"
+    given = f" (got {err['input']!r:.80})" if err["type"] != "missing" else ""
+    return f"{location}: {err['msg']}{given}"

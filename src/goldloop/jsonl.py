@@ -1,4 +1,5 @@
-"""JSON Lines files: one object per line, read with line numbers, written atomically."""
+"""JSON Lines files: one object per line, read with line numbers (a byte-order mark and any line
+ending are fine), written atomically."""
 
 from __future__ import annotations
 
@@ -48,7 +49,7 @@ def parse_jsonl(source: Path, text: str) -> list[tuple[int, dict[str, Any]]]:
 def read_jsonl(path: str | Path) -> list[tuple[int, dict[str, Any]]]:
     source = Path(path)
     try:
-        text = source.read_text(encoding="utf-8")
+        text = source.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise JsonlError(f"{source}: cannot read: {exc}") from exc
     return parse_jsonl(source, text)

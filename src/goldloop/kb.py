@@ -8,14 +8,13 @@ from ``equivalences.csv``: identities the KB implies but does not declare.
 
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from goldloop.csvfile import parse_bool, read_csv
 from goldloop.errors import GoldloopError
 from goldloop.settings import BUNDLED_EQUIVALENCES, BUNDLED_KB
 
@@ -186,7 +185,7 @@ def load_kb(path: str | Path | None = None, equivalences: str | Path | None = No
     if pending:
         log.warning(
             "%s: %d rows still need review: an unreviewed converse pair can merge two "
-            "relations silently (see `goldloop kb derive --review-csv`)",
+            "relations silently (review the pending sheet `goldloop kb derive` writes)",
             kb_path,
             pending,
         )
@@ -197,10 +196,10 @@ def load_equivalences(path: str | Path, kb: KB) -> dict[str, str]:
     """Read ``equivalences.csv`` (entity_id, equivalent_to, tier, note) into id → id."""
     eq_path = Path(path)
     mapping: dict[str, str] = {}
-    rows = _csv_rows(eq_path, _read_bytes(eq_path), ("entity_id", "equivalent_to", "tier"))
-    for line, row in rows:
+    table = read_csv(eq_path, required=("entity_id", "equivalent_to", "tier"), error=KBError)
+    for line, row in table.rows:
         where = f"{eq_path}: line {line}"
-        source, target, tier = row["entity_id"], row["equivalent_to"], row["tier"]
+        source, target, tier = (row[c].strip() for c in ("entity_id", "equivalent_to", "tier"))
         if tier not in EQUIVALENCE_TIERS:
             raise KBError(f"{where}: unknown tier {tier!r} (known: {', '.join(EQUIVALENCE_TIERS)})")
         for entity_id in (source, target):
@@ -230,35 +229,9 @@ def _read_bytes(path: Path) -> bytes:
         raise KBError(f"{path}: cannot read: {exc.strerror or exc}") from exc
 
 
-def _csv_rows(
-    path: Path, raw: bytes, required: tuple[str, ...]
-) -> Iterator[tuple[int, dict[str, str]]]:
-    """Yield (line where the record starts, row) with values stripped; check columns first."""
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise KBError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    columns = reader.fieldnames or []
-    missing = [c for c in required if c not in columns]
-    if missing:
-        raise KBError(f"{path}: missing column(s) {', '.join(missing)}")
-    start = reader.line_num + 1
-    for row in reader:
-        yield start, {k: (v or "").strip() for k, v in row.items() if k is not None}
-        start = reader.line_num + 1
-
-
-def _parse_bool(value: str, where: str, column: str) -> bool:
-    if value in ("True", "true", "TRUE", "1"):
-        return True
-    if value in ("False", "false", "FALSE", "0", ""):
-        return False
-    raise KBError(f"{where}: {column} must be True or False, got {value!r}")
-
-
 def _parse_relations(path: Path, raw: bytes) -> dict[str, Relation]:
-    header = next(csv.reader([raw.decode("utf-8-sig", errors="replace").split("\n", 1)[0]]), [])
+    table = read_csv(path, data=raw, error=KBError)
+    header = table.columns
     if all(c in header for c in REQUIRED_COLUMNS) and not all(c in header for c in DERIVED_COLUMNS):
         raise KBError(
             f"{path}: no is_canonical/canonical_entity_id columns: this KB predates the "
@@ -267,8 +240,12 @@ def _parse_relations(path: Path, raw: bytes) -> dict[str, Relation]:
     relations: dict[str, Relation] = {}
     lines: dict[str, int] = {}
     labels: dict[str, tuple[str, int]] = {}
-    for line, row in _csv_rows(path, raw, REQUIRED_COLUMNS + DERIVED_COLUMNS):
+    missing = [c for c in REQUIRED_COLUMNS + DERIVED_COLUMNS if c not in header]
+    if missing:
+        raise KBError(f"{path}: missing column(s) {', '.join(missing)}")
+    for line, raw_row in table.rows:
         where = f"{path}: line {line}"
+        row = {k: v.strip() for k, v in raw_row.items()}
         entity_id, label = row["entity_id"], row["label"]
         if not entity_id or not label:
             raise KBError(f"{where}: entity_id and label must not be empty")
@@ -289,9 +266,9 @@ def _parse_relations(path: Path, raw: bytes) -> dict[str, Relation]:
             inverse_entity_id=row.get("inverse_entity_id", ""),
             inverse_label=row.get("inverse_label", ""),
             inverse_source=row.get("inverse_source", ""),
-            needs_review=_parse_bool(row.get("needs_review", ""), where, "needs_review"),
-            is_symmetric=_parse_bool(row.get("is_symmetric", ""), where, "is_symmetric"),
-            is_canonical=_parse_bool(row["is_canonical"], where, "is_canonical"),
+            needs_review=parse_bool(row.get("needs_review", ""), where, "needs_review", KBError),
+            is_symmetric=parse_bool(row.get("is_symmetric", ""), where, "is_symmetric", KBError),
+            is_canonical=parse_bool(row["is_canonical"], where, "is_canonical", KBError),
             canonical_entity_id=row["canonical_entity_id"] or entity_id,
             example=row.get("example", ""),
         )

@@ -74,8 +74,11 @@ def test_agree_from_the_double_project(
         p for p in client.projects.list(include="id,title") if p.title == f"{name}-double"
     )
     tasks = {t.data["doc_id"]: t.id for t in client.tasks.list(project=project.id, fields="all")}
-    second = client.users.create(
-        email=f"b-{uuid.uuid4().hex[:6]}@goldloop.local", username=uuid.uuid4().hex[:8]
+    second, third = (
+        client.users.create(
+            email=f"{who}-{uuid.uuid4().hex[:6]}@goldloop.local", username=uuid.uuid4().hex[:8]
+        )
+        for who in ("b", "c")
     )
 
     def annotate(doc_id: str, rows: list[tuple[str, str, str, str]], **who: Any) -> None:
@@ -87,7 +90,7 @@ def test_agree_from_the_double_project(
     for doc_id in ("pmid:1", "pmid:2"):
         annotate(doc_id, FIRST)
         annotate(doc_id, SECOND, completed_by=second.id)
-    annotate("pmid:2", FIRST, completed_by=second.id)  # a third annotation: not used, counted
+    annotate("pmid:2", FIRST, completed_by=third.id)  # a third annotation: not used, counted
     annotate("pmid:3", [])  # one annotation only: not compared, counted
 
     monkeypatch.setenv("LABEL_STUDIO_API_KEY", label_studio.token)
@@ -116,3 +119,27 @@ def test_agree_needs_the_double_project(
     result = cli("agree", "--studio-project", "nothing-here", "--url", label_studio.url)
     assert result.returncode == 2
     assert "nothing-here-double" in result.err
+
+
+def test_agree_refuses_two_annotations_by_one_person(
+    label_studio: Any, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kb = load_kb()
+    client = label_studio.client
+    name = f"twice-{uuid.uuid4().hex[:6]}"
+    push(label_studio.connection, client, [Document(doc_id="pmid:1", text=TEXTS["pmid:1"],
+         role="double")], name, kb)  # fmt: skip
+    project = next(
+        p for p in client.projects.list(include="id,title") if p.title == f"{name}-double"
+    )
+    task = next(iter(client.tasks.list(project=project.id, fields="all")))
+    result = [
+        item for hit in hits(FIRST, "pmid:1") for item in hit_regions(TEXTS["pmid:1"], hit, kb)
+    ]
+    first = client.annotations.create(id=task.id, result=result)
+    second = client.annotations.create(id=task.id, result=result)
+    monkeypatch.setenv("LABEL_STUDIO_API_KEY", label_studio.token)
+    refused = cli("agree", "--studio-project", name, "--url", label_studio.url)
+    assert refused.returncode == 2
+    assert f"task {task.id} (pmid:1) holds two annotations by" in refused.err
+    assert f"ids {first.id} and {second.id}" in refused.err

@@ -1,9 +1,13 @@
 """The precision sample through a real Label Studio: push (idempotent, mention pre-highlighted at
-the right UTF-16 offsets), annotate through the API, pull the labels, report."""
+the right code-point offsets, every task exactly once across a crash), annotate through the API,
+pull the labels, report."""
 
 from __future__ import annotations
 
 import json
+import threading
+import uuid
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +16,9 @@ import pytest
 from goldloop.precision.mentions import JudgedMention, write_verdicts
 from goldloop.precision.studio import LABEL_CONFIG, MODEL_VERSION, pull_labels, push_sample, task_of
 from goldloop.precision.study import labelling_rows
+from goldloop.studio.connection import StudioUnreachable
 from goldloop.studio.offsets import from_label_studio, to_label_studio
+from goldloop.studio.project import find_project
 from tests.agreement.conftest import Cli
 
 pytestmark = pytest.mark.studio
@@ -57,8 +63,8 @@ def test_push_annotate_pull_report(
     rows = labelling_rows(judged, {"pmid:9": _doc()})
     title = f"precision-{tmp_path.name}"
 
-    first = push_sample(connection, title, rows[:2], {"pmid:9": TEXT})
-    again = push_sample(connection, title, rows, {"pmid:9": TEXT})
+    first = push_sample(connection, client, title, rows[:2], {"pmid:9": TEXT})
+    again = push_sample(connection, client, title, rows, {"pmid:9": TEXT})
     assert (first.imported, again.imported, again.already_there) == (2, 1, 2)
     project = client.projects.get(id=first.project_id)
     assert project.model_version == MODEL_VERSION
@@ -82,7 +88,7 @@ def test_push_annotate_pull_report(
     choose(rows[0]["key"], "supported")
     choose(rows[0]["key"], "contradicted")  # a second, later annotation: counted, not used
     choose(rows[1]["key"], "not found")
-    pulled = pull_labels(connection, title)
+    pulled = pull_labels(connection, client, title)
     assert {label.key: label.label for label in pulled.labels} == {
         rows[0]["key"]: "supported",
         rows[1]["key"]: "not_found",
@@ -118,6 +124,97 @@ def test_pull_from_a_missing_project_is_a_clear_error(
     )  # fmt: skip
     assert result.returncode == 2
     assert "no-such-project" in result.err
+
+
+def _many(n_docs: int) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """Rows of ``3 * n_docs`` mentions (the three of TEXT in each of ``n_docs`` documents)."""
+    from goldloop.gold import Document
+
+    judged = [
+        JudgedMention(
+            f"pmid:{i}", m.a, m.b, m.entity_id, m.surface, m.label, m.direction, m.verdict
+        )
+        for i in range(n_docs)
+        for m in mentions()
+    ]
+    texts = {f"pmid:{i}": TEXT for i in range(n_docs)}
+    docs = {doc_id: Document(doc_id=doc_id, text=text) for doc_id, text in texts.items()}
+    return labelling_rows(judged, docs), texts
+
+
+def _keys(label_studio: Any, title: str) -> Counter[str]:
+    project = find_project(
+        label_studio.connection, label_studio.client, title, check=lambda *_: None
+    )
+    assert project is not None
+    listed = label_studio.client.tasks.list(project=project.id, page_size=1000, include="id,data")
+    return Counter(t.data["key"] for t in listed)
+
+
+def test_precision_sample_survives_a_crash_between_batches(label_studio: Any) -> None:
+    rows, texts = _many(20)
+    title = f"precision-crash-{uuid.uuid4().hex[:6]}"
+    batches: list[int] = []
+
+    def crash_after_first_batch(n: int) -> None:
+        batches.append(n)
+        if len(batches) == 1:
+            label_studio.crash()
+
+    with pytest.raises(StudioUnreachable, match="cannot reach Label Studio"):
+        push_sample(label_studio.connection, label_studio.client, title, rows, texts,
+                    batch_size=10, progress=crash_after_first_batch)  # fmt: skip
+    label_studio.restart()
+    assert sum(_keys(label_studio, title).values()) == 10
+    again = push_sample(label_studio.connection, label_studio.client, title, rows, texts)
+    assert (again.imported, again.already_there) == (len(rows) - 10, 10)
+    after = _keys(label_studio, title)
+    assert sorted(after) == sorted(r["key"] for r in rows) and max(after.values()) == 1
+
+
+def test_precision_sample_survives_a_crash_mid_import(label_studio: Any) -> None:
+    """The server dies while a 300-task import is in flight: the re-run completes it exactly once."""
+    rows, texts = _many(100)
+    title = f"precision-midcrash-{uuid.uuid4().hex[:6]}"
+    push_sample(label_studio.connection, label_studio.client, title, rows[:1], texts)
+    killer = threading.Timer(1.0, label_studio.crash)
+    killer.start()
+    try:
+        push_sample(label_studio.connection, label_studio.client, title, rows, texts)
+    except StudioUnreachable:
+        pass  # the usual outcome; a server that finished first leaves nothing to resume
+    finally:
+        killer.join()
+    label_studio.restart()
+    push_sample(label_studio.connection, label_studio.client, title, rows, texts)
+    after = _keys(label_studio, title)
+    assert sorted(after) == sorted(r["key"] for r in rows) and max(after.values()) == 1
+
+
+def test_an_import_whose_answer_is_lost_is_not_sent_again(label_studio: Any) -> None:
+    """The server stores an import but the answer never arrives (a client timeout, real server):
+    the import is not repeated blindly, so no task is doubled. Only the first request's timeout
+    is shortened; every call goes to the real Label Studio."""
+    from label_studio_sdk import LabelStudio
+
+    rows, texts = _many(100)
+    title = f"precision-timeout-{uuid.uuid4().hex[:6]}"
+    client = LabelStudio(base_url=label_studio.url, api_key=label_studio.token)
+    real_import = client.projects.import_tasks
+    calls: list[int] = []
+
+    def first_answer_lost(**kwargs: Any) -> Any:
+        calls.append(len(kwargs["request"]))
+        if len(calls) == 1:
+            kwargs["request_options"] = {"timeout_in_seconds": 0.05}
+        return real_import(**kwargs)
+
+    client.projects.import_tasks = first_answer_lost  # type: ignore[method-assign]
+    summary = push_sample(label_studio.connection, client, title, rows, texts)
+    assert summary.imported == len(rows)
+    after = _keys(label_studio, title)
+    assert sorted(after) == sorted(r["key"] for r in rows) and max(after.values()) == 1
+    assert calls[0] == len(rows)  # the lost request carried every task, and it was stored
 
 
 def _doc() -> Any:

@@ -29,6 +29,8 @@ __all__ = ["llm_server"]
 MENTION_TEXT = "𝛼-Synuclein activates TNF, and IL-6 is inhibited by aspirin."
 NOTHING_TEXT = "The weather was fine on the day of the survey."
 LEXICAL = BackendSettings(annotator=AnnotatorSpec("lexical"))
+# Without basic auth the app serves loopback peers only; TestClient's default peer is a name.
+LOOPBACK = ("127.0.0.1", 50000)
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +45,7 @@ def lexical_predictor(kb: KB) -> Predictor:
 
 @pytest.fixture
 def client(lexical_predictor: Predictor) -> Iterator[TestClient]:
-    with TestClient(create_app(LEXICAL, lexical_predictor)) as test_client:
+    with TestClient(create_app(LEXICAL, lexical_predictor), client=LOOPBACK) as test_client:
         yield test_client
 
 
@@ -169,7 +171,7 @@ def _auth(user: str, password: str) -> dict[str, str]:
 
 def test_basic_auth_when_configured(lexical_predictor: Predictor, label_config: str) -> None:
     settings = BackendSettings(annotator=AnnotatorSpec("lexical"), basic_auth=("ls", "s3cret"))
-    with TestClient(create_app(settings, lexical_predictor)) as client:
+    with TestClient(create_app(settings, lexical_predictor), client=LOOPBACK) as client:
         assert client.get("/health").status_code == 200  # open, for health checks
         assert predict(client, tasks_of([MENTION_TEXT]), label_config).status_code == 401
         wrong = predict(client, tasks_of([MENTION_TEXT]), label_config, headers=_auth("ls", "nope"))
@@ -210,7 +212,7 @@ def llm_client(
     llm_server.answer = scripted
     settings = llm_settings(llm_server, tmp_path / "cache.sqlite", GOLDLOOP_EFFORT="low")
     predictor = Predictor.from_settings(settings)
-    with TestClient(create_app(settings, predictor)) as client:
+    with TestClient(create_app(settings, predictor), client=LOOPBACK) as client:
         yield client, llm_server
 
 
@@ -226,7 +228,8 @@ def test_llm_failures_get_no_prediction_and_are_logged_the_rest_of_the_batch_sta
         "GARBLE: " + MENTION_TEXT,
         "NOTHING: " + MENTION_TEXT,
     ]
-    assert client.get("/health").json()["model_version"] == "review:gpt-test@low"
+    review = f"review:gpt-test@low@{server.base_url('openai')}"  # the fake is a server of one's own
+    assert client.get("/health").json()["model_version"] == review
     with caplog.at_level(logging.WARNING, logger="goldloop.backend"):
         results = predict(client, tasks_of(texts), label_config).json()["results"]
     assert len(results) == 4
@@ -234,8 +237,8 @@ def test_llm_failures_get_no_prediction_and_are_logged_the_rest_of_the_batch_sta
     assert truncated == [] and garbled == []
     assert "task 101: no prediction (truncated)" in caplog.text
     assert "task 102: no prediction (unparsable)" in caplog.text
-    assert nothing == {"model_version": "review:gpt-test@low", "result": []}
-    assert good["model_version"] == "review:gpt-test@low" and good["score"] == 0.75
+    assert nothing == {"model_version": review, "result": []}
+    assert good["model_version"] == review and good["score"] == 0.75
     (start, end) = span_of(MENTION_TEXT, "activates")
     assert {(r["from_name"], r["value"]["start"], r["value"]["end"]) for r in good["result"]} == {
         ("mention", start, end), ("relation", start, end), ("direction", start, end)
@@ -295,9 +298,12 @@ def test_annotators_a_and_b_give_the_merged_review_prediction(
         GOLDLOOP_OTHER_BASE_URL=llm_server.base_url("gemini"),
         GEMINI_API_KEY="test-key",
     )
-    with TestClient(create_app(settings, Predictor.from_settings(settings))) as client:
+    with TestClient(
+        create_app(settings, Predictor.from_settings(settings)), client=LOOPBACK
+    ) as client:
         (result,) = predict(client, tasks_of([MENTION_TEXT]), label_config).json()["results"]
-    assert result["model_version"] == "review:gpt-a+gemini-b"
+    a, b = f"gpt-a@{llm_server.base_url('openai')}", f"gemini-b@{llm_server.base_url('gemini')}"
+    assert result["model_version"] == f"review:{a}+{b}"
     notes = {
         r["value"]["text"]: r["meta"]["text"]
         for r in result["result"]
@@ -338,3 +344,80 @@ def test_concurrent_requests_get_the_same_answers_as_one_at_a_time(
     for results in together:
         assert results[0]["result"] and results[1]["result"] == [] and results[2] == []
         assert results[3]["result"]
+
+
+# --- exposure and bad requests ---
+
+
+def test_without_basic_auth_only_loopback_peers_are_served(
+    lexical_predictor: Predictor, label_config: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GOLDLOOP_INSECURE", raising=False)
+    remote = ("192.0.2.7", 40000)  # TEST-NET-1: never routed, only a peer address here
+    with TestClient(create_app(LEXICAL, lexical_predictor), client=remote) as client:
+        reply = predict(client, tasks_of([MENTION_TEXT]), label_config)
+        assert reply.status_code == 403
+        assert "BASIC_AUTH_USER and BASIC_AUTH_PASS" in reply.json()["message"]
+    secured = BackendSettings(annotator=AnnotatorSpec("lexical"), basic_auth=("ls", "s3cret"))
+    with TestClient(create_app(secured, lexical_predictor), client=remote) as client:
+        reply = predict(
+            client, tasks_of([MENTION_TEXT]), label_config, headers=_auth("ls", "s3cret")
+        )
+        assert reply.status_code == 200
+    monkeypatch.setenv("GOLDLOOP_INSECURE", "1")
+    with TestClient(create_app(LEXICAL, lexical_predictor), client=remote) as client:
+        assert predict(client, tasks_of([MENTION_TEXT]), label_config).status_code == 200
+
+
+@pytest.mark.parametrize("config", ["<View><Text", "not xml at all"])
+def test_a_malformed_label_config_is_a_400_naming_it(client: TestClient, config: str) -> None:
+    reply = predict(client, tasks_of([MENTION_TEXT]), config)
+    assert reply.status_code == 400
+    assert (
+        "label_config: Value error, not a Label Studio labeling config" in reply.json()["message"]
+    )
+
+
+def test_an_unexpected_failure_is_a_json_500_with_the_details_logged(
+    kb: KB, label_config: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    class Broken(Predictor):
+        def predict_batch(self, tasks: Any, label_config: str | None) -> list[Any]:
+            raise RuntimeError("boom")
+
+    broken = Broken(kb, LexicalAnnotator(kb), nlp=load_nlp())
+    with (
+        TestClient(
+            create_app(LEXICAL, broken), client=LOOPBACK, raise_server_exceptions=False
+        ) as client,
+        caplog.at_level(logging.ERROR, logger="goldloop.backend"),
+    ):
+        reply = predict(client, tasks_of([MENTION_TEXT]), label_config)
+    assert reply.status_code == 500
+    assert reply.json() == {
+        "status": "error",
+        "message": "internal error (RuntimeError); the backend's log has the details",
+    }
+    assert "POST /predict failed" in caplog.text
+
+
+def test_an_oversized_task_gets_no_prediction_and_the_others_are_predicted(
+    lexical_predictor: Predictor, kb: KB, label_config: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    big = MENTION_TEXT + " " + "Filler words without a verb of the KB. " * 150_000  # ~6 MB
+    small = Predictor(kb, LexicalAnnotator(kb), max_task_chars=10_000, nlp=lexical_predictor.nlp)
+    with (
+        TestClient(create_app(LEXICAL, small), client=LOOPBACK) as client,
+        caplog.at_level(logging.WARNING, logger="goldloop.backend"),
+    ):
+        reply = predict(client, tasks_of([MENTION_TEXT, big, MENTION_TEXT]), label_config)
+    assert reply.status_code == 200
+    first, oversized, last = reply.json()["results"]
+    assert oversized == []
+    assert first["result"] and last["result"] == first["result"]
+    assert f"task 101: no prediction (too_large): {len(big)} characters" in caplog.text
+
+
+def test_the_task_size_limit_is_a_setting() -> None:
+    assert BackendSettings.from_env({}).max_task_chars == 50_000
+    assert BackendSettings.from_env({"GOLDLOOP_MAX_TASK_CHARS": "1234"}).max_task_chars == 1234

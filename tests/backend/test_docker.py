@@ -77,3 +77,10 @@ def test_compose_stack_has_health_checks_volumes_and_wiring(compose: dict) -> No
     declared = set(compose["volumes"])
     used = {v.split(":")[0] for s in services.values() for v in s.get("volumes", [])}
     assert used == declared
+
+
+def test_compose_requires_the_backends_basic_auth(compose: dict) -> None:
+    environment = compose["services"]["backend"]["environment"]
+    for name in ("BASIC_AUTH_USER", "BASIC_AUTH_PASS"):
+        # ``:?`` refuses to start the stack when the variable is unset or empty.
+        assert environment[name].startswith(f"${{{name}:?"), environment[name]

@@ -124,7 +124,11 @@ def test_label_studio_stores_the_llm_backends_predictions_and_asks_again_after_a
         expected = [["activates", "inhibited by"], ["upregulates"], []]
         for task_id, text, surfaces in zip(task_ids, texts, expected, strict=False):
             (prediction,) = stored(label_studio, task_id)
-            assert prediction["model_version"] == "review:claude-test"
+            # a base URL of one's own is part of the tag, so two servers never share answers
+            assert (
+                prediction["model_version"]
+                == f"review:claude-test@{llm_server.base_url('anthropic')}"
+            )
             assert mention_spans(prediction) == expected_spans(text, surfaces)
         assert stored(label_studio, task_ids[0])[0]["score"] == 0.5
         # The truncated answer stored nothing; once the provider answers, Label Studio gets it.

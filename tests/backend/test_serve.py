@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -12,6 +13,9 @@ from pathlib import Path
 import httpx
 import pytest
 from tests.backend.conftest import free_port
+from tests.conftest import Cli
+
+from goldloop.backend.serve import gunicorn_options
 
 GOLDLOOP = Path(sys.executable).parent / "goldloop"
 TEXT = "In these cells, IL-3 upregulates the TNF receptor."
@@ -46,3 +50,58 @@ def test_goldloop_backend_serves_the_protocol(workers: int, tmp_path: Path) -> N
     finally:
         os.killpg(process.pid, signal.SIGTERM)
         process.wait(timeout=30)
+
+
+# --- refusals before serving: one line, exit 2, nothing started ---
+
+BACKEND_DIR = Path(__file__).resolve().parents[2] / "backend"
+
+
+def test_a_non_loopback_interface_without_basic_auth_is_refused(cli: Cli) -> None:
+    result = cli("backend", "--host", "0.0.0.0", "--port", free_port())
+    assert result.returncode == 2
+    (line,) = result.stderr.strip().splitlines()
+    assert "refusing to serve 0.0.0.0 without basic auth" in line
+    assert "BASIC_AUTH_USER and BASIC_AUTH_PASS" in line and "GOLDLOOP_INSECURE=1" in line
+
+
+def test_a_port_in_use_is_one_line_exit_2(cli: Cli) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = cli("backend", "--port", port)
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        f"error: 127.0.0.1:{port} is already in use by another process: choose another port"
+    ]
+
+
+@pytest.mark.parametrize("port", ["-1", "0", "70000"])
+def test_a_port_out_of_range_is_refused_naming_the_option(cli: Cli, port: str) -> None:
+    result = cli("backend", "--port", port)
+    assert result.returncode == 2
+    assert "Invalid value for '--port'" in result.err and "Traceback" not in result.err
+
+
+def test_the_container_config_refuses_the_network_without_basic_auth(tmp_path: Path) -> None:
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "GOLDLOOP_HOME": str(tmp_path)}
+    done = subprocess.run(
+        [str(GOLDLOOP.with_name("gunicorn")), "--config", "gunicorn.conf.py", "_wsgi:app"],
+        cwd=BACKEND_DIR, env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert "refusing to serve 0.0.0.0 without basic auth" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_the_cli_and_the_container_share_the_gunicorn_settings(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for key, value in {"HOST": "127.0.0.1", "PORT": "9191", "WORKERS": "3",
+                       "LOG_LEVEL": "debug"}.items():  # fmt: skip
+        monkeypatch.setenv(key, value)
+    config: dict[str, object] = {}
+    exec((BACKEND_DIR / "gunicorn.conf.py").read_text(), config)  # as gunicorn reads it
+    expected = gunicorn_options("127.0.0.1", 9191, 3, "debug")
+    assert {key: config[key] for key in expected} == expected

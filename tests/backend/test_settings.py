@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from typer.testing import CliRunner
+from tests.conftest import Cli
 
 from goldloop.backend.settings import LEXICAL, AnnotatorSpec, BackendSettings
-from goldloop.cli import app
 from goldloop.errors import GoldloopError
 
 
@@ -16,9 +15,9 @@ def test_no_provider_key_means_the_lexical_pre_annotator() -> None:
     assert settings.other is None and settings.redis_url is None and settings.basic_auth is None
 
 
-def test_a_provider_key_alone_picks_that_provider_and_needs_a_model() -> None:
-    with pytest.raises(GoldloopError, match="needs GOLDLOOP_MODEL"):
-        BackendSettings.from_env({"ANTHROPIC_API_KEY": "k"})
+def test_a_provider_key_alone_picks_that_provider_with_its_default_model() -> None:
+    settings = BackendSettings.from_env({"ANTHROPIC_API_KEY": "k"})
+    assert settings.annotator == AnnotatorSpec("anthropic", "claude-sonnet-4-5")
     settings = BackendSettings.from_env({"ANTHROPIC_API_KEY": "k", "GOLDLOOP_MODEL": "claude-x"})
     assert settings.annotator == AnnotatorSpec("anthropic", "claude-x")
 
@@ -43,7 +42,12 @@ def test_full_configuration() -> None:
 @pytest.mark.parametrize(
     ("env", "message"),
     [
-        ({"GOLDLOOP_PROVIDER": "mistral"}, "not a provider"),
+        (
+            {"GOLDLOOP_PROVIDER": "mistral"},
+            "GOLDLOOP_PROVIDER='mistral': 'mistral' is not a provider",
+        ),
+        ({"OPENAI_API_KEY": "k", "GEMINI_API_KEY": "k"}, "GOLDLOOP_PROVIDER='': keys of several"),
+        ({"GOLDLOOP_BASE_URL": "http://127.0.0.1:8000/v1"}, "GOLDLOOP_MODEL='': a base URL"),
         ({"GOLDLOOP_PROVIDER": "openai", "GOLDLOOP_MODEL": "m"}, "needs OPENAI_API_KEY"),
         ({"BASIC_AUTH_USER": "u"}, "both BASIC_AUTH_USER and BASIC_AUTH_PASS"),
         ({"GOLDLOOP_CONCURRENCY": "0"}, "positive integer"),
@@ -63,16 +67,24 @@ def test_a_local_server_needs_no_key() -> None:
     assert BackendSettings.from_env(env).annotator.base_url == "http://127.0.0.1:8000/v1"
 
 
-def test_cli_refuses_bad_configuration_on_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("GOLDLOOP_PROVIDER", "mistral")
-    result = CliRunner().invoke(app, ["backend", "--port", "1"])
-    assert result.exit_code != 0
-    assert isinstance(result.exception, GoldloopError)
-    assert "GOLDLOOP_PROVIDER='mistral' is not a provider" in str(result.exception)
+def test_cli_refuses_bad_configuration_on_one_line(cli: Cli) -> None:
+    result = cli("backend", "--port", "1", env={"GOLDLOOP_PROVIDER": "mistral"})
+    assert result.returncode == 2
+    assert "GOLDLOOP_PROVIDER='mistral': 'mistral' is not a provider" in result.err
+    assert len(result.stderr.strip().splitlines()) == 1
 
 
-def test_cli_help_names_the_options() -> None:
-    result = CliRunner().invoke(app, ["backend", "--help"])
-    assert result.exit_code == 0
+def test_cli_help_names_the_options(cli: Cli) -> None:
+    result = cli("backend", "--help")
+    assert result.returncode == 0
     for option in ("--host", "--port", "--workers"):
-        assert option in result.output
+        assert option in result.stdout
+
+
+def test_the_backend_answers_within_label_studios_100_seconds() -> None:
+    from goldloop.backend.predictor import BACKEND_RETRY
+    from goldloop.llm import RetryPolicy
+
+    # The last attempt starts before the deadline and may run its whole timeout.
+    assert BACKEND_RETRY.give_up_after_s + BACKEND_RETRY.timeout_s < 100
+    assert BACKEND_RETRY.give_up_after_s < RetryPolicy().give_up_after_s

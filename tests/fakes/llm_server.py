@@ -56,11 +56,13 @@ class Reply:
     """A scripted answer. Token counts default to ~4 characters per token.
 
     An answer longer than the request's token limit is cut there and marked truncated, as a real
-    provider would; ``truncated=True`` forces the marker.
+    provider would; ``truncated=True`` forces the marker. ``status`` (e.g. 500) answers with that
+    HTTP error and the provider's error body instead, every time the script gives it.
     """
 
-    text: str
+    text: str = ""
     truncated: bool = False
+    status: int | None = None
     input_tokens: int | None = None
     output_tokens: int | None = None
     reasoning_tokens: int = 0
@@ -153,12 +155,14 @@ class FakeLLMServer:
         with self._lock:
             self.in_flight -= 1
 
-    def _respond(self, provider: str, request: FakeRequest) -> dict[str, Any]:
+    def _respond(self, provider: str, request: FakeRequest) -> tuple[int, dict[str, Any]]:
         with self._lock:
             self.requests.append(request)
         reply = self.answer(request)
         if isinstance(reply, str):
             reply = Reply(reply)
+        if reply.status is not None:
+            return reply.status, _error_body(provider, reply.status, reply.text or None)
         text, truncated = reply.text, reply.truncated
         limit = request.max_tokens
         if limit is not None and (reply.output_tokens or tokens(text)) > limit:
@@ -168,7 +172,7 @@ class FakeLLMServer:
             "output": reply.output_tokens or tokens(text),
             "reasoning": reply.reasoning_tokens,
         }
-        return _BODIES[provider](request.model, text, truncated, usage)
+        return 200, _BODIES[provider](request.model, text, truncated, usage)
 
 
 # --- request parsing, per provider -------------------------------------------------------------
@@ -379,11 +383,11 @@ def _handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                     self._send(status, _error_body(provider, status, message), retry_after)
                 else:
                     try:
-                        payload = server._respond(provider, parse(body, model))
+                        status, payload = server._respond(provider, parse(body, model))
                     except Exception as exc:  # a bug in the test's script: say so to the client
                         self._send(500, _error_body(provider, 500, f"fake answer failed: {exc!r}"))
                         return
-                    self._send(200, payload)
+                    self._send(status, payload)
             finally:
                 server._leave()
 

@@ -101,6 +101,14 @@ def test_non_canonical_id_is_folded_and_counted(tmp_path):
         ([{"doc_id": "pmid:1"}], "'text' must be a string"),
         ([{"doc_id": "pmid:1", "text": TEXT, "ground_truth": [{"a": 1, "b": 2}]}], "entity_id"),
         ("not a list", "expected a list of documents"),
+        ([doc(a="8")], "hit 0: a: Input should be a valid integer (got '8')"),
+        ([doc(b=True)], "hit 0: b: Input should be a valid integer (got True)"),
+        ([doc(a=8.0)], "hit 0: a: Input should be a valid integer (got 8.0)"),
+        (
+            [{"text": TEXT, "ground_truth": []}],
+            "document 0: 'doc_id' must be a string (it is missing)",
+        ),
+        ([{"doc_id": 7, "text": TEXT}], "document 0: 'doc_id' must be a string (it is int 7)"),
     ],
 )
 def test_invalid_gold_names_file_document_and_hit(tmp_path, data, message):
@@ -154,3 +162,17 @@ def test_written_files_get_the_usual_mode(tmp_path):
     umask = os.umask(0)
     os.umask(umask)
     assert path.stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_a_byte_order_mark_is_read_past(tmp_path):
+    path = tmp_path / "gold.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps([doc()]).encode())
+    assert read_gold(path).documents[0].doc_id == "pmid:1"
+
+
+def test_jsonl_with_a_bom_and_cr_line_endings(tmp_path):
+    from goldloop.jsonl import read_jsonl
+
+    path = tmp_path / "rows.jsonl"
+    path.write_bytes(b'\xef\xbb\xbf{"a": 1}\r{"a": 2}\r')
+    assert read_jsonl(path) == [(1, {"a": 1}), (2, {"a": 2})]

@@ -8,18 +8,12 @@ from typing import Any
 
 import pytest
 
-from goldloop.kb import KB, load_kb
 from goldloop.llm import SQLiteCache
 from tests.fakes.llm_server import FakeRequest, Reply, llm_server
 
 __all__ = ["llm_server"]
 
 PROVIDER_NAMES = ("openai", "anthropic", "gemini")
-
-
-@pytest.fixture(scope="session")
-def kb() -> KB:
-    return load_kb()
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,7 @@ from goldloop.annotate import annotate_documents, dry_run, select_documents
 from goldloop.gold import Document
 from goldloop.kb import KB
 from goldloop.lexical import LexicalAnnotator
-from goldloop.llm import SQLiteCache
+from goldloop.llm import AnnotatorSpec, SQLiteCache
 from tests.fakes.llm_server import FakeLLMServer, Reply
 from tests.llm.conftest import PROVIDER_NAMES, answers_by_text, mentions_json
 
@@ -85,9 +85,10 @@ def test_annotate_reports_every_item_and_leaves_failures_out(
     report = result.report
     assert [d.doc_id for d in result.documents] == ["pmid:0"]
     [document] = result.documents
+    tag = f"model-x@low@{llm_server.base_url(name)}"  # a server of one's own is in the tag
     assert [(h.surface, h.direction, h.annotator) for h in document.ground_truth] == [
-        ("binds to", "symmetric", "model-x@low"),
-        ("increases", "forward", "model-x@low"),
+        ("binds to", "symmetric", tag),
+        ("increases", "forward", tag),
     ]
     counts = report["counts"]
     assert counts["hits"] + counts["rejections"] == counts["items"] == 4
@@ -105,7 +106,7 @@ def test_annotate_reports_every_item_and_leaves_failures_out(
         name,
         "model-x",
         "low",
-        "model-x@low",
+        tag,
     )
     assert report["usage"]["input_tokens"] > 0 and report["usage"]["output_tokens"] > 0
     assert counts["requests"] == 3 and counts["from_cache"] == 0
@@ -213,14 +214,14 @@ def test_dry_run_calls_nothing_and_counts_cached_answers(
     llm_server: FakeLLMServer, kb: KB, cache: SQLiteCache
 ) -> None:
     provider = llm_server.provider("openai", "m", cache=cache)
-    target = {"provider": "openai", "model": "m", "cache": cache}
-    plan = dry_run(DOCUMENTS, kb, 100, **target, input_price_per_mtok=2.0)
+    spec = AnnotatorSpec("openai", "m", base_url=llm_server.base_url("openai"))
+    plan = dry_run(DOCUMENTS, kb, 100, spec, cache=cache, input_price_per_mtok=2.0)
     assert llm_server.request_count == 0
     assert (plan.documents, plan.cached, plan.requests) == (3, 0, 3)
     assert plan.input_cost == pytest.approx(plan.input_tokens * 2.0 / 1e6)
     annotate_documents(DOCUMENTS[:1], provider, kb)
     llm_server.reset()
-    again = dry_run(DOCUMENTS, kb, 100, **target)
+    again = dry_run(DOCUMENTS, kb, 100, spec, cache=cache)
     assert (again.cached, again.requests, again.input_cost) == (1, 2, None)
     assert llm_server.request_count == 0
 

@@ -6,16 +6,16 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from goldloop.cli import app
 from goldloop.gold import read_gold
 from goldloop.kb import KB
 from goldloop.sample.sampledir import ManifestRow, append_batch
-from tests.fakes.llm_server import KEY_ENV, FakeLLMServer
+from tests.conftest import Cli, CliResult
+from tests.fakes.llm_server import KEY_ENV, FakeLLMServer, FakeRequest, Reply
 from tests.llm.conftest import PROVIDER_NAMES, answers_by_text, mentions_json
 
 TEXTS = {
@@ -108,16 +108,25 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def invoke(*args: str) -> object:
-    result = CliRunner().invoke(app, list(args), catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    return result
+Invoke = Callable[..., CliResult]
+
+
+@pytest.fixture
+def invoke(cli: Cli) -> Invoke:
+    """``goldloop ARGS`` through the shared runner, which must succeed."""
+
+    def run(*args: str | Path) -> CliResult:
+        result = cli(*args)
+        assert result.returncode == 0, result.stderr
+        return result
+
+    return run
 
 
 @pytest.mark.parametrize("name", PROVIDER_NAMES)
 @pytest.mark.parametrize("source", ["sample", "documents"])
 def test_annotate_with_each_provider(
-    llm_server: FakeLLMServer, workdir: Path, kb: KB, name: str, source: str
+    llm_server: FakeLLMServer, workdir: Path, kb: KB, name: str, source: str, invoke: Invoke
 ) -> None:
     llm_server.answer = ANSWERS
     where = source_options(source, workdir)
@@ -137,7 +146,7 @@ def test_annotate_with_each_provider(
         ("increases", "forward"),
         ("activated by", "inverse"),
     ]
-    assert {h.annotator for h in hits} == {"m-1@low"}
+    assert {h.annotator for h in hits} == {f"m-1@low@{llm_server.base_url(name)}"}
     counts = report["counts"]
     assert counts["hits"] + counts["rejections"] == counts["items"] == 4
     assert report["rejections"] == [
@@ -164,7 +173,7 @@ def test_annotate_with_each_provider(
 
 @pytest.mark.parametrize("source", ["sample", "documents"])
 def test_annotate_lexical_without_any_key(
-    workdir: Path, monkeypatch: pytest.MonkeyPatch, kb: KB, source: str
+    workdir: Path, monkeypatch: pytest.MonkeyPatch, kb: KB, source: str, invoke: Invoke
 ) -> None:
     for key in KEY_ENV:
         monkeypatch.delenv(key, raising=False)
@@ -180,7 +189,7 @@ def test_annotate_lexical_without_any_key(
     assert report["counts"]["hits"] + report["counts"]["rejections"] == report["counts"]["items"]
 
 
-def test_dry_run_calls_nothing(llm_server: FakeLLMServer, workdir: Path) -> None:
+def test_dry_run_calls_nothing(llm_server: FakeLLMServer, workdir: Path, invoke: Invoke) -> None:
     sample = make_sample_dir(workdir / "sample")
     out = workdir / "gold.json"
     result = invoke(
@@ -189,12 +198,12 @@ def test_dry_run_calls_nothing(llm_server: FakeLLMServer, workdir: Path) -> None
     )  # fmt: skip
     assert llm_server.request_count == 0
     assert not out.exists()
-    output = result.output  # type: ignore[attr-defined]
+    output = result.out
     assert "requests to send" in output and "input cost" in output
 
 
 def test_truncated_documents_are_left_out_and_retried(
-    llm_server: FakeLLMServer, workdir: Path, kb: KB
+    llm_server: FakeLLMServer, workdir: Path, kb: KB, invoke: Invoke
 ) -> None:
     llm_server.answer = ANSWERS
     docs = make_documents_jsonl(workdir / "docs.jsonl")
@@ -243,12 +252,173 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
     assert not (tmp_path / "o.json").exists()
 
 
-def test_dry_run_needs_no_key(workdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_dry_run_needs_no_key(
+    workdir: Path, monkeypatch: pytest.MonkeyPatch, invoke: Invoke
+) -> None:
     for key in KEY_ENV:
         monkeypatch.delenv(key, raising=False)
     result = invoke(
         "annotate", "--documents", str(make_documents_jsonl(workdir / "docs.jsonl")),
         "--provider", "openai", "--model", "gpt-x", "--effort", "high", "--dry-run",
     )  # fmt: skip
-    output = result.output  # type: ignore[attr-defined]
+    output = result.out
     assert "gpt-x@high" in output and "requests to send" in output
+
+
+def half_fail(request: FakeRequest) -> Reply | str:
+    """HTTP 500 for pmid:2 and pmid:3, every time; the scripted answer for the others."""
+    if TEXTS["pmid:2"] in request.user or TEXTS["pmid:3"] in request.user:
+        return Reply("overloaded", status=500)
+    return ANSWERS(request)
+
+
+AnnotateCli = Callable[..., tuple[int, str]]
+
+
+@pytest.fixture
+def annotate_cli(llm_server: FakeLLMServer, workdir: Path, cli: Cli) -> AnnotateCli:
+    """``goldloop annotate`` of the three documents into ``gold.json`` by a provider of the fake:
+    (exit code, stderr unwrapped)."""
+    docs = make_documents_jsonl(workdir / "docs.jsonl")
+
+    def run(provider: str, *options: str) -> tuple[int, str]:
+        result = cli(
+            "annotate", "--documents", docs, "--out", workdir / "gold.json", "--provider",
+            provider, "--base-url", llm_server.base_url(provider), *options,
+        )  # fmt: skip
+        return result.returncode, result.err
+
+    return run
+
+
+def test_failed_requests_exit_3_with_the_rest_and_a_rerun_asks_only_for_them(
+    llm_server: FakeLLMServer, workdir: Path, annotate_cli: AnnotateCli
+) -> None:
+    out = workdir / "gold.json"
+    args = ["anthropic", "--model", "c-1", "--attempts", "2"]
+    llm_server.answer = half_fail
+    code, err = annotate_cli(*args)
+    assert code == 3, err
+    assert "2 of 3 documents failed" in err and "a re-run asks only for those" in err
+    assert [d.doc_id for d in read_gold(out).documents] == ["pmid:1"]  # never written as empty
+    report = json.loads(out.with_name("gold.json.report.json").read_text())
+    assert [(f["doc_id"], f["reason"]) for f in report["failed_documents"]] == [
+        ("pmid:2", "failed"),
+        ("pmid:3", "failed"),
+    ]
+    assert "HTTP 500" in report["failed_documents"][0]["detail"]
+
+    llm_server.reset()
+    llm_server.answer = ANSWERS
+    assert annotate_cli(*args)[0] == 0
+    assert sorted(r.user.split("Abstract:")[-1].strip()[:4] for r in llm_server.requests) == [
+        "A re",
+        "IL-6",
+    ]  # only pmid:2 and pmid:3 were asked again
+    assert [d.doc_id for d in read_gold(out).documents] == ["pmid:1", "pmid:2", "pmid:3"]
+
+
+def test_a_partial_run_never_replaces_a_fuller_output_unless_forced(
+    llm_server: FakeLLMServer,
+    workdir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    annotate_cli: AnnotateCli,
+) -> None:
+    out = workdir / "gold.json"
+    args = ["openai", "--attempts", "1"]
+    llm_server.answer = ANSWERS
+    assert annotate_cli(*args)[0] == 0
+    good = out.read_bytes(), out.with_name("gold.json.report.json").read_bytes()
+    llm_server.answer = half_fail
+    monkeypatch.setenv("GOLDLOOP_CACHE", str(workdir / "cold.sqlite"))  # nothing cached: asks again
+    code, err = annotate_cli(*args)
+    assert code == 3 and f"kept {out}, which answers 3 (this run: 1)" in err and "--force" in err
+    assert (out.read_bytes(), out.with_name("gold.json.report.json").read_bytes()) == good
+    assert annotate_cli(*args, "--force")[0] == 3
+    assert [d.doc_id for d in read_gold(out).documents] == ["pmid:1"]
+
+
+def test_every_request_failing_writes_nothing_and_exits_4(
+    llm_server: FakeLLMServer, workdir: Path, annotate_cli: AnnotateCli
+) -> None:
+    out = workdir / "gold.json"
+    out.write_text("[]")  # an existing output stays as it was
+    llm_server.fail(500, times=100)
+    code, err = annotate_cli("gemini", "--attempts", "1")
+    assert code == 4 and "every request failed, nothing written" in err and "gemini" in err
+    assert out.read_text() == "[]" and not out.with_name("gold.json.report.json").exists()
+
+
+def test_a_provider_that_never_answers_is_given_up_on_with_one_line(
+    workdir: Path, cli: Cli
+) -> None:
+    docs = make_documents_jsonl(workdir / "docs.jsonl")
+    with FakeLLMServer(latency_s=5) as silent:  # accepts the connection, answers too late
+        result = cli(
+            "annotate", "--documents", docs, "--out", workdir / "g.json", "--provider", "openai",
+            "--base-url", silent.base_url("openai"), "--timeout", "0.2",
+            env={"OPENAI_API_KEY": "k"},
+        )  # fmt: skip
+    code, err = result.returncode, result.err
+    assert code == 4
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert f"openai gpt-5-mini at {silent.base_url('openai')}: no answer within 0.2 s" in err
+    assert not (workdir / "g.json").exists()
+
+
+def test_ctrl_c_stops_cleanly_and_a_rerun_resumes_from_the_cache(
+    llm_server: FakeLLMServer, workdir: Path, invoke: Invoke
+) -> None:
+    import signal
+    import time
+
+    from goldloop.llm import SQLiteCache
+
+    docs = make_documents_jsonl(workdir / "docs.jsonl")
+    out = workdir / "gold.json"
+    llm_server.answer = ANSWERS
+    llm_server.latency_s = 1.0
+    command = [
+        str(Path(sys.executable).with_name("goldloop")), "annotate", "--documents", str(docs),
+        "--out", str(out), "--provider", "openai", "--base-url", llm_server.base_url("openai"),
+        "--concurrency", "1",
+    ]  # fmt: skip
+    env = {**os.environ, "COLUMNS": "400"}
+    process = subprocess.Popen(command, stderr=subprocess.PIPE, text=True, env=env, cwd=workdir)
+    deadline = time.monotonic() + 60
+    while llm_server.request_count < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)  # the first answer is in, the second request is out
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 130, err
+    assert "interrupted: nothing written" in err and "a re-run resumes from them" in err
+    assert not out.exists()
+    cached = len(SQLiteCache(workdir / "cache.sqlite"))
+    assert 1 <= cached < 3
+    llm_server.reset()
+    llm_server.latency_s = 0
+    invoke(*command[1:])
+    assert llm_server.request_count == 3 - cached
+    assert [d.doc_id for d in read_gold(out).documents] == ["pmid:1", "pmid:2", "pmid:3"]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--out", "{docs}"], "--out {docs} and --documents {docs} are the same file"),
+        (["--out", "{dir}"], "--out {dir}"),
+        (["--out", "o.json", "--roles", "primary,bogus"], "--roles 'primary,bogus': unknown role"),
+        (["--out", "o.json", "--base-url", "http://127.0.0.1:9/v1"], "--model: a base URL"),
+    ],
+)
+def test_bad_options_are_refused_before_any_work(
+    workdir: Path, monkeypatch: pytest.MonkeyPatch, cli: Cli, options: list[str], message: str
+) -> None:
+    docs = make_documents_jsonl(workdir / "docs.jsonl")
+    before = docs.read_bytes()
+    names = {"docs": str(docs), "dir": str(workdir)}
+    filled = [o.format(**names) if "{" in o else o for o in options]
+    monkeypatch.chdir(workdir)
+    result = cli("annotate", "--documents", docs, *filled)
+    assert result.returncode == 2 and message.format(**names) in result.err, result.err
+    assert docs.read_bytes() == before and not (workdir / "o.json").exists()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from goldloop.annotate import DocumentResult, decode_answer, nearest_occurrence
+from goldloop.decode import DocumentResult, decode_answer, nearest_occurrence
 from goldloop.gold import Document
 from goldloop.kb import KB
 from goldloop.llm import LLMError, LLMResponse
@@ -232,7 +232,7 @@ def test_unicode_surfaces_resolve_on_code_points(kb: KB, nlp: Any) -> None:
 
 def test_post_checks_do_not_need_the_pipes_annotate_switches_off(kb: KB, nlp: Any) -> None:
     """annotate parses without PIPES_UNUSED_BY_CHECKS for speed; the checks must not change."""
-    from goldloop.annotate import PIPES_UNUSED_BY_CHECKS
+    from goldloop.decode import PIPES_UNUSED_BY_CHECKS
     from goldloop.nlp import span_has_verb, surface_anchored
 
     texts = [

@@ -24,7 +24,7 @@ def test_provider_end_to_end(llm_server: FakeLLMServer, name: str, cache: SQLite
     )
     provider = llm_server.provider(name, "model-x", effort="low", cache=cache)
     response = provider.complete(REQUEST)
-    assert provider.tag == "model-x@low"
+    assert provider.tag == f"model-x@low@{llm_server.base_url(name)}"
     assert response.text == '{"mentions": []}'
     assert not response.truncated and not response.cached
     assert response.usage["input_tokens"] == 120
@@ -106,11 +106,24 @@ def test_client_error_is_not_retried(llm_server: FakeLLMServer, name: str) -> No
     assert llm_server.request_count == 1
 
 
+def test_a_server_that_never_answers_is_given_up_on_after_two_timeouts(
+    llm_server: FakeLLMServer,
+) -> None:
+    import time
+
+    llm_server.latency_s = 3
+    retry = RetryPolicy(attempts=6, initial_s=0.01, max_s=0.02, timeout_s=0.5)
+    started = time.perf_counter()
+    with pytest.raises(LLMError, match=r"no answer within 0.5 s \(gave up after 2 attempt"):
+        llm_server.provider("openai", "m", cache=None, retry=retry).complete(REQUEST)
+    assert time.perf_counter() - started < 2.5 and llm_server.request_count == 2
+
+
 @pytest.mark.parametrize("name", PROVIDER_NAMES)
 def test_timeout_is_retried(llm_server: FakeLLMServer, name: str) -> None:
     llm_server.latency_s = 0.5
-    retry = RetryPolicy(attempts=2, initial_s=0.01, max_s=0.02, timeout_s=0.1)
-    with pytest.raises(LLMError, match="Timeout"):
+    retry = RetryPolicy(attempts=2, initial_s=0.01, max_s=0.02, timeout_s=0.1, deadline_s=5)
+    with pytest.raises(LLMError, match=rf"{name} model-x at .*: no answer within 0.1 s"):
         llm_server.provider(name, "model-x", cache=None, retry=retry).complete(REQUEST)
     assert llm_server.request_count == 2
 
@@ -260,3 +273,63 @@ def test_a_failing_script_is_reported_by_the_fake(llm_server: FakeLLMServer) -> 
     llm_server.answer = broken
     with pytest.raises(LLMError, match="fake answer failed"):
         llm_server.provider("openai", "model-x", cache=None).complete(REQUEST)
+
+
+def test_two_servers_with_the_same_model_name_miss_each_others_cache(
+    llm_server: FakeLLMServer, cache: SQLiteCache
+) -> None:
+    with FakeLLMServer(lambda req: '{"mentions": ["other"]}') as other:
+        here = llm_server.provider("openai", "same-model", cache=cache)
+        there = other.provider("openai", "same-model", cache=cache)
+        assert here.tag != there.tag and here.key(REQUEST) != there.key(REQUEST)
+        assert not here.complete(REQUEST).cached
+        answer = there.complete(REQUEST)
+        assert not answer.cached and answer.text == '{"mentions": ["other"]}'
+        assert (llm_server.request_count, other.request_count) == (1, 1)
+        assert here.complete(REQUEST).cached and there.complete(REQUEST).cached
+        assert len(cache) == 2
+
+
+def test_official_endpoints_keep_their_keys_and_tags(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Pinned before the endpoint joined the key: cached answers and model versions still match.
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    pinned = "20cb25689835f6183a1a8155ab27e76d88d2deb515bbb87804be2985afa231c0"
+    for base_url in (None, "https://api.openai.com/v1", "HTTPS://api.openai.com:443/v1/"):
+        provider = make_provider(
+            "openai", "gpt-5-mini", effort="low", base_url=base_url, cache=None
+        )
+        assert provider.tag == "gpt-5-mini@low"
+        assert provider.key(REQUEST) == pinned
+    assert cache_key("openai", "gpt-5-mini", "low", REQUEST.system, REQUEST.user, SCHEMA) == pinned
+
+
+@pytest.mark.parametrize(
+    ("url", "endpoint"),
+    [
+        ("http://user:secret@LocalHost:8000/v1/?api_key=secret#x", "http://localhost:8000/v1"),
+        ("https://llm.example.org:443/", "https://llm.example.org"),
+        ("http://[::1]:80/v1", "http://[::1]/v1"),
+    ],
+)
+def test_the_endpoint_is_normalised_without_credentials_or_query(
+    monkeypatch: pytest.MonkeyPatch, url: str, endpoint: str
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    provider = make_provider("openai", "m", base_url=url, cache=None)
+    assert provider.endpoint == endpoint and provider.tag == f"m@{endpoint}"
+    assert "secret" not in provider.tag and "secret" not in provider.label
+
+
+def test_a_base_url_from_the_sdk_variable_is_part_of_the_identity(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9/")
+    assert make_provider("anthropic", "c", cache=None).tag == "c@http://127.0.0.1:9"
+
+
+def test_a_base_url_that_is_not_a_url_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    with pytest.raises(LLMError, match="http"):
+        make_provider("openai", "m", base_url="localhost:8000", cache=None)

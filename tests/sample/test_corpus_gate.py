@@ -122,13 +122,14 @@ def test_corrupt_gzip_is_a_clear_error(tmp_path: Path) -> None:
     data = good.read_bytes()
     broken.write_bytes(data[: len(data) // 2])
     seen = 0
-    with pytest.raises(CorpusError, match=r"broken\.tsv\.gz: corrupt or truncated gzip data"):
+    # goldloop.csvfile words it: "cannot read: Compressed file ended before the end-of-stream ..."
+    with pytest.raises(CorpusError, match=r"broken\.tsv\.gz: cannot read: Compressed file ended"):
         for _ in read_corpus(broken):
             seen += 1
     assert 0 < seen < 2000  # rows arrive as the file is read: the corpus is streamed
     not_gzip = tmp_path / "plain.tsv.gz"
     not_gzip.write_text("pmid\tabstract\n1\tx\n")
-    with pytest.raises(CorpusError, match="corrupt or truncated gzip"):
+    with pytest.raises(CorpusError, match=r"plain\.tsv\.gz: cannot read: Not a gzipped file"):
         list(read_corpus(not_gzip))
 
 
@@ -150,7 +151,7 @@ def test_cli_exits_2_on_corrupt_gzip_and_missing_column(
     code, err = _cli(
         monkeypatch, capsys, "sample", "--corpus", str(broken), "--out", str(tmp_path / "s")
     )
-    assert code == 2 and "corrupt or truncated gzip" in err
+    assert code == 2 and "broken.tsv.gz: cannot read: Compressed file ended" in err
     no_text = _write(tmp_path / "c.tsv", [{"pmid": "1", "year": "2001", "body": "x"}])
     code, err = _cli(
         monkeypatch, capsys, "sample", "--corpus", str(no_text), "--out", str(tmp_path / "s")
@@ -215,3 +216,17 @@ def test_an_excluded_corpus_may_hold_texts_only(tmp_path: Path) -> None:
     assert [gate.reason(r) for r in read_corpus(_write(tmp_path / "c.tsv", ROWS[:1]))] == [
         "in_excluded_corpus"
     ]
+
+
+def test_csv_corpus_goes_through_the_one_csv_reader(tmp_path: Path) -> None:
+    # A byte-order mark and CRLF line endings read like a plain file; a NUL names its line.
+    plain = _write(tmp_path / "c.csv", ROWS)
+    windows = tmp_path / "w.csv"
+    windows.write_bytes(b"\xef\xbb\xbf" + plain.read_bytes().replace(b"\n", b"\r\n"))
+    assert [r.doc_id for r in read_corpus(windows)] == [r.doc_id for r in read_corpus(plain)]
+    lines = plain.read_bytes().split(b"\n")
+    lines[2] = lines[2].replace(b"10.1", b"10\x00.1")
+    nul = tmp_path / "nul.csv"
+    nul.write_bytes(b"\n".join(lines))
+    with pytest.raises(CorpusError, match=r"nul\.csv: line 3: a NUL byte"):
+        list(read_corpus(nul))

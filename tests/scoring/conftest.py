@@ -8,8 +8,6 @@ from typing import Any
 
 import pytest
 
-from goldloop.kb import KB, load_kb
-
 TEXTS = [
     "IL-6 directly regulates TNF, and STAT3 binds to JAK1 in cells.",
     "TNF activates NF-kB; the kinase associates with the receptor.",
@@ -29,11 +27,6 @@ def hit(
     if direction is not None:
         out["direction"] = direction
     return out | extra
-
-
-@pytest.fixture(scope="session")
-def kb() -> KB:
-    return load_kb()
 
 
 @pytest.fixture

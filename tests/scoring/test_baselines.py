@@ -11,9 +11,8 @@ import pytest
 from goldloop.gold import read_gold
 from goldloop.kb import KB
 from goldloop.scoring.baselines import linking_request, run_baselines
-from tests.fakes.llm_server import FakeLLMServer, FakeRequest, llm_server
-
-from .test_cli import run_cli
+from tests.conftest import Cli
+from tests.fakes.llm_server import FakeLLMServer, FakeRequest, Reply, llm_server
 
 __all__ = ["llm_server"]
 
@@ -69,7 +68,11 @@ def test_linking_request_marks_the_span_and_constrains_the_answer(kb: KB) -> Non
 
 
 def test_baselines_command_with_the_llm(
-    llm_server: FakeLLMServer, gold_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    llm_server: FakeLLMServer,
+    gold_file: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    cli: Cli,
 ) -> None:
     llm_server.answer = scripted
     monkeypatch.setenv("GOLDLOOP_HOME", str(tmp_path / "home"))
@@ -83,8 +86,59 @@ def test_baselines_command_with_the_llm(
         "--base-url",
         llm_server.base_url("openai"),
     ]
-    assert run_cli(monkeypatch, *args) == 0
+    assert cli(*args).returncode == 0
     (result,) = json.loads((out / "baseline_results.json").read_text(encoding="utf-8"))["results"]
     assert result["linking"]["accuracy_overall"] == 0.5 and result["wall_time_s"] > 0
     args[args.index("llm")] = "llm,bogus"
-    assert run_cli(monkeypatch, *args) == 2
+    assert cli(*args).returncode == 2
+
+
+def fails_on_binds_to(request: FakeRequest) -> Reply | str:
+    """HTTP 500 for the span "binds to", every time; the scripted label for the others."""
+    if "[[binds to]]" in request.user:
+        return Reply("overloaded", status=500)
+    return scripted(request)
+
+
+def test_llm_baseline_finishes_and_reports_a_span_whose_request_failed(
+    llm_server: FakeLLMServer, gold_file: Path, kb: KB
+) -> None:
+    llm_server.answer = fails_on_binds_to
+    linker = llm_server.provider("gemini", "judge-model", cache=None)
+    documents = read_gold(gold_file, kb).documents
+    (result,) = run_baselines(documents, ["llm"], kb, provider=linker, concurrency=3)
+    baseline = result["baseline"]
+    assert baseline["requests"] == 4
+    assert baseline["outcomes"] == {"called": 3, "answered": 2, "unknown_label": 1, "failed": 1}
+    [failed] = baseline["failed"]
+    assert "HTTP 500" in failed["error"]
+    span = next(h for d in documents for h in d.ground_truth if h.surface == "binds to")
+    assert (failed["a"], failed["b"]) == (span.a, span.b)
+    assert (result["linking"]["n_gold"], result["linking"]["n_correct"]) == (4, 2)
+
+
+def test_baselines_command_exits_3_on_a_failed_span_and_keeps_a_fuller_result(
+    llm_server: FakeLLMServer,
+    gold_file: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    cli: Cli,
+) -> None:
+    monkeypatch.setenv("GOLDLOOP_HOME", str(tmp_path / "home"))
+    out = tmp_path / "report"
+    args = ["baselines", "--gold", gold_file, "--systems", "llm", "--report-dir", out]
+    args += ["--provider", "openai", "--model", "j", "--base-url", llm_server.base_url("openai")]
+    args += ["--attempts", "1"]
+    llm_server.answer = scripted
+    assert cli(*args).returncode == 0
+    complete = (out / "baseline_results.json").read_text(encoding="utf-8")
+    llm_server.answer = fails_on_binds_to
+    monkeypatch.setenv("GOLDLOOP_HOME", str(tmp_path / "cold"))  # a cold cache: asks again
+    assert cli(*args).returncode == 3
+    assert (out / "baseline_results.json").read_text(encoding="utf-8") == complete  # kept
+    assert cli(*args, "--force").returncode == 3
+    (result,) = json.loads((out / "baseline_results.json").read_text(encoding="utf-8"))["results"]
+    assert result["baseline"]["outcomes"]["failed"] == 1
+    llm_server.fail(500, times=100)
+    monkeypatch.setenv("GOLDLOOP_HOME", str(tmp_path / "colder"))
+    assert cli(*args, "--force").returncode == 4

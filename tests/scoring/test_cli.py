@@ -10,13 +10,15 @@ from pathlib import Path
 import pytest
 
 from goldloop.cli import main
+from tests.conftest import Cli
 
-from .conftest import row
+from .conftest import hit, row
 
 LEGACY = Path(__file__).parents[1] / "data" / "legacy" / "sample.0.gt.json"
 
 
 def run_cli(monkeypatch: pytest.MonkeyPatch, *args: str) -> int:
+    """The exit code alone; test_baselines still uses it (the ``cli`` fixture is the way)."""
     monkeypatch.setattr(sys, "argv", ["goldloop", *map(str, args)])
     try:
         main()
@@ -38,21 +40,15 @@ def _legacy_rows(tmp_path: Path) -> Path:
     return path
 
 
-def test_score_on_the_legacy_file(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_score_on_the_legacy_file(tmp_path: Path, cli: Cli) -> None:
     system = _legacy_rows(tmp_path)
     out = tmp_path / "report"
-    code = run_cli(
-        monkeypatch, "score", "--gold", LEGACY, "--system", f"sys={system}",
+    done = cli(
+        "score", "--gold", LEGACY, "--system", f"sys={system}",
         "--system", f"self={LEGACY}", "--regime", "both", "--bootstrap", "50", "--report-dir", out,
     )  # fmt: skip
-    assert code == 0
-    captured = capsys.readouterr()
-    assert (
-        "sys: 3 rows not scored (bad_offsets 1, not_an_object 1, unknown_document 1)"
-        in captured.err
-    )
+    assert done.returncode == 0, done.stderr
+    assert "sys: 3 rows not scored (bad_offsets 1, not_an_object 1, unknown_document 1)" in done.err
     results = json.loads((out / "score_results.json").read_text(encoding="utf-8"))["results"]
     assert [(r["system"], r["regime"]) for r in results] == [
         ("sys", "end-to-end"), ("sys", "linking-only"),
@@ -78,7 +74,7 @@ def test_score_on_the_legacy_file(
 
 
 def test_score_engines_agree_and_the_id_bridge_applies(
-    tmp_path: Path, gold_file: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, gold_file: Path, cli: Cli
 ) -> None:
     system = tmp_path / "minted.json"
     system.write_text(
@@ -99,7 +95,7 @@ def test_score_engines_agree_and_the_id_bridge_applies(
             "--id-bridge",
             f"m={bridge}",
         ]
-        assert run_cli(monkeypatch, *args, "--engine", engine, "--report-dir", out) == 0
+        assert cli(*args, "--engine", engine, "--report-dir", out).returncode == 0
         reports[engine] = json.loads((out / "score_results.json").read_text(encoding="utf-8"))[
             "results"
         ][0]
@@ -113,49 +109,37 @@ def test_score_engines_agree_and_the_id_bridge_applies(
     assert reports["goldloop"]["inputs"]["unmapped_by_id_bridge"] == 1
 
 
-def test_bad_input_exits_2_with_one_line(
-    tmp_path: Path,
-    gold_file: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
+def test_bad_input_exits_2_with_one_line(tmp_path: Path, gold_file: Path, cli: Cli) -> None:
     broken = tmp_path / "broken.jsonl"
     broken.write_text('{"doc_id": "pmid:1", "a": 0, "b": 4}\n{oops\n', encoding="utf-8")
     out = tmp_path / "out"
-    assert (
-        run_cli(
-            monkeypatch,
-            "score",
-            "--gold",
-            gold_file,
-            "--system",
-            f"x={broken}",
-            "--report-dir",
-            out,
-        )
-        == 2
-    )
-    err = " ".join(capsys.readouterr().err.split())  # the error console wraps at its width
-    assert f"error: {broken}: line 2: not valid JSON" in err
+    done = cli("score", "--gold", gold_file, "--system", f"x={broken}", "--report-dir", out)
+    assert done.returncode == 2
+    assert f"error: {broken}: line 2: not valid JSON" in done.err
     assert not out.exists()
-    assert (
-        run_cli(
-            monkeypatch, "score", "--gold", tmp_path / "missing.json", "--system", f"x={broken}"
-        )
-        == 2
+    missing = cli("score", "--gold", tmp_path / "missing.json", "--system", f"x={broken}")
+    assert missing.returncode == 2
+    report = tmp_path / "report"
+    report.write_text("a file", encoding="utf-8")
+    not_a_folder = cli("score", "--gold", gold_file, "--system", gold_file, "--report-dir", report)
+    assert not_a_folder.returncode == 2
+    assert f"--report-dir {report}: is a file, not a folder" in not_a_folder.err
+    system = tmp_path / "runs" / "score_results.json"
+    system.parent.mkdir()
+    system.write_text("[]", encoding="utf-8")
+    over = cli("score", "--gold", gold_file, "--system", system, "--report-dir", system.parent)
+    assert over.returncode == 2 and "an input is never overwritten" in over.err
+    assert system.read_text(encoding="utf-8") == "[]"
+    same = cli(
+        "score", "--gold", gold_file, "--system", f"x={broken}", "--system", f"x={gold_file}"
     )
+    assert same.returncode == 2 and "--system: the name 'x' is given twice" in same.err
 
 
-def test_baselines_lexical_on_the_legacy_file(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_baselines_lexical_on_the_legacy_file(tmp_path: Path, cli: Cli) -> None:
     out = tmp_path / "baselines"
-    assert (
-        run_cli(
-            monkeypatch, "baselines", "--gold", LEGACY, "--systems", "lexical", "--report-dir", out
-        )
-        == 0
-    )
+    done = cli("baselines", "--gold", LEGACY, "--systems", "lexical", "--report-dir", out)
+    assert done.returncode == 0, done.stderr
     results = json.loads((out / "baseline_results.json").read_text(encoding="utf-8"))["results"]
     assert [(r["system"], r["regime"]) for r in results] == [
         ("lexical", "end-to-end"),
@@ -168,3 +152,69 @@ def test_baselines_lexical_on_the_legacy_file(
     with (out / "baseline_results.csv").open(encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
     assert all(float(r["wall_time_s"]) > 0 for r in rows)
+
+
+def test_the_headline_matches_within_each_document(tmp_path: Path, cli: Cli) -> None:
+    """Two documents with a mention at the same offsets both count; under ``--match exact`` the
+    headline P/R equal the exact schema's, from the nervaluate package itself; the seed's
+    cross-document figure is only a labelled line."""
+    texts = ["IL-6 activates STAT3 and binds JAK1.", "IL-8 activates STAT5 and binds JAK2."]
+    assert texts[0].index("activates") == texts[1].index("activates")
+    gold = tmp_path / "gold.json"
+    gold.write_text(
+        json.dumps(
+            [
+                {
+                    "doc_id": f"pmid:{k}",
+                    "text": text,
+                    "ground_truth": [
+                        hit(text, "activates", "PEL.000000"),
+                        hit(text, "binds", "PEL.000003"),
+                    ],
+                }
+                for k, text in enumerate(texts)
+            ]
+        ),
+        encoding="utf-8",
+    )
+
+    def rows_for(doc: int, surface: str, entity_id: str) -> dict[str, object]:
+        a = texts[doc].index(surface)
+        return {"itext": doc, "a": a, "b": a + len(surface), "entity_id_predicted": entity_id}
+
+    system = tmp_path / "system.json"
+    system.write_text(
+        json.dumps(
+            [
+                rows_for(0, "activates", "PEL.000000"),
+                rows_for(0, "binds", "PEL.000003"),
+                rows_for(1, "activates", "PEL.000000"),
+                rows_for(1, "binds JAK2", "PEL.000003"),  # overlaps, but not the same boundaries
+                rows_for(1, "STAT5", "PEL.000000"),  # overlaps nothing
+            ]
+        ),
+        encoding="utf-8",
+    )
+    results = {}
+    for match in ("overlap", "exact"):
+        out = tmp_path / match
+        done = cli(
+            "score", "--gold", gold, "--system", f"s={system}", "--match", match,
+            "--engine", "nervaluate", "--report-dir", out,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        results[match] = json.loads((out / "score_results.json").read_text())["results"][0]
+        if match == "exact":
+            assert (
+                "s: seed-compatible detection (not the headline): matched 2, P 0.400, R 0.500"
+            ) in done.out
+    overlap, exact = results["overlap"], results["exact"]
+    assert overlap["detection"]["n_matched"] == 4
+    assert overlap["detection_seed_compatible"]["n_matched"] == 2
+    assert exact["detection"]["n_matched"] == 3
+    assert exact["detection_seed_compatible"]["n_matched"] == 2
+    schema = exact["schemas"]["overall"]["exact"]
+    assert (schema["correct"], schema["incorrect"], schema["spurious"]) == (3, 1, 1)
+    assert exact["detection"]["precision"] == schema["precision"] == 3 / 5
+    assert exact["detection"]["recall"] == schema["recall"] == 3 / 4
+    assert exact["slices"]["relation"]["PEL.000000"]["n_found"] == 2

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from goldloop.gold import read_gold
+from goldloop.gold import Document, read_gold
 from goldloop.kb import KB
 from goldloop.scoring.bootstrap import document_bootstrap, ratio
 from goldloop.scoring.folding import direction_agrees, fold_answer
@@ -158,3 +158,64 @@ def test_document_bootstrap_matches_a_plain_loop() -> None:
         total = weights @ counts
         values.append(total[1] / total[0])
     assert intervals["acc"] == pytest.approx(list(np.percentile(values, [2.5, 97.5])))
+
+
+def test_each_slice_has_its_own_document_bootstrap(gold_file: Path, kb: KB) -> None:
+    # Anchored gold mentions: "directly regulates" (document 1, found) and "activates"
+    # (document 2, found with the wrong relation); the paraphrase "binds to" is missed.
+    rows = [row(0, "directly regulates", "RO.0002578"), row(1, "activates", "PEL.000001")]
+    result = _score(gold_file, rows, kb, bootstrap=400, seed=5)
+    anchored = result["slices"]["anchoring"]["anchored"]
+    assert (anchored["n_gold"], anchored["n_found"], anchored["n_correct"]) == (2, 2, 1)
+    # The same resamples of the same two documents, over this slice's counts alone.
+    alone = document_bootstrap(
+        np.array([[1, 1, 1], [1, 1, 0]]),
+        lambda s: {"accuracy_overall": ratio(s[:, 2], s[:, 0])},
+        400,
+        seed=5,
+    )
+    assert anchored["intervals"]["accuracy_overall"] == alone["accuracy_overall"]
+    assert anchored["intervals"]["recall"] == [1.0, 1.0]
+    low, high = anchored["intervals"]["accuracy_overall"]
+    assert low == 0.0 and high == 1.0
+    assert result["slices"]["anchoring"]["paraphrase"]["intervals"]["recall"] == [0.0, 0.0]
+    assert "intervals" not in _score(gold_file, rows, kb)["slices"]["role"]["primary"]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_exact_headline_equals_the_exact_schema_of_the_nervaluate_package(seed: int) -> None:
+    """Random documents whose predictions copy, nudge or invent spans (a near miss never comes
+    before an exact copy of the same gold span, the one case where the two rules part)."""
+    rng = np.random.default_rng(seed)
+    documents, rows = [], []
+    for d in range(30):
+        starts = sorted(
+            rng.choice(np.arange(0, 400, 10), size=int(rng.integers(0, 6)), replace=False)
+        )
+        hits = [{"a": int(a), "b": int(a) + 6, "entity_id": "PEL.000000"} for a in starts]
+        documents.append({"doc_id": f"d{d}", "text": "x" * 420, "ground_truth": hits})
+        for h in hits:
+            draw = rng.random()
+            if draw < 0.5:  # exact copy, sometimes twice (the second is spurious)
+                rows += [{"itext": d, "a": h["a"], "b": h["b"], "entity_id_predicted": "X"}] * (
+                    1 + int(rng.random() < 0.2)
+                )
+            elif draw < 0.75:  # near miss
+                rows.append(
+                    {"itext": d, "a": h["a"] + 1, "b": h["b"] + 2, "entity_id_predicted": "X"}
+                )
+        if rng.random() < 0.5:  # invented, overlapping nothing
+            rows.append({"itext": d, "a": 405, "b": 410, "entity_id_predicted": "X"})
+    docs = [Document.model_validate(d) for d in documents]
+    result = score_system(
+        docs, rows_to_predictions("s", None, "rows", rows, docs), kb=None, match_mode="exact"
+    )
+    gold_spans = [[{"label": "g", "start": h.a, "end": h.b} for h in d.ground_truth] for d in docs]
+    predicted: list[list[dict[str, Any]]] = [[] for _ in docs]
+    for r in rows:
+        predicted[r["itext"]].append({"label": "p", "start": r["a"], "end": r["b"]})
+    exact = evaluate_with_nervaluate(gold_spans, predicted)["overall"]["exact"]
+    detection = result["detection"]
+    assert detection["n_matched"] == exact["correct"]
+    assert detection["precision"] == pytest.approx(exact["precision"])
+    assert detection["recall"] == pytest.approx(exact["recall"])

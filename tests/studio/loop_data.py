@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from tests.conftest import run_goldloop as run_goldloop  # the one way, kept importable here
+
 ACTIVATES, INHIBITS, REGULATES = "PEL.000000", "PEL.000018", "RO.0002211"
 BINDS, STIMULATES, REDUCES, PHOSPHORYLATES = "PEL.000003", "PEL.000034", "PEL.000029", "PEL.000025"
 INDUCES, SUPPRESSES = "PEL.000017", "PEL.000035"
@@ -79,23 +81,3 @@ def write_inputs(
     gold_a.write_text(json.dumps(_gold(HITS_A, TAG_A), ensure_ascii=False), encoding="utf-8")
     gold_b.write_text(json.dumps(_gold(HITS_B, TAG_B), ensure_ascii=False), encoding="utf-8")
     return documents, gold_a, gold_b
-
-
-def run_goldloop(
-    args: list[str], env: dict[str, str], monkeypatch: Any, capsys: Any
-) -> tuple[int, str, str]:
-    """Run the ``goldloop`` entry point in-process: (exit code, stdout, stderr)."""
-    import sys
-
-    from goldloop.cli import main
-
-    for key, value in env.items():
-        monkeypatch.setenv(key, value)
-    monkeypatch.setattr(sys, "argv", ["goldloop", *args])
-    try:
-        main()
-        code = 0
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err

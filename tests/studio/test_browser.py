@@ -2,7 +2,8 @@
 
 The regions sit on the right words (astral characters before them included), the selected
 region shows its relation in the searchable per-region Taxonomy and its direction, and the
-review note says where it came from. A screenshot is saved.
+review note says where it came from; a curate task opens pre-filled with both annotators'
+versions of the disputed region. Screenshots are saved.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import pytest
 from goldloop.gold import Document
 from goldloop.kb import load_kb
 from goldloop.studio import server
-from goldloop.studio.project import find_project
+from goldloop.studio.project import curate_name, find_project
 from goldloop.studio.push import Candidates, push
 from tests.conftest import in_ci
 from tests.studio.loop_data import DOCS, write_inputs
@@ -164,3 +165,30 @@ def test_astral_text_regions_sit_on_their_words(browser, label_studio, project_t
     project_id, tasks = project_tasks
     highlights = _open(browser, label_studio.url, project_id, tasks["pmid:3"])
     assert [h.text for h in highlights] == ["binds to", "activates"]
+
+
+def test_curate_task_shows_both_annotators_versions(
+    browser, label_studio, campaign, tmp_path: Path
+) -> None:
+    """The disputed direction (pmid:14, not curated yet) opens pre-filled from the curation
+    prediction; the selected region names each annotator's version."""
+    from selenium.webdriver.common.by import By
+
+    project = find_project(label_studio.connection, label_studio.client, curate_name(campaign.name))
+    assert project is not None
+    task = campaign.curate_tasks["pmid:14"]
+    highlights = _open(browser, label_studio.url, project.id, task.id)
+    assert [h.text for h in highlights] == ["stimulates"]
+    # The editor may re-render after opening: find the region again until a click lands.
+    _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".htx-highlight")[0].click() or True)
+    dispute = f"{campaign.email('alice')}: stimulates · forward | {campaign.email('bob')}: stimulates · inverse"
+
+    def shown(driver) -> str | None:
+        text = driver.find_element(By.TAG_NAME, "body").text
+        return text if text.count(dispute) >= 2 else None
+
+    # The region's meta and its note both show the dispute; each version is a prediction.
+    body = _wait(browser, shown)
+    assert "Compare All" in body
+    shot = tmp_path / "curate-pmid-14.png"
+    assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 10_000

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from goldloop.demo import PROJECT, check_pushed, run_demo
+from goldloop.demo import PROJECT, check_pushed, next_commands, run_demo
 from goldloop.kb import load_kb
 from goldloop.lexical import LexicalAnnotator
 from goldloop.studio.project import find_project
@@ -28,3 +28,5 @@ def test_demo_pushes_the_sample_and_the_check_sees_a_missing_task(
     victim = next(iter(label_studio.client.tasks.list(project=project.id)))
     label_studio.client.tasks.delete(id=victim.id)
     assert check_pushed(run, kb) == [f"{victim.data['doc_id']}: no task"]
+    commands = [c.split()[1] for c in next_commands(run)]
+    assert commands == ["status", "curate", "pull", "effort", "score", "studio"]

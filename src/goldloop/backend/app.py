@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import ipaddress
 import logging
+import os
 import secrets
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, HTTPException, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from fastapi.security import HTTPBasic, HTTPBasicCredentials
 
 from goldloop import __version__
@@ -20,8 +23,11 @@ from goldloop.backend.protocol import (
     parse_body,
 )
 from goldloop.backend.settings import BackendSettings
+from goldloop.csvfile import TRUE_WORDS
+from goldloop.errors import GoldloopError
 
 log = logging.getLogger("goldloop.backend")
+INSECURE_ENV = "GOLDLOOP_INSECURE"
 # Module level: FastAPI resolves the (string) annotations of dependencies in module globals.
 _BASIC = HTTPBasic(auto_error=False)
 
@@ -34,10 +40,30 @@ def create_app(
     predictor = predictor or Predictor.from_settings(settings)
     app = FastAPI(title="goldloop ML backend", version=__version__, docs_url=None, redoc_url=None)
     guard = _basic_auth(settings.basic_auth)
+    open_to_all = settings.basic_auth is not None or insecure_mode()
+
+    @app.middleware("http")
+    async def _loopback_only(
+        request: Request, call_next: Callable[[Request], Awaitable[Response]]
+    ) -> Response:
+        # The start-up check cannot see every way of serving the app (``gunicorn _wsgi:app
+        # --bind ...``): without basic auth, only this machine may spend the provider key.
+        peer = request.client.host if request.client else None
+        if open_to_all or peer is None or is_loopback(peer):
+            return await call_next(request)
+        log.warning("refused %s: no basic auth is set, so only loopback clients are served", peer)
+        message = f"no basic auth is set, so only loopback clients are served: {EXPOSURE_FIX}"
+        return JSONResponse({"status": "error", "message": message}, status_code=403)
 
     @app.exception_handler(BadRequest)
     async def _bad_request(_: Request, exc: BadRequest) -> JSONResponse:
         return JSONResponse({"status": "error", "message": str(exc)}, status_code=400)
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("%s %s failed", request.method, request.url.path)
+        message = f"internal error ({type(exc).__name__}); the backend's log has the details"
+        return JSONResponse({"status": "error", "message": message}, status_code=500)
 
     # /health stays open so load balancers and compose health checks need no secret.
     @app.get("/health")
@@ -54,7 +80,9 @@ def create_app(
     @app.post("/predict", dependencies=[Depends(guard)])
     async def predict(request: Request) -> dict[str, Any]:
         body = parse_body(await request.body(), PredictRequest)
-        results = await predictor.predict(body.tasks, body.label_config)
+        # Label Studio sends the region an annotator drew (interactive mode) in params.context.
+        context = body.params.get("context") or (body.model_extra or {}).get("context")
+        results = await predictor.predict(body.tasks, body.label_config, context)
         return {"results": results, "model_version": predictor.model_version}
 
     @app.post("/webhook", dependencies=[Depends(guard)])
@@ -65,6 +93,38 @@ def create_app(
         return {"status": "ok", "action": event.action}
 
     return app
+
+
+EXPOSURE_FIX = (
+    "set BASIC_AUTH_USER and BASIC_AUTH_PASS, and the same pair in Label Studio's connection to "
+    f"the backend, or set {INSECURE_ENV}=1 to serve without authentication"
+)
+
+
+def insecure_mode(env: Mapping[str, str] | None = None) -> bool:
+    """Serving a non-loopback interface without basic auth was asked for explicitly."""
+    env = os.environ if env is None else env
+    return env.get(INSECURE_ENV, "").strip().casefold() in TRUE_WORDS
+
+
+def is_loopback(host: str) -> bool:
+    """``host`` (an address or ``localhost``) can only be reached from this machine."""
+    if host.casefold() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_exposure(host: str, settings: BackendSettings) -> None:
+    """Refuse to listen beyond loopback without basic auth, unless insecure mode was asked for."""
+    if is_loopback(host) or settings.basic_auth is not None or insecure_mode():
+        return
+    raise GoldloopError(
+        f"refusing to serve {host} without basic auth: anyone who reaches it could spend the "
+        f"provider key; {EXPOSURE_FIX}"
+    )
 
 
 def _basic_auth(credentials: tuple[str, str] | None) -> Any:

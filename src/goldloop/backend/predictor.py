@@ -17,12 +17,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from goldloop.annotate import Annotator, DocumentResult, annotate_documents
+from goldloop.backend.interactive import Suggester
 from goldloop.backend.protocol import Task
-from goldloop.backend.settings import LEXICAL, AnnotatorSpec, BackendSettings
+from goldloop.backend.settings import MAX_TASK_CHARS, BackendSettings
 from goldloop.gold import Document
 from goldloop.kb import KB, load_kb
-from goldloop.lexical import LexicalAnnotator
-from goldloop.llm import RetryPolicy, SQLiteCache, make_provider
+from goldloop.llm import RetryPolicy, SQLiteCache, make_annotator
+from goldloop.llm.base import Provider
 from goldloop.llm.cache import ResponseCache
 from goldloop.nlp import load_nlp
 from goldloop.studio.label_config import label_interface
@@ -34,9 +35,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("goldloop.backend")
 
-# Label Studio gives up on /predict after ML_TIMEOUT_PREDICT (100 s): retry briefly, then let
-# the task come back later rather than answer too late.
-BACKEND_RETRY = RetryPolicy(attempts=3, initial_s=0.5, max_s=8.0, timeout_s=60.0)
+# Label Studio gives up on /predict after ML_TIMEOUT_PREDICT (100 s): retry briefly and stop
+# starting attempts after 50 s (two 45 s attempts at worst), then let the task come back later
+# rather than answer too late.
+BACKEND_RETRY = RetryPolicy(attempts=3, initial_s=0.5, max_s=8.0, timeout_s=45.0, deadline_s=50.0)
 
 
 @dataclass(frozen=True)
@@ -57,27 +59,66 @@ class Predictor:
         other: Annotator | None = None,
         *,
         concurrency: int = 16,
+        max_task_chars: int = MAX_TASK_CHARS,
         nlp: Language | None = None,
     ) -> None:
         self.kb = kb
         self.annotator = annotator
         self.other = other
         self.concurrency = concurrency
+        self.max_task_chars = max_task_chars
         self.model_version = review_tag(annotator.tag, other.tag if other else None)
         # Loaded at start, so the first /predict does not pay for it.
         self.nlp = nlp or load_nlp()
+        self.suggester = Suggester(
+            kb, self.nlp, annotator if isinstance(annotator, Provider) else None
+        )
 
     @classmethod
     def from_settings(cls, settings: BackendSettings) -> Predictor:
         kb = load_kb(settings.kb_path)
         cache = _cache(settings) if _uses_llm(settings) else None
-        annotator = make_annotator(settings.annotator, kb, cache)
-        other = make_annotator(settings.other, kb, cache) if settings.other else None
-        return cls(kb, annotator, other, concurrency=settings.concurrency)
+        annotator = make_annotator(settings.annotator, kb, cache=cache, retry=BACKEND_RETRY)
+        other = (
+            make_annotator(settings.other, kb, cache=cache, retry=BACKEND_RETRY)
+            if settings.other
+            else None
+        )
+        return cls(
+            kb,
+            annotator,
+            other,
+            concurrency=settings.concurrency,
+            max_task_chars=settings.max_task_chars,
+        )
 
-    async def predict(self, tasks: Sequence[Task], label_config: str | None) -> list[Any]:
-        """One result per task, in order (a blocking batch, run off the event loop)."""
+    async def predict(
+        self, tasks: Sequence[Task], label_config: str | None, context: object = None
+    ) -> list[Any]:
+        """One result per task, in order (a blocking batch, run off the event loop); with a
+        ``context`` (a drawn region), interactive suggestions instead."""
+        if context:
+            return await asyncio.to_thread(self.suggest_batch, tasks, label_config, context)
         return await asyncio.to_thread(self.predict_batch, tasks, label_config)
+
+    def suggest_batch(
+        self, tasks: Sequence[Task], label_config: str | None, context: object
+    ) -> list[Any]:
+        """Suggestions for the region drawn in ``context``, one prediction per task (the review
+        prediction a task may hold does not matter here); an empty one when there is nothing to
+        suggest or the context cannot be used."""
+        interface = label_interface(label_config) if label_config else None
+        results: list[Any] = []
+        for task in tasks:
+            items = self.suggester.suggest(task, context)
+            prediction: dict[str, Any] = {"model_version": self.model_version, "result": items}
+            if items and interface is not None:
+                errors = interface.validate_prediction(prediction, return_errors=True)
+                if errors:
+                    _log_skip(task, Skipped("invalid_for_label_config", "; ".join(errors)))
+                    prediction["result"] = []
+            results.append(prediction)
+        return results
 
     def predict_batch(self, tasks: Sequence[Task], label_config: str | None) -> list[Any]:
         results: list[Any] = [[] for _ in tasks]  # [] stores nothing: Label Studio asks again
@@ -106,6 +147,12 @@ class Predictor:
         text = task.data.get("text")
         if not isinstance(text, str):
             return Skipped("no_text", "task data has no string field 'text'")
+        if len(text) > self.max_task_chars:
+            return Skipped(
+                "too_large",
+                f"{len(text)} characters, over the limit of {self.max_task_chars} "
+                "(GOLDLOOP_MAX_TASK_CHARS)",
+            )
         # Keyed by position: a project may hold the same doc_id twice, and results come back by id.
         doc_id = task.data.get("doc_id") or f"ls-task:{task.id}"
         return Document(doc_id=f"{doc_id}#{position}", text=text)
@@ -158,25 +205,8 @@ class Predictor:
         return prediction
 
 
-def make_annotator(spec: AnnotatorSpec, kb: KB, cache: ResponseCache | None) -> Annotator:
-    if spec.provider == LEXICAL:
-        return LexicalAnnotator(kb)
-    assert spec.model is not None  # BackendSettings requires a model for a provider
-    return make_provider(
-        spec.provider,
-        spec.model,
-        effort=spec.effort,
-        base_url=spec.base_url,
-        cache=cache,
-        retry=BACKEND_RETRY,
-    )
-
-
 def _uses_llm(settings: BackendSettings) -> bool:
-    return any(
-        spec is not None and spec.provider != LEXICAL
-        for spec in (settings.annotator, settings.other)
-    )
+    return any(spec is not None and spec.is_llm for spec in (settings.annotator, settings.other))
 
 
 def _cache(settings: BackendSettings) -> ResponseCache:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from goldloop.errors import GoldloopError
 
@@ -26,6 +26,20 @@ class PredictRequest(_Body):
     label_config: str | None = None
     project: str | None = None
     params: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("label_config")
+    @classmethod
+    def _parsable(cls, config: str | None) -> str | None:
+        """A config that does not parse is the request's fault (400), not the backend's (500)."""
+        if not config:
+            return None
+        from goldloop.studio.label_config import label_interface
+
+        try:
+            label_interface(config)
+        except Exception as exc:  # the SDK raises its own XML and config errors
+            raise ValueError(f"not a Label Studio labeling config: {exc}") from None
+        return config
 
 
 class SetupRequest(_Body):

@@ -8,20 +8,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from goldloop.errors import GoldloopError
-from goldloop.llm.base import CREDENTIALS
+from goldloop.llm.factory import LEXICAL, AnnotatorChoiceError, AnnotatorSpec, choose_annotator
 from goldloop.settings import default_cache_path
 
-LEXICAL = "lexical"
+__all__ = ["LEXICAL", "MAX_TASK_CHARS", "AnnotatorSpec", "BackendSettings"]
 
-
-@dataclass(frozen=True)
-class AnnotatorSpec:
-    """One annotator: an LLM provider and model (with effort), or the offline ``lexical`` one."""
-
-    provider: str
-    model: str | None = None
-    effort: str | None = None
-    base_url: str | None = None
+# A task longer than this gets no prediction (an abstract is ~2,000 characters): one huge task
+# must not take the batch's time, the provider's context or spaCy's memory.
+MAX_TASK_CHARS = 50_000
 
 
 @dataclass(frozen=True)
@@ -34,23 +28,15 @@ class BackendSettings:
     redis_url: str | None = field(default=None, repr=False)
     basic_auth: tuple[str, str] | None = field(default=None, repr=False)
     concurrency: int = 16
+    max_task_chars: int = MAX_TASK_CHARS
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> BackendSettings:
-        """Read ``GOLDLOOP_*``, ``REDIS_URL``, ``BASIC_AUTH_*`` and the providers' key variables."""
+        """Read ``GOLDLOOP_*`` (``GOLDLOOP_MAX_TASK_CHARS`` among them), ``REDIS_URL``,
+        ``BASIC_AUTH_*`` and the providers' key variables."""
         env = os.environ if env is None else env
-        annotator = _annotator(
-            env, "GOLDLOOP_PROVIDER", "GOLDLOOP_MODEL", "GOLDLOOP_EFFORT", "GOLDLOOP_BASE_URL"
-        )
-        other = None
-        if env.get("GOLDLOOP_OTHER_PROVIDER"):
-            other = _annotator(
-                env,
-                "GOLDLOOP_OTHER_PROVIDER",
-                "GOLDLOOP_OTHER_MODEL",
-                "GOLDLOOP_OTHER_EFFORT",
-                "GOLDLOOP_OTHER_BASE_URL",
-            )
+        annotator = _annotator(env, "GOLDLOOP_")
+        other = _annotator(env, "GOLDLOOP_OTHER_") if env.get("GOLDLOOP_OTHER_PROVIDER") else None
         user, password = env.get("BASIC_AUTH_USER"), env.get("BASIC_AUTH_PASS")
         if bool(user) != bool(password):
             raise GoldloopError("set both BASIC_AUTH_USER and BASIC_AUTH_PASS, or neither")
@@ -64,34 +50,24 @@ class BackendSettings:
             redis_url=env.get("REDIS_URL") or None,
             basic_auth=(user, password) if user and password else None,
             concurrency=_positive_int(env, "GOLDLOOP_CONCURRENCY", 16),
+            max_task_chars=_positive_int(env, "GOLDLOOP_MAX_TASK_CHARS", MAX_TASK_CHARS),
         )
 
 
-def has_key(env: Mapping[str, str], provider: str) -> bool:
-    return any(env.get(name) for name in CREDENTIALS.get(provider, ()))
-
-
-def _annotator(
-    env: Mapping[str, str], provider_var: str, model_var: str, effort_var: str, url_var: str
-) -> AnnotatorSpec:
-    provider = (env.get(provider_var) or "").strip().lower()
-    if not provider:
-        # No provider named: the first one with a key, else the offline pre-annotator.
-        provider = next((name for name in CREDENTIALS if has_key(env, name)), LEXICAL)
-    if provider == LEXICAL:
-        return AnnotatorSpec(LEXICAL)
-    if provider not in CREDENTIALS:
-        known = ", ".join([*CREDENTIALS, LEXICAL])
-        raise GoldloopError(f"{provider_var}={provider!r} is not a provider (known: {known})")
-    base_url = env.get(url_var) or None
-    # A local OpenAI-compatible server (vLLM, Ollama) may need no key.
-    if not has_key(env, provider) and base_url is None:
-        names = " or ".join(CREDENTIALS[provider])
-        raise GoldloopError(f"{provider_var}={provider} needs {names} in the environment")
-    model = env.get(model_var)
-    if not model:
-        raise GoldloopError(f"{provider_var}={provider} needs {model_var} (the model name)")
-    return AnnotatorSpec(provider, model, env.get(effort_var) or None, base_url)
+def _annotator(env: Mapping[str, str], prefix: str) -> AnnotatorSpec:
+    """:func:`goldloop.llm.choose_annotator` on ``<prefix>PROVIDER``, ``MODEL``, ``EFFORT`` and
+    ``BASE_URL``, its refusal naming the variable."""
+    try:
+        return choose_annotator(
+            env.get(f"{prefix}PROVIDER"),
+            env.get(f"{prefix}MODEL"),
+            env.get(f"{prefix}EFFORT"),
+            env.get(f"{prefix}BASE_URL"),
+            env=env,
+        )
+    except AnnotatorChoiceError as exc:
+        variable = f"{prefix}{exc.setting.upper()}"
+        raise GoldloopError(f"{variable}={env.get(variable, '')!r}: {exc}") from exc
 
 
 def _positive_int(env: Mapping[str, str], name: str, default: int) -> int:

@@ -4,23 +4,32 @@ from __future__ import annotations
 
 import logging
 import sys
+from typing import Annotated, NoReturn
 
 import typer
+from rich.markup import escape
+
+# typer vendors click: its usage errors are raised from here when not in standalone mode.
+from typer._click import exceptions as click_errors
 
 from goldloop import __version__, parse_cache
 from goldloop.cli import agree as agree_commands
 from goldloop.cli import annotate as annotate_commands
 from goldloop.cli import backend as backend_commands
 from goldloop.cli import baselines as baselines_commands
+from goldloop.cli import curate as curate_commands
+from goldloop.cli import demo as demo_commands
 from goldloop.cli import gold as gold_commands
 from goldloop.cli import kb as kb_commands
+from goldloop.cli import loop as loop_commands
 from goldloop.cli import pool as pool_commands
 from goldloop.cli import precision as precision_commands
 from goldloop.cli import sample as sample_commands
 from goldloop.cli import score as score_commands
+from goldloop.cli import status as status_commands
 from goldloop.cli import studio as studio_commands
 from goldloop.cli.common import err_console
-from goldloop.errors import GoldloopError
+from goldloop.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, GoldloopError, SettingError
 
 app = typer.Typer(
     name="goldloop",
@@ -29,14 +38,23 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-# In the order of the loop: KB and files, sampling, pre-annotation, Label Studio, analysis.
+# Every command is registered here, in the order of the loop: KB and files, sampling,
+# pre-annotation, Label Studio, analysis.
 app.add_typer(kb_commands.app, name="kb")
 app.add_typer(gold_commands.app, name="gold")
 app.command("sample")(sample_commands.sample)
 app.command("audit")(sample_commands.audit)
 app.command("stats")(sample_commands.stats)
 app.command("annotate")(annotate_commands.annotate)
-studio_commands.register(app)
+app.add_typer(studio_commands.app, name="studio")
+app.command("label-config")(studio_commands.label_config)
+app.command("push")(loop_commands.push_command)
+app.command("pull")(loop_commands.pull_command)
+app.command("sync")(loop_commands.sync_command)
+app.command("curate")(curate_commands.curate_command)
+app.command("status")(status_commands.status_command)
+app.command("effort")(status_commands.effort_command)
+app.command("demo")(demo_commands.demo)
 app.command("backend")(backend_commands.backend)
 app.command("agree")(agree_commands.agree)
 app.command("score")(score_commands.score)
@@ -53,15 +71,22 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    version: bool = typer.Option(
-        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
-    ),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Log progress details to stderr."),
-    no_parse_cache: bool = typer.Option(
-        False,
-        "--no-parse-cache",
-        help="Parse every text again instead of reading the parse cache (and do not write it).",
-    ),
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Log progress details to stderr.")
+    ] = False,
+    no_parse_cache: Annotated[
+        bool,
+        typer.Option(
+            "--no-parse-cache",
+            help="Parse every text again instead of reading the parse cache (and do not write it).",
+        ),
+    ] = False,
 ) -> None:
     parse_cache.set_enabled(not no_parse_cache)
     logging.basicConfig(
@@ -71,9 +96,37 @@ def _root(
 
 
 def main() -> None:
-    """Entry point: a library error prints one line and exits with its code, never a traceback."""
+    """Entry point: every failure is one line on stderr and an exit code, never a traceback.
+
+    Exit codes are :mod:`goldloop.errors`' (2 bad input or usage, 3 partial, 4 service, 5
+    pending); 130 on Ctrl-C.
+    """
     try:
-        app()
+        code = app(standalone_mode=False)
+    except SettingError as exc:
+        _fail(f"--{exc.setting.replace('_', '-')}: {exc.message}", exc.exit_code)
     except GoldloopError as exc:
-        err_console.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
+        _fail(str(exc), exc.exit_code)
+    except click_errors.NoArgsIsHelpError as exc:
+        typer.echo(exc.format_message())  # the help text
         sys.exit(exc.exit_code)
+    except click_errors.ClickException as exc:
+        command = (
+            exc.ctx.command_path if isinstance(exc, click_errors.UsageError) and exc.ctx else ""
+        )
+        hint = f" (see `{command} --help`)" if command else ""
+        _fail(f"{exc.format_message()}{hint}", exc.exit_code)
+    except (typer.Abort, KeyboardInterrupt):
+        _fail("interrupted", EXIT_INTERRUPTED)
+    except OSError as exc:
+        # A backstop: outputs are checked before work, but a disk can fill up on the way.
+        where = f"{exc.filename}: " if exc.filename else ""
+        _fail(f"{where}{exc.strerror or exc}", EXIT_BAD_INPUT)
+    if code == EXIT_INTERRUPTED:
+        _fail("interrupted", EXIT_INTERRUPTED)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _fail(message: str, code: int) -> NoReturn:
+    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    sys.exit(code)

@@ -8,12 +8,19 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from goldloop.agreement import NONE, AgreementReport, agreement
 from goldloop.atomic import atomic_write_json
-from goldloop.cli.common import EQUIVALENCES_OPTION, KB_OPTION, console, key_value_table, open_kb
+from goldloop.cli.common import (
+    EquivalencesOption,
+    KbOption,
+    check_outputs,
+    console,
+    key_value_table,
+    open_kb,
+)
 from goldloop.errors import GoldloopError
 from goldloop.gold import read_gold
 from goldloop.kb import KB
+from goldloop.scoring.agreement import NONE, AgreementReport, agreement
 
 TOP_DISAGREEMENTS = 15
 
@@ -40,8 +47,8 @@ def agree(
             help="Report JSON (default: <gold>.agreement.json or <NAME>.agreement.json).",
         ),
     ] = None,
-    kb: Path | None = KB_OPTION,
-    equivalences: Path | None = EQUIVALENCES_OPTION,
+    kb: KbOption = None,
+    equivalences: EquivalencesOption = None,
 ) -> None:
     """κ on relation (raw and KB-folded) and on direction, over documents both annotated."""
     files = gold is not None and other is not None
@@ -49,21 +56,25 @@ def agree(
         raise GoldloopError("give --gold A --other B, or --studio-project NAME")
     the_kb = open_kb(kb, equivalences)
     if gold is not None and other is not None:
+        target = out or gold.with_name(gold.name + ".agreement.json")
+        check_outputs({"--out": target}, {"--gold": gold, "--other": other})
         # Read without folding: the raw κ compares ids as the annotators wrote them.
         report = agreement(read_gold(gold).documents, read_gold(other).documents, the_kb)
         data = report.to_json()
-        target = out or gold.with_name(gold.name + ".agreement.json")
         title = f"agreement {gold.name} (A) vs {other.name} (B)"
     else:
-        from goldloop.studio.agreement import studio_agreement
+        from goldloop.studio.agreement import double_agreement
         from goldloop.studio.connection import connect, resolve_connection
+        from goldloop.studio.project import export_campaign
 
-        connection = resolve_connection(url)
-        report, double = studio_agreement(
-            connection, connect(connection), str(studio_project), the_kb
-        )
-        data = {**report.to_json(), "label_studio": double.to_json()}
         target = out or Path(f"{studio_project}.agreement.json")
+        check_outputs({"--out": target})
+        connection = resolve_connection(url)
+        campaign = export_campaign(
+            connection, connect(connection), str(studio_project), roles=("double",)
+        )
+        report, double = double_agreement(campaign.of("double"), the_kb, campaign.titles["double"])
+        data = {**report.to_json(), "label_studio": double.to_json()}
         title = f"agreement in {double.project}: first vs second annotation per task"
         console.print(
             f"{double.compared} of {double.tasks} task(s) compared; "

@@ -2,188 +2,211 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from goldloop.annotate import (
-    DEFAULT_CONCURRENCY,
     DEFAULT_MAX_TOKENS,
-    DocumentResult,
+    AnnotationRun,
     annotate_documents,
     dry_run,
     select_documents,
 )
 from goldloop.atomic import atomic_write_json
-from goldloop.cli.common import KB_OPTION, console, err_console, key_value_table, open_kb
+from goldloop.cli import llm_options
+from goldloop.cli.common import (
+    DEFAULT_ROLES,
+    KbOption,
+    RolesOption,
+    check_outputs,
+    console,
+    err_console,
+    key_value_table,
+    open_kb,
+    parse_roles,
+)
 from goldloop.errors import GoldloopError
-from goldloop.gold import write_gold
+from goldloop.gold import Document, write_gold
 from goldloop.kb import KB
-from goldloop.lexical import LexicalAnnotator
 from goldloop.llm import (
-    DEFAULT_MODELS,
-    PROVIDERS,
-    Provider,
+    AnnotatorSpec,
     SQLiteCache,
-    credentials_set,
-    make_provider,
+    annotator_tag,
+    endpoint_identity,
+    make_annotator,
 )
 from goldloop.sample import read_documents
+from goldloop.sample.sampledir import MANIFEST, TEXTS
 from goldloop.settings import default_cache_path
 
 
 def annotate(
-    sample: Path | None = typer.Option(
-        None, "--sample", help="Sample dir (manifest.csv + texts.jsonl)."
-    ),
-    documents_path: Path | None = typer.Option(
-        None,
-        "--documents",
-        help="A documents JSONL ({doc_id, text, ...} per line) instead of --sample.",
-    ),
-    out: Path | None = typer.Option(
-        None, "--out", "-o", help="Gold JSON to write; the report goes to <out>.report.json."
-    ),
-    provider: str | None = typer.Option(
-        None,
-        "--provider",
-        help="openai, anthropic, gemini or lexical (default: the first provider whose key is set, else lexical).",
-        show_default=False,
-    ),
-    model: str | None = typer.Option(
-        None, "--model", help="Model name (default: per provider).", show_default=False
-    ),
-    effort: str | None = typer.Option(
-        None, "--effort", help="Reasoning effort (part of the cache key and the tag)."
-    ),
-    max_tokens: int = typer.Option(
-        DEFAULT_MAX_TOKENS, "--max-tokens", min=1, help="Output token limit per document."
-    ),
-    roles: str = typer.Option(
-        "primary,double",
-        "--roles",
-        help="Comma-separated roles to annotate (documents without a role are kept).",
-    ),
-    limit: int | None = typer.Option(
-        None, "--limit", min=1, help="Annotate only the first N selected documents."
-    ),
-    concurrency: int = typer.Option(
-        DEFAULT_CONCURRENCY, "--concurrency", min=1, help="Requests in flight at once."
-    ),
-    dry: bool = typer.Option(
-        False, "--dry-run", help="Print request counts and token estimates; call nothing."
-    ),
-    base_url: str | None = typer.Option(
-        None, "--base-url", help="Provider base URL (e.g. an OpenAI-compatible server)."
-    ),
-    verbal_only: bool = typer.Option(
-        True,
-        "--verbal-only/--no-verbal-only",
-        help="Reject verb-predicate labels on spans without a verb (non_verbal).",
-    ),
-    cache: Path | None = typer.Option(
-        None,
-        "--cache",
-        help="Response cache (default: .goldloop/cache.sqlite or $GOLDLOOP_CACHE).",
-        show_default=False,
-    ),
-    input_price: float | None = typer.Option(
-        None, "--input-price", help="USD per million input tokens, for the --dry-run cost estimate."
-    ),
-    kb: Path | None = KB_OPTION,
+    sample: Annotated[
+        Path | None, typer.Option("--sample", help="Sample dir (manifest.csv + texts.jsonl).")
+    ] = None,
+    documents_path: Annotated[
+        Path | None,
+        typer.Option(
+            "--documents",
+            help="A documents JSONL ({doc_id, text, ...} per line) instead of --sample.",
+        ),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", "-o", help="Gold JSON to write; the report goes to <out>.report.json."
+        ),
+    ] = None,
+    provider: llm_options.ProviderOption = None,
+    model: llm_options.ModelOption = None,
+    effort: llm_options.EffortOption = None,
+    max_tokens: Annotated[
+        int, typer.Option("--max-tokens", min=1, help="Output token limit per document.")
+    ] = DEFAULT_MAX_TOKENS,
+    roles: RolesOption = DEFAULT_ROLES,
+    limit: Annotated[
+        int | None,
+        typer.Option("--limit", min=1, help="Annotate only the first N selected documents."),
+    ] = None,
+    concurrency: llm_options.ConcurrencyOption = llm_options.DEFAULT_CONCURRENCY,
+    timeout: llm_options.TimeoutOption = llm_options.DEFAULT_TIMEOUT_S,
+    attempts: llm_options.AttemptsOption = llm_options.DEFAULT_ATTEMPTS,
+    dry: Annotated[
+        bool,
+        typer.Option("--dry-run", help="Print request counts and token estimates; call nothing."),
+    ] = False,
+    base_url: llm_options.BaseUrlOption = None,
+    verbal_only: Annotated[
+        bool,
+        typer.Option(
+            "--verbal-only/--no-verbal-only",
+            help="Reject verb-predicate labels on spans without a verb (non_verbal).",
+        ),
+    ] = True,
+    cache: Annotated[
+        Path | None,
+        typer.Option(
+            "--cache",
+            help="Response cache (default: .goldloop/cache.sqlite or $GOLDLOOP_CACHE).",
+            show_default=False,
+        ),
+    ] = None,
+    input_price: Annotated[
+        float | None,
+        typer.Option(
+            "--input-price", help="USD per million input tokens, for the --dry-run cost estimate."
+        ),
+    ] = None,
+    force: llm_options.ForceOption = False,
+    kb: KbOption = None,
 ) -> None:
     """Pre-annotate documents: the model quotes surfaces, goldloop resolves and checks them."""
     if (sample is None) == (documents_path is None):
         raise GoldloopError("give exactly one of --sample DIR or --documents JSONL")
-    the_kb = open_kb(kb)
-    source = sample or documents_path
-    assert source is not None
-    documents = select_documents(read_documents(source), _roles(roles), limit)
-    name = _provider_name(provider, base_url)
-    model = model or DEFAULT_MODELS.get(name)
-    cache_path = cache or default_cache_path()
-    if dry:
-        _print_dry_run(documents, the_kb, max_tokens, name, model, effort, cache_path, input_price)
-        return
-    if out is None:
+    if out is None and not dry:
         raise GoldloopError("--out is required (except with --dry-run)")
-    annotator: Provider | LexicalAnnotator
-    if name == "lexical":
-        annotator = LexicalAnnotator(the_kb)
-    else:
-        assert model is not None
-        annotator = make_provider(name, model, effort=effort, base_url=base_url, cache=cache_path)
-    run = _run(documents, annotator, the_kb, max_tokens, concurrency, verbal_only)
-    write_gold(out, run.documents)
-    report_path = out.with_name(out.name + ".report.json")
-    atomic_write_json(report_path, {"input": str(source), **run.report})
-    _print_summary(run.report, out, report_path)
-
-
-def _roles(roles: str) -> list[str]:
-    return [r.strip() for r in roles.split(",") if r.strip()]
-
-
-def _provider_name(provider: str | None, base_url: str | None) -> str:
-    """The provider asked for, else the first whose key is set (openai with a base URL), else lexical."""
-    if provider is None:
-        available = ["openai"] if base_url else credentials_set()
-        return available[0] if available else "lexical"
-    if provider != "lexical" and provider not in PROVIDERS:
-        raise GoldloopError(
-            f"unknown provider {provider!r} (known: lexical, {', '.join(PROVIDERS)})"
+    spec = llm_options.annotator_spec(provider, model, effort, base_url, key_required=not dry)
+    wanted_roles = parse_roles(roles)
+    source_option, source = ("--sample", sample) if sample else ("--documents", documents_path)
+    assert source is not None
+    cache_path = cache or default_cache_path()
+    if out is not None and not dry:
+        sources = [source / MANIFEST, source / TEXTS] if sample else [source]
+        check_outputs(
+            {"--out": out, "--out (its report)": _report_path(out)},
+            {source_option: sources, "--kb": kb, "--cache": cache_path},
         )
-    return provider
+    the_kb = open_kb(kb)
+    documents = select_documents(read_documents(source), wanted_roles, limit)
+    if dry or out is None:
+        _print_dry_run(documents, the_kb, max_tokens, spec, cache_path, input_price)
+        return
+    annotator = make_annotator(
+        spec, the_kb, cache=cache_path, retry=llm_options.retry_policy(timeout, attempts)
+    )
+    run = _run(documents, annotator, the_kb, max_tokens, concurrency, verbal_only)
+    report_path = _report_path(out)
+    failed = [f for f in run.report["failed_documents"] if f["reason"] == "failed"]
+
+    def write() -> None:
+        write_gold(out, run.documents)
+        atomic_write_json(report_path, {"input": str(source), **run.report})
+        _print_summary(run.report, out, report_path)
+
+    llm_options.settle_output(
+        label=f"annotate ({annotator.tag})",
+        asked=len(documents),
+        errors=[f"{f['doc_id']}: {f['detail']}" for f in failed],
+        answered=len(run.documents),
+        unit="documents",
+        out=out,
+        answered_before=_documents_in(out),
+        force=force,
+        write=write,
+        report=report_path,
+    )
+
+
+def _report_path(out: Path) -> Path:
+    return out.with_name(out.name + ".report.json")
+
+
+def _documents_in(gold: Path) -> int | None:
+    """How many documents an existing gold file holds (0 when unreadable, None when absent)."""
+    if not gold.exists():
+        return None
+    try:
+        data = json.loads(gold.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return 0
+    return len(data) if isinstance(data, list) else 0
 
 
 def _run(
-    documents: list[Any],
-    annotator: Provider | LexicalAnnotator,
+    documents: list[Document],
+    annotator: Any,
     kb: KB,
     max_tokens: int,
     concurrency: int,
     verbal_only: bool,
-) -> Any:
+) -> AnnotationRun:
     columns = (
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
     )
-    with Progress(*columns, console=err_console, transient=True) as progress:
+    with (
+        llm_options.exit_130_on_ctrl_c(annotator),
+        Progress(*columns, console=err_console, transient=True) as progress,
+    ):
         task = progress.add_task(f"annotate ({annotator.tag})", total=len(documents))
-
-        def advance(_: DocumentResult) -> None:
-            progress.advance(task)
-
         return annotate_documents(
             documents, annotator, kb, max_tokens=max_tokens, concurrency=concurrency,
-            verbal_only=verbal_only, on_document=advance,
+            verbal_only=verbal_only, on_document=lambda _: progress.advance(task),
         )  # fmt: skip
 
 
 def _print_dry_run(
-    documents: list[Any],
+    documents: list[Document],
     kb: KB,
     max_tokens: int,
-    name: str,
-    model: str | None,
-    effort: str | None,
+    spec: AnnotatorSpec,
     cache_path: Path,
     input_price: float | None,
 ) -> None:
-    if name == "lexical" or model is None:
+    if not spec.is_llm or spec.model is None:
         console.print(f"dry run: {len(documents)} documents, lexical pre-annotator: no requests")
         return
     cache = SQLiteCache(cache_path) if cache_path.exists() else None
-    plan = dry_run(
-        documents, kb, max_tokens, provider=name, model=model, effort=effort, cache=cache,
-        input_price_per_mtok=input_price,
-    )  # fmt: skip
+    plan = dry_run(documents, kb, max_tokens, spec, cache=cache, input_price_per_mtok=input_price)
+    tag = annotator_tag(spec.model, spec.effort, endpoint_identity(spec.provider, spec.base_url))
     rows: list[tuple[str, Any]] = [
-        ("annotator", f"{model}@{effort}" if effort else model),
+        ("annotator", tag),
         ("documents", plan.documents),
         ("answered from cache", plan.cached),
         ("requests to send", plan.requests),

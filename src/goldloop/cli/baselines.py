@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.progress import Progress
 
-from goldloop.cli.common import EQUIVALENCES_OPTION, KB_OPTION, err_console, open_kb
-from goldloop.cli.score import BootstrapOption, GoldOption, MatchOption, SeedOption, show_results
+from goldloop.cli import llm_options
+from goldloop.cli.common import EquivalencesOption, KbOption, err_console, open_kb
+from goldloop.cli.score import (
+    BootstrapOption,
+    GoldOption,
+    MatchOption,
+    SeedOption,
+    check_report_dir,
+    show_results,
+)
+from goldloop.llm import make_llm
 from goldloop.scoring.baselines import BASELINES, run_baselines
 from goldloop.scoring.inputs import read_gold_documents
 
@@ -23,40 +33,35 @@ def baselines(
     systems: Annotated[
         str, typer.Option("--systems", help=f"Comma-separated baselines: {', '.join(BASELINES)}.")
     ] = "lexical",
-    provider: Annotated[
-        str | None,
-        typer.Option(
-            "--provider", help="LLM provider of the llm baseline: openai, anthropic, gemini."
-        ),
-    ] = None,
-    model: Annotated[str | None, typer.Option("--model", help="Model of the llm baseline.")] = None,
-    effort: Annotated[
-        str | None, typer.Option("--effort", help="Reasoning effort of the llm baseline.")
-    ] = None,
-    base_url: Annotated[
-        str | None,
-        typer.Option("--base-url", help="Provider base URL (an OpenAI-compatible server)."),
-    ] = None,
+    provider: llm_options.ProviderOption = None,
+    model: llm_options.ModelOption = None,
+    effort: llm_options.EffortOption = None,
+    base_url: llm_options.BaseUrlOption = None,
+    concurrency: llm_options.ConcurrencyOption = llm_options.DEFAULT_CONCURRENCY,
+    timeout: llm_options.TimeoutOption = llm_options.DEFAULT_TIMEOUT_S,
+    attempts: llm_options.AttemptsOption = llm_options.DEFAULT_ATTEMPTS,
+    force: llm_options.ForceOption = False,
     match: MatchOption = "overlap",
     bootstrap: BootstrapOption = 0,
     seed: SeedOption = 0,
-    kb: Path | None = KB_OPTION,
-    equivalences: Path | None = EQUIVALENCES_OPTION,
+    kb: KbOption = None,
+    equivalences: EquivalencesOption = None,
 ) -> None:
     """Run baselines on the gold and score them (lexical: both regimes; llm: linking-only)."""
-    from goldloop.llm import DEFAULT_MODELS, make_provider
-
+    check_report_dir(
+        report_dir, "baseline_results", {"--gold": gold, "--kb": kb, "--equivalences": equivalences}
+    )
     knowledge = open_kb(kb, equivalences)
     names = [name.strip() for name in systems.split(",") if name.strip()]
     linker = None
     if "llm" in names:
-        if provider is None:
-            raise typer.BadParameter("the llm baseline needs --provider (and optionally --model)")
-        linker = make_provider(
-            provider, model or DEFAULT_MODELS.get(provider, ""), effort=effort, base_url=base_url
-        )
+        spec = llm_options.annotator_spec(provider, model, effort, base_url, llm_required=True)
+        linker = make_llm(spec, retry=llm_options.retry_policy(timeout, attempts))
     documents = read_gold_documents(gold, knowledge)
-    with Progress(console=err_console, transient=True) as bars:
+    with (
+        llm_options.exit_130_on_ctrl_c(linker),
+        Progress(console=err_console, transient=True) as bars,
+    ):
 
         def progress(system: str, total: int) -> Callable[[], None]:
             task = bars.add_task(f"{system} baseline", total=total)
@@ -71,6 +76,31 @@ def baselines(
             bootstrap=bootstrap,
             seed=seed,
             progress=progress,
+            concurrency=concurrency,
         )
     meta = {"gold": str(gold), "kb": str(knowledge.path), "kb_tag": knowledge.tag}
-    show_results(results, "baselines", report_dir, "baseline_results", meta)
+    out = report_dir / "baseline_results.json"
+    no_llm: dict[str, Any] = {"requests": 0, "failed": []}
+    llm_run = next((r["baseline"] for r in results if "failed" in r["baseline"]), no_llm)
+    llm_options.settle_output(
+        label=f"llm baseline ({linker.tag if linker else 'none'})",
+        asked=llm_run["requests"],
+        errors=[f"{f['doc_id']} {f['a']}-{f['b']}: {f['error']}" for f in llm_run["failed"]],
+        answered=llm_run["requests"] - len(llm_run["failed"]),
+        unit="spans",
+        out=out,
+        answered_before=_spans_answered_in(out),
+        force=force,
+        write=lambda: show_results(results, "baselines", report_dir, "baseline_results", meta),
+        report=out,
+    )
+
+
+def _spans_answered_in(results_path: Path) -> int | None:
+    """Spans the llm baseline of an existing results file answered (None: absent or no llm)."""
+    try:
+        results = json.loads(results_path.read_text(encoding="utf-8"))["results"]
+        run = next(r["baseline"] for r in results if "requests" in r.get("baseline", {}))
+        return int(run["requests"]) - len(run.get("failed", []))
+    except (OSError, ValueError, KeyError, TypeError, StopIteration):
+        return None

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from goldloop.cli.common import KB_OPTION, console, err_console, key_value_table, open_kb
-from goldloop.demo import PROJECT, check_pushed, pick_annotator, run_demo
+from goldloop.demo import PROJECT, check_pushed, next_commands, pick_annotator, run_demo
 from goldloop.studio import server
 
 
@@ -51,11 +51,8 @@ def demo(
             err_console.print(f"[red]check:[/] {problem}")
         console.print("demo check: " + ("FAILED" if problems else "ok") + "; Label Studio stopped")
         raise typer.Exit(1 if problems else 0)
-    gold = run.sample_dir.parent / "gold.verified.json"
     console.print(
         f"Open {run.state.url}, log in, and verify the tasks of '{PROJECT}'. Then:\n"
-        f"  goldloop pull --project {PROJECT} --out {gold}\n"
-        f"  goldloop score --gold {gold} --system {run.annotator.split('@')[0]}={run.gold_path}\n"
-        "  goldloop studio stop",
+        + "\n".join(f"  {command}" for command in next_commands(run)),
         soft_wrap=True,  # commands stay on one line, to copy and paste
     )

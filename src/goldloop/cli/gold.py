@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
-from goldloop.cli.common import EQUIVALENCES_OPTION, KB_OPTION, console, key_value_table, open_kb
+from goldloop.cli.common import EquivalencesOption, KbOption, console, key_value_table, open_kb
+from goldloop.errors import CheckFailed
 from goldloop.gold import read_gold
 
 app = typer.Typer(help="Validate and describe gold JSON files.", no_args_is_help=True)
@@ -14,12 +16,16 @@ app = typer.Typer(help="Validate and describe gold JSON files.", no_args_is_help
 
 @app.command("check")
 def check(
-    file: Path = typer.Argument(..., help="Gold JSON (list of documents) or a legacy *.gt.json."),
-    kb: Path | None = KB_OPTION,
-    equivalences: Path | None = EQUIVALENCES_OPTION,
+    file: Annotated[
+        Path, typer.Argument(help="Gold JSON (list of documents) or a legacy *.gt.json.")
+    ],
+    kb: KbOption = None,
+    equivalences: EquivalencesOption = None,
 ) -> None:
-    """Validate a gold file against its texts and the KB, and print counts."""
-    gold = read_gold(file, open_kb(kb, equivalences))
+    """Validate a gold file against its texts and the KB, and print counts; exit 1 when hits
+    carry ids the KB does not have."""
+    knowledge = open_kb(kb, equivalences)
+    gold = read_gold(file, knowledge)
     s = gold.stats
     rows: list[tuple[str, object]] = [
         ("documents", s.documents),
@@ -35,4 +41,8 @@ def check(
     console.print(key_value_table(f"gold {gold.path}", rows))
     if s.not_in_kb:
         listed = ", ".join(f"{k} ({v})" for k, v in s.not_in_kb.most_common())
-        console.print(f"[yellow]ids not in the KB:[/] {listed}")
+        console.print(f"[yellow]ids not in the KB:[/] {listed}", highlight=False)
+        raise CheckFailed(
+            f"{s.first_not_in_kb} is not in the KB {knowledge.path} "
+            f"({sum(s.not_in_kb.values())} hit(s) in all)"
+        )

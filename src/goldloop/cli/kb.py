@@ -3,22 +3,30 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.table import Table
 
-from goldloop.cli.common import EQUIVALENCES_OPTION, console, key_value_table, open_kb
-from goldloop.derive import RULES, DeriveReport, derive_kb
+from goldloop.cli.common import (
+    EquivalencesOption,
+    check_outputs,
+    console,
+    key_value_table,
+    open_kb,
+)
+from goldloop.derive import RULES, DeriveReport, derive_kb, pending_review_path
 
 app = typer.Typer(help="Check and derive relation KBs.", no_args_is_help=True)
 
 
 @app.command("check")
 def check(
-    kb: Path | None = typer.Argument(
-        None, help="Pairs KB CSV (default: the bundled KB).", show_default=False
-    ),
-    equivalences: Path | None = EQUIVALENCES_OPTION,
+    kb: Annotated[
+        Path | None,
+        typer.Argument(help="Pairs KB CSV (default: the bundled KB).", show_default=False),
+    ] = None,
+    equivalences: EquivalencesOption = None,
 ) -> None:
     """Validate a pairs KB and print its shape; exit 2 with the reason when it is invalid."""
     loaded = open_kb(kb, equivalences)
@@ -43,27 +51,41 @@ def check(
 
 @app.command("derive")
 def derive(
-    input_csv: Path = typer.Option(
-        ..., "--input", help="Merged KB CSV: entity_id, label, optional inverse_entity_id and more."
-    ),
-    output: Path = typer.Option(
-        ..., "--output", help="Pairs KB CSV to write; <output>.pending_review.csv goes beside it."
-    ),
-    review_csv: Path | None = typer.Option(
-        None,
-        "--review-csv",
-        help="Filled review sheet (verdict accept or reject).",
-        show_default=False,
-    ),
-    symmetric: list[Path] = typer.Option(
-        [],
-        "--symmetric",
-        help="CSV of symmetric relations (entity_id); repeatable.",
-        show_default=False,
-    ),
+    input_csv: Annotated[
+        Path,
+        typer.Option(
+            "--input", help="Merged KB CSV: entity_id, label, optional inverse_entity_id and more."
+        ),
+    ],
+    output: Annotated[
+        Path,
+        typer.Option(
+            "--output", help="Pairs KB CSV to write; <output>.pending_review.csv goes beside it."
+        ),
+    ],
+    review_csv: Annotated[
+        Path | None,
+        typer.Option(
+            "--review-csv",
+            help="Filled review sheet (verdict accept or reject).",
+            show_default=False,
+        ),
+    ] = None,
+    symmetric: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--symmetric",
+            help="CSV of symmetric relations (entity_id); repeatable.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Pair converse relations, elect canonical members, and apply a curator's review."""
-    report = derive_kb(input_csv, output, review_csv=review_csv, symmetric_csvs=symmetric)
+    inputs = {"--input": input_csv, "--review-csv": review_csv, "--symmetric": symmetric}
+    pending = pending_review_path(output)
+    check_outputs({"--output": output}, inputs)
+    check_outputs({f"--output (its pending sheet {pending.name})": pending}, inputs)
+    report = derive_kb(input_csv, output, review_csv=review_csv, symmetric_csvs=symmetric or [])
     console.print(derive_table(report))
     console.print(
         key_value_table(

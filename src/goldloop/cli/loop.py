@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 from rich.progress import Progress
 
-from goldloop.cli.common import KB_OPTION, console, key_value_table, open_kb
+from goldloop.cli.common import (
+    DEFAULT_ROLES,
+    KbOption,
+    RolesOption,
+    UrlOption,
+    check_outputs,
+    console,
+    key_value_table,
+    open_kb,
+    parse_roles,
+)
 from goldloop.kb import KB
 from goldloop.sample import read_documents
 from goldloop.studio.connection import connect, resolve_connection
@@ -16,40 +26,46 @@ from goldloop.studio.pull import PullResult, pull, sidecar_path, summary_rows
 from goldloop.studio.push import Candidates, PushReport, push
 from goldloop.studio.sync import sync
 
-SAMPLE = typer.Option(..., "--sample", help="Sample dir or documents JSONL.")
-PROJECT = typer.Option(
-    ..., "--project", help="Label Studio project name (role double goes to NAME-double)."
-)
-CANDIDATES = typer.Option(
-    None, "--candidates", help="Gold file of annotator A's hits (e.g. gold.llm-a.json)."
-)
-OTHER = typer.Option(None, "--other", help="Gold file of annotator B's hits.")
-TAG_A = typer.Option(None, "--candidates-tag", help="A's tag (default: the hits' annotator).")
-TAG_B = typer.Option(None, "--other-tag", help="B's tag (default: the hits' annotator).")
-ROLES = typer.Option(
-    "primary,double",
-    "--roles",
-    help="Comma-separated roles to push (documents without a role are kept).",
-)
-URL = typer.Option(
-    None, "--url", help="Label Studio URL (default: $LABEL_STUDIO_URL, else the embedded server)."
-)
-OUT = typer.Option(
-    ..., "--out", help="Verified gold JSON to write (sidecar: <out>.verification.json)."
-)
-ANNOTATOR = typer.Option(None, "--annotator", help="Take this person's annotations (email).")
+Sample = Annotated[Path, typer.Option("--sample", help="Sample dir or documents JSONL.")]
+Project = Annotated[
+    str,
+    typer.Option(
+        "--project",
+        help="Label Studio project name (role double goes to NAME-double, disputes to NAME-curate).",
+    ),
+]
+CandidatesA = Annotated[
+    Path | None,
+    typer.Option("--candidates", help="Gold file of annotator A's hits (e.g. gold.llm-a.json)."),
+]
+CandidatesB = Annotated[
+    Path | None, typer.Option("--other", help="Gold file of annotator B's hits.")
+]
+TagA = Annotated[
+    str | None, typer.Option("--candidates-tag", help="A's tag (default: the hits' annotator).")
+]
+TagB = Annotated[
+    str | None, typer.Option("--other-tag", help="B's tag (default: the hits' annotator).")
+]
+Out = Annotated[
+    Path,
+    typer.Option("--out", help="Verified gold JSON to write (sidecar: <out>.verification.json)."),
+]
+Annotator = Annotated[
+    str | None, typer.Option("--annotator", help="Take this person's annotations (email).")
+]
 
 
 def push_command(
-    sample: Path = SAMPLE,
-    project: str = PROJECT,
-    candidates: Path | None = CANDIDATES,
-    other: Path | None = OTHER,
-    candidates_tag: str | None = TAG_A,
-    other_tag: str | None = TAG_B,
-    roles: str = ROLES,
-    url: str | None = URL,
-    kb: Path | None = KB_OPTION,
+    sample: Sample,
+    project: Project,
+    candidates: CandidatesA = None,
+    other: CandidatesB = None,
+    candidates_tag: TagA = None,
+    other_tag: TagB = None,
+    roles: RolesOption = DEFAULT_ROLES,
+    url: UrlOption = None,
+    kb: KbOption = None,
 ) -> None:
     """Push documents as tasks and candidates as predictions (A, B, review); only what is missing."""
     knowledge = open_kb(kb)
@@ -60,23 +76,24 @@ def push_command(
     with Progress(console=console, transient=True) as progress:
         bar = progress.add_task("pushing", total=len(documents))
         report = push(
-            connection, client, documents, project, knowledge, a=a, b=b, roles=_roles(roles),
+            connection, client, documents, project, knowledge, a=a, b=b, roles=parse_roles(roles),
             progress=lambda n: progress.advance(bar, n),
         )  # fmt: skip
     _print_push(report, connection.url)
 
 
 def pull_command(
-    project: str = PROJECT,
-    out: Path = OUT,
-    annotator: str | None = ANNOTATOR,
-    per_annotator: bool = typer.Option(
-        False, "--per-annotator", help="Also write <out-stem>.<email>.json per person."
-    ),
-    url: str | None = URL,
-    kb: Path | None = KB_OPTION,
+    project: Project,
+    out: Out,
+    annotator: Annotator = None,
+    per_annotator: Annotated[
+        bool, typer.Option("--per-annotator", help="Also write <out-stem>.<email>.json per person.")
+    ] = False,
+    url: UrlOption = None,
+    kb: KbOption = None,
 ) -> None:
-    """Pull verified annotations into a gold file with verdicts, and its verification sidecar."""
+    """Pull verified annotations (curated, else agreed, else primary) into gold with verdicts."""
+    check_outputs({"--out": out})
     knowledge = open_kb(kb)
     connection = resolve_connection(url)
     result, written = pull(
@@ -94,35 +111,32 @@ def pull_command(
 
 
 def sync_command(
-    sample: Path = SAMPLE,
-    project: str = PROJECT,
-    out: Path = OUT,
-    candidates: Path | None = CANDIDATES,
-    other: Path | None = OTHER,
-    candidates_tag: str | None = TAG_A,
-    other_tag: str | None = TAG_B,
-    roles: str = ROLES,
-    annotator: str | None = ANNOTATOR,
-    url: str | None = URL,
-    kb: Path | None = KB_OPTION,
+    sample: Sample,
+    project: Project,
+    out: Out,
+    candidates: CandidatesA = None,
+    other: CandidatesB = None,
+    candidates_tag: TagA = None,
+    other_tag: TagB = None,
+    roles: RolesOption = DEFAULT_ROLES,
+    annotator: Annotator = None,
+    url: UrlOption = None,
+    kb: KbOption = None,
 ) -> None:
     """Push what is missing, then pull what was verified (safe to run from cron while people work)."""
+    check_outputs(
+        {"--out": out}, {"--sample": sample, "--candidates": candidates, "--other": other}
+    )
     knowledge = open_kb(kb)
     documents = read_documents(sample)
     a, b = _candidates(knowledge, candidates, candidates_tag, other, other_tag)
     connection = resolve_connection(url)
     report = sync(
         connection, connect(connection), documents, project, knowledge, out, a=a, b=b,
-        roles=_roles(roles), annotator=annotator,
+        roles=parse_roles(roles), annotator=annotator,
     )  # fmt: skip
     _print_push(report.push, connection.url)
     _print_pull(report.pull, out)
-
-
-def register(root: typer.Typer) -> None:
-    root.command("push")(push_command)
-    root.command("pull")(pull_command)
-    root.command("sync")(sync_command)
 
 
 def _candidates(
@@ -131,10 +145,6 @@ def _candidates(
     a = Candidates.from_gold(a_path, kb, a_tag) if a_path else None
     b = Candidates.from_gold(b_path, kb, b_tag) if b_path else None
     return a, b
-
-
-def _roles(roles: str) -> list[str]:
-    return [r.strip() for r in roles.split(",") if r.strip()]
 
 
 def _print_push(report: PushReport, url: str) -> None:

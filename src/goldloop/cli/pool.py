@@ -9,14 +9,12 @@ import typer
 from rich.table import Table
 
 from goldloop.atomic import atomic_write_json
-from goldloop.cli.common import EQUIVALENCES_OPTION, KB_OPTION, console, open_kb
+from goldloop.cli.common import EquivalencesOption, KbOption, check_outputs, console, open_kb
+from goldloop.cli.named import named_files
 from goldloop.documents import load_documents
 from goldloop.errors import GoldloopError
-from goldloop.gold import Document
-from goldloop.kb import KB
-from goldloop.pool import CAVEAT, relative_recall
-from goldloop.scoring.inputs import SystemPredictions, read_predictions
-from goldloop.scoring.ppi import Estimate
+from goldloop.scoring.inputs import read_predictions
+from goldloop.scoring.pooled import CAVEAT, relative_recall
 
 
 def pool(
@@ -33,15 +31,17 @@ def pool(
     out: Annotated[Path, typer.Option("--out", "-o", help="Report JSON.")] = Path("pool.json"),
     bootstrap: Annotated[int, typer.Option(help="Bootstrap draws over documents.")] = 1000,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap.")] = 0,
-    kb: Path | None = KB_OPTION,
-    equivalences: Path | None = EQUIVALENCES_OPTION,
+    kb: KbOption = None,
+    equivalences: EquivalencesOption = None,
 ) -> None:
     """Each run's share of the pool of everything any run found (after KB folding)."""
     if len(runs) < 2:
         raise GoldloopError("pool needs at least two runs")
+    named = named_files(runs, "run")
+    check_outputs({"--out": out}, {"run": [path for _, path in named], "--documents": documents})
     the_kb = open_kb(kb, equivalences)
     docs = load_documents(documents, the_kb)
-    outputs = _read_runs(runs, docs, the_kb)
+    outputs = [read_predictions(path, docs, name=name, kb=the_kb) for name, path in named]
     report = relative_recall(len(docs), outputs, the_kb, n_bootstrap=bootstrap, seed=seed)
     atomic_write_json(out, report.to_json())
     table = Table(
@@ -56,7 +56,7 @@ def pool(
             run.name,
             str(run.n_mentions),
             str(run.n_found),
-            _interval(run.relative_recall),
+            "undefined" if run.relative_recall is None else str(run.relative_recall),
             str(run.found_alone),
         )
     console.print(table)
@@ -69,22 +69,3 @@ def pool(
             console.print(f"[yellow]{output.name}: rows left out:[/] {reasons}")
     console.print(f"[yellow]caveat:[/] {CAVEAT}")
     console.print(f"report: {out}")
-
-
-def _read_runs(specs: list[str], documents: list[Document], kb: KB) -> list[SystemPredictions]:
-    outputs: list[SystemPredictions] = []
-    for spec in specs:
-        name, _, path = spec.rpartition("=")
-        name = name or Path(path).name
-        if name in (o.name for o in outputs):
-            raise GoldloopError(f"run name {name!r} given twice; name runs as NAME=PATH")
-        outputs.append(read_predictions(path, documents, name=name, kb=kb))
-    return outputs
-
-
-def _interval(estimate: Estimate | None) -> str:
-    if estimate is None:
-        return "undefined"
-    if estimate.low is None or estimate.high is None:
-        return f"{estimate.value:.3f}"
-    return f"{estimate.value:.3f} [{estimate.low:.3f}, {estimate.high:.3f}]"

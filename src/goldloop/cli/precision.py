@@ -9,12 +9,22 @@ import typer
 from rich.progress import Progress
 
 from goldloop.atomic import atomic_write_json
-from goldloop.cli.common import EQUIVALENCES_OPTION, KB_OPTION, console, key_value_table, open_kb
-from goldloop.documents import load_documents
+from goldloop.cli import llm_options
+from goldloop.cli.common import (
+    EquivalencesOption,
+    KbOption,
+    UrlOption,
+    check_outputs,
+    console,
+    key_value_table,
+    open_kb,
+    report_path,
+)
+from goldloop.documents import input_files, read_documents
 from goldloop.errors import GoldloopError
 from goldloop.jsonl import write_jsonl
-from goldloop.llm import make_provider
-from goldloop.precision.judge import judge_mentions
+from goldloop.llm import make_llm
+from goldloop.precision.judge import FAILED, judge_mentions
 from goldloop.precision.mentions import (
     read_labels,
     read_verdicts,
@@ -25,50 +35,69 @@ from goldloop.precision.studio import pull_labels, push_sample
 from goldloop.precision.study import PrecisionReport, draw_sample, labelling_rows, precision_report
 from goldloop.scoring.inputs import read_predictions
 from goldloop.scoring.ppi import MIN_CALIBRATED_LABELS, Estimate
-from goldloop.studio.connection import resolve_connection
+from goldloop.studio.connection import connect, resolve_connection
 
 app = typer.Typer(
     help="Precision without gold: an LLM judge corrected by a labelled sample (PPI).",
     no_args_is_help=True,
 )
 
-STUDIO_PROJECT = typer.Option(
-    "--studio-project", help="A Label Studio project of the sample (created when missing)."
-)
-URL = typer.Option(
-    "--url", help="Label Studio URL (default: $LABEL_STUDIO_URL, else the embedded server)."
-)
-DOCUMENTS = typer.Option(
-    "--documents", help="The texts: a sample dir, a documents JSONL or a gold JSON file."
-)
+StudioProjectOption = Annotated[
+    str | None,
+    typer.Option(
+        "--studio-project", help="A Label Studio project of the sample (created when missing)."
+    ),
+]
+DocumentsOption = Annotated[
+    Path,
+    typer.Option(
+        "--documents", help="The texts: a sample dir, a documents JSONL or a gold JSON file."
+    ),
+]
 
 
 @app.command("judge")
 def judge(
     system: Annotated[Path, typer.Option("--system", help="The system's output to judge.")],
-    documents: Annotated[Path, DOCUMENTS],
-    provider: Annotated[str, typer.Option(help="openai, anthropic or gemini.")],
-    model: Annotated[str, typer.Option(help="The judge model.")],
+    documents: DocumentsOption,
     out: Annotated[Path, typer.Option("--out", "-o", help="Verdicts JSONL.")],
-    effort: Annotated[str | None, typer.Option(help="Reasoning effort.")] = None,
-    base_url: Annotated[str | None, typer.Option(help="An OpenAI-compatible server.")] = None,
-    concurrency: Annotated[int, typer.Option(min=1, help="Requests in flight at once.")] = 8,
-    kb: Path | None = KB_OPTION,
-    equivalences: Path | None = EQUIVALENCES_OPTION,
+    provider: llm_options.ProviderOption = None,
+    model: llm_options.ModelOption = None,
+    effort: llm_options.EffortOption = None,
+    base_url: llm_options.BaseUrlOption = None,
+    concurrency: llm_options.ConcurrencyOption = llm_options.DEFAULT_CONCURRENCY,
+    timeout: llm_options.TimeoutOption = llm_options.DEFAULT_TIMEOUT_S,
+    attempts: llm_options.AttemptsOption = llm_options.DEFAULT_ATTEMPTS,
+    force: llm_options.ForceOption = False,
+    kb: KbOption = None,
+    equivalences: EquivalencesOption = None,
 ) -> None:
-    """Ask an LLM judge about every mention; write one verdict per mention."""
+    """Ask an LLM judge about every mention; write one verdict per mention (a failed request
+    leaves its mention unchecked, reason ``failed``)."""
+    spec = llm_options.annotator_spec(provider, model, effort, base_url, llm_required=True)
+    check_outputs(
+        {"--out": out, "--out (its report)": report_path(out)},
+        {
+            "--system": system,
+            "--documents": input_files(documents),
+            "--kb": kb,
+            "--equivalences": equivalences,
+        },
+    )
     the_kb = open_kb(kb, equivalences)
-    docs = load_documents(documents, the_kb)
+    docs = read_documents(documents, the_kb)
     texts = {doc.doc_id: doc for doc in docs}
     predictions = read_predictions(system, docs, kb=the_kb)
     mentions, abstained = system_mentions(predictions, docs, the_kb)
-    judge_provider = make_provider(provider, model, effort=effort, base_url=base_url)
-    with Progress(console=console, transient=True) as progress:
+    judge_provider = make_llm(spec, retry=llm_options.retry_policy(timeout, attempts))
+    with (
+        llm_options.exit_130_on_ctrl_c(judge_provider),
+        Progress(console=console, transient=True) as progress,
+    ):
         task = progress.add_task("judging", total=len(mentions))
         run = judge_mentions(
             mentions, texts, the_kb, judge_provider, lambda: progress.advance(task), concurrency
         )
-    write_verdicts(out, run.mentions)
     malformed = dict(sorted(predictions.malformed.items()))
     report = {
         **run.report(),
@@ -76,33 +105,64 @@ def judge(
         "rows_left_out": malformed,
         "system": str(system),
     }
-    atomic_write_json(out.with_name(out.name + ".report.json"), report)
-    rows = [("judge", run.judge), ("mentions", len(run.mentions)), ("abstained rows", abstained)]
-    rows += [(f"rows left out: {k}", v) for k, v in malformed.items()]
-    rows += [(f"verdict: {k}", v) for k, v in sorted(run.counts.items())]
-    rows += [(f"unchecked: {k}", v) for k, v in sorted(run.unchecked_reasons.items())]
-    console.print(key_value_table(f"judged {system.name}", rows))
-    console.print(f"verdicts: {out}")
+
+    def write() -> None:
+        write_verdicts(out, run.mentions)
+        atomic_write_json(report_path(out), report)
+        rows = [
+            ("judge", run.judge),
+            ("mentions", len(run.mentions)),
+            ("abstained rows", abstained),
+        ]
+        rows += [(f"rows left out: {k}", v) for k, v in malformed.items()]
+        rows += [(f"verdict: {k}", v) for k, v in sorted(run.counts.items())]
+        rows += [(f"unchecked: {k}", v) for k, v in sorted(run.unchecked_reasons.items())]
+        console.print(key_value_table(f"judged {system.name}", rows))
+        console.print(f"verdicts: {out}")
+
+    llm_options.settle_output(
+        label=f"precision judge ({run.judge})",
+        asked=len(mentions),
+        errors=[f"{f['key']}: {f['error']}" for f in run.failed],
+        answered=len(mentions) - len(run.failed),
+        unit="mentions",
+        out=out,
+        answered_before=_verdicts_in(out),
+        force=force,
+        write=write,
+        report=report_path(out),
+    )
+
+
+def _verdicts_in(path: Path) -> int | None:
+    """How many mentions an existing verdicts file judged (0 when unreadable, None when absent)."""
+    if not path.exists():
+        return None
+    try:
+        return sum(m.reason != FAILED for m in read_verdicts(path))
+    except GoldloopError:
+        return 0
 
 
 @app.command("sample")
 def sample(
     verdicts: Annotated[Path, typer.Option("--verdicts", help="Verdicts JSONL.")],
-    documents: Annotated[Path, DOCUMENTS],
+    documents: DocumentsOption,
     out: Annotated[Path, typer.Option("--out", "-o", help="Rows to label (JSONL).")],
-    n: Annotated[int, typer.Option("--n", help="How many mentions to draw.")] = 150,
+    n: Annotated[int, typer.Option("--n", min=1, help="How many mentions to draw.")] = 150,
     seed: Annotated[int, typer.Option(help="Seed of the draw.")] = 0,
     by_relation: Annotated[
         bool, typer.Option("--by-relation", help="Give each relation its proportional share.")
     ] = False,
-    studio_project: Annotated[str | None, STUDIO_PROJECT] = None,
-    url: Annotated[str | None, URL] = None,
+    studio_project: StudioProjectOption = None,
+    url: UrlOption = None,
 ) -> None:
     """Draw a random sample of judged mentions to label: a JSONL, and a Label Studio project."""
+    check_outputs({"--out": out}, {"--verdicts": verdicts, "--documents": input_files(documents)})
     judged = read_verdicts(verdicts)
     drawn = draw_sample(judged, n, seed, by_relation=by_relation)
-    texts = {doc.doc_id: doc for doc in load_documents(documents)}
-    rows = labelling_rows(drawn, texts)
+    texts = {doc.doc_id: doc for doc in read_documents(documents)}
+    rows = labelling_rows(drawn, texts, str(verdicts))
     write_jsonl(out, rows)
     console.print(
         f"drew {len(drawn)} of {len(judged)} judged mentions (seed {seed}) → {out}; "
@@ -111,8 +171,9 @@ def sample(
     if studio_project:
         connection = resolve_connection(url)
         pushed = push_sample(
-            connection, studio_project, rows, {k: doc.text for k, doc in texts.items()}
-        )
+            connection, connect(connection), studio_project, rows,
+            {k: doc.text for k, doc in texts.items()},
+        )  # fmt: skip
         console.print(
             f"Label Studio project {studio_project!r} at {connection.url}: "
             f"{pushed.imported} task(s) imported, {pushed.already_there} already there"
@@ -127,18 +188,20 @@ def sample(
 def report(
     verdicts: Annotated[Path, typer.Option("--verdicts", help="Verdicts JSONL.")],
     labels: Annotated[Path | None, typer.Option("--labels", help="Labelled rows (JSONL).")] = None,
-    studio_project: Annotated[str | None, STUDIO_PROJECT] = None,
-    url: Annotated[str | None, URL] = None,
+    studio_project: StudioProjectOption = None,
+    url: UrlOption = None,
     out: Annotated[Path, typer.Option("--out", "-o", help="Report JSON.")] = Path("precision.json"),
 ) -> None:
     """Judge-only, PPI-corrected and labels-only precision, with the judge on the sample."""
     if (labels is None) == (studio_project is None):
         raise GoldloopError("give either --labels FILE or --studio-project NAME")
+    check_outputs({"--out": out}, {"--verdicts": verdicts, "--labels": labels})
     pulled = None
     if labels is not None:
         hand_labels = read_labels(labels)
     else:
-        pulled = pull_labels(resolve_connection(url), str(studio_project))
+        connection = resolve_connection(url)
+        pulled = pull_labels(connection, connect(connection), str(studio_project))
         hand_labels = pulled.labels
     result = precision_report(read_verdicts(verdicts), hand_labels)
     data = result.to_json()

@@ -13,6 +13,7 @@ from rich.table import Table
 from goldloop.cli.common import KB_OPTION, console, key_value_table, open_kb
 from goldloop.sample.corpus import CorpusColumns
 from goldloop.sample.gate import GateSettings
+from goldloop.sample.phase1 import AUTO_MULTIPLE
 from goldloop.sample.run import SampleResult, SampleSettings, run_sample
 
 DEFAULTS = SampleSettings()
@@ -84,6 +85,21 @@ def sample(
     batch_size: Annotated[
         int, typer.Option(help="Documents per nlp.pipe batch.")
     ] = DEFAULTS.batch_size,
+    phase1: Annotated[
+        str | None,
+        typer.Option(
+            "--phase1",
+            help=f"Two-phase sampling: parse only N eligible documents drawn at random (auto ="
+            f" {AUTO_MULTIPLE}× the batch size), then stratify and draw from them.",
+        ),
+    ] = None,
+    dask: Annotated[
+        str | None,
+        typer.Option(
+            "--dask",
+            help="Parse on Dask: a scheduler address, or local:N for N local worker processes.",
+        ),
+    ] = None,
 ) -> None:
     """Draw a stratified batch of eligible abstracts into a sample dir (manifest, texts, report)."""
     settings = SampleSettings(
@@ -98,6 +114,8 @@ def sample(
         seed=seed,
         workers=workers,
         batch_size=batch_size,
+        phase1=_phase1_option(phase1),
+        dask=dask,
     )
     knowledge = open_kb(kb)
     with Progress(
@@ -122,13 +140,35 @@ def sample(
     _print_sample(result)
 
 
+def _phase1_option(value: str | None) -> int | str | None:
+    if value is None or value.strip().casefold() == "auto":
+        return None if value is None else "auto"
+    try:
+        size = int(value)
+    except ValueError:
+        size = 0
+    if size < 1:
+        raise typer.BadParameter(f"--phase1 takes a positive number or auto, got {value!r}")
+    return size
+
+
 def _print_sample(result: SampleResult) -> None:
     r = result.report
     rows: list[tuple[str, object]] = [
         ("batch", r["batch"]),
-        ("pool cache", "hit (no parse)" if r["pool_cache"]["hit"] else "miss (parsed)"),
+        (
+            "pool cache",
+            "hit (no parse)"
+            if r["pool_cache"]["hit"]
+            else f"miss ({r['pool_cache']['parsed']} documents parsed)",
+        ),
         ("rows read", r["rows_read"]),
-        ("eligible (pool)", r["eligible"]),
+        ("eligible", r["eligible"]),
+        *(
+            [("phase 1 (parsed pool)", f"{r['phase1']['size']} (p = {r['phase1']['p']:.6g})")]
+            if r["phase1"]
+            else []
+        ),
         *((f"dropped: {reason}", n) for reason, n in r["dropped"].items() if n),
         ("already drawn", r["already_drawn"]),
         ("drawn / requested", f"{r['drawn']} / {r['requested']}"),

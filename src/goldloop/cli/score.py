@@ -7,10 +7,25 @@ from typing import Annotated, Any
 
 import typer
 
-from goldloop.cli.common import EQUIVALENCES_OPTION, KB_OPTION, console, err_console, open_kb
-from goldloop.scoring.regimes import ENGINES
-from goldloop.scoring.report import results_tables, write_reports
-from goldloop.scoring.runner import ScoreOptions, regimes_for, score_files
+from goldloop.cli.common import (
+    EquivalencesOption,
+    KbOption,
+    check_outputs,
+    console,
+    err_console,
+    open_kb,
+)
+from goldloop.cli.named import named_files, parse_named
+from goldloop.errors import GoldloopError
+from goldloop.scoring.matching import MATCH_MODES
+from goldloop.scoring.regimes import ENGINES, REGIMES
+from goldloop.scoring.report import (
+    report_paths,
+    results_tables,
+    seed_compatibility_line,
+    write_reports,
+)
+from goldloop.scoring.runner import ScoreOptions, score_files
 
 GoldOption = Annotated[
     Path,
@@ -49,9 +64,7 @@ def score(
     ],
     regime: RegimeOption = "end-to-end",
     match: MatchOption = "overlap",
-    engine: Annotated[
-        str, typer.Option("--engine", help=f"Schema counts from: {', '.join(ENGINES)}.")
-    ] = "goldloop",
+    engine: EngineOption = "goldloop",
     id_bridge: Annotated[
         list[str] | None,
         typer.Option(
@@ -62,17 +75,39 @@ def score(
     bootstrap: BootstrapOption = 0,
     seed: SeedOption = 0,
     report_dir: ReportDirOption = Path("score-report"),
-    kb: Path | None = KB_OPTION,
-    equivalences: Path | None = EQUIVALENCES_OPTION,
+    kb: KbOption = None,
+    equivalences: EquivalencesOption = None,
 ) -> None:
     """Score systems on a gold file: detection P/R/F1, entity accuracy, nervaluate schemas,
     linking-only accuracy and coverage, direction, slices and bootstrap intervals."""
+    options = ScoreOptions(_regimes(regime), _match(match), _engine(engine), bootstrap, seed)
+    systems = named_files(system, "--system")
+    if not systems:
+        raise GoldloopError("give at least one --system NAME=PATH")
+    bridges = parse_named(id_bridge or [], "--id-bridge")
+    check_report_dir(
+        report_dir,
+        "score_results",
+        {
+            "--gold": gold,
+            "--system": [path for _, path in systems],
+            "--id-bridge": [path for _, path in bridges],
+        },
+    )
     knowledge = open_kb(kb, equivalences)
-    options = ScoreOptions(regimes_for(regime), match, _engine(engine), bootstrap, seed)
-    _check_match(match)
-    _, results = score_files(gold, system, knowledge, options, id_bridge or [])
+    _, results = score_files(gold, systems, knowledge, options, bridges)
     meta = {"gold": str(gold), "kb": str(knowledge.path), "kb_tag": knowledge.tag}
     show_results(results, "score", report_dir, "score_results", meta)
+
+
+def check_report_dir(
+    report_dir: Path, stem: str, inputs: dict[str, Path | list[Path] | None]
+) -> None:
+    """Before any work: the report folder can be written and its files are none of the inputs."""
+    check_outputs({"--report-dir": report_dir}, folders=("--report-dir",))
+    check_outputs(
+        {f"--report-dir ({path.name})": path for path in report_paths(report_dir, stem)}, inputs
+    )
 
 
 def show_results(
@@ -81,6 +116,10 @@ def show_results(
     """Print the table and what was not scored, then write JSON, CSV and the chart."""
     for table in results_tables(results, title):
         console.print(table)
+    for result in results:
+        line = seed_compatibility_line(result)
+        if line:
+            console.print(line)
     for result in {r["system"]: r for r in results}.values():
         malformed = result["inputs"]["malformed"]
         if malformed:
@@ -95,12 +134,21 @@ def show_results(
         console.print(f"wrote {path}")
 
 
+def _regimes(regime: str) -> tuple[str, ...]:
+    if regime == "both":
+        return REGIMES
+    if regime not in REGIMES:
+        raise typer.BadParameter(f"--regime must be one of {', '.join(REGIMES)} or both")
+    return (regime,)
+
+
 def _engine(engine: str) -> str:
     if engine not in ENGINES:
         raise typer.BadParameter(f"--engine must be one of {', '.join(ENGINES)}")
     return engine
 
 
-def _check_match(match: str) -> None:
-    if match not in ("overlap", "exact"):
-        raise typer.BadParameter("--match must be overlap or exact")
+def _match(match: str) -> str:
+    if match not in MATCH_MODES:
+        raise typer.BadParameter(f"--match must be one of {', '.join(MATCH_MODES)}")
+    return match

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
 from goldloop.atomic import atomic_write_text
-from goldloop.cli import demo, loop
-from goldloop.cli.common import KB_OPTION, console, key_value_table, open_kb
+from goldloop.cli.common import KbOption, check_outputs, console, key_value_table, open_kb
 from goldloop.studio import server
 from goldloop.studio.label_config import render_label_config
 
@@ -27,16 +27,29 @@ def install() -> None:
 
 @app.command("start")
 def start(
-    port: int | None = typer.Option(None, "--port", help="Loopback port (default: a free one)."),
-    timeout: float = typer.Option(
-        server.START_TIMEOUT, "--timeout", help="Seconds to wait for /health."
-    ),
+    port: Annotated[
+        int | None,
+        typer.Option("--port", min=1, max=65535, help="Loopback port (default: a free one)."),
+    ] = None,
+    timeout: Annotated[
+        float, typer.Option("--timeout", min=1, help="Seconds to wait for /health.")
+    ] = server.START_TIMEOUT,
+    database: Annotated[
+        str | None,
+        typer.Option(
+            "--database",
+            envvar="GOLDLOOP_STUDIO_DATABASE",
+            help="PostgreSQL for Label Studio: postgresql://user@host:port/name (a password from"
+            " PGPASSWORD, or in the URL when given through GOLDLOOP_STUDIO_DATABASE)."
+            " Default: SQLite in the data dir.",
+        ),
+    ] = None,
 ) -> None:
     """Start the embedded Label Studio (installing it when missing) and print its URL and login."""
     with console.status(
         "starting Label Studio (the first start runs its migrations: a minute or two)"
     ):
-        state = server.start(port=port, timeout=timeout)
+        state = server.start(port=port, timeout=timeout, database=database)
     _print_state(state)
 
 
@@ -67,6 +80,7 @@ def _print_state(state: server.ServerState) -> None:
                 ("password", creds.password),
                 ("pid", state.pid),
                 ("data dir", state.data_dir),
+                ("database", state.database or "SQLite in the data dir"),
             ],
         )
     )
@@ -74,22 +88,15 @@ def _print_state(state: server.ServerState) -> None:
 
 
 def label_config(
-    kb: Path | None = KB_OPTION,
-    output: Path = typer.Option(
-        Path("label_config/relations.xml"), "--output", "-o", help="Where to write the config."
-    ),
+    kb: KbOption = None,
+    output: Annotated[
+        Path, typer.Option("--output", "-o", help="Where to write the config.")
+    ] = Path("label_config/relations.xml"),
 ) -> None:
     """Generate the Label Studio labeling config from the KB."""
+    check_outputs({"--output": output}, {"--kb": kb})
     knowledge = open_kb(kb)
     atomic_write_text(output, render_label_config(knowledge))
     console.print(
         f"wrote {output} ({len(knowledge.canonical_relations())} relations, KB {knowledge.tag})"
     )
-
-
-def register(root: typer.Typer) -> None:
-    """Add ``studio`` and the loop's top-level commands to the ``goldloop`` app."""
-    root.add_typer(app, name="studio")
-    root.command("label-config")(label_config)
-    loop.register(root)
-    root.command("demo")(demo.demo)

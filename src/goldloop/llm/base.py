@@ -9,16 +9,22 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
+import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
+from urllib.parse import urlsplit
 
 from tenacity import (
     RetryCallState,
     Retrying,
     retry_if_exception,
     stop_after_attempt,
+    stop_after_delay,
+    stop_any,
+    stop_when_event_set,
     wait_exponential_jitter,
 )
 
@@ -33,6 +39,18 @@ CREDENTIALS: dict[str, tuple[str, ...]] = {
     "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
     "anthropic": ("ANTHROPIC_API_KEY",),
     "openai": ("OPENAI_API_KEY",),
+}
+# Where each SDK reads a base URL from when none is given.
+BASE_URL_VARIABLES: dict[str, str] = {
+    "gemini": "GOOGLE_GEMINI_BASE_URL",
+    "anthropic": "ANTHROPIC_BASE_URL",
+    "openai": "OPENAI_BASE_URL",
+}
+# The providers' own endpoints: answers from there keep the cache keys and tags they always had.
+OFFICIAL_ENDPOINTS: dict[str, str] = {
+    "gemini": "https://generativelanguage.googleapis.com",
+    "anthropic": "https://api.anthropic.com",
+    "openai": "https://api.openai.com/v1",
 }
 
 
@@ -60,12 +78,22 @@ class LLMResponse:
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """Exponential backoff with jitter on rate limits, server errors and timeouts."""
+    """Exponential backoff with jitter on rate limits, server errors and timeouts.
+
+    ``timeout_s`` bounds each attempt; no attempt starts once ``deadline_s`` (default: two
+    attempts' worth) has passed since the first, so a server that never answers is given up on
+    after two attempts.
+    """
 
     attempts: int = 6
     initial_s: float = 1.0
-    max_s: float = 60.0
-    timeout_s: float = 300.0
+    max_s: float = 30.0
+    timeout_s: float = 120.0
+    deadline_s: float | None = None
+
+    @property
+    def give_up_after_s(self) -> float:
+        return self.deadline_s if self.deadline_s is not None else 2 * self.timeout_s
 
 
 def status_retryable(status: int | None) -> bool:
@@ -82,13 +110,48 @@ def retry_after_s(exc: BaseException | None) -> float:
         return 0.0
 
 
-def env_credential(*names: str) -> str | None:
+def env_credential(*names: str, env: Mapping[str, str] | None = None) -> str | None:
     """The first of ``names`` set in the environment (credentials come from nowhere else)."""
+    env = os.environ if env is None else env
     for name in names:
-        value = os.environ.get(name)
+        value = env.get(name)
         if value:
             return value
     return None
+
+
+def normalise_endpoint(url: str) -> str:
+    """``scheme://host[:port]/path``: lower-cased, default port and trailing slash dropped, never
+    the credentials, query or fragment a URL may carry."""
+    parts = urlsplit(url.strip())
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1
+    host = parts.hostname
+    if parts.scheme.lower() not in ("http", "https") or not host or port == -1:
+        raise LLMError("the base URL must be an http(s) URL with a host")
+    scheme = parts.scheme.lower()
+    netloc = f"[{host}]" if ":" in host else host
+    if port is not None and port != {"http": 80, "https": 443}[scheme]:
+        netloc += f":{port}"
+    return f"{scheme}://{netloc}{parts.path.rstrip('/')}"
+
+
+def endpoint_identity(provider: str, base_url: str | None) -> str | None:
+    """The normalised endpoint when it is not the provider's own (``None`` for the official one):
+    two servers may serve different models under one name, so it joins the cache key and tag."""
+    url = base_url or os.environ.get(BASE_URL_VARIABLES.get(provider, "")) or None
+    if url is None:
+        return None
+    endpoint = normalise_endpoint(url)
+    return None if endpoint == OFFICIAL_ENDPOINTS.get(provider) else endpoint
+
+
+def annotator_tag(model: str, effort: str | None, endpoint: str | None = None) -> str:
+    """``model``, ``model@effort``, and ``@endpoint`` after either for a server of one's own."""
+    tag = f"{model}@{effort}" if effort else model
+    return f"{tag}@{endpoint}" if endpoint else tag
 
 
 class Provider(ABC):
@@ -110,11 +173,30 @@ class Provider(ABC):
         self.base_url = base_url
         self.cache = cache
         self.retry = retry or RetryPolicy()
+        self.endpoint = endpoint_identity(self.name, base_url)
 
     @property
     def tag(self) -> str:
-        """The annotator tag: ``model`` or ``model@effort``."""
-        return f"{self.model}@{self.effort}" if self.effort else self.model
+        """The annotator tag (see :func:`annotator_tag`)."""
+        return annotator_tag(self.model, self.effort, self.endpoint)
+
+    @property
+    def label(self) -> str:
+        """How messages name this provider: its name, model and a server of one's own."""
+        where = f" at {self.endpoint}" if self.endpoint else ""
+        return f"{self.name} {self.model}{where}"
+
+    def key(self, request: LLMRequest) -> str:
+        """The response cache key of ``request`` to this provider."""
+        return cache_key(
+            self.name,
+            self.model,
+            self.effort,
+            request.system,
+            request.user,
+            request.schema,
+            self.endpoint,
+        )
 
     def _api_key(self) -> str:
         names = CREDENTIALS[self.name]
@@ -127,20 +209,23 @@ class Provider(ABC):
         raise LLMError(f"{self.name}: set {' or '.join(names)} in the environment")
 
     def complete(
-        self, request: LLMRequest, *, usable: Callable[[str], bool] | None = None
+        self,
+        request: LLMRequest,
+        *,
+        usable: Callable[[str], bool] | None = None,
+        cancel: threading.Event | None = None,
     ) -> LLMResponse:
         """The answer from the cache, else from the provider.
 
         A truncated answer is never cached, nor one that ``usable`` (the caller's check of the
-        text, e.g. "parses as JSON") refuses, so a re-run asks for those again.
+        text, e.g. "parses as JSON") refuses, so a re-run asks for those again. Once ``cancel``
+        is set, no further attempt starts.
         """
-        key = cache_key(
-            self.name, self.model, self.effort, request.system, request.user, request.schema
-        )
+        key = self.key(request)
         hit = self._cached(key)
         if hit is not None:
             return LLMResponse(hit.text, False, dict(hit.usage), cached=True)
-        response = self._call_with_retries(request)
+        response = self._call_with_retries(request, cancel)
         keep = not response.truncated and (usable is None or usable(response.text))
         if self.cache is not None and keep:
             try:
@@ -158,19 +243,43 @@ class Provider(ABC):
             log.warning("%s: response cache unreadable, asking the provider: %s", self.name, exc)
             return None
 
-    def _call_with_retries(self, request: LLMRequest) -> LLMResponse:
+    def _call_with_retries(
+        self, request: LLMRequest, cancel: threading.Event | None = None
+    ) -> LLMResponse:
+        cancel = cancel or threading.Event()
+
+        def sleep(seconds: float) -> None:
+            cancel.wait(seconds)  # a cancelled run does not sit out a backoff
+
         retrying = Retrying(
-            stop=stop_after_attempt(self.retry.attempts),
+            stop=stop_any(
+                stop_after_attempt(self.retry.attempts),
+                stop_after_delay(self.retry.give_up_after_s),
+                stop_when_event_set(cancel),
+            ),
             wait=self._wait,
+            sleep=sleep,
             retry=retry_if_exception(self._retryable),
             reraise=True,
         )
+        started = time.monotonic()
+
+        def attempt() -> LLMResponse:
+            if cancel.is_set():  # cancelled during a backoff: no further attempt
+                raise LLMError(f"{self.label}: cancelled before an answer came")
+            return self._call(request)
+
         try:
-            return retrying(self._call, request)
+            return retrying(attempt)
         except LLMError:
             raise
         except Exception as exc:
-            raise LLMError(f"{self.name} {self.model}: {self._describe(exc)}") from exc
+            attempts = retrying.statistics.get("attempt_number", 1)
+            waited = time.monotonic() - started
+            raise LLMError(
+                f"{self.label}: {self._describe(exc)} "
+                f"(gave up after {attempts} attempt(s), {waited:.1f} s)"
+            ) from exc
 
     def _wait(self, state: RetryCallState) -> float:
         """Exponential backoff with jitter, or longer when the server says ``Retry-After``."""
@@ -190,6 +299,8 @@ class Provider(ABC):
 
     def _describe(self, exc: BaseException) -> str:
         """The error for reports, with the credential masked should the server echo it."""
+        if "Timeout" in type(exc).__name__:
+            return f"no answer within {self.retry.timeout_s:g} s"
         status = self._status(exc)
         prefix = f"HTTP {status} " if status else ""
         text = str(exc)

@@ -1,7 +1,7 @@
 """The response cache: a finished LLM answer keyed on everything that decides it.
 
 The key is the sha256 of a canonical JSON of provider, model, effort, both prompts and the output
-schema, so a re-run, a decoder fix or a re-score costs no call. Only complete answers are stored;
+schema (and the endpoint, for a server other than the provider's own), so a re-run, a decoder fix or a re-score costs no call. Only complete answers are stored;
 the caller never puts a truncated or failed one. The SQLite store is safe across processes (WAL
 journal, busy timeout); anything with ``get``/``put`` (e.g. a Redis store) can stand in for it.
 """
@@ -35,10 +35,20 @@ class ResponseCache(Protocol):
 
 
 def cache_key(
-    provider: str, model: str, effort: str | None, system: str, user: str, schema: dict[str, Any]
+    provider: str,
+    model: str,
+    effort: str | None,
+    system: str,
+    user: str,
+    schema: dict[str, Any],
+    endpoint: str | None = None,
 ) -> str:
-    """sha256 of the canonical JSON of what decides an answer (max tokens does not)."""
-    payload = {
+    """sha256 of the canonical JSON of what decides an answer (max tokens does not).
+
+    ``endpoint`` is the normalised URL of a server other than the provider's own; it is left
+    out of the payload for the official endpoints, so their keys never change.
+    """
+    payload: dict[str, Any] = {
         "provider": provider,
         "model": model,
         "effort": effort,
@@ -46,6 +56,8 @@ def cache_key(
         "user": user,
         "schema": schema,
     }
+    if endpoint is not None:
+        payload["endpoint"] = endpoint
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 

@@ -1,8 +1,9 @@
 """The LLM judge: does the passage, at the marked mention, state the claimed relation?
 
-One request per mention, through ``goldloop.llm`` (cached and retried there). The answer is a
-verdict among ``supported``, ``contradicted``, ``not_found``; an answer that cannot be read or
-was cut off leaves the mention ``unchecked`` with the reason, counted in the report.
+One request per mention, through :mod:`goldloop.llm.runner` (cached and retried by the provider).
+The answer is a verdict among ``supported``, ``contradicted``, ``not_found``; an answer that
+cannot be read or was cut off, or a request that failed, leaves the mention ``unchecked`` with the
+reason, counted in the report (failed requests are listed there too).
 """
 
 from __future__ import annotations
@@ -10,17 +11,18 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 from goldloop.gold import Document
 from goldloop.kb import KB
-from goldloop.llm import LLMRequest, LLMResponse, Provider
+from goldloop.llm import LLMError, LLMRequest, Provider
+from goldloop.llm.runner import run_requests
 from goldloop.precision.mentions import LABELS, UNCHECKED, JudgedMention
 
 OPEN, CLOSE = "⟦", "⟧"
 MAX_TOKENS = 400
+FAILED = "failed"
 
 VERDICT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -86,6 +88,7 @@ class JudgeRun:
     unchecked_reasons: Counter[str] = field(default_factory=Counter)
     usage: Counter[str] = field(default_factory=Counter)
     cached: int = 0
+    failed: list[dict[str, Any]] = field(default_factory=list)
 
     def report(self) -> dict[str, Any]:
         return {
@@ -95,6 +98,7 @@ class JudgeRun:
             "unchecked_reasons": dict(sorted(self.unchecked_reasons.items())),
             "cached": self.cached,
             "usage": dict(sorted(self.usage.items())),
+            "failed": self.failed,
         }
 
 
@@ -107,24 +111,23 @@ def judge_mentions(
     concurrency: int = 8,
 ) -> JudgeRun:
     """Judge every mention, ``concurrency`` requests in flight; ``advance`` ticks after each."""
-
-    def ask(mention: JudgedMention) -> LLMResponse:
-        response = provider.complete(judge_request(mention, documents[mention.doc_id].text, kb))
-        if advance is not None:
-            advance()
-        return response
-
+    requests = [judge_request(m, documents[m.doc_id].text, kb) for m in mentions]
+    tick = None if advance is None else (lambda _, __: advance())
+    answers = run_requests(provider, requests, concurrency=concurrency, on_answer=tick)
     run = JudgeRun([], provider.tag)
-    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-        responses = list(pool.map(ask, mentions))
-    for mention, response in zip(mentions, responses, strict=True):
-        verdict, reason = (
-            (UNCHECKED, "truncated") if response.truncated else parse_verdict(response.text)
-        )
+    for mention, answer in zip(mentions, answers, strict=True):
+        reason: str | None
+        if isinstance(answer, LLMError):
+            verdict, reason = UNCHECKED, FAILED
+            run.failed.append({"key": mention.key, "error": str(answer)})
+        else:
+            verdict, reason = (
+                (UNCHECKED, "truncated") if answer.truncated else parse_verdict(answer.text)
+            )
+            run.cached += answer.cached
+            run.usage.update(answer.usage)
         if verdict == UNCHECKED:
             run.unchecked_reasons[reason or ""] += 1
         run.counts[verdict] += 1
-        run.cached += response.cached
-        run.usage.update(response.usage)
         run.mentions.append(mention.judged(verdict, reason))
     return run

@@ -2,13 +2,14 @@
 
 One task per sampled mention: the abstract with the mention pre-highlighted (a prediction whose
 model version the project pre-fills from) and the claim as a header; the annotator picks
-supported, contradicted or not found. Pushing is idempotent on the mention key. Pulling takes
-each task's earliest completed annotation and counts the others.
+supported, contradicted or not found. Label Studio is reached through the project layer
+(``goldloop.studio.project``) with the door's ``(connection, client)``, as push and pull do:
+pushing imports each mention key exactly once, even across a crash mid-import; pulling takes
+each task's earliest completed annotation (``goldloop.studio.tasks``) and counts the others.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -16,15 +17,16 @@ from xml.sax.saxutils import quoteattr
 
 from goldloop.precision.judge import CLOSE, OPEN
 from goldloop.precision.mentions import LABELS, Label
-from goldloop.studio.connection import Connection, StudioError, call, connect
+from goldloop.studio import project as projects
+from goldloop.studio.connection import Connection
+from goldloop.studio.errors import StudioError
 from goldloop.studio.offsets import to_label_studio
-from goldloop.studio.project import ensure_project, find_project
+from goldloop.studio.tasks import Task, cancelled_annotations, completed_annotations
 
 MODEL_VERSION = "precision-sample"
 SPAN, VERDICT, NOTE = "mention", "verdict", "note"
 CHOICES = {label: label.replace("_", " ") for label in LABELS}
-BATCH = 500
-PAGE_SIZE = 1000
+KEY = "key"
 
 LABEL_CONFIG = f"""<View>
   <Header value="$claim"/>
@@ -68,24 +70,26 @@ class PushSummary:
 
 
 def push_sample(
-    connection: Connection, title: str, rows: Sequence[dict[str, Any]], texts: dict[str, str]
+    connection: Connection,
+    client: Any,
+    title: str,
+    rows: Sequence[dict[str, Any]],
+    texts: dict[str, str],
+    *,
+    batch_size: int = projects.BATCH_SIZE,
+    progress: projects.ProgressFn | None = None,
 ) -> PushSummary:
     """Create or reuse the project ``title`` and import the rows it does not hold yet."""
-    client = connect(connection)
-    project = ensure_project(connection, client, title, LABEL_CONFIG, check=_check_precision_config)
-    present = set(_task_keys(connection, client, project.id))
+    project = projects.ensure_project(
+        connection, client, title, LABEL_CONFIG, check=_check_precision_config
+    )
+    present = projects.existing_tasks(connection, client, project, KEY)
     new = [task_of(row, texts[row["doc_id"]]) for row in rows if row["key"] not in present]
-    for start in range(0, len(new), BATCH):
-        call(
-            connection,
-            client.projects.import_tasks,
-            id=project.id,
-            request=new[start : start + BATCH],
-            return_task_ids=True,
-        )
-    if new and project.model_version != MODEL_VERSION:
-        # Label Studio refuses a model version no prediction carries: set it after the import.
-        call(connection, client.projects.update, id=project.id, model_version=MODEL_VERSION)
+    projects.import_tasks(
+        connection, client, project, new, key=KEY, batch_size=batch_size, progress=progress
+    )
+    if new:
+        projects.set_model_version(connection, client, project, MODEL_VERSION)
     return PushSummary(project.id, len(new), len(rows) - len(new))
 
 
@@ -107,24 +111,16 @@ class PulledLabels:
         }
 
 
-def pull_labels(connection: Connection, title: str) -> PulledLabels:
+def pull_labels(connection: Connection, client: Any, title: str) -> PulledLabels:
     """Every task's label: its earliest completed annotation's verdict (None when unlabelled)."""
-    client = connect(connection)
-    project = find_project(connection, client, title, check=_check_precision_config)
+    project = projects.find_project(connection, client, title, check=_check_precision_config)
     if project is None:
         raise StudioError(f"{connection.url}: no Label Studio project titled {title!r}")
-    chunks = call(
-        connection,
-        client.projects.exports.download_sync,
-        id=project.id,
-        export_type="JSON",
-        download_all_tasks=True,
-    )
-    tasks = json.loads(b"".join(call(connection, list, chunks)))
-    return read_labels_from_tasks(tasks, title)
+    return read_labels_from_tasks(projects.export_project(connection, client, project), title)
 
 
-def read_labels_from_tasks(tasks: list[dict[str, Any]], title: str) -> PulledLabels:
+def read_labels_from_tasks(tasks: Sequence[Task], title: str) -> PulledLabels:
+    """Labels from exported precision tasks (``title`` names the project in errors)."""
     pulled = PulledLabels([])
     by_choice = {choice: label for label, choice in CHOICES.items()}
     for task in sorted(tasks, key=lambda t: int(t["id"])):
@@ -134,12 +130,8 @@ def read_labels_from_tasks(tasks: list[dict[str, Any]], title: str) -> PulledLab
                 f"Label Studio project {title!r}: task {task['id']} has no mention key"
             )
         pulled.tasks += 1
-        annotations = task.get("annotations") or []
-        done = sorted(
-            (a for a in annotations if not a.get("was_cancelled")),
-            key=lambda a: (a.get("created_at") or "", a.get("id", 0)),
-        )
-        pulled.cancelled += len(annotations) - len(done)
+        done = completed_annotations(task)
+        pulled.cancelled += len(cancelled_annotations(task))
         pulled.extra_annotations += max(0, len(done) - 1)
         label = None
         if done:
@@ -160,11 +152,3 @@ def read_labels_from_tasks(tasks: list[dict[str, Any]], title: str) -> PulledLab
 def _check_precision_config(config: str, where: str) -> None:
     if f'name="{VERDICT}"' not in config:
         raise StudioError(f"{where} is not a precision project (no {VERDICT!r} choice)")
-
-
-def _task_keys(connection: Connection, client: Any, project_id: int) -> list[str]:
-    pages = call(
-        connection, client.tasks.list, project=project_id, page_size=PAGE_SIZE, include="id,data"
-    )
-    tasks: list[Any] = call(connection, list, pages)
-    return [str((t.data or {}).get("key")) for t in tasks]

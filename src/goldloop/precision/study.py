@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from goldloop.gold import Document
@@ -58,9 +58,30 @@ def labelling_row(mention: JudgedMention, text: str) -> dict[str, Any]:
 
 
 def labelling_rows(
-    sample: Sequence[JudgedMention], documents: dict[str, Document]
+    sample: Sequence[JudgedMention], documents: dict[str, Document], source: str = "verdicts"
 ) -> list[dict[str, Any]]:
-    return [labelling_row(m, documents[m.doc_id].text) for m in sample]
+    """Rows to label; each mention's surface is taken from its document (a verdicts file need
+    not carry it), and a mention that does not fit its document names ``source`` and itself."""
+    rows = []
+    for mention in sample:
+        where = f"{source}: mention {mention.key}"
+        document = documents.get(mention.doc_id)
+        if document is None:
+            raise PrecisionError(f"{where}: no document {mention.doc_id!r} among the documents")
+        text = document.text
+        if not 0 <= mention.a < mention.b <= len(text):
+            raise PrecisionError(
+                f"{where}: span [{mention.a}, {mention.b}) lies outside its document "
+                f"(length {len(text)})"
+            )
+        surface = text[mention.a : mention.b]
+        if mention.surface and mention.surface != surface:
+            raise PrecisionError(
+                f"{where}: surface {mention.surface!r} differs from the document's "
+                f"{surface!r}: were these verdicts judged on other texts?"
+            )
+        rows.append(labelling_row(replace(mention, surface=surface), text))
+    return rows
 
 
 @dataclass

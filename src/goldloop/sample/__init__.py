@@ -1,9 +1,10 @@
 """Sampling documents for gold: corpus reading, eligibility gate, mention pool, strata, batches.
 
-``read_documents`` is the one reader of a sample dir (or a plain documents JSONL) for every
-command that takes ``--sample``.
+``read_documents`` is :func:`goldloop.documents.read_documents`, the one documents reader (a
+sample dir, a documents JSONL or a gold file) for every command that takes documents.
 """
 
-from goldloop.sample.sampledir import ManifestRow, SampleDirError, read_documents, read_manifest
+from goldloop.documents import read_documents
+from goldloop.sample.sampledir import ManifestRow, SampleDirError, read_manifest
 
 __all__ = ["ManifestRow", "SampleDirError", "read_documents", "read_manifest"]

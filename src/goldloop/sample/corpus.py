@@ -1,4 +1,5 @@
-"""Reading a corpus table in a stream: TSV/CSV (optionally gzipped), JSONL, or Parquet.
+"""Reading a corpus table in a stream: TSV/CSV (optionally gzipped, read by ``goldloop.csvfile``),
+JSONL, or Parquet.
 
 Each row becomes a ``CorpusRecord`` with its identifiers normalised and its ``doc_id`` built
 from the first identifier present, in the order pmid, doi, openalex, mag, pmcid, then the
@@ -20,6 +21,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import IO, Any
 
+from goldloop.csvfile import open_csv
 from goldloop.errors import GoldloopError
 from goldloop.jsonl import json_lines, json_object
 from goldloop.sample.sampledir import ID_KINDS
@@ -120,22 +122,17 @@ def _corrupt_gzip_guard(source: Path) -> Iterator[None]:
         raise CorpusError(f"{source}: not UTF-8 text: {exc}") from exc
 
 
-def _open_text(source: Path) -> IO[str]:
-    if source.suffix.lower() == ".gz":
-        return gzip.open(source, "rt", encoding="utf-8", newline="")
-    return source.open(encoding="utf-8", newline="")
-
-
 def _read_text_table(
     source: Path, kind: str, columns: CorpusColumns, strict: bool
 ) -> Iterator[CorpusRecord]:
-    with _open_text(source) as handle:
-        if kind == ".jsonl":
+    if kind == ".jsonl":
+        opener = gzip.open if source.suffix.lower() == ".gz" else open
+        with opener(source, "rt", encoding="utf-8", newline="") as handle:
             yield from _read_jsonl(source, handle, columns, strict)
-            return
-        reader = csv.DictReader(handle, delimiter="\t" if kind == ".tsv" else ",")
-        layout = _layout(source, list(reader.fieldnames or ()), columns, strict)
-        for number, raw in enumerate(reader, start=1):
+        return
+    with open_csv(source, error=CorpusError) as reader:
+        layout = _layout(source, reader.columns, columns, strict)
+        for number, (_, raw) in enumerate(reader, start=1):
             yield _record(layout, number, raw)
 
 

@@ -1,9 +1,11 @@
-"""The sampling pool: every eligible document with its detected KB mentions, and its cache.
+"""The sampling pool: the parsed eligible documents with their detected KB mentions, and its cache.
 
-The pool is parsed once and cached in ``pool_mentions.csv.gz`` (one row per eligible document,
-its mentions as a JSON column) beside ``pool_mentions.json``, which holds the fingerprint of
-everything the pool depends on: corpus and excluded corpora bytes, column choices, KB, gate
-settings, detector version and spaCy model. A later batch reuses the cache while that holds.
+In one phase the pool is every eligible document; in two phases it is phase 1, a prefix of one
+seeded random order of them (``goldloop.sample.phase1``). It is parsed once and cached in
+``pool_mentions.csv.gz`` (one row per parsed document, its mentions as a JSON column) beside
+``pool_mentions.json``, which holds the fingerprint of everything the pool depends on: corpus and
+excluded corpora bytes, column choices, KB, gate settings, detector version, spaCy model and, in
+two phases, the order's seed. A later batch reuses the cache while that holds.
 """
 
 from __future__ import annotations
@@ -16,8 +18,8 @@ import importlib.util
 import io
 import json
 from collections import deque
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -80,11 +82,17 @@ class PoolDoc:
 
 @dataclass
 class Pool:
+    """Parsed documents (phase 1 in its order, or every eligible one), the gate's counts, and the
+    texts of the documents parsed by this run (so a draw from them needs no second read)."""
+
     documents: list[PoolDoc]
     rows_read: int
     gate: dict[str, int]
     fingerprint: str
     cache_hit: bool
+    eligible: int
+    parsed: int = 0
+    texts: dict[str, str] = field(default_factory=dict)
 
 
 def model_identity() -> str:
@@ -119,7 +127,9 @@ def load_cached_pool(sample_dir: Path, expected: str) -> Pool | None:
         raise GoldloopError(f"{meta_path}: unreadable pool cache metadata: {exc}") from exc
     if meta.get("fingerprint") != expected:
         return None
-    return Pool(read_pool_rows(pool_path), meta["rows_read"], meta["gate"], expected, True)
+    documents = read_pool_rows(pool_path)
+    eligible = meta.get("eligible", len(documents))
+    return Pool(documents, meta["rows_read"], meta["gate"], expected, True, eligible)
 
 
 def read_pool_rows(path: Path) -> list[PoolDoc]:
@@ -163,46 +173,71 @@ def write_pool(sample_dir: Path, pool: Pool, inputs: dict[str, Any]) -> None:
         "inputs": inputs,
         "rows_read": pool.rows_read,
         "gate": pool.gate,
+        "eligible": pool.eligible,
     }
     atomic_write_json(sample_dir / POOL_META, meta)
 
 
-def build_pool(
-    corpus: Iterator[CorpusRecord],
-    gate: Gate,
+def admitted(
+    corpus: Iterable[CorpusRecord], gate: Gate, on_rows: Callable[[int], None] | None = None
+) -> Iterator[CorpusRecord]:
+    """The records that pass ``gate``, in corpus order; ``on_rows`` hears of every row read."""
+    rows = 0
+    for record in corpus:
+        rows += 1
+        if on_rows is not None and rows % PROGRESS_EVERY == 0:
+            on_rows(PROGRESS_EVERY)
+        if gate.admit(record):
+            yield record
+    if on_rows is not None:
+        on_rows(rows % PROGRESS_EVERY)
+
+
+def parse_pool(
+    records: Iterable[CorpusRecord],
     kb: KB,
     *,
     workers: int = 1,
     batch_size: int = 64,
-    on_rows: Callable[[int], None] | None = None,
-) -> tuple[list[PoolDoc], int]:
-    """Gate the corpus stream, parse what passes with ``nlp.pipe``, detect mentions per document."""
-    from goldloop.nlp import detect_mentions, parse_many
-
-    rows = 0
-    # nlp.pipe yields docs in input order, so the records waiting here line up with its output.
+    scheduler: str | None = None,
+) -> Iterator[PoolDoc]:
+    """Each record as a pool document with its mentions, in order: parsed here through
+    ``nlp.parse_many`` (``workers`` processes), or on Dask when ``scheduler`` is given."""
+    # Both parsers yield in input order, so the records waiting here line up with their output.
     waiting: deque[CorpusRecord] = deque()
 
-    def eligible() -> Iterator[str]:
-        nonlocal rows
-        for record in corpus:
-            rows += 1
-            if on_rows is not None and rows % PROGRESS_EVERY == 0:
-                on_rows(PROGRESS_EVERY)
-            if gate.admit(record):
-                waiting.append(record)
-                yield record.text
+    def texts() -> Iterator[str]:
+        for record in records:
+            waiting.append(record)
+            yield record.text
 
-    documents = [
-        _pool_doc(waiting.popleft(), detect_mentions(doc, kb))
-        for doc in parse_many(eligible(), n_process=workers, batch_size=batch_size)
-    ]
-    if on_rows is not None:
-        on_rows(rows % PROGRESS_EVERY)
-    return documents, rows
+    if scheduler is not None:
+        from goldloop.sample.distributed import detect_on_dask
+
+        found = detect_on_dask(texts(), kb, scheduler, batch_size=batch_size)
+    else:
+        found = detect_here(texts(), kb, workers=workers, batch_size=batch_size)
+    for mentions in found:
+        yield _pool_doc(waiting.popleft(), mentions)
 
 
-def _pool_doc(record: CorpusRecord, mentions: list[Any]) -> PoolDoc:
+def detect_here(
+    texts: Iterable[str], kb: KB, *, workers: int = 1, batch_size: int = 64
+) -> Iterator[tuple[PoolMention, ...]]:
+    """Pool mentions of each text, in order, parsed through the one bulk-parse path."""
+    from goldloop.nlp import detect_mentions, parse_many
+
+    for doc in parse_many(texts, n_process=workers, batch_size=batch_size):
+        yield pool_mentions(detect_mentions(doc, kb))
+
+
+def pool_mentions(mentions: Iterable[Any]) -> tuple[PoolMention, ...]:
+    return tuple(
+        PoolMention(m.a, m.b, m.entity_id, m.label, m.direction, bool(m.verbal)) for m in mentions
+    )
+
+
+def _pool_doc(record: CorpusRecord, mentions: tuple[PoolMention, ...]) -> PoolDoc:
     assert record.doc_id is not None and record.doc_uid is not None and record.year is not None
     return PoolDoc(
         doc_id=record.doc_id,
@@ -211,8 +246,5 @@ def _pool_doc(record: CorpusRecord, mentions: list[Any]) -> PoolDoc:
         year=record.year,
         n_chars=len(record.text),
         text_sha1=record.text_sha1,
-        mentions=tuple(
-            PoolMention(m.a, m.b, m.entity_id, m.label, m.direction, bool(m.verbal))
-            for m in mentions
-        ),
+        mentions=mentions,
     )

@@ -1,11 +1,20 @@
-"""One sampling batch, end to end: pool (cached), strata, allocation, draw, append, report."""
+"""One sampling batch, end to end: pool (cached), strata, allocation, draw, append, report.
+
+In two phases (``SampleSettings.phase1``) the pool is phase 1 (``goldloop.sample.phase1``):
+batch ``b`` draws from the first ``m_b`` documents of the seeded order, ``m_b`` = the documents
+already drawn + the phase-1 size asked for (never fewer than the previous batch's), strata cut
+points fixed at batch 0, and each drawn document's ``p_incl = (m_b / N) * (k_h / R_h)``: ``N``
+eligible documents, ``k_h`` draws from the ``R_h`` not-yet-drawn phase-1 documents of its stratum.
+In one phase ``m_b = N`` and the first factor is 1.
+"""
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -15,22 +24,26 @@ from goldloop.errors import GoldloopError
 from goldloop.kb import KB
 from goldloop.sample.corpus import CorpusColumns, file_sha256, read_corpus, texts_for
 from goldloop.sample.gate import Gate, GateSettings, exclusion_sets
+from goldloop.sample.phase1 import first_in_order, size_for
 from goldloop.sample.pool import (
     Pool,
     PoolDoc,
-    build_pool,
+    admitted,
     fingerprint,
     load_cached_pool,
     model_identity,
+    parse_pool,
     write_pool,
 )
 from goldloop.sample.sampledir import MANIFEST, ManifestRow, append_batch, read_manifest
 from goldloop.sample.strata import (
     ROLES,
     Boundaries,
-    allocate,
+    Drawn,
+    Plan,
     boundaries,
     draw,
+    plan_draws,
     stratum_weights,
 )
 
@@ -50,6 +63,8 @@ class SampleSettings:
     seed: int = 13
     workers: int = 1
     batch_size: int = 64
+    phase1: int | str | None = None  # None: one phase; a size, or "auto"
+    dask: str | None = None  # a scheduler address or "local:N": the parse runs there
 
     def check(self) -> None:
         if min(self.n_primary, self.n_double, self.n_reserve) < 0:
@@ -62,10 +77,31 @@ class SampleSettings:
             raise GoldloopError(f"--none-fraction must lie in [0, 1], got {self.none_fraction}")
         if self.tail_weight <= 0 or self.tail_top_k < 0 or self.workers < 1:
             raise GoldloopError("--tail-weight must be > 0, --tail-top-k >= 0 and --workers >= 1")
+        if self.phase1 not in (None, "auto") and (
+            not isinstance(self.phase1, int) or self.phase1 < 1
+        ):
+            raise GoldloopError(
+                f"the phase-1 size must be a positive number or 'auto', got {self.phase1!r}"
+            )
 
     @property
     def role_sizes(self) -> dict[str, int]:
         return {"primary": self.n_primary, "double": self.n_double, "reserve": self.n_reserve}
+
+    @property
+    def batch_total(self) -> int:
+        return self.n_primary + self.n_double + self.n_reserve
+
+
+@dataclass(frozen=True)
+class Phase1Plan:
+    """Phase 1 of one batch: the order's seed, the size asked for, how many documents of the
+    order this batch draws from, and the strata cut points of batch 0 (``None`` at batch 0)."""
+
+    seed: int
+    requested: int | str
+    size: int
+    cuts: Boundaries | None
 
 
 @dataclass
@@ -96,31 +132,24 @@ def run_sample(
     sample_dir, corpus_path = Path(out), Path(corpus)
     existing = _existing(sample_dir, extend)
     batch = max((r.batch for r in existing), default=-1) + 1
-    pool, inputs = _pool(corpus_path, sample_dir, kb, settings, exclude, on_rows)
+    phase1 = _phase1_plan(sample_dir, batch, settings, len(existing))
+    pool, inputs = _pool(corpus_path, sample_dir, kb, settings, exclude, on_rows, phase1)
     if not pool.documents:
         dropped = ", ".join(f"{reason} {n}" for reason, n in pool.gate.items() if n) or "none"
         raise GoldloopError(
             f"{corpus_path}: no eligible document ({pool.rows_read} rows read; dropped: {dropped})"
         )
-    cuts = boundaries(pool.documents, settings.tail_top_k)
+    documents = pool.documents if phase1 is None else pool.documents[: phase1.size]
+    cuts = phase1.cuts if phase1 is not None else None
     taken = {r.doc_id for r in existing}
-    strata: dict[str, list[PoolDoc]] = defaultdict(list)
-    for doc in pool.documents:
-        if doc.doc_id not in taken:
-            strata[cuts.stratum(doc)].append(doc)
-    sizes = {name: len(docs) for name, docs in strata.items()}
-    if not sizes:
+    chosen = draw_batch(documents, pool.eligible, taken, settings, batch, cuts)
+    if not chosen.sizes:
         raise GoldloopError(
-            f"{sample_dir}: the pool is exhausted: all {len(pool.documents)} eligible documents"
-            " of the corpus are drawn already"
+            f"{sample_dir}: the pool is exhausted: all {len(documents)} documents"
+            f" {'of phase 1' if phase1 else 'eligible in the corpus'} are drawn already"
         )
-    weights = stratum_weights(sizes, settings.tail_weight, settings.none_fraction)
-    allocation = allocate(sum(settings.role_sizes.values()), sizes, weights)
-    drawn = draw(strata, allocation, settings.role_sizes, random.Random(f"{settings.seed}:{batch}"))
-    texts = texts_for(corpus_path, settings.columns, {d.doc.doc_id: d.doc.text_sha1 for d in drawn})
-    missing = [d.doc.doc_id for d in drawn if d.doc.doc_id not in texts]
-    if missing:
-        raise GoldloopError(f"{corpus_path}: text of {missing[0]!r} changed while sampling")
+    drawn, cuts, p_phase1 = chosen.drawn, chosen.cuts, chosen.p_phase1
+    texts = _texts(corpus_path, settings.columns, pool, [d.doc for d in drawn])
     rows = [_manifest_row(d.doc, d.stratum, d.p_incl, batch, d.role, kb) for d in drawn]
     report = {
         "batch": batch,
@@ -129,18 +158,31 @@ def run_sample(
         "exclude_corpora": [str(p) for p in exclude],
         "settings": asdict(settings),
         "kb": {"path": str(kb.path), "sha256": kb.sha256},
-        "pool_cache": {"hit": pool.cache_hit, "fingerprint": pool.fingerprint, "inputs": inputs},
+        "pool_cache": {
+            "hit": pool.cache_hit,
+            "parsed": pool.parsed,
+            "fingerprint": pool.fingerprint,
+            "inputs": inputs,
+        },
         "rows_read": pool.rows_read,
-        "eligible": len(pool.documents),
+        "eligible": pool.eligible,
         "dropped": pool.gate,
         "dropped_total": sum(pool.gate.values()),
+        "phase1": None
+        if phase1 is None
+        else {
+            "seed": phase1.seed,
+            "requested": phase1.requested,
+            "size": len(documents),
+            "p": p_phase1,
+        },
         "boundaries": {
             "year_cuts": list(cuts.year_cuts),
             "verb_density_median": cuts.density_median,
             "tail_top_k": settings.tail_top_k,
             "common_labels": sorted(cuts.common),
         },
-        "strata": _strata_report(pool, cuts, sizes, allocation),
+        "strata": _strata_report(documents, cuts, chosen.sizes, chosen.plan, p_phase1),
         "already_drawn": len(taken),
         **_draw_report(rows, settings),
     }
@@ -152,19 +194,81 @@ def run_sample(
     return SampleResult(sample_dir, batch, rows, report, path)
 
 
+@dataclass(frozen=True)
+class BatchDraw:
+    """One batch's draw: the documents with their ``p_incl`` (both phases), the cut points, the
+    remaining size of each stratum, and the allocation plan."""
+
+    drawn: list[Drawn]
+    cuts: Boundaries
+    sizes: dict[str, int]
+    plan: Plan
+    p_phase1: float
+
+
+def draw_batch(
+    documents: list[PoolDoc],
+    eligible: int,
+    taken: set[str],
+    settings: SampleSettings,
+    batch: int,
+    cuts: Boundaries | None = None,
+) -> BatchDraw:
+    """Draw batch ``batch`` from ``documents`` (phase 1, or every one of the ``eligible``) minus
+    ``taken``; ``cuts`` default to the boundaries of ``documents``. Nothing drawn when nothing
+    remains (``sizes`` empty)."""
+    p_phase1 = len(documents) / eligible
+    cuts = cuts if cuts is not None else boundaries(documents, settings.tail_top_k)
+    strata: dict[str, list[PoolDoc]] = defaultdict(list)
+    for doc in documents:
+        if doc.doc_id not in taken:
+            strata[cuts.stratum(doc)].append(doc)
+    sizes = {name: len(docs) for name, docs in strata.items()}
+    weights = stratum_weights(sizes, settings.tail_weight, settings.none_fraction)
+    plan = plan_draws(settings.batch_total, sizes, weights)
+    groups: dict[str, list[PoolDoc]] = defaultdict(list)
+    for name, docs in strata.items():
+        groups[plan.groups[name]].extend(docs)
+    rng = random.Random(f"{settings.seed}:{batch}")
+    drawn = [
+        replace(d, p_incl=p_phase1 * d.p_incl)
+        for d in draw(groups, plan.allocation, settings.role_sizes, rng)
+    ]
+    return BatchDraw(drawn, cuts, sizes, plan, p_phase1)
+
+
+def _texts(
+    corpus: Path, columns: CorpusColumns, pool: Pool, drawn: list[PoolDoc]
+) -> dict[str, str]:
+    """The drawn documents' texts: from this run's parse when it read them, else the corpus."""
+    texts = {d.doc_id: pool.texts[d.doc_id] for d in drawn if d.doc_id in pool.texts}
+    wanted = {d.doc_id: d.text_sha1 for d in drawn if d.doc_id not in texts}
+    if wanted:
+        texts.update(texts_for(corpus, columns, wanted))
+    missing = [d.doc_id for d in drawn if d.doc_id not in texts]
+    if missing:
+        raise GoldloopError(f"{corpus}: text of {missing[0]!r} changed while sampling")
+    return texts
+
+
 def _strata_report(
-    pool: Pool, cuts: Boundaries, sizes: dict[str, int], allocation: dict[str, int]
+    documents: list[PoolDoc], cuts: Boundaries, sizes: dict[str, int], plan: Plan, p_phase1: float
 ) -> dict[str, dict[str, Any]]:
-    totals = Counter(cuts.stratum(doc) for doc in pool.documents)
-    return {
-        name: {
-            "pool": totals[name],
-            "remaining": sizes.get(name, 0),
-            "drawn": allocation.get(name, 0),
-            "p_incl": allocation.get(name, 0) / sizes[name] if sizes.get(name) else 0.0,
-        }
-        for name in sorted(totals)
-    }
+    """Per draw stratum: pool (parsed) size, remaining, drawn, p_incl; a merged one lists its strata."""
+    totals = Counter(cuts.stratum(doc) for doc in documents)
+    report: dict[str, dict[str, Any]] = {}
+    for name in sorted(totals):
+        group = plan.groups.get(name, name)
+        entry = report.setdefault(group, {"pool": 0, "remaining": 0})
+        entry["pool"] += totals[name]
+        entry["remaining"] += sizes.get(name, 0)
+        if group != name:
+            entry.setdefault("strata", []).append(name)
+    for group, entry in report.items():
+        k = plan.allocation.get(group, 0)
+        entry["drawn"] = k
+        entry["p_incl"] = p_phase1 * k / entry["remaining"] if entry["remaining"] else 0.0
+    return dict(sorted(report.items()))
 
 
 def _draw_report(rows: list[ManifestRow], settings: SampleSettings) -> dict[str, Any]:
@@ -189,6 +293,49 @@ def _existing(sample_dir: Path, extend: bool) -> list[ManifestRow]:
     return read_manifest(sample_dir) if has_sample else []
 
 
+def _phase1_plan(
+    sample_dir: Path, batch: int, settings: SampleSettings, taken: int
+) -> Phase1Plan | None:
+    """Phase 1 of this batch: as asked at batch 0; later batches keep its seed and cut points
+    and grow along the same order (never shrinking)."""
+    if batch == 0:
+        if settings.phase1 is None:
+            return None
+        size = size_for(settings.phase1, settings.batch_total)
+        return Phase1Plan(settings.seed, settings.phase1, size, None)
+    first = _read_report(sample_dir, 0, required=settings.phase1 is not None) or {}
+    recorded = first.get("phase1")
+    if recorded is None:
+        if settings.phase1 is not None:
+            raise GoldloopError(
+                f"{sample_dir}: batch 0 was drawn in one phase; a two-phase batch cannot extend it"
+            )
+        return None
+    previous = _read_report(sample_dir, batch - 1, required=True) or {}
+    requested = settings.phase1 if settings.phase1 is not None else recorded["requested"]
+    size = max(previous["phase1"]["size"], taken + size_for(requested, settings.batch_total))
+    b = first["boundaries"]
+    cuts = Boundaries(
+        year_cuts=(float(b["year_cuts"][0]), float(b["year_cuts"][1])),
+        density_median=float(b["verb_density_median"]),
+        common=frozenset(b["common_labels"]),
+    )
+    return Phase1Plan(int(recorded["seed"]), requested, size, cuts)
+
+
+def _read_report(sample_dir: Path, batch: int, *, required: bool) -> dict[str, Any] | None:
+    path = report_path(sample_dir, batch)
+    if not path.is_file():
+        if required:
+            raise GoldloopError(f"{path}: missing; a two-phase sample needs every batch's report")
+        return None
+    try:
+        report: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise GoldloopError(f"{path}: unreadable sampling report: {exc}") from exc
+    return report
+
+
 def _pool(
     corpus: Path,
     sample_dir: Path,
@@ -196,13 +343,15 @@ def _pool(
     settings: SampleSettings,
     exclude: Sequence[str | Path],
     on_rows: Callable[[int], None] | None,
+    phase1: Phase1Plan | None,
 ) -> tuple[Pool, dict[str, Any]]:
-    """The cached pool when its fingerprint still holds, else a fresh parse (then cached)."""
+    """The cached pool when its fingerprint holds (and, in two phases, it is long enough),
+    else a fresh read of the corpus that parses only what the cache lacks (then cached)."""
     from goldloop.nlp import DETECTOR_VERSION
 
     if not corpus.is_file():
         raise GoldloopError(f"{corpus}: no such corpus file")
-    inputs = {
+    inputs: dict[str, Any] = {
         "corpus_sha256": file_sha256(corpus),
         "columns": asdict(settings.columns),
         "exclude_sha256": [file_sha256(p) for p in exclude],
@@ -211,23 +360,33 @@ def _pool(
         "detector_version": DETECTOR_VERSION,
         "spacy_model": model_identity(),
     }
+    if phase1 is not None:
+        inputs["phase1_seed"] = phase1.seed
     key = fingerprint(inputs)
     cached = load_cached_pool(sample_dir, key)
-    if cached is not None:
+    if cached is not None and (
+        phase1 is None or len(cached.documents) >= min(phase1.size, cached.eligible)
+    ):
         return cached, inputs
     excluded_ids, excluded_hashes = exclusion_sets(
         record for path in exclude for record in read_corpus(path, strict=False)
     )
     gate = Gate(settings.gate, excluded_ids, excluded_hashes)
-    documents, rows = build_pool(
-        read_corpus(corpus, settings.columns),
-        gate,
-        kb,
-        workers=settings.workers,
-        batch_size=settings.batch_size,
-        on_rows=on_rows,
-    )
-    pool = Pool(documents, rows, gate.counts(), key, cache_hit=False)
+    eligible = admitted(read_corpus(corpus, settings.columns), gate, on_rows)
+    parse = {"workers": settings.workers, "batch_size": settings.batch_size}
+    if phase1 is None:
+        documents = list(parse_pool(eligible, kb, scheduler=settings.dask, **parse))
+        pool = Pool(documents, gate.rows, gate.counts(), key, False, len(documents), len(documents))
+    else:
+        chosen = first_in_order(eligible, phase1.seed, phase1.size)
+        known = {d.doc_id: d for d in cached.documents} if cached is not None else {}
+        fresh = [r for r in chosen.records if r.doc_id not in known]
+        known.update((d.doc_id, d) for d in parse_pool(fresh, kb, scheduler=settings.dask, **parse))
+        documents = [known[r.doc_id] for r in chosen.records if r.doc_id is not None]
+        texts = {r.doc_id: r.text for r in chosen.records if r.doc_id is not None}
+        pool = Pool(
+            documents, gate.rows, gate.counts(), key, False, chosen.eligible, len(fresh), texts
+        )
     write_pool(sample_dir, pool, inputs)
     return pool, inputs
 

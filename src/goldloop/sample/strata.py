@@ -4,7 +4,10 @@ A document's stratum is its year tercile × verb-mention density × tail, named
 ``y{0,1,2}-{none|low|high}[-tail|-common]`` (``none`` strata carry no tail suffix: they are the
 negative controls). Boundaries come from the whole pool, so a stratum means the same thing in
 every batch. A batch is allocated over strata by largest remainder; a stratum asked for more
-than it holds is capped and its surplus is allocated again over the others.
+than it holds is capped and its surplus is allocated again over the others. Every non-empty
+stratum gets at least one draw, so every remaining document has a non-zero inclusion
+probability: when a batch is smaller than the number of non-empty strata, the smallest strata
+are merged into one stratum, ``merged``, first.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import numpy as np
 from goldloop.sample.pool import PoolDoc
 
 ROLES = ("primary", "double", "reserve")
+MERGED = "merged"
 
 
 @dataclass(frozen=True)
@@ -83,6 +87,46 @@ def allocate(total: int, caps: Mapping[str, int], weights: Mapping[str, float]) 
         for k, share in shares.items():
             alloc[k] += min(share, room[k])
     return alloc
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Where each non-empty stratum is drawn from (itself or ``MERGED``) and how many draws each
+    of those draw strata gets (at least one each)."""
+
+    groups: dict[str, str]
+    allocation: dict[str, int]
+
+
+def plan_draws(total: int, sizes: Mapping[str, int], weights: Mapping[str, float]) -> Plan:
+    """``allocate`` with a floor of one draw per non-empty stratum.
+
+    A batch smaller than the number of non-empty strata first merges the lowest-weight strata
+    (ties: smaller, then by name) into ``MERGED`` until there are as many draw strata as draws.
+    A draw stratum the weights leave empty then takes one draw from the largest allocation, so
+    the allocation equals ``allocate``'s whenever that already reaches every stratum.
+    """
+    filled = {s: n for s, n in sizes.items() if n > 0}
+    target = min(total, sum(filled.values()))
+    groups = {s: s for s in filled}
+    if target == 0:
+        return Plan(groups, {})
+    if target < len(filled):
+        lightest = sorted(filled, key=lambda s: (weights.get(s, 0.0), filled[s], s))
+        for stratum in lightest[: len(filled) - target + 1]:
+            groups[stratum] = MERGED
+    group_sizes: Counter[str] = Counter()
+    group_weights: dict[str, float] = {}
+    for stratum, group in groups.items():
+        group_sizes[group] += filled[stratum]
+        group_weights[group] = group_weights.get(group, 0.0) + weights.get(stratum, 0.0)
+    allocation = allocate(target, group_sizes, group_weights)
+    for group in sorted(g for g, k in allocation.items() if k == 0):
+        # When target >= the number of groups, an empty one implies a donor with two or more.
+        donor = max(sorted(allocation), key=lambda g: allocation[g])
+        allocation[donor] -= 1
+        allocation[group] += 1
+    return Plan(groups, allocation)
 
 
 def stratum_weights(

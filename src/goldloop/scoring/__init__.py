@@ -1,1 +1,3 @@
-"""Scoring systems on the gold: span matching, nervaluate schemas, regimes, intervals, baselines."""
+"""The scoring-side analyses: systems on the gold (one per-document span matcher, nervaluate
+schemas, regimes, intervals, baselines), agreement between annotators, pooled relative recall,
+capture–recapture completeness, and prediction-powered precision."""

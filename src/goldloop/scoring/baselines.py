@@ -64,13 +64,14 @@ def lexical_baseline(
     progress: Progress | None = None,
 ) -> BaselineRun:
     """Mentions found by the shared detector, one row per mention."""
-    from goldloop.nlp import detect_mentions, load_nlp
+    from goldloop.nlp import detect_mentions, load_nlp, parse_many
 
     started = time.perf_counter()
     nlp = load_nlp(model)
     step = (progress or _silent)("lexical", len(documents))
     rows: list[dict[str, Any]] = []
-    for document, doc in zip(documents, nlp.pipe(d.text for d in documents), strict=True):
+    texts = (d.text for d in documents)
+    for document, doc in zip(documents, parse_many(texts, nlp=nlp), strict=True):
         rows.extend(
             {
                 "doc_id": document.doc_id,
@@ -111,36 +112,48 @@ def llm_baseline(
     provider: Provider,
     max_tokens: int = 64,
     progress: Progress | None = None,
+    concurrency: int = 8,
 ) -> BaselineRun:
-    """One constrained choice per gold span; answers that cannot be used become abstentions,
-    counted by reason (``none``, ``unknown_label``, ``unparsable``, ``truncated``)."""
-    from goldloop.llm import LLMRequest
+    """One constrained choice per gold span, ``concurrency`` requests in flight; answers that
+    cannot be used become abstentions, counted by reason (``none``, ``unknown_label``,
+    ``unparsable``, ``truncated``, ``failed``: the request failed, listed in ``failed``)."""
+    from goldloop.llm import LLMError, LLMRequest
+    from goldloop.llm.runner import run_requests
 
     started = time.perf_counter()
     labels = sorted((relation.label for relation in kb), key=str.casefold)
+    spans = [(document, hit) for document in documents for hit in document.ground_truth]
+    requests = [
+        LLMRequest(*linking_request(document.text, hit.a, hit.b, labels), max_tokens)
+        for document, hit in spans
+    ]
+    step = (progress or _silent)("llm", len(requests))
+    answers = run_requests(
+        provider, requests, concurrency=concurrency, on_answer=lambda _, __: step()
+    )
     outcomes: Counter[str] = Counter()
     usage: Counter[str] = Counter()
     rows: list[dict[str, Any]] = []
-    step = (progress or _silent)("llm", sum(len(d.ground_truth) for d in documents))
-    for document in documents:
-        for hit in document.ground_truth:
-            step()
-            system, user, schema = linking_request(document.text, hit.a, hit.b, labels)
-            response = provider.complete(LLMRequest(system, user, schema, max_tokens))
-            usage.update(response.usage)
-            outcomes["cached" if response.cached else "called"] += 1
-            entity_id, outcome = _decode(response.text, response.truncated, kb)
-            outcomes[outcome] += 1
-            rows.append(
-                {
-                    "doc_id": document.doc_id,
-                    "a": hit.a,
-                    "b": hit.b,
-                    "entity_id_predicted": entity_id,
-                }
-            )
+    failed: list[dict[str, Any]] = []
+    for (document, hit), answer in zip(spans, answers, strict=True):
+        span = {"doc_id": document.doc_id, "a": hit.a, "b": hit.b}
+        if isinstance(answer, LLMError):
+            entity_id, outcome = None, "failed"
+            failed.append({**span, "error": str(answer)})
+        else:
+            usage.update(answer.usage)
+            outcomes["cached" if answer.cached else "called"] += 1
+            entity_id, outcome = _decode(answer.text, answer.truncated, kb)
+        outcomes[outcome] += 1
+        rows.append({**span, "entity_id_predicted": entity_id})
     predictions = rows_to_predictions("llm", None, "llm", rows, documents)
-    report = {"annotator": provider.tag, "outcomes": dict(outcomes), "usage": dict(usage)}
+    report = {
+        "annotator": provider.tag,
+        "requests": len(requests),
+        "outcomes": dict(outcomes),
+        "usage": dict(usage),
+        "failed": failed,
+    }
     return BaselineRun(predictions, time.perf_counter() - started, report)
 
 
@@ -171,6 +184,7 @@ def run_baselines(
     bootstrap: int = 0,
     seed: int = 0,
     progress: Progress | None = None,
+    concurrency: int = 8,
 ) -> list[dict[str, Any]]:
     """Run each named baseline and score it in its regimes; ``wall_time_s`` covers producing the
     predictions and scoring them."""
@@ -183,8 +197,8 @@ def run_baselines(
     for name in systems:
         if name == "llm":
             if provider is None:
-                raise GoldloopError("the llm baseline needs a provider (--provider and --model)")
-            run = llm_baseline(documents, kb, provider, progress=progress)
+                raise GoldloopError("the llm baseline needs an LLM provider")
+            run = llm_baseline(documents, kb, provider, progress=progress, concurrency=concurrency)
         else:
             run = lexical_baseline(documents, kb, spacy_model, progress)
         for regime in BASELINE_REGIMES[name]:

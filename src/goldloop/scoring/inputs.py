@@ -8,7 +8,6 @@ is not dropped silently: it is counted under a reason (``not_an_object``, ``no_d
 
 from __future__ import annotations
 
-import csv
 import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -16,10 +15,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeGuard
 
+from goldloop.csvfile import read_csv
 from goldloop.errors import GoldloopError
 from goldloop.gold import Document, read_gold
 from goldloop.jsonl import json_lines
 from goldloop.kb import DIRECTIONS, KB
+
+# A first row holding one of these names is the id bridge's header, not a mapping.
+BRIDGE_HEADERS = ("entity_id_predicted", "predicted", "from")
 
 
 class PredictionsError(GoldloopError):
@@ -59,7 +62,7 @@ def read_gold_documents(path: str | Path, kb: KB | None) -> list[Document]:
     if kb is None:
         raise PredictionsError(f"{path}: reading a Label Studio export needs the KB")
     try:
-        from goldloop.studio.pull import verify
+        from goldloop.studio.verify import verify
     except ImportError as exc:
         raise PredictionsError(
             f"{path}: reading a Label Studio export needs goldloop[studio]"
@@ -122,16 +125,12 @@ def rows_to_predictions(
 def read_id_bridge(path: str | Path) -> dict[str, str]:
     """A CSV mapping a system's minted ids onto KB ids: the first two columns, header optional."""
     source = Path(path)
-    try:
-        lines = source.read_text(encoding="utf-8-sig").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PredictionsError(f"{source}: cannot read the id bridge: {exc}") from exc
+    table = read_csv(source, error=PredictionsError)
+    rows = [(number, list(row.values())) for number, row in table.rows]
+    if table.columns[0] not in BRIDGE_HEADERS:
+        rows.insert(0, (1, table.columns))
     bridge: dict[str, str] = {}
-    for number, row in enumerate(csv.reader(lines), start=1):
-        if not row or (
-            number == 1 and row[0].strip() in ("entity_id_predicted", "predicted", "from")
-        ):
-            continue
+    for number, row in rows:
         if len(row) < 2 or not row[0].strip() or not row[1].strip():
             raise PredictionsError(
                 f"{source}: line {number}: needs two columns, predicted id and KB id"

@@ -1,9 +1,9 @@
 """Greedy one-to-one span matching within one document: the matcher every scorer shares.
 
 Predictions are taken in the order given; each one takes the first gold span, in gold order, that
-it matches and that no earlier prediction took. A gold span is keyed by its offsets ``(a, b)``, so
-a second prediction over the same annotation finds it consumed and stays unmatched (a false
-positive rather than inflated recall).
+it matches and that no earlier prediction took. Each gold span is taken at most once, so a second
+prediction over the same annotation stays unmatched (a false positive rather than inflated
+recall), while two gold spans at the same offsets (two relations on one phrase) can both be found.
 """
 
 from __future__ import annotations
@@ -36,16 +36,16 @@ def match_spans(
     """
     check_match_mode(match_mode)
     exact = match_mode == "exact"
-    consumed: set[tuple[int, int]] = set()
+    taken_gold: set[int] = set()
     taken: list[int | None] = []
     for a, b in predicted:
         hit: int | None = None
-        for index, key in enumerate(gold):
-            if key in consumed:
+        for index, (ga, gb) in enumerate(gold):
+            if index in taken_gold:
                 continue
-            if (key[0] == a and key[1] == b) if exact else (a < key[1] and key[0] < b):
+            if (ga == a and gb == b) if exact else (a < gb and ga < b):
                 hit = index
-                consumed.add(key)
+                taken_gold.add(index)
                 break
         taken.append(hit)
     return taken

@@ -29,6 +29,12 @@ class Estimate:
     def to_json(self) -> dict[str, float | None]:
         return {"value": self.value, "low": self.low, "high": self.high}
 
+    def __str__(self) -> str:
+        """``0.750 [0.666, 0.819]``, or the value alone when there is no range."""
+        if self.low is None or self.high is None:
+            return f"{self.value:.3f}"
+        return f"{self.value:.3f} [{self.low:.3f}, {self.high:.3f}]"
+
 
 def z_value(confidence: float) -> float:
     """Two-sided normal quantile for a confidence level (1.95996... for 0.95)."""

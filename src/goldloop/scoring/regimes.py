@@ -1,15 +1,15 @@
 """Scoring one system on the gold, end-to-end or linking-only, with slices and intervals.
 
-*End-to-end* scores span detection and linking together (``goldloop.ground_truth``'s numbers,
-nervaluate's schemas, direction). *Linking-only* gives the system the gold spans and scores the
-id decision alone: a gold span with no aligned prediction, or one whose id is null, is an
-abstention; ``accuracy_overall`` counts abstentions as wrong, ``accuracy_on_predicted`` does not,
-and ``coverage`` is the share answered. Both sides are folded through the KB before ids meet.
+*End-to-end* scores span detection and linking together (detection P/R/F1 and entity accuracy,
+nervaluate's schemas, direction); every figure matches spans within each document, and the seed
+scorer's cross-document figure rides along as ``detection_seed_compatible``. *Linking-only* gives
+the system the gold spans and scores the id decision alone: a gold span with no aligned
+prediction, or one whose id is null, is an abstention; ``accuracy_overall`` counts abstentions as
+wrong, ``accuracy_on_predicted`` does not, and ``coverage`` is the share answered. Both sides are folded through the KB before ids meet.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,10 +17,14 @@ from typing import Any
 import numpy as np
 
 from goldloop.gold import Document
-from goldloop.ground_truth import GtSpan, score_predictions_against_ground_truth
 from goldloop.kb import KB
 from goldloop.scoring import schemas
 from goldloop.scoring.bootstrap import document_bootstrap, f1, ratio
+from goldloop.scoring.detection import (
+    GroundTruthScore,
+    GtSpan,
+    score_predictions_against_ground_truth,
+)
 from goldloop.scoring.folding import direction_agrees, fold_answer
 from goldloop.scoring.inputs import Prediction, SystemPredictions
 from goldloop.scoring.matching import check_match_mode, match_spans
@@ -148,27 +152,16 @@ def _end_to_end(
     bootstrap: int,
     seed: int,
 ) -> dict[str, Any]:
-    headline = score_predictions_against_ground_truth(
-        [
-            {"itext": p.itext, "a": p.a, "b": p.b, "entity_id_predicted": p.entity_id}
-            for p in predictions
-        ],
-        [GtSpan(i, m.a, m.b, m.entity_id) for i, doc in enumerate(gold) for m in doc],
-        match_mode=match_mode,
-    )
     per_doc = np.zeros((len(documents), len(_E2E)), dtype=np.int64)
-    slices = _Slices()
+    slices = _Slices(len(documents))
     for i, (mentions, preds) in enumerate(zip(gold, by_doc, strict=True)):
-        taken = match_spans([(p.a, p.b) for p in preds], [(m.a, m.b) for m in mentions], match_mode)
+        found = _matched(mentions, preds, match_mode)
         row = per_doc[i]
         row[0], row[1] = len(mentions), len(preds)
-        found: dict[int, Prediction] = {
-            j: p for p, j in zip(preds, taken, strict=True) if j is not None
-        }
         for j, mention in enumerate(mentions):
             p = found.get(j)
             correct = p is not None and p.entity_id == mention.entity_id
-            slices.add(mention, p is not None, correct)
+            slices.add(i, mention, p is not None, correct)
             if p is None:
                 continue
             row[2] += 1
@@ -183,7 +176,15 @@ def _end_to_end(
             if agrees is not None:
                 row[5] += 1
                 row[6] += agrees
-    totals = per_doc.sum(axis=0)
+    totals = [int(v) for v in per_doc.sum(axis=0)]
+    detection = GroundTruthScore(
+        n_gold=totals[0],
+        n_predicted=totals[1],
+        n_matched=totals[2],
+        match_mode=match_mode,
+        n_id_comparable=totals[3],
+        n_id_correct=totals[4],
+    )
     evaluate = schemas.evaluate if engine == "goldloop" else schemas.evaluate_with_nervaluate
     schema_result = evaluate(
         [[{"label": m.entity_id, "start": m.a, "end": m.b} for m in doc] for doc in gold],
@@ -193,12 +194,37 @@ def _end_to_end(
         ],
     )
     return {
-        "detection": headline.to_jsonable(),
+        "detection": detection.to_jsonable(),
+        "detection_seed_compatible": _seed_detection(gold, predictions, match_mode),
         "direction": _direction(totals[5], totals[6]),
         "schemas": {"engine": engine, **schema_result},
-        "slices": slices.to_jsonable("recall", kb),
+        "slices": slices.to_jsonable("recall", kb, bootstrap, seed),
         "intervals": _intervals(per_doc, _e2e_metrics, bootstrap, seed),
     }
+
+
+def _matched(
+    mentions: list[GoldMention], preds: list[Prediction], match_mode: str
+) -> dict[int, Prediction]:
+    """Gold mention index -> the prediction that took it, within one document."""
+    taken = match_spans([(p.a, p.b) for p in preds], [(m.a, m.b) for m in mentions], match_mode)
+    return {j: p for p, j in zip(preds, taken, strict=True) if j is not None}
+
+
+def _seed_detection(
+    gold: list[list[GoldMention]], predictions: list[Prediction], match_mode: str
+) -> dict[str, Any]:
+    """The seed scorer's figures (a matched span blocks its offsets in every document): a
+    compatibility line, never the headline."""
+    seed = score_predictions_against_ground_truth(
+        [
+            {"itext": p.itext, "a": p.a, "b": p.b, "entity_id_predicted": p.entity_id}
+            for p in predictions
+        ],
+        [GtSpan(i, m.a, m.b, m.entity_id) for i, doc in enumerate(gold) for m in doc],
+        match_mode=match_mode,
+    )
+    return {"scorer": "goldloop.ground_truth", **seed.to_jsonable()}
 
 
 def _linking_only(
@@ -211,13 +237,10 @@ def _linking_only(
     seed: int,
 ) -> dict[str, Any]:
     per_doc = np.zeros((len(documents), len(_LINK)), dtype=np.int64)
-    slices = _Slices()
+    slices = _Slices(len(documents))
     unaligned = 0
     for i, (mentions, preds) in enumerate(zip(gold, by_doc, strict=True)):
-        taken = match_spans([(p.a, p.b) for p in preds], [(m.a, m.b) for m in mentions], match_mode)
-        aligned: dict[int, Prediction] = {
-            j: p for p, j in zip(preds, taken, strict=True) if j is not None
-        }
+        aligned = _matched(mentions, preds, match_mode)
         unaligned += len(preds) - len(aligned)
         row = per_doc[i]
         row[0] = len(mentions)
@@ -225,7 +248,7 @@ def _linking_only(
             p = aligned.get(j)
             answered = p is not None and p.entity_id is not None
             correct = answered and p is not None and p.entity_id == mention.entity_id
-            slices.add(mention, answered, correct)
+            slices.add(i, mention, answered, correct)
             row[1] += answered
             row[2] += correct
             agrees = (
@@ -251,7 +274,7 @@ def _linking_only(
             "unaligned_predictions": unaligned,
         },
         "direction": _direction(dir_comparable, dir_correct),
-        "slices": slices.to_jsonable("coverage", kb),
+        "slices": slices.to_jsonable("coverage", kb, bootstrap, seed),
         "intervals": _intervals(per_doc, _linking_metrics, bootstrap, seed),
     }
 
@@ -300,43 +323,71 @@ def _direction(comparable: Any, correct: Any) -> dict[str, Any]:
 
 
 class _Slices:
-    """Gold-side counts per slice: anchored vs paraphrase, relation, document role."""
+    """Gold-side counts per slice (anchored vs paraphrase, relation, document role), kept per
+    document so that each slice gets its own document-bootstrap interval."""
 
-    def __init__(self) -> None:
-        self.counts: dict[str, dict[str, Counter[str]]] = {
-            "anchoring": {},
-            "relation": {},
-            "role": {},
-        }
+    def __init__(self, n_documents: int) -> None:
+        self.n_documents = n_documents
+        # (kind, key) -> document -> [n_gold, n_found, n_correct]
+        self.counts: dict[tuple[str, str], dict[int, list[int]]] = {}
 
-    def add(self, mention: GoldMention, found: bool, correct: bool) -> None:
+    def add(self, document: int, mention: GoldMention, found: bool, correct: bool) -> None:
         for kind, key in (
             ("anchoring", mention.anchoring),
             ("relation", mention.entity_id),
             ("role", mention.role),
         ):
-            counter = self.counts[kind].setdefault(key, Counter())
-            counter["n_gold"] += 1
-            counter["n_found"] += found
-            counter["n_correct"] += correct
+            row = self.counts.setdefault((kind, key), {}).setdefault(document, [0, 0, 0])
+            row[0] += 1
+            row[1] += found
+            row[2] += correct
 
-    def to_jsonable(self, found_name: str, kb: KB | None) -> dict[str, Any]:
-        def label(kind: str, key: str) -> dict[str, str]:
+    def to_jsonable(
+        self, found_name: str, kb: KB | None, bootstrap: int, seed: int
+    ) -> dict[str, Any]:
+        names = (found_name, "accuracy_on_found", "accuracy_overall")
+        intervals = self._intervals(names, bootstrap, seed)
+        out: dict[str, dict[str, Any]] = {"anchoring": {}, "relation": {}, "role": {}}
+        for kind, key in sorted(self.counts):
+            rows = self.counts[kind, key].values()
+            n_gold, n_found, n_correct = (sum(row[j] for row in rows) for j in range(3))
             relation = kb.get(key) if kb is not None and kind == "relation" else None
-            return {} if relation is None else {"label": relation.label}
-
-        return {
-            kind: {
-                key: {
-                    **label(kind, key),
-                    "n_gold": c["n_gold"],
-                    "n_found": c["n_found"],
-                    "n_correct": c["n_correct"],
-                    found_name: _share(c["n_found"], c["n_gold"]),
-                    "accuracy_on_found": _share(c["n_correct"], c["n_found"]),
-                    "accuracy_overall": _share(c["n_correct"], c["n_gold"]),
-                }
-                for key, c in sorted(by_key.items())
+            entry: dict[str, Any] = {} if relation is None else {"label": relation.label}
+            entry |= {
+                "n_gold": n_gold,
+                "n_found": n_found,
+                "n_correct": n_correct,
+                found_name: _share(n_found, n_gold),
+                "accuracy_on_found": _share(n_correct, n_found),
+                "accuracy_overall": _share(n_correct, n_gold),
             }
-            for kind, by_key in self.counts.items()
-        }
+            if intervals:
+                entry["intervals"] = {name: intervals[f"{kind}/{key}/{name}"] for name in names}
+            out[kind][key] = entry
+        return out
+
+    def _intervals(
+        self, names: tuple[str, str, str], n: int, seed: int
+    ) -> dict[str, list[float | None]]:
+        """``"kind/key/metric" -> [low, high]`` from one bootstrap over documents for all slices."""
+        if n <= 0 or not self.counts:
+            return {}
+        slices = sorted(self.counts)
+        per_doc = np.zeros((self.n_documents, 3 * len(slices)), dtype=np.int64)
+        for k, slice_key in enumerate(slices):
+            for doc, row in self.counts[slice_key].items():
+                per_doc[doc, 3 * k : 3 * k + 3] = row
+
+        def metrics(sums: np.ndarray) -> dict[str, np.ndarray]:
+            out: dict[str, np.ndarray] = {}
+            for k, (kind, key) in enumerate(slices):
+                gold, found, correct = (sums[:, 3 * k + j] for j in range(3))
+                for name, value in zip(
+                    names,
+                    (ratio(found, gold), ratio(correct, found), ratio(correct, gold)),
+                    strict=True,
+                ):
+                    out[f"{kind}/{key}/{name}"] = value
+            return out
+
+        return document_bootstrap(per_doc, metrics, n, seed)

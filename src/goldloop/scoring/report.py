@@ -22,11 +22,50 @@ COLUMNS = (
 )  # fmt: skip
 
 
-def headline(result: dict[str, Any]) -> tuple[str, float | None, list[float | None]]:
-    """The number a chart shows for a result: F1 end-to-end, accuracy_overall linking-only."""
-    name = "f1" if result["regime"] == "end-to-end" else "accuracy_overall"
-    value = (result.get("detection") or result.get("linking") or {}).get(name)
-    return name, value, result.get("intervals", {}).get(name, [None, None])
+# What the chart shows per regime: the overall figures, then one metric per slice.
+_CHART: dict[str, tuple[str, tuple[str, ...], str]] = {
+    "end-to-end": ("detection", ("f1", "precision", "recall"), "recall"),
+    "linking-only": ("linking", ("accuracy_overall", "coverage"), "accuracy_overall"),
+}
+CHART_RELATIONS = 10  # relations shown in the chart: those with the most gold mentions
+_Point = tuple[float, float | None, float | None]  # value, low, high
+
+
+def chart_rows(results: Sequence[dict[str, Any]]) -> list[tuple[str, dict[str, _Point]]]:
+    """``(row label, {system: (value, low, high)})`` for results of one regime: the overall
+    figures, then the slice metric for anchoring, role and the most frequent relations."""
+    if not results:
+        return []
+    section, overall, metric = _CHART[results[0]["regime"]]
+    rows: list[tuple[str, dict[str, _Point]]] = []
+    for name in overall:
+        points = {}
+        for result in results:
+            value = result[section][name]
+            if value is not None:
+                points[result["system"]] = (
+                    value,
+                    *result.get("intervals", {}).get(name, [None, None]),
+                )
+        rows.append((f"all · {name}", points))
+    slices = results[0]["slices"]  # gold-side: the same slices and sizes for every system
+    relations = sorted(slices["relation"], key=lambda k: (-slices["relation"][k]["n_gold"], k))
+    for kind, keys in (
+        ("anchoring", sorted(slices["anchoring"])),
+        ("role", sorted(slices["role"])),
+        ("relation", relations[:CHART_RELATIONS]),
+    ):
+        for key in keys:
+            entry = slices[kind][key]
+            points = {}
+            for result in results:
+                mine = result["slices"][kind][key]
+                if mine[metric] is not None:
+                    low, high = mine.get("intervals", {}).get(metric, [None, None])
+                    points[result["system"]] = (mine[metric], low, high)
+            label = entry.get("label", key)
+            rows.append((f"{kind} · {label} (n={entry['n_gold']})", points))
+    return rows
 
 
 def summary_row(result: dict[str, Any]) -> dict[str, Any]:
@@ -73,12 +112,35 @@ def summary_row(result: dict[str, Any]) -> dict[str, Any]:
     return {column: row.get(column) for column in COLUMNS}
 
 
+def seed_compatibility_line(result: dict[str, Any]) -> str | None:
+    """The seed scorer's detection figures, labelled, where they differ from the headline's."""
+    seed = result.get("detection_seed_compatible")
+    if seed is None or seed["n_matched"] == result["detection"]["n_matched"]:
+        return None
+    figures = ", ".join(
+        f"{label} {_cell(seed, key)}"
+        for label, key in (
+            ("matched", "n_matched"),
+            ("P", "precision"),
+            ("R", "recall"),
+            ("F1", "f1"),
+        )
+    )
+    return f"{result['system']}: seed-compatible detection (not the headline): {figures}"
+
+
+def report_paths(directory: Path, stem: str) -> tuple[Path, Path, Path]:
+    """Where :func:`write_reports` writes: ``<stem>.json``, ``<stem>.csv``, ``<stem>.png``."""
+    json_path, csv_path, png_path = (directory / f"{stem}.{ext}" for ext in ("json", "csv", "png"))
+    return json_path, csv_path, png_path
+
+
 def write_reports(
     results: Sequence[dict[str, Any]], directory: Path, stem: str, meta: dict[str, Any]
 ) -> list[Path]:
     """``<stem>.json`` (full results), ``<stem>.csv`` (summary rows), ``<stem>.png`` (chart)."""
     directory.mkdir(parents=True, exist_ok=True)
-    json_path, csv_path, png_path = (directory / f"{stem}.{ext}" for ext in ("json", "csv", "png"))
+    json_path, csv_path, png_path = report_paths(directory, stem)
     atomic_write_json(json_path, {**meta, "results": list(results)})
     buffer = io.StringIO()
     writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\n")
@@ -90,29 +152,67 @@ def write_reports(
 
 
 def write_chart(results: Sequence[dict[str, Any]], path: Path) -> None:
-    """Bars of each result's headline number with its bootstrap interval, when there is one."""
+    """One panel per regime: each system's overall figures and its metric per slice (recall
+    end-to-end, accuracy_overall linking-only), with 95% bootstrap intervals when computed."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    names, values, lows, highs = [], [], [], []
-    for result in results:
-        metric, value, (low, high) = headline(result)
-        names.append(f"{result['system']}\n{result['regime']} · {metric}")
-        values.append(value if value is not None else 0.0)
-        lows.append(0.0 if value is None or low is None else max(0.0, value - low))
-        highs.append(0.0 if value is None or high is None else max(0.0, high - value))
-    figure, axes = plt.subplots(figsize=(max(4.0, 1.6 * len(names) + 1), 4.0))
-    positions = range(len(names))
-    axes.bar(positions, values, yerr=[lows, highs], capsize=6, color="#4C72B0")
-    axes.set_xticks(list(positions), names, fontsize=8)
-    axes.set_ylim(0, 1.05)
-    axes.set_ylabel("score (95% bootstrap interval where computed)")
-    axes.set_title("systems on the gold")
-    for x, value in zip(positions, values, strict=True):
-        axes.text(x, value + 0.02, f"{value:.3f}", ha="center", fontsize=8)
-    figure.tight_layout()
+    regimes = [r for r in _CHART if any(result["regime"] == r for result in results)]
+    systems = list(dict.fromkeys(result["system"] for result in results))
+    panels = [
+        (regime, chart_rows([result for result in results if result["regime"] == regime]))
+        for regime in regimes
+    ]
+    n_rows = max((len(rows) for _, rows in panels), default=1)
+    height = 1.6 + n_rows * max(0.3, 0.16 * len(systems))
+    figure, axes = plt.subplots(
+        1, max(1, len(panels)), figsize=(7.5 * max(1, len(panels)), height), squeeze=False
+    )
+    step = 0.8 / max(1, len(systems))
+    labelled: set[str] = set()  # one legend entry per system across panels
+    for ax, (regime, rows) in zip(axes[0], panels, strict=False):
+        for k, system in enumerate(systems):
+            offset = (k - (len(systems) - 1) / 2) * step
+            for y, (_, points) in enumerate(rows):
+                if system not in points:
+                    continue
+                value, low, high = points[system]
+                error = None
+                if low is not None and high is not None:
+                    error = [[max(0.0, value - low)], [max(0.0, high - value)]]
+                ax.errorbar(
+                    value, y + offset, xerr=error, fmt="o", color=f"C{k}", capsize=3,
+                    markersize=4, label=None if system in labelled else system,
+                )  # fmt: skip
+                labelled.add(system)
+                right = value if high is None else max(value, high)
+                ax.text(right + 0.01, y + offset, f"{value:.2f}", va="center", fontsize=7)
+        labels = [label for label, _ in rows]
+        ax.set_yticks(range(len(rows)), labels, fontsize=8)
+        for y in range(1, len(rows)):
+            if labels[y].split(" · ")[0] != labels[y - 1].split(" · ")[0]:
+                ax.axhline(y - 0.5, color="0.8", linewidth=0.8)
+        ax.set_ylim(len(rows) - 0.5, -0.5)
+        ax.set_xlim(0, 1.1)
+        ax.grid(axis="x", color="0.92")
+        n_relations = len(next(r for r in results if r["regime"] == regime)["slices"]["relation"])
+        if n_relations > CHART_RELATIONS:
+            ax.set_xlabel(
+                f"relations: the {CHART_RELATIONS} of {n_relations} with the most gold mentions",
+                fontsize=8,
+            )
+        metric = _CHART[regime][2]
+        intervals = any(r.get("intervals") for r in results if r["regime"] == regime)
+        ax.set_title(
+            f"{regime}: {metric} per slice"
+            + (" (95% bootstrap intervals over documents)" if intervals else " (no intervals)"),
+            fontsize=9,
+        )
+    if systems:
+        figure.legend(loc="upper right", fontsize=8, frameon=False)
+    figure.tight_layout(rect=(0, 0, 0.92 if systems else 1, 1))
     with atomic_open(path, "wb") as handle:
         figure.savefig(handle, format="png", dpi=110)
     plt.close(figure)

@@ -17,7 +17,7 @@ from goldloop.scoring.inputs import (
     read_id_bridge,
     read_predictions,
 )
-from goldloop.scoring.regimes import REGIMES, score_system
+from goldloop.scoring.regimes import score_system
 
 
 @dataclass(frozen=True)
@@ -27,25 +27,6 @@ class ScoreOptions:
     engine: str = "goldloop"
     bootstrap: int = 0
     seed: int = 0
-
-
-def parse_named(values: Sequence[str], what: str) -> list[tuple[str | None, Path]]:
-    """``NAME=PATH`` (or a bare ``PATH``) pairs, as ``--system`` and ``--id-bridge`` take them."""
-    out: list[tuple[str | None, Path]] = []
-    for value in values:
-        name, sep, path = value.partition("=")
-        if sep and not name:
-            raise GoldloopError(f"{what} {value!r}: the name before '=' is empty")
-        out.append((name, Path(path)) if sep else (None, Path(value)))
-    return out
-
-
-def regimes_for(regime: str) -> tuple[str, ...]:
-    if regime == "both":
-        return REGIMES
-    if regime not in REGIMES:
-        raise GoldloopError(f"--regime must be one of {', '.join(REGIMES)} or both, got {regime!r}")
-    return (regime,)
 
 
 def score_predictions(
@@ -80,25 +61,19 @@ def score_predictions(
 
 def score_files(
     gold_path: Path,
-    system_specs: Sequence[str],
+    systems: Sequence[tuple[str, Path]],
     kb: KB | None,
     options: ScoreOptions,
-    id_bridge_specs: Sequence[str] = (),
+    id_bridges: Sequence[tuple[str | None, Path]] = (),
 ) -> tuple[list[Document], list[dict[str, Any]]]:
-    """Read the gold and every ``NAME=PATH`` system file, and score them."""
+    """Read the gold, each named system file and the id bridges (named for one system, or None
+    for every system), and score them."""
     documents = read_gold_documents(gold_path, kb)
-    systems: list[SystemPredictions] = []
-    for name, path in parse_named(system_specs, "--system"):
-        system = read_predictions(path, documents, name=name, kb=kb)
-        if any(s.name == system.name for s in systems):
-            raise GoldloopError(f"--system: the name {system.name!r} is given twice")
-        systems.append(system)
-    if not systems:
-        raise GoldloopError("give at least one --system NAME=PATH")
-    names = {s.name for s in systems}
+    read = [read_predictions(path, documents, name=name, kb=kb) for name, path in systems]
+    names = {s.name for s in read}
     bridges: dict[str | None, dict[str, str]] = {}
-    for name, path in parse_named(id_bridge_specs, "--id-bridge"):
+    for name, path in id_bridges:
         if name is not None and name not in names:
-            raise GoldloopError(f"--id-bridge {name}={path}: no system is named {name!r}")
+            raise GoldloopError(f"id bridge {name}={path}: no system is named {name!r}")
         bridges[name] = read_id_bridge(path)
-    return documents, score_predictions(documents, systems, kb, options, bridges)
+    return documents, score_predictions(documents, read, kb, options, bridges)

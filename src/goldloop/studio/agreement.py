@@ -1,21 +1,24 @@
-"""Agreement from the ``<NAME>-double`` project: the first two completed annotations per task.
+"""Agreement from the ``<NAME>-double`` project's export: the first two annotators per task.
 
-Each annotation is turned into hits by pull's own reading (``goldloop.studio.pull.verify``), so
+Each annotation is turned into hits by pull's own reading (``goldloop.studio.verify.verify``), so
 the two annotators' documents are exactly what pull would make of each; then
 ``goldloop.agreement`` compares them. Tasks with fewer than two completed annotations are not
-compared and are counted, as are annotations beyond the second.
+compared and are counted, as are annotations beyond the second; a task one person annotated twice
+is refused (``goldloop.studio.tasks.two_annotators``). Pure: the door exports the project.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from goldloop.agreement import AgreementReport, agreement
+from goldloop.gold import Document
 from goldloop.kb import KB
-from goldloop.studio.connection import Connection
-from goldloop.studio.project import double_name
-from goldloop.studio.pull import export_tasks, verify
+from goldloop.scoring.completeness import Completeness, estimate_completeness
+from goldloop.studio.tasks import Task, completed_annotations, two_annotators
+from goldloop.studio.verify import verify
 
 
 @dataclass(frozen=True)
@@ -36,33 +39,50 @@ class DoubleTasks:
         }
 
 
-def split_annotations(
-    tasks: list[dict[str, Any]],
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int, int]:
-    """Task copies holding only the first / only the second completed annotation."""
-    first: list[dict[str, Any]] = []
-    second: list[dict[str, Any]] = []
+def split_annotations(tasks: Sequence[Task], where: str) -> tuple[list[Task], list[Task], int, int]:
+    """Task copies holding only the first / only the second annotator's completed annotation."""
+    first: list[Task] = []
+    second: list[Task] = []
     fewer = extra = 0
     for task in tasks:
-        completed = sorted(
-            (a for a in task.get("annotations") or [] if not a.get("was_cancelled")),
-            key=lambda a: (a.get("created_at") or "", a.get("id", 0)),
-        )
-        if len(completed) < 2:
+        pair = two_annotators(task, where)
+        if pair is None:
             fewer += 1
             continue
-        extra += len(completed) - 2
-        first.append({**task, "annotations": [completed[0]]})
-        second.append({**task, "annotations": [completed[1]]})
+        extra += len(completed_annotations(task)) - 2
+        first.append({**task, "annotations": [pair[0]]})
+        second.append({**task, "annotations": [pair[1]]})
     return first, second, fewer, extra
 
 
-def studio_agreement(
-    connection: Connection, client: Any, name: str, kb: KB
+def double_versions(
+    tasks: Sequence[Task], kb: KB, where: str
+) -> tuple[list[Document], list[Document], DoubleTasks]:
+    """The first and the second annotator's documents over exported double tasks, as pull reads
+    each annotation (``where`` names the project in errors)."""
+    first, second, fewer, extra = split_annotations(tasks, where)
+    return (
+        verify(first, kb).documents,
+        verify(second, kb).documents,
+        DoubleTasks(where, len(tasks), len(first), fewer, extra),
+    )
+
+
+def double_agreement(
+    tasks: Sequence[Task], kb: KB, where: str
 ) -> tuple[AgreementReport, DoubleTasks]:
-    """κ between the first and second annotation of every task of ``<name>-double``."""
-    title = double_name(name)
-    _, tasks = export_tasks(connection, client, title)
-    first, second, fewer, extra = split_annotations(tasks)
-    report = agreement(verify(first, kb).documents, verify(second, kb).documents, kb)
-    return report, DoubleTasks(title, len(tasks), len(first), fewer, extra)
+    """κ between the first and second annotator over exported double tasks (``where``: project)."""
+    first, second, double = double_versions(tasks, kb, where)
+    return agreement(first, second, kb), double
+
+
+def double_completeness(first: Sequence[Document], second: Sequence[Document]) -> Completeness:
+    """Capture–recapture over the documents both annotated (each one's spans)."""
+    spans = {d.doc_id: {(h.a, h.b) for h in d.ground_truth} for d in second}
+    return estimate_completeness(
+        [
+            ({(h.a, h.b) for h in d.ground_truth}, spans[d.doc_id])
+            for d in first
+            if d.doc_id in spans
+        ]
+    )

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, TypeVar
 import httpx
 from tenacity import retry, retry_if_exception, stop_after_attempt, wait_exponential
 
-from goldloop.errors import GoldloopError
 from goldloop.studio import server
+from goldloop.studio.errors import StudioError as StudioError  # re-exported: callers catch it here
 
 if TYPE_CHECKING:
     from label_studio_sdk import LabelStudio
@@ -26,10 +26,6 @@ if TYPE_CHECKING:
 URL_ENV = "LABEL_STUDIO_URL"
 KEY_ENV = "LABEL_STUDIO_API_KEY"
 T = TypeVar("T")
-
-
-class StudioError(GoldloopError):
-    """Label Studio is unreachable, refuses the key, or holds something goldloop cannot use."""
 
 
 @dataclass(frozen=True)

@@ -1,16 +1,29 @@
-"""Label Studio projects by name: find or create one with goldloop's config, list its tasks."""
+"""The Label Studio project layer: every door reads and writes projects through it.
+
+Find or create a project by title (its labeling config checked), list its tasks by a key of their
+``data``, import tasks exactly once, export every task with full predictions and annotators, and set
+the model version annotations are pre-filled from. ``push``, ``pull``, agreement, curation, status,
+effort, the precision sample and the demo all use these functions with the same
+``(connection, client)`` pair.
+"""
 
 from __future__ import annotations
 
+import json
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from goldloop.studio.connection import Connection, StudioError, call
+from goldloop.studio.connection import Connection, StudioError, StudioUnreachable, call, call_once
 from goldloop.studio.label_config import check_label_config
+from goldloop.studio.tasks import ROLES, Campaign, campaign_titles
+from goldloop.studio.tasks import curate_name as curate_name  # re-exported: project names
+from goldloop.studio.tasks import double_name as double_name
 
-DOUBLE_SUFFIX = "-double"
 PAGE_SIZE = 1000
+BATCH_SIZE = 500
+IMPORT_ATTEMPTS = 4
 
 
 @dataclass(frozen=True)
@@ -24,13 +37,8 @@ class Project:
 @dataclass(frozen=True)
 class ExistingTask:
     id: int
-    doc_id: str
+    key: str
     model_versions: frozenset[str]
-
-
-def double_name(name: str) -> str:
-    """The project that asks for two annotations per task (documents of role ``double``)."""
-    return f"{name}{DOUBLE_SUFFIX}"
 
 
 ConfigCheck = Callable[[str, str], None]
@@ -92,9 +100,9 @@ def ensure_project(
 
 
 def existing_tasks(
-    connection: Connection, client: Any, project: Project
+    connection: Connection, client: Any, project: Project, key: str = "doc_id"
 ) -> dict[str, ExistingTask]:
-    """The project's tasks by ``doc_id``, with the model versions of their predictions."""
+    """The project's tasks by ``data[key]``, with the model versions of their predictions."""
     pages = call(
         connection, client.tasks.list, project=project.id, page_size=PAGE_SIZE,
         include="id,data,predictions_model_versions",
@@ -102,18 +110,107 @@ def existing_tasks(
     tasks: dict[str, ExistingTask] = {}
     listed: list[Any] = call(connection, list, pages)
     for task in listed:
-        doc_id = str((task.data or {}).get("doc_id", ""))
-        if not doc_id:
+        value = str((task.data or {}).get(key, ""))
+        if not value:
             continue
-        if doc_id in tasks:
+        if value in tasks:
             raise StudioError(
-                f"Label Studio project {project.title!r}: tasks {tasks[doc_id].id} and {task.id} both hold "
-                f"doc_id {doc_id!r}; delete one"
+                f"Label Studio project {project.title!r}: tasks {tasks[value].id} and {task.id} both hold "
+                f"{key} {value!r}; delete one"
             )
-        tasks[doc_id] = ExistingTask(
-            task.id, doc_id, _model_versions(task.predictions_model_versions)
+        tasks[value] = ExistingTask(
+            task.id, value, _model_versions(task.predictions_model_versions)
         )
     return tasks
+
+
+ProgressFn = Callable[[int], None]
+
+
+def import_tasks(
+    connection: Connection,
+    client: Any,
+    project: Project,
+    tasks: Sequence[dict[str, Any]],
+    *,
+    key: str = "doc_id",
+    batch_size: int = BATCH_SIZE,
+    progress: ProgressFn | None = None,
+) -> int:
+    """Import ``tasks`` (each with a unique ``data[key]``) in batches, each task exactly once.
+
+    Label Studio stores a batch in one transaction, but an import is not safe to repeat: a request
+    whose answer was lost may have been stored. So each request is sent once; after a lost
+    connection the project is listed again and only the tasks whose key did not arrive are sent.
+    Callers send only keys the project lacks (``existing_tasks``), so a re-run after a crash
+    completes the import without duplicates. ``progress`` gets each batch's size.
+    """
+    for start in range(0, len(tasks), batch_size):
+        batch = list(tasks[start : start + batch_size])
+        _import_batch(connection, client, project, batch, key)
+        if progress:
+            progress(len(batch))
+    return len(tasks)
+
+
+def _import_batch(
+    connection: Connection, client: Any, project: Project, batch: list[dict[str, Any]], key: str
+) -> None:
+    pending = batch
+    for attempt in range(IMPORT_ATTEMPTS):
+        try:
+            call_once(
+                connection, client.projects.import_tasks, id=project.id, request=pending,
+                return_task_ids=True,
+            )  # fmt: skip
+            return
+        except StudioUnreachable:
+            if attempt == IMPORT_ATTEMPTS - 1:
+                raise
+            # Give a slow server time to finish (and commit) the request whose answer was lost.
+            time.sleep(2.0 * (attempt + 1))
+            present = existing_tasks(connection, client, project, key)
+            pending = [t for t in pending if str(t["data"][key]) not in present]
+            if not pending:
+                return
+
+
+def export_project(connection: Connection, client: Any, project: Project) -> list[dict[str, Any]]:
+    """Every task of ``project`` with its annotations (annotators' emails) and full predictions."""
+    export = call(
+        connection, client.projects.exports.create, id=project.id, title="goldloop export",
+        serialization_options={"predictions": {"only_id": False}, "annotations__completed_by": {"only_id": False}},
+    )  # fmt: skip
+    chunks = call(
+        connection, client.projects.exports.download, id=project.id, export_pk=export.id,
+        export_type="JSON",
+    )  # fmt: skip
+    tasks: list[dict[str, Any]] = json.loads(b"".join(call(connection, list, chunks)))
+    call(connection, client.projects.exports.delete, id=project.id, export_pk=export.id)
+    return tasks
+
+
+def export_campaign(
+    connection: Connection,
+    client: Any,
+    name: str,
+    *,
+    roles: Sequence[str] = ROLES,
+    need: Sequence[str] | None = None,
+) -> Campaign:
+    """Every task of the campaign's projects of ``roles`` that exist; those of ``need`` (default:
+    the first of ``roles``) must exist."""
+    titles = {role: title for role, title in campaign_titles(name).items() if role in roles}
+    found = find_projects(connection, client, list(titles.values()))
+    for role in roles[:1] if need is None else need:
+        if titles[role] not in found:
+            raise StudioError(f"{connection.url}: no Label Studio project titled {titles[role]!r}")
+    campaign = Campaign(name)
+    for role, title in titles.items():
+        if title in found:
+            campaign.titles[role] = title
+            campaign.tasks[role] = export_project(connection, client, found[title])
+    return campaign
 
 
 def set_model_version(connection: Connection, client: Any, project: Project, version: str) -> None:

@@ -1,85 +1,40 @@
 """``pull``: verified gold from Label Studio, with verdicts and the verification sidecar.
 
-The project (and its ``-double`` twin) is exported once with full predictions and annotators'
-emails. Each task's chosen annotation (the earliest completed one, or one person's) is compared
-with the task's review prediction (``verdicts``); accepted, fixed and added regions become hits
-with the annotator's email and ``source: human``. Skipped and cancelled annotations, tasks with
-several annotations, rejected candidates and incomplete regions are reported in the sidecar.
+The campaign's projects (``NAME``, and ``NAME-double`` and ``NAME-curate`` when they exist) are
+exported once through the project layer; the pure reading (per document: curated, else agreed,
+else the primary annotation; verdicts, hits, counts, κ before curation, effort) lives in
+:mod:`goldloop.studio.verify` and :mod:`goldloop.studio.campaign`. Then every kept or added hit
+gets ``surface_anchored`` from the same test pre-annotation uses
+(:func:`goldloop.nlp.surface_anchored`), one parse per pulled document.
 """
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from goldloop.atomic import atomic_write_json
-from goldloop.gold import Document, Hit, write_gold
+from goldloop.gold import Document, write_gold
 from goldloop.kb import KB
 from goldloop.studio import project as projects
-from goldloop.studio.connection import Connection, StudioError, call
-from goldloop.studio.review import REVIEW_PREFIX
-from goldloop.studio.verdicts import Comparison, Decision, Region, compare, read_regions
+from goldloop.studio.campaign import verify_campaign
+from goldloop.studio.connection import Connection, StudioError
+from goldloop.studio.verify import (
+    COUNTS,
+    SLICES,
+    PullResult,
+    Tally,
+    annotators,
+    summary_rows,
+    verify,
+)
 
-SLICES = ("anchored", "paraphrase", "unknown")
-COUNTS = ("candidates", "accept", "fix", "reject", "added", "incomplete")
-
-
-@dataclass
-class Tally:
-    candidates: int = 0
-    accept: int = 0
-    fix: int = 0
-    reject: int = 0
-    added: int = 0
-    incomplete: int = 0
-
-    def add(self, verdict: str) -> None:
-        setattr(self, verdict, getattr(self, verdict) + 1)
-
-    def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {name: getattr(self, name) for name in COUNTS}
-        out["correction_rate"] = (
-            (self.fix + self.reject) / self.candidates if self.candidates else None
-        )
-        return out
-
-
-@dataclass
-class PullResult:
-    """Verified documents and the sidecar's content."""
-
-    documents: list[Document]
-    tally: Tally = field(default_factory=Tally)
-    by_slice: dict[str, Tally] = field(default_factory=lambda: {s: Tally() for s in SLICES})
-    verified_by: set[str] = field(default_factory=set)
-    adopted_from_second_annotator: int = 0
-    rejected: list[dict[str, Any]] = field(default_factory=list)
-    incomplete_regions: list[dict[str, Any]] = field(default_factory=list)
-    skipped_tasks: list[dict[str, Any]] = field(default_factory=list)
-    multi_annotation_tasks: list[dict[str, Any]] = field(default_factory=list)
-    tasks: int = 0
-    unannotated_tasks: int = 0
-    not_by_annotator: int = 0
-    projects: list[str] = field(default_factory=list)
-
-    def sidecar(self) -> dict[str, Any]:
-        return {
-            "projects": self.projects,
-            "verified_by": sorted(self.verified_by),
-            **self.tally.as_dict(),
-            "by_slice": {name: tally.as_dict() for name, tally in self.by_slice.items()},
-            "adopted_from_second_annotator": self.adopted_from_second_annotator,
-            "tasks": self.tasks,
-            "verified_tasks": len(self.documents),
-            "unannotated_tasks": self.unannotated_tasks,
-            "tasks_without_the_annotator": self.not_by_annotator,
-            "rejected": self.rejected,
-            "incomplete_regions": self.incomplete_regions,
-            "skipped_tasks": self.skipped_tasks,
-            "multi_annotation_tasks": self.multi_annotation_tasks,
-        }
+# The reading moved to ``verify``; these names stay importable from here (README, DESIGN).
+__all__ = [
+    "COUNTS", "SLICES", "PullResult", "Tally", "annotators", "export_tasks", "per_annotator_path",
+    "pull", "sidecar_path", "summary_rows", "verify", "write_verified",
+]  # fmt: skip
 
 
 def export_tasks(
@@ -91,34 +46,8 @@ def export_tasks(
         raise StudioError(f"{connection.url}: no Label Studio project titled {name!r}")
     tasks: list[dict[str, Any]] = []
     for project in found.values():
-        export = call(
-            connection, client.projects.exports.create, id=project.id, title="goldloop pull",
-            serialization_options={"predictions": {"only_id": False}, "annotations__completed_by": {"only_id": False}},
-        )  # fmt: skip
-        chunks = call(
-            connection, client.projects.exports.download, id=project.id, export_pk=export.id,
-            export_type="JSON",
-        )  # fmt: skip
-        tasks += json.loads(b"".join(call(connection, list, chunks)))
-        call(connection, client.projects.exports.delete, id=project.id, export_pk=export.id)
-    titles = list(found)
-    return titles, tasks
-
-
-def verify(tasks: list[dict[str, Any]], kb: KB, *, annotator: str | None = None) -> PullResult:
-    """Turn exported tasks into verified documents and the sidecar's counts."""
-    result = PullResult([])
-    for task in sorted(tasks, key=lambda t: int(t["id"])):
-        result.tasks += 1
-        _verify_task(task, kb, annotator, result)
-    return result
-
-
-def annotators(tasks: list[dict[str, Any]]) -> list[str]:
-    """Everyone with a completed annotation, for ``--per-annotator``."""
-    return sorted(
-        {_email(a) for t in tasks for a in t.get("annotations", []) if not a.get("was_cancelled")}
-    )
+        tasks += projects.export_project(connection, client, project)
+    return list(found), tasks
 
 
 def write_verified(out: Path, result: PullResult) -> None:
@@ -135,140 +64,20 @@ def per_annotator_path(out: Path, email: str) -> Path:
     return out.with_name(f"{out.stem}.{email}{out.suffix}")
 
 
-def _verify_task(task: dict[str, Any], kb: KB, annotator: str | None, result: PullResult) -> None:
-    data = task.get("data", {})
-    doc_id, text = str(data.get("doc_id", f"task:{task['id']}")), str(data.get("text", ""))
-    annotations = sorted(
-        task.get("annotations", []), key=lambda a: (a.get("created_at") or "", a.get("id", 0))
-    )
-    completed = [a for a in annotations if not a.get("was_cancelled")]
-    for skipped in (a for a in annotations if a.get("was_cancelled")):
-        result.skipped_tasks.append(
-            {"doc_id": doc_id, "task": task["id"], "annotator": _email(skipped)}
-        )
-    if annotator is not None:
-        mine = [a for a in completed if _email(a) == annotator]
-        if completed and not mine:
-            result.not_by_annotator += 1
-        completed = mine
-    if not completed:
-        if not annotations:
-            result.unannotated_tasks += 1
-        return
-    chosen = completed[0]
-    if len(completed) > 1:
-        result.multi_annotation_tasks.append({
-            "doc_id": doc_id, "task": task["id"], "used": _email(chosen),
-            "others": [_email(a) for a in completed[1:]],
-        })  # fmt: skip
-    candidates, _ = read_regions(text, _review_result(task))
-    regions, _ = read_regions(text, chosen.get("result", []))
-    email = _email(chosen)
-    result.verified_by.add(email)
-    comparison = compare(candidates, regions, kb)
-    hits = [
-        _hit(text, d, kb, email)
-        for d in comparison.decisions
-        if d.verdict in ("accept", "fix", "added")
-    ]
-    _count(doc_id, text, comparison, result)
-    result.documents.append(
-        Document(
-            doc_id=doc_id, text=text, role=data.get("role"), batch=data.get("batch"), p_incl=data.get("p_incl"),
-            ground_truth=sorted(hits, key=lambda h: (h.a, h.b)),
-        )
-    )  # fmt: skip
+def anchor(documents: Sequence[Document], kb: KB, *, nlp: Any = None) -> None:
+    """Set ``surface_anchored`` on every hit; each distinct text with hits is parsed once."""
+    from goldloop.nlp import parse_many, surface_anchored
 
-
-def _review_result(task: dict[str, Any]) -> list[dict[str, Any]]:
-    """The latest review prediction's result (empty when the task has none)."""
-    reviews = [
-        p for p in task.get("predictions", [])
-        if isinstance(p, dict) and str(p.get("model_version", "")).startswith(REVIEW_PREFIX)
-    ]  # fmt: skip
-    if not reviews:
-        return []
-    return list(
-        max(reviews, key=lambda p: (p.get("created_at") or "", p.get("id", 0))).get("result") or []
-    )
-
-
-def _count(doc_id: str, text: str, comparison: Comparison, result: PullResult) -> None:
-    for decision in comparison.decisions:
-        candidate = decision.candidate
-        slice_tally = result.by_slice[_slice(candidate or decision.region)]
-        if candidate is not None:
-            result.tally.candidates += 1
-            slice_tally.candidates += 1
-        result.tally.add(decision.verdict)
-        slice_tally.add(decision.verdict)
-        if (
-            decision.verdict in ("accept", "fix")
-            and candidate is not None
-            and candidate.origin == "B"
-        ):
-            result.adopted_from_second_annotator += 1
-        if decision.verdict == "reject" and candidate is not None:
-            result.rejected.append(_describe(doc_id, text, candidate, decision.reason))
-        if decision.verdict == "incomplete" and decision.region is not None:
-            result.incomplete_regions.append(
-                _describe(doc_id, text, decision.region, decision.reason)
+    texts = list(dict.fromkeys(doc.text for doc in documents if doc.ground_truth))
+    parsed = dict(zip(texts, parse_many(texts, nlp=nlp), strict=True))
+    for document in documents:
+        for hit in document.ground_truth:
+            relation = (kb.lookup(hit.label) if hit.label else None) or kb.get(hit.entity_id)
+            hit.surface_anchored = (
+                None
+                if relation is None
+                else surface_anchored(parsed[document.text], hit.a, hit.b, relation)
             )
-
-
-def _slice(region: Region | None) -> str:
-    if region is None or region.anchored is None:
-        return "unknown"
-    return "anchored" if region.anchored else "paraphrase"
-
-
-def _describe(doc_id: str, text: str, region: Region, reason: str | None) -> dict[str, Any]:
-    return {
-        "doc_id": doc_id, "a": region.a, "b": region.b, "surface": text[region.a : region.b],
-        "label": region.label, "direction": region.direction, "origin": region.origin, "reason": reason,
-    }  # fmt: skip
-
-
-def _hit(text: str, decision: Decision, kb: KB, email: str) -> Hit:
-    region = decision.region
-    assert region is not None and region.label is not None
-    folded = kb.decode_label(region.label, region.direction)
-    assert folded is not None  # incomplete regions (unknown labels) never reach here
-    extra: dict[str, Any] = {}
-    if decision.fixed_boundary:
-        extra["fixed_boundary"] = True
-    if region.note:
-        extra["note"] = region.note
-    return Hit(
-        a=region.a, b=region.b, surface=text[region.a : region.b], entity_id=folded.entity_id,
-        label=region.label, direction=folded.direction, annotator=email, source="human",
-        verdict=decision.verdict, label_canonicalized=folded.label_canonicalized,
-        direction_coerced=folded.direction_coerced, **extra,
-    )  # fmt: skip
-
-
-def _email(annotation: dict[str, Any]) -> str:
-    who = annotation.get("completed_by")
-    if isinstance(who, dict):
-        return str(who.get("email") or who.get("id"))
-    return f"user:{who}"
-
-
-def summary_rows(result: PullResult) -> list[tuple[str, Any]]:
-    """The sidecar's headline numbers, for the CLI table."""
-    sidecar = result.sidecar()
-    rate = sidecar["correction_rate"]
-    return [
-        ("tasks", result.tasks),
-        ("verified tasks", len(result.documents)),
-        ("unannotated tasks", result.unannotated_tasks),
-        ("skipped/cancelled annotations", len(result.skipped_tasks)),
-        ("tasks with several annotations", len(result.multi_annotation_tasks)),
-        *((name, sidecar[name]) for name in COUNTS),
-        ("correction rate", "n/a" if rate is None else f"{rate:.3f}"),
-        ("B-only candidates kept", result.adopted_from_second_annotator),
-        ("verified by", ", ".join(sorted(result.verified_by)) or "nobody yet"),
-    ]
 
 
 def pull(
@@ -281,16 +90,16 @@ def pull(
     annotator: str | None = None,
     per_annotator: bool = False,
 ) -> tuple[PullResult, dict[str, Path]]:
-    """Export ``name`` (and its ``-double`` twin), write the verified gold, and one file per person."""
-    titles, tasks = export_tasks(connection, client, name)
-    result = verify(tasks, kb, annotator=annotator)
-    result.projects = titles
-    write_verified(out, result)
-    written: dict[str, Path] = {}
+    """Export the campaign ``name``, write the verified gold, and one file per person."""
+    campaign = projects.export_campaign(connection, client, name)
+    result = verify_campaign(campaign, kb, annotator=annotator)
+    people: dict[str, PullResult] = {}
     if per_annotator:
-        for email in annotators(tasks):
-            person = verify(tasks, kb, annotator=email)
-            person.projects = titles
-            written[email] = per_annotator_path(out, email)
-            write_verified(written[email], person)
+        for email in annotators(campaign.of("primary") + campaign.of("double")):
+            people[email] = verify_campaign(campaign, kb, annotator=email)
+    anchor([d for r in (result, *people.values()) for d in r.documents], kb)
+    write_verified(out, result)
+    written = {email: per_annotator_path(out, email) for email in people}
+    for email, person in people.items():
+        write_verified(written[email], person)
     return result, written

@@ -11,9 +11,8 @@ silently). Documents of role ``double`` go to ``<NAME>-double``, which asks for 
 from __future__ import annotations
 
 import json
-import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,11 +21,11 @@ from goldloop.errors import GoldloopError
 from goldloop.gold import Document, Hit, read_gold
 from goldloop.kb import KB
 from goldloop.studio import project as projects
-from goldloop.studio.connection import Connection, StudioError, StudioUnreachable, call, call_once
+from goldloop.studio.connection import Connection, StudioError, call
 from goldloop.studio.label_config import label_interface, render_label_config
 from goldloop.studio.review import Prediction, review_tag, task_predictions
 
-BATCH_SIZE = 500
+BATCH_SIZE = projects.BATCH_SIZE
 DOUBLE_ROLE = "double"
 TASK_FIELDS = ("text", "doc_id", "role", "batch", "p_incl")
 _ERRORS_SHOWN = 3
@@ -87,9 +86,6 @@ class PushReport:
         return sum(p.created for p in self.projects)
 
 
-ProgressFn = Callable[[int], None]
-
-
 def push(
     connection: Connection,
     client: Any,
@@ -101,7 +97,7 @@ def push(
     b: Candidates | None = None,
     roles: Iterable[str] | None = None,
     batch_size: int = BATCH_SIZE,
-    progress: ProgressFn | None = None,
+    progress: projects.ProgressFn | None = None,
 ) -> PushReport:
     """Push ``documents`` (of ``roles``, all when None; no role is kept) into ``name`` and ``name-double``."""
     if b is not None and a is None:
@@ -208,7 +204,7 @@ def _push_project(
     a: Candidates | None,
     b: Candidates | None,
     batch_size: int,
-    progress: ProgressFn | None,
+    progress: projects.ProgressFn | None,
 ) -> ProjectPush:
     done = ProjectPush(project.title, project.id, documents=len(documents))
     tag = review_tag(a.tag, b.tag if b else None) if a else None
@@ -216,12 +212,10 @@ def _push_project(
     missing = [doc for doc in documents if doc.doc_id not in existing]
     done.already_present = len(documents) - len(missing)
     tasks = build_tasks(missing, kb, project.label_config, a, b)
-    for start in range(0, len(tasks), batch_size):
-        batch = tasks[start : start + batch_size]
-        done.created += _import_batch(connection, client, project, batch)
-        done.predictions += sum(len(t["predictions"]) for t in batch)
-        if progress:
-            progress(len(batch))
+    done.created = projects.import_tasks(
+        connection, client, project, tasks, batch_size=batch_size, progress=progress
+    )
+    done.predictions = sum(len(t["predictions"]) for t in tasks)
     if tag is not None:
         stale = [
             doc
@@ -239,32 +233,6 @@ def _push_project(
     elif progress and done.already_present:
         progress(done.already_present)
     return done
-
-
-def _import_batch(
-    connection: Connection, client: Any, project: projects.Project, batch: list[dict[str, Any]]
-) -> int:
-    """Import one batch; after a lost connection, re-list and send only what did not arrive."""
-    pending = batch
-    for attempt in range(4):
-        try:
-            call_once(
-                connection,
-                client.projects.import_tasks,
-                id=project.id,
-                request=pending,
-                return_task_ids=True,
-            )
-            return len(batch)
-        except StudioUnreachable:
-            if attempt == 3:
-                raise
-            time.sleep(2.0 * (attempt + 1))
-            present = projects.existing_tasks(connection, client, project)
-            pending = [t for t in pending if t["data"]["doc_id"] not in present]
-            if not pending:
-                return len(batch)
-    return len(batch)
 
 
 def _add_predictions(

@@ -2,7 +2,7 @@
 
 Pure functions of (text, A's hits, B's hits, tags, KB): ``push`` sends them and the ML backend
 returns the review prediction, so both doors give Label Studio the same regions. Hits carry
-canonical KB ids; regions carry canonical labels and Label Studio's UTF-16 offsets.
+canonical KB ids; regions carry canonical labels and code-point offsets (``goldloop.studio.offsets``).
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ def origin_note(hit_a: Hit | None, hit_b: Hit | None, kb: KB) -> str:
         return "A only"
     if (hit_a.entity_id, hit_a.direction) == (hit_b.entity_id, hit_b.direction):
         return "A+B agree"
-    return f"A: {_describe(hit_a, kb)} | B: {_describe(hit_b, kb)}"
+    return f"A: {describe_hit(hit_a, kb)} | B: {describe_hit(hit_b, kb)}"
 
 
 def _review_meta(hit_a: Hit | None, hit_b: Hit | None, kb: KB) -> dict[str, Any]:
@@ -137,7 +137,8 @@ def _origin(hit_a: Hit | None, hit_b: Hit | None) -> str:
     return "A+B" if hit_a and hit_b else "A" if hit_a else "B"
 
 
-def _describe(hit: Hit, kb: KB) -> str:
+def describe_hit(hit: Hit, kb: KB) -> str:
+    """``<relation label> · <direction>``, as region notes show a hit."""
     relation = kb.get(hit.entity_id)
     label = relation.label if relation else hit.entity_id
     return f"{label} · {hit.direction or 'no direction'}"

@@ -1,7 +1,8 @@
 """The embedded Label Studio: install, start, stop and describe a local server for the loop and tests.
 
 Label Studio runs in its own environment (never a dependency of goldloop), with SQLite in a local
-data dir, on a free loopback port, as a pre-created user with a legacy API token. It reads
+data dir (or on a PostgreSQL database given by URL), on a free loopback port, as a pre-created
+user with a legacy API token. It reads
 un-prefixed settings (``HOST``, ``PORT``, ``USERNAME`` ...), so it starts with a clean, explicit
 environment; it silently moves to another port when its port is busy, so a server that does not
 answer ``/health`` on the chosen port is an error.
@@ -22,6 +23,7 @@ import urllib.error
 import urllib.request
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 from goldloop.atomic import atomic_write_json
 from goldloop.errors import GoldloopError
@@ -51,7 +53,8 @@ class Credentials:
 
 @dataclass(frozen=True)
 class ServerState:
-    """A running embedded server, as recorded in ``server.json``."""
+    """A running embedded server, as recorded in ``server.json`` (``database``: the PostgreSQL
+    URL without its password, or ``None`` for SQLite in the data dir)."""
 
     url: str
     port: int
@@ -59,6 +62,71 @@ class ServerState:
     data_dir: str
     username: str
     token: str
+    database: str | None = None
+
+
+@dataclass(frozen=True)
+class Database:
+    """A PostgreSQL database for Label Studio, from ``postgresql://user:password@host:port/name``.
+
+    A password missing from the URL comes from ``PGPASSWORD`` when set. It reaches Label Studio
+    through its environment only, never ``server.json`` or a message.
+    """
+
+    name: str
+    user: str
+    host: str
+    port: int
+    password: str | None = None
+
+    @classmethod
+    def from_url(cls, url: str) -> Database:
+        parts = urlsplit(url.strip())
+        if parts.scheme not in ("postgresql", "postgres"):
+            raise StudioServerError(
+                f"database {cls._redact(url)}: only PostgreSQL is supported"
+                " (postgresql://user:password@host:port/name)"
+            )
+        name = unquote(parts.path.lstrip("/"))
+        try:
+            port = parts.port or 5432
+        except ValueError as exc:
+            raise StudioServerError(f"database {cls._redact(url)}: {exc}") from None
+        if not name or "/" in name:
+            raise StudioServerError(f"database {cls._redact(url)}: no database name in the path")
+        password = unquote(parts.password) if parts.password else os.environ.get("PGPASSWORD")
+        return cls(
+            name=name,
+            user=unquote(parts.username or "postgres"),
+            host=parts.hostname or "127.0.0.1",
+            port=port,
+            password=password,
+        )
+
+    @property
+    def url(self) -> str:
+        """The URL without the password."""
+        return f"postgresql://{self.user}@{self.host}:{self.port}/{self.name}"
+
+    @staticmethod
+    def _redact(url: str) -> str:
+        parts = urlsplit(url.strip())
+        if parts.password is None:
+            return url
+        return url.replace(f":{parts.password}@", ":***@", 1)
+
+    def environment(self) -> dict[str, str]:
+        """Label Studio's settings for this database."""
+        env = {
+            "DJANGO_DB": "default",
+            "POSTGRE_NAME": self.name,
+            "POSTGRE_USER": self.user,
+            "POSTGRE_HOST": self.host,
+            "POSTGRE_PORT": str(self.port),
+        }
+        if self.password is not None:
+            env["POSTGRE_PASSWORD"] = self.password
+        return env
 
 
 def studio_home(home: Path | None = None) -> Path:
@@ -174,10 +242,22 @@ def start(
     port: int | None = None,
     executable: Path | None = None,
     timeout: float = START_TIMEOUT,
+    database: str | None = None,
 ) -> ServerState:
-    """Start the embedded server (or return the running one) and wait until it serves the API."""
+    """Start the embedded server (or return the running one) and wait until it serves the API.
+
+    ``database`` is a PostgreSQL URL (see :class:`Database`); without it Label Studio keeps
+    SQLite in the data dir.
+    """
+    db = Database.from_url(database) if database else None
     running = status(home)
     if running is not None:
+        wanted = db.url if db else None
+        if running.database != wanted:
+            raise StudioServerError(
+                f"Label Studio already runs at {running.url} on "
+                f"{running.database or 'SQLite'}; stop it before starting it on {wanted or 'SQLite'}"
+            )
         return running
     root = studio_home(home)
     executable = executable or label_studio_executable(root)
@@ -191,11 +271,13 @@ def start(
         process = subprocess.Popen(
             [str(executable), "start", "--no-browser", "--data-dir", str(data_dir),
              "--internal-host", "127.0.0.1", "--port", str(port)],
-            env=_environment(root, data_dir, creds),
+            env=_environment(root, data_dir, creds, db),
             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
             start_new_session=True,
         )  # fmt: skip
-    state = ServerState(url, port, process.pid, str(data_dir), creds.username, creds.token)
+    state = ServerState(
+        url, port, process.pid, str(data_dir), creds.username, creds.token, db.url if db else None
+    )
     try:
         _wait_until_up(process, url, log_path, timeout)
         _check_token(url, creds.token)
@@ -227,7 +309,9 @@ def kill(home: Path | None = None) -> None:
         _reap(state.pid, 10.0)
 
 
-def _environment(root: Path, data_dir: Path, creds: Credentials) -> dict[str, str]:
+def _environment(
+    root: Path, data_dir: Path, creds: Credentials, database: Database | None = None
+) -> dict[str, str]:
     env = {name: os.environ[name] for name in _PASSTHROUGH if name in os.environ}
     env.update(
         HOME=str(root),
@@ -244,6 +328,8 @@ def _environment(root: Path, data_dir: Path, creds: Credentials) -> dict[str, st
         COLLECT_ANALYTICS="false",
         PYTHONUNBUFFERED="1",
     )
+    if database is not None:
+        env.update(database.environment())
     return env
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from goldloop.gold import read_gold
-from tests.agreement.conftest import Cli
+from tests.conftest import Cli
 from tests.fakes.llm_server import FakeLLMServer, FakeRequest, llm_server
 
 __all__ = ["llm_server"]

@@ -25,6 +25,12 @@ def test_worked_example_holds_exactly() -> None:
     )
     assert labels.value == 0.75
     assert (round(labels.low, 3), round(labels.high, 3)) == (0.666, 0.819)
+    # As the README and the CLI tables print them.
+    assert (str(judge), str(corrected), str(labels)) == (
+        "0.850",
+        "0.783 [0.714, 0.853]",
+        "0.750 [0.666, 0.819]",
+    )
 
 
 def test_perfect_agreement_still_leaves_a_range() -> None:

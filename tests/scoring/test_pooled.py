@@ -6,17 +6,11 @@ import json
 from pathlib import Path
 
 import numpy as np
-import pytest
 
-from goldloop.kb import KB, load_kb
-from goldloop.pool import CAVEAT, pool_items, relative_recall
+from goldloop.kb import KB
 from goldloop.scoring.inputs import Prediction, SystemPredictions
-from tests.agreement.conftest import Cli
-
-
-@pytest.fixture(scope="module")
-def kb() -> KB:
-    return load_kb()
+from goldloop.scoring.pooled import CAVEAT, pool_items, relative_recall
+from tests.conftest import Cli
 
 
 def run(name: str, *mentions: tuple[int, int, int, str | None]) -> SystemPredictions:
@@ -105,10 +99,14 @@ def test_pool_cli(tmp_path: Path, cli: Cli) -> None:
     report = json.loads((tmp_path / "pool.json").read_text())
     assert [(r["name"], r["n_found"], r["n_malformed"]) for r in report["runs"]] == [
         ("A", 2, 1),
-        ("second.json", 1, 0),
+        ("second", 1, 0),
     ]
     assert report["runs"][1]["relative_recall"]["value"] == 0.5
     assert "overstates true recall" in result.out
     assert "A: rows left out: unknown_document 1" in result.out
     missing = cli("pool", first, tmp_path / "nope.json", "--documents", documents)
     assert missing.returncode == 2 and "nope.json" in missing.err
+    before = second.read_bytes()
+    over = cli("pool", f"A={first}", second, "--documents", documents, "-o", second)
+    assert over.returncode == 2 and "an input is never overwritten" in over.err
+    assert second.read_bytes() == before

@@ -11,7 +11,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from goldloop.agreement import NONE, AgreementError, agreement, cohen_kappa
 from goldloop.gold import Document, Hit
-from goldloop.kb import KB, load_kb
+from goldloop.kb import KB
 
 TEXT = (
     "IL-6 regulates TNF. TNF is expressed in liver. X associates Y. A inhibits B and C activates D."
@@ -25,11 +25,6 @@ def sk_kappa(a: list[str], b: list[str]) -> float | None:
         warnings.simplefilter("ignore")
         value = float(cohen_kappa_score(a, b))
     return None if math.isnan(value) else value
-
-
-@pytest.fixture(scope="module")
-def kb() -> KB:
-    return load_kb()
 
 
 def hit(a: int, b: int, entity_id: str, direction: str | None = "forward") -> Hit:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from goldloop.gold import Document, Hit, write_gold
-from tests.agreement.conftest import Cli
+from tests.conftest import Cli
 
 GOLDLOOP = str(Path(sys.executable).with_name("goldloop"))
 TEXT = "IL-6 regulates TNF. A inhibits B."
@@ -65,3 +65,12 @@ def test_agree_bad_input_exits_2_and_writes_nothing(tmp_path: Path) -> None:
     assert "b.json" in result.stderr and "text" in result.stderr
     assert not (tmp_path / "k.json").exists()
     assert run("agree", "--gold", a).returncode == 2
+
+
+def test_agree_never_writes_over_an_input(tmp_path: Path, cli: Cli) -> None:
+    a = write(tmp_path / "a.json", (5, 14, "RO.0002211", "forward"))
+    before = a.read_bytes()
+    result = cli("agree", "--gold", a, "--other", a, "-o", a)
+    assert result.returncode == 2
+    assert "--out" in result.err and "an input is never overwritten" in result.err
+    assert a.read_bytes() == before

@@ -1,0 +1,252 @@
+"""Interactive suggestions: the relation and direction for a region the annotator drew.
+
+With Auto-Annotation on, Label Studio sends ``/predict`` a ``context`` holding the region just
+drawn. The KB decides first: the relations :meth:`goldloop.kb.KB.lookup` finds for the surface and
+the lexical detector (:func:`goldloop.nlp.detect_mentions`) finds over the span. One relation and
+direction is an exact KB match; none or several go to the configured LLM with a short prompt
+about the sentence alone (through :mod:`goldloop.llm.runner`, so the answer is cached like every
+other). The other occurrences of the same surface that no region covers yet get their own
+suggestion. Scores and ``meta.text`` say where each suggestion came from.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from goldloop.gold import Hit
+from goldloop.kb import DIRECTIONS, KB
+from goldloop.llm.base import LLMRequest, Provider
+from goldloop.llm.prompt import relation_line
+from goldloop.llm.runner import run_requests
+from goldloop.nlp import detect_mentions
+from goldloop.resolve import find_occurrences
+from goldloop.studio import label_config as lc
+from goldloop.studio.offsets import OffsetError, from_label_studio
+from goldloop.studio.review import hit_regions, region_id
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+    from spacy.tokens import Doc
+
+    from goldloop.backend.protocol import Task
+
+KB_SCORE = 1.0
+LLM_SCORE = 0.5
+SUGGESTION_MAX_TOKENS = 400
+
+SUGGESTION_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "label": {"type": "string"},
+        "direction": {"type": "string", "enum": list(DIRECTIONS)},
+    },
+    "required": ["label", "direction"],
+    "additionalProperties": False,
+}
+
+_INSTRUCTIONS = """\
+An annotator marked a phrase of one sentence from a scientific abstract as a relation mention.
+Name the relation of the list below that the phrase states, and its direction: "forward" when the
+sentence states it in the label's own order ("A inhibits B"), "inverse" when it states the converse
+("B is inhibited by A"), "symmetric" for relations marked symmetric (only them), "na" when the
+sentence does not settle it.
+
+Answer with JSON only: {"label": "<a label exactly as written in the list>", "direction": "..."}.
+
+Relations (label: definition):
+"""
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """The region the annotator drew: its editor id and code-point span."""
+
+    id: str
+    a: int
+    b: int
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """A relation for a span, and where it came from (``kb`` or the LLM's tag)."""
+
+    a: int
+    b: int
+    entity_id: str
+    direction: str | None
+    source: str
+
+
+def drawn_region(text: str, context: object) -> Drawn | None:
+    """The drawn region of ``context`` (a span region of goldloop's control whose text is the
+    task's); None when there is none."""
+    items = context.get("result") if isinstance(context, dict) else None
+    for item in items if isinstance(items, list) else ():
+        if not isinstance(item, dict) or item.get("from_name") != lc.SPAN:
+            continue
+        value = item.get("value")
+        if not isinstance(value, dict):
+            continue
+        start, end = value.get("start"), value.get("end")
+        if not isinstance(start, int) or not isinstance(end, int) or start >= end:
+            continue
+        try:
+            a, b = from_label_studio(text, start, end)
+        except OffsetError:
+            continue
+        if "text" in value and value["text"] != text[a:b]:
+            continue  # the editor holds another text than the task: nothing to say
+        return Drawn(str(item.get("id") or region_id(a, b)), a, b)
+    return None
+
+
+class Suggester:
+    """Suggestions for drawn regions: the KB first, then ``provider`` (None: the KB alone)."""
+
+    def __init__(self, kb: KB, nlp: Language, provider: Provider | None = None) -> None:
+        self.kb = kb
+        self.nlp = nlp
+        self.provider = provider
+        self._system = _INSTRUCTIONS + "\n".join(
+            relation_line(r, kb) for r in kb.canonical_relations()
+        )
+
+    def suggest(self, task: Task, context: object) -> list[dict[str, Any]]:
+        """The result items for the drawn region (its id kept) and the uncovered occurrences of
+        its surface; ``[]`` when the context holds no usable region."""
+        text = task.data.get("text")
+        if not isinstance(text, str):
+            return []
+        drawn = drawn_region(text, context)
+        if drawn is None:
+            return []
+        covered = _covered_spans(text, task, context)
+        spans = [(drawn.a, drawn.b)] + [
+            span
+            for span in find_occurrences(text, text[drawn.a : drawn.b])
+            if span != (drawn.a, drawn.b) and not any(_overlap(span, c) for c in covered)
+        ]
+        suggestions = self.suggest_spans(text, spans)
+        items: list[dict[str, Any]] = []
+        for suggestion in suggestions:
+            rid = drawn.id if (suggestion.a, suggestion.b) == (drawn.a, drawn.b) else None
+            items += self.region_items(text, suggestion, rid)
+        return items
+
+    def suggest_spans(self, text: str, spans: Sequence[tuple[int, int]]) -> list[Suggestion]:
+        """One suggestion per span the KB or the LLM could name a relation for, in span order."""
+        doc = self.nlp(text)
+        mentions = detect_mentions(doc, self.kb)
+        found: list[Suggestion] = []
+        ask: list[tuple[int, int]] = []
+        for a, b in spans:
+            candidates = {(m.entity_id, m.direction) for m in mentions if m.a < b and a < m.b}
+            looked_up = self.kb.lookup(text[a:b])
+            if looked_up is not None:
+                folded = self.kb.fold(looked_up.entity_id, "forward")
+                candidates.add((folded.entity_id, folded.direction or "forward"))
+            if len(candidates) == 1:
+                ((entity_id, direction),) = candidates
+                found.append(Suggestion(a, b, entity_id, direction, "kb"))
+            else:
+                ask.append((a, b))
+        if ask and self.provider is not None:
+            found += self._ask(doc, ask)
+        return sorted(found, key=lambda s: (s.a, s.b))
+
+    def _ask(self, doc: Doc, spans: list[tuple[int, int]]) -> list[Suggestion]:
+        assert self.provider is not None
+        requests = [self.request(doc, a, b) for a, b in spans]
+        answers = run_requests(self.provider, requests, usable=_answer_json)
+        found = []
+        for (a, b), answer in zip(spans, answers, strict=True):
+            text = getattr(answer, "text", None)
+            picked = self._read(text) if isinstance(text, str) else None
+            if picked is not None:
+                found.append(Suggestion(a, b, picked[0], picked[1], self.provider.tag))
+        return found
+
+    def request(self, doc: Doc, a: int, b: int) -> LLMRequest:
+        """The short prompt: the sentence holding ``[a, b)`` and the phrase (with which
+        occurrence in the sentence, when it repeats)."""
+        sentence = doc.char_span(a, b, alignment_mode="expand")
+        sent = sentence.sent if sentence is not None else doc[:]
+        surface = doc.text[a:b]
+        before = [s for s, _ in find_occurrences(sent.text, surface) if sent.start_char + s < a]
+        user = f"Sentence: {sent.text}\nPhrase: {surface}"
+        if len(list(find_occurrences(sent.text, surface))) > 1:
+            user += f" (occurrence {len(before) + 1} in the sentence)"
+        return LLMRequest(self._system, user, SUGGESTION_SCHEMA, SUGGESTION_MAX_TOKENS)
+
+    def _read(self, answer: str) -> tuple[str, str | None] | None:
+        data = _answer_json_value(answer)
+        if not isinstance(data, dict) or not isinstance(data.get("label"), str):
+            return None
+        direction = data.get("direction")
+        direction = direction if isinstance(direction, str) and direction in DIRECTIONS else None
+        folded = self.kb.decode_label(data["label"], direction)
+        if folded is None:
+            return None
+        if folded.direction is not None and not self.kb.direction_allowed(
+            folded.entity_id, folded.direction
+        ):
+            return folded.entity_id, None
+        return folded.entity_id, folded.direction
+
+    def region_items(
+        self, text: str, suggestion: Suggestion, rid: str | None = None
+    ) -> list[dict[str, Any]]:
+        """The span, relation and direction items of one suggestion (``rid``: the drawn id)."""
+        from_kb = suggestion.source == "kb"
+        hit = Hit(
+            a=suggestion.a, b=suggestion.b, surface=text[suggestion.a : suggestion.b],
+            entity_id=suggestion.entity_id, direction=suggestion.direction,
+            confidence=KB_SCORE if from_kb else LLM_SCORE,
+        )  # fmt: skip
+        where = "exact KB match" if from_kb else f"suggested by {suggestion.source}"
+        items = hit_regions(text, hit, self.kb, meta={"text": where, "source": suggestion.source})
+        for item in items:
+            if rid is not None:
+                item["id"] = rid
+            item["score"] = hit.confidence
+        return items
+
+
+def _covered_spans(text: str, task: Task, context: object) -> list[tuple[int, int]]:
+    """Spans some region already holds: the context's, the task's predictions, drafts and
+    annotations (what the editor shows)."""
+    results: list[Any] = [context.get("result") if isinstance(context, dict) else None]
+    extra = task.model_extra or {}
+    for key in ("predictions", "drafts", "annotations"):
+        for holder in (task.predictions if key == "predictions" else extra.get(key)) or ():
+            if isinstance(holder, dict):
+                results.append(holder.get("result"))
+    spans = []
+    for result in results:
+        for item in result if isinstance(result, list) else ():
+            value = item.get("value") if isinstance(item, dict) else None
+            if isinstance(value, dict) and isinstance(value.get("start"), int):
+                end = value.get("end")
+                if isinstance(end, int) and 0 <= value["start"] < end <= len(text):
+                    spans.append((value["start"], end))
+    return spans
+
+
+def _overlap(x: tuple[int, int], y: tuple[int, int]) -> bool:
+    return x[0] < y[1] and y[0] < x[1]
+
+
+def _answer_json_value(answer: str) -> Any:
+    stripped = answer.strip().removeprefix("```json").removeprefix("```").removesuffix("```")
+    try:
+        return json.loads(stripped)
+    except json.JSONDecodeError:
+        return None
+
+
+def _answer_json(answer: str) -> bool:
+    """Only an answer that parses is cached (a re-ask may do better)."""
+    return isinstance(_answer_json_value(answer), dict)

@@ -1,0 +1,37 @@
+"""``goldloop curate``: send the double tasks whose two annotators disagree to ``NAME-curate``."""
+
+from __future__ import annotations
+
+from goldloop.cli.common import (
+    KbOption,
+    UrlOption,
+    console,
+    key_value_table,
+    open_kb,
+)
+from goldloop.cli.loop import Project
+from goldloop.studio.connection import connect, resolve_connection
+from goldloop.studio.curate import curate
+
+
+def curate_command(project: Project, url: UrlOption = None, kb: KbOption = None) -> None:
+    """Push each disputed task of NAME-double, once, to NAME-curate, pre-filled for the curator."""
+    knowledge = open_kb(kb)
+    connection = resolve_connection(url)
+    report = curate(connection, connect(connection), project, knowledge)
+    console.print(
+        key_value_table(
+            f"curate → {connection.url}",
+            [
+                ("double project", report.double_project),
+                ("double tasks", report.double_tasks),
+                ("with fewer than two annotators", report.fewer_than_two),
+                ("agreed (to the gold as they are)", report.agreed),
+                ("disputed", report.disputed),
+                ("curate project", f"{report.curate_project} (id {report.project_id})"),
+                ("curate tasks created", report.created),
+                ("already in the curate project", report.already_present),
+                ("model version (pre-fill)", report.model_version or "none (no disputes)"),
+            ],
+        )
+    )

@@ -1,0 +1,163 @@
+"""The options of every command that calls an LLM (annotate, baselines, precision judge), and the
+factory's choice worded with those options."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from goldloop.cli.common import err_console
+from goldloop.errors import EXIT_INTERRUPTED, GoldloopError, PartialRun, ServiceError
+from goldloop.llm import (
+    AnnotatorChoiceError,
+    AnnotatorSpec,
+    Provider,
+    RetryPolicy,
+    choose_annotator,
+)
+from goldloop.llm.runner import DEFAULT_CONCURRENCY
+
+DEFAULT_TIMEOUT_S = 120.0
+DEFAULT_ATTEMPTS = RetryPolicy().attempts
+
+ProviderOption = Annotated[
+    str | None,
+    typer.Option(
+        "--provider",
+        help="openai, anthropic, gemini (or lexical where allowed). Default: the provider whose "
+        "key is set; openai with --base-url alone.",
+        show_default=False,
+    ),
+]
+ModelOption = Annotated[
+    str | None,
+    typer.Option("--model", help="Model name (default: per provider).", show_default=False),
+]
+EffortOption = Annotated[
+    str | None,
+    typer.Option("--effort", help="Reasoning effort (part of the cache key and the tag)."),
+]
+BaseUrlOption = Annotated[
+    str | None,
+    typer.Option("--base-url", help="Provider base URL (e.g. an OpenAI-compatible server)."),
+]
+ConcurrencyOption = Annotated[
+    int, typer.Option("--concurrency", min=1, help="Requests in flight at once.")
+]
+TimeoutOption = Annotated[
+    float,
+    typer.Option(
+        "--timeout",
+        min=0.001,
+        help="Seconds each attempt waits for an answer; a request gives up after two timeouts.",
+    ),
+]
+AttemptsOption = Annotated[
+    int,
+    typer.Option(
+        "--attempts", min=1, help="Attempts per request (rate limits, server errors, timeouts)."
+    ),
+]
+ForceOption = Annotated[
+    bool,
+    typer.Option(
+        "--force", help="Replace an existing output even by one that answers fewer items."
+    ),
+]
+
+__all__ = [
+    "DEFAULT_ATTEMPTS",
+    "DEFAULT_CONCURRENCY",
+    "DEFAULT_TIMEOUT_S",
+    "AttemptsOption",
+    "BaseUrlOption",
+    "ConcurrencyOption",
+    "EffortOption",
+    "ForceOption",
+    "ModelOption",
+    "ProviderOption",
+    "TimeoutOption",
+    "annotator_spec",
+    "exit_130_on_ctrl_c",
+    "retry_policy",
+    "settle_output",
+]
+
+_OPTIONS = {"provider": "--provider", "model": "--model"}
+
+
+def annotator_spec(
+    provider: str | None,
+    model: str | None,
+    effort: str | None,
+    base_url: str | None,
+    *,
+    llm_required: bool = False,
+    key_required: bool = True,
+) -> AnnotatorSpec:
+    """:func:`goldloop.llm.choose_annotator` on the options, its refusal naming the option."""
+    try:
+        return choose_annotator(
+            provider, model, effort, base_url, llm_required=llm_required, key_required=key_required
+        )
+    except AnnotatorChoiceError as exc:
+        raise GoldloopError(f"{_OPTIONS[exc.setting]}: {exc}") from exc
+
+
+def retry_policy(timeout_s: float, attempts: int) -> RetryPolicy:
+    return RetryPolicy(attempts=attempts, timeout_s=timeout_s)
+
+
+def settle_output(
+    *,
+    label: str,
+    asked: int,
+    errors: Sequence[str],
+    answered: int,
+    unit: str,
+    out: Path,
+    answered_before: int | None,
+    force: bool,
+    write: Callable[[], None],
+    report: Path,
+) -> None:
+    """The rules for an output of LLM answers when requests failed (``errors``, one per failed
+    item; ``answered``, the items the new output answers): every request failed → nothing
+    written, exit 4; otherwise ``write()``, then exit 3, unless the existing output (answering
+    ``answered_before`` items) answers more and ``force`` is off, in which case it is kept."""
+    if errors and len(errors) == asked:
+        raise ServiceError(f"{label}: every request failed, nothing written: {errors[0]}")
+    if errors and answered_before is not None and answered < answered_before and not force:
+        raise PartialRun(
+            f"{len(errors)} of {asked} {unit} failed ({errors[0]}); kept {out}, which answers "
+            f"{answered_before} (this run: {answered}): re-run to retry the failed ones, or "
+            "--force to replace it"
+        )
+    write()
+    if errors:
+        raise PartialRun(
+            f"{len(errors)} of {asked} {unit} failed ({errors[0]}): listed in {report}; "
+            "a re-run asks only for those"
+        )
+
+
+@contextmanager
+def exit_130_on_ctrl_c(annotator: object) -> Iterator[None]:
+    """Ctrl-C: nothing is written, one line says so (and that a re-run resumes from the answers
+    an LLM ``annotator`` cached), exit 130."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        resume = ""
+        if isinstance(annotator, Provider) and annotator.cache is not None:
+            where = getattr(annotator.cache, "path", None)
+            resume = (
+                f"; the answers received are in the response cache{f' {where}' if where else ''}, "
+                "and a re-run resumes from them"
+            )
+        err_console.print(f"interrupted: nothing written{resume}", highlight=False, soft_wrap=True)
+        raise typer.Exit(EXIT_INTERRUPTED) from None

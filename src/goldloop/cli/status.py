@@ -1,0 +1,179 @@
+"""``goldloop status`` and ``goldloop effort``: where a campaign stands, and the human time it took."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Group
+from rich.live import Live
+from rich.table import Table
+
+from goldloop.atomic import atomic_write_json
+from goldloop.cli.common import (
+    KbOption,
+    UrlOption,
+    check_outputs,
+    console,
+    key_value_table,
+    open_kb,
+)
+from goldloop.cli.loop import Project
+from goldloop.studio.connection import connect, resolve_connection
+from goldloop.studio.effort import IDLE_CAP_MINUTES, effort_png, effort_report, effort_rows
+from goldloop.studio.project import export_campaign
+from goldloop.studio.status import campaign_status
+
+CapMinutes = Annotated[
+    float,
+    typer.Option(
+        "--cap-minutes", help="Minutes an annotation counts at most (longer: the task sat idle)."
+    ),
+]
+
+
+def status_command(
+    project: Project,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Status JSON (default: NAME.status.json).")
+    ] = None,
+    watch: Annotated[bool, typer.Option("--watch", help="Refresh until interrupted.")] = False,
+    interval: Annotated[
+        float, typer.Option("--interval", help="Seconds between refreshes with --watch.")
+    ] = 30.0,
+    rounds: Annotated[
+        int | None, typer.Option("--rounds", help="With --watch: stop after this many refreshes.")
+    ] = None,
+    cap_minutes: CapMinutes = IDLE_CAP_MINUTES,
+    url: UrlOption = None,
+    kb: KbOption = None,
+) -> None:
+    """Tasks per project, work per annotator, verdicts, κ and the time left; a table and JSON."""
+    target = out or Path(f"{project}.status.json")
+    check_outputs({"--out": target})
+    knowledge = open_kb(kb)
+    connection = resolve_connection(url)
+    client = connect(connection)
+
+    def refresh() -> Group:
+        campaign = export_campaign(connection, client, project)
+        data = campaign_status(campaign, knowledge, cap_minutes=cap_minutes)
+        atomic_write_json(target, data)
+        return status_view(project, data, target)
+
+    if not watch:
+        console.print(refresh())
+        return
+    done = 0
+    with Live(refresh(), console=console, auto_refresh=False) as live:
+        done += 1
+        while rounds is None or done < rounds:
+            time.sleep(interval)
+            live.update(refresh(), refresh=True)
+            done += 1
+
+
+def effort_command(
+    project: Project,
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Effort JSON (default: NAME.effort.json).")
+    ] = None,
+    png: Annotated[
+        Path | None,
+        typer.Option("--png", help="Distribution and throughput chart (default: NAME.effort.png)."),
+    ] = None,
+    cap_minutes: CapMinutes = IDLE_CAP_MINUTES,
+    url: UrlOption = None,
+    kb: KbOption = None,
+) -> None:
+    """Minutes per document and per verified mention, by annotator, pre-annotator, correction rate
+    and length, from Label Studio's lead_time."""
+    target = out or Path(f"{project}.effort.json")
+    chart = png or Path(f"{project}.effort.png")
+    check_outputs({"--out": target, "--png": chart})
+    knowledge = open_kb(kb)
+    connection = resolve_connection(url)
+    campaign = export_campaign(connection, connect(connection), project)
+    rows = effort_rows(campaign, knowledge, cap_minutes=cap_minutes)
+    report = effort_report(rows, cap_minutes=cap_minutes)
+    atomic_write_json(target, report)
+    effort_png(rows, chart)
+    overall = report["overall"]
+    console.print(
+        key_value_table(
+            f"effort in {project}",
+            [
+                ("annotations", overall["annotations"]),
+                ("timed (lead_time recorded)", overall["timed"]),
+                (f"capped at {cap_minutes:g} min (idle)", report["capped_annotations"]),
+                ("minutes", _num(overall["minutes"])),
+                ("minutes per document", _num(overall["minutes_per_document"])),
+                ("minutes per verified mention", _num(overall["minutes_per_verified_mention"])),
+            ],
+        )
+    )
+    for group in ("by_annotator", "by_pre_annotator", "by_correction_rate", "by_length"):
+        console.print(_figures_table(group.replace("_", " "), report[group]))
+    console.print(f"report: {target}; chart: {chart}")
+
+
+def status_view(project: str, data: dict[str, Any], target: Path) -> Group:
+    """The status report as tables (the JSON holds every figure)."""
+    roles = Table(title=f"status of {project}", title_justify="left")
+    for column in ("project", "tasks", "annotated", "partly", "skipped", "annotations", "needed"):
+        roles.add_column(column, justify="left" if column == "project" else "right")
+    for role, row in data["roles"].items():
+        roles.add_row(
+            f"{data['projects'][role]} ({role})", *(str(row[k]) for k in (
+                "tasks", "annotated", "partly_annotated", "skipped", "annotations", "annotations_needed"))
+        )  # fmt: skip
+    people = Table(title="annotators", title_justify="left")
+    for column in ("annotator", "tasks", "kept", "added", "deleted"):
+        people.add_column(column, justify="left" if column == "annotator" else "right")
+    for email, row in data["annotators"].items():
+        people.add_row(email, *(str(row[k]) for k in ("tasks", "kept", "added", "deleted")))
+    verdicts, agreement, finish = data["verdicts"], data["agreement"] or {}, data["finish"]
+    summary = [
+        ("verdicts (accept / fix / reject / added)", "{accept} / {fix} / {reject} / {added}".format(**verdicts)),
+        ("correction rate (all)", _num(verdicts["correction_rate"])),
+        ("correction rate (anchored)", _num(verdicts["anchored"]["correction_rate"])),
+        ("correction rate (paraphrase)", _num(verdicts["paraphrase"]["correction_rate"])),
+        ("decided (single / agreed / curated)", "{single} / {agreed} / {curated}".format(**data["decided"])),
+        ("κ relation (folded) on double tasks", _num(agreement.get("kappa_entity_id_folded"))),
+        ("κ direction on double tasks", _num(agreement.get("kappa_direction"))),
+        ("estimated recall (first / second / both)", _recalls(data["completeness"])),
+        ("disputes awaiting curation", len(data["curation"]["awaiting_curation"])),
+        ("annotations still needed", finish["annotations_needed"]),
+        ("median minutes per document", _num(finish["median_minutes_per_document"])),
+        ("work minutes left", _num(finish["work_minutes_left"])),
+        ("hours left at this pace", _num(finish["hours_left_at_this_pace"])),
+        ("JSON", target),
+    ]  # fmt: skip
+    return Group(roles, people, key_value_table("so far", summary))
+
+
+def _figures_table(title: str, groups: dict[str, dict[str, Any]]) -> Table:
+    table = Table(title=title, title_justify="left")
+    for column in ("", "annotations", "min/doc", "median min/doc", "mentions", "min/mention"):
+        table.add_column(column, justify="left" if not column else "right")
+    for name, row in groups.items():
+        table.add_row(
+            name, str(row["annotations"]), _num(row["minutes_per_document"]),
+            _num(row["median_minutes_per_document"]), str(row["verified_mentions"]),
+            _num(row["minutes_per_verified_mention"]),
+        )  # fmt: skip
+    return table
+
+
+def _recalls(completeness: dict[str, Any] | None) -> str:
+    if not completeness:
+        return "n/a"
+    return " / ".join(_num(completeness[k]) for k in ("recall_1", "recall_2", "recall_both"))
+
+
+def _num(value: object) -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:.3f}" if isinstance(value, float) else str(value)

@@ -1,0 +1,178 @@
+"""CSV and TSV files: the one reader of every table goldloop reads (KB, equivalences, review and
+symmetric sheets, id bridges, corpora), and the one rule for booleans in them.
+
+The rules, the same for every file:
+
+- UTF-8, with or without a byte-order mark; any line ending (LF, CRLF or CR alone);
+- a tab delimiter for ``.tsv`` (and ``.tsv.gz``), a comma otherwise; ``.gz`` files are gunzipped;
+- the first row is the header; column names are stripped, and must be distinct;
+- a row may leave trailing fields out (they read as ""), never have more fields than the header;
+- a NUL byte, a quote left open or text after a closing quote is an error naming the file and line;
+- values are kept as written: callers strip what they compare.
+
+Booleans (:func:`parse_bool`): ``True``/``yes``/``1`` and ``False``/``no``/``0``, in any case; an
+empty cell is false.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, cast
+
+from goldloop.errors import GoldloopError
+
+TRUE_WORDS = ("true", "yes", "1")
+FALSE_WORDS = ("false", "no", "0", "")
+
+
+class CsvError(GoldloopError):
+    """A CSV/TSV file cannot be read; the message names the file and line."""
+
+
+def delimiter_for(path: Path) -> str:
+    """Tab for ``.tsv`` (gzipped or not), comma otherwise."""
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes and suffixes[-1] == ".gz":
+        suffixes.pop()
+    return "\t" if suffixes and suffixes[-1] == ".tsv" else ","
+
+
+class CsvReader:
+    """The header (``columns``), then ``(line where the record starts, row)`` per record."""
+
+    def __init__(
+        self,
+        path: Path,
+        stream: IO[bytes],
+        *,
+        required: Sequence[str] = (),
+        delimiter: str | None = None,
+        error: type[GoldloopError] = CsvError,
+    ) -> None:
+        self.path = path
+        self._error = error
+        self._physical = 0
+        self._start = 1
+        text = io.TextIOWrapper(stream, encoding="utf-8-sig", newline="")
+        self._reader = csv.reader(
+            self._checked(text), delimiter=delimiter or delimiter_for(path), strict=True
+        )
+        header = self._next()
+        if header is None:
+            raise error(f"{path}: empty file: no header row")
+        self.columns = [name.strip() for name in header]
+        repeated = sorted({c for c in self.columns if self.columns.count(c) > 1})
+        if repeated:
+            raise error(f"{path}: line 1: column(s) named twice: {', '.join(repeated)}")
+        missing = [c for c in required if c not in self.columns]
+        if missing:
+            raise error(f"{path}: missing column(s) {', '.join(missing)}")
+
+    def __iter__(self) -> Iterator[tuple[int, dict[str, str]]]:
+        width = len(self.columns)
+        while (fields := self._next()) is not None:
+            if not fields:
+                continue  # a blank line
+            if len(fields) > width:
+                raise self._error(
+                    f"{self.path}: line {self._start}: {len(fields)} fields, "
+                    f"the header has {width} columns"
+                )
+            padded = [*fields, *[""] * (width - len(fields))]
+            yield self._start, dict(zip(self.columns, padded, strict=True))
+
+    def _next(self) -> list[str] | None:
+        self._start = self._reader.line_num + 1
+        try:
+            return next(self._reader)
+        except StopIteration:
+            return None
+        except csv.Error as exc:
+            reason = str(exc)
+            if reason == "unexpected end of data":
+                reason = "a quoted field is not closed before the end of the file"
+            raise self._error(f"{self.path}: line {self._start}: bad quoting: {reason}") from None
+        except UnicodeDecodeError as exc:
+            raise self._error(
+                f"{self.path}: line {self._physical + 1}: not UTF-8 text ({exc.reason})"
+            ) from None
+        except (OSError, EOFError) as exc:  # a truncated or corrupt .gz
+            raise self._error(f"{self.path}: cannot read: {exc}") from None
+
+    def _checked(self, lines: Iterable[str]) -> Iterator[str]:
+        for line in lines:
+            self._physical += 1
+            if "\x00" in line:
+                raise self._error(
+                    f"{self.path}: line {self._physical}: a NUL byte: not a text table"
+                )
+            yield line
+
+
+@contextmanager
+def open_csv(
+    path: str | Path,
+    *,
+    required: Sequence[str] = (),
+    delimiter: str | None = None,
+    error: type[GoldloopError] = CsvError,
+) -> Iterator[CsvReader]:
+    """Stream a CSV/TSV file (gzipped when it ends in ``.gz``); the header is checked on entry."""
+    source = Path(path)
+    with ExitStack() as stack:
+        try:
+            raw = stack.enter_context(_open_binary(source))
+        except OSError as exc:
+            raise error(f"{source}: cannot read: {exc.strerror or exc}") from None
+        yield CsvReader(source, raw, required=required, delimiter=delimiter, error=error)
+
+
+def _open_binary(path: Path) -> IO[bytes]:
+    if path.suffix.lower() == ".gz":
+        # typeshed types GzipFile apart from IO[bytes]; it is a binary file object all the same.
+        return cast(IO[bytes], gzip.open(path, "rb"))
+    return path.open("rb")
+
+
+@dataclass(frozen=True)
+class CsvTable:
+    path: Path
+    columns: list[str]
+    rows: list[tuple[int, dict[str, str]]]
+
+
+def read_csv(
+    path: str | Path,
+    *,
+    required: Sequence[str] = (),
+    delimiter: str | None = None,
+    error: type[GoldloopError] = CsvError,
+    data: bytes | None = None,
+) -> CsvTable:
+    """A whole CSV/TSV file; ``data`` is its content when the caller already read the bytes."""
+    source = Path(path)
+    if data is None:
+        with open_csv(source, required=required, delimiter=delimiter, error=error) as reader:
+            return CsvTable(source, reader.columns, list(reader))
+    reader = CsvReader(
+        source, io.BytesIO(data), required=required, delimiter=delimiter, error=error
+    )
+    return CsvTable(source, reader.columns, list(reader))
+
+
+def parse_bool(value: str, where: str, column: str, error: type[GoldloopError] = CsvError) -> bool:
+    """The one reading of a boolean cell (see the module docstring); ``error`` names the cell."""
+    word = value.strip().casefold()
+    if word in TRUE_WORDS:
+        return True
+    if word in FALSE_WORDS:
+        return False
+    raise error(
+        f"{where}: {column} must be True or False (or yes/no, 1/0, in any case), got {value!r}"
+    )

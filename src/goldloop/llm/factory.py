@@ -1,0 +1,215 @@
+"""Choosing the pre-annotator: the one rule every door (CLI, demo, backend, baselines, judge) uses.
+
+The rule, in order:
+
+1. an explicit provider wins (``lexical`` included), with the model given or its default;
+2. a base URL alone means an OpenAI-compatible server, which needs a model;
+3. otherwise the provider whose key is set, with its default model; keys of several providers
+   and none named is refused (a guess spends someone's money);
+4. no key: the offline ``lexical`` pre-annotator, unless an LLM is required (judge, llm baseline).
+
+:func:`choose_annotator` applies the rule to what a door read (options or variables) and gives an
+:class:`AnnotatorSpec`; :func:`make_annotator` / :func:`make_llm` build it. The typed errors carry
+which setting is wrong (``provider`` or ``model``), so each door names its own option or variable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib import import_module
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from goldloop.errors import GoldloopError
+from goldloop.llm.base import CREDENTIALS, LLMError, Provider, RetryPolicy, env_credential
+from goldloop.llm.cache import ResponseCache, SQLiteCache
+from goldloop.settings import default_cache_path
+
+if TYPE_CHECKING:
+    from goldloop.kb import KB
+    from goldloop.lexical import LexicalAnnotator
+
+LEXICAL: Final = "lexical"
+# name -> (module, class); modules import their SDK only when that provider is used.
+PROVIDERS: Final = {
+    "openai": ("goldloop.llm.openai", "OpenAIProvider"),
+    "anthropic": ("goldloop.llm.anthropic", "AnthropicProvider"),
+    "gemini": ("goldloop.llm.gemini", "GeminiProvider"),
+}
+# The model used when none is named; any model the provider serves can be named.
+DEFAULT_MODELS: Final = {
+    "openai": "gpt-5-mini",
+    "anthropic": "claude-sonnet-4-5",
+    "gemini": "gemini-2.5-flash",
+}
+
+
+class AnnotatorChoiceError(GoldloopError):
+    """The settings do not name one annotator; ``setting`` is ``provider`` or ``model``."""
+
+    def __init__(self, setting: str, message: str) -> None:
+        super().__init__(message)
+        self.setting = setting
+
+
+class UnknownProvider(AnnotatorChoiceError):
+    """A provider name that is neither an LLM provider nor ``lexical``."""
+
+
+class AmbiguousProvider(AnnotatorChoiceError):
+    """Keys of several providers are set and none is named."""
+
+
+class ModelRequired(AnnotatorChoiceError):
+    """An OpenAI-compatible server (a base URL without a provider) has no default model."""
+
+
+class MissingKey(AnnotatorChoiceError):
+    """The provider's key is not in the environment (and no base URL points elsewhere)."""
+
+
+class NoProvider(AnnotatorChoiceError):
+    """An LLM is required, or a model was named, and no provider is named or has a key."""
+
+
+@dataclass(frozen=True)
+class AnnotatorSpec:
+    """One annotator: an LLM provider and model (with effort), or the offline ``lexical`` one."""
+
+    provider: str
+    model: str | None = None
+    effort: str | None = None
+    base_url: str | None = None
+
+    @property
+    def is_llm(self) -> bool:
+        return self.provider != LEXICAL
+
+
+def credentials_set(env: Mapping[str, str] | None = None) -> list[str]:
+    """Providers whose credential is in the environment (never the credential itself)."""
+    return [name for name, names in CREDENTIALS.items() if env_credential(*names, env=env)]
+
+
+def choose_annotator(
+    provider: str | None = None,
+    model: str | None = None,
+    effort: str | None = None,
+    base_url: str | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    llm_required: bool = False,
+    key_required: bool = True,
+) -> AnnotatorSpec:
+    """The annotator the settings name, by the rule in this module's docstring.
+
+    ``key_required=False`` skips the key check of a named provider (a dry run calls nothing).
+    """
+    name = (provider or "").strip().lower() or None
+    model, effort, base_url = model or None, effort or None, base_url or None
+    if name is None:
+        name = _implied_provider(base_url, model, env, llm_required)
+    if name == LEXICAL:
+        if llm_required:
+            raise NoProvider("provider", "this needs an LLM provider, not lexical")
+        return AnnotatorSpec(LEXICAL)
+    if name not in PROVIDERS:
+        known = ", ".join([*PROVIDERS, *([] if llm_required else [LEXICAL])])
+        raise UnknownProvider("provider", f"{name!r} is not a provider (known: {known})")
+    if key_required and base_url is None and name not in credentials_set(env):
+        variables = " or ".join(CREDENTIALS[name])
+        raise MissingKey("provider", f"{name} needs {variables} in the environment")
+    return AnnotatorSpec(name, model or DEFAULT_MODELS[name], effort, base_url)
+
+
+def _implied_provider(
+    base_url: str | None, model: str | None, env: Mapping[str, str] | None, llm_required: bool
+) -> str:
+    if base_url is not None:
+        if model is None:
+            raise ModelRequired(
+                "model",
+                "a base URL without a provider means an OpenAI-compatible server: name its model",
+            )
+        return "openai"
+    keyed = credentials_set(env)
+    if len(keyed) > 1:
+        raise AmbiguousProvider(
+            "provider", f"keys of several providers are set ({', '.join(keyed)}): name one"
+        )
+    if keyed:
+        return keyed[0]
+    if llm_required or model is not None:
+        variables = ", ".join(name for names in CREDENTIALS.values() for name in names)
+        raise NoProvider("provider", f"no provider is named and no key is set ({variables})")
+    return LEXICAL
+
+
+class _DefaultCache:
+    """Sentinel: the SQLite cache at ``settings.default_cache_path()``."""
+
+
+DEFAULT_CACHE: Final = _DefaultCache()
+
+
+def make_provider(
+    name: str,
+    model: str,
+    *,
+    effort: str | None = None,
+    base_url: str | None = None,
+    cache: ResponseCache | str | Path | _DefaultCache | None = DEFAULT_CACHE,
+    retry: RetryPolicy | None = None,
+) -> Provider:
+    """A provider by name; ``cache`` is a cache object, a SQLite path, ``None`` (off) or
+    :data:`DEFAULT_CACHE`."""
+    if name not in PROVIDERS:
+        raise LLMError(f"unknown provider {name!r} (known: {', '.join(PROVIDERS)})")
+    module_name, class_name = PROVIDERS[name]
+    try:
+        provider_class: Any = getattr(import_module(module_name), class_name)
+    except ImportError as exc:
+        raise LLMError(f"{name}: its SDK is not installed; install goldloop[llm] ({exc})") from exc
+    if isinstance(cache, _DefaultCache):
+        cache = default_cache_path()
+    if isinstance(cache, str | Path):
+        cache = SQLiteCache(cache)
+    provider: Provider = provider_class(
+        model, effort=effort, base_url=base_url, cache=cache, retry=retry
+    )
+    return provider
+
+
+def make_llm(
+    spec: AnnotatorSpec,
+    *,
+    cache: ResponseCache | str | Path | _DefaultCache | None = DEFAULT_CACHE,
+    retry: RetryPolicy | None = None,
+) -> Provider:
+    """The LLM provider a spec names (``lexical`` is refused: the caller needs an LLM)."""
+    if not spec.is_llm or spec.model is None:
+        raise NoProvider("provider", "this needs an LLM provider, not lexical")
+    return make_provider(
+        spec.provider,
+        spec.model,
+        effort=spec.effort,
+        base_url=spec.base_url,
+        cache=cache,
+        retry=retry,
+    )
+
+
+def make_annotator(
+    spec: AnnotatorSpec,
+    kb: KB,
+    *,
+    cache: ResponseCache | str | Path | _DefaultCache | None = DEFAULT_CACHE,
+    retry: RetryPolicy | None = None,
+) -> Provider | LexicalAnnotator:
+    """The pre-annotator a spec names: an LLM provider, or ``lexical`` on ``kb``."""
+    if spec.is_llm:
+        return make_llm(spec, cache=cache, retry=retry)
+    from goldloop.lexical import LexicalAnnotator  # spaCy loads only when it is used
+
+    return LexicalAnnotator(kb)

@@ -1,0 +1,101 @@
+"""The pool's parse on Dask: chunks of texts go to the workers, their mentions come back in order.
+
+Each worker parses through ``goldloop.nlp.parse_many`` and detects with ``detect_mentions``,
+exactly as one process does (``pool.detect_here``), and returns the mentions, never spaCy
+``Doc``s. ``local:N`` starts a local cluster of N single-threaded worker processes for the
+run; anything else is a scheduler address (``tcp://host:8786``) whose workers have goldloop
+and the same spaCy model installed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from itertools import islice
+from typing import Any
+
+from goldloop.errors import GoldloopError
+from goldloop.kb import KB
+from goldloop.sample.pool import PoolMention, detect_here
+
+CHUNK = 128  # texts per task: large enough to amortise scheduling, small enough to spread
+IN_FLIGHT_PER_WORKER = 3  # bounds memory on a long stream while keeping workers busy
+CONNECT_TIMEOUT = "30s"
+_LOCAL = re.compile(r"local:(\d+)")
+
+
+class DaskError(GoldloopError):
+    """Dask is not installed, the scheduler cannot be reached, or a worker failed."""
+
+
+@contextmanager
+def dask_client(scheduler: str) -> Iterator[Any]:
+    """A ``distributed.Client`` on ``scheduler`` (``local:N`` or an address), closed afterwards."""
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError as exc:
+        raise DaskError(
+            "parsing on Dask needs the dask extra: pip install 'goldloop[dask]'"
+        ) from exc
+    local = _LOCAL.fullmatch(scheduler.strip())
+    cluster = None
+    try:
+        if local is not None:
+            workers = int(local.group(1))
+            if workers < 1:
+                raise DaskError(f"Dask scheduler {scheduler!r}: local:N needs N >= 1")
+            cluster = LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,  # spaCy's parse holds the GIL: one process per core
+                processes=True,
+                dashboard_address=None,
+            )
+            client = Client(cluster)
+        else:
+            client = Client(scheduler, timeout=CONNECT_TIMEOUT)
+    except (OSError, TimeoutError, ValueError) as exc:
+        if cluster is not None:
+            cluster.close()
+        raise DaskError(f"Dask scheduler {scheduler!r}: cannot connect: {exc}") from exc
+    try:
+        yield client
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def detect_chunk(texts: list[str], kb: KB, batch_size: int) -> list[tuple[PoolMention, ...]]:
+    """One task: the pool mentions of each text, as one process would find them."""
+    return list(detect_here(texts, kb, batch_size=batch_size))
+
+
+def detect_on_dask(
+    texts: Iterable[str], kb: KB, scheduler: str, *, batch_size: int = 64
+) -> Iterator[tuple[PoolMention, ...]]:
+    """Pool mentions of each text, in input order, computed by the scheduler's workers."""
+    with dask_client(scheduler) as client:
+        workers = max(1, len(client.scheduler_info().get("workers", {})))
+        shared_kb = client.scatter(kb, broadcast=True)
+        stream = iter(texts)
+        pending: deque[Any] = deque()
+        while True:
+            while len(pending) < workers * IN_FLIGHT_PER_WORKER:
+                chunk = list(islice(stream, CHUNK))
+                if not chunk:
+                    break
+                pending.append(
+                    client.submit(detect_chunk, chunk, shared_kb, batch_size, pure=False)
+                )
+            if not pending:
+                return
+            future = pending.popleft()
+            try:
+                results = future.result()
+            except GoldloopError:
+                raise  # the worker's own word (a missing spaCy model ...) is the message
+            except Exception as exc:  # a worker's error arrives re-raised as its own type
+                raise DaskError(f"a Dask worker failed while parsing: {exc}") from exc
+            yield from results

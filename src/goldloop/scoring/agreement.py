@@ -1,0 +1,199 @@
+"""Agreement between two annotators: Cohen's κ on relation and on direction.
+
+Only documents both annotators covered count. Spans are paired by the shared greedy any-overlap
+matcher; a span only one side marked enters the relation κ against an explicit ``∅`` on the
+other side, so missing a mention and inventing one cost the same. κ is given on the ids as
+written (raw) and folded through the KB (converse → canonical, then equivalences), so two
+annotators naming one relation two ways agree. Direction κ is taken over span pairs whose folded
+relation agrees; a symmetric relation agrees in any direction.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from goldloop.errors import GoldloopError
+from goldloop.gold import Document, Hit
+from goldloop.kb import KB
+from goldloop.scoring.folding import fold_answer
+from goldloop.scoring.matching import match_spans
+
+NONE = "∅"
+
+
+class AgreementError(GoldloopError):
+    """The two annotations cannot be compared (for example, one document with two texts)."""
+
+
+def cohen_kappa(pairs: Sequence[tuple[str, str]]) -> float | None:
+    """Cohen's κ over ``(rater_a, rater_b)`` category pairs.
+
+    ``None`` when undefined: no pairs, or chance agreement of 1 (both raters used one and the
+    same category throughout), where κ is 0/0 rather than perfect or null agreement.
+    """
+    n = len(pairs)
+    if n == 0:
+        return None
+    count_a = Counter(a for a, _ in pairs)
+    count_b = Counter(b for _, b in pairs)
+    observed = sum(a == b for a, b in pairs) / n
+    chance = sum(count_a[k] * count_b[k] for k in count_a) / (n * n)
+    if chance >= 1.0:
+        return None
+    return (observed - chance) / (1 - chance)
+
+
+@dataclass(frozen=True)
+class SpanPair:
+    """One unit of comparison: a span both marked, or one only A (``b`` None) or only B marked."""
+
+    doc_id: str
+    a: Hit | None
+    b: Hit | None
+
+
+@dataclass
+class AgreementReport:
+    n_docs_shared: int
+    n_docs_only_a: int
+    n_docs_only_b: int
+    pairs: list[SpanPair]
+    kappa_entity_id: float | None
+    kappa_entity_id_folded: float | None
+    n_direction_pairs: int
+    kappa_direction: float | None
+    confusion: dict[str, Counter[str]] = field(default_factory=dict)
+
+    @property
+    def n_span_matched(self) -> int:
+        return sum(p.a is not None and p.b is not None for p in self.pairs)
+
+    @property
+    def n_only_a(self) -> int:
+        return sum(p.b is None for p in self.pairs)
+
+    @property
+    def n_only_b(self) -> int:
+        return sum(p.a is None for p in self.pairs)
+
+    def to_json(self) -> dict[str, Any]:
+        """The report's keys, then the folded relation confusion (A's id → B's id → count)."""
+        out: dict[str, Any] = {
+            "n_docs_shared": self.n_docs_shared,
+            "n_pairs": len(self.pairs),
+            "n_span_matched": self.n_span_matched,
+            "n_only_a": self.n_only_a,
+            "n_only_b": self.n_only_b,
+            "kappa_entity_id": self.kappa_entity_id,
+            "kappa_entity_id_folded": self.kappa_entity_id_folded,
+            "n_direction_pairs": self.n_direction_pairs,
+            "kappa_direction": self.kappa_direction,
+        }
+        out["confusion"] = {
+            a: dict(sorted(row.items())) for a, row in sorted(self.confusion.items())
+        }
+        return out
+
+
+def pair_spans(
+    documents_a: Sequence[Document], documents_b: Sequence[Document]
+) -> tuple[list[SpanPair], int, int, int]:
+    """Span pairs over the shared documents, with (shared, only-A, only-B) document counts."""
+    by_id_b = {doc.doc_id: doc for doc in documents_b}
+    ids_a = {doc.doc_id for doc in documents_a}
+    pairs: list[SpanPair] = []
+    shared = 0
+    for doc_a in documents_a:
+        doc_b = by_id_b.get(doc_a.doc_id)
+        if doc_b is None:
+            continue
+        if doc_a.text != doc_b.text:
+            raise AgreementError(
+                f"document {doc_a.doc_id}: the two annotations carry different texts"
+            )
+        shared += 1
+        pairs.extend(_pair_document(doc_a.doc_id, doc_a.ground_truth, doc_b.ground_truth))
+    return pairs, shared, len(ids_a) - shared, len(by_id_b.keys() - ids_a)
+
+
+def _pair_document(doc_id: str, hits_a: list[Hit], hits_b: list[Hit]) -> list[SpanPair]:
+    return [
+        SpanPair(doc_id, None if i is None else hits_a[i], None if k is None else hits_b[k])
+        for i, k in span_pairs([(h.a, h.b) for h in hits_a], [(h.a, h.b) for h in hits_b])
+    ]
+
+
+def span_pairs(
+    spans_a: Sequence[tuple[int, int]], spans_b: Sequence[tuple[int, int]]
+) -> list[tuple[int | None, int | None]]:
+    """How two annotators' spans of one document pair up, as indices into each side.
+
+    Both sides are taken in ``(a, b)`` order and matched by the greedy any-overlap matcher; A's
+    spans come first (paired with B's index, or None), then B's unpaired spans (with None).
+    """
+    order_a = sorted(range(len(spans_a)), key=lambda i: spans_a[i])
+    order_b = sorted(range(len(spans_b)), key=lambda k: spans_b[k])
+    taken = match_spans([spans_a[i] for i in order_a], [spans_b[k] for k in order_b])
+    pairs: list[tuple[int | None, int | None]] = [
+        (i, None if k is None else order_b[k]) for i, k in zip(order_a, taken, strict=True)
+    ]
+    used = {k for k in taken if k is not None}
+    pairs += [(None, order_b[k]) for k in range(len(order_b)) if k not in used]
+    return pairs
+
+
+def agreement(
+    documents_a: Sequence[Document], documents_b: Sequence[Document], kb: KB | None
+) -> AgreementReport:
+    """κ between annotators A and B; ids are compared as written and, with ``kb``, folded."""
+    pairs, shared, only_a, only_b = pair_spans(documents_a, documents_b)
+    raw = [(_id(p.a), _id(p.b)) for p in pairs]
+    folded = None if kb is None else [(_folded_id(p.a, kb), _folded_id(p.b, kb)) for p in pairs]
+    directions = direction_pairs(pairs, kb)
+    confusion: dict[str, Counter[str]] = {}
+    for a, b in folded if folded is not None else raw:
+        confusion.setdefault(a, Counter())[b] += 1
+    return AgreementReport(
+        n_docs_shared=shared,
+        n_docs_only_a=only_a,
+        n_docs_only_b=only_b,
+        pairs=pairs,
+        kappa_entity_id=cohen_kappa(raw),
+        kappa_entity_id_folded=None if folded is None else cohen_kappa(folded),
+        n_direction_pairs=len(directions),
+        kappa_direction=cohen_kappa(directions),
+        confusion=confusion,
+    )
+
+
+def direction_pairs(pairs: Sequence[SpanPair], kb: KB | None) -> list[tuple[str, str]]:
+    """``(direction_a, direction_b)`` over matched spans whose folded relation agrees.
+
+    A symmetric relation agrees in any direction: its pairs count as ``symmetric`` on both
+    sides. Other pairs count where both sides give a direction (folded with the relation).
+    """
+    out: list[tuple[str, str]] = []
+    for pair in pairs:
+        if pair.a is None or pair.b is None:
+            continue
+        relation_id, direction_a = fold_answer(kb, pair.a.entity_id, pair.a.direction)
+        other_id, direction_b = fold_answer(kb, pair.b.entity_id, pair.b.direction)
+        if relation_id != other_id or relation_id is None:
+            continue
+        relation = kb.get(relation_id) if kb is not None else None
+        if relation is not None and relation.is_symmetric:
+            out.append(("symmetric", "symmetric"))
+        elif direction_a is not None and direction_b is not None:
+            out.append((direction_a, direction_b))
+    return out
+
+
+def _id(hit: Hit | None) -> str:
+    return NONE if hit is None else hit.entity_id
+
+
+def _folded_id(hit: Hit | None, kb: KB) -> str:
+    return NONE if hit is None else kb.fold_id(hit.entity_id)

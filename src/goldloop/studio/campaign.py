@@ -1,0 +1,65 @@
+"""A campaign's gold and its sidecar sections, from the exports of its three projects.
+
+Pure (no network client). The gold takes, per document, the curated annotation, else the agreed
+double annotations, else the primary rule (``goldloop.studio.verify``); the sidecar adds κ between
+the two annotators of the double tasks before curation, and the human effort
+(``goldloop.studio.effort``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from goldloop.agreement import agreement
+from goldloop.gold import Document
+from goldloop.kb import KB
+from goldloop.studio.agreement import DoubleTasks, double_completeness, double_versions
+from goldloop.studio.effort import IDLE_CAP_MINUTES, effort_report, effort_rows
+from goldloop.studio.tasks import Campaign, double_name
+from goldloop.studio.verify import PullResult, verify
+
+
+def verify_campaign(
+    campaign: Campaign,
+    kb: KB,
+    *,
+    annotator: str | None = None,
+    cap_minutes: float = IDLE_CAP_MINUTES,
+) -> PullResult:
+    """The verified gold of the campaign (one person's with ``annotator``) and its sections."""
+    result = verify(
+        campaign.of("primary") + campaign.of("double"), kb, annotator=annotator,
+        curated=() if annotator else campaign.of("curate"), where=double_title(campaign),
+    )  # fmt: skip
+    result.projects = list(campaign.titles.values())
+    result.sections = campaign_sections(campaign, kb, cap_minutes=cap_minutes)
+    return result
+
+
+def campaign_sections(
+    campaign: Campaign, kb: KB, *, cap_minutes: float = IDLE_CAP_MINUTES
+) -> dict[str, Any]:
+    """``agreement_before_curation`` and ``completeness`` (when there is a double project), and
+    ``effort``."""
+    sections: dict[str, Any] = {}
+    if "double" in campaign.titles:
+        first, second, double = double_versions(campaign.of("double"), kb, double_title(campaign))
+        sections["agreement_before_curation"] = kappa_section(first, second, double, kb)
+        sections["completeness"] = double_completeness(first, second).to_dict()
+    sections["effort"] = effort_report(effort_rows(campaign, kb, cap_minutes=cap_minutes),
+                                       cap_minutes=cap_minutes)  # fmt: skip
+    return sections
+
+
+def kappa_section(
+    first: Sequence[Document], second: Sequence[Document], double: DoubleTasks, kb: KB
+) -> dict[str, Any]:
+    """κ between the two annotators of the double tasks, with which tasks were compared."""
+    data = agreement(first, second, kb).to_json()
+    data.pop("confusion")
+    return {**data, **double.to_json()}
+
+
+def double_title(campaign: Campaign) -> str:
+    return campaign.titles.get("double", double_name(campaign.name))

@@ -1,0 +1,113 @@
+"""``curate``: push the disputed double tasks of ``NAME-double`` to ``NAME-curate``, once each.
+
+A double task whose two annotators (two different people) agree goes to the gold as it is; a task
+with any disagreement becomes a curate task with the same labeling config and data, carrying the
+double task's review prediction (so verdicts keep their baseline), each annotator's version and
+the curation prediction the project pre-fills from (``goldloop.studio.curation``). Idempotent on
+``doc_id``: a re-run pushes only disputes that are new.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from goldloop.kb import KB
+from goldloop.studio import project as projects
+from goldloop.studio.connection import Connection, StudioError
+from goldloop.studio.curation import curate_tag, curation_predictions, versions_agree
+from goldloop.studio.push import ResultChecker
+from goldloop.studio.review import REVIEW_PREFIX
+from goldloop.studio.tasks import (
+    Task,
+    doc_id_of,
+    latest_prediction,
+    text_of,
+)
+from goldloop.studio.verify import annotator_versions
+
+
+@dataclass
+class CurateReport:
+    double_project: str
+    curate_project: str
+    project_id: int | None = None
+    double_tasks: int = 0
+    fewer_than_two: int = 0
+    agreed: int = 0
+    disputed: int = 0
+    created: int = 0
+    already_present: int = 0
+    model_version: str | None = None
+    model_versions: Counter[str] = field(default_factory=Counter)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "double_project": self.double_project,
+            "curate_project": self.curate_project,
+            "double_tasks": self.double_tasks,
+            "tasks_with_fewer_than_two_annotations": self.fewer_than_two,
+            "agreed": self.agreed,
+            "disputed": self.disputed,
+            "created": self.created,
+            "already_present": self.already_present,
+            "model_version": self.model_version,
+        }
+
+
+def curate(connection: Connection, client: Any, name: str, kb: KB) -> CurateReport:
+    """Push every disputed task of ``<name>-double`` that ``<name>-curate`` lacks."""
+    title = projects.double_name(name)
+    double = projects.find_project(connection, client, title)
+    if double is None:
+        raise StudioError(f"{connection.url}: no Label Studio project titled {title!r}")
+    tasks = projects.export_project(connection, client, double)
+    report = CurateReport(title, projects.curate_name(name), double_tasks=len(tasks))
+    # Every task is read (and a double annotation by one person refused) before anything is written.
+    disputes = [
+        (doc_id_of(task), payload)
+        for task in sorted(tasks, key=lambda t: int(t["id"]))
+        if (payload := _curate_task(task, kb, title, report)) is not None
+    ]
+    target = projects.ensure_project(connection, client, report.curate_project, double.label_config)
+    report.project_id = target.id
+    existing = projects.existing_tasks(connection, client, target)
+    check = ResultChecker(target.label_config)
+    new: list[dict[str, Any]] = []
+    for doc_id, payload in disputes:
+        if doc_id in existing:
+            report.already_present += 1
+            continue
+        for prediction in payload["predictions"]:
+            errors = check(prediction)
+            if errors:
+                raise StudioError(
+                    f"document {doc_id!r}: prediction {prediction['model_version']!r} "
+                    f"does not fit the labeling config: {str(errors[0])[:200]}"
+                )
+        new.append(payload)
+    report.created = projects.import_tasks(connection, client, target, new)
+    if report.model_versions:
+        # One model version per project: the review tag most disputes carry pre-fills.
+        report.model_version = report.model_versions.most_common(1)[0][0]
+        if report.created or target.model_version != report.model_version:
+            projects.set_model_version(connection, client, target, report.model_version)
+    return report
+
+
+def _curate_task(task: Task, kb: KB, where: str, report: CurateReport) -> dict[str, Any] | None:
+    """The curate task for a disputed double task; None (counted) for the others."""
+    both = annotator_versions(task, kb, where)
+    if both is None:
+        report.fewer_than_two += 1
+        return None
+    versions = both[1]
+    if versions_agree(*versions.values()):
+        report.agreed += 1
+        return None
+    report.disputed += 1
+    review = latest_prediction(task, REVIEW_PREFIX)
+    report.model_versions[curate_tag(review["model_version"] if review else None)] += 1
+    data = {**(task.get("data") or {}), "double_task": task["id"]}
+    return {"data": data, "predictions": curation_predictions(text_of(task), versions, review, kb)}

@@ -1,0 +1,173 @@
+"""Human effort from Label Studio's ``lead_time``: minutes per document and per verified mention.
+
+Label Studio stores ``lead_time`` (seconds the annotation was open) on every annotation. One row
+per completed annotation of a campaign (primary, double and curate projects); figures by
+annotator, by pre-annotator tag (the review prediction's tag), by the annotation's correction rate
+(``0``, ``<=0.2``, ``>0.2``; ``no candidates`` when there was nothing to correct), by document
+length and by project role. A task left open while its annotator was away would dominate every
+mean, so each annotation's time is capped at :data:`IDLE_CAP_MINUTES` and the capped annotations
+are counted. Annotations without ``lead_time`` are counted and left out of the minutes.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from goldloop.atomic import atomic_open
+from goldloop.kb import KB
+from goldloop.studio.review import REVIEW_PREFIX
+from goldloop.studio.tasks import (
+    ROLES,
+    Campaign,
+    annotator_of,
+    completed_annotations,
+    doc_id_of,
+    latest_prediction,
+    text_of,
+)
+from goldloop.studio.verify import read_annotation
+
+IDLE_CAP_MINUTES = 15.0
+"""Longer than any abstract takes to verify (a few minutes): beyond this, the task sat idle."""
+LENGTH_BUCKETS = ((1000, "<1000 chars"), (2000, "1000-1999 chars"))
+LONGEST = ">=2000 chars"
+NO_CANDIDATES = "no candidates"
+
+
+@dataclass(frozen=True)
+class EffortRow:
+    """One completed annotation: who, on what, how long, with what outcome."""
+
+    role: str
+    task: int
+    doc_id: str
+    annotator: str
+    pre_annotator: str
+    seconds: float | None
+    minutes: float | None  # capped
+    capped: bool
+    kept: int  # candidates accepted or fixed
+    added: int
+    deleted: int  # candidates rejected
+    candidates: int
+    corrections: int  # fixed or rejected candidates
+    length: int
+    created_at: str
+
+    @property
+    def verified_mentions(self) -> int:
+        return self.kept + self.added
+
+    @property
+    def correction_bucket(self) -> str:
+        if not self.candidates:
+            return NO_CANDIDATES
+        rate = self.corrections / self.candidates
+        return "0" if rate == 0 else "<=0.2" if rate <= 0.2 else ">0.2"
+
+    @property
+    def length_bucket(self) -> str:
+        return next((name for limit, name in LENGTH_BUCKETS if self.length < limit), LONGEST)
+
+
+def effort_rows(
+    campaign: Campaign, kb: KB, *, cap_minutes: float = IDLE_CAP_MINUTES
+) -> list[EffortRow]:
+    """One row per completed annotation of the campaign, earliest first."""
+    rows: list[EffortRow] = []
+    for role in ROLES:
+        for task in campaign.of(role):
+            review = latest_prediction(task, REVIEW_PREFIX)
+            tag = str(review["model_version"])[len(REVIEW_PREFIX) :] if review else "none"
+            for annotation in completed_annotations(task):
+                comparison, _ = read_annotation(task, annotation, kb)
+                fixed, rejected = len(comparison.of("fix")), len(comparison.of("reject"))
+                seconds = annotation.get("lead_time")
+                minutes = None if seconds is None else min(float(seconds) / 60, cap_minutes)
+                rows.append(
+                    EffortRow(
+                        role=role, task=int(task["id"]), doc_id=doc_id_of(task),
+                        annotator=annotator_of(annotation), pre_annotator=tag,
+                        seconds=None if seconds is None else float(seconds), minutes=minutes,
+                        capped=seconds is not None and float(seconds) / 60 > cap_minutes,
+                        kept=len(comparison.of("accept")) + fixed, added=len(comparison.of("added")),
+                        deleted=rejected, corrections=fixed + rejected,
+                        candidates=sum(d.candidate is not None for d in comparison.decisions),
+                        length=len(text_of(task)), created_at=str(annotation.get("created_at") or ""),
+                    )
+                )  # fmt: skip
+    return sorted(rows, key=lambda r: (r.created_at, r.task))
+
+
+def figures(rows: Sequence[EffortRow]) -> dict[str, Any]:
+    """Minutes per document (mean and median) and per verified mention over ``rows``."""
+    timed = [r for r in rows if r.minutes is not None]
+    minutes = [r.minutes for r in timed if r.minutes is not None]
+    mentions = sum(r.verified_mentions for r in timed)
+    total = sum(minutes)
+    return {
+        "annotations": len(rows),
+        "timed": len(timed),
+        "minutes": round(total, 4),
+        "verified_mentions": mentions,
+        "minutes_per_document": round(total / len(timed), 4) if timed else None,
+        "median_minutes_per_document": round(statistics.median(minutes), 4) if minutes else None,
+        "minutes_per_verified_mention": round(total / mentions, 4) if mentions else None,
+    }
+
+
+GROUPS: dict[str, Callable[[EffortRow], str]] = {
+    "by_annotator": lambda r: r.annotator,
+    "by_pre_annotator": lambda r: r.pre_annotator,
+    "by_correction_rate": lambda r: r.correction_bucket,
+    "by_length": lambda r: r.length_bucket,
+    "by_role": lambda r: r.role,
+}
+
+
+def effort_report(
+    rows: Sequence[EffortRow], *, cap_minutes: float = IDLE_CAP_MINUTES
+) -> dict[str, Any]:
+    """The effort section: overall figures, the groups, and what the cap and gaps left out."""
+    report: dict[str, Any] = {
+        "idle_cap_minutes": cap_minutes,
+        "capped_annotations": sum(r.capped for r in rows),
+        "annotations_without_lead_time": sum(r.seconds is None for r in rows),
+        "overall": figures(rows),
+    }
+    for name, key in GROUPS.items():
+        groups: dict[str, list[EffortRow]] = {}
+        for row in rows:
+            groups.setdefault(key(row), []).append(row)
+        report[name] = {group: figures(members) for group, members in sorted(groups.items())}
+    return report
+
+
+def effort_png(rows: Sequence[EffortRow], path: Path) -> None:
+    """Two panels: the distribution of minutes per document, and annotations done over time."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    timed = [r for r in rows if r.minutes is not None]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+    left.hist([r.minutes for r in timed], bins=20, color="#f0a030")
+    left.set_xlabel("minutes per document (capped)")
+    left.set_ylabel("annotations")
+    left.set_title(f"{len(timed)} timed annotations")
+    stamps = sorted(datetime.fromisoformat(r.created_at) for r in rows if r.created_at)
+    right.step(stamps, range(1, len(stamps) + 1), where="post", color="#3070b0")
+    right.set_xlabel("time")
+    right.set_ylabel("annotations done")
+    right.set_title("throughput")
+    fig.autofmt_xdate()
+    fig.tight_layout()
+    with atomic_open(path, "wb") as handle:
+        fig.savefig(handle, format="png", dpi=100)
+    plt.close(fig)

@@ -1,0 +1,107 @@
+"""Where a campaign stands, from the exports of its projects (pure: no network client).
+
+Per project role: tasks, tasks annotated (two people for a double task), partly annotated double
+tasks, skipped tasks and the annotations still needed; per annotator: annotations and the regions
+kept, added and deleted against the review prediction; the verdict mix and correction rate of the
+gold so far, split anchored / paraphrase; κ on the double tasks and how complete the double
+annotations are likely to be (capture–recapture); and an estimated time to finish
+from the effort so far (the median minutes per document times the annotations still needed, and
+at the pace observed between the first and the last annotation).
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from goldloop.kb import KB
+from goldloop.studio.campaign import verify_campaign
+from goldloop.studio.effort import IDLE_CAP_MINUTES, EffortRow, effort_rows, figures
+from goldloop.studio.tasks import (
+    ROLES,
+    Campaign,
+    cancelled_annotations,
+    completed_annotations,
+    doc_id_of,
+)
+
+NEEDED = {"primary": 1, "double": 2, "curate": 1}
+
+
+def campaign_status(
+    campaign: Campaign, kb: KB, *, cap_minutes: float = IDLE_CAP_MINUTES
+) -> dict[str, Any]:
+    """The status report (JSON-ready)."""
+    gold = verify_campaign(campaign, kb, cap_minutes=cap_minutes)
+    sidecar = gold.sidecar()
+    rows = effort_rows(campaign, kb, cap_minutes=cap_minutes)
+    roles = {
+        role: _role(campaign.of(role), NEEDED[role]) for role in ROLES if role in campaign.titles
+    }
+    curating = {doc_id_of(t) for t in campaign.of("curate")}
+    not_pushed = [d for d in gold.awaiting_curation if d not in curating]
+    remaining = sum(r["annotations_needed"] for r in roles.values()) + len(not_pushed)
+    verdicts = {key: sidecar[key] for key in ("candidates", "accept", "fix", "reject", "added",
+                                              "incomplete", "correction_rate")}  # fmt: skip
+    return {
+        "projects": campaign.titles,
+        "roles": roles,
+        "annotators": _annotators(rows),
+        "verdicts": {
+            **verdicts,
+            "anchored": sidecar["by_slice"]["anchored"],
+            "paraphrase": sidecar["by_slice"]["paraphrase"],
+        },
+        "decided": sidecar["decided"],
+        "curation": {**sidecar["curation"], "disputes_not_pushed": len(not_pushed)},
+        "agreement": sidecar.get("agreement_before_curation"),
+        "completeness": sidecar.get("completeness"),
+        "effort": figures(rows),
+        "finish": _finish(rows, remaining),
+    }
+
+
+def _role(tasks: Sequence[dict[str, Any]], needed: int) -> dict[str, int]:
+    done = partly = skipped = annotations = still = 0
+    for task in tasks:
+        completed = len(completed_annotations(task))
+        annotations += completed
+        if completed >= needed:
+            done += 1
+        elif not completed and cancelled_annotations(task):
+            skipped += 1  # someone chose to skip it: not counted as work left
+        else:
+            partly += completed > 0
+            still += needed - completed
+    return {"tasks": len(tasks), "annotated": done, "partly_annotated": partly,
+            "skipped": skipped, "annotations": annotations, "annotations_needed": still}  # fmt: skip
+
+
+def _annotators(rows: Sequence[EffortRow]) -> dict[str, dict[str, int]]:
+    people: dict[str, dict[str, int]] = {}
+    for row in rows:
+        person = people.setdefault(
+            row.annotator, dict.fromkeys(("tasks", "kept", "added", "deleted"), 0)
+        )
+        person["tasks"] += 1
+        person["kept"] += row.kept
+        person["added"] += row.added
+        person["deleted"] += row.deleted
+    return dict(sorted(people.items()))
+
+
+def _finish(rows: Sequence[EffortRow], remaining: int) -> dict[str, Any]:
+    minutes = [r.minutes for r in rows if r.minutes is not None]
+    median = statistics.median(minutes) if minutes else None
+    stamps = sorted(datetime.fromisoformat(r.created_at) for r in rows if r.created_at)
+    hours = (stamps[-1] - stamps[0]).total_seconds() / 3600 if len(stamps) > 1 else 0.0
+    pace = (len(stamps) - 1) / hours if hours > 0 else None
+    return {
+        "annotations_needed": remaining,
+        "median_minutes_per_document": None if median is None else round(median, 4),
+        "work_minutes_left": None if median is None else round(median * remaining, 2),
+        "annotations_per_hour": None if pace is None else round(pace, 2),
+        "hours_left_at_this_pace": None if pace is None else round(remaining / pace, 2),
+    }

@@ -1,0 +1,136 @@
+"""Reading exported Label Studio tasks: their annotations in one order, who made them, the review.
+
+Pure functions of the export's JSON (no network client): ``pull``, agreement, curation, status,
+effort and the precision sample all read tasks through them, so "which annotation counts" is
+decided here once: completed (not cancelled) annotations, earliest first, by creation time then id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from goldloop.studio.errors import StudioError
+from goldloop.studio.review import REVIEW_PREFIX
+
+Task = dict[str, Any]
+Annotation = dict[str, Any]
+
+
+def annotations_in_order(task: Task) -> list[Annotation]:
+    """All of ``task``'s annotations, earliest first (creation time, then id)."""
+    return sorted(
+        task.get("annotations") or [], key=lambda a: (a.get("created_at") or "", a.get("id", 0))
+    )
+
+
+def completed_annotations(task: Task) -> list[Annotation]:
+    """``task``'s completed annotations (skipped/cancelled ones left out), earliest first."""
+    return [a for a in annotations_in_order(task) if not a.get("was_cancelled")]
+
+
+def cancelled_annotations(task: Task) -> list[Annotation]:
+    """``task``'s skipped or cancelled annotations, earliest first."""
+    return [a for a in annotations_in_order(task) if a.get("was_cancelled")]
+
+
+def annotator_of(annotation: Annotation) -> str:
+    """Who made ``annotation``: the email when the export carries users, else ``user:<id>``."""
+    who = annotation.get("completed_by")
+    if isinstance(who, dict):
+        return str(who.get("email") or who.get("id"))
+    return f"user:{who}"
+
+
+def doc_id_of(task: Task) -> str:
+    """The task's ``doc_id`` (``task:<id>`` for a task pushed without one)."""
+    return str((task.get("data") or {}).get("doc_id") or f"task:{task['id']}")
+
+
+def text_of(task: Task) -> str:
+    return str((task.get("data") or {}).get("text", ""))
+
+
+def latest_prediction(task: Task, prefix: str) -> dict[str, Any] | None:
+    """The latest prediction whose ``model_version`` starts with ``prefix``."""
+    found = [
+        p for p in task.get("predictions") or []
+        if isinstance(p, dict) and str(p.get("model_version", "")).startswith(prefix)
+    ]  # fmt: skip
+    if not found:
+        return None
+    return max(found, key=lambda p: (p.get("created_at") or "", p.get("id", 0)))
+
+
+def review_result(task: Task) -> list[dict[str, Any]]:
+    """The latest review prediction's result (empty when the task has none)."""
+    review = latest_prediction(task, REVIEW_PREFIX)
+    return list(review.get("result") or []) if review else []
+
+
+def two_annotators(task: Task, where: str) -> tuple[Annotation, Annotation] | None:
+    """The first two completed annotations of a double task, by two different people.
+
+    None when fewer than two are complete. One person with two completed annotations on the task
+    is refused: agreement and curation need two people (``where`` names the project).
+    """
+    completed = completed_annotations(task)
+    seen: dict[str, int] = {}
+    for annotation in completed:
+        person = annotator_of(annotation)
+        if person in seen:
+            raise SameAnnotatorError(
+                f"Label Studio project {where!r}: task {task['id']} ({doc_id_of(task)}) holds two "
+                f"annotations by {person} (ids {seen[person]} and {annotation.get('id')}); "
+                "a double task needs two people: delete one"
+            )
+        seen[person] = annotation.get("id", 0)
+    if len(completed) < 2:
+        return None
+    return completed[0], completed[1]
+
+
+def by_doc_id(tasks: Sequence[Task]) -> dict[str, Task]:
+    """Tasks by ``doc_id`` (the first task wins when a project holds a doc_id twice)."""
+    out: dict[str, Task] = {}
+    for task in sorted(tasks, key=lambda t: int(t["id"])):
+        out.setdefault(doc_id_of(task), task)
+    return out
+
+
+class SameAnnotatorError(StudioError):
+    """One person annotated a double task twice."""
+
+
+ROLES = ("primary", "double", "curate")
+"""The projects of a campaign ``NAME``: ``NAME``, ``NAME-double`` and ``NAME-curate``."""
+DOUBLE_SUFFIX = "-double"
+CURATE_SUFFIX = "-curate"
+
+
+def double_name(name: str) -> str:
+    """The project that asks for two annotations per task (documents of role ``double``)."""
+    return f"{name}{DOUBLE_SUFFIX}"
+
+
+def curate_name(name: str) -> str:
+    """The project where a curator resolves the double tasks whose two annotations disagree."""
+    return f"{name}{CURATE_SUFFIX}"
+
+
+def campaign_titles(name: str) -> dict[str, str]:
+    """The titles of a campaign's projects by role (:data:`ROLES`)."""
+    return {"primary": name, "double": double_name(name), "curate": curate_name(name)}
+
+
+@dataclass
+class Campaign:
+    """The exported tasks of a campaign's projects, by project role (absent projects: no tasks)."""
+
+    name: str
+    titles: dict[str, str] = field(default_factory=dict)
+    tasks: dict[str, list[Task]] = field(default_factory=dict)
+
+    def of(self, role: str) -> list[Task]:
+        return self.tasks.get(role, [])

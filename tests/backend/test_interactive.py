@@ -1,0 +1,236 @@
+"""Interactive suggestions: the KB first, the LLM for the rest, through a real Label Studio too."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from tests.backend.conftest import RunningBackend, llm_settings, running_backend, span_of
+from tests.fakes.llm_server import FakeLLMServer, FakeRequest, llm_server
+
+from goldloop.backend.interactive import KB_SCORE, LLM_SCORE, Suggester, drawn_region
+from goldloop.backend.predictor import Predictor
+from goldloop.backend.protocol import Task
+from goldloop.backend.settings import AnnotatorSpec, BackendSettings
+from goldloop.kb import KB
+from goldloop.lexical import LexicalAnnotator
+from goldloop.nlp import load_nlp
+from goldloop.studio.label_config import render_label_config
+
+__all__ = ["llm_server"]
+
+# Astral characters before every region: Label Studio counts code points, so must we.
+TEXT = (
+    "𝛼-Synuclein activates TNF 😀, and IL-6 boosts IL-8. 🧬 Aspirin activates IL-6 and boosts TNF."
+)
+_titles = itertools.count()
+
+
+def drawn(text: str, surface: str, rid: str = "drawn-1", nth: int = 0) -> dict[str, Any]:
+    """The context Label Studio sends when an annotator draws a region over ``surface``."""
+    start = [i for i in range(len(text)) if text.startswith(surface, i)][nth]
+    return {"result": [{
+        "id": rid, "from_name": "mention", "to_name": "text", "type": "labels", "origin": "manual",
+        "value": {"start": start, "end": start + len(surface), "text": surface, "labels": ["Predicate"]},
+    }]}  # fmt: skip
+
+
+def regions(items: list[dict[str, Any]]) -> dict[tuple[str, int, int], dict[str, Any]]:
+    """Items by (region id, start, end): each region's relation, direction and score."""
+    out: dict[tuple[str, int, int], dict[str, Any]] = {}
+    for item in items:
+        key = (item["id"], item["value"]["start"], item["value"]["end"])
+        entry = out.setdefault(key, {})
+        entry["score"] = item["score"]
+        if item["from_name"] == "relation":
+            entry["relation"] = item["value"]["taxonomy"][0][0]
+        if item["from_name"] == "direction":
+            entry["direction"] = item["value"]["choices"][0]
+        if item["from_name"] == "mention":
+            entry["source"] = item["meta"]["source"]
+    return out
+
+
+def answer_boosts(request: FakeRequest) -> str:
+    assert "Phrase: boosts" in request.user and "Sentence:" in request.user
+    return json.dumps({"label": "upregulates", "direction": "forward"})
+
+
+@pytest.fixture(scope="module")
+def nlp() -> Any:
+    return load_nlp()
+
+
+def test_a_kb_match_keeps_the_drawn_id_and_suggests_the_other_occurrences(kb: KB, nlp: Any) -> None:
+    items = Suggester(kb, nlp).suggest(Task(id=1, data={"text": TEXT}), drawn(TEXT, "activates"))
+    first, second = (
+        span_of(TEXT, "activates"),
+        (TEXT.rindex("activates"), TEXT.rindex("activates") + 9),
+    )
+    assert regions(items) == {
+        ("drawn-1", *first): {"relation": "activates", "direction": "forward", "score": KB_SCORE, "source": "kb"},
+        (f"m{second[0]}_{second[1]}", *second): {
+            "relation": "activates", "direction": "forward", "score": KB_SCORE, "source": "kb"
+        },
+    }  # fmt: skip
+
+
+def test_a_converse_label_is_folded_to_the_canonical_relation_inverse(kb: KB, nlp: Any) -> None:
+    text = "IL-6 is inhibited by aspirin."
+    items = Suggester(kb, nlp).suggest(Task(id=1, data={"text": text}), drawn(text, "inhibited by"))
+    assert regions(items)[("drawn-1", *span_of(text, "inhibited by"))] == {
+        "relation": "inhibits", "direction": "inverse", "score": KB_SCORE, "source": "kb"
+    }  # fmt: skip
+
+
+def test_an_occurrence_already_in_a_region_gets_no_suggestion(kb: KB, nlp: Any) -> None:
+    a, b = TEXT.rindex("activates"), TEXT.rindex("activates") + 9
+    review = {"model_version": "review:x", "result": [{
+        "id": "p1", "from_name": "mention", "to_name": "text", "type": "labels",
+        "value": {"start": a, "end": b, "text": "activates", "labels": ["Predicate"]},
+    }]}  # fmt: skip
+    task = Task(id=1, data={"text": TEXT}, predictions=[review])
+    items = Suggester(kb, nlp).suggest(task, drawn(TEXT, "activates"))
+    assert {key[0] for key in regions(items)} == {"drawn-1"}
+
+
+@pytest.mark.parametrize(
+    "context",
+    [
+        None,
+        "a string",
+        {"result": "not a list"},
+        {"result": [{"from_name": "other", "value": {"start": 12, "end": 21}}]},
+        {"result": [{"from_name": "mention", "value": {"start": 21, "end": 12}}]},
+        {"result": [{"from_name": "mention", "value": {"start": 12, "end": 9999}}]},
+        {"result": [{"from_name": "mention", "value": {"start": "12", "end": 21}}]},
+        # the editor's text differs from the task's: nothing can be said about it
+        {
+            "result": [
+                {"from_name": "mention", "value": {"start": 12, "end": 21, "text": "inhibits"}}
+            ]
+        },
+    ],
+)
+def test_an_unusable_context_gets_an_empty_result(kb: KB, nlp: Any, context: object) -> None:
+    assert drawn_region(TEXT, context) is None
+    assert Suggester(kb, nlp).suggest(Task(id=1, data={"text": TEXT}), context) == []
+
+
+def test_the_llm_names_what_the_kb_cannot_and_its_answer_is_cached(
+    kb: KB, nlp: Any, llm_server: FakeLLMServer, tmp_path: Path
+) -> None:
+    llm_server.answer = answer_boosts
+    settings = llm_settings(llm_server, tmp_path / "cache.sqlite")
+    predictor = Predictor.from_settings(settings)
+    task = Task(id=1, data={"text": TEXT})
+    items = predictor.suggester.suggest(task, drawn(TEXT, "boosts"))
+    tag = predictor.annotator.tag
+    a = TEXT.index("boosts")
+    b = TEXT.rindex("boosts")
+    assert regions(items) == {
+        ("drawn-1", a, a + 6): {"relation": "upregulates", "direction": "forward", "score": LLM_SCORE, "source": tag},
+        (f"m{b}_{b + 6}", b, b + 6): {
+            "relation": "upregulates", "direction": "forward", "score": LLM_SCORE, "source": tag
+        },
+    }  # fmt: skip
+    # one short request per sentence, each holding only its sentence
+    assert llm_server.request_count == 2
+    assert sorted("IL-8" in r.user for r in llm_server.requests) == [False, True]
+    assert not any("IL-8" in r.user and "Aspirin" in r.user for r in llm_server.requests)
+    assert predictor.suggester.suggest(task, drawn(TEXT, "boosts")) == items
+    assert llm_server.request_count == 2  # both answers came from the cache
+
+
+def test_an_llm_label_outside_the_kb_suggests_nothing(
+    kb: KB, nlp: Any, llm_server: FakeLLMServer, tmp_path: Path
+) -> None:
+    llm_server.answer = lambda _: json.dumps({"label": "teleports", "direction": "forward"})
+    predictor = Predictor.from_settings(llm_settings(llm_server, tmp_path / "cache.sqlite"))
+    assert predictor.suggester.suggest(Task(id=1, data={"text": TEXT}), drawn(TEXT, "boosts")) == []
+
+
+# ---------------------------------------------------------------------------------------------
+# Through Label Studio's interactive-annotating endpoint
+
+
+@pytest.fixture(scope="module")
+def lexical_backend(kb: KB) -> Iterator[RunningBackend]:
+    predictor = Predictor(kb, LexicalAnnotator(kb), nlp=load_nlp())
+    with running_backend(BackendSettings(annotator=AnnotatorSpec("lexical")), predictor) as backend:
+        yield backend
+
+
+def interactive_project(label_studio: Any, kb: KB, backend: RunningBackend) -> tuple[int, int]:
+    """A project with TEXT as its task, the backend connected as interactive: (ml id, task id)."""
+    client = label_studio.client
+    project = client.projects.create(
+        title=f"interactive-{next(_titles)}", label_config=render_label_config(kb)
+    )
+    imported = client.projects.import_tasks(
+        id=project.id, request=[{"data": {"text": TEXT, "doc_id": "d1"}}], return_task_ids=True
+    )
+    ml = client.ml.create(
+        project=project.id, url=backend.url, title=backend.predictor.model_version,
+        is_interactive=True,
+    )  # fmt: skip
+    return ml.id, imported.task_ids[0]
+
+
+def ask_interactive(label_studio: Any, ml_id: int, task_id: int, context: object) -> dict[str, Any]:
+    """The raw answer of ``/api/ml/{id}/interactive-annotating`` (the SDK's method drops it)."""
+    response = httpx.post(
+        f"{label_studio.url}/api/ml/{ml_id}/interactive-annotating",
+        json={"task": task_id, "context": context},
+        headers={"Authorization": f"Token {label_studio.token}"},
+        timeout=60,
+    )
+    assert response.status_code == 200, response.text
+    body: dict[str, Any] = response.json()
+    return body
+
+
+@pytest.mark.studio
+def test_label_studio_gets_the_suggestion_on_the_drawn_regions_offsets(
+    label_studio: Any, kb: KB, lexical_backend: RunningBackend
+) -> None:
+    ml_id, task_id = interactive_project(label_studio, kb, lexical_backend)
+    # The task already holds the backend's review prediction: a context must not be skipped.
+    label_studio.client.predictions.create(
+        task=task_id, result=[], model_version=lexical_backend.predictor.model_version
+    )
+    context = drawn(TEXT, "activates", rid="xYz12")
+    body = ask_interactive(label_studio, ml_id, task_id, context)
+    assert "errors" not in body
+    found = regions(body["data"]["result"])
+    start, end = span_of(TEXT, "activates")
+    assert found[("xYz12", start, end)]["relation"] == "activates"
+    assert TEXT[start:end] == "activates" and start > 0 and TEXT[:start].count("𝛼") == 1
+    # a region over something the KB does not know, without an LLM: an empty answer, no error
+    body = ask_interactive(label_studio, ml_id, task_id, drawn(TEXT, "boosts"))
+    assert "errors" not in body and body["data"]["result"] == []
+    body = ask_interactive(label_studio, ml_id, task_id, {"result": [{"from_name": "x"}]})
+    assert "errors" not in body and body["data"]["result"] == []
+
+
+@pytest.mark.studio
+def test_label_studio_gets_an_llm_suggestion_after_astral_characters(
+    label_studio: Any, kb: KB, llm_server: FakeLLMServer, tmp_path: Path
+) -> None:
+    llm_server.answer = answer_boosts
+    settings = llm_settings(llm_server, tmp_path / "cache.sqlite")
+    with running_backend(settings, Predictor.from_settings(settings)) as backend:
+        ml_id, task_id = interactive_project(label_studio, kb, backend)
+        body = ask_interactive(label_studio, ml_id, task_id, drawn(TEXT, "boosts", nth=1))
+    assert "errors" not in body
+    found = regions(body["data"]["result"])
+    second = TEXT.rindex("boosts")
+    first = TEXT.index("boosts")
+    assert found[("drawn-1", second, second + 6)]["relation"] == "upregulates"
+    assert found[(f"m{first}_{first + 6}", first, first + 6)]["direction"] == "forward"
+    assert TEXT[:second].count("🧬") == 1

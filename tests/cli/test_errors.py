@@ -1,0 +1,404 @@
+"""The error promise, command by command: every class of bad input gets its exit code and one
+short line naming the file or option, with no traceback, and leaves every file as it was.
+
+Classes (issue "the error promise"): 1 an output that is an input, 3 an output that cannot be
+written, 4 a CSV/TSV that is malformed, 5 a value out of its range or unchecked, 6 a server that
+is not Label Studio, 7 the backend on a port in use. Class 2 (a failed LLM run replacing a good
+output) is tested beside the annotate and judge runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.server
+import json
+import shutil
+import socket
+import threading
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from goldloop.settings import BUNDLED_KB
+from tests.conftest import Cli
+
+SAMPLE = Path(__file__).parents[1] / "data" / "sample"
+TEXT = "IL-6 regulates TNF. A inhibits B."
+
+
+@dataclass(frozen=True)
+class Work:
+    """A folder of valid inputs, plus a plain file and an empty folder to misuse as outputs."""
+
+    root: Path
+    docs: Path
+    gold: Path
+    other: Path
+    sample: Path
+    system: Path
+    verdicts: Path
+    labels: Path
+    merged: Path
+    kb: Path
+    a_file: Path
+    a_dir: Path
+    port: int  # a loopback port with nothing listening
+
+    def write(self, name: str, data: bytes | str) -> Path:
+        path = self.root / name
+        path.write_bytes(data.encode() if isinstance(data, str) else data)
+        return path
+
+
+def _hit(a: int, b: int, entity_id: str) -> dict[str, object]:
+    return {"a": a, "b": b, "surface": TEXT[a:b], "entity_id": entity_id, "direction": "forward"}
+
+
+@pytest.fixture
+def work(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Work:
+    root = tmp_path / "work"
+    root.mkdir()
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("GOLDLOOP_HOME", str(root / ".goldloop"))
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    docs = root / "docs.jsonl"
+    docs.write_text(json.dumps({"doc_id": "pmid:1", "text": TEXT}) + "\n")
+    gold, other = root / "gold.json", root / "other.json"
+    gold.write_text(json.dumps([{"doc_id": "pmid:1", "text": TEXT,
+                                 "ground_truth": [_hit(5, 14, "RO.0002211")]}]))  # fmt: skip
+    other.write_text(json.dumps([{"doc_id": "pmid:1", "text": TEXT,
+                                  "ground_truth": [_hit(22, 30, "PEL.000018")]}]))  # fmt: skip
+    sample = root / "sample"
+    shutil.copytree(SAMPLE, sample)
+    system = root / "system.jsonl"
+    system.write_text(json.dumps({"doc_id": "pmid:1", "a": 5, "b": 14,
+                                  "entity_id_predicted": "RO.0002211"}) + "\n")  # fmt: skip
+    verdicts = root / "verdicts.jsonl"
+    verdicts.write_text(json.dumps({"doc_id": "pmid:1", "a": 5, "b": 14,
+                                    "entity_id": "RO.0002211", "verdict": "supported"}) + "\n")  # fmt: skip
+    labels = root / "labels.jsonl"
+    labels.write_text(json.dumps({"doc_id": "pmid:1", "a": 5, "b": 14, "entity_id": "RO.0002211",
+                                  "label": "supported"}) + "\n")  # fmt: skip
+    merged = root / "merged.csv"
+    merged.write_text("entity_id,label\nX:1,regulates\nX:2,regulated by\n")
+    kb = root / "kb.csv"
+    shutil.copy(BUNDLED_KB, kb)
+    a_file = root / "file.txt"
+    a_file.write_text("not a folder\n")
+    a_dir = root / "folder"
+    a_dir.mkdir()
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    return Work(root, docs, gold, other, sample, system, verdicts, labels, merged, kb, a_file,
+                a_dir, port)  # fmt: skip
+
+
+Args = Callable[[Work], list[object]]
+
+
+@dataclass(frozen=True)
+class Case:
+    args: Args
+    code: int
+    needles: tuple[str, ...]  # in the one error line; "{name}" is filled from the workspace
+
+
+def case(args: Args, code: int, *needles: str) -> Case:
+    return Case(args, code, needles)
+
+
+ANNOTATE = ["annotate", "--provider", "lexical"]
+JUDGE = ["precision", "judge", "--provider", "openai", "--model", "m"]
+
+CASES: dict[str, Case] = {
+    # --- class 1: an output that is one of the inputs (refused before any work) ---
+    "1-kb-derive": case(lambda w: ["kb", "derive", "--input", w.merged, "--output", w.merged],
+                        2, "--output {merged}", "--input {merged}", "same file"),
+    "1-annotate-documents": case(lambda w: [*ANNOTATE, "--documents", w.docs, "--out", w.docs],
+                                 2, "--out", "--documents", "same file"),
+    "1-annotate-sample-texts": case(
+        lambda w: [*ANNOTATE, "--sample", w.sample, "--out", w.sample / "texts.jsonl"],
+        2, "--out", "--sample", "same file"),
+    "1-label-config": case(lambda w: ["label-config", "--kb", w.kb, "--output", w.kb],
+                           2, "--output", "--kb", "same file"),
+    "1-agree": case(lambda w: ["agree", "--gold", w.gold, "--other", w.other, "-o", w.gold],
+                    2, "--out", "--gold", "same file"),
+    "1-pool": case(lambda w: ["pool", f"a={w.gold}", f"b={w.other}", "--documents", w.docs,
+                              "-o", w.other], 2, "--out", "same file"),
+    "1-precision-judge": case(lambda w: [*JUDGE, "--system", w.system, "--documents", w.docs,
+                                         "-o", w.system], 2, "--out", "--system", "same file"),
+    "1-precision-sample": case(lambda w: ["precision", "sample", "--verdicts", w.verdicts,
+                                          "--documents", w.docs, "-o", w.verdicts],
+                               2, "--out", "--verdicts", "same file"),
+    "1-precision-report": case(lambda w: ["precision", "report", "--verdicts", w.verdicts,
+                                          "--labels", w.labels, "-o", w.labels],
+                               2, "--out", "--labels", "same file"),
+    # --- class 3: an output that cannot be written (its folder is a file, or it is a folder) ---
+    "3-kb-derive-parent": case(lambda w: ["kb", "derive", "--input", w.merged,
+                                          "--output", w.a_file / "pairs.csv"],
+                               2, "--output", "is a file, not a folder"),
+    "3-kb-derive-folder": case(lambda w: ["kb", "derive", "--input", w.merged, "--output", w.a_dir],
+                               2, "--output", "is a folder, not a file"),
+    "3-sample": case(lambda w: ["sample", "--corpus", w.docs, "--out", w.a_file],
+                     2, "--out", "is a file, not a folder"),
+    "3-audit": case(lambda w: ["audit", "--sample", w.sample, "--out", w.a_file],
+                    2, "--out", "is a file, not a folder"),
+    "3-stats": case(lambda w: ["stats", "--sample", w.sample, "--report-dir", w.a_file],
+                    2, "--report-dir", "is a file, not a folder"),
+    "3-annotate-parent": case(lambda w: [*ANNOTATE, "--documents", w.docs,
+                                         "--out", w.a_file / "gold.json"],
+                              2, "--out", "is a file, not a folder"),
+    "3-annotate-folder": case(lambda w: [*ANNOTATE, "--documents", w.docs, "--out", w.a_dir],
+                              2, "--out", "is a folder, not a file"),
+    "3-score": case(lambda w: ["score", "--gold", w.gold, "--system", f"s={w.system}",
+                               "--report-dir", w.a_file], 2, "--report-dir", "is a file"),
+    "3-baselines": case(lambda w: ["baselines", "--gold", w.gold, "--report-dir", w.a_file],
+                        2, "--report-dir", "is a file"),
+    "3-pull": case(lambda w: ["pull", "--project", "p", "--out", w.a_dir,
+                              "--url", f"http://127.0.0.1:{w.port}"],
+                   2, "--out", "is a folder, not a file"),
+    "3-label-config": case(lambda w: ["label-config", "--output", w.a_dir],
+                           2, "--output", "is a folder, not a file"),
+    "3-agree": case(lambda w: ["agree", "--gold", w.gold, "--other", w.other, "-o", w.a_dir],
+                    2, "--out", "is a folder, not a file"),
+    "3-pool": case(lambda w: ["pool", f"a={w.gold}", f"b={w.other}", "--documents", w.docs,
+                              "-o", w.a_dir], 2, "--out", "is a folder, not a file"),
+    "3-precision-judge": case(lambda w: [*JUDGE, "--system", w.system, "--documents", w.docs,
+                                         "-o", w.a_file / "v.jsonl"], 2, "--out", "is a file"),
+    "3-precision-sample": case(lambda w: ["precision", "sample", "--verdicts", w.verdicts,
+                                          "--documents", w.docs, "-o", w.a_dir],
+                               2, "--out", "is a folder, not a file"),
+    "3-precision-report": case(lambda w: ["precision", "report", "--verdicts", w.verdicts,
+                                          "--labels", w.labels, "-o", w.a_dir],
+                               2, "--out", "is a folder, not a file"),
+    # --- class 4: CSV/TSV files that are malformed (named with their line) ---
+    "4-kb-check-nul": case(lambda w: ["kb", "check", w.write("k.csv", "entity_id,label,is_canonical,"
+                                      "canonical_entity_id\nX:1,re\x00g,True,X:1\n")],
+                           2, "{root}/k.csv: line 2: a NUL byte"),
+    "4-kb-check-quote": case(lambda w: ["kb", "check", w.write("k.csv", "entity_id,label,"
+                                        "is_canonical,canonical_entity_id\nX:1,\"reg,True,X:1\n")],
+                             2, "{root}/k.csv: line 2: bad quoting"),
+    "4-gold-check-kb-cr-header": case(lambda w: ["gold", "check", w.gold, "--kb",
+                                                 w.write("k.csv", "entity_id,la\rbel\nX:1,r\n")],
+                                      2, "{root}/k.csv"),
+    "4-score-kb-extra-field": case(lambda w: ["score", "--gold", w.gold, "--system",
+                                              f"s={w.system}", "--report-dir", w.root / "r",
+                                              "--kb", w.write("k.csv", "entity_id,label,"
+                                              "is_canonical,canonical_entity_id\nX:1,r,True,X:1,x\n")],
+                                   2, "{root}/k.csv: line 2: 5 fields"),
+    "4-score-id-bridge-quote": case(lambda w: ["score", "--gold", w.gold, "--system",
+                                               f"s={w.system}", "--report-dir", w.root / "r",
+                                               "--id-bridge", w.write("b.csv", 'from,to\n"x,y\n')],
+                                    2, "{root}/b.csv: line 2: bad quoting"),
+    "4-kb-derive-nul": case(lambda w: ["kb", "derive", "--input",
+                                       w.write("m.csv", "entity_id,label\nX:1,a\x00\n"),
+                                       "--output", w.root / "pairs.csv"],
+                            2, "{root}/m.csv: line 2: a NUL byte"),
+    # --- class 5: values out of range or unchecked ---
+    "5-gold-check-string-offset": case(lambda w: ["gold", "check", w.write("g.json", json.dumps(
+        [{"doc_id": "d", "text": TEXT, "ground_truth": [{"a": "5", "b": 14, "entity_id": "RO.0002211"}]}]))],
+        2, "{root}/g.json: document 0 (d): hit 0: a:"),
+    "5-gold-check-bool-offset": case(lambda w: ["gold", "check", w.write("g.json", json.dumps(
+        [{"doc_id": "d", "text": TEXT, "ground_truth": [{"a": 5, "b": True, "entity_id": "RO.0002211"}]}]))],
+        2, "hit 0: b:"),
+    "5-gold-check-no-doc-id": case(lambda w: ["gold", "check", w.write("g.json", json.dumps(
+        [{"text": TEXT, "ground_truth": []}]))], 2, "{root}/g.json: document 0: 'doc_id'"),
+    "5-gold-check-unknown-id": case(lambda w: ["gold", "check", w.write("g.json", json.dumps(
+        [{"doc_id": "d", "text": TEXT, "ground_truth": [_hit(5, 14, "XX:404")]}]))],
+        1, "{root}/g.json: document 0 (d): hit 0: 'XX:404' is not in the KB"),
+    "5-sample-n-primary": case(lambda w: ["sample", "--corpus", w.docs, "--out", w.root / "s",
+                                          "--n-primary", "-1"], 2, "--n-primary"),
+    "5-sample-batch-size": case(lambda w: ["sample", "--corpus", w.docs, "--out", w.root / "s",
+                                           "--batch-size", "0"], 2, "--batch-size"),
+    "5-audit-min-mentions": case(lambda w: ["audit", "--sample", w.sample, "--min-mentions", "-1"],
+                                 2, "--min-mentions"),
+    "5-score-bootstrap": case(lambda w: ["score", "--gold", w.gold, "--system", f"s={w.system}",
+                                         "--bootstrap", "-5"], 2, "--bootstrap"),
+    "5-pool-bootstrap": case(lambda w: ["pool", f"a={w.gold}", f"b={w.other}", "--documents",
+                                        w.docs, "--bootstrap", "-5"], 2, "--bootstrap"),
+    "5-precision-n-zero": case(lambda w: ["precision", "sample", "--verdicts", w.verdicts,
+                                          "--documents", w.docs, "-o", w.root / "s.jsonl",
+                                          "--n", "0"], 2, "--n"),
+    "5-precision-n-negative": case(lambda w: ["precision", "sample", "--verdicts", w.verdicts,
+                                              "--documents", w.docs, "-o", w.root / "s.jsonl",
+                                              "--n", "-3"], 2, "--n"),
+    "5-annotate-roles": case(lambda w: [*ANNOTATE, "--sample", w.sample, "--out",
+                                        w.root / "g.json", "--roles", "primary,bogus"],
+                             2, "--roles", "bogus"),
+    "5-annotate-empty-text": case(lambda w: [*ANNOTATE, "--documents", w.write("e.jsonl", json.dumps(
+        {"doc_id": "d", "text": " "}) + "\n"), "--out", w.root / "g.json"], 2, "{root}/e.jsonl", "'d'", "empty"),
+    "5-annotate-max-tokens": case(lambda w: [*ANNOTATE, "--documents", w.docs, "--out",
+                                             w.root / "g.json", "--max-tokens", "0"],
+                                  2, "--max-tokens"),
+    "5-backend-port": case(lambda w: ["backend", "--port", "-1"], 2, "--port"),
+    # --- class 7: the backend on a port in use ---
+    "7-backend-port-in-use": case(lambda w: ["backend", "--port", "{busy}"], 2, "already in use"),
+}  # fmt: skip
+
+
+def _snapshot(root: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "/"
+        for p in sorted(root.rglob("*"))
+    }
+
+
+def _fill(text: str, work: Work, busy: int) -> str:
+    return (
+        text.replace("{root}", str(work.root))
+        .replace("{busy}", str(busy))
+        .format_map({name: getattr(work, name) for name in ("merged", "docs", "gold", "kb")})
+    )
+
+
+@pytest.fixture
+def busy_port() -> Iterator[int]:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        yield taken.getsockname()[1]
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_bad_input_is_one_line_and_changes_nothing(
+    name: str, work: Work, cli: Cli, busy_port: int
+) -> None:
+    spec = CASES[name]
+    args = [_fill(str(a), work, busy_port) for a in spec.args(work)]
+    before = _snapshot(work.root)
+    result = cli(*args)
+    assert result.returncode == spec.code, (result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr + result.stdout
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    for needle in spec.needles:
+        assert _fill(needle, work, busy_port) in lines[0]
+    assert _snapshot(work.root) == before, "a file was created or changed"
+
+
+# --- class 6: a server that is not Label Studio, a refused token, a missing project ---
+
+
+class _NotLabelStudio(http.server.BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        body = b"<!doctype html><html><body><h1>Welcome to nginx!</h1>\n" + b"<p>x</p>\n" * 10
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    do_POST = do_GET
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def not_label_studio() -> Iterator[str]:
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _NotLabelStudio)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+
+
+STUDIO_COMMANDS: dict[str, Args] = {
+    "push": lambda w: ["push", "--sample", w.sample, "--project", "p"],
+    "pull": lambda w: ["pull", "--project", "p", "--out", w.root / "verified.json"],
+    "sync": lambda w: ["sync", "--sample", w.sample, "--project", "p", "--out", w.root / "v.json"],
+    "agree": lambda w: ["agree", "--studio-project", "p", "-o", w.root / "k.json"],
+    "precision-report": lambda w: ["precision", "report", "--verdicts", w.verdicts,
+                                   "--studio-project", "p", "-o", w.root / "p.json"],
+}  # fmt: skip
+
+
+def _studio_refusal(
+    work: Work, cli: Cli, args: list[str], url: str, key: str, code: int = 2
+) -> str:
+    """Run a Label Studio command that must fail before writing: its one error line."""
+    before = _snapshot(work.root)
+    result = cli(*args, env={"LABEL_STUDIO_URL": url, "LABEL_STUDIO_API_KEY": key})
+    assert result.returncode == code, result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert key not in line and "Traceback" not in result.stderr
+    assert _snapshot(work.root) == before
+    return line
+
+
+@pytest.mark.parametrize("name", list(STUDIO_COMMANDS))
+def test_a_server_that_is_not_label_studio_is_named_in_one_line(
+    name: str, work: Work, cli: Cli, not_label_studio: str
+) -> None:
+    args = [str(a) for a in STUDIO_COMMANDS[name](work)]
+    line = _studio_refusal(work, cli, args, not_label_studio, "k" * 40)
+    assert f"{not_label_studio} is not a Label Studio server" in line and "<html" not in line
+
+
+@pytest.mark.parametrize("name", list(STUDIO_COMMANDS))
+def test_a_refused_token_is_named_in_one_line(
+    name: str, work: Work, cli: Cli, label_studio
+) -> None:
+    args = [str(a) for a in STUDIO_COMMANDS[name](work)]
+    line = _studio_refusal(work, cli, args, label_studio.url, "0" * 40)
+    assert "refused the API key" in line
+
+
+@pytest.mark.parametrize("name", ["pull", "agree", "precision-report"])
+def test_a_missing_project_is_named_in_one_line(
+    name: str, work: Work, cli: Cli, label_studio
+) -> None:
+    args = [str(a) for a in STUDIO_COMMANDS[name](work)]
+    args[args.index("p")] = "no-such-project-anywhere"
+    line = _studio_refusal(work, cli, args, label_studio.url, label_studio.token)
+    assert "no-such-project-anywhere" in line and "no Label Studio project" in line
+
+
+def test_an_unreachable_label_studio_is_a_service_error(work: Work, cli: Cli) -> None:
+    url = f"http://127.0.0.1:{work.port}"
+    args = [str(a) for a in STUDIO_COMMANDS["pull"](work)]
+    line = _studio_refusal(work, cli, args, url, "k" * 40, code=4)
+    assert f"cannot reach Label Studio at {url}" in line
+
+
+# --- fault: Label Studio stops in the middle of a pull ---
+
+
+def test_label_studio_stopped_mid_pull_writes_nothing_and_keeps_the_old_gold(
+    work: Work, cli: Cli, label_studio, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from label_studio_sdk.projects.exports.client_ext import ExportsClientExt
+
+    from goldloop.gold import Document
+    from goldloop.kb import load_kb
+    from goldloop.studio.push import push
+
+    name = f"fault-{work.port}"
+    documents = [Document(doc_id="pmid:1", text=TEXT, role="primary")]
+    push(label_studio.connection, label_studio.client, documents, name, load_kb())
+    out = work.root / "verified.json"
+    out.write_text('["the previous gold"]\n')
+    before = _snapshot(work.root)
+    download = ExportsClientExt.download
+
+    def stop_then_download(self: ExportsClientExt, *args: object, **kwargs: object) -> object:
+        label_studio.crash()  # the export was created; the server dies before it is read
+        return download(self, *args, **kwargs)
+
+    monkeypatch.setattr(ExportsClientExt, "download", stop_then_download)
+    env = {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token}
+    try:
+        result = cli("pull", "--project", name, "--out", out, env=env)
+    finally:
+        label_studio.restart()
+    assert result.returncode == 4, result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert f"cannot reach Label Studio at {label_studio.url}" in line
+    assert _snapshot(work.root) == before
+    assert out.read_text() == '["the previous gold"]\n'

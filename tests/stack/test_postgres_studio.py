@@ -1,0 +1,103 @@
+"""Label Studio on PostgreSQL (``goldloop studio start --database``): push and pull for real, the
+tasks in PostgreSQL's own tables; the database URL read and refused as documented."""
+
+from __future__ import annotations
+
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from goldloop.gold import read_gold
+from goldloop.kb import load_kb
+from goldloop.studio.review import review_tag
+from goldloop.studio.server import Database, StudioServerError
+from tests.stack.conftest import StackStudio
+from tests.studio.loop_data import ACTIVATES, INHIBITS, TAG_A, TAG_B, run_goldloop, write_inputs
+
+pytestmark = pytest.mark.studio
+
+
+def test_push_and_pull_against_label_studio_on_postgres(
+    studio_on_postgres: StackStudio,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    studio = studio_on_postgres
+    assert studio.state.database == studio.database.url
+    env = {"LABEL_STUDIO_URL": studio.url, "LABEL_STUDIO_API_KEY": studio.token}
+    documents, gold_a, gold_b = write_inputs(tmp_path)
+    name = f"pg-{uuid.uuid4().hex[:6]}"
+    code, _, err = run_goldloop(
+        ["push", "--sample", str(documents), "--project", name, "--candidates", str(gold_a),
+         "--other", str(gold_b)], env, monkeypatch, capsys,
+    )  # fmt: skip
+    assert code == 0, err
+    # The tasks are rows of PostgreSQL's task table, not of a SQLite file.
+    count = studio.database.query(
+        f"SELECT count(*) FROM task t JOIN project p ON t.project_id = p.id WHERE p.title = '{name}'"
+    )
+    assert count == "7"
+    assert not list(Path(studio.state.data_dir).glob("*.sqlite3"))
+    client = studio.client
+    project = next(p for p in client.projects.list() if p.title == name)
+    tasks = {t.data["doc_id"]: t for t in client.tasks.list(project=project.id, fields="all")}
+    review = review_tag(TAG_A, TAG_B)
+    for doc_id in ("pmid:1", "pmid:4"):  # the annotator accepts the review prediction
+        prediction: Any = next(p for p in tasks[doc_id].predictions if p.model_version == review)
+        client.annotations.create(id=tasks[doc_id].id, result=prediction.result)
+    out_path = tmp_path / "gold.verified.json"
+    code, _, err = run_goldloop(
+        ["pull", "--project", name, "--out", str(out_path)], env, monkeypatch, capsys
+    )
+    assert code == 0, err
+    gold = read_gold(out_path, load_kb())
+    got = sorted(
+        (d.doc_id, h.surface, h.entity_id, h.direction, h.verdict)
+        for d in gold.documents
+        for h in d.ground_truth
+    )
+    assert got == [
+        ("pmid:1", "activates", ACTIVATES, "forward", "accept"),
+        ("pmid:4", "activates", ACTIVATES, "forward", "accept"),
+        ("pmid:4", "inhibited by", INHIBITS, "inverse", "accept"),
+    ]
+    annotations = studio.database.query(
+        f"SELECT count(*) FROM task_completion c JOIN project p ON c.project_id = p.id"
+        f" WHERE p.title = '{name}'"
+    )
+    assert annotations == "2"
+
+
+def test_database_url_is_read_and_its_password_never_kept(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("PGPASSWORD", raising=False)
+    db = Database.from_url("postgresql://ls:s3cr%40t@db.example:6543/label_studio")
+    assert (db.user, db.password, db.host, db.port, db.name) == (
+        "ls", "s3cr@t", "db.example", 6543, "label_studio",
+    )  # fmt: skip
+    assert db.url == "postgresql://ls@db.example:6543/label_studio"
+    assert db.environment() == {
+        "DJANGO_DB": "default", "POSTGRE_NAME": "label_studio", "POSTGRE_USER": "ls",
+        "POSTGRE_HOST": "db.example", "POSTGRE_PORT": "6543", "POSTGRE_PASSWORD": "s3cr@t",
+    }  # fmt: skip
+    monkeypatch.setenv("PGPASSWORD", "from-env")
+    assert Database.from_url("postgres://127.0.0.1/x").password == "from-env"
+    assert Database.from_url("postgres://127.0.0.1/x").user == "postgres"
+    with pytest.raises(StudioServerError, match=r"mysql://u:\*\*\*@h/x: only PostgreSQL"):
+        Database.from_url("mysql://u:pw@h/x")
+    with pytest.raises(StudioServerError, match="no database name"):
+        Database.from_url("postgresql://127.0.0.1:5432/")
+
+
+def test_cli_refuses_a_bad_database_url_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    env = {"GOLDLOOP_HOME": str(tmp_path), "GOLDLOOP_STUDIO_DATABASE": "sqlite:///x.db"}
+    code, _, err = run_goldloop(["studio", "start"], env, monkeypatch, capsys)
+    assert code == 2
+    assert "sqlite:///x.db: only PostgreSQL is supported" in " ".join(err.split())
+    assert not (tmp_path / "studio" / "server.json").exists()

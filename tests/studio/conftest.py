@@ -1,0 +1,14 @@
+"""The curation campaign, built once per session in the session's Label Studio."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.studio.campaign_data import Campaign, build
+
+
+@pytest.fixture(scope="session")
+def campaign(label_studio: Any) -> Campaign:
+    return build(label_studio)

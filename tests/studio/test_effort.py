@@ -1,0 +1,77 @@
+"""``goldloop effort`` on the curation campaign (real Label Studio): the figures follow from the
+``lead_time`` values the test set, with the idle outlier capped and counted."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from tests.conftest import Cli
+from tests.studio.campaign_data import ADMIN, ALICE, BOB, CAROL, LEAD_TIMES, Campaign
+
+pytestmark = pytest.mark.studio
+CAP = 15.0
+VERSIONS = {"admin": ADMIN, "alice": ALICE, "bob": BOB, "carol": CAROL}
+# Annotations that changed or dropped a pre-annotated candidate (correction rate > 0.2 here).
+CORRECTED = {("bob", "pmid:12"), ("bob", "pmid:13"), ("bob", "pmid:14"), ("carol", "pmid:12"), ("carol", "pmid:13")}  # fmt: skip
+
+
+def reference(keys: list[tuple[str, str]]) -> dict[str, Any]:
+    """The figures over some annotations, straight from the test's own tables."""
+    minutes = sum(min(LEAD_TIMES[k] / 60, CAP) for k in keys)
+    mentions = sum(len(VERSIONS[p][d]) for p, d in keys)
+    return {
+        "annotations": len(keys),
+        "minutes": pytest.approx(minutes),
+        "minutes_per_document": pytest.approx(minutes / len(keys), abs=1e-4),
+        "verified_mentions": mentions,
+        "minutes_per_verified_mention": pytest.approx(minutes / mentions, abs=1e-4),
+    }
+
+
+def picked(figures: dict[str, Any]) -> dict[str, Any]:
+    keys = ("annotations", "minutes", "minutes_per_document", "verified_mentions",
+            "minutes_per_verified_mention")  # fmt: skip
+    return {k: figures[k] for k in keys}
+
+
+def test_effort_figures_follow_lead_time(
+    campaign: Campaign, label_studio: Any, tmp_path, cli: Cli
+) -> None:
+    out, png = tmp_path / "effort.json", tmp_path / "effort.png"
+    done = cli(
+        "effort",
+        "--project",
+        campaign.name,
+        "-o",
+        out,
+        "--png",
+        png,
+        env={
+            "LABEL_STUDIO_URL": label_studio.url,
+            "LABEL_STUDIO_API_KEY": label_studio.token,
+            "COLUMNS": "200",
+        },
+    )
+    assert done.returncode == 0, done.stderr
+    stdout = done.stdout
+    report = json.loads(out.read_text())
+    assert (report["idle_cap_minutes"], report["capped_annotations"]) == (CAP, 1)
+    assert report["annotations_without_lead_time"] == 0
+    assert picked(report["overall"]) == reference(list(LEAD_TIMES))
+    emails = {campaign.email(p): p for p in VERSIONS}
+    by_person = {emails[e]: picked(f) for e, f in report["by_annotator"].items()}
+    assert by_person == {p: reference([k for k in LEAD_TIMES if k[0] == p]) for p in VERSIONS}
+    assert {k: picked(v) for k, v in report["by_correction_rate"].items()} == {
+        "0": reference([k for k in LEAD_TIMES if k not in CORRECTED]),
+        ">0.2": reference(sorted(CORRECTED)),
+    }
+    assert list(report["by_pre_annotator"]) == ["gpt-test@low"]
+    assert list(report["by_length"]) == ["<1000 chars"]
+    assert {role: f["annotations"] for role, f in report["by_role"].items()} == {
+        "curate": 3, "double": 11, "primary": 1,
+    }  # fmt: skip
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5_000
+    assert "minutes per verified mention" in stdout and "capped at 15 min (idle)" in stdout

@@ -1,0 +1,44 @@
+"""The Label Studio data code (offsets, review predictions, verdicts, reading an export) imports
+without the network client, so scoring reads an export without the HTTP side; every documented
+name stays importable."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+PURE = (
+    "goldloop.studio.offsets",
+    "goldloop.studio.review",
+    "goldloop.studio.verdicts",
+    "goldloop.studio.tasks",
+    "goldloop.studio.verify",
+    "goldloop.studio.curation",
+    "goldloop.studio.agreement",
+    "goldloop.studio.effort",
+    "goldloop.studio.campaign",
+    "goldloop.studio.status",
+    "goldloop.studio.label_config",
+    "goldloop.studio.errors",
+    "goldloop.scoring.inputs",
+)
+NETWORK = ("label_studio_sdk", "httpx", "tenacity", "goldloop.studio.connection")
+
+
+def test_pure_modules_import_without_the_network_client() -> None:
+    code = (
+        "import importlib, json, sys\n"
+        f"for name in {PURE!r}: importlib.import_module(name)\n"
+        f"print(json.dumps([m for m in {NETWORK!r} if m in sys.modules]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout) == []
+
+
+def test_documented_names_stay_importable() -> None:
+    from goldloop.studio import offsets, pull, review
+
+    assert callable(offsets.to_label_studio) and callable(offsets.from_label_studio)
+    assert callable(pull.pull) and callable(pull.verify) and pull.PullResult is not None
+    assert callable(review.build_review_prediction) and callable(review.review_tag)

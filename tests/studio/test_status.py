@@ -1,0 +1,58 @@
+"""``goldloop status`` on the curation campaign (real Label Studio): tasks per project, work per
+annotator, verdicts, κ and the time left, checked against what the test did."""
+
+from __future__ import annotations
+
+import json
+import statistics
+from typing import Any
+
+import pytest
+
+from goldloop.kb import load_kb
+from goldloop.studio.campaign import campaign_sections
+from goldloop.studio.project import export_campaign
+from tests.conftest import Cli
+from tests.studio.campaign_data import LEAD_TIMES, Campaign
+
+pytestmark = pytest.mark.studio
+
+
+def test_status_table_json_and_watch(
+    campaign: Campaign, label_studio: Any, tmp_path, cli: Cli
+) -> None:
+    out = tmp_path / "status.json"
+    done = cli("status", "--project", campaign.name, "-o", str(out), "--watch", "--interval", "0.01", "--rounds", "2", env={"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token, "COLUMNS": "200"})  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    stdout = done.stdout
+    status = json.loads(out.read_text())
+    assert status["roles"] == {
+        "primary": {"tasks": 1, "annotated": 1, "partly_annotated": 0, "skipped": 0, "annotations": 1, "annotations_needed": 0},
+        "double": {"tasks": 6, "annotated": 5, "partly_annotated": 1, "skipped": 0, "annotations": 11, "annotations_needed": 1},
+        "curate": {"tasks": 4, "annotated": 3, "partly_annotated": 0, "skipped": 0, "annotations": 3, "annotations_needed": 1},
+    }  # fmt: skip
+    people = {campaign.email(p): p for p in ("admin", "alice", "bob", "carol")}
+    assert {people[e]: row for e, row in status["annotators"].items()} == {
+        "admin": {"tasks": 1, "kept": 1, "added": 0, "deleted": 0},
+        "alice": {"tasks": 6, "kept": 7, "added": 1, "deleted": 0},
+        "bob": {"tasks": 5, "kept": 6, "added": 0, "deleted": 0},
+        "carol": {"tasks": 3, "kept": 4, "added": 0, "deleted": 0},
+    }
+    verdicts = status["verdicts"]
+    assert (verdicts["accept"], verdicts["fix"], verdicts["added"]) == (6, 2, 0)
+    assert verdicts["correction_rate"] == pytest.approx(2 / 8)
+    assert verdicts["anchored"]["candidates"] == 8 and verdicts["paraphrase"]["candidates"] == 0
+    assert status["decided"] == {"single": 3, "agreed": 1, "curated": 3}
+    assert status["curation"]["awaiting_curation"] == ["pmid:14"]
+    kb = load_kb()
+    exported = export_campaign(label_studio.connection, label_studio.client, campaign.name)
+    sections = campaign_sections(exported, kb)
+    assert status["agreement"] == sections["agreement_before_curation"]
+    assert status["completeness"] == json.loads(json.dumps(sections["completeness"]))
+    assert status["completeness"]["n_docs"] == 5
+    median = statistics.median(min(s / 60, 15.0) for s in LEAD_TIMES.values())
+    assert status["finish"]["annotations_needed"] == 2
+    assert status["finish"]["median_minutes_per_document"] == pytest.approx(median, abs=1e-4)
+    assert status["finish"]["work_minutes_left"] == pytest.approx(2 * median, abs=0.01)
+    assert status["finish"]["annotations_per_hour"] > 0
+    assert f"{campaign.name}-curate (curate)" in stdout and "annotations still needed" in stdout
