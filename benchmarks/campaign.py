@@ -8,8 +8,9 @@
 6. a simulated annotator through the SDK, from the review prediction of each task: accept 70%,
    fix the relation 10%, fix a boundary 5%, reject 10% of the candidates, and add new mentions
    (5% as many as candidates); a second person annotates the double tasks;
-7. ``goldloop pull`` (curation joins once ``goldloop curate`` exists), checked against exactly
-   what the simulated annotator did; 8. ``goldloop score`` of A and B on the pulled gold.
+7. ``goldloop curate`` (disputed double tasks: the second person makes other choices on 20% of
+   them; a simulated curator keeps the second version), then ``goldloop pull``, checked against
+   exactly what the simulated people did; 8. ``goldloop score`` of A and B on the pulled gold.
 
 Commands run in this process through the CLI's own entry point (one interpreter start and one
 model load, printed beside; their output goes to ``commands.log`` in the work dir). The machine
@@ -86,6 +87,7 @@ FILLERS = (
 )
 ACTIONS = (("accept", 0.70), ("relation", 0.10), ("boundary", 0.05), ("reject", 0.10))
 ADD_SHARE = 0.05
+AGREE = 0.8  # double tasks where the second person makes the same choices
 PROVIDERS = {"A": ("openai", "gpt-a"), "B": ("anthropic", "claude-b")}
 
 
@@ -226,13 +228,22 @@ class Expected:
     fixed_boundary: bool
 
 
-def simulate_annotators(
-    client: Any, project: str, kb: KB, generated: Generated, seed: int
-) -> tuple[dict[str, list[Expected]], dict[str, int]]:
-    """Every task annotated from its review prediction; returns the gold it must give."""
+@dataclass
+class Team:
+    """What the simulated people did, and the gold it must give."""
+
+    expected: dict[str, list[Expected]] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
+    # The curator keeps the second person's version of each disputed double task.
+    second_versions: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+
+
+def simulate_annotators(client: Any, project: str, kb: KB, generated: Generated, seed: int) -> Team:
+    """Every task annotated from its review prediction; a double task by a second person too,
+    who makes the same choices on ``AGREE`` of them and their own elsewhere."""
     rng = random.Random(seed)
-    expected: dict[str, list[Expected]] = {}
-    counts = dict.fromkeys(["accept", "relation", "boundary", "reject", "added", "tasks"], 0)
+    team = Team(counts=dict.fromkeys(["accept", "relation", "boundary", "reject", "added"], 0))
+    team.counts["tasks"] = team.counts["disputed"] = 0
     projects = {p.title: p for p in client.projects.list(include="id,title")}
     second = client.users.create(email=f"second-{uuid.uuid4().hex[:6]}@goldloop.local",
                                  username=uuid.uuid4().hex[:8])  # fmt: skip
@@ -247,13 +258,18 @@ def simulate_annotators(
         )
         add_p = min(1.0, ADD_SHARE * candidates / max(1, with_missed))
         for task in tasks:
-            result, hits = _annotate_task(task, kb, generated, rng, counts, add_p)
-            expected[task.data["doc_id"]] = hits
-            counts["tasks"] += 1
+            doc_id = task.data["doc_id"]
+            result, hits = _annotate_task(task, kb, generated, rng, team.counts, add_p)
+            team.expected[doc_id] = hits
+            team.counts["tasks"] += 1
             jobs.append([(task.id, result, None)])
-            if title.endswith("-double"):  # a second person; pull keeps the earliest annotation
-                other, _ = _annotate_task(task, kb, generated, random.Random(task.id), {}, 0)
-                jobs[-1].append((task.id, other, second.id))
+            if title.endswith("-double"):
+                if rng.random() >= AGREE:
+                    own = random.Random(task.id)
+                    result, hits = _annotate_task(task, kb, generated, own, {}, add_p)
+                # Agreed: the gold holds it as is; disputed: the curator keeps this version.
+                team.expected[doc_id], team.second_versions[doc_id] = hits, result
+                jobs[-1].append((task.id, result, second.id))
 
     def submit(job: list[tuple[int, list[dict[str, Any]], int | None]]) -> None:
         for task_id, result, person in job:
@@ -264,7 +280,21 @@ def simulate_annotators(
 
     with ThreadPoolExecutor(max_workers=4) as pool:  # tasks in parallel, as a team works
         list(pool.map(submit, jobs))
-    return expected, counts
+    return team
+
+
+def simulate_curator(client: Any, project: str, team: Team) -> None:
+    """Each disputed task in ``NAME-curate`` settled with the second person's version."""
+    curate = next((p for p in client.projects.list(include="id,title") if p.title == f"{project}-curate"), None)  # fmt: skip
+    if curate is None:
+        return
+    tasks = list(client.tasks.list(project=curate.id, fields="all", page_size=200))
+    team.counts["disputed"] = len(tasks)
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        list(pool.map(
+            lambda t: client.annotations.create(id=t.id, result=team.second_versions[t.data["doc_id"]]),
+            tasks,
+        ))  # fmt: skip
 
 
 def _review(task: Any) -> list[dict[str, Any]]:
@@ -563,25 +593,26 @@ def run(
         project = f"campaign-{uuid.uuid4().hex[:6]}"
         phase("push", lambda: goldloop("push", "--sample", str(sample), "--project", project,
                                        "--candidates", str(gold["A"]), "--other", str(gold["B"])))  # fmt: skip
-        done: dict[str, Any] = {}
+        team = Team()
 
         def annotators() -> None:
-            done["expected"], done["counts"] = simulate_annotators(
-                client, project, kb, generated, args.seed
+            team.__dict__.update(
+                simulate_annotators(client, project, kb, generated, args.seed).__dict__
             )
 
-        phase("simulated annotator (SDK)", annotators, mine=False)
+        phase("simulated annotators (SDK)", annotators, mine=False)
+        if "curate" in {c.name for c in app.registered_commands}:
+            phase("curate", lambda: goldloop("curate", "--project", project))
+            phase("simulated curator (SDK)", lambda: simulate_curator(client, project, team), mine=False)  # fmt: skip
+        else:
+            say("note: curation skipped: `goldloop curate` is not there yet")
         verified = work / "gold.verified.json"
         phase("pull", lambda: goldloop("pull", "--project", project, "--out", str(verified)))
         clock.studio_pgid = None
-    hits = check_pulled(verified, kb, done["expected"])
-    if "curate" in {c.name for c in app.registered_commands}:
-        say("note: `goldloop curate` exists, but this benchmark does not run it yet")
-    else:
-        say("note: curation skipped: `goldloop curate` is not there yet")
+    hits = check_pulled(verified, kb, team.expected)
     phase("score", lambda: goldloop("score", "--gold", str(verified), "--system", f"A={gold['A']}",
                                     "--system", f"B={gold['B']}", "--report-dir", str(work / "score")))  # fmt: skip
-    summary(args, phases, machine, floor, load_s, primary + double, done["counts"], hits)
+    summary(args, phases, machine, floor, load_s, primary + double, team.counts, hits)
 
 
 def summary(
@@ -595,9 +626,10 @@ def summary(
     hits: int,
 ) -> None:
     c = counts
-    say(f"\nthe simulated annotator: {c['tasks']} tasks; accept {c['accept']}, fix relation "
+    say(f"\nthe simulated annotators: {c['tasks']} tasks; accept {c['accept']}, fix relation "
         f"{c['relation']}, fix boundary {c['boundary']}, reject {c['reject']}, added "
-        f"{c['added']}; the pulled gold matches it exactly ({hits} hits)")  # fmt: skip
+        f"{c['added']}; {c['disputed']} disputed double tasks curated; the pulled gold matches "
+        f"what they did exactly ({hits} hits)")  # fmt: skip
     total = sum(phases.values())
     say(
         f"\n{'phase':<28} {'wall s':>8} {'share':>6} {'ms/doc':>7} {'machine wall':>13} {'CPU s':>7}"
