@@ -50,9 +50,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.fakes
 
+from _cpu import group_cpu
 from tests.fakes.llm_server import FakeLLMServer, FakeRequest
 
 from goldloop.cli import app
+from goldloop.errors import GoldloopError
 from goldloop.gold import read_gold
 from goldloop.kb import KB, load_kb
 from goldloop.llm.prompt import user_prompt
@@ -459,19 +461,6 @@ class Clock:
         return time.perf_counter() - wall, self.cpu() - cpu
 
 
-def group_cpu(pgid: int) -> float:
-    """CPU seconds a process group (Label Studio's server) has used so far, from /proc."""
-    ticks = 0
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue  # the process ended while we looked
-        if int(fields[2]) == pgid:  # pgrp; then utime, stime, cutime, cstime
-            ticks += sum(int(x) for x in fields[11:15])
-    return ticks / os.sysconf("SC_CLK_TCK")
-
-
 def snapshot(source: Path, target: Path) -> None:
     """A consistent copy of a SQLite file another connection may hold open."""
     with sqlite3.connect(source) as src, sqlite3.connect(target) as dst:
@@ -489,6 +478,10 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="keep the work files in this directory")
     args = parser.parse_args()
     primary, double = round(args.docs / 3), round(args.docs / 15)
+    try:
+        server.label_studio_executable(REPO / ".goldloop" / "studio", install=False)
+    except GoldloopError as exc:
+        raise SystemExit(f"the campaign needs Label Studio: {exc}") from None
     for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
         os.environ[name] = "benchmark-key"
 
