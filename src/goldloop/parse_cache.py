@@ -33,6 +33,7 @@ import sqlite3
 import struct
 import threading
 import time
+import weakref
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -68,7 +69,7 @@ _EXCLUDED = ("tensor", "user_data", "user_data_keys", "user_data_values", "senti
 _enabled = True
 _caches: dict[tuple[str, str], ParseCache] = {}
 _caches_lock = threading.Lock()
-_pipeline_ids: dict[int, tuple[Language, str]] = {}
+_pipeline_ids: weakref.WeakKeyDictionary[Language, str] = weakref.WeakKeyDictionary()
 
 
 def set_enabled(enabled: bool) -> None:
@@ -98,16 +99,16 @@ def default_cache() -> ParseCache | None:
 
 def pipeline_id(nlp: Language) -> str:
     """What decides a parse besides the text and the pipes: model, version, config, spaCy."""
-    known = _pipeline_ids.get(id(nlp))
-    if known is not None and known[0] is nlp:
-        return known[1]
+    known = _pipeline_ids.get(nlp)
+    if known is not None:
+        return known
     meta = nlp.meta
     config = hashlib.sha256(nlp.config.to_str().encode("utf-8")).hexdigest()[:16]
     ident = (
         f"{meta.get('lang')}_{meta.get('name')}-{meta.get('version')} config-{config} "
         f"spacy-{spacy.__version__} format-{FORMAT}"
     )
-    _pipeline_ids[id(nlp)] = (nlp, ident)
+    _pipeline_ids[nlp] = ident
     return ident
 
 
