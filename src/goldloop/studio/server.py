@@ -360,7 +360,8 @@ def _check_token(url: str, token: str) -> None:
     except urllib.error.HTTPError as exc:
         raise StudioServerError(
             f"Label Studio at {url} refused the pre-created token (HTTP {exc.code}); its data dir was "
-            "probably created without it: remove the data dir or use --url with your own token"
+            "probably created without it: remove the data dir, or use your own server and token "
+            "(LABEL_STUDIO_URL, LABEL_STUDIO_API_KEY)"
         ) from exc
 
 
