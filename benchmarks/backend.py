@@ -6,7 +6,10 @@ hit; and requests per second under a small bounded load (a few clients, a few se
 a second process, next to ``/health`` under the same load as the baseline. Those run without the
 parse cache; the last section switches it on and compares, task by task, ``/predict`` on a cache
 hit (answer and parse) with a cold ``/predict`` for the same task: p95 per task, target ≤ 0.1×,
-for the lexical pre-annotator (and, printed beside, for an LLM at the provider latency).
+for the lexical pre-annotator (and, printed beside, for an LLM at the provider latency). The
+interactive section times a KB suggestion for a region drawn over a mention (``/predict`` with a
+``context``) against a cache-hit ``/predict`` of the same task, alternating, in one backend
+process: p95, target ≤ 2×.
 
     .venv/bin/python benchmarks/backend.py
     .venv/bin/python benchmarks/backend.py --tasks 32 --latency 0.5 --load-seconds 10
@@ -30,6 +33,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.*
 
+from _cpu import group_cpu
 from tests.backend.conftest import free_port, llm_settings, running_backend
 from tests.fakes.llm_server import FakeLLMServer, FakeRequest
 
@@ -180,6 +184,7 @@ def main() -> None:
     ratio = rps["p"] / rps["h"]
     print(f"  /predict throughput = {ratio:.2f} x /health")
     cache_hit_p95(args.p95_tasks, args.latency)
+    interactive_p95(args.p95_tasks)
 
 
 def p95(seconds: list[float]) -> float:
@@ -218,15 +223,18 @@ def cache_hit_p95(n: int, latency: float) -> None:
         }
         for k, (name, settings) in enumerate(variants.items()):
             settings = {**settings, parse_cache.ENV_PATH: str(Path(tmp) / f"parses-{k}.sqlite")}
-            with backend_process(settings) as url:
+            with backend_process(settings) as (url, pgid):
                 client.post(f"{url}/predict", json={"tasks": [], "label_config": label_config})
                 fake.reset()
                 cold, hit, first, again = [], [], [], []
-                for timings, replies in ((cold, first), (hit, again)):
+                cpu = {"cold": 0.0, "hit": 0.0}
+                for kind, timings, replies in (("cold", cold, first), ("hit", hit, again)):
+                    before = group_cpu(pgid)
                     for body in bodies:
                         seconds, results = timed_predict(url, body, client)
                         timings.append(seconds)
                         replies.append(results)
+                    cpu[kind] = (group_cpu(pgid) - before) / n
             assert again == first and all(r[0]["result"] for r in first), name
             assert fake.request_count <= n, "a cache hit asked the provider again"
             ratio = p95(hit) / p95(cold)
@@ -236,6 +244,47 @@ def cache_hit_p95(n: int, latency: float) -> None:
                 f"   (p50 {p50(cold) * 1000:.1f} / {p50(hit) * 1000:.1f} ms)"
                 f"   ratio {ratio:.3f}x{target if name == 'lexical' else ''}"
             )
+            print(
+                f"  {'':<13} the backend's CPU per task: cold {cpu['cold'] * 1000:.1f} ms, hit "
+                f"{cpu['hit'] * 1000:.1f} ms, ratio {cpu['hit'] / cpu['cold']:.3f}x"
+            )
+
+
+def interactive_p95(n: int) -> None:
+    """Per task: a cache-hit ``/predict``, then a KB suggestion for a region drawn over its first
+    mention (what Label Studio sends when Auto-Annotation is on), to ``goldloop backend``."""
+    label_config = render_label_config(load_kb())
+    texts = abstracts(n, seed=15)
+    print(f"interactive suggestion vs cache-hit /predict, {n} tasks, lexical backend")
+    with tempfile.TemporaryDirectory() as tmp, httpx.Client(timeout=300) as client:
+        settings = {"GOLDLOOP_PROVIDER": "lexical",
+                    parse_cache.ENV_PATH: str(Path(tmp) / "parses.sqlite")}  # fmt: skip
+        with backend_process(settings) as url:
+            hits, suggestions = [], []
+            for rounds in range(2):  # the first round warms the caches
+                for i, text in enumerate(texts):
+                    task = {"id": i, "data": {"text": text, "doc_id": f"i:{i}"}}
+                    body = {"tasks": [task], "label_config": label_config, "project": "1.0"}
+                    seconds, results = timed_predict(url, body, client)
+                    assert results[0]["result"], "the pre-annotation found nothing"
+                    verb = next(v for v in VERBS if f" {v} " in text)
+                    start = text.index(f" {verb} ") + 1
+                    region = {"id": "drawn", "from_name": "mention", "to_name": "text",
+                              "type": "labels", "value": {"start": start, "end": start + len(verb),
+                                                          "text": verb, "labels": ["Predicate"]}}  # fmt: skip
+                    asked = {**body, "params": {"context": {"result": [region]}}}
+                    took, suggested = timed_predict(url, asked, client)
+                    kept = [r for r in suggested[0]["result"] if r["id"] == "drawn"]
+                    assert kept and all(r["score"] == 1.0 for r in kept), (verb, suggested)
+                    if rounds:
+                        hits.append(seconds)
+                        suggestions.append(took)
+    ratio = p95(suggestions) / p95(hits)
+    verdict = "OK" if ratio <= 2 else "MISSED"
+    print(
+        f"  KB suggestion p95 {p95(suggestions) * 1000:6.1f} ms   cache-hit /predict p95 "
+        f"{p95(hits) * 1000:6.1f} ms   ratio {ratio:.2f}x (target <= 2x) {verdict}"
+    )
 
 
 def p50(seconds: list[float]) -> float:
@@ -243,13 +292,18 @@ def p50(seconds: list[float]) -> float:
 
 
 @contextmanager
-def backend_process(settings: dict[str, str]) -> Iterator[str]:
-    """``goldloop backend`` on a free loopback port with these settings; its URL once healthy."""
+def backend_process(settings: dict[str, str]) -> Iterator[tuple[str, int]]:
+    """``goldloop backend`` on a free loopback port with these settings: its URL once healthy,
+    and its process group (for its CPU time)."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GOLDLOOP_", "OPENAI_"))}
     command = [str(Path(sys.executable).with_name("goldloop")), "backend", "--port", str(port)]
     process = subprocess.Popen(
-        command, env={**env, **settings}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        command,
+        env={**env, **settings},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -263,7 +317,7 @@ def backend_process(settings: dict[str, str]) -> Iterator[str]:
             if process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"the backend did not start: {process.stderr.read()!r}")  # type: ignore[union-attr]
             time.sleep(0.2)
-        yield url
+        yield url, process.pid
     finally:
         process.terminate()
         process.wait(30)

@@ -295,20 +295,18 @@ def test_switches_bypass_the_cache(
     assert stored_sizes(path)[0] == 2
 
 
-def test_the_root_option_bypasses_the_cache_for_a_command(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Cli
-) -> None:
+def test_the_root_option_bypasses_the_cache_for_a_command(tmp_path: Path, cli: Cli) -> None:
     path = tmp_path / "parse.sqlite"
-    monkeypatch.setenv("GOLDLOOP_PARSE_CACHE", str(path))
-    command = ["sample", "--corpus", str(DEMO_CORPUS), "--kb", str(BUNDLED_KB), "--n-primary", "2", "--n-double", "1"]  # fmt: skip
+    env = {"GOLDLOOP_PARSE_CACHE": str(path)}
+    command = ["sample", "--corpus", DEMO_CORPUS, "--kb", BUNDLED_KB, "--n-primary", 2, "--n-double", 1]  # fmt: skip
     try:
-        result = cli("--no-parse-cache", *command, "--out", tmp_path / "off")
-        assert result.returncode == 0, result.stderr
+        result = cli("--no-parse-cache", *command, "--out", tmp_path / "off", env=env)
+        assert result.returncode == 0, result.err
         assert not path.exists()
     finally:
         parse_cache.set_enabled(True)
-    result = cli(*command, "--out", tmp_path / "on")
-    assert result.returncode == 0, result.stderr
+    result = cli(*command, "--out", tmp_path / "on", env=env)
+    assert result.returncode == 0, result.err
     assert stored_sizes(path)[0] > 0
 
 

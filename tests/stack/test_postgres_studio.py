@@ -13,18 +13,21 @@ from goldloop.gold import read_gold
 from goldloop.kb import load_kb
 from goldloop.studio.review import review_tag
 from goldloop.studio.server import Database, StudioServerError
-from tests.conftest import Cli
-from tests.stack.conftest import StackStudio
+from tests.conftest import Cli, LabelStudioServer
+from tests.stack.conftest import SessionDatabase
 from tests.studio.loop_data import ACTIVATES, INHIBITS, TAG_A, TAG_B, write_inputs
 
 pytestmark = pytest.mark.studio
 
 
 def test_push_and_pull_against_label_studio_on_postgres(
-    studio_on_postgres: StackStudio, tmp_path: Path, cli: Cli
+    studio_on_postgres: LabelStudioServer,
+    postgres_database: SessionDatabase,
+    tmp_path: Path,
+    cli: Cli,
 ) -> None:
-    studio = studio_on_postgres
-    assert studio.state.database == studio.database.url
+    studio, database = studio_on_postgres, postgres_database
+    assert studio.state.database == database.url
     env = {"LABEL_STUDIO_URL": studio.url, "LABEL_STUDIO_API_KEY": studio.token}
     documents, gold_a, gold_b = write_inputs(tmp_path)
     name = f"pg-{uuid.uuid4().hex[:6]}"
@@ -32,7 +35,7 @@ def test_push_and_pull_against_label_studio_on_postgres(
                  "--other", gold_b, env=env)  # fmt: skip
     assert pushed.returncode == 0, pushed.stderr
     # The tasks are rows of PostgreSQL's task table, not of a SQLite file.
-    count = studio.database.query(
+    count = database.query(
         f"SELECT count(*) FROM task t JOIN project p ON t.project_id = p.id WHERE p.title = '{name}'"
     )
     assert count == "7"
@@ -58,7 +61,7 @@ def test_push_and_pull_against_label_studio_on_postgres(
         ("pmid:4", "activates", ACTIVATES, "forward", "accept"),
         ("pmid:4", "inhibited by", INHIBITS, "inverse", "accept"),
     ]
-    annotations = studio.database.query(
+    annotations = database.query(
         f"SELECT count(*) FROM task_completion c JOIN project p ON c.project_id = p.id"
         f" WHERE p.title = '{name}'"
     )

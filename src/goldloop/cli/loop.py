@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -91,6 +92,13 @@ def pull_command(
     per_annotator: Annotated[
         bool, typer.Option("--per-annotator", help="Also write <out-stem>.<email>.json per person.")
     ] = False,
+    since: Annotated[
+        bool,
+        typer.Option(
+            "--since",
+            help="Re-read only the tasks changed since the last pull into --out (<out>.tasks.json).",
+        ),
+    ] = False,
     url: UrlOption = None,
     kb: KbOption = None,
 ) -> None:
@@ -106,6 +114,8 @@ def pull_command(
         out,
         annotator=annotator,
         per_annotator=per_annotator,
+        since=since,
+        redis_url=os.environ.get("REDIS_URL"),
     )
     _print_pull(result, out)
     for email, path in written.items():

@@ -104,7 +104,8 @@ def sample(
         str | None,
         typer.Option(
             "--dask",
-            help="Parse on Dask: a scheduler address, or local:N for N local worker processes.",
+            help="Parse on Dask: a scheduler address, or local:N for N local worker processes"
+            " (--workers is then unused).",
         ),
     ] = None,
 ) -> None:

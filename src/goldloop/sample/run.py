@@ -380,7 +380,15 @@ def _pool(
     parse = {"workers": settings.workers, "batch_size": settings.batch_size}
     if phase1 is None:
         documents = list(parse_pool(eligible, kb, scheduler=settings.dask, **parse))
-        pool = Pool(documents, gate.rows, gate.counts(), key, False, len(documents), len(documents))
+        pool = Pool(
+            documents,
+            gate.rows,
+            gate.counts(),
+            key,
+            cache_hit=False,
+            eligible=len(documents),
+            parsed=len(documents),
+        )
     else:
         chosen = first_in_order(eligible, phase1.seed, phase1.size)
         known = {d.doc_id: d for d in cached.documents} if cached is not None else {}
@@ -389,7 +397,14 @@ def _pool(
         documents = [known[r.doc_id] for r in chosen.records if r.doc_id is not None]
         texts = {r.doc_id: r.text for r in chosen.records if r.doc_id is not None}
         pool = Pool(
-            documents, gate.rows, gate.counts(), key, False, chosen.eligible, len(fresh), texts
+            documents,
+            gate.rows,
+            gate.counts(),
+            key,
+            cache_hit=False,
+            eligible=chosen.eligible,
+            parsed=len(fresh),
+            texts=texts,
         )
     write_pool(sample_dir, pool, inputs)
     return pool, inputs

@@ -146,7 +146,7 @@ def _kind(body: object) -> str:
 
 
 def _detail(exc: Exception) -> str:
+    """The server's reason, on one line and short (an HTML error page must not flood the terminal)."""
     body = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        return str(body.get("detail") or body)[:300]
-    return str(body or exc)[:300]
+    text = str(body.get("detail") or body) if isinstance(body, dict) else str(body or exc)
+    return " ".join(text.split())[:300]
