@@ -263,6 +263,7 @@ def start(
     creds = credentials(root)
     data_dir = root / "data"
     data_dir.mkdir(parents=True, exist_ok=True)
+    data_dir.chmod(0o700)  # Label Studio's SQLite database holds the API token
     port = port or free_port()
     url = f"http://127.0.0.1:{port}"
     log_path = root / "label-studio.log"
