@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from goldloop.errors import CheckFailed, PartialRun, Pending, ServiceError, SettingError
+from goldloop.errors import (
+    CheckFailed,
+    Interrupted,
+    PartialRun,
+    Pending,
+    ServiceError,
+    SettingError,
+)
 from tests.conftest import Cli
 
 
@@ -19,6 +26,7 @@ def _kb_check_raising(monkeypatch: pytest.MonkeyPatch, exc: BaseException) -> No
     ("exc", "code", "line"),
     [
         (KeyboardInterrupt(), 130, "error: interrupted"),
+        (Interrupted("interrupted: nothing written"), 130, "error: interrupted: nothing written"),
         (SettingError("n_primary", "must not be negative"), 2, "error: --n-primary: must not be negative"),
         (CheckFailed("f: 2 problems"), 1, "error: f: 2 problems"),
         (PartialRun("3 of 10 failed; see r.json"), 3, "error: 3 of 10 failed; see r.json"),
