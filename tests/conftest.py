@@ -26,6 +26,9 @@ from goldloop.errors import GoldloopError
 from goldloop.kb import KB, load_kb
 from goldloop.studio import server
 from goldloop.studio.connection import Connection
+from tests.fakes.llm_server import llm_server
+
+__all__ = ["llm_server"]  # the fake provider, a fixture of every test
 
 REPO = Path(__file__).resolve().parents[1]
 TEMPLATE = REPO / ".goldloop" / "test-studio-template"
