@@ -32,6 +32,8 @@ __all__ = ["llm_server"]  # the fake provider, a fixture of every test
 
 REPO = Path(__file__).resolve().parents[1]
 TEMPLATE = REPO / ".goldloop" / "test-studio-template"
+# pelinker's seed gold (one document, the legacy format)
+LEGACY = REPO / "tests" / "data" / "legacy" / "sample.0.gt.json"
 
 
 @pytest.fixture(scope="session")

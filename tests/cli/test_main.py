@@ -18,7 +18,7 @@ from goldloop.errors import (
     ServiceError,
     SettingError,
 )
-from tests.conftest import Cli
+from tests.conftest import LEGACY, Cli
 
 
 def _kb_check_raising(monkeypatch: pytest.MonkeyPatch, exc: BaseException) -> None:
@@ -62,9 +62,6 @@ def test_a_check_that_exits_1_stays_1(cli: Cli, tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("GOLDLOOP_HOME", str(tmp_path))
     result = cli("studio", "status")
     assert (result.returncode, result.stdout.strip(), result.stderr) == (1, "not running", "")
-
-
-LEGACY = Path(__file__).parents[1] / "data" / "legacy" / "sample.0.gt.json"
 
 
 def test_the_installed_entry_point_runs() -> None:
