@@ -19,6 +19,9 @@ except GoldloopError as exc:
     print(f"error: {exc}", file=sys.stderr)
     sys.exit(exc.exit_code)
 
+# Which Label Studio variables are set (never their values): the live gold needs both.
+print(BackendSettings.from_env().studio_credentials(), file=sys.stderr)
+
 globals().update(
     gunicorn_options(
         _HOST,

@@ -105,21 +105,25 @@ def timed(action) -> float:  # type: ignore[no-untyped-def]
     return time.perf_counter() - start
 
 
-def _serve(conn: Connection, answers: dict[str, str], latency: float) -> None:
+def _serve(conn: Connection, answers: dict[str, str], latency: float, batch_polls: int) -> None:
     server = FakeLLMServer(
         lambda request: answers[request.user.split("\n", 1)[1]], latency_s=latency
     )
+    server.batch_polls = batch_polls
     with server:
         conn.send(server.url)
         conn.recv()  # until the benchmark is done
 
 
 @contextmanager
-def fake_server_process(answers: dict[str, str], latency: float) -> Iterator[str]:
-    """The fake provider in its own process: a real provider's CPU is not the client's."""
+def fake_server_process(
+    answers: dict[str, str], latency: float, batch_polls: int = 0
+) -> Iterator[str]:
+    """The fake provider in its own process: a real provider's CPU is not the client's. A fresh
+    one has empty prompt caches; its batch jobs end after ``batch_polls`` status reads."""
     parent, child = multiprocessing.get_context("fork").Pipe()
     process = multiprocessing.get_context("fork").Process(
-        target=_serve, args=(child, answers, latency), daemon=True
+        target=_serve, args=(child, answers, latency, batch_polls), daemon=True
     )
     process.start()
     try:

@@ -1,18 +1,19 @@
 """Pre-annotation: documents in, hits and a report accounting for every item out.
 
 :func:`annotate_documents` is the one core behind ``goldloop annotate``, the demo and the ML
-backend. With an LLM provider, requests go out through :mod:`goldloop.llm.runner` while this
-thread decodes answers as they arrive (:mod:`goldloop.decode`) and parses each text that needs it
-once with spaCy, so the post-cache checks overlap the requests. A truncated, unparsable or failed
-answer leaves its document out of the output, is listed in the report and is not cached, so a
-re-run asks for it again. :func:`dry_run` counts what a run would send.
+backend. With an LLM provider, requests go out through :mod:`goldloop.llm.runner` (online) or
+:mod:`goldloop.llm.batch` (the provider's batch API) while this thread decodes answers as they
+arrive (:mod:`goldloop.decode`) and parses each text that needs it once with spaCy, so the
+post-cache checks overlap the requests. A truncated, unparsable or failed answer leaves its
+document out of the output, is listed in the report and is not cached, so a re-run asks for it
+again. The report prices the run's usage (:mod:`goldloop.llm.pricing`); :func:`dry_run` counts
+and prices what a run would send (:mod:`goldloop.llm.estimate`).
 """
 
 from __future__ import annotations
 
-import math
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -28,11 +29,14 @@ from goldloop.decode import (
 from goldloop.gold import Document
 from goldloop.kb import KB
 from goldloop.lexical import LexicalAnnotator
-from goldloop.llm.base import LLMRequest, Provider, endpoint_identity
-from goldloop.llm.cache import ResponseCache, cache_key
+from goldloop.llm.base import LLMRequest, Provider
+from goldloop.llm.batch import BatchMode, collect_batch
+from goldloop.llm.cache import ResponseCache
+from goldloop.llm.estimate import CostEstimate, estimate_cost
 from goldloop.llm.factory import AnnotatorSpec
+from goldloop.llm.pricing import PriceTable, load_prices, usage_cost
 from goldloop.llm.prompt import OUTPUT_SCHEMA, system_prompt, user_prompt
-from goldloop.llm.runner import DEFAULT_CONCURRENCY, stream_requests
+from goldloop.llm.runner import DEFAULT_CONCURRENCY, Answer, stream_requests
 from goldloop.llm.usage import add_usage
 from goldloop.nlp import load_nlp, parse_many
 
@@ -71,12 +75,16 @@ def annotate_documents(
     verbal_only: bool = True,
     nlp: Language | None = None,
     on_document: Callable[[DocumentResult], None] | None = None,
+    batch: BatchMode | None = None,
+    prices: PriceTable | None = None,
 ) -> AnnotationRun:
     """Annotate one document or a batch; ``concurrency`` requests are in flight at once.
 
     ``verbal_only=False`` switches the ``non_verbal`` check off (no new LLM call: the answers come
     from the cache). ``on_document`` is called once per finished document, as each finishes; the
-    returned documents keep the input order.
+    returned documents keep the input order. ``batch`` sends the requests through the provider's
+    batch API instead (:mod:`goldloop.llm.batch`). The report prices the run's usage with
+    ``prices`` (default: :func:`goldloop.llm.pricing.load_prices`).
     """
     nlp = nlp or load_nlp()
     if isinstance(annotator, LexicalAnnotator):
@@ -89,11 +97,13 @@ def annotate_documents(
                 on_document(results[-1])
     else:
         results = _annotate_with_llm(
-            documents, annotator, kb, max_tokens, concurrency, verbal_only, nlp, on_document
+            documents, annotator, kb, max_tokens, concurrency, verbal_only, nlp, on_document, batch
         )
+    report = build_report(results, annotator, kb, verbal_only=verbal_only, max_tokens=max_tokens)
+    if isinstance(annotator, Provider):
+        report.update(run_cost_report(report, annotator, batch is not None, prices))
     return AnnotationRun(
-        documents=[r.document for r in results if r.document is not None],
-        report=build_report(results, annotator, kb, verbal_only=verbal_only, max_tokens=max_tokens),
+        documents=[r.document for r in results if r.document is not None], report=report
     )
 
 
@@ -106,6 +116,7 @@ def _annotate_with_llm(
     verbal_only: bool,
     nlp: Language,
     on_document: Callable[[DocumentResult], None] | None,
+    batch_mode: BatchMode | None = None,
 ) -> list[DocumentResult]:
     """Decode answers as they arrive, parsing (once, per arriving batch) only the texts that
     have candidates left, so spaCy overlaps the requests."""
@@ -113,7 +124,7 @@ def _annotate_with_llm(
     requests = [annotation_request(d, kb, max_tokens, system) for d in documents]
     results: list[DocumentResult | None] = [None] * len(documents)
     unused = [name for name in PIPES_UNUSED_BY_CHECKS if name in nlp.pipe_names]
-    for batch in stream_requests(provider, requests, concurrency=concurrency, usable=parsable):
+    for batch in _answers(provider, requests, system, concurrency, batch_mode):
         read = {i: read_answer(documents[i], answer, kb, max_tokens) for i, answer in batch}
         to_parse = sorted(i for i, answer in read.items() if answer.candidates)
         texts = (documents[i].text for i in to_parse)
@@ -126,6 +137,44 @@ def _annotate_with_llm(
             if on_document is not None:
                 on_document(result)
     return [r for r in results if r is not None]
+
+
+def _answers(
+    provider: Provider,
+    requests: list[LLMRequest],
+    system: str,
+    concurrency: int,
+    batch_mode: BatchMode | None,
+) -> Iterator[list[tuple[int, Answer]]]:
+    """The answers, online or through the batch API, as they arrive."""
+    if batch_mode is not None:
+        yield from collect_batch(
+            provider, requests, state_path=batch_mode.state_path, policy=batch_mode.policy,
+            usable=parsable, on_progress=batch_mode.on_progress,
+        )  # fmt: skip
+        return
+    to_send = sum(provider.cached_response(provider.key(r)) is None for r in requests)
+    with provider.prompt_cache(system, to_send):
+        yield from stream_requests(provider, requests, concurrency=concurrency, usable=parsable)
+
+
+def run_cost_report(
+    report: dict[str, Any], provider: Provider, batch: bool, prices: PriceTable | None
+) -> dict[str, Any]:
+    """The report's mode, API and cost: what this run's fresh usage cost at the table's prices
+    (``null`` when the table does not price the model)."""
+    table = prices or load_prices()
+    price = table.price(provider.name, provider.model)
+    usd = None if price is None else usage_cost(report["usage"], price, batch=batch)
+    return {
+        "mode": "batch" if batch else "online",
+        "api": provider.api,
+        "cost": {
+            "usd": None if usd is None else round(usd, 6),
+            "prices": str(table.path),
+            "prices_date": table.date,
+        },
+    }
 
 
 def build_report(
@@ -160,6 +209,7 @@ def build_report(
         "provider": annotator.name,
         "model": annotator.model,
         "effort": annotator.effort,
+        "endpoint": annotator.endpoint,
         "source": "lexical" if lexical else "llm",
         "kb": {"path": str(kb.path), "tag": kb.tag},
         "verbal_only": verbal_only,
@@ -177,7 +227,7 @@ def build_report(
 
 @dataclass(frozen=True)
 class DryRun:
-    """What a run would send: counts and an input-token estimate (~4 characters per token)."""
+    """What a run would send: counts, estimated tokens and cost (:mod:`goldloop.llm.estimate`)."""
 
     documents: int
     cached: int
@@ -185,6 +235,8 @@ class DryRun:
     input_tokens: int
     max_output_tokens: int
     input_cost: float | None
+    estimate: CostEstimate
+    prices: PriceTable
 
 
 def dry_run(
@@ -195,22 +247,23 @@ def dry_run(
     *,
     cache: ResponseCache | None = None,
     input_price_per_mtok: float | None = None,
+    prices: PriceTable | None = None,
 ) -> DryRun:
-    """Count what an LLM ``spec`` would be asked without calling anything (no client, no key
-    needed); answers already in the cache cost nothing."""
+    """Count and price what an LLM ``spec`` would be asked without calling anything (no client,
+    no key needed); answers already in the cache cost nothing. ``input_price_per_mtok`` prices
+    the input alone at a price of one's own."""
     assert spec.model is not None, "a dry run is for an LLM annotator"
     system = system_prompt(kb)
-    endpoint = endpoint_identity(spec.provider, spec.base_url)
-    pending = []
-    for document in documents:
-        request = annotation_request(document, kb, max_tokens, system)
-        key = cache_key(
-            spec.provider, spec.model, spec.effort, request.system, request.user,
-            request.schema, endpoint,
-        )  # fmt: skip
-        if cache is None or cache.get(key) is None:
-            pending.append(request)
-    tokens = sum(estimate_tokens(r.system + r.user) for r in pending)
+    pending = [
+        request
+        for request in (annotation_request(d, kb, max_tokens, system) for d in documents)
+        if cache is None or cache.get(spec.key(request)) is None
+    ]
+    table = prices or load_prices()
+    calibrate = getattr(cache, "calibration", None)
+    calibration = calibrate(f"{spec.provider}/{spec.model}") if calibrate else None
+    estimate = estimate_cost(pending, table.price(spec.provider, spec.model), calibration)
+    tokens = estimate.usage["input_tokens"]
     cost = None if input_price_per_mtok is None else tokens * input_price_per_mtok / 1e6
     return DryRun(
         len(documents),
@@ -219,11 +272,9 @@ def dry_run(
         tokens,
         max_tokens * len(pending),
         cost,
+        estimate,
+        table,
     )
-
-
-def estimate_tokens(text: str) -> int:
-    return math.ceil(len(text) / 4)
 
 
 def select_documents(

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from tests.fakes.llm_server import FakeLLMServer
@@ -19,7 +20,6 @@ from tests.fakes.llm_server import FakeLLMServer
 from goldloop.backend.app import create_app
 from goldloop.backend.predictor import Predictor
 from goldloop.backend.settings import BackendSettings
-from goldloop.kb import KB, load_kb
 from goldloop.llm.base import CREDENTIALS
 
 
@@ -82,6 +82,7 @@ def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout_s: float 
 class RunningBackend:
     url: str
     predictor: Predictor
+    app: Any = None
 
 
 @contextmanager
@@ -90,9 +91,8 @@ def running_backend(settings: BackendSettings, predictor: Predictor) -> Iterator
     import uvicorn
 
     port = free_port()
-    config = uvicorn.Config(
-        create_app(settings, predictor), host="127.0.0.1", port=port, log_level="warning"
-    )
+    app = create_app(settings, predictor)
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -102,7 +102,7 @@ def running_backend(settings: BackendSettings, predictor: Predictor) -> Iterator
             raise RuntimeError(f"the backend did not start on 127.0.0.1:{port}")
         time.sleep(0.02)
     try:
-        yield RunningBackend(f"http://127.0.0.1:{port}", predictor)
+        yield RunningBackend(f"http://127.0.0.1:{port}", predictor, app)
     finally:
         server.should_exit = True
         thread.join(timeout=10)
@@ -127,8 +127,3 @@ def llm_settings(
     base = {"GOLDLOOP_PROVIDER": provider, "GOLDLOOP_MODEL": model, key: "test-key",
             "GOLDLOOP_BASE_URL": server.base_url(provider), "GOLDLOOP_CACHE": str(cache)}  # fmt: skip
     return BackendSettings.from_env({**base, **env})
-
-
-@pytest.fixture(scope="session")
-def kb() -> KB:
-    return load_kb()

@@ -145,10 +145,12 @@ def test_a_prediction_that_does_not_fit_the_labeling_config_is_not_sent(
     assert "invalid_for_label_config" in caplog.text and "activates" in caplog.text
 
 
-def test_webhook_is_acknowledged(client: TestClient) -> None:
+def test_webhook_is_acknowledged_and_ignored_without_a_live_gold(client: TestClient) -> None:
     reply = client.post("/webhook", json={"action": "ANNOTATION_CREATED", "annotation": {"id": 1}})
     assert reply.status_code == 200
-    assert reply.json() == {"status": "ok", "action": "ANNOTATION_CREATED"}
+    assert reply.json() == {
+        "status": "ok", "action": "ANNOTATION_CREATED", "live_gold": "ignored: no live gold is set"
+    }  # fmt: skip
 
 
 @pytest.mark.parametrize("path", ["/predict", "/setup", "/webhook"])

@@ -234,3 +234,19 @@ def test_label_studio_gets_an_llm_suggestion_after_astral_characters(
     assert found[("drawn-1", second, second + 6)]["relation"] == "upregulates"
     assert found[(f"m{first}_{first + 6}", first, first + 6)]["direction"] == "forward"
     assert TEXT[:second].count("🧬") == 1
+
+
+def test_an_ambiguous_kb_match_goes_to_the_llm(
+    kb: KB, llm_server: FakeLLMServer, tmp_path: Path
+) -> None:
+    # two KB mentions under one drawn region: the KB cannot pick, the LLM does
+    text = "TNF activates or inhibits IL-6 depending on the dose."
+    llm_server.answer = lambda _: json.dumps({"label": "regulates", "direction": "forward"})
+    predictor = Predictor.from_settings(llm_settings(llm_server, tmp_path / "cache.sqlite"))
+    items = predictor.suggester.suggest(
+        Task(id=1, data={"text": text}), drawn(text, "activates or inhibits")
+    )
+    (region,) = regions(items).values()
+    assert region["source"] == predictor.annotator.tag and region["score"] == LLM_SCORE
+    assert region["relation"] == "regulates" and llm_server.request_count == 1
+    assert "Phrase: activates or inhibits" in llm_server.requests[0].user

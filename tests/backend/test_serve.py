@@ -26,7 +26,8 @@ TEXT = "In these cells, IL-3 upregulates the TNF receptor."
 def test_goldloop_backend_serves_the_protocol(workers: int, tmp_path: Path) -> None:
     port = free_port()
     # A clean environment: no provider key, so the lexical pre-annotator answers.
-    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "GOLDLOOP_HOME": str(tmp_path)}
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "GOLDLOOP_HOME": str(tmp_path),
+           "LABEL_STUDIO_URL": "http://studio-host-xyz:8080"}  # fmt: skip
     command = [str(GOLDLOOP), "backend", "--port", str(port), "--workers", str(workers)]
     process = subprocess.Popen(
         command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True
@@ -50,6 +51,10 @@ def test_goldloop_backend_serves_the_protocol(workers: int, tmp_path: Path) -> N
     finally:
         os.killpg(process.pid, signal.SIGTERM)
         process.wait(timeout=30)
+    said = process.stdout.read().decode() if process.stdout else ""
+    # which Label Studio variables are set, never their values
+    assert "LABEL_STUDIO_URL set, LABEL_STUDIO_API_KEY not set" in said
+    assert "studio-host-xyz" not in said
 
 
 # --- refusals before serving: one line, exit 2, nothing started ---

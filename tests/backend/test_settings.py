@@ -77,7 +77,7 @@ def test_cli_refuses_bad_configuration_on_one_line(cli: Cli) -> None:
 def test_cli_help_names_the_options(cli: Cli) -> None:
     result = cli("backend", "--help")
     assert result.returncode == 0
-    for option in ("--host", "--port", "--workers"):
+    for option in ("--host", "--port", "--workers", "--insecure"):
         assert option in result.stdout
 
 
@@ -88,3 +88,30 @@ def test_the_backend_answers_within_label_studios_100_seconds() -> None:
     # The last attempt starts before the deadline and may run its whole timeout.
     assert BACKEND_RETRY.give_up_after_s + BACKEND_RETRY.timeout_s < 100
     assert BACKEND_RETRY.give_up_after_s < RetryPolicy().give_up_after_s
+
+
+def test_the_live_gold_settings_and_the_start_up_line_never_show_the_key() -> None:
+    env = {
+        "GOLDLOOP_GOLD": "camp=/data/gold.json; other = /data/other.json\nthird=g.json",
+        "LABEL_STUDIO_URL": "http://ls:8080", "LABEL_STUDIO_API_KEY": "secret-key-123",
+    }  # fmt: skip
+    settings = BackendSettings.from_env(env)
+    assert {name: str(path) for name, path in settings.gold.items()} == {
+        "camp": "/data/gold.json", "other": "/data/other.json", "third": "g.json"
+    }  # fmt: skip
+    line = settings.studio_credentials()
+    assert line == (
+        "Label Studio: LABEL_STUDIO_URL set, LABEL_STUDIO_API_KEY set; live gold: camp, other, third"
+    )
+    assert "secret-key-123" not in repr(settings)
+    bare = BackendSettings.from_env({"LABEL_STUDIO_URL": "http://ls:8080"}).studio_credentials()
+    assert bare == (
+        "Label Studio: LABEL_STUDIO_URL set, LABEL_STUDIO_API_KEY not set; "
+        "live gold: off (GOLDLOOP_GOLD not set)"
+    )
+
+
+@pytest.mark.parametrize("value", ["camp", "=g.json", "camp=", "a=b.json;junk"])
+def test_a_gold_setting_that_is_not_name_equals_path_is_refused(value: str) -> None:
+    with pytest.raises(GoldloopError, match=r"GOLDLOOP_GOLD: .* is not NAME=path"):
+        BackendSettings.from_env({"GOLDLOOP_GOLD": value})

@@ -102,6 +102,7 @@ def test_annotate_reports_every_item_and_leaves_failures_out(
         "activation": ("pmid:0", ["non_verbal"]),
         "apoptosis": ("pmid:0", ["unknown_label"]),
     }
+    assert report["endpoint"] == llm_server.base_url(name)
     assert (report["provider"], report["model"], report["effort"], report["annotator"]) == (
         name,
         "model-x",
@@ -244,3 +245,49 @@ def test_reply_object_can_force_truncation(llm_server: FakeLLMServer, kb: KB) ->
     llm_server.answer = lambda request: Reply('{"mentions": []}', truncated=True)
     result = annotate_documents(DOCUMENTS[:1], llm_server.provider("gemini", "m", cache=None), kb)
     assert result.report["counts"]["truncated"] == 1 and result.documents == []
+
+
+@pytest.mark.parametrize("batch", [False, True])
+def test_the_report_prices_the_usage_the_provider_returned(
+    llm_server: FakeLLMServer, kb: KB, cache: SQLiteCache, tmp_path: Any, batch: bool
+) -> None:
+    from goldloop.llm.batch import BatchMode, BatchPolicy
+    from goldloop.llm.pricing import ModelPrice, PriceTable
+
+    price = ModelPrice(
+        input=2.0, cached_input=0.2, output=10.0, batch_discount=0.5, cache_write=2.5
+    )
+    table = PriceTable("test", {}, tmp_path / "prices.json", {("anthropic", "m"): price})
+    mode = BatchMode(tmp_path / "state.json", BatchPolicy(poll_initial_s=0.01)) if batch else None
+    provider = llm_server.provider("anthropic", "m", cache=cache)
+    run = annotate_documents(DOCUMENTS, provider, kb, batch=mode, prices=table)
+    # The fake's own count of what it billed, priced by hand.
+    sent = llm_server.usage_totals
+    fresh = sent["input"] - sent["cached"] - sent["written"]
+    usd = (fresh * 2.0 + sent["cached"] * 0.2 + sent["written"] * 2.5 + sent["output"] * 10.0) / 1e6
+    expected = usd / 2 if batch else usd
+    assert run.report["mode"] == ("batch" if batch else "online")
+    assert run.report["cost"]["usd"] == pytest.approx(expected, abs=1e-6)
+    assert run.report["cost"]["prices_date"] == "test"
+    assert run.report["usage"]["input_tokens"] == sent["input"]
+
+
+def test_a_large_enough_gemini_run_caches_the_catalog_explicitly_for_its_duration(
+    llm_server: FakeLLMServer, kb: KB, cache: SQLiteCache, tmp_path: Any, monkeypatch: Any
+) -> None:
+    table = tmp_path / "prices.json"
+    table.write_text(
+        '{"date": "t", "sources": {}, "providers": {"gemini": {"models": {"m": {"input": 1.0, '
+        '"cached_input": 0.1, "output": 2.0, "cache_storage": 0.8, "cache_min_tokens": 1024}}}}}'
+    )
+    monkeypatch.setenv("GOLDLOOP_PRICES", str(table))  # an explicit cache pays from 2 requests
+    provider = llm_server.provider("gemini", "m", cache=cache)
+    run = annotate_documents(DOCUMENTS, provider, kb)
+    (name,) = llm_server.deleted_caches  # one cache, deleted when the run ended
+    assert not llm_server.context_caches
+    assert all(r.cached_content == name for r in llm_server.requests)
+    catalog = len(llm_server.requests[0].system) // 4
+    assert run.report["usage"]["cached_input_tokens"] == 3 * catalog
+    # Every answer cached: nothing to send, no cache made.
+    annotate_documents(DOCUMENTS, provider, kb)
+    assert llm_server.deleted_caches == [name]

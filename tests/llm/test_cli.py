@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -265,6 +267,98 @@ def test_dry_run_needs_no_key(
     assert "gpt-x@high" in output and "requests to send" in output
 
 
+def test_a_batch_run_interrupted_after_submission_resumes_and_collects_each_answer_once(
+    llm_server: FakeLLMServer, workdir: Path, kb: KB, invoke: Invoke
+) -> None:
+    llm_server.answer = ANSWERS
+    llm_server.batch_polls = 10**6  # the job runs until this test lets it end
+    docs = make_documents_jsonl(workdir / "docs.jsonl")
+    out = workdir / "gold.json"
+    state = workdir / "gold.json.batch.json"
+    common = [
+        "annotate", "--documents", str(docs), "--out", str(out), "--provider", "anthropic",
+        "--base-url", llm_server.base_url("anthropic"), "--poll-interval", "0.05",
+    ]  # fmt: skip
+    command = [str(Path(sys.executable).with_name("goldloop")), *common, "--batch"]
+    env = {**os.environ, "COLUMNS": "400"}
+    process = subprocess.Popen(
+        command, cwd=workdir, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 60
+    while not (
+        state.exists() and any(j["polls_left"] < 10**6 for j in llm_server.batches.values())
+    ):
+        assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+        time.sleep(0.05)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert "the batch jobs run on" in " ".join(err.split())
+    assert not out.exists() and state.exists()
+    assert len(llm_server.batches) == 1 and not llm_server.answered
+
+    for job in llm_server.batches.values():
+        job["polls_left"] = 0  # the provider finishes the job
+    invoke(*common, "--resume")
+    assert len(llm_server.batches) == 1 and llm_server.request_count == 0
+    assert sorted(llm_server.answered.values()) == [1, 1, 1]  # each request answered once
+    assert [d.doc_id for d in read_gold(out, kb).documents] == ["pmid:1", "pmid:2", "pmid:3"]
+    assert not state.exists()
+    report = json.loads(out.with_name("gold.json.report.json").read_text())
+    assert report["mode"] == "batch" and report["counts"]["requests"] == 3
+    # Every answer is in the cache: an online re-run sends nothing.
+    invoke(*common)
+    assert llm_server.request_count == 0 and len(llm_server.batches) == 1
+
+
+def test_no_wait_submits_and_exits_5_and_resume_needs_a_state_file(
+    llm_server: FakeLLMServer, workdir: Path, cli: Cli
+) -> None:
+    llm_server.batch_polls = 1
+    docs = make_documents_jsonl(workdir / "docs.jsonl")
+    out = workdir / "gold.json"
+    common = [
+        "annotate", "--documents", docs, "--out", out, "--provider", "openai",
+        "--base-url", llm_server.base_url("openai"),
+    ]  # fmt: skip
+    result = cli(*common, "--resume")
+    assert result.returncode == 2 and "--resume: there is no batch state file" in result.err
+    result = cli(*common, "--batch", "--no-wait")
+    assert result.returncode == 5 and "run the same command again to collect them" in result.err
+    assert not out.exists() and (workdir / "gold.json.batch.json").exists()
+    result = cli(*common, "--no-wait")
+    assert result.returncode == 0, result.err
+    assert len(read_gold(out).documents) == 3 and len(llm_server.batches) == 1
+    result = cli(*common, "--batch", "--api", "messages")
+    assert result.returncode == 2 and "--api: openai: there is no API 'messages'" in result.err
+
+
+def test_the_dry_run_prices_online_and_batch_from_the_given_table(
+    llm_server: FakeLLMServer, workdir: Path, invoke: Invoke
+) -> None:
+    llm_server.answer = ANSWERS
+    prices = workdir / "prices.json"
+    prices.write_text(json.dumps({
+        "date": "test", "sources": {},
+        "providers": {"gemini": {"batch_discount": 0.5, "models": {
+            "m-1": {"input": 1.0, "cached_input": 0.1, "output": 10.0}}}},
+    }))  # fmt: skip
+    docs = make_documents_jsonl(workdir / "docs.jsonl")
+    common = [
+        "annotate", "--documents", str(docs), "--provider", "gemini", "--model", "m-1",
+        "--base-url", llm_server.base_url("gemini"), "--prices", str(prices),
+    ]  # fmt: skip
+    first = invoke(*common, "--dry-run").out
+    assert "cost online (USD)" in first and "cost with --batch (USD)" in first
+    assert "output at its limit" in first and "output tokens (at most)" in first
+    invoke(*common, "--out", str(workdir / "gold.json"), "--limit", "2")
+    report = json.loads((workdir / "gold.json.report.json").read_text())
+    assert report["cost"]["prices"] == str(prices) and report["cost"]["usd"] > 0
+    again = invoke(*common, "--dry-run").out
+    assert "calibrated on 2 cached answer(s)" in again and "output tokens (estimate)" in again
+    assert llm_server.request_count == 2
+
+
 def half_fail(request: FakeRequest) -> Reply | str:
     """HTTP 500 for pmid:2 and pmid:3, every time; the scripted answer for the others."""
     if TEXTS["pmid:2"] in request.user or TEXTS["pmid:3"] in request.user:
@@ -409,6 +503,7 @@ def test_ctrl_c_stops_cleanly_and_a_rerun_resumes_from_the_cache(
         (["--out", "{dir}"], "--out {dir}"),
         (["--out", "o.json", "--roles", "primary,bogus"], "--roles 'primary,bogus': unknown role"),
         (["--out", "o.json", "--base-url", "http://127.0.0.1:9/v1"], "--model: a base URL"),
+        (["--out", "o.json", "--base-url", "localhost:8000"], "--base-url: the base URL must"),
     ],
 )
 def test_bad_options_are_refused_before_any_work(
@@ -422,3 +517,22 @@ def test_bad_options_are_refused_before_any_work(
     result = cli("annotate", "--documents", docs, *filled)
     assert result.returncode == 2 and message.format(**names) in result.err, result.err
     assert docs.read_bytes() == before and not (workdir / "o.json").exists()
+
+
+def test_a_request_the_batch_fails_twice_exits_3_with_the_rest_written(
+    llm_server: FakeLLMServer, workdir: Path, cli: Cli
+) -> None:
+    llm_server.answer = ANSWERS
+    llm_server.batch_outcome = lambda r: "errored" if TEXTS["pmid:2"] in r.user else None
+    docs = make_documents_jsonl(workdir / "docs.jsonl")
+    out = workdir / "gold.json"
+    result = cli(
+        "annotate", "--documents", docs, "--out", out, "--provider", "gemini",
+        "--base-url", llm_server.base_url("gemini"), "--batch", "--poll-interval", "0.01",
+    )  # fmt: skip
+    assert result.returncode == 3, result.err
+    assert "1 of 3 documents failed" in result.err and "pmid:2" in result.err
+    assert [d.doc_id for d in read_gold(out).documents] == ["pmid:1", "pmid:3"]
+    assert [len(job["requests"]) for job in llm_server.batches.values()] == [3, 1]
+    report = json.loads(out.with_name("gold.json.report.json").read_text())
+    assert [f["doc_id"] for f in report["failed_documents"]] == ["pmid:2"]

@@ -297,10 +297,16 @@ def test_official_endpoints_keep_their_keys_and_tags(monkeypatch: pytest.MonkeyP
     pinned = "20cb25689835f6183a1a8155ab27e76d88d2deb515bbb87804be2985afa231c0"
     for base_url in (None, "https://api.openai.com/v1", "HTTPS://api.openai.com:443/v1/"):
         provider = make_provider(
-            "openai", "gpt-5-mini", effort="low", base_url=base_url, cache=None
+            "openai", "gpt-5-mini", effort="low", base_url=base_url, cache=None, api="chat"
         )
         assert provider.tag == "gpt-5-mini@low"
         assert provider.key(REQUEST) == pinned
+        # The Responses API, the default there, is another request: another key, the same tag.
+        responses = make_provider(
+            "openai", "gpt-5-mini", effort="low", base_url=base_url, cache=None
+        )
+        assert responses.api == "responses" and responses.tag == "gpt-5-mini@low"
+        assert responses.key(REQUEST) != pinned
     assert cache_key("openai", "gpt-5-mini", "low", REQUEST.system, REQUEST.user, SCHEMA) == pinned
 
 
@@ -333,3 +339,140 @@ def test_a_base_url_that_is_not_a_url_is_refused(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setenv("OPENAI_API_KEY", "k")
     with pytest.raises(LLMError, match="http"):
         make_provider("openai", "m", base_url="localhost:8000", cache=None)
+
+
+def test_credentials_in_the_base_url_are_masked_in_errors(llm_server: FakeLLMServer) -> None:
+    url = llm_server.base_url("openai").replace("http://", "http://user:hunter22@")
+    llm_server.fail(400, message=f"bad request to {url}")
+    with pytest.raises(LLMError) as caught:
+        make_provider("openai", "m", base_url=url, cache=None).complete(REQUEST)
+    assert "hunter22" not in str(caught.value) and "user:***@" in str(caught.value)
+    assert "HTTP 400" in str(caught.value)
+
+
+def test_keys_of_existing_requests_do_not_change(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Pinned with the code before the Responses API and prompt caching: Anthropic, Gemini and
+    # chat completions on an OpenAI-compatible server keep every cached answer.
+    for name in ("ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.setenv(name, "k")
+    for name in ("ANTHROPIC_BASE_URL", "GOOGLE_GEMINI_BASE_URL", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    pinned = {
+        "anthropic": "bbc0b59e27f6d83ab846bcefc53ea04e341178e2e748871b1b7b86e069eea35b",
+        "gemini": "7243a232c06ec7d20727e4c871b8ef3c5edde026117e0949a9e1959c2d1655d6",
+    }
+    for name, key in pinned.items():
+        provider = make_provider(name, "model-x", effort="low", cache=None)
+        assert provider.key(REQUEST) == key and provider.tag == "model-x@low"
+    compat = make_provider("openai", "m", base_url="http://127.0.0.1:8000/v1", cache=None)
+    assert compat.api == "chat"
+    assert compat.key(REQUEST) == "53c5d0e16698cfdbc6fa033a0033304fa50138048dc1422f83fa40362924736e"
+
+
+def test_the_responses_api_end_to_end(llm_server: FakeLLMServer, cache: SQLiteCache) -> None:
+    llm_server.answer = lambda req: Reply('{"mentions": []}', output_tokens=5, reasoning_tokens=3)
+    provider = llm_server.provider("openai", "m", effort="low", cache=cache, api="responses")
+    chat = llm_server.provider("openai", "m", effort="low", cache=cache)
+    assert chat.api == "chat" and provider.key(REQUEST) != chat.key(REQUEST)
+    assert provider.tag == chat.tag  # the same model answers: the same annotator
+    response = provider.complete(REQUEST)
+    seen = llm_server.requests[-1]
+    assert seen.api == "openai-responses"
+    assert (seen.system, seen.user, seen.schema, seen.max_tokens, seen.effort) == (
+        REQUEST.system, REQUEST.user, SCHEMA, 200, "low"
+    )  # fmt: skip
+    assert seen.body["text"]["format"]["type"] == "json_schema"
+    assert seen.body["prompt_cache_key"].startswith("goldloop-")
+    assert response.text == '{"mentions": []}' and not response.truncated
+    assert response.usage["output_tokens"] == 8 and response.usage["reasoning_tokens"] == 3
+    assert provider.complete(REQUEST).cached and llm_server.request_count == 1
+    # A truncated answer is flagged (status incomplete, max_output_tokens) and not cached.
+    llm_server.answer = lambda req: Reply('{"mentions": [', truncated=True)
+    short = LLMRequest(REQUEST.system, "Abstract:\nother", SCHEMA, 200)
+    assert provider.complete(short).truncated and len(cache) == 1
+
+
+CATALOG = "".join(f"- relation {k}: a definition that fills the catalog.\n" for k in range(200))
+
+
+def requests_sharing(system: str, n: int) -> list[LLMRequest]:
+    return [
+        LLMRequest(system, f"Abstract:\nDocument {k} says TNF activates IL-6.", SCHEMA, 200)
+        for k in range(n)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "api"),
+    [("openai", "chat"), ("openai", "responses"), ("anthropic", None), ("gemini", None)],
+)
+def test_the_shared_catalog_is_read_from_the_prompt_cache(
+    llm_server: FakeLLMServer, name: str, api: str | None
+) -> None:
+    provider = llm_server.provider(name, "m", cache=None, api=api)
+    usages = [provider.complete(r).usage for r in requests_sharing(CATALOG, 4)]
+    catalog_tokens = len(CATALOG) // 4
+    assert catalog_tokens > 2000
+    first, later = usages[0], usages[1:]
+    assert "cached_input_tokens" not in first
+    if name == "anthropic":  # the first request writes the marked system block
+        assert first["cache_write_input_tokens"] == catalog_tokens
+    for usage in later:
+        cached = usage["cached_input_tokens"]
+        assert cached / usage["input_tokens"] >= 0.9
+        if name == "anthropic":  # exactly the block marked cache_control
+            assert cached == catalog_tokens
+        else:  # the longest shared prefix, from 1,024 tokens in steps of 128
+            assert (
+                cached - 1024
+            ) % 128 == 0 and catalog_tokens - 128 < cached <= catalog_tokens + 3
+
+
+def test_a_varying_prefix_or_a_missing_marker_is_not_cached(llm_server: FakeLLMServer) -> None:
+    openai_provider = llm_server.provider("openai", "m", cache=None)
+    varying = [
+        LLMRequest(f"Run {k}.\n" + CATALOG, f"Abstract:\nDocument {k}.", SCHEMA, 200)
+        for k in range(3)
+    ]
+    assert all("cached_input_tokens" not in openai_provider.complete(r).usage for r in varying)
+    short = LLMRequest("You annotate.", "Abstract:\nshort.", SCHEMA, 200)
+    for _ in range(2):  # under 1,024 tokens nothing is cached
+        assert "cached_input_tokens" not in openai_provider.complete(short).usage
+    # Anthropic without cache_control (the SDK called directly): never a cache read.
+    import anthropic
+
+    client = anthropic.Anthropic(base_url=llm_server.base_url("anthropic"), max_retries=0)
+    for k in range(3):
+        message = client.messages.create(
+            model="m", system=CATALOG, max_tokens=100,
+            messages=[{"role": "user", "content": f"Abstract:\nDocument {k}."}],
+        )  # fmt: skip
+        assert message.usage.cache_read_input_tokens == 0
+        assert message.usage.cache_creation_input_tokens == 0
+
+
+def test_gemini_makes_an_explicit_cache_for_a_large_run_and_deletes_it(
+    llm_server: FakeLLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = tmp_path / "prices.json"
+    table.write_text(
+        '{"date": "t", "sources": {}, "providers": {"gemini": {"batch_discount": 0.5, "models": '
+        '{"m": {"input": 1.0, "cached_input": 0.1, "output": 2.0, "cache_storage": 0.8, '
+        '"cache_min_tokens": 1024}}}}}'
+    )
+    monkeypatch.setenv("GOLDLOOP_PRICES", str(table))
+    # (1.0 input + 0.8 storage) / (1.0 - 0.1) saved per request: an explicit cache pays from 2.
+    provider = llm_server.provider("gemini", "m", cache=None)
+    requests = requests_sharing(CATALOG, 3)
+    with provider.prompt_cache(CATALOG, 1):
+        assert "cached_input_tokens" not in provider.complete(requests[0]).usage
+    assert not llm_server.context_caches and llm_server.requests[-1].cached_content is None
+    with provider.prompt_cache(CATALOG, 2):
+        (name,) = llm_server.context_caches
+        usage = provider.complete(requests[1]).usage
+        seen = llm_server.requests[-1]
+        assert seen.cached_content == name and "systemInstruction" not in seen.body
+        assert usage["cached_input_tokens"] == len(CATALOG) // 4
+    assert llm_server.deleted_caches == [name] and not llm_server.context_caches
+    with provider.prompt_cache(CATALOG[:1000], 5):  # under the model's smallest cache
+        assert not llm_server.context_caches

@@ -14,6 +14,7 @@ from fastapi.responses import JSONResponse, Response
 from fastapi.security import HTTPBasic, HTTPBasicCredentials
 
 from goldloop import __version__
+from goldloop.backend.live import LiveGold
 from goldloop.backend.predictor import Predictor
 from goldloop.backend.protocol import (
     BadRequest,
@@ -25,6 +26,7 @@ from goldloop.backend.protocol import (
 from goldloop.backend.settings import BackendSettings
 from goldloop.csvfile import TRUE_WORDS
 from goldloop.errors import GoldloopError
+from goldloop.studio.connection import Connection
 
 log = logging.getLogger("goldloop.backend")
 INSECURE_ENV = "GOLDLOOP_INSECURE"
@@ -38,7 +40,9 @@ def create_app(
     """The app; without arguments everything comes from the environment (uvicorn, gunicorn)."""
     settings = settings or BackendSettings.from_env()
     predictor = predictor or Predictor.from_settings(settings)
+    live = live_gold(settings, predictor)
     app = FastAPI(title="goldloop ML backend", version=__version__, docs_url=None, redoc_url=None)
+    app.state.live = live
     guard = _basic_auth(settings.basic_auth)
     open_to_all = settings.basic_auth is not None or insecure_mode()
 
@@ -87,12 +91,26 @@ def create_app(
 
     @app.post("/webhook", dependencies=[Depends(guard)])
     async def webhook(request: Request) -> dict[str, Any]:
-        # Pre-annotation learns nothing from annotations: acknowledge, so Label Studio moves on.
+        # Label Studio waits 1 s and never retries: queue the change, answer at once.
         event = parse_body(await request.body(), WebhookEvent)
-        log.info("webhook %s", event.action)
-        return {"status": "ok", "action": event.action}
+        outcome = live.accept(event.model_dump()) if live else "ignored: no live gold is set"
+        log.info("webhook %s: %s", event.action, outcome)
+        return {"status": "ok", "action": event.action, "live_gold": outcome}
 
     return app
+
+
+def live_gold(settings: BackendSettings, predictor: Predictor) -> LiveGold | None:
+    """The live gold of the campaigns in ``settings.gold`` (None when none is set)."""
+    log.info("%s", settings.studio_credentials())
+    if not settings.gold:
+        return None
+    connection = None
+    if settings.studio_url and settings.studio_api_key:
+        connection = Connection(settings.studio_url.rstrip("/"), settings.studio_api_key)
+    else:
+        log.warning("live gold is set but Label Studio is not: its events will be ignored")
+    return LiveGold(dict(settings.gold), predictor.kb, connection, settings.redis_url)
 
 
 EXPOSURE_FIX = (

@@ -21,7 +21,7 @@ from goldloop.kb import DIRECTIONS, KB
 from goldloop.llm.base import LLMRequest, Provider
 from goldloop.llm.prompt import relation_line
 from goldloop.llm.runner import run_requests
-from goldloop.nlp import detect_mentions
+from goldloop.nlp import detect_mentions, parse_many
 from goldloop.resolve import find_occurrences
 from goldloop.studio import label_config as lc
 from goldloop.studio.offsets import OffsetError, from_label_studio
@@ -138,7 +138,8 @@ class Suggester:
 
     def suggest_spans(self, text: str, spans: Sequence[tuple[int, int]]) -> list[Suggestion]:
         """One suggestion per span the KB or the LLM could name a relation for, in span order."""
-        doc = self.nlp(text)
+        # Through the parse cache: the document was most likely parsed for its pre-annotation.
+        doc = next(iter(parse_many([text], nlp=self.nlp)))
         mentions = detect_mentions(doc, self.kb)
         found: list[Suggestion] = []
         ask: list[tuple[int, int]] = []
@@ -228,10 +229,14 @@ def _covered_spans(text: str, task: Task, context: object) -> list[tuple[int, in
     for result in results:
         for item in result if isinstance(result, list) else ():
             value = item.get("value") if isinstance(item, dict) else None
-            if isinstance(value, dict) and isinstance(value.get("start"), int):
-                end = value.get("end")
-                if isinstance(end, int) and 0 <= value["start"] < end <= len(text):
-                    spans.append((value["start"], end))
+            start, end = (
+                (value.get("start"), value.get("end")) if isinstance(value, dict) else (0, 0)
+            )
+            if isinstance(start, int) and isinstance(end, int):
+                try:
+                    spans.append(from_label_studio(text, start, end))
+                except OffsetError:
+                    continue  # a region of another text: it covers nothing here
     return spans
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import os
 import socket
+import sys
 from typing import Any
 
 import uvicorn
@@ -72,6 +73,7 @@ def serve(
     settings = BackendSettings.from_env()
     check_exposure(host, settings)
     check_port_free(host, port)
+    print(settings.studio_credentials(), file=sys.stderr)
     if workers <= 1:
         uvicorn.run(APP_FACTORY, factory=True, host=host, port=port, log_level=log_level)
         return

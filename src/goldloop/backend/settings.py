@@ -8,8 +8,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from goldloop.errors import GoldloopError
-from goldloop.llm.factory import LEXICAL, AnnotatorChoiceError, AnnotatorSpec, choose_annotator
+from goldloop.llm.factory import LEXICAL, AnnotatorSpec, annotator_from_env
 from goldloop.settings import default_cache_path
+from goldloop.studio.connection import KEY_ENV, URL_ENV
+
+GOLD_ENV = "GOLDLOOP_GOLD"
 
 __all__ = ["LEXICAL", "MAX_TASK_CHARS", "AnnotatorSpec", "BackendSettings"]
 
@@ -29,14 +32,22 @@ class BackendSettings:
     basic_auth: tuple[str, str] | None = field(default=None, repr=False)
     concurrency: int = 16
     max_task_chars: int = MAX_TASK_CHARS
+    # The live gold: a gold file per campaign (project NAME), and the Label Studio it reads from.
+    gold: dict[str, Path] = field(default_factory=dict)
+    studio_url: str | None = None
+    studio_api_key: str | None = field(default=None, repr=False)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> BackendSettings:
         """Read ``GOLDLOOP_*`` (``GOLDLOOP_MAX_TASK_CHARS`` among them), ``REDIS_URL``,
         ``BASIC_AUTH_*`` and the providers' key variables."""
         env = os.environ if env is None else env
-        annotator = _annotator(env, "GOLDLOOP_")
-        other = _annotator(env, "GOLDLOOP_OTHER_") if env.get("GOLDLOOP_OTHER_PROVIDER") else None
+        annotator = annotator_from_env(env)
+        other = (
+            annotator_from_env(env, "GOLDLOOP_OTHER_")
+            if env.get("GOLDLOOP_OTHER_PROVIDER")
+            else None
+        )
         user, password = env.get("BASIC_AUTH_USER"), env.get("BASIC_AUTH_PASS")
         if bool(user) != bool(password):
             raise GoldloopError("set both BASIC_AUTH_USER and BASIC_AUTH_PASS, or neither")
@@ -51,23 +62,34 @@ class BackendSettings:
             basic_auth=(user, password) if user and password else None,
             concurrency=_positive_int(env, "GOLDLOOP_CONCURRENCY", 16),
             max_task_chars=_positive_int(env, "GOLDLOOP_MAX_TASK_CHARS", MAX_TASK_CHARS),
+            gold=_gold_paths(env.get(GOLD_ENV, "")),
+            studio_url=env.get(URL_ENV) or None,
+            studio_api_key=env.get(KEY_ENV) or None,
         )
 
+    def studio_credentials(self) -> str:
+        """Which of Label Studio's variables are set (never their values), for the start-up log."""
+        said = [
+            f"{name} {'set' if value else 'not set'}"
+            for name, value in ((URL_ENV, self.studio_url), (KEY_ENV, self.studio_api_key))
+        ]
+        live = ", ".join(sorted(self.gold)) or f"off ({GOLD_ENV} not set)"
+        return f"Label Studio: {', '.join(said)}; live gold: {live}"
 
-def _annotator(env: Mapping[str, str], prefix: str) -> AnnotatorSpec:
-    """:func:`goldloop.llm.choose_annotator` on ``<prefix>PROVIDER``, ``MODEL``, ``EFFORT`` and
-    ``BASE_URL``, its refusal naming the variable."""
-    try:
-        return choose_annotator(
-            env.get(f"{prefix}PROVIDER"),
-            env.get(f"{prefix}MODEL"),
-            env.get(f"{prefix}EFFORT"),
-            env.get(f"{prefix}BASE_URL"),
-            env=env,
-        )
-    except AnnotatorChoiceError as exc:
-        variable = f"{prefix}{exc.setting.upper()}"
-        raise GoldloopError(f"{variable}={env.get(variable, '')!r}: {exc}") from exc
+
+def _gold_paths(raw: str) -> dict[str, Path]:
+    """``NAME=path`` pairs, separated by ``;`` or new lines."""
+    paths: dict[str, Path] = {}
+    for pair in raw.replace("\n", ";").split(";"):
+        if not pair.strip():
+            continue
+        name, sep, path = pair.partition("=")
+        if not sep or not name.strip() or not path.strip():
+            raise GoldloopError(
+                f"{GOLD_ENV}: {pair.strip()!r} is not NAME=path (the project name, the gold file)"
+            )
+        paths[name.strip()] = Path(path.strip())
+    return paths
 
 
 def _positive_int(env: Mapping[str, str], name: str, default: int) -> int:

@@ -12,6 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from goldloop.annotate import (
     DEFAULT_MAX_TOKENS,
     AnnotationRun,
+    DryRun,
     annotate_documents,
     dry_run,
     select_documents,
@@ -28,19 +29,16 @@ from goldloop.cli.common import (
     key_value_table,
     open_kb,
     parse_roles,
+    report_path,
 )
+from goldloop.documents import input_files
 from goldloop.errors import GoldloopError
 from goldloop.gold import Document, write_gold
 from goldloop.kb import KB
-from goldloop.llm import (
-    AnnotatorSpec,
-    SQLiteCache,
-    annotator_tag,
-    endpoint_identity,
-    make_annotator,
-)
+from goldloop.llm import AnnotatorSpec, SQLiteCache, choose_annotator, make_annotator
+from goldloop.llm.batch import BatchMode, BatchPolicy, BatchProgress, state_path_for
+from goldloop.llm.pricing import PRICES_VARIABLE, PriceTable, load_prices
 from goldloop.sample import read_documents
-from goldloop.sample.sampledir import MANIFEST, TEXTS
 from goldloop.settings import default_cache_path
 
 
@@ -102,6 +100,59 @@ def annotate(
         ),
     ] = None,
     force: llm_options.ForceOption = False,
+    api: Annotated[
+        str | None,
+        typer.Option(
+            "--api",
+            help="OpenAI wire API: responses (default on OpenAI's own endpoint) or chat "
+            "(default for an OpenAI-compatible server). Part of the cache key.",
+            show_default=False,
+        ),
+    ] = None,
+    batch: Annotated[
+        bool,
+        typer.Option(
+            "--batch",
+            help="Send through the provider's batch API (about half the price; answers within "
+            "24 h). Job ids are kept in <out>.batch.json; the same command collects them.",
+        ),
+    ] = False,
+    resume: Annotated[
+        bool,
+        typer.Option(
+            "--resume", help="Collect the batch jobs of <out>.batch.json (implies --batch)."
+        ),
+    ] = False,
+    no_wait: Annotated[
+        bool,
+        typer.Option(
+            "--no-wait", help="With --batch: submit (or poll once) and exit 5 while jobs run."
+        ),
+    ] = False,
+    batch_wait: Annotated[
+        float,
+        typer.Option(
+            "--batch-wait",
+            min=0,
+            help="With --batch: seconds to poll before exiting 5 (jobs run on).",
+        ),
+    ] = BatchPolicy().wait_s,
+    poll_interval: Annotated[
+        float,
+        typer.Option(
+            "--poll-interval",
+            min=0.001,
+            help="With --batch: seconds before the first poll; doubles up to 300.",
+        ),
+    ] = BatchPolicy().poll_initial_s,
+    prices: Annotated[
+        Path | None,
+        typer.Option(
+            "--prices",
+            help=f"Price table JSON for costs (default: ${PRICES_VARIABLE} or the shipped one).",
+            show_default=False,
+        ),
+    ] = None,
     kb: KbOption = None,
 ) -> None:
     """Pre-annotate documents: the model quotes surfaces, goldloop resolves and checks them."""
@@ -109,33 +160,38 @@ def annotate(
         raise GoldloopError("give exactly one of --sample DIR or --documents JSONL")
     if out is None and not dry:
         raise GoldloopError("--out is required (except with --dry-run)")
-    spec = llm_options.annotator_spec(provider, model, effort, base_url, key_required=not dry)
-    wanted_roles = parse_roles(roles)
     source_option, source = ("--sample", sample) if sample else ("--documents", documents_path)
     assert source is not None
     cache_path = cache or default_cache_path()
     if out is not None and not dry:
-        sources = [source / MANIFEST, source / TEXTS] if sample else [source]
         check_outputs(
-            {"--out": out, "--out (its report)": _report_path(out)},
-            {source_option: sources, "--kb": kb, "--cache": cache_path},
+            {"--out": out, "--out (its report)": report_path(out)},
+            {source_option: input_files(source), "--kb": kb, "--cache": cache_path},
         )
+    spec = choose_annotator(provider, model, effort, base_url, key_required=not dry, api=api)
+    wanted_roles = parse_roles(roles)
+    table = _prices(prices)
+    batch_mode = None
+    if (batch or resume or no_wait) and out is not None and not dry:
+        batch_mode = _batch_mode(spec, out, resume, no_wait, batch_wait, poll_interval)
     the_kb = open_kb(kb)
     documents = select_documents(read_documents(source), wanted_roles, limit)
     if dry or out is None:
-        _print_dry_run(documents, the_kb, max_tokens, spec, cache_path, input_price)
+        _print_dry_run(documents, the_kb, max_tokens, spec, cache_path, input_price, table)
         return
     annotator = make_annotator(
         spec, the_kb, cache=cache_path, retry=llm_options.retry_policy(timeout, attempts)
     )
-    run = _run(documents, annotator, the_kb, max_tokens, concurrency, verbal_only)
-    report_path = _report_path(out)
+    run = _run(
+        documents, annotator, the_kb, max_tokens, concurrency, verbal_only, batch_mode, table
+    )
+    report_file = report_path(out)
     failed = [f for f in run.report["failed_documents"] if f["reason"] == "failed"]
 
     def write() -> None:
         write_gold(out, run.documents)
-        atomic_write_json(report_path, {"input": str(source), **run.report})
-        _print_summary(run.report, out, report_path)
+        atomic_write_json(report_file, {"input": str(source), **run.report})
+        _print_summary(run.report, out, report_file)
 
     llm_options.settle_output(
         label=f"annotate ({annotator.tag})",
@@ -147,12 +203,33 @@ def annotate(
         answered_before=_documents_in(out),
         force=force,
         write=write,
-        report=report_path,
+        report=report_file,
     )
 
 
-def _report_path(out: Path) -> Path:
-    return out.with_name(out.name + ".report.json")
+def _prices(path: Path | None) -> PriceTable:
+    try:
+        return load_prices(path)
+    except GoldloopError as exc:
+        where = "--prices" if path is not None else PRICES_VARIABLE
+        raise GoldloopError(f"{where}: {exc}") from exc
+
+
+def _batch_mode(
+    spec: AnnotatorSpec,
+    out: Path,
+    resume: bool,
+    no_wait: bool,
+    batch_wait: float,
+    poll_interval: float,
+) -> BatchMode:
+    if not spec.is_llm:
+        raise GoldloopError("--batch: the lexical pre-annotator sends no requests")
+    state = state_path_for(out)
+    if resume and not state.exists():
+        raise GoldloopError(f"--resume: there is no batch state file {state}: nothing to collect")
+    policy = BatchPolicy(wait_s=0.0 if no_wait else batch_wait, poll_initial_s=poll_interval)
+    return BatchMode(state, policy)
 
 
 def _documents_in(gold: Path) -> int | None:
@@ -173,6 +250,8 @@ def _run(
     max_tokens: int,
     concurrency: int,
     verbal_only: bool,
+    batch_mode: BatchMode | None,
+    prices: PriceTable,
 ) -> AnnotationRun:
     columns = (
         TextColumn("{task.description}"),
@@ -185,10 +264,37 @@ def _run(
         Progress(*columns, console=err_console, transient=True) as progress,
     ):
         task = progress.add_task(f"annotate ({annotator.tag})", total=len(documents))
-        return annotate_documents(
-            documents, annotator, kb, max_tokens=max_tokens, concurrency=concurrency,
-            verbal_only=verbal_only, on_document=lambda _: progress.advance(task),
-        )  # fmt: skip
+        if batch_mode is not None:
+            batch_mode = _with_progress(batch_mode, progress)
+        try:
+            return annotate_documents(
+                documents, annotator, kb, max_tokens=max_tokens, concurrency=concurrency,
+                verbal_only=verbal_only, on_document=lambda _: progress.advance(task),
+                batch=batch_mode, prices=prices,
+            )  # fmt: skip
+        except KeyboardInterrupt:
+            if batch_mode is None or not batch_mode.state_path.exists():
+                raise
+            raise llm_options.Interrupted(
+                "interrupted: nothing written; the batch jobs run on (listed in "
+                f"{batch_mode.state_path}) and the same command collects them"
+            ) from None
+
+
+def _with_progress(batch_mode: BatchMode, progress: Progress) -> BatchMode:
+    """The batch mode, showing what each poll found on a line of its own."""
+    jobs = progress.add_task("batch: submitting", total=None)
+
+    def polled(status: BatchProgress) -> None:
+        progress.update(
+            jobs,
+            total=status.total,
+            completed=status.done,
+            description=f"batch: {status.open_jobs} job(s) running, "
+            f"polled for {status.waited_s:.0f} s",
+        )
+
+    return BatchMode(batch_mode.state_path, batch_mode.policy, polled)
 
 
 def _print_dry_run(
@@ -198,38 +304,67 @@ def _print_dry_run(
     spec: AnnotatorSpec,
     cache_path: Path,
     input_price: float | None,
+    prices: PriceTable,
 ) -> None:
     if not spec.is_llm or spec.model is None:
         console.print(f"dry run: {len(documents)} documents, lexical pre-annotator: no requests")
         return
     cache = SQLiteCache(cache_path) if cache_path.exists() else None
-    plan = dry_run(documents, kb, max_tokens, spec, cache=cache, input_price_per_mtok=input_price)
-    tag = annotator_tag(spec.model, spec.effort, endpoint_identity(spec.provider, spec.base_url))
+    plan = dry_run(
+        documents, kb, max_tokens, spec, cache=cache, input_price_per_mtok=input_price,
+        prices=prices,
+    )  # fmt: skip
+    console.print(key_value_table("dry run: nothing was sent", _dry_run_rows(spec, plan)))
+
+
+def _dry_run_rows(spec: AnnotatorSpec, plan: DryRun) -> list[tuple[str, Any]]:
+    estimate = plan.estimate
+    usage = estimate.usage
+    basis = (
+        f"calibrated on {estimate.calibrated_on} cached answer(s)"
+        if estimate.calibrated_on
+        else "4 characters a token; output at its limit"
+    )
+    output = "output tokens (at most)" if estimate.output_bounded else "output tokens (estimate)"
     rows: list[tuple[str, Any]] = [
-        ("annotator", tag),
+        ("annotator", spec.tag),
+        ("api", spec.wire_api or f"{spec.provider}'s own"),
         ("documents", plan.documents),
         ("answered from cache", plan.cached),
         ("requests to send", plan.requests),
         ("input tokens (estimate)", plan.input_tokens),
-        ("output tokens (at most)", plan.max_output_tokens),
+        ("  of which cached prefix", usage["cached_input_tokens"]),
+        (output, usage["output_tokens"]),
+        ("estimated from", basis),
     ]
     if plan.input_cost is not None:
         rows.append(("input cost (USD, estimate)", f"{plan.input_cost:.4f}"))
-    console.print(key_value_table("dry run: nothing was sent", rows))
+    bound = "at most " if estimate.output_bounded else ""
+    if estimate.online_usd is not None and estimate.batch_usd is not None:
+        rows.append(("cost online (USD)", f"{bound}{estimate.online_usd:.4f}"))
+        rows.append(("cost with --batch (USD)", f"{bound}{estimate.batch_usd:.4f}"))
+        rows.append(("prices", f"{plan.prices.path} ({plan.prices.date})"))
+    else:
+        rows.append(("cost", f"{spec.provider}/{spec.model} is not in {plan.prices.path}"))
+    return rows
 
 
-def _print_summary(report: dict[str, Any], out: Path, report_path: Path) -> None:
+def _print_summary(report: dict[str, Any], out: Path, report_file: Path) -> None:
     counts = report["counts"]
     rows: list[tuple[str, Any]] = [("annotator", report["annotator"]), *counts.items()]
     rows += [
         (f"rejected: {reason}", n) for reason, n in sorted(report["rejections_by_reason"].items())
     ]
     rows += [(f"tokens: {key}", n) for key, n in report["usage"].items()]
+    if "cost" in report:
+        usd = report["cost"]["usd"]
+        rows.append(("mode", report["mode"]))
+        rows.append(("cost (USD)", "not in the price table" if usd is None else f"{usd:.4f}"))
     console.print(key_value_table(f"annotate → {out}", rows))
     left_out = counts["truncated"] + counts["unparsable"] + counts["failed"]
     if left_out:
         err_console.print(
             f"[yellow]{left_out} document(s) left out (truncated, unparsable or failed): "
-            f"see {report_path}; a re-run retries only those[/]"
+            f"see {report_file}; a re-run retries only those[/]"
         )
-    console.print(f"report: {report_path}")
+    console.print(f"report: {report_file}")

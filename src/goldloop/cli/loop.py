@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -19,6 +20,7 @@ from goldloop.cli.common import (
     open_kb,
     parse_roles,
 )
+from goldloop.errors import GoldloopError
 from goldloop.kb import KB
 from goldloop.sample import read_documents
 from goldloop.studio.connection import connect, resolve_connection
@@ -68,6 +70,7 @@ def push_command(
     kb: KbOption = None,
 ) -> None:
     """Push documents as tasks and candidates as predictions (A, B, review); only what is missing."""
+    wanted_roles = parse_roles(roles)
     knowledge = open_kb(kb)
     documents = read_documents(sample)
     a, b = _candidates(knowledge, candidates, candidates_tag, other, other_tag)
@@ -76,7 +79,7 @@ def push_command(
     with Progress(console=console, transient=True) as progress:
         bar = progress.add_task("pushing", total=len(documents))
         report = push(
-            connection, client, documents, project, knowledge, a=a, b=b, roles=parse_roles(roles),
+            connection, client, documents, project, knowledge, a=a, b=b, roles=wanted_roles,
             progress=lambda n: progress.advance(bar, n),
         )  # fmt: skip
     _print_push(report, connection.url)
@@ -88,6 +91,13 @@ def pull_command(
     annotator: Annotator = None,
     per_annotator: Annotated[
         bool, typer.Option("--per-annotator", help="Also write <out-stem>.<email>.json per person.")
+    ] = False,
+    since: Annotated[
+        bool,
+        typer.Option(
+            "--since",
+            help="Re-read only the tasks changed since the last pull into --out (<out>.tasks.json).",
+        ),
     ] = False,
     url: UrlOption = None,
     kb: KbOption = None,
@@ -104,6 +114,8 @@ def pull_command(
         out,
         annotator=annotator,
         per_annotator=per_annotator,
+        since=since,
+        redis_url=os.environ.get("REDIS_URL"),
     )
     _print_pull(result, out)
     for email, path in written.items():
@@ -124,6 +136,7 @@ def sync_command(
     kb: KbOption = None,
 ) -> None:
     """Push what is missing, then pull what was verified (safe to run from cron while people work)."""
+    wanted_roles = parse_roles(roles)
     check_outputs(
         {"--out": out}, {"--sample": sample, "--candidates": candidates, "--other": other}
     )
@@ -133,7 +146,7 @@ def sync_command(
     connection = resolve_connection(url)
     report = sync(
         connection, connect(connection), documents, project, knowledge, out, a=a, b=b,
-        roles=parse_roles(roles), annotator=annotator,
+        roles=wanted_roles, annotator=annotator,
     )  # fmt: skip
     _print_push(report.push, connection.url)
     _print_pull(report.pull, out)
@@ -142,6 +155,8 @@ def sync_command(
 def _candidates(
     kb: KB, a_path: Path | None, a_tag: str | None, b_path: Path | None, b_tag: str | None
 ) -> tuple[Candidates | None, Candidates | None]:
+    if b_path is not None and a_path is None:
+        raise GoldloopError("--other needs --candidates: a second annotator (B) needs a first (A)")
     a = Candidates.from_gold(a_path, kb, a_tag) if a_path else None
     b = Candidates.from_gold(b_path, kb, b_tag) if b_path else None
     return a, b

@@ -23,7 +23,7 @@ from goldloop.cli.common import (
 from goldloop.documents import input_files, read_documents
 from goldloop.errors import GoldloopError
 from goldloop.jsonl import write_jsonl
-from goldloop.llm import make_llm
+from goldloop.llm import choose_annotator, make_llm
 from goldloop.precision.judge import FAILED, judge_mentions
 from goldloop.precision.mentions import (
     read_labels,
@@ -74,7 +74,6 @@ def judge(
 ) -> None:
     """Ask an LLM judge about every mention; write one verdict per mention (a failed request
     leaves its mention unchecked, reason ``failed``)."""
-    spec = llm_options.annotator_spec(provider, model, effort, base_url, llm_required=True)
     check_outputs(
         {"--out": out, "--out (its report)": report_path(out)},
         {
@@ -84,6 +83,7 @@ def judge(
             "--equivalences": equivalences,
         },
     )
+    spec = choose_annotator(provider, model, effort, base_url, llm_required=True)
     the_kb = open_kb(kb, equivalences)
     docs = read_documents(documents, the_kb)
     texts = {doc.doc_id: doc for doc in docs}

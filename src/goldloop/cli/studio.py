@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from goldloop.atomic import atomic_write_text
 from goldloop.cli.common import KbOption, check_outputs, console, key_value_table, open_kb
+from goldloop.errors import GoldloopError
 from goldloop.studio import server
 from goldloop.studio.label_config import render_label_config
 
@@ -99,4 +101,66 @@ def label_config(
     atomic_write_text(output, render_label_config(knowledge))
     console.print(
         f"wrote {output} ({len(knowledge.canonical_relations())} relations, KB {knowledge.tag})"
+    )
+
+
+@app.command("webhook")
+def webhook(
+    project: Annotated[
+        str,
+        typer.Option(
+            "--project", help="Campaign NAME (its NAME-double and NAME-curate projects too)."
+        ),
+    ],
+    url: Annotated[
+        str, typer.Option("--url", help="The backend's URL, as Label Studio reaches it.")
+    ],
+    gold: Annotated[
+        Path,
+        typer.Option(
+            "--gold", help="Gold file to pull into now (the backend's GOLDLOOP_GOLD names it)."
+        ),
+    ],
+    studio_url: Annotated[
+        str | None,
+        typer.Option(
+            "--studio-url",
+            help="Label Studio URL (default: $LABEL_STUDIO_URL, else the embedded server).",
+            show_default=False,
+        ),
+    ] = None,
+    kb: KbOption = None,
+) -> None:
+    """Keep GOLD current: pull it once, then have Label Studio send the backend every annotation
+    created, updated or deleted in the campaign (with $BASIC_AUTH_USER/$BASIC_AUTH_PASS)."""
+    from goldloop.studio.connection import connect, resolve_connection
+    from goldloop.studio.pull import pull
+    from goldloop.studio.tasks import campaign_titles
+    from goldloop.studio.webhooks import basic_auth_header, register_webhooks
+
+    user, password = os.environ.get("BASIC_AUTH_USER"), os.environ.get("BASIC_AUTH_PASS")
+    if bool(user) != bool(password):
+        raise GoldloopError("set both BASIC_AUTH_USER and BASIC_AUTH_PASS, or neither")
+    check_outputs({"--gold": gold})
+    knowledge = open_kb(kb)
+    connection = resolve_connection(studio_url)
+    client = connect(connection)
+    result, _ = pull(
+        connection, client, project, knowledge, gold, redis_url=os.environ.get("REDIS_URL")
+    )
+    headers = basic_auth_header(user, password) if user and password else None
+    done = register_webhooks(
+        connection, client, list(campaign_titles(project).values()), url, headers
+    )
+    rows: list[tuple[str, Any]] = [
+        (f"{r.title} (id {r.project_id})", f"webhook {r.webhook_id} {r.outcome}") for r in done
+    ]
+    rows += [
+        ("gold", f"{gold} ({len(result.documents)} verified documents)"),
+        ("basic auth", "sent" if headers else "none (BASIC_AUTH_USER/PASS not set)"),
+    ]
+    console.print(key_value_table(f"webhooks → {url.rstrip('/')}/webhook", rows))
+    console.print(
+        f"Set GOLDLOOP_GOLD={project}={gold.resolve()} (the path as the backend sees it) and "
+        "LABEL_STUDIO_URL/LABEL_STUDIO_API_KEY in the backend's environment."
     )

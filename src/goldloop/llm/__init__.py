@@ -4,7 +4,9 @@
 given, and :func:`make_annotator` / :func:`make_llm` build it (see :mod:`goldloop.llm.factory`).
 ``make_provider(name, model, effort=..., base_url=..., cache=...)`` gives a :class:`Provider`
 whose ``complete(LLMRequest) -> LLMResponse`` is cached and retried; :mod:`goldloop.llm.runner`
-sends many requests at once. Credentials come only from the environment: ``OPENAI_API_KEY``,
+sends many requests at once, :mod:`goldloop.llm.batch` sends them through the provider's batch
+API, :mod:`goldloop.llm.pricing` and :mod:`goldloop.llm.estimate` price a run before and after.
+Credentials come only from the environment: ``OPENAI_API_KEY``,
 ``ANTHROPIC_API_KEY``, ``GEMINI_API_KEY`` or ``GOOGLE_API_KEY``.
 """
 
@@ -28,10 +30,12 @@ from goldloop.llm.factory import (
     AmbiguousProvider,
     AnnotatorChoiceError,
     AnnotatorSpec,
+    InvalidBaseUrl,
     MissingKey,
     ModelRequired,
     NoProvider,
     UnknownProvider,
+    annotator_from_env,
     choose_annotator,
     credentials_set,
     make_annotator,
@@ -48,6 +52,7 @@ __all__ = [
     "AnnotatorChoiceError",
     "AnnotatorSpec",
     "CachedAnswer",
+    "InvalidBaseUrl",
     "LLMError",
     "LLMRequest",
     "LLMResponse",
@@ -59,6 +64,7 @@ __all__ = [
     "RetryPolicy",
     "SQLiteCache",
     "UnknownProvider",
+    "annotator_from_env",
     "annotator_tag",
     "cache_key",
     "choose_annotator",

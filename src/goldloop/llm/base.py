@@ -12,9 +12,10 @@ import os
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 from urllib.parse import urlsplit
 
 from tenacity import (
@@ -32,6 +33,7 @@ from goldloop.errors import GoldloopError
 from goldloop.llm.cache import CachedAnswer, ResponseCache, cache_key
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 # Where each provider's credential is read from, in order.
@@ -148,10 +150,65 @@ def endpoint_identity(provider: str, base_url: str | None) -> str | None:
     return None if endpoint == OFFICIAL_ENDPOINTS.get(provider) else endpoint
 
 
+@dataclass(frozen=True)
+class BatchStatus:
+    """Where a provider batch job is: ``ended`` once its results can be read."""
+
+    ended: bool
+    done: int
+    total: int
+    state: str
+
+
+# A batch result: the answer, or why the provider gave none (``retry`` when a new batch may
+# still answer it: errored, expired or cancelled in the batch).
+BatchResult = tuple[str, "LLMResponse | LLMError", bool]
+
+
 def annotator_tag(model: str, effort: str | None, endpoint: str | None = None) -> str:
     """``model``, ``model@effort``, and ``@endpoint`` after either for a server of one's own."""
     tag = f"{model}@{effort}" if effort else model
     return f"{tag}@{endpoint}" if endpoint else tag
+
+
+# The wire APIs a provider can speak, the first being the one its cache keys were made with
+# before there was a choice (that one stays out of the key, so those keys never change).
+PROVIDER_APIS: dict[str, tuple[str, ...]] = {"openai": ("chat", "responses")}
+
+
+def resolve_api(provider: str, api: str | None, endpoint: str | None) -> str | None:
+    """The API a provider is spoken to with: ``api`` when given; else the Responses API on
+    OpenAI's own endpoint and chat completions (the one API they all have) on an
+    OpenAI-compatible server; ``None`` for a provider with a single API."""
+    apis = PROVIDER_APIS.get(provider, ())
+    if api is not None and api not in apis:
+        speaks = ", ".join(apis) or "only its own API"
+        raise LLMError(f"{provider}: there is no API {api!r} (it speaks {speaks})")
+    if api is not None or not apis:
+        return api
+    return "responses" if provider == "openai" and endpoint is None else apis[0]
+
+
+def request_key(
+    provider: str,
+    model: str,
+    effort: str | None,
+    endpoint: str | None,
+    api: str | None,
+    request: LLMRequest,
+) -> str:
+    """The response cache key of ``request`` to that provider, endpoint and API."""
+    first = PROVIDER_APIS.get(provider, (None,))[0]
+    return cache_key(
+        provider,
+        model,
+        effort,
+        request.system,
+        request.user,
+        request.schema,
+        endpoint,
+        None if api == first else api,
+    )
 
 
 class Provider(ABC):
@@ -167,6 +224,7 @@ class Provider(ABC):
         base_url: str | None = None,
         cache: ResponseCache | None = None,
         retry: RetryPolicy | None = None,
+        api: str | None = None,
     ) -> None:
         self.model = model
         self.effort = effort or None
@@ -174,6 +232,12 @@ class Provider(ABC):
         self.cache = cache
         self.retry = retry or RetryPolicy()
         self.endpoint = endpoint_identity(self.name, base_url)
+        self.api = resolve_api(self.name, api, self.endpoint)
+
+    @property
+    def source(self) -> str:
+        """``provider/model``: whose usage a dry run calibrates on."""
+        return f"{self.name}/{self.model}"
 
     @property
     def tag(self) -> str:
@@ -188,15 +252,7 @@ class Provider(ABC):
 
     def key(self, request: LLMRequest) -> str:
         """The response cache key of ``request`` to this provider."""
-        return cache_key(
-            self.name,
-            self.model,
-            self.effort,
-            request.system,
-            request.user,
-            request.schema,
-            self.endpoint,
-        )
+        return request_key(self.name, self.model, self.effort, self.endpoint, self.api, request)
 
     def _api_key(self) -> str:
         names = CREDENTIALS[self.name]
@@ -222,17 +278,36 @@ class Provider(ABC):
         is set, no further attempt starts.
         """
         key = self.key(request)
-        hit = self._cached(key)
+        hit = self.cached_response(key)
         if hit is not None:
-            return LLMResponse(hit.text, False, dict(hit.usage), cached=True)
+            return hit
         response = self._call_with_retries(request, cancel)
-        keep = not response.truncated and (usable is None or usable(response.text))
-        if self.cache is not None and keep:
-            try:
-                self.cache.put(key, CachedAnswer(response.text, response.usage))
-            except Exception as exc:  # a broken cache must not lose a paid-for answer
-                log.warning("%s: the answer was not cached: %s", self.name, exc)
+        self.remember(key, request, response, usable)
         return response
+
+    def remember(
+        self,
+        key: str,
+        request: LLMRequest,
+        response: LLMResponse,
+        usable: Callable[[str], bool] | None = None,
+    ) -> None:
+        """Cache a fresh answer unless it was truncated or ``usable`` refuses its text."""
+        keep = not response.truncated and (usable is None or usable(response.text))
+        if self.cache is None or not keep:
+            return
+        answer = CachedAnswer(
+            response.text, response.usage, len(request.system) + len(request.user), self.source
+        )
+        try:
+            self.cache.put(key, answer)
+        except Exception as exc:  # a broken cache must not lose a paid-for answer
+            log.warning("%s: the answer was not cached: %s", self.name, exc)
+
+    def cached_response(self, key: str) -> LLMResponse | None:
+        """The cached answer under ``key`` as a response, or ``None``."""
+        hit = self._cached(key)
+        return None if hit is None else LLMResponse(hit.text, False, dict(hit.usage), cached=True)
 
     def _cached(self, key: str) -> CachedAnswer | None:
         if self.cache is None:
@@ -246,6 +321,11 @@ class Provider(ABC):
     def _call_with_retries(
         self, request: LLMRequest, cancel: threading.Event | None = None
     ) -> LLMResponse:
+        return self.with_retries(lambda: self._call(request), cancel)
+
+    def with_retries(self, call: Callable[[], T], cancel: threading.Event | None = None) -> T:
+        """``call()`` (one SDK call) under the retry policy; a final failure is an
+        :class:`LLMError` naming the provider."""
         cancel = cancel or threading.Event()
 
         def sleep(seconds: float) -> None:
@@ -264,10 +344,10 @@ class Provider(ABC):
         )
         started = time.monotonic()
 
-        def attempt() -> LLMResponse:
+        def attempt() -> T:
             if cancel.is_set():  # cancelled during a backoff: no further attempt
                 raise LLMError(f"{self.label}: cancelled before an answer came")
-            return self._call(request)
+            return call()
 
         try:
             return retrying(attempt)
@@ -298,17 +378,42 @@ class Provider(ABC):
         return status if isinstance(status, int) else None
 
     def _describe(self, exc: BaseException) -> str:
-        """The error for reports, with the credential masked should the server echo it."""
+        """The error for reports, with the credentials masked should the server echo them (the
+        key, and a password in the base URL)."""
         if "Timeout" in type(exc).__name__:
             return f"no answer within {self.retry.timeout_s:g} s"
         status = self._status(exc)
         prefix = f"HTTP {status} " if status else ""
         text = str(exc)
-        key = env_credential(*CREDENTIALS[self.name])
-        if key:
-            text = text.replace(key, "***")
+        for secret in self._secrets():
+            text = text.replace(secret, "***")
         return f"{prefix}{type(exc).__name__}: {text[:300]}"
+
+    def _secrets(self) -> list[str]:
+        password = urlsplit(self.base_url).password if self.base_url else None
+        secrets = [env_credential(*CREDENTIALS[self.name]), password]
+        return [secret for secret in secrets if secret]
 
     @abstractmethod
     def _call(self, request: LLMRequest) -> LLMResponse:
         """One SDK call: the answer text, whether it was cut at the limit, and token usage."""
+
+    @contextmanager
+    def prompt_cache(self, system: str, requests: int) -> Iterator[None]:
+        """Around a run of ``requests`` requests sharing ``system``: a provider whose prompt
+        cache must be created (Gemini's explicit cache) creates it here and deletes it after."""
+        yield
+
+    # Provider batch APIs (see goldloop.llm.batch): each request carries its cache key as its id.
+
+    @abstractmethod
+    def batch_submit(self, items: Sequence[tuple[str, LLMRequest]]) -> str:
+        """Submit ``(id, request)`` pairs as one batch job; its id."""
+
+    @abstractmethod
+    def batch_status(self, job: str) -> BatchStatus:
+        """Where the job is (one status read)."""
+
+    @abstractmethod
+    def batch_results(self, job: str) -> Iterator[BatchResult]:
+        """``(id, answer or error, retry)`` for each request of an ended job."""

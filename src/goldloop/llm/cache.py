@@ -4,6 +4,8 @@ The key is the sha256 of a canonical JSON of provider, model, effort, both promp
 schema (and the endpoint, for a server other than the provider's own), so a re-run, a decoder fix or a re-score costs no call. Only complete answers are stored;
 the caller never puts a truncated or failed one. The SQLite store is safe across processes (WAL
 journal, busy timeout); anything with ``get``/``put`` (e.g. a Redis store) can stand in for it.
+Each entry also records the prompt's length and which model answered, so a dry run can turn
+characters into tokens the way that model counted them (entries written before stay readable).
 """
 
 from __future__ import annotations
@@ -22,8 +24,21 @@ from goldloop.errors import GoldloopError
 
 @dataclass(frozen=True)
 class CachedAnswer:
+    """An answer, its usage, and (when known) the prompt's length in characters and its model."""
+
     text: str
     usage: dict[str, int]
+    prompt_chars: int | None = None
+    source: str | None = None
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Usage recorded for one model: tokens per prompt character and output tokens per answer."""
+
+    answers: int
+    input_tokens_per_char: float
+    output_tokens_per_answer: float
 
 
 class ResponseCache(Protocol):
@@ -42,11 +57,13 @@ def cache_key(
     user: str,
     schema: dict[str, Any],
     endpoint: str | None = None,
+    api: str | None = None,
 ) -> str:
     """sha256 of the canonical JSON of what decides an answer (max tokens does not).
 
-    ``endpoint`` is the normalised URL of a server other than the provider's own; it is left
-    out of the payload for the official endpoints, so their keys never change.
+    ``endpoint`` is the normalised URL of a server other than the provider's own, ``api`` an API
+    other than the provider's first one (OpenAI's Responses API); each is left out of the payload
+    when ``None``, so the keys of requests that existed before them never change.
     """
     payload: dict[str, Any] = {
         "provider": provider,
@@ -58,6 +75,8 @@ def cache_key(
     }
     if endpoint is not None:
         payload["endpoint"] = endpoint
+    if api is not None:
+        payload["api"] = api
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
@@ -70,6 +89,10 @@ CREATE TABLE IF NOT EXISTS responses (
     created REAL NOT NULL
 )
 """
+# Columns added after the first release; an older file gains them, its rows keep NULL there.
+_ADDED_COLUMNS = {"prompt_chars": "INTEGER", "source": "TEXT"}
+# Calibration reads the most recent answers of a model, enough for a stable ratio.
+CALIBRATION_SAMPLE = 2000
 
 
 class SQLiteCache:
@@ -83,6 +106,7 @@ class SQLiteCache:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self._connection() as conn:
                 conn.execute(_SCHEMA)
+                self._add_columns(conn)
         except (OSError, sqlite3.Error) as exc:
             raise GoldloopError(f"{self.path}: cannot open the response cache: {exc}") from exc
 
@@ -96,19 +120,64 @@ class SQLiteCache:
             self._local.conn = conn
         return conn
 
+    @staticmethod
+    def _add_columns(conn: sqlite3.Connection) -> None:
+        have = {row[1] for row in conn.execute("PRAGMA table_info(responses)")}
+        for name, kind in _ADDED_COLUMNS.items():
+            if name not in have:
+                try:
+                    conn.execute(f"ALTER TABLE responses ADD COLUMN {name} {kind}")
+                except sqlite3.OperationalError as exc:  # another process added it first
+                    if "duplicate column" not in str(exc):
+                        raise
+
     def get(self, key: str) -> CachedAnswer | None:
         row = (
             self._connection()
-            .execute("SELECT text, usage FROM responses WHERE key = ?", (key,))
+            .execute(
+                "SELECT text, usage, prompt_chars, source FROM responses WHERE key = ?", (key,)
+            )
             .fetchone()
         )
-        return None if row is None else CachedAnswer(row[0], json.loads(row[1]))
+        return None if row is None else CachedAnswer(row[0], json.loads(row[1]), row[2], row[3])
 
     def put(self, key: str, answer: CachedAnswer) -> None:
         self._connection().execute(
-            "INSERT OR REPLACE INTO responses (key, text, usage, created) VALUES (?, ?, ?, ?)",
-            (key, answer.text, json.dumps(answer.usage, sort_keys=True), time.time()),
+            "INSERT OR REPLACE INTO responses (key, text, usage, created, prompt_chars, source) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                key,
+                answer.text,
+                json.dumps(answer.usage, sort_keys=True),
+                time.time(),
+                answer.prompt_chars,
+                answer.source,
+            ),
         )
+
+    def calibration(self, source: str) -> Calibration | None:
+        """What the recent answers of ``source`` (``provider/model``) used, or ``None`` when
+        none recorded its prompt length and input tokens."""
+        rows = (
+            self._connection()
+            .execute(
+                "SELECT usage, prompt_chars FROM responses WHERE source = ? "
+                "AND prompt_chars > 0 ORDER BY created DESC LIMIT ?",
+                (source, CALIBRATION_SAMPLE),
+            )
+            .fetchall()
+        )
+        chars = tokens = output = answers = 0
+        for usage_text, prompt_chars in rows:
+            usage = json.loads(usage_text)
+            if usage.get("input_tokens"):
+                answers += 1
+                chars += prompt_chars
+                tokens += usage["input_tokens"]
+                output += usage.get("output_tokens", 0)
+        if not answers:
+            return None
+        return Calibration(answers, tokens / chars, output / answers)
 
     def __len__(self) -> int:
         return int(self._connection().execute("SELECT COUNT(*) FROM responses").fetchone()[0])

@@ -9,20 +9,34 @@ The rule, in order:
 4. no key: the offline ``lexical`` pre-annotator, unless an LLM is required (judge, llm baseline).
 
 :func:`choose_annotator` applies the rule to what a door read (options or variables) and gives an
-:class:`AnnotatorSpec`; :func:`make_annotator` / :func:`make_llm` build it. The typed errors carry
-which setting is wrong (``provider`` or ``model``), so each door names its own option or variable.
+:class:`AnnotatorSpec`; :func:`make_annotator` / :func:`make_llm` build it. The typed errors are
+:class:`~goldloop.errors.SettingError` s naming the setting (``provider`` or ``model``), so each
+door names its own option or variable.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from goldloop.errors import GoldloopError
-from goldloop.llm.base import CREDENTIALS, LLMError, Provider, RetryPolicy, env_credential
+from goldloop.errors import GoldloopError, SettingError
+from goldloop.llm.base import (
+    CREDENTIALS,
+    LLMError,
+    LLMRequest,
+    Provider,
+    RetryPolicy,
+    annotator_tag,
+    endpoint_identity,
+    env_credential,
+    normalise_endpoint,
+    request_key,
+    resolve_api,
+)
 from goldloop.llm.cache import ResponseCache, SQLiteCache
 from goldloop.settings import default_cache_path
 
@@ -45,12 +59,9 @@ DEFAULT_MODELS: Final = {
 }
 
 
-class AnnotatorChoiceError(GoldloopError):
-    """The settings do not name one annotator; ``setting`` is ``provider`` or ``model``."""
-
-    def __init__(self, setting: str, message: str) -> None:
-        super().__init__(message)
-        self.setting = setting
+class AnnotatorChoiceError(SettingError):
+    """The settings do not name one annotator; ``setting`` is ``provider``, ``model``,
+    ``base_url`` or ``api``."""
 
 
 class UnknownProvider(AnnotatorChoiceError):
@@ -69,6 +80,10 @@ class MissingKey(AnnotatorChoiceError):
     """The provider's key is not in the environment (and no base URL points elsewhere)."""
 
 
+class InvalidBaseUrl(AnnotatorChoiceError):
+    """A base URL that is not an http(s) URL with a host."""
+
+
 class NoProvider(AnnotatorChoiceError):
     """An LLM is required, or a model was named, and no provider is named or has a key."""
 
@@ -81,6 +96,29 @@ class AnnotatorSpec:
     model: str | None = None
     effort: str | None = None
     base_url: str | None = None
+    api: str | None = None
+
+    @property
+    def endpoint(self) -> str | None:
+        """The normalised base URL of a server other than the provider's own."""
+        return endpoint_identity(self.provider, self.base_url)
+
+    @property
+    def wire_api(self) -> str | None:
+        """The API the provider is spoken to with (see :func:`goldloop.llm.base.resolve_api`)."""
+        return resolve_api(self.provider, self.api, self.endpoint)
+
+    @property
+    def tag(self) -> str:
+        """The annotator tag its answers carry (see :func:`goldloop.llm.base.annotator_tag`)."""
+        return annotator_tag(self.model or self.provider, self.effort, self.endpoint)
+
+    def key(self, request: LLMRequest) -> str:
+        """The response cache key of ``request``, computed without building a client."""
+        assert self.model is not None, "an LLM spec has a model"
+        return request_key(
+            self.provider, self.model, self.effort, self.endpoint, self.wire_api, request
+        )
 
     @property
     def is_llm(self) -> bool:
@@ -101,13 +139,20 @@ def choose_annotator(
     env: Mapping[str, str] | None = None,
     llm_required: bool = False,
     key_required: bool = True,
+    api: str | None = None,
 ) -> AnnotatorSpec:
     """The annotator the settings name, by the rule in this module's docstring.
 
-    ``key_required=False`` skips the key check of a named provider (a dry run calls nothing).
+    ``key_required=False`` skips the key check of a named provider (a dry run calls nothing);
+    ``api`` names a wire API (its setting is ``api``).
     """
     name = (provider or "").strip().lower() or None
     model, effort, base_url = model or None, effort or None, base_url or None
+    if base_url is not None:
+        try:
+            normalise_endpoint(base_url)
+        except LLMError as exc:
+            raise InvalidBaseUrl("base_url", str(exc)) from exc
     if name is None:
         name = _implied_provider(base_url, model, env, llm_required)
     if name == LEXICAL:
@@ -120,7 +165,32 @@ def choose_annotator(
     if key_required and base_url is None and name not in credentials_set(env):
         variables = " or ".join(CREDENTIALS[name])
         raise MissingKey("provider", f"{name} needs {variables} in the environment")
-    return AnnotatorSpec(name, model or DEFAULT_MODELS[name], effort, base_url)
+    spec = AnnotatorSpec(name, model or DEFAULT_MODELS[name], effort, base_url, api or None)
+    try:
+        spec.wire_api  # noqa: B018 (an API the provider does not speak is refused here)
+    except LLMError as exc:
+        raise AnnotatorChoiceError("api", str(exc)) from exc
+    return spec
+
+
+def annotator_from_env(
+    env: Mapping[str, str] | None = None, prefix: str = "GOLDLOOP_"
+) -> AnnotatorSpec:
+    """:func:`choose_annotator` on the variables ``<prefix>PROVIDER``, ``MODEL``, ``EFFORT`` and
+    ``BASE_URL`` (the doors configured by the environment: the ML backend, the demo); a refusal
+    names the variable."""
+    env = os.environ if env is None else env
+    try:
+        return choose_annotator(
+            env.get(f"{prefix}PROVIDER"),
+            env.get(f"{prefix}MODEL"),
+            env.get(f"{prefix}EFFORT"),
+            env.get(f"{prefix}BASE_URL"),
+            env=env,
+        )
+    except AnnotatorChoiceError as exc:
+        variable = f"{prefix}{exc.setting.upper()}"
+        raise GoldloopError(f"{variable}={env.get(variable, '')!r}: {exc.message}") from exc
 
 
 def _implied_provider(
@@ -161,9 +231,11 @@ def make_provider(
     base_url: str | None = None,
     cache: ResponseCache | str | Path | _DefaultCache | None = DEFAULT_CACHE,
     retry: RetryPolicy | None = None,
+    api: str | None = None,
 ) -> Provider:
     """A provider by name; ``cache`` is a cache object, a SQLite path, ``None`` (off) or
-    :data:`DEFAULT_CACHE`."""
+    :data:`DEFAULT_CACHE`; ``api`` a wire API other than the default (OpenAI: ``chat`` or
+    ``responses``)."""
     if name not in PROVIDERS:
         raise LLMError(f"unknown provider {name!r} (known: {', '.join(PROVIDERS)})")
     module_name, class_name = PROVIDERS[name]
@@ -176,7 +248,7 @@ def make_provider(
     if isinstance(cache, str | Path):
         cache = SQLiteCache(cache)
     provider: Provider = provider_class(
-        model, effort=effort, base_url=base_url, cache=cache, retry=retry
+        model, effort=effort, base_url=base_url, cache=cache, retry=retry, api=api
     )
     return provider
 
@@ -197,6 +269,7 @@ def make_llm(
         base_url=spec.base_url,
         cache=cache,
         retry=retry,
+        api=spec.api,
     )
 
 

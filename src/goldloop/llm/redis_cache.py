@@ -13,7 +13,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import redis
 
-from goldloop.errors import GoldloopError
+from goldloop.errors import ServiceError
 from goldloop.llm.cache import CachedAnswer
 
 log = logging.getLogger(__name__)
@@ -44,7 +44,7 @@ class RedisCache:
             )
             self._redis.ping()
         except (redis.RedisError, ValueError) as exc:
-            raise GoldloopError(
+            raise ServiceError(
                 f"REDIS_URL {self.url}: cannot reach the response cache: {exc}"
             ) from exc
 
@@ -61,7 +61,10 @@ class RedisCache:
         try:
             stored = json.loads(raw)
             return CachedAnswer(
-                str(stored["text"]), {k: int(v) for k, v in stored["usage"].items()}
+                str(stored["text"]),
+                {k: int(v) for k, v in stored["usage"].items()},
+                stored.get("prompt_chars"),
+                stored.get("source"),
             )
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             log.warning(
@@ -73,7 +76,13 @@ class RedisCache:
             return None
 
     def put(self, key: str, answer: CachedAnswer) -> None:
-        value = json.dumps({"text": answer.text, "usage": answer.usage}, sort_keys=True)
+        stored = {
+            "text": answer.text,
+            "usage": answer.usage,
+            "prompt_chars": answer.prompt_chars,
+            "source": answer.source,
+        }
+        value = json.dumps(stored, sort_keys=True)
         try:
             self._redis.set(PREFIX + key, value, ex=self._ttl_s)
         except redis.RedisError as exc:

@@ -6,6 +6,11 @@ else the primary annotation; verdicts, hits, counts, κ before curation, effort)
 :mod:`goldloop.studio.verify` and :mod:`goldloop.studio.campaign`. Then every kept or added hit
 gets ``surface_anchored`` from the same test pre-annotation uses
 (:func:`goldloop.nlp.surface_anchored`), one parse per pulled document.
+
+The exported tasks are kept beside the gold (:mod:`goldloop.studio.mirror`): ``since`` re-reads
+only the tasks changed since then, and the backend's live gold does the same per event; every
+way of pulling then writes through :func:`write_campaign`, so all give the same files. Writers
+of one gold file take its lock (:mod:`goldloop.gold_lock`) first.
 """
 
 from __future__ import annotations
@@ -16,10 +21,20 @@ from typing import Any
 
 from goldloop.atomic import atomic_write_json
 from goldloop.gold import Document, write_gold
+from goldloop.gold_lock import gold_lock
 from goldloop.kb import KB
 from goldloop.studio import project as projects
 from goldloop.studio.campaign import verify_campaign
 from goldloop.studio.connection import Connection, StudioError
+from goldloop.studio.mirror import (
+    Mirror,
+    catch_up,
+    mirror_path,
+    read_campaign,
+    read_mirror,
+    write_mirror,
+)
+from goldloop.studio.tasks import campaign_titles
 from goldloop.studio.verify import (
     COUNTS,
     SLICES,
@@ -33,7 +48,7 @@ from goldloop.studio.verify import (
 # The reading moved to ``verify``; these names stay importable from here (README, DESIGN).
 __all__ = [
     "COUNTS", "SLICES", "PullResult", "Tally", "annotators", "export_tasks", "per_annotator_path",
-    "pull", "sidecar_path", "summary_rows", "verify", "write_verified",
+    "pull", "sidecar_path", "summary_rows", "verify", "write_campaign", "write_verified",
 ]  # fmt: skip
 
 
@@ -64,6 +79,33 @@ def per_annotator_path(out: Path, email: str) -> Path:
     return out.with_name(f"{out.stem}.{email}{out.suffix}")
 
 
+def write_campaign(
+    out: Path,
+    mirror: Mirror,
+    kb: KB,
+    *,
+    annotator: str | None = None,
+    per_annotator: bool = False,
+) -> tuple[PullResult, dict[str, Path]]:
+    """Pull's rules over the campaign's tasks as read: write the gold, its sidecar, one file per
+    person and the mirror (the caller holds the gold's lock)."""
+    campaign = mirror.campaign()
+    if "primary" not in campaign.titles:
+        raise StudioError(f"no Label Studio project titled {mirror.name!r}")
+    result = verify_campaign(campaign, kb, annotator=annotator)
+    people: dict[str, PullResult] = {}
+    if per_annotator:
+        for email in annotators(campaign.of("primary") + campaign.of("double")):
+            people[email] = verify_campaign(campaign, kb, annotator=email)
+    anchor([d for r in (result, *people.values()) for d in r.documents], kb)
+    write_verified(out, result)
+    written = {email: per_annotator_path(out, email) for email in people}
+    for email, person in people.items():
+        write_verified(written[email], person)
+    write_mirror(mirror_path(out), mirror)
+    return result, written
+
+
 def anchor(documents: Sequence[Document], kb: KB, *, nlp: Any = None) -> None:
     """Set ``surface_anchored`` on every hit; each distinct text with hits is parsed once."""
     from goldloop.nlp import parse_many, surface_anchored
@@ -89,17 +131,29 @@ def pull(
     *,
     annotator: str | None = None,
     per_annotator: bool = False,
+    since: bool = False,
+    redis_url: str | None = None,
 ) -> tuple[PullResult, dict[str, Path]]:
-    """Export the campaign ``name``, write the verified gold, and one file per person."""
-    campaign = projects.export_campaign(connection, client, name)
-    result = verify_campaign(campaign, kb, annotator=annotator)
-    people: dict[str, PullResult] = {}
-    if per_annotator:
-        for email in annotators(campaign.of("primary") + campaign.of("double")):
-            people[email] = verify_campaign(campaign, kb, annotator=email)
-    anchor([d for r in (result, *people.values()) for d in r.documents], kb)
-    write_verified(out, result)
-    written = {email: per_annotator_path(out, email) for email in people}
-    for email, person in people.items():
-        write_verified(written[email], person)
-    return result, written
+    """Export the campaign ``name``, write the verified gold, and one file per person.
+
+    ``since``: re-read only the tasks changed since the last pull into ``out`` (everything when
+    there was none). ``redis_url``: the gold's lock is held in Redis (shared with the backend).
+    """
+    titles = list(campaign_titles(name).values())
+    if since and read_mirror(mirror_path(out), name) is not None:
+        # Read, update and write the mirror as one step: another writer may be at it too.
+        with gold_lock(out, redis_url):
+            mirror = read_mirror(mirror_path(out), name) or Mirror(name)
+            catch_up(connection, client, mirror, titles)
+            _check_primary(connection, mirror)
+            return write_campaign(out, mirror, kb, annotator=annotator, per_annotator=per_annotator)
+    # A full read needs no lock (nor leaves a lock file when it fails): only the write does.
+    mirror = read_campaign(connection, client, name, titles)
+    _check_primary(connection, mirror)
+    with gold_lock(out, redis_url):
+        return write_campaign(out, mirror, kb, annotator=annotator, per_annotator=per_annotator)
+
+
+def _check_primary(connection: Connection, mirror: Mirror) -> None:
+    if mirror.name not in mirror.projects:
+        raise StudioError(f"{connection.url}: no Label Studio project titled {mirror.name!r}")

@@ -1,0 +1,71 @@
+"""Label Studio's webhooks to the backend's ``/webhook``: one per project of a campaign.
+
+Connecting an ML backend makes Label Studio 1.23 create ``<backend>/webhook`` for every action,
+without authentication, unless a webhook with that URL already exists in the project. So the
+campaign's webhook takes that URL: an existing one is updated (duplicates deleted), otherwise one
+is created, and each event reaches the backend once, with the backend's basic-auth header.
+"""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+from typing import Any
+
+from goldloop.studio import project as projects
+from goldloop.studio.connection import Connection, StudioError, call
+
+ACTIONS = ("ANNOTATION_CREATED", "ANNOTATIONS_CREATED", "ANNOTATION_UPDATED", "ANNOTATIONS_DELETED")
+
+
+@dataclass(frozen=True)
+class Registered:
+    """The webhook of one project and whether it was ``created`` or ``updated``."""
+
+    title: str
+    project_id: int
+    webhook_id: int
+    outcome: str
+
+
+def webhook_url(backend_url: str) -> str:
+    return backend_url.rstrip("/") + "/webhook"
+
+
+def basic_auth_header(user: str, password: str) -> dict[str, str]:
+    token = base64.b64encode(f"{user}:{password}".encode()).decode()
+    return {"Authorization": f"Basic {token}"}
+
+
+def register_webhooks(
+    connection: Connection,
+    client: Any,
+    titles: list[str],
+    backend_url: str,
+    headers: dict[str, str] | None = None,
+) -> list[Registered]:
+    """Point each existing project of ``titles`` (the first must exist) at the backend."""
+    found = projects.find_projects(connection, client, titles)
+    if titles[0] not in found:
+        raise StudioError(f"{connection.url}: no Label Studio project titled {titles[0]!r}")
+    url = webhook_url(backend_url)
+    settings: dict[str, Any] = {
+        "url": url, "actions": list(ACTIONS), "headers": headers or {}, "is_active": True,
+        "send_payload": True, "send_for_all_actions": False,
+    }  # fmt: skip
+    done = []
+    for title, project in found.items():
+        hooks = call(connection, client.webhooks.list, project=str(project.id))
+        same = sorted(
+            (h for h in hooks if h.project == project.id and (h.url or "").rstrip("/") == url),
+            key=lambda h: h.id,
+        )
+        for duplicate in same[1:]:
+            call(connection, client.webhooks.delete, id=duplicate.id)
+        if same:
+            call(connection, client.webhooks.update, id=same[0].id, **settings)
+            done.append(Registered(title, project.id, same[0].id, "updated"))
+        else:
+            created = call(connection, client.webhooks.create, project=project.id, **settings)
+            done.append(Registered(title, project.id, created.id, "created"))
+    return done
