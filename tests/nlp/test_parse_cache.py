@@ -310,8 +310,15 @@ def test_the_root_option_bypasses_the_cache_for_a_command(tmp_path: Path, cli: C
     assert stored_sizes(path)[0] > 0
 
 
-def test_an_unusable_location_is_one_error_naming_it(tmp_path: Path) -> None:
+def test_an_unusable_location_is_one_error_naming_it(tmp_path: Path, cli: Cli) -> None:
     from goldloop.errors import GoldloopError
 
     with pytest.raises(GoldloopError, match="parse cache"):
         ParseCache(tmp_path)  # a directory
+    damaged = tmp_path / "damaged.sqlite"
+    damaged.write_text("not a database " * 40)
+    out = tmp_path / "sample"
+    result = cli("sample", "--corpus", DEMO_CORPUS, "--out", out, "--n-primary", 2,
+                 env={"GOLDLOOP_PARSE_CACHE": str(damaged)})  # fmt: skip
+    assert result.returncode == 2 and not out.exists()
+    assert result.err == f"error: {damaged}: cannot open the parse cache: file is not a database"
