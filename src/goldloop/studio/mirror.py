@@ -88,10 +88,13 @@ def read_mirror(path: Path, name: str) -> Mirror | None:
     if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("campaign") != name:
         return None
     mirror = Mirror(name)
-    for item in data.get("projects") or ():
-        mirror.projects[str(item["title"])] = ProjectTasks(
-            int(item["id"]), {int(t["id"]): t for t in item.get("tasks") or ()}
-        )
+    try:
+        for item in data.get("projects") or ():
+            mirror.projects[str(item["title"])] = ProjectTasks(
+                int(item["id"]), {int(t["id"]): t for t in item.get("tasks") or ()}
+            )
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None  # not a mirror goldloop wrote: read everything again
     return mirror
 
 
