@@ -35,6 +35,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.*
 
+from _cpu import group_cpu
 from tests.backend.conftest import free_port, llm_settings, running_backend
 from tests.fakes.llm_server import FakeLLMServer, FakeRequest
 
@@ -230,15 +231,18 @@ def cache_hit_p95(n: int, latency: float) -> None:
         }
         for k, (name, settings) in enumerate(variants.items()):
             settings = {**settings, parse_cache.ENV_PATH: str(Path(tmp) / f"parses-{k}.sqlite")}
-            with backend_process(settings) as url:
+            with backend_process(settings) as (url, pgid):
                 client.post(f"{url}/predict", json={"tasks": [], "label_config": label_config})
                 fake.reset()
                 cold, hit, first, again = [], [], [], []
-                for timings, replies in ((cold, first), (hit, again)):
+                cpu = {"cold": 0.0, "hit": 0.0}
+                for kind, timings, replies in (("cold", cold, first), ("hit", hit, again)):
+                    before = group_cpu(pgid)
                     for body in bodies:
                         seconds, results = timed_predict(url, body, client)
                         timings.append(seconds)
                         replies.append(results)
+                    cpu[kind] = (group_cpu(pgid) - before) / n
             assert again == first and all(r[0]["result"] for r in first), name
             assert fake.request_count <= n, "a cache hit asked the provider again"
             ratio = p95(hit) / p95(cold)
@@ -247,6 +251,10 @@ def cache_hit_p95(n: int, latency: float) -> None:
                 f"  {name:<13} p95 cold {p95(cold) * 1000:7.1f} ms   hit {p95(hit) * 1000:6.1f} ms"
                 f"   (p50 {p50(cold) * 1000:.1f} / {p50(hit) * 1000:.1f} ms)"
                 f"   ratio {ratio:.3f}x{target if name == 'lexical' else ''}"
+            )
+            print(
+                f"  {'':<13} the backend's CPU per task: cold {cpu['cold'] * 1000:.1f} ms, hit "
+                f"{cpu['hit'] * 1000:.1f} ms, ratio {cpu['hit'] / cpu['cold']:.3f}x"
             )
 
 
@@ -329,13 +337,18 @@ def p50(seconds: list[float]) -> float:
 
 
 @contextmanager
-def backend_process(settings: dict[str, str]) -> Iterator[str]:
-    """``goldloop backend`` on a free loopback port with these settings; its URL once healthy."""
+def backend_process(settings: dict[str, str]) -> Iterator[tuple[str, int]]:
+    """``goldloop backend`` on a free loopback port with these settings: its URL once healthy,
+    and its process group (for its CPU time)."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GOLDLOOP_", "OPENAI_"))}
     command = [str(Path(sys.executable).with_name("goldloop")), "backend", "--port", str(port)]
     process = subprocess.Popen(
-        command, env={**env, **settings}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        command,
+        env={**env, **settings},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
     )
     url = f"http://127.0.0.1:{port}"
     try:
@@ -349,7 +362,7 @@ def backend_process(settings: dict[str, str]) -> Iterator[str]:
             if process.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError(f"the backend did not start: {process.stderr.read()!r}")  # type: ignore[union-attr]
             time.sleep(0.2)
-        yield url
+        yield url, process.pid
     finally:
         process.terminate()
         process.wait(30)

@@ -21,13 +21,15 @@ from __future__ import annotations
 import argparse
 import csv
 import gzip
+import os
 import random
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
+from goldloop import parse_cache
 from goldloop.kb import KB, load_kb
 from goldloop.nlp import detect_mentions, load_nlp
 from goldloop.sample.run import SampleSettings, run_sample
@@ -65,9 +67,13 @@ def verb_pairs(kb: KB) -> list[tuple[str, str]]:
 
 
 def make_documents(n: int, kb: KB, seed: int = 0) -> list[dict[str, str]]:
+    return list(iter_documents(n, kb, seed))
+
+
+def iter_documents(n: int, kb: KB, seed: int = 0) -> Iterator[dict[str, str]]:
+    """``n`` generated abstracts, one at a time (seeded: the same rows on every run)."""
     rng = random.Random(seed)
     pairs = verb_pairs(kb)
-    rows = []
     for i in range(n):
         sentences: list[str] = []
         relations = rng.choice((0, 1, 2, 3, 4, 6)) if i % 10 else 0  # a tenth are negative controls
@@ -83,9 +89,8 @@ def make_documents(n: int, kb: KB, seed: int = 0) -> list[dict[str, str]]:
             else:
                 sentence = rng.choice(FILLERS).format(n=rng.randint(12, 900), target=target)
             sentences.append(sentence[0].upper() + sentence[1:])
-        rows.append({"pmid": str(90_000_000 + i), "publication_year": str(rng.randint(1995, 2024)),
-                     "abstract": " ".join(sentences)})  # fmt: skip
-    return rows
+        yield {"pmid": str(90_000_000 + i), "publication_year": str(rng.randint(1995, 2024)),
+               "abstract": " ".join(sentences)}  # fmt: skip
 
 
 def write_corpus(path: Path, rows: list[dict[str, str]]) -> None:
@@ -105,6 +110,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1, help="spaCy processes for both sides")
     parser.add_argument("--batch-size", type=int, default=64)
     args = parser.parse_args()
+    # The parse itself is measured: no parse cache, here nor in Dask's worker processes (they
+    # inherit the environment). benchmarks/annotate.py and campaign.py measure the cache.
+    os.environ[parse_cache.ENV_PATH] = parse_cache.OFF
 
     kb = load_kb()
     nlp = load_nlp()

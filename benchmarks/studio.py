@@ -7,7 +7,9 @@ embedded one (and stops it after). Each document (~1,200 characters) carries A's
 (5 each, 3 shared) and the review prediction. The baseline sends the very same task payloads in
 one raw ``import_tasks`` call and reads them back with one raw snapshot export; goldloop's push
 adds validation against the labeling config, offset conversion, the doc_id check, batching and
-the project model version; its pull adds the verdicts and writes the gold file and sidecar.
+the project model version; its pull adds the verdicts, the sidecar's sections (κ, completeness,
+effort) and writes the gold file and sidecar. Pull's ``surface_anchored`` step (one spaCy parse
+per document) is timed on its own against a bare ``parse_many`` of the same texts.
 Before the pulls, Label Studio turns every review prediction into an annotation (one request), so
 pull compares 1,000 annotations. Raw export and goldloop's pull alternate twice; the fastest of
 each is compared. Target: each ratio within 1.5.
@@ -25,11 +27,13 @@ from pathlib import Path
 
 from goldloop.gold import Document, Hit
 from goldloop.kb import load_kb
+from goldloop.nlp import load_nlp, parse_many
 from goldloop.studio import server
+from goldloop.studio.campaign import verify_campaign
 from goldloop.studio.connection import StudioError, connect, resolve_connection
 from goldloop.studio.label_config import render_label_config
-from goldloop.studio.project import find_project
-from goldloop.studio.pull import export_tasks, verify, write_verified
+from goldloop.studio.project import export_campaign, find_project
+from goldloop.studio.pull import anchor, write_verified
 from goldloop.studio.push import Candidates, build_tasks, push
 
 WORDS = [
@@ -146,8 +150,8 @@ def run(connection, n: int) -> None:
         out = Path(tmp) / "gold.verified.json"
 
         def our_pull():
-            _titles, tasks = export_tasks(connection, client, f"bench-{tag}")
-            result = verify(tasks, kb)
+            campaign = export_campaign(connection, client, f"bench-{tag}")
+            result = verify_campaign(campaign, kb)
             write_verified(out, result)
             return result
 
@@ -161,6 +165,12 @@ def run(connection, n: int) -> None:
             pull_times.append(pull_time)
     raw_pull, pull_time = min(raw_times), min(pull_times)
     assert len(exported) == n and len(result.documents) == n, (len(exported), len(result.documents))
+    # pull also tags every hit surface_anchored: one parse per document. Its floor is parsing
+    # the same texts once, measured here after the pipeline is loaded.
+    load_nlp()
+    texts = [d.text for d in result.documents]
+    parse_time, _ = timed(lambda: list(parse_many(texts)))
+    anchor_time, _ = timed(lambda: anchor(result.documents, kb))
     print(
         f"{n} documents, 3 predictions each, {sum(len(t['predictions'][-1]['result']) for t in payload) // 3} review regions"
     )
@@ -169,6 +179,9 @@ def run(connection, n: int) -> None:
     )
     print(
         f"pull: goldloop {pull_time:6.2f} s   raw snapshot export {raw_pull:6.2f} s   ratio {pull_time / raw_pull:4.2f}"
+    )
+    print(
+        f"pull anchoring: goldloop {anchor_time:6.2f} s   bare parse_many {parse_time:6.2f} s   ratio {anchor_time / parse_time:4.2f}"
     )
     print(
         f"pull verdicts: {result.tally.accept} accept, {result.tally.reject} reject of {result.tally.candidates} candidates"

@@ -10,10 +10,12 @@ tests that need it, with the reason; in CI it fails them.
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -57,31 +59,39 @@ class Cli(Protocol):
     ) -> CliResult: ...
 
 
-def run_goldloop(
-    args: list[str], env: Mapping[str, str], monkeypatch: Any, capsys: Any
-) -> tuple[int, str, str]:
-    """The ``goldloop`` entry point in-process (a subprocess costs seconds here): (code, out, err)."""
+def run_goldloop(args: Sequence[object], env: Mapping[str, str] | None = None) -> CliResult:
+    """``goldloop ARGS`` through its entry point, in this process (a subprocess costs seconds
+    here), with ``env`` set for the run only. Usable from fixtures of any scope."""
     from goldloop.cli import main
 
-    for key, value in env.items():
-        monkeypatch.setenv(key, value)
-    monkeypatch.setattr(sys, "argv", ["goldloop", *args])
-    capsys.readouterr()
+    saved_env = {key: os.environ.get(key) for key in env or {}}
+    saved_argv = sys.argv
+    os.environ.update(env or {})
+    sys.argv = ["goldloop", *map(str, args)]
+    out, err = io.StringIO(), io.StringIO()
     try:
-        main()
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+        with redirect_stdout(out), redirect_stderr(err):
+            try:
+                main()
+                code = 0
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
+    finally:
+        sys.argv = saved_argv
+        for key, value in saved_env.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+    return CliResult(code, out.getvalue(), err.getvalue())
 
 
 @pytest.fixture
-def cli(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Cli:
+def cli() -> Cli:
     """Run ``goldloop ARGS`` as a user would (through ``main``), with extra environment."""
 
     def run(*args: str | int | float | Path, env: Mapping[str, str] | None = None) -> CliResult:
-        return CliResult(*run_goldloop([str(a) for a in args], env or {}, monkeypatch, capsys))
+        return run_goldloop(args, env)
 
     return run
 

@@ -46,6 +46,3 @@ def input_files(path: str | Path) -> list[Path]:
     from goldloop.sample.sampledir import MANIFEST, TEXTS
 
     return [source / MANIFEST, source / TEXTS]
-
-
-load_documents = read_documents

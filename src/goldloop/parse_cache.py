@@ -3,11 +3,18 @@
 :func:`goldloop.nlp.parse_many` reads it, so the sampler's pool, annotate's post-checks, pull's
 anchored tags, the baselines and the backend share it without knowing. An entry is keyed by the
 pipeline (its name, version, config and the spaCy version), the pipes that ran and the sha256 of
-the text. An entry serves a request when the requested pipes are a *prefix* of the entry's pipes:
-an entry made with more pipes at the end (``ner``) serves a request without them, but one made with
-a pipe skipped in the middle does not, and the other way round neither. Pipes read what earlier
-pipes wrote (``attribute_ruler`` reads the parser's labels to tell AUX from VERB), so any other
-reuse would return annotations a fresh parse does not give.
+the text. A request is served only with what a fresh parse would give:
+
+- as stored, by an entry whose pipes begin with the requested ones (one made with ``ner`` at the
+  end serves a request without it);
+- replayed, by an entry that shares the request's first pipes when the request's other pipes are
+  all rule-based (not trainable) and the shared ones declare what they assign: the stored tokens
+  and those attributes are kept and the remaining pipes run on them. Annotate's checks skip the
+  parser; served from the sampler's full parse, only ``attribute_ruler`` and ``lemmatizer`` run
+  again. Keeping the full parse instead would not do: ``attribute_ruler`` reads the parser's
+  labels (AUX or VERB), so the POS would differ from a parse without the parser;
+- otherwise it is a miss (a request for more pipes than an entry has, or a trainable pipe to
+  run), parsed and stored.
 
 Docs are stored without ``tensor`` and ``user_data`` (nothing in goldloop reads them after a
 parse, and the tensor is 10× the rest); deserialising adds the doc's strings to the caller's
@@ -26,6 +33,7 @@ import sqlite3
 import struct
 import threading
 import time
+import weakref
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -61,7 +69,7 @@ _EXCLUDED = ("tensor", "user_data", "user_data_keys", "user_data_values", "senti
 _enabled = True
 _caches: dict[tuple[str, str], ParseCache] = {}
 _caches_lock = threading.Lock()
-_pipeline_ids: dict[int, tuple[Language, str]] = {}
+_pipeline_ids: weakref.WeakKeyDictionary[Language, str] = weakref.WeakKeyDictionary()
 
 
 def set_enabled(enabled: bool) -> None:
@@ -91,16 +99,16 @@ def default_cache() -> ParseCache | None:
 
 def pipeline_id(nlp: Language) -> str:
     """What decides a parse besides the text and the pipes: model, version, config, spaCy."""
-    known = _pipeline_ids.get(id(nlp))
-    if known is not None and known[0] is nlp:
-        return known[1]
+    known = _pipeline_ids.get(nlp)
+    if known is not None:
+        return known
     meta = nlp.meta
     config = hashlib.sha256(nlp.config.to_str().encode("utf-8")).hexdigest()[:16]
     ident = (
         f"{meta.get('lang')}_{meta.get('name')}-{meta.get('version')} config-{config} "
         f"spacy-{spacy.__version__} format-{FORMAT}"
     )
-    _pipeline_ids[id(nlp)] = (nlp, ident)
+    _pipeline_ids[nlp] = ident
     return ident
 
 

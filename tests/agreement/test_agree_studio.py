@@ -15,7 +15,7 @@ from goldloop.gold import Document, Hit
 from goldloop.kb import load_kb
 from goldloop.studio.push import push
 from goldloop.studio.review import hit_regions
-from tests.agreement.conftest import Cli
+from tests.conftest import Cli
 
 pytestmark = pytest.mark.studio
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from goldloop.documents import load_documents
-from goldloop.kb import KB, load_kb
+from goldloop.documents import read_documents
+from goldloop.kb import KB
 from goldloop.llm import SQLiteCache
 from goldloop.precision.judge import judge_mentions, judge_request, parse_verdict
 from goldloop.precision.mentions import (
@@ -23,17 +23,12 @@ from goldloop.precision.mentions import (
 )
 from goldloop.precision.study import draw_sample, precision_report
 from goldloop.scoring.inputs import read_predictions
-from tests.agreement.conftest import Cli
+from tests.conftest import Cli
 from tests.fakes.llm_server import FakeLLMServer, FakeRequest, Reply, llm_server
 
 __all__ = ["llm_server"]
 
 TEXT = "IL-6 regulates TNF. A inhibits B. C is activated by D."
-
-
-@pytest.fixture(scope="module")
-def kb() -> KB:
-    return load_kb()
 
 
 @pytest.fixture
@@ -84,7 +79,7 @@ def test_judge_through_each_provider(
 ) -> None:
     system, documents = study
     llm_server.answer = scripted
-    docs = load_documents(documents)
+    docs = read_documents(documents)
     texts = {doc.doc_id: doc for doc in docs}
     mentions, abstained = system_mentions(read_predictions(system, docs), docs, kb)
     assert abstained == 1
@@ -106,7 +101,7 @@ def test_judge_request_marks_the_mention_and_states_the_claim(
     study: tuple[Path, Path], kb: KB
 ) -> None:
     system, documents = study
-    docs = load_documents(documents)
+    docs = read_documents(documents)
     mentions, _ = system_mentions(read_predictions(system, docs), docs, kb)
     converse = mentions[2]
     assert (converse.entity_id, converse.direction, converse.label) == (

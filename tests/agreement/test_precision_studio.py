@@ -19,7 +19,7 @@ from goldloop.precision.study import labelling_rows
 from goldloop.studio.connection import StudioUnreachable
 from goldloop.studio.offsets import from_label_studio, to_label_studio
 from goldloop.studio.project import find_project
-from tests.agreement.conftest import Cli
+from tests.conftest import Cli
 
 pytestmark = pytest.mark.studio
 

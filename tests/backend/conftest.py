@@ -20,7 +20,6 @@ from tests.fakes.llm_server import FakeLLMServer
 from goldloop.backend.app import create_app
 from goldloop.backend.predictor import Predictor
 from goldloop.backend.settings import BackendSettings
-from goldloop.kb import KB, load_kb
 from goldloop.llm.base import CREDENTIALS
 
 
@@ -128,8 +127,3 @@ def llm_settings(
     base = {"GOLDLOOP_PROVIDER": provider, "GOLDLOOP_MODEL": model, key: "test-key",
             "GOLDLOOP_BASE_URL": server.base_url(provider), "GOLDLOOP_CACHE": str(cache)}  # fmt: skip
     return BackendSettings.from_env({**base, **env})
-
-
-@pytest.fixture(scope="session")
-def kb() -> KB:
-    return load_kb()

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from label_studio_sdk.core.api_error import ApiError
 from tests.backend.conftest import RunningBackend, llm_settings, running_backend, span_of
 from tests.fakes.llm_server import FakeLLMServer, FakeRequest, Reply, llm_server
 
@@ -140,3 +141,23 @@ def test_label_studio_stores_the_llm_backends_predictions_and_asks_again_after_a
         retrieve(label_studio, project_id, [task_ids[3]])
         (prediction,) = stored(label_studio, task_ids[3])
         assert mention_spans(prediction) == expected_spans(texts[3], ["upregulates"])
+
+
+def test_label_studio_sends_the_backends_basic_auth(label_studio: Any, kb: KB) -> None:
+    settings = BackendSettings(annotator=AnnotatorSpec("lexical"), basic_auth=("ls", "s3cret-pw"))
+    predictor = Predictor(kb, LexicalAnnotator(kb), nlp=load_nlp())
+    project_id, task_ids = make_project(label_studio, kb, TEXTS[:1])
+    with running_backend(settings, predictor) as backend:
+        # Without the pair Label Studio's own check of the backend (/setup) is refused.
+        with pytest.raises(ApiError) as refused:
+            label_studio.client.ml.create(project=project_id, url=backend.url, title="no auth")
+        assert refused.value.status_code == 400 and "401" in str(refused.value.body), (
+            refused.value.body
+        )
+        label_studio.client.ml.create(
+            project=project_id, url=backend.url, title=predictor.model_version,
+            auth_method="BASIC_AUTH", basic_auth_user="ls", basic_auth_pass="s3cret-pw",
+        )  # fmt: skip
+        retrieve(label_studio, project_id, task_ids)
+        (prediction,) = stored(label_studio, task_ids[0])
+    assert mention_spans(prediction) == expected_spans(TEXTS[0], ["activates", "inhibited by"])

@@ -80,6 +80,7 @@ def test_unreachable_redis_at_start_is_a_clear_error() -> None:
     with pytest.raises(GoldloopError, match="cannot reach the response cache") as raised:
         RedisCache(url, timeout_s=0.5)
     assert "hunter2" not in str(raised.value)
+    assert raised.value.exit_code == 4  # a service, not bad input
 
 
 def test_redis_going_away_costs_calls_not_predictions(

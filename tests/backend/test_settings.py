@@ -77,7 +77,7 @@ def test_cli_refuses_bad_configuration_on_one_line(cli: Cli) -> None:
 def test_cli_help_names_the_options(cli: Cli) -> None:
     result = cli("backend", "--help")
     assert result.returncode == 0
-    for option in ("--host", "--port", "--workers"):
+    for option in ("--host", "--port", "--workers", "--insecure"):
         assert option in result.stdout
 
 

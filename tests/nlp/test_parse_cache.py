@@ -16,10 +16,9 @@ import pytest
 import spacy
 from spacy.language import Language
 from spacy.tokens import Doc
-from typer.testing import CliRunner
+from tests.conftest import Cli
 
 from goldloop import parse_cache
-from goldloop.cli import app
 from goldloop.nlp import parse_many
 from goldloop.parse_cache import ParseCache, default_cache
 from goldloop.settings import BUNDLED_KB, DEMO_CORPUS, spacy_model_names
@@ -296,21 +295,18 @@ def test_switches_bypass_the_cache(
     assert stored_sizes(path)[0] == 2
 
 
-def test_the_root_option_bypasses_the_cache_for_a_command(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_root_option_bypasses_the_cache_for_a_command(tmp_path: Path, cli: Cli) -> None:
     path = tmp_path / "parse.sqlite"
-    monkeypatch.setenv("GOLDLOOP_PARSE_CACHE", str(path))
-    runner = CliRunner()
-    command = ["sample", "--corpus", str(DEMO_CORPUS), "--kb", str(BUNDLED_KB), "--n-primary", "2", "--n-double", "1"]  # fmt: skip
+    env = {"GOLDLOOP_PARSE_CACHE": str(path)}
+    command = ["sample", "--corpus", DEMO_CORPUS, "--kb", BUNDLED_KB, "--n-primary", 2, "--n-double", 1]  # fmt: skip
     try:
-        result = runner.invoke(app, ["--no-parse-cache", *command, "--out", str(tmp_path / "off")])
-        assert result.exit_code == 0, result.output
+        result = cli("--no-parse-cache", *command, "--out", tmp_path / "off", env=env)
+        assert result.returncode == 0, result.err
         assert not path.exists()
     finally:
         parse_cache.set_enabled(True)
-    result = runner.invoke(app, [*command, "--out", str(tmp_path / "on")])
-    assert result.exit_code == 0, result.output
+    result = cli(*command, "--out", tmp_path / "on", env=env)
+    assert result.returncode == 0, result.err
     assert stored_sizes(path)[0] > 0
 
 

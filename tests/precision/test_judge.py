@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from goldloop.documents import load_documents
+from goldloop.documents import read_documents
 from goldloop.kb import KB
 from goldloop.precision.judge import FAILED, judge_mentions
 from goldloop.precision.mentions import read_verdicts, system_mentions
@@ -31,7 +31,7 @@ def test_a_failed_request_leaves_its_mention_unchecked_and_the_run_finishes(
 ) -> None:
     system, documents = study
     llm_server.answer = inhibits_fails
-    docs = load_documents(documents)
+    docs = read_documents(documents)
     mentions, _ = system_mentions(read_predictions(system, docs), docs, kb)
     run = judge_mentions(
         mentions, {d.doc_id: d for d in docs}, kb, llm_server.provider("anthropic", "j", cache=None)

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
+from tests.conftest import Cli
 
-from goldloop.cli import main
 from goldloop.gold import Document, Hit, write_gold
-from goldloop.kb import KB, load_kb
+from goldloop.kb import KB
 from goldloop.sample import read_documents, read_manifest
 from goldloop.sample.audit import audit_sample
 from goldloop.sample.run import SampleSettings, run_sample
@@ -18,11 +17,6 @@ from goldloop.settings import DEMO_CORPUS
 from goldloop.stats import dataset_stats
 
 SETTINGS = SampleSettings(n_primary=8, n_double=2, n_reserve=2, tail_top_k=10, seed=5)
-
-
-@pytest.fixture(scope="module")
-def kb() -> KB:
-    return load_kb()
 
 
 @pytest.fixture(scope="module")
@@ -128,21 +122,15 @@ def test_stats_sections(sample_dir: Path, kb: KB, tmp_path: Path) -> None:
     assert gold["documents_without_hits"] == 18
 
 
-def test_cli_audit_and_stats(
-    sample_dir: Path,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
+def test_cli_audit_and_stats(sample_dir: Path, tmp_path: Path, cli: Cli) -> None:
+    out = ""
     for args in (
-        ["audit", "--sample", str(sample_dir), "--out", str(tmp_path)],
-        ["stats", "--sample", str(sample_dir), "--report-dir", str(tmp_path)],
+        ["audit", "--sample", sample_dir, "--out", tmp_path],
+        ["stats", "--sample", sample_dir, "--report-dir", tmp_path],
     ):
-        monkeypatch.setattr(sys, "argv", ["goldloop", *args])
-        with pytest.raises(SystemExit) as exit_info:
-            main()
-        assert exit_info.value.code in (0, None)
-    out = capsys.readouterr().out
+        result = cli(*args)
+        assert result.returncode == 0, result.stderr
+        out += result.stdout
     assert "coverage" in out and "dataset statistics" in out
     assert (tmp_path / "audit.png").stat().st_size > 1000
     assert json.loads((tmp_path / "dataset_stats.json").read_text())["sample"]["documents"] == 24

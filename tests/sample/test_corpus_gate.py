@@ -6,12 +6,11 @@ import csv
 import gzip
 import json
 import random
-import sys
 from pathlib import Path
 
 import pytest
+from tests.conftest import Cli
 
-from goldloop.cli import main
 from goldloop.sample.corpus import CorpusColumns, CorpusError, read_corpus
 from goldloop.sample.gate import GATE_REASONS, Gate, GateSettings, count_sentences, exclusion_sets
 
@@ -133,29 +132,15 @@ def test_corrupt_gzip_is_a_clear_error(tmp_path: Path) -> None:
         list(read_corpus(not_gzip))
 
 
-def _cli(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str
-) -> tuple[int, str]:
-    monkeypatch.setattr(sys, "argv", ["goldloop", *args])
-    with pytest.raises(SystemExit) as exit_info:
-        main()
-    # rich wraps long lines to the terminal width; compare the words
-    return int(exit_info.value.code or 0), " ".join(capsys.readouterr().err.split())
-
-
-def test_cli_exits_2_on_corrupt_gzip_and_missing_column(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_cli_exits_2_on_corrupt_gzip_and_missing_column(tmp_path: Path, cli: Cli) -> None:
     broken = tmp_path / "broken.tsv.gz"
     broken.write_bytes(gzip.compress(b"pmid\tyear\tabstract\n" * 200)[:60])
-    code, err = _cli(
-        monkeypatch, capsys, "sample", "--corpus", str(broken), "--out", str(tmp_path / "s")
-    )
+    result = cli("sample", "--corpus", broken, "--out", tmp_path / "s")
+    code, err = result.returncode, result.err
     assert code == 2 and "broken.tsv.gz: cannot read: Compressed file ended" in err
     no_text = _write(tmp_path / "c.tsv", [{"pmid": "1", "year": "2001", "body": "x"}])
-    code, err = _cli(
-        monkeypatch, capsys, "sample", "--corpus", str(no_text), "--out", str(tmp_path / "s")
-    )
+    result = cli("sample", "--corpus", no_text, "--out", tmp_path / "s")
+    code, err = result.returncode, result.err
     assert code == 2 and "no text column" in err
     assert not (tmp_path / "s" / "manifest.csv").exists()
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from goldloop.kb import KB, load_kb
+from goldloop.kb import KB
 from goldloop.sample.pool import POOL_FILE, POOL_META, detect_here
 from goldloop.sample.run import SampleSettings, run_sample
 from goldloop.settings import DEMO_CORPUS
@@ -17,11 +17,6 @@ from goldloop.settings import DEMO_CORPUS
 pytest.importorskip("distributed", reason="the dask extra is not installed")
 
 SETTINGS = SampleSettings(n_primary=6, n_double=2, n_reserve=2, tail_top_k=10, seed=3)
-
-
-@pytest.fixture(scope="module")
-def kb() -> KB:
-    return load_kb()
 
 
 @pytest.fixture(scope="module")

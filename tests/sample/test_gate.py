@@ -13,8 +13,9 @@ from goldloop.sample.gate import (
     DigestSet,
     Gate,
     GateSettings,
+    count_sentences,
     english_share,
-    id_digest,
+    has_sentences,
 )
 
 TEXT = (
@@ -22,6 +23,9 @@ TEXT = (
     "STAT3 phosphorylation is inhibited by SOCS3, which is itself induced by the same cytokine. "
     "We show that prolonged exposure reduces the transcriptional response of the liver cells. "
 )
+
+
+SENTENCES_SAMPLE = "Values rose (p < 0.05). The e.g. case stays one. 3 cells died."
 
 
 def _records(n: int) -> Iterator[CorpusRecord]:
@@ -76,7 +80,6 @@ def test_digest_set_keeps_every_member_across_growth() -> None:
     assert all(d in digests for d in members)
     others = [rng.getrandbits(64) for _ in range(5000)]
     assert sum(d in digests for d in others if d not in members) == 0
-    assert id_digest("pmid:1") != id_digest("pmid:2")
 
 
 def test_english_share_ascii_fast_path_matches_the_word_rule() -> None:
@@ -87,3 +90,13 @@ def test_english_share_ascii_fast_path_matches_the_word_rule() -> None:
     texts = [TEXT, "the 3rd of May and/or the_end", "A1B THE", "Über die Wirkung der Zellen", ""]
     for text in texts + [t + " é" for t in texts]:
         assert english_share(text) == reference(text), text
+
+
+def test_has_sentences_agrees_with_count_sentences() -> None:
+    rng = random.Random(3)
+    pieces = ["Word", "word", ". ", "! ", "? ", '." ', ".) ", " (", "A", "3", "e.g. x", "\n", "  "]
+    texts = ["", " ", "One.", SENTENCES_SAMPLE, *("".join(rng.choices(pieces, k=rng.randint(1, 30)))
+                                                for _ in range(3000))]  # fmt: skip
+    for text in texts:
+        for n in range(5):
+            assert has_sentences(text, n) == (count_sentences(text) >= n), (text, n)

@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.conftest import Cli
 
 import goldloop.nlp
-from goldloop.cli import main
 from goldloop.errors import GoldloopError
-from goldloop.kb import KB, load_kb
+from goldloop.kb import KB
 from goldloop.sample import read_manifest
 from goldloop.sample.phase1 import order_key
 from goldloop.sample.pool import POOL_META, read_pool_rows
@@ -24,11 +24,6 @@ from goldloop.settings import DEMO_CORPUS
 
 SETTINGS = SampleSettings(n_primary=3, n_double=1, n_reserve=1, tail_top_k=10, seed=5, phase1=10)
 ELIGIBLE = 26  # the demo corpus: 31 rows, 5 dropped (see test_run)
-
-
-@pytest.fixture(scope="module")
-def kb() -> KB:
-    return load_kb()
 
 
 @pytest.fixture
@@ -115,26 +110,17 @@ def test_two_phase_cannot_extend_a_one_phase_sample(tmp_path: Path, kb: KB) -> N
     run_sample(DEMO_CORPUS, tmp_path / "s", kb, replace(SETTINGS, phase1=None))
     with pytest.raises(GoldloopError, match="drawn in one phase"):
         run_sample(DEMO_CORPUS, tmp_path / "s", kb, SETTINGS, extend=True)
-    with pytest.raises(GoldloopError, match="phase-1 size must be"):
+    with pytest.raises(GoldloopError, match=r"^phase1: must be a positive number"):
         run_sample(DEMO_CORPUS, tmp_path / "t", kb, replace(SETTINGS, phase1=0))
 
 
-def _cli(monkeypatch: pytest.MonkeyPatch, *args: str) -> int:
-    monkeypatch.setattr("sys.argv", ["goldloop", *args])
-    with pytest.raises(SystemExit) as exit_info:
-        main()
-    return int(exit_info.value.code or 0)
-
-
-def test_cli_phase1_option(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_cli_phase1_option(tmp_path: Path, cli: Cli) -> None:
     base = ["sample", "--corpus", str(DEMO_CORPUS), "--n-primary", "3", "--n-double", "1",
             "--n-reserve", "1"]  # fmt: skip
-    assert _cli(monkeypatch, *base, "--out", str(tmp_path / "bad"), "--phase1", "lots") == 2
-    assert "--phase1" in capsys.readouterr().err
+    result = cli(*base, "--out", tmp_path / "bad", "--phase1", "lots")
+    assert result.returncode == 2 and "--phase1" in result.stderr
     assert not (tmp_path / "bad").exists()
-    assert _cli(monkeypatch, *base, "--out", str(tmp_path / "s"), "--phase1", "12") == 0
+    assert cli(*base, "--out", tmp_path / "s", "--phase1", "12").returncode == 0
     report = json.loads((tmp_path / "s" / "sampling_report.batch0.json").read_text())
     assert report["phase1"]["size"] == 12 and report["settings"]["phase1"] == 12
     assert json.loads((tmp_path / "s" / POOL_META).read_text())["eligible"] == ELIGIBLE

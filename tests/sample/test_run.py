@@ -25,11 +25,6 @@ SETTINGS = SampleSettings(n_primary=8, n_double=4, n_reserve=4, tail_top_k=10, s
 SMALL = replace(SETTINGS, n_primary=3, n_double=1, n_reserve=1)
 
 
-@pytest.fixture(scope="module")
-def kb() -> KB:
-    return load_kb()
-
-
 def _forbid_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("the pool was parsed again although its cache is valid")
@@ -151,9 +146,9 @@ def test_excluded_corpus_and_refusals(tmp_path: Path, kb: KB) -> None:
     assert not {"pmid:99000001", "pmid:99000002"} & {
         r.doc_id for r in read_manifest(tmp_path / "s")
     }
-    with pytest.raises(GoldloopError, match="already holds a sample; add --extend"):
+    with pytest.raises(GoldloopError, match=r"^extend: .* already holds a sample"):
         run_sample(DEMO_CORPUS, tmp_path / "s", kb, SETTINGS)
-    with pytest.raises(GoldloopError, match="--extend needs an existing sample"):
+    with pytest.raises(GoldloopError, match=r"^extend: .* holds no sample to extend"):
         run_sample(DEMO_CORPUS, tmp_path / "new", kb, SETTINGS, extend=True)
     with pytest.raises(
         GoldloopError,
@@ -163,7 +158,7 @@ def test_excluded_corpus_and_refusals(tmp_path: Path, kb: KB) -> None:
         run_sample(
             DEMO_CORPUS, tmp_path / "y", kb, replace(SETTINGS, gate=GateSettings(max_chars=300))
         )
-    with pytest.raises(GoldloopError, match="--none-fraction must lie in"):
+    with pytest.raises(GoldloopError, match=r"^none_fraction: must lie in \[0, 1\]"):
         run_sample(DEMO_CORPUS, tmp_path / "x", kb, replace(SETTINGS, none_fraction=1.5))
 
 

@@ -1,11 +1,8 @@
-"""``goldloop agree`` end to end: files in, table out, JSON written, bad input exits 2
-(through the installed entry point, in a subprocess)."""
+"""``goldloop agree`` end to end: files in, table out, JSON written, bad input exits 2."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,7 +10,6 @@ import pytest
 from goldloop.gold import Document, Hit, write_gold
 from tests.conftest import Cli
 
-GOLDLOOP = str(Path(sys.executable).with_name("goldloop"))
 TEXT = "IL-6 regulates TNF. A inhibits B."
 
 
@@ -24,10 +20,6 @@ def write(path: Path, *hits: tuple[int, int, str, str]) -> Path:
     ]
     write_gold(path, [Document(doc_id="pmid:1", text=TEXT, ground_truth=ground_truth)])
     return path
-
-
-def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([GOLDLOOP, *map(str, args)], capture_output=True, text=True, check=False)
 
 
 def test_agree_writes_the_report_and_prints_a_table(tmp_path: Path, cli: Cli) -> None:
@@ -56,15 +48,15 @@ def test_agree_default_report_path(tmp_path: Path, cli: Cli) -> None:
     assert json.loads((tmp_path / "a.json.agreement.json").read_text())["n_pairs"] == 1
 
 
-def test_agree_bad_input_exits_2_and_writes_nothing(tmp_path: Path) -> None:
+def test_agree_bad_input_exits_2_and_writes_nothing(tmp_path: Path, cli: Cli) -> None:
     a = write(tmp_path / "a.json", (5, 14, "RO.0002211", "forward"))
     broken = tmp_path / "b.json"
     broken.write_text('[{"doc_id": "pmid:1"}]')
-    result = run("agree", "--gold", a, "--other", broken, "-o", tmp_path / "k.json")
+    result = cli("agree", "--gold", a, "--other", broken, "-o", tmp_path / "k.json")
     assert result.returncode == 2
     assert "b.json" in result.stderr and "text" in result.stderr
     assert not (tmp_path / "k.json").exists()
-    assert run("agree", "--gold", a).returncode == 2
+    assert cli("agree", "--gold", a).returncode == 2
 
 
 def test_agree_never_writes_over_an_input(tmp_path: Path, cli: Cli) -> None:

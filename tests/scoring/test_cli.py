@@ -4,27 +4,15 @@ from __future__ import annotations
 
 import csv
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-from goldloop.cli import main
 from tests.conftest import Cli
 
 from .conftest import hit, row
 
 LEGACY = Path(__file__).parents[1] / "data" / "legacy" / "sample.0.gt.json"
-
-
-def run_cli(monkeypatch: pytest.MonkeyPatch, *args: str) -> int:
-    """The exit code alone; test_baselines still uses it (the ``cli`` fixture is the way)."""
-    monkeypatch.setattr(sys, "argv", ["goldloop", *map(str, args)])
-    try:
-        main()
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
 
 
 def _legacy_rows(tmp_path: Path) -> Path:

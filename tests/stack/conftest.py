@@ -31,7 +31,7 @@ import urllib.error
 import urllib.request
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -41,9 +41,11 @@ import pytest
 from goldloop.errors import GoldloopError
 from goldloop.studio import server
 from tests.backend.conftest import free_port, redis_binary, wait_for_port
-from tests.conftest import REPO, in_ci
+from tests.conftest import REPO, LabelStudioServer, in_ci
 from tests.fakes.llm_server import FakeLLMServer
 
+REPLICAS = ("a", "b")  # docker/compose.yaml: deploy.replicas
+REPLICA_WORKERS = 2  # docker/compose.yaml: WORKERS, ${BACKEND_WORKERS:-2}
 POSTGRES_ENV = "GOLDLOOP_TEST_POSTGRES"
 DEFAULT_POSTGRES = "postgresql://postgres@127.0.0.1:5432/postgres"
 GOLDLOOP = Path(sys.executable).parent / "goldloop"
@@ -78,7 +80,7 @@ def psql(admin_url: str, sql: str, database: str | None = None) -> str:
 
 
 @dataclass(frozen=True)
-class TestDatabase:
+class SessionDatabase:
     admin_url: str
     name: str
 
@@ -91,14 +93,14 @@ class TestDatabase:
 
 
 @pytest.fixture(scope="session")
-def postgres_database() -> Iterator[TestDatabase]:
+def postgres_database() -> Iterator[SessionDatabase]:
     """A fresh database of this session's own on the machine's PostgreSQL, dropped afterwards."""
     admin = os.environ.get(POSTGRES_ENV, DEFAULT_POSTGRES)
     try:
         psql(admin, "SELECT 1")
     except (RuntimeError, subprocess.TimeoutExpired) as exc:
         unavailable(f"no PostgreSQL at {admin} (set {POSTGRES_ENV}): {exc}")
-    database = TestDatabase(admin, f"goldloop_test_{uuid.uuid4().hex[:12]}")
+    database = SessionDatabase(admin, f"goldloop_test_{uuid.uuid4().hex[:12]}")
     psql(admin, f'CREATE DATABASE "{database.name}"')
     try:
         yield database
@@ -107,26 +109,10 @@ def postgres_database() -> Iterator[TestDatabase]:
         psql(admin, f'DROP DATABASE IF EXISTS "{database.name}" WITH (FORCE)')
 
 
-@dataclass
-class StackStudio:
-    home: Path
-    state: server.ServerState
-    database: TestDatabase
-    client: Any = field(default=None)
-
-    @property
-    def url(self) -> str:
-        return self.state.url
-
-    @property
-    def token(self) -> str:
-        return self.state.token
-
-
 @pytest.fixture(scope="session")
 def studio_on_postgres(
-    postgres_database: TestDatabase, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[StackStudio]:
+    postgres_database: SessionDatabase, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LabelStudioServer]:
     """One Label Studio on the session's PostgreSQL database for every stack test."""
     pytest.importorskip("label_studio_sdk", reason="the studio extra is not installed")
     home = tmp_path_factory.mktemp("stack-studio") / "studio"
@@ -137,7 +123,7 @@ def studio_on_postgres(
         unavailable(f"no Label Studio on PostgreSQL: {exc}")
     from label_studio_sdk import LabelStudio
 
-    studio = StackStudio(home, state, postgres_database)
+    studio = LabelStudioServer(home, executable, state)
     studio.client = LabelStudio(base_url=state.url, api_key=state.token)
     try:
         yield studio
@@ -177,7 +163,7 @@ class RedisProcess:
 
 
 class Replica:
-    """``goldloop backend --workers 2`` (gunicorn) on a loopback port, in its own process group."""
+    """``goldloop backend --workers N`` (gunicorn) on a loopback port, in its own process group."""
 
     def __init__(self, name: str, env: dict[str, str], log: Path) -> None:
         self.name = name
@@ -186,7 +172,7 @@ class Replica:
         self._log = log.open("wb")
         self.process = subprocess.Popen(
             [str(GOLDLOOP), "backend", "--host", "127.0.0.1", "--port", str(self.port),
-             "--workers", "2"],
+             "--workers", str(REPLICA_WORKERS)],
             env=env, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True,
         )  # fmt: skip
         self.log = log
@@ -311,7 +297,8 @@ class RoundRobinProxy:
 
 @dataclass
 class Stack:
-    studio: StackStudio
+    studio: LabelStudioServer
+    database: SessionDatabase
     llm: FakeLLMServer
     redis: RedisProcess
     replicas: list[Replica]
@@ -334,7 +321,9 @@ def replica_env(llm: FakeLLMServer, redis_url: str, home: Path) -> dict[str, str
 
 @pytest.fixture(scope="module")
 def stack(
-    studio_on_postgres: StackStudio, tmp_path_factory: pytest.TempPathFactory
+    studio_on_postgres: LabelStudioServer,
+    postgres_database: SessionDatabase,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[Stack]:
     workdir = tmp_path_factory.mktemp("stack")
     llm = FakeLLMServer().start()
@@ -342,7 +331,7 @@ def stack(
     replicas: list[Replica] = []
     proxy = None
     try:
-        for name in ("a", "b"):
+        for name in REPLICAS:
             home = workdir / name
             home.mkdir()
             replicas.append(
@@ -351,7 +340,7 @@ def stack(
         for replica in replicas:
             replica.wait_healthy()
         proxy = RoundRobinProxy(replicas)
-        yield Stack(studio_on_postgres, llm, redis_process, replicas, proxy)
+        yield Stack(studio_on_postgres, postgres_database, llm, redis_process, replicas, proxy)
     finally:
         if proxy is not None:
             proxy.close()

@@ -13,30 +13,29 @@ from goldloop.gold import read_gold
 from goldloop.kb import load_kb
 from goldloop.studio.review import review_tag
 from goldloop.studio.server import Database, StudioServerError
-from tests.stack.conftest import StackStudio
-from tests.studio.loop_data import ACTIVATES, INHIBITS, TAG_A, TAG_B, run_goldloop, write_inputs
+from tests.conftest import Cli, LabelStudioServer
+from tests.stack.conftest import SessionDatabase
+from tests.studio.loop_data import ACTIVATES, INHIBITS, TAG_A, TAG_B, write_inputs
 
 pytestmark = pytest.mark.studio
 
 
 def test_push_and_pull_against_label_studio_on_postgres(
-    studio_on_postgres: StackStudio,
+    studio_on_postgres: LabelStudioServer,
+    postgres_database: SessionDatabase,
     tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
+    cli: Cli,
 ) -> None:
-    studio = studio_on_postgres
-    assert studio.state.database == studio.database.url
+    studio, database = studio_on_postgres, postgres_database
+    assert studio.state.database == database.url
     env = {"LABEL_STUDIO_URL": studio.url, "LABEL_STUDIO_API_KEY": studio.token}
     documents, gold_a, gold_b = write_inputs(tmp_path)
     name = f"pg-{uuid.uuid4().hex[:6]}"
-    code, _, err = run_goldloop(
-        ["push", "--sample", str(documents), "--project", name, "--candidates", str(gold_a),
-         "--other", str(gold_b)], env, monkeypatch, capsys,
-    )  # fmt: skip
-    assert code == 0, err
+    pushed = cli("push", "--sample", documents, "--project", name, "--candidates", gold_a,
+                 "--other", gold_b, env=env)  # fmt: skip
+    assert pushed.returncode == 0, pushed.stderr
     # The tasks are rows of PostgreSQL's task table, not of a SQLite file.
-    count = studio.database.query(
+    count = database.query(
         f"SELECT count(*) FROM task t JOIN project p ON t.project_id = p.id WHERE p.title = '{name}'"
     )
     assert count == "7"
@@ -49,10 +48,8 @@ def test_push_and_pull_against_label_studio_on_postgres(
         prediction: Any = next(p for p in tasks[doc_id].predictions if p.model_version == review)
         client.annotations.create(id=tasks[doc_id].id, result=prediction.result)
     out_path = tmp_path / "gold.verified.json"
-    code, _, err = run_goldloop(
-        ["pull", "--project", name, "--out", str(out_path)], env, monkeypatch, capsys
-    )
-    assert code == 0, err
+    pulled = cli("pull", "--project", name, "--out", out_path, env=env)
+    assert pulled.returncode == 0, pulled.stderr
     gold = read_gold(out_path, load_kb())
     got = sorted(
         (d.doc_id, h.surface, h.entity_id, h.direction, h.verdict)
@@ -64,7 +61,7 @@ def test_push_and_pull_against_label_studio_on_postgres(
         ("pmid:4", "activates", ACTIVATES, "forward", "accept"),
         ("pmid:4", "inhibited by", INHIBITS, "inverse", "accept"),
     ]
-    annotations = studio.database.query(
+    annotations = database.query(
         f"SELECT count(*) FROM task_completion c JOIN project p ON c.project_id = p.id"
         f" WHERE p.title = '{name}'"
     )
@@ -93,11 +90,9 @@ def test_database_url_is_read_and_its_password_never_kept(
         Database.from_url("postgresql://127.0.0.1:5432/")
 
 
-def test_cli_refuses_a_bad_database_url_in_one_line(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_cli_refuses_a_bad_database_url_in_one_line(tmp_path: Path, cli: Cli) -> None:
     env = {"GOLDLOOP_HOME": str(tmp_path), "GOLDLOOP_STUDIO_DATABASE": "sqlite:///x.db"}
-    code, _, err = run_goldloop(["studio", "start"], env, monkeypatch, capsys)
-    assert code == 2
-    assert "sqlite:///x.db: only PostgreSQL is supported" in " ".join(err.split())
+    result = cli("studio", "start", env=env)
+    assert result.returncode == 2
+    assert "sqlite:///x.db: only PostgreSQL is supported" in result.err
     assert not (tmp_path / "studio" / "server.json").exists()

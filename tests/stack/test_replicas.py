@@ -64,7 +64,7 @@ def predictions(stack: Stack, task_id: int) -> list[dict[str, Any]]:
     """The task's stored predictions. Never through ``tasks.get``: Label Studio asks the ML
     backend itself when a task without predictions is opened, which would hide a missing one."""
     stored = stack.studio.client.predictions.list(task=task_id)
-    rows = stack.studio.database.query(f"SELECT count(*) FROM prediction WHERE task_id = {task_id}")
+    rows = stack.database.query(f"SELECT count(*) FROM prediction WHERE task_id = {task_id}")
     assert int(rows) == len(stored)  # what the API shows is what PostgreSQL holds
     return [p.dict() for p in stored]
 

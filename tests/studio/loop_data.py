@@ -6,8 +6,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import run_goldloop as run_goldloop  # the one way, kept importable here
-
 ACTIVATES, INHIBITS, REGULATES = "PEL.000000", "PEL.000018", "RO.0002211"
 BINDS, STIMULATES, REDUCES, PHOSPHORYLATES = "PEL.000003", "PEL.000034", "PEL.000029", "PEL.000025"
 INDUCES, SUPPRESSES = "PEL.000017", "PEL.000035"

@@ -75,6 +75,9 @@ def test_sidecar_counts_curation_and_kappa_before_it(campaign: Campaign, pulled)
         f"{campaign.name}-curate",
     ]
     assert sidecar["decided"] == {"single": 3, "agreed": 1, "curated": 3}
+    assert sidecar["verified_by"] == sorted(
+        campaign.email(p) for p in ("admin", "alice", "bob", "carol")
+    )
     assert sidecar["curation"] == {
         "disputed_tasks": 4,
         "curated_tasks": 3,

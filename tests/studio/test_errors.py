@@ -4,31 +4,24 @@ from __future__ import annotations
 
 import json
 import uuid
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from goldloop.studio import server
-from tests.studio.loop_data import run_goldloop, write_inputs
-
-
-@dataclass
-class Done:
-    returncode: int
-    stdout: str
-    stderr: str
+from tests.conftest import Cli, CliResult
+from tests.studio.loop_data import write_inputs
 
 
 @pytest.fixture
-def goldloop(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path):
-    def run(args: list[str], url: str, key: str, cwd: Path) -> Done:
+def goldloop(cli: Cli):
+    def run(args: list[str], url: str, key: str, cwd: Path) -> CliResult:
         env = {
             "LABEL_STUDIO_URL": url,
             "LABEL_STUDIO_API_KEY": key,
             "GOLDLOOP_HOME": str(cwd / ".goldloop"),
         }
-        return Done(*run_goldloop(args, env, monkeypatch, capsys))
+        return cli(*args, env=env)
 
     return run
 
@@ -41,7 +34,7 @@ def _push_args(tmp_path: Path, project: str) -> list[str]:
 def test_unreachable_server(goldloop, tmp_path: Path) -> None:
     url = f"http://127.0.0.1:{server.free_port()}"
     done = goldloop(_push_args(tmp_path, "p"), url, "x" * 40, tmp_path)
-    assert done.returncode == 2, done.stderr
+    assert done.returncode == 4, done.stderr  # a service error, not bad input
     assert f"cannot reach Label Studio at {url}" in done.stderr
     assert "Traceback" not in done.stderr
 

@@ -16,6 +16,7 @@ from goldloop.studio.label_config import (
     relation_value,
     render_label_config,
 )
+from tests.conftest import Cli
 
 REPO = Path(__file__).resolve().parents[2]
 pytest.importorskip("label_studio_sdk", reason="the studio extra is not installed")
@@ -46,12 +47,8 @@ def test_config_without_a_needed_control_is_refused() -> None:
         check_label_config(config, "project 'x'")
 
 
-def test_cli_writes_the_config(tmp_path: Path) -> None:
-    from typer.testing import CliRunner
-
-    from goldloop.cli import app
-
+def test_cli_writes_the_config(tmp_path: Path, cli: Cli) -> None:
     out = tmp_path / "relations.xml"
-    result = CliRunner().invoke(app, ["label-config", "-o", str(out)])
-    assert result.exit_code == 0, result.output
+    result = cli("label-config", "-o", out)
+    assert result.returncode == 0, result.stderr
     assert out.read_text(encoding="utf-8") == render_label_config(load_kb())

@@ -13,13 +13,12 @@ from copy import deepcopy
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
-from goldloop.cli import app
 from goldloop.gold import Hit, read_gold
 from goldloop.kb import load_kb
 from goldloop.studio.offsets import to_label_studio
 from goldloop.studio.review import hit_regions, review_tag
+from tests.conftest import CliResult, run_goldloop
 from tests.studio.loop_data import (
     ACTIVATES,
     BINDS,
@@ -39,13 +38,10 @@ from tests.studio.loop_data import (
 REVIEW = review_tag(TAG_A, TAG_B)
 
 
-def _run(args: list[str], label_studio) -> Any:
-    result = CliRunner().invoke(
-        app,
-        args,
-        env={"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token},
-    )
-    assert result.exit_code == 0, (result.output, result.exception)
+def _run(args: list[str], label_studio) -> CliResult:
+    env = {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token}
+    result = run_goldloop(args, env)
+    assert result.returncode == 0, (result.stdout, result.stderr)
     return result
 
 
@@ -108,7 +104,7 @@ def pushed(label_studio, tmp_path_factory: pytest.TempPathFactory) -> dict[str, 
     documents, gold_a, gold_b = write_inputs(directory)
     name = f"loop-{uuid.uuid4().hex[:6]}"
     out = _run(["push", "--sample", str(documents), "--project", name, "--candidates", str(gold_a),
-                "--other", str(gold_b)], label_studio).output  # fmt: skip
+                "--other", str(gold_b)], label_studio).stdout  # fmt: skip
     client = label_studio.client
     main, double = _project(client, name), _project(client, f"{name}-double")
     tasks, double_tasks = _tasks(client, main.id), _tasks(client, double.id)
@@ -224,7 +220,7 @@ def test_pull_one_annotator_and_per_annotator_files(pushed, label_studio) -> Non
 
 def test_push_twice_adds_nothing(pushed, label_studio) -> None:
     out = _run(["push", "--sample", str(pushed["documents"]), "--project", pushed["name"], "--candidates",
-                str(pushed["gold_a"]), "--other", str(pushed["gold_b"])], label_studio).output  # fmt: skip
+                str(pushed["gold_a"]), "--other", str(pushed["gold_b"])], label_studio).stdout  # fmt: skip
     assert "tasks created" in out
     client = label_studio.client
     assert len(_tasks(client, pushed["main"].id)) == 7
@@ -242,7 +238,7 @@ def test_sync_pushes_what_is_missing_then_pulls(pushed, label_studio) -> None:
         ["sync", "--sample", str(extra), "--project", pushed["name"], "--out", str(out),
          "--candidates", str(pushed["gold_a"]), "--other", str(pushed["gold_b"])],
         label_studio,
-    ).output  # fmt: skip
+    ).stdout  # fmt: skip
     assert "tasks created" in output
     assert sorted(_tasks(label_studio.client, pushed["main"].id)) == [
         f"pmid:{i}" for i in (1, 2, 3, 4, 5, 6, 8, 9)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from goldloop.gold import Hit
-from goldloop.kb import load_kb
 from goldloop.studio.review import build_review_prediction, review_tag, task_predictions
 
 TEXT = "🧬 TNF activates IL-6, which inhibits STAT3 and regulates growth."
@@ -31,11 +30,6 @@ def _regions(prediction: dict) -> dict[str, dict[str, dict]]:
     for item in prediction["result"]:
         out.setdefault(item["id"], {})[item["from_name"]] = item
     return out
-
-
-@pytest.fixture(scope="module")
-def kb():
-    return load_kb()
 
 
 def test_review_regions_origins_and_values(kb) -> None:

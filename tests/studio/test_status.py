@@ -56,3 +56,10 @@ def test_status_table_json_and_watch(
     assert status["finish"]["work_minutes_left"] == pytest.approx(2 * median, abs=0.01)
     assert status["finish"]["annotations_per_hour"] > 0
     assert f"{campaign.name}-curate (curate)" in stdout and "annotations still needed" in stdout
+
+
+def test_status_of_a_missing_project_names_it(label_studio: Any, tmp_path, cli: Cli) -> None:
+    env = {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token}
+    done = cli("status", "--project", "no-such-campaign", "-o", tmp_path / "s.json", env=env)
+    assert done.returncode == 2 and "'no-such-campaign'" in done.err
+    assert not (tmp_path / "s.json").exists()

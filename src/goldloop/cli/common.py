@@ -64,17 +64,6 @@ RolesOption = Annotated[
 ]
 DEFAULT_ROLES = "primary,double"
 
-# The option constants of before the Annotated style, kept while commands move over.
-KB_OPTION = typer.Option(
-    None, "--kb", help="Pairs KB CSV (default: the bundled KB).", show_default=False
-)
-EQUIVALENCES_OPTION = typer.Option(
-    None,
-    "--equivalences",
-    help="equivalences.csv for the second folding tier (default: the bundled one with the bundled KB).",
-    show_default=False,
-)
-
 
 def open_kb(path: Path | None, equivalences: Path | None = None) -> KB:
     return load_kb(path, equivalences)

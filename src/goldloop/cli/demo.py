@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import Annotated
 
 import typer
 
-from goldloop.cli.common import KB_OPTION, console, err_console, key_value_table, open_kb
+from goldloop.cli.common import KbOption, console, err_console, key_value_table, open_kb
 from goldloop.demo import PROJECT, check_pushed, next_commands, pick_annotator, run_demo
 from goldloop.studio import server
 
 
 def demo(
-    check: bool = typer.Option(
-        False, "--check", help="Run headless: verify the pushed tasks, stop Label Studio, exit 0/1."
-    ),
-    kb: Path | None = KB_OPTION,
+    check: Annotated[
+        bool,
+        typer.Option(
+            "--check", help="Run headless: verify the pushed tasks, stop Label Studio, exit 0/1."
+        ),
+    ] = False,
+    kb: KbOption = None,
 ) -> None:
     """Sample the demo corpus, pre-annotate it, start Label Studio and push: ready to annotate."""
     knowledge = open_kb(kb)

@@ -20,6 +20,7 @@ from goldloop.cli.common import (
     open_kb,
     parse_roles,
 )
+from goldloop.errors import GoldloopError
 from goldloop.kb import KB
 from goldloop.sample import read_documents
 from goldloop.studio.connection import connect, resolve_connection
@@ -69,6 +70,7 @@ def push_command(
     kb: KbOption = None,
 ) -> None:
     """Push documents as tasks and candidates as predictions (A, B, review); only what is missing."""
+    wanted_roles = parse_roles(roles)
     knowledge = open_kb(kb)
     documents = read_documents(sample)
     a, b = _candidates(knowledge, candidates, candidates_tag, other, other_tag)
@@ -77,7 +79,7 @@ def push_command(
     with Progress(console=console, transient=True) as progress:
         bar = progress.add_task("pushing", total=len(documents))
         report = push(
-            connection, client, documents, project, knowledge, a=a, b=b, roles=parse_roles(roles),
+            connection, client, documents, project, knowledge, a=a, b=b, roles=wanted_roles,
             progress=lambda n: progress.advance(bar, n),
         )  # fmt: skip
     _print_push(report, connection.url)
@@ -134,6 +136,7 @@ def sync_command(
     kb: KbOption = None,
 ) -> None:
     """Push what is missing, then pull what was verified (safe to run from cron while people work)."""
+    wanted_roles = parse_roles(roles)
     check_outputs(
         {"--out": out}, {"--sample": sample, "--candidates": candidates, "--other": other}
     )
@@ -143,7 +146,7 @@ def sync_command(
     connection = resolve_connection(url)
     report = sync(
         connection, connect(connection), documents, project, knowledge, out, a=a, b=b,
-        roles=parse_roles(roles), annotator=annotator,
+        roles=wanted_roles, annotator=annotator,
     )  # fmt: skip
     _print_push(report.push, connection.url)
     _print_pull(report.pull, out)
@@ -152,6 +155,8 @@ def sync_command(
 def _candidates(
     kb: KB, a_path: Path | None, a_tag: str | None, b_path: Path | None, b_tag: str | None
 ) -> tuple[Candidates | None, Candidates | None]:
+    if b_path is not None and a_path is None:
+        raise GoldloopError("--other needs --candidates: a second annotator (B) needs a first (A)")
     a = Candidates.from_gold(a_path, kb, a_tag) if a_path else None
     b = Candidates.from_gold(b_path, kb, b_tag) if b_path else None
     return a, b

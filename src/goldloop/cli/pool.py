@@ -11,7 +11,7 @@ from rich.table import Table
 from goldloop.atomic import atomic_write_json
 from goldloop.cli.common import EquivalencesOption, KbOption, check_outputs, console, open_kb
 from goldloop.cli.named import named_files
-from goldloop.documents import load_documents
+from goldloop.documents import input_files, read_documents
 from goldloop.errors import GoldloopError
 from goldloop.scoring.inputs import read_predictions
 from goldloop.scoring.pooled import CAVEAT, relative_recall
@@ -29,7 +29,7 @@ def pool(
         typer.Option(help="The documents all runs ran on: a sample dir, documents JSONL or gold."),
     ],
     out: Annotated[Path, typer.Option("--out", "-o", help="Report JSON.")] = Path("pool.json"),
-    bootstrap: Annotated[int, typer.Option(help="Bootstrap draws over documents.")] = 1000,
+    bootstrap: Annotated[int, typer.Option(min=0, help="Bootstrap draws over documents.")] = 1000,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap.")] = 0,
     kb: KbOption = None,
     equivalences: EquivalencesOption = None,
@@ -38,9 +38,11 @@ def pool(
     if len(runs) < 2:
         raise GoldloopError("pool needs at least two runs")
     named = named_files(runs, "run")
-    check_outputs({"--out": out}, {"run": [path for _, path in named], "--documents": documents})
+    check_outputs(
+        {"--out": out}, {"run": [path for _, path in named], "--documents": input_files(documents)}
+    )
     the_kb = open_kb(kb, equivalences)
-    docs = load_documents(documents, the_kb)
+    docs = read_documents(documents, the_kb)
     outputs = [read_predictions(path, docs, name=name, kb=the_kb) for name, path in named]
     report = relative_recall(len(docs), outputs, the_kb, n_bootstrap=bootstrap, seed=seed)
     atomic_write_json(out, report.to_json())

@@ -74,7 +74,6 @@ def judge(
 ) -> None:
     """Ask an LLM judge about every mention; write one verdict per mention (a failed request
     leaves its mention unchecked, reason ``failed``)."""
-    spec = llm_options.annotator_spec(provider, model, effort, base_url, llm_required=True)
     check_outputs(
         {"--out": out, "--out (its report)": report_path(out)},
         {
@@ -84,6 +83,7 @@ def judge(
             "--equivalences": equivalences,
         },
     )
+    spec = llm_options.annotator_spec(provider, model, effort, base_url, llm_required=True)
     the_kb = open_kb(kb, equivalences)
     docs = read_documents(documents, the_kb)
     texts = {doc.doc_id: doc for doc in docs}

@@ -10,7 +10,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from goldloop.cli.common import KB_OPTION, console, key_value_table, open_kb
+from goldloop.cli.common import KbOption, check_outputs, console, key_value_table, open_kb
 from goldloop.sample.corpus import CorpusColumns
 from goldloop.sample.gate import GateSettings
 from goldloop.sample.phase1 import AUTO_MULTIPLE
@@ -38,7 +38,7 @@ def sample(
             help="A corpus whose documents are never drawn (matched on ids and text hash).",
         ),
     ] = None,
-    kb: Path | None = KB_OPTION,
+    kb: KbOption = None,
     text_column: Annotated[
         str | None, typer.Option(help="Text column (default: abstract, summary or text).")
     ] = None,
@@ -52,38 +52,45 @@ def sample(
         ),
     ] = None,
     min_year: Annotated[int, typer.Option(help="Earliest publication year.")] = GATE.min_year,
-    min_chars: Annotated[int, typer.Option(help="Shortest text, in characters.")] = GATE.min_chars,
-    max_chars: Annotated[int, typer.Option(help="Longest text, in characters.")] = GATE.max_chars,
-    min_sentences: Annotated[int, typer.Option(help="Fewest sentences.")] = GATE.min_sentences,
+    min_chars: Annotated[
+        int, typer.Option(min=0, help="Shortest text, in characters.")
+    ] = GATE.min_chars,
+    max_chars: Annotated[
+        int, typer.Option(min=1, help="Longest text, in characters.")
+    ] = GATE.max_chars,
+    min_sentences: Annotated[
+        int, typer.Option(min=0, help="Fewest sentences.")
+    ] = GATE.min_sentences,
     min_english_share: Annotated[
-        float, typer.Option(help="Lowest share of English function words.")
+        float, typer.Option(min=0, max=1, help="Lowest share of English function words.")
     ] = GATE.min_english_share,
     n_primary: Annotated[
-        int, typer.Option(help="Documents with role primary in this batch.")
+        int, typer.Option(min=0, help="Documents with role primary in this batch.")
     ] = DEFAULTS.n_primary,
     n_double: Annotated[
-        int, typer.Option(help="Documents with role double (annotated twice).")
+        int, typer.Option(min=0, help="Documents with role double (annotated twice).")
     ] = DEFAULTS.n_double,
     n_reserve: Annotated[
-        int, typer.Option(help="Documents with role reserve (held back).")
+        int, typer.Option(min=0, help="Documents with role reserve (held back).")
     ] = DEFAULTS.n_reserve,
     tail_top_k: Annotated[
-        int, typer.Option(help="Labels outside the pool's K most frequent mark a tail document.")
+        int,
+        typer.Option(min=0, help="Labels outside the pool's K most frequent mark a tail document."),
     ] = DEFAULTS.tail_top_k,
     tail_weight: Annotated[
         float, typer.Option(help="Over-allocation factor of tail strata.")
     ] = DEFAULTS.tail_weight,
     none_fraction: Annotated[
-        float, typer.Option(help="Share of negative controls (no verb mention).")
+        float, typer.Option(min=0, max=1, help="Share of negative controls (no verb mention).")
     ] = DEFAULTS.none_fraction,
     seed: Annotated[
         int, typer.Option(help="Random seed of the draw (combined with the batch number).")
     ] = DEFAULTS.seed,
     workers: Annotated[
-        int, typer.Option(help="spaCy processes for parsing (nlp.pipe n_process).")
+        int, typer.Option(min=1, help="spaCy processes for parsing (nlp.pipe n_process).")
     ] = DEFAULTS.workers,
     batch_size: Annotated[
-        int, typer.Option(help="Documents per nlp.pipe batch.")
+        int, typer.Option(min=1, help="Documents per nlp.pipe batch.")
     ] = DEFAULTS.batch_size,
     phase1: Annotated[
         str | None,
@@ -97,11 +104,13 @@ def sample(
         str | None,
         typer.Option(
             "--dask",
-            help="Parse on Dask: a scheduler address, or local:N for N local worker processes.",
+            help="Parse on Dask: a scheduler address, or local:N for N local worker processes"
+            " (--workers is then unused).",
         ),
     ] = None,
 ) -> None:
     """Draw a stratified batch of eligible abstracts into a sample dir (manifest, texts, report)."""
+    check_outputs({"--out": out}, {"--corpus": corpus}, folders=("--out",))
     settings = SampleSettings(
         columns=CorpusColumns(text=text_column, year=year_column, id_column=id_column),
         gate=GateSettings(min_year, min_chars, max_chars, min_sentences, min_english_share),
@@ -197,9 +206,9 @@ def audit(
         Path | None,
         typer.Option("--gold", help="Gold JSON to audit against (default: detected mentions)."),
     ] = None,
-    kb: Path | None = KB_OPTION,
+    kb: KbOption = None,
     min_mentions: Annotated[
-        int, typer.Option(help="Hits a canonical label needs to count as covered.")
+        int, typer.Option(min=0, help="Hits a canonical label needs to count as covered.")
     ] = 3,
     out: Annotated[
         Path | None,
@@ -208,6 +217,8 @@ def audit(
 ) -> None:
     """Re-check eligibility, density vs length, gold gaps, label concentration and coverage."""
     from goldloop.sample.audit import audit_sample
+
+    check_outputs({"--out": out}, folders=("--out",))
 
     result = audit_sample(
         sample_dir, open_kb(kb), gold=gold, min_mentions=min_mentions, out_dir=out
@@ -264,7 +275,7 @@ def stats(
         Path | None, typer.Option("--sample", help="Sample dir to describe.")
     ] = None,
     gold: Annotated[Path | None, typer.Option("--gold", help="Gold JSON to describe.")] = None,
-    kb: Path | None = KB_OPTION,
+    kb: KbOption = None,
     text_column: Annotated[str | None, typer.Option(help="Text column of --corpus.")] = None,
     year_column: Annotated[str | None, typer.Option(help="Year column of --corpus.")] = None,
 ) -> None:
@@ -272,6 +283,7 @@ def stats(
     from goldloop.atomic import atomic_write_json
     from goldloop.stats import dataset_stats
 
+    check_outputs({"--report-dir": report_dir}, folders=("--report-dir",))
     result = dataset_stats(
         open_kb(kb),
         corpus=corpus,

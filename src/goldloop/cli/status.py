@@ -29,7 +29,9 @@ from goldloop.studio.status import campaign_status
 CapMinutes = Annotated[
     float,
     typer.Option(
-        "--cap-minutes", help="Minutes an annotation counts at most (longer: the task sat idle)."
+        "--cap-minutes",
+        min=1,
+        help="Minutes an annotation counts at most (longer: the task sat idle).",
     ),
 ]
 
@@ -41,10 +43,11 @@ def status_command(
     ] = None,
     watch: Annotated[bool, typer.Option("--watch", help="Refresh until interrupted.")] = False,
     interval: Annotated[
-        float, typer.Option("--interval", help="Seconds between refreshes with --watch.")
+        float, typer.Option("--interval", min=0.01, help="Seconds between refreshes with --watch.")
     ] = 30.0,
     rounds: Annotated[
-        int | None, typer.Option("--rounds", help="With --watch: stop after this many refreshes.")
+        int | None,
+        typer.Option("--rounds", min=1, help="With --watch: stop after this many refreshes."),
     ] = None,
     cap_minutes: CapMinutes = IDLE_CAP_MINUTES,
     url: UrlOption = None,
@@ -52,7 +55,7 @@ def status_command(
 ) -> None:
     """Tasks per project, work per annotator, verdicts, κ and the time left; a table and JSON."""
     target = out or Path(f"{project}.status.json")
-    check_outputs({"--out": target})
+    check_outputs({"--out": target}, {"--kb": kb})
     knowledge = open_kb(kb)
     connection = resolve_connection(url)
     client = connect(connection)
@@ -92,7 +95,7 @@ def effort_command(
     and length, from Label Studio's lead_time."""
     target = out or Path(f"{project}.effort.json")
     chart = png or Path(f"{project}.effort.png")
-    check_outputs({"--out": target, "--png": chart})
+    check_outputs({"--out": target, "--png": chart}, {"--kb": kb})
     knowledge = open_kb(kb)
     connection = resolve_connection(url)
     campaign = export_campaign(connection, connect(connection), project)

@@ -13,7 +13,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import redis
 
-from goldloop.errors import GoldloopError
+from goldloop.errors import ServiceError
 from goldloop.llm.cache import CachedAnswer
 
 log = logging.getLogger(__name__)
@@ -44,7 +44,7 @@ class RedisCache:
             )
             self._redis.ping()
         except (redis.RedisError, ValueError) as exc:
-            raise GoldloopError(
+            raise ServiceError(
                 f"REDIS_URL {self.url}: cannot reach the response cache: {exc}"
             ) from exc
 

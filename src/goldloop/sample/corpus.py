@@ -232,6 +232,8 @@ def _record(layout: _Layout, number: int, raw: dict[str, Any]) -> CorpusRecord:
 
 
 def _identifier(kind: str, value: Any) -> str | None:
+    if type(value) is str and value.isdigit() and kind != "pmcid":
+        return value  # the common case (a PMID), with nothing to normalise
     if value is None or (isinstance(value, float) and value != value):
         return None
     text = str(value).strip()
@@ -250,6 +252,8 @@ def _identifier(kind: str, value: Any) -> str | None:
 
 
 def _year(value: Any) -> int | None:
+    if type(value) is str and len(value) == 4 and value.isdigit():
+        return int(value)  # the common case, read without the pattern
     if value is None or isinstance(value, bool):
         return None
     if isinstance(value, int):

@@ -11,19 +11,20 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from itertools import islice
-from typing import Any
+from typing import Any, TypeVar
 
 from goldloop.errors import GoldloopError
 from goldloop.kb import KB
 from goldloop.sample.pool import PoolMention, detect_here
 
-CHUNK = 128  # texts per task: large enough to amortise scheduling, small enough to spread
-IN_FLIGHT_PER_WORKER = 3  # bounds memory on a long stream while keeping workers busy
+CHUNK = 32  # texts per task: ~1 s of parsing, against a few ms of scheduling; spreads evenly
+IN_FLIGHT_PER_WORKER = 4  # bounds memory on a long stream while keeping workers busy
 CONNECT_TIMEOUT = "30s"
 _LOCAL = re.compile(r"local:(\d+)")
+T = TypeVar("T")
 
 
 class DaskError(GoldloopError):
@@ -67,6 +68,11 @@ def dask_client(scheduler: str) -> Iterator[Any]:
             cluster.close()
 
 
+def prepare_worker(kb: KB) -> None:
+    """Load the spaCy model and build the KB's label index in this worker, once."""
+    detect_chunk(["Warm-up: IL-6 activates STAT3."], kb, 1)
+
+
 def detect_chunk(texts: list[str], kb: KB, batch_size: int) -> list[tuple[PoolMention, ...]]:
     """One task: the pool mentions of each text, as one process would find them."""
     return list(detect_here(texts, kb, batch_size=batch_size))
@@ -78,6 +84,9 @@ def detect_on_dask(
     """Pool mentions of each text, in input order, computed by the scheduler's workers."""
     with dask_client(scheduler) as client:
         workers = max(1, len(client.scheduler_info().get("workers", {})))
+        # Every worker ready before the stream starts: the first chunks are not held up by a
+        # worker still loading spaCy while another has finished its share.
+        _raising_worker_errors(lambda: client.run(prepare_worker, kb))
         shared_kb = client.scatter(kb, broadcast=True)
         stream = iter(texts)
         pending: deque[Any] = deque()
@@ -91,11 +100,13 @@ def detect_on_dask(
                 )
             if not pending:
                 return
-            future = pending.popleft()
-            try:
-                results = future.result()
-            except GoldloopError:
-                raise  # the worker's own word (a missing spaCy model ...) is the message
-            except Exception as exc:  # a worker's error arrives re-raised as its own type
-                raise DaskError(f"a Dask worker failed while parsing: {exc}") from exc
-            yield from results
+            yield from _raising_worker_errors(pending.popleft().result)
+
+
+def _raising_worker_errors(call: Callable[[], T]) -> T:
+    try:
+        return call()
+    except GoldloopError:
+        raise  # the worker's own word (a missing spaCy model ...) is the message
+    except Exception as exc:  # a worker's error arrives re-raised as its own type
+        raise DaskError(f"a Dask worker failed while parsing: {exc}") from exc

@@ -3,12 +3,11 @@
 Checks run in a fixed order and a dropped row is counted under the first reason it fails.
 Sentences are counted with a punctuation rule, not the parser, so the gate runs before any parse.
 The duplicate checks remember 64-bit digests of texts and ids, never the texts, so the gate's
-memory grows by a few dozen bytes per eligible row however long the corpus.
+memory grows by at most 64 bytes per eligible row however long the corpus.
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
 from array import array
 from collections import Counter
@@ -48,6 +47,7 @@ _WORD = re.compile(r"[^\W\d_]+")
 # ASCII letters lowercased, every other byte a space: the ASCII case of ``_WORD`` in one C call.
 _ASCII_WORDS = bytes(c + 32 if 65 <= c <= 90 else c if 97 <= c <= 122 else 32 for c in range(256))
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
+_BREAK_AT_PUNCTUATION = re.compile(r"[.!?][\"')\]]*\s+[\"'(\[]?[A-Z0-9]")
 
 
 @dataclass(frozen=True)
@@ -71,9 +71,11 @@ def count_sentences(text: str) -> int:
 def has_sentences(text: str, n: int) -> bool:
     """``count_sentences(text) >= n``, reading only as far as the n-th sentence."""
     stripped = text.strip()
-    if n <= 0 or not stripped:
-        return n <= 0
-    breaks = _SENTENCE_BREAK.finditer(stripped)
+    if n <= 1 or not stripped:
+        return n <= 0 or (n == 1 and bool(stripped))
+    # The same breaks as ``_SENTENCE_BREAK``, found by their punctuation first (much faster):
+    # a break's next-sentence start can never be another break's punctuation.
+    breaks = _BREAK_AT_PUNCTUATION.finditer(stripped)
     return all(next(breaks, None) is not None for _ in range(n - 1))
 
 
@@ -103,14 +105,20 @@ class DigestSet:
         return self._size
 
     def __contains__(self, digest: int) -> bool:
-        return self._find(digest or 1) is None
+        return self.slot(digest) is None
 
     def add(self, digest: int) -> None:
-        digest = digest or 1  # 0 marks an empty slot
-        slot = self._find(digest)
-        if slot is None:
-            return
-        self._slots[slot] = digest
+        slot = self.slot(digest)
+        if slot is not None:
+            self.put(slot, digest)
+
+    def slot(self, digest: int) -> int | None:
+        """Where ``digest`` would go, or ``None`` when it is a member (for :meth:`put`)."""
+        return self._find(digest or 1)  # 0 marks an empty slot
+
+    def put(self, slot: int, digest: int) -> None:
+        """Store ``digest`` in the ``slot`` that :meth:`slot` gave, with no change in between."""
+        self._slots[slot] = digest or 1
         self._size += 1
         if 4 * self._size > 3 * len(self._slots):
             self._grow()
@@ -118,7 +126,7 @@ class DigestSet:
     def _find(self, digest: int) -> int | None:
         """The empty slot where ``digest`` would go, or ``None`` when it is present."""
         slots, mask = self._slots, self._mask
-        # The digest's low bits are uniform already: a cryptographic hash made them.
+        # The digest's low bits are uniform already: SipHash made them.
         i = digest & mask
         while True:
             held = slots[i]
@@ -137,13 +145,11 @@ class DigestSet:
                 self._slots[self._find(digest)] = digest  # type: ignore[index]
 
 
-def text_digest(text_sha1: str) -> int:
-    """The first 64 bits of a text's sha1 (hex), for the duplicate check."""
-    return int(text_sha1[:16], 16)
-
-
-def id_digest(doc_id: str) -> int:
-    return int.from_bytes(hashlib.blake2b(doc_id.encode("utf-8"), digest_size=8).digest(), "big")
+def _digest(value: str) -> int:
+    """A 64-bit digest for the duplicate checks: Python's own string hash (SipHash, keyed per
+    process, computed in C). The set lives for one pass, so a per-process key is enough, and
+    64 bits make a collision unlikely before billions of rows."""
+    return hash(value) & 0xFFFF_FFFF_FFFF_FFFF
 
 
 @dataclass
@@ -161,35 +167,47 @@ class Gate:
 
     def reason(self, record: CorpusRecord) -> str | None:
         """Why the record is not eligible, or ``None``; duplicates are checked last."""
-        s = self.settings
-        text = record.text
-        checks = (
-            ("no_identifier", lambda: record.doc_id is None),
-            ("in_excluded_corpus", lambda: self._excluded(record)),
-            ("no_year", lambda: record.year is None),
-            ("year_before_min", lambda: record.year is not None and record.year < s.min_year),
-            ("too_short", lambda: len(text) < s.min_chars),
-            ("too_long", lambda: len(text) > s.max_chars),
-            ("too_few_sentences", lambda: not has_sentences(text, s.min_sentences)),
-            ("not_english", lambda: english_share(text) < s.min_english_share),
-            ("duplicate_text", lambda: text_digest(record.text_sha1) in self._seen),
-            ("duplicate_id", lambda: id_digest(record.doc_id or "") in self._seen_ids),
-        )
-        for name, failed in checks:
-            if failed():
-                return name
-        return None
+        return self._check(record)[0]
 
     def admit(self, record: CorpusRecord) -> bool:
         """Check and count one record; an eligible record's digests are remembered."""
-        why = self.reason(record)
+        why, text_slot, id_slot = self._check(record)
         if why is not None:
             self.dropped[why] += 1
             return False
-        self._seen.add(text_digest(record.text_sha1))
-        self._seen_ids.add(id_digest(record.doc_id or ""))
+        self._seen.put(text_slot, _digest(record.text))
+        self._seen_ids.put(id_slot, _digest(record.doc_id or ""))
         self.passed += 1
         return True
+
+    def _check(self, record: CorpusRecord) -> tuple[str | None, int, int]:
+        """The first failed check (in ``GATE_REASONS`` order) and, when every check passes, the
+        free slots of the text's and the id's digests."""
+        s = self.settings
+        text, year = record.text, record.year
+        if record.doc_id is None:
+            return "no_identifier", -1, -1
+        if (self.excluded_hashes or self.excluded_ids) and self._excluded(record):
+            return "in_excluded_corpus", -1, -1
+        if year is None:
+            return "no_year", -1, -1
+        if year < s.min_year:
+            return "year_before_min", -1, -1
+        if len(text) < s.min_chars:
+            return "too_short", -1, -1
+        if len(text) > s.max_chars:
+            return "too_long", -1, -1
+        if not has_sentences(text, s.min_sentences):
+            return "too_few_sentences", -1, -1
+        if english_share(text) < s.min_english_share:
+            return "not_english", -1, -1
+        text_slot = self._seen.slot(_digest(text))
+        if text_slot is None:
+            return "duplicate_text", -1, -1
+        id_slot = self._seen_ids.slot(_digest(record.doc_id))
+        if id_slot is None:
+            return "duplicate_id", -1, -1
+        return None, text_slot, id_slot
 
     def _excluded(self, record: CorpusRecord) -> bool:
         return record.text_sha1 in self.excluded_hashes or any(

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from goldloop.atomic import atomic_write_json
-from goldloop.errors import GoldloopError
+from goldloop.errors import GoldloopError, SettingError
 from goldloop.kb import KB
 from goldloop.sample.corpus import CorpusColumns, file_sha256, read_corpus, texts_for
 from goldloop.sample.gate import Gate, GateSettings, exclusion_sets
@@ -67,21 +67,25 @@ class SampleSettings:
     dask: str | None = None  # a scheduler address or "local:N": the parse runs there
 
     def check(self) -> None:
-        if min(self.n_primary, self.n_double, self.n_reserve) < 0:
-            raise GoldloopError("--n-primary, --n-double and --n-reserve must not be negative")
-        if self.n_primary + self.n_double + self.n_reserve == 0:
-            raise GoldloopError(
-                "a batch needs at least one document (--n-primary/--n-double/--n-reserve)"
-            )
+        for role, size in self.role_sizes.items():
+            if size < 0:
+                raise SettingError(f"n_{role}", f"must not be negative, got {size}")
+        if sum(self.role_sizes.values()) == 0:
+            raise SettingError("n_primary", "a batch needs at least one document (all roles are 0)")
         if not 0 <= self.none_fraction <= 1:
-            raise GoldloopError(f"--none-fraction must lie in [0, 1], got {self.none_fraction}")
-        if self.tail_weight <= 0 or self.tail_top_k < 0 or self.workers < 1:
-            raise GoldloopError("--tail-weight must be > 0, --tail-top-k >= 0 and --workers >= 1")
+            raise SettingError("none_fraction", f"must lie in [0, 1], got {self.none_fraction}")
+        if self.tail_weight <= 0:
+            raise SettingError("tail_weight", f"must be > 0, got {self.tail_weight}")
+        if self.tail_top_k < 0:
+            raise SettingError("tail_top_k", f"must be >= 0, got {self.tail_top_k}")
+        if self.workers < 1 or self.batch_size < 1:
+            name = "workers" if self.workers < 1 else "batch_size"
+            raise SettingError(name, f"must be >= 1, got {getattr(self, name)}")
         if self.phase1 not in (None, "auto") and (
             not isinstance(self.phase1, int) or self.phase1 < 1
         ):
-            raise GoldloopError(
-                f"the phase-1 size must be a positive number or 'auto', got {self.phase1!r}"
+            raise SettingError(
+                "phase1", f"must be a positive number or 'auto', got {self.phase1!r}"
             )
 
     @property
@@ -285,11 +289,11 @@ def _draw_report(rows: list[ManifestRow], settings: SampleSettings) -> dict[str,
 def _existing(sample_dir: Path, extend: bool) -> list[ManifestRow]:
     has_sample = (sample_dir / MANIFEST).is_file()
     if extend and not has_sample:
-        raise GoldloopError(
-            f"{sample_dir}: --extend needs an existing sample (no {MANIFEST}); drop --extend"
-        )
+        raise SettingError("extend", f"{sample_dir} holds no sample to extend (no {MANIFEST})")
     if not extend and has_sample:
-        raise GoldloopError(f"{sample_dir}: already holds a sample; add --extend to append a batch")
+        raise SettingError(
+            "extend", f"{sample_dir} already holds a sample: extend it to append a batch"
+        )
     return read_manifest(sample_dir) if has_sample else []
 
 

@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from goldloop.atomic import atomic_open
+from goldloop.csvfile import read_csv
 from goldloop.errors import GoldloopError
 from goldloop.gold import Document
 from goldloop.jsonl import json_lines, json_object
@@ -82,27 +83,17 @@ def is_sample_dir(path: Path) -> bool:
 def read_manifest(sample_dir: str | Path) -> list[ManifestRow]:
     """The manifest's rows in file order; a malformed row is an error naming file and line."""
     path = Path(sample_dir) / MANIFEST
-    try:
-        handle = path.open(encoding="utf-8", newline="")
-    except OSError as exc:
-        raise SampleDirError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    with handle:
-        reader = csv.DictReader(handle)
-        missing = [c for c in MANIFEST_COLUMNS if c not in (reader.fieldnames or ())]
-        if missing:
-            raise SampleDirError(f"{path}: missing column(s) {', '.join(missing)}")
-        rows: list[ManifestRow] = []
-        seen: dict[str, int] = {}
-        for raw in reader:
-            line = reader.line_num
-            row = _manifest_row(path, line, raw)
-            if row.doc_id in seen:
-                first = seen[row.doc_id]
-                message = f"doc_id {row.doc_id!r} repeats line {first}"
-                raise SampleDirError(f"{path}: line {line}: {message}")
-            seen[row.doc_id] = line
-            rows.append(row)
-        return rows
+    table = read_csv(path, required=MANIFEST_COLUMNS, error=SampleDirError)
+    rows: list[ManifestRow] = []
+    seen: dict[str, int] = {}
+    for line, raw in table.rows:
+        row = _manifest_row(path, line, raw)
+        if row.doc_id in seen:
+            message = f"doc_id {row.doc_id!r} repeats line {seen[row.doc_id]}"
+            raise SampleDirError(f"{path}: line {line}: {message}")
+        seen[row.doc_id] = line
+        rows.append(row)
+    return rows
 
 
 def _manifest_row(path: Path, line: int, raw: dict[str, str]) -> ManifestRow:

@@ -82,7 +82,7 @@ def read_predictions(
     source = Path(path)
     label = name or source.stem
     try:
-        raw = source.read_text(encoding="utf-8")
+        raw = source.read_text(encoding="utf-8-sig")
     except OSError as exc:
         raise PredictionsError(f"{source}: cannot read: {exc.strerror or exc}") from exc
     except UnicodeDecodeError as exc:
@@ -171,7 +171,7 @@ def _is_label_studio_export(data: Any) -> bool:
 def _label_studio_tasks(path: Path) -> list[dict[str, Any]] | None:
     """The tasks when ``path`` is a Label Studio JSON export, else None (read it as gold)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return None  # read_gold reports what is wrong with the file
     return data if _is_label_studio_export(data) else None

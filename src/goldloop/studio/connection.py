@@ -1,8 +1,10 @@
 """Which Label Studio to talk to, and a checked SDK client for it.
 
-``--url``/``LABEL_STUDIO_URL`` and ``LABEL_STUDIO_API_KEY`` (a legacy token or a personal access
-token: the SDK tells them apart) name an operator's own server; without them, the running
-embedded server is used. Errors name the server and never the key.
+A URL (``LABEL_STUDIO_URL``, or the command's own) and ``LABEL_STUDIO_API_KEY`` (a legacy token
+or a personal access token: the SDK tells them apart) name an operator's own server; without
+them, the running embedded server is used. Errors name the server and never the key: a server
+that does not answer, or answers 5xx, is a :class:`~goldloop.errors.ServiceError` (exit 4); one
+that is not Label Studio, or refuses the key, is the user's to fix (exit 2).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import TYPE_CHECKING, TypeVar
 import httpx
 from tenacity import retry, retry_if_exception, stop_after_attempt, wait_exponential
 
+from goldloop.errors import ServiceError
 from goldloop.studio import server
 from goldloop.studio.errors import StudioError as StudioError  # re-exported: callers catch it here
 
@@ -52,7 +55,7 @@ def resolve_connection(
     state = server.status(home)
     if state is None:
         raise StudioError(
-            f"no Label Studio: give --url (or {URL_ENV}) and {KEY_ENV}, or run `goldloop studio start`"
+            f"no Label Studio: set {URL_ENV} and {KEY_ENV}, or run `goldloop studio start`"
         )
     return Connection(state.url, api_key or state.token)
 
@@ -88,8 +91,9 @@ def call_once(connection: Connection, fn: Callable[..., T], *args: object, **kwa
         return fn(*args, **kwargs)
 
 
-class StudioUnreachable(StudioError):
-    """The request did not get an answer: the server is down, restarting or too slow."""
+class StudioUnreachable(StudioError, ServiceError):
+    """The request did not get an answer (the server is down, restarting or too slow), or it
+    failed on the server (5xx) after retries."""
 
 
 @contextmanager
@@ -108,7 +112,14 @@ def _mapped_errors(connection: Connection) -> Iterator[None]:
                 f"Label Studio at {connection.url} refused the API key (HTTP {exc.status_code}): "
                 f"{_detail(exc)}; check {KEY_ENV}"
             ) from None
-        raise StudioError(
+        if not isinstance(exc.body, dict) and (exc.status_code or 0) < 500:
+            # An answer Label Studio's API never gives (an HTML page, a 200 that is not JSON).
+            raise StudioError(
+                f"{connection.url} is not a Label Studio server: it answered HTTP "
+                f"{exc.status_code} with {_kind(exc.body)} where Label Studio's API answers JSON"
+            ) from None
+        error = StudioUnreachable if (exc.status_code or 0) >= 500 else StudioError
+        raise error(
             f"Label Studio at {connection.url} answered HTTP {exc.status_code}: {_detail(exc)}"
         ) from None
 
@@ -127,8 +138,15 @@ def _retrying(fn: Callable[..., T], *args: object, **kwargs: object) -> T:
     return fn(*args, **kwargs)
 
 
+def _kind(body: object) -> str:
+    text = str(body or "").lstrip()[:200].lower()
+    if not text:
+        return "an empty body"
+    return "an HTML page" if text.startswith(("<!doctype", "<html", "<")) else "text"
+
+
 def _detail(exc: Exception) -> str:
+    """The server's reason, on one line and short (an HTML error page must not flood the terminal)."""
     body = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        return str(body.get("detail") or body)[:300]
-    return str(body or exc)[:300]
+    text = str(body.get("detail") or body) if isinstance(body, dict) else str(body or exc)
+    return " ".join(text.split())[:300]

@@ -80,12 +80,7 @@ def curate(connection: Connection, client: Any, name: str, kb: KB) -> CurateRepo
             report.already_present += 1
             continue
         for prediction in payload["predictions"]:
-            errors = check(prediction)
-            if errors:
-                raise StudioError(
-                    f"document {doc_id!r}: prediction {prediction['model_version']!r} "
-                    f"does not fit the labeling config: {str(errors[0])[:200]}"
-                )
+            check.require(doc_id, prediction)
         new.append(payload)
     report.created = projects.import_tasks(connection, client, target, new)
     if report.model_versions:

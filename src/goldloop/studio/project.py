@@ -59,8 +59,7 @@ def find_projects(
     check: ConfigCheck = check_label_config,
 ) -> dict[str, Project]:
     """The projects titled exactly as one of ``titles`` (one listing, then one read per match)."""
-    pages = call(connection, client.projects.list, include="id,title", page_size=PAGE_SIZE)
-    listed: list[Any] = call(connection, list, pages)
+    listed = _read_all(connection, client.projects.list, include="id,title", page_size=PAGE_SIZE)
     found: dict[str, Project] = {}
     for title in titles:
         matches = [p for p in listed if p.title == title]
@@ -103,12 +102,11 @@ def existing_tasks(
     connection: Connection, client: Any, project: Project, key: str = "doc_id"
 ) -> dict[str, ExistingTask]:
     """The project's tasks by ``data[key]``, with the model versions of their predictions."""
-    pages = call(
+    listed = _read_all(
         connection, client.tasks.list, project=project.id, page_size=PAGE_SIZE,
         include="id,data,predictions_model_versions",
     )  # fmt: skip
     tasks: dict[str, ExistingTask] = {}
-    listed: list[Any] = call(connection, list, pages)
     for task in listed:
         value = str((task.data or {}).get(key, ""))
         if not value:
@@ -186,13 +184,31 @@ def export_project(
         serialization_options={"predictions": {"only_id": False}, "annotations__completed_by": {"only_id": False}},
         **filters,
     )  # fmt: skip
-    chunks = call(
+    chunks = _read_all(
         connection, client.projects.exports.download, id=project.id, export_pk=export.id,
         export_type="JSON",
     )  # fmt: skip
-    tasks: list[dict[str, Any]] = json.loads(b"".join(call(connection, list, chunks)))
+    raw = b"".join(call(connection, list, chunks))
+    try:
+        tasks = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        # Seen when the server stops while it streams the export: an empty or cut-off body.
+        raise StudioUnreachable(
+            f"Label Studio at {connection.url} sent an unreadable export of {project.title!r} "
+            f"({len(raw)} bytes): did it stop or restart? nothing was written"
+        ) from None
+    if not isinstance(tasks, list):
+        raise StudioError(
+            f"Label Studio at {connection.url}: the export of {project.title!r} is not a task list"
+        )
     call(connection, client.projects.exports.delete, id=project.id, export_pk=export.id)
     return tasks
+
+
+def _read_all(connection: Connection, fn: Callable[..., Any], **kwargs: Any) -> list[Any]:
+    """Every item of a paged listing or streamed download, read in one retried call: the SDK's
+    pagers and streams are lazy, so a retry must start the request again, not resume it."""
+    return call(connection, lambda: list(fn(**kwargs)))
 
 
 def export_campaign(

@@ -101,7 +101,7 @@ def push(
 ) -> PushReport:
     """Push ``documents`` (of ``roles``, all when None; no role is kept) into ``name`` and ``name-double``."""
     if b is not None and a is None:
-        raise GoldloopError("a second annotator (B) needs a first (A): give --candidates too")
+        raise GoldloopError("a second annotator (B) needs a first (A)")
     repeated = [doc_id for doc_id, n in Counter(d.doc_id for d in documents).items() if n > 1]
     if repeated:
         raise GoldloopError(
@@ -144,13 +144,7 @@ def build_tasks(
                 a.tag, b.tag if b else None, kb,
             )  # fmt: skip
         for prediction in predictions:
-            errors = check(prediction)
-            if errors:
-                shown = "; ".join(str(e)[:200] for e in errors[:_ERRORS_SHOWN])
-                raise StudioError(
-                    f"document {doc.doc_id!r}: prediction {prediction['model_version']!r} does not fit the "
-                    f"labeling config ({len(errors)} errors): {shown}"
-                )
+            check.require(doc.doc_id, prediction)
         data = {key: getattr(doc, key) for key in TASK_FIELDS}
         tasks.append({"data": data, "predictions": predictions})
     return tasks
@@ -167,6 +161,16 @@ class ResultChecker:
     def __init__(self, config: str) -> None:
         self.interface = label_interface(config)
         self.known: dict[str, list[str]] = {}
+
+    def require(self, doc_id: str, prediction: Prediction) -> None:
+        """Raise, naming the document and the prediction, when ``prediction`` does not fit."""
+        errors = self(prediction)
+        if errors:
+            shown = "; ".join(str(e)[:200] for e in errors[:_ERRORS_SHOWN])
+            raise StudioError(
+                f"document {doc_id!r}: prediction {prediction['model_version']!r} does not fit the "
+                f"labeling config ({len(errors)} errors): {shown}"
+            )
 
     def __call__(self, prediction: Prediction) -> list[str]:
         errors = list(

@@ -201,8 +201,7 @@ def credentials(home: Path | None = None) -> Credentials:
         return Credentials(**json.loads(path.read_text(encoding="utf-8")))
     # Label Studio applies the token only when it creates the user, and keeps it at most 40 chars.
     creds = Credentials(DEFAULT_USERNAME, secrets.token_urlsafe(12), secrets.token_hex(20))
-    atomic_write_json(path, asdict(creds))
-    path.chmod(0o600)
+    atomic_write_json(path, asdict(creds), private=True)
     return creds
 
 
@@ -284,7 +283,7 @@ def start(
     except BaseException:
         _terminate(process.pid)
         raise
-    atomic_write_json(root / "server.json", asdict(state))
+    atomic_write_json(root / "server.json", asdict(state), private=True)  # it holds the token
     return state
 
 
@@ -361,7 +360,8 @@ def _check_token(url: str, token: str) -> None:
     except urllib.error.HTTPError as exc:
         raise StudioServerError(
             f"Label Studio at {url} refused the pre-created token (HTTP {exc.code}); its data dir was "
-            "probably created without it: remove the data dir or use --url with your own token"
+            "probably created without it: remove the data dir, or use your own server and token "
+            "(LABEL_STUDIO_URL, LABEL_STUDIO_API_KEY)"
         ) from exc
 
 

@@ -199,10 +199,12 @@ def _verify_task(
     annotation, decided, versions = chosen
     comparison, hits = read_annotation(task, annotation, kb)
     result.verified_by.add(annotator_of(annotation))
+    if versions is not None:  # an agreed or curated document rests on both annotators' work
+        result.verified_by.update(versions)
     result.decided[decided] += 1
     for hit in hits:
         hit.decided = decided  # type: ignore[attr-defined]  # an extra field of Hit
-    if versions is not None:
+    if decided == "curated" and versions is not None:
         _curated(task, curations[doc_id], hits, versions, kb, result)
     _count(doc_id, text_of(task), comparison, result)
     result.documents.append(
@@ -232,7 +234,7 @@ def _decide(
         return None
     first, versions = both
     if versions_agree(*versions.values()):
-        return first, "agreed", None
+        return first, "agreed", versions
     result.disputed_tasks += 1
     curation = curations.get(doc_id_of(task))
     done = completed_annotations(curation) if curation is not None else []
