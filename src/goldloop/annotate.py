@@ -209,6 +209,7 @@ def build_report(
         "provider": annotator.name,
         "model": annotator.model,
         "effort": annotator.effort,
+        "endpoint": annotator.endpoint,
         "source": "lexical" if lexical else "llm",
         "kb": {"path": str(kb.path), "tag": kb.tag},
         "verbal_only": verbal_only,

@@ -51,11 +51,12 @@ def demo_dir() -> Path:
 
 
 def pick_annotator(kb: KB) -> Any:
-    """The pre-annotator by :func:`goldloop.llm.choose_annotator` with nothing named: the provider
-    whose key is set (its default model), else the offline ``lexical`` one."""
-    from goldloop.llm import choose_annotator, make_annotator
+    """The pre-annotator the environment names, as for the ML backend (``GOLDLOOP_PROVIDER``,
+    ``GOLDLOOP_MODEL``, ...): with nothing named, the provider whose key is set (its default
+    model), else the offline ``lexical`` one."""
+    from goldloop.llm import annotator_from_env, make_annotator
 
-    return make_annotator(choose_annotator(), kb, cache=default_cache_path())
+    return make_annotator(annotator_from_env(), kb, cache=default_cache_path())
 
 
 def run_demo(

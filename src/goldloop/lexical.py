@@ -27,6 +27,7 @@ class LexicalAnnotator:
         self.kb = kb
         self.model: str | None = None
         self.effort: str | None = None
+        self.endpoint: str | None = None
 
     @property
     def tag(self) -> str:

@@ -102,6 +102,7 @@ def test_annotate_reports_every_item_and_leaves_failures_out(
         "activation": ("pmid:0", ["non_verbal"]),
         "apoptosis": ("pmid:0", ["unknown_label"]),
     }
+    assert report["endpoint"] == llm_server.base_url(name)
     assert (report["provider"], report["model"], report["effort"], report["annotator"]) == (
         name,
         "model-x",

@@ -503,6 +503,7 @@ def test_ctrl_c_stops_cleanly_and_a_rerun_resumes_from_the_cache(
         (["--out", "{dir}"], "--out {dir}"),
         (["--out", "o.json", "--roles", "primary,bogus"], "--roles 'primary,bogus': unknown role"),
         (["--out", "o.json", "--base-url", "http://127.0.0.1:9/v1"], "--model: a base URL"),
+        (["--out", "o.json", "--base-url", "localhost:8000"], "--base-url: the base URL must"),
     ],
 )
 def test_bad_options_are_refused_before_any_work(

@@ -13,6 +13,7 @@ from goldloop.lexical import LexicalAnnotator
 from goldloop.llm import (
     AmbiguousProvider,
     AnnotatorSpec,
+    InvalidBaseUrl,
     MissingKey,
     ModelRequired,
     NoProvider,
@@ -95,6 +96,14 @@ def test_no_key_means_lexical_unless_an_llm_is_required_or_a_model_named() -> No
         choose_annotator("lexical", env={}, llm_required=True)
 
 
+def test_a_base_url_that_is_not_a_url_is_refused_as_the_base_url_setting() -> None:
+    with pytest.raises(InvalidBaseUrl, match="http") as caught:
+        choose_annotator("openai", base_url="localhost:8000", env={})
+    assert caught.value.setting == "base_url"
+    with pytest.raises(GoldloopError, match="GOLDLOOP_BASE_URL='ftp://x': "):
+        BackendSettings.from_env({"GOLDLOOP_PROVIDER": "openai", "GOLDLOOP_BASE_URL": "ftp://x"})
+
+
 def test_an_unknown_provider_is_refused() -> None:
     with pytest.raises(UnknownProvider, match="'mistral' is not a provider"):
         choose_annotator("mistral", env={})
@@ -129,17 +138,30 @@ def test_the_backend_and_the_cli_word_the_same_refusal_with_their_own_names(
     assert not (tmp_path / "o.json").exists()
 
 
-def test_the_demo_picks_by_the_same_rule(monkeypatch: pytest.MonkeyPatch, kb: KB) -> None:
+def test_the_demo_picks_by_the_same_rule_and_the_backends_variables(
+    monkeypatch: pytest.MonkeyPatch, kb: KB
+) -> None:
     from goldloop.demo import pick_annotator
 
     for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
         monkeypatch.delenv(name, raising=False)
+    for setting in ("PROVIDER", "MODEL", "EFFORT", "BASE_URL"):
+        monkeypatch.delenv(f"GOLDLOOP_{setting}", raising=False)
     assert isinstance(pick_annotator(kb), LexicalAnnotator)
     monkeypatch.setenv("GEMINI_API_KEY", "k")
     assert pick_annotator(kb).tag == "gemini-2.5-flash"
     monkeypatch.setenv("OPENAI_API_KEY", "k")
-    with pytest.raises(AmbiguousProvider):
+    with pytest.raises(GoldloopError, match="GOLDLOOP_PROVIDER='': keys of several providers"):
         pick_annotator(kb)
+    monkeypatch.setenv("GOLDLOOP_PROVIDER", "openai")  # named as for the backend
+    assert pick_annotator(kb).tag == "gpt-5-mini"
+
+
+def test_the_documented_names_stay_importable() -> None:
+    import goldloop.backend
+    import goldloop.llm
+
+    assert goldloop.backend.AnnotatorSpec is goldloop.llm.AnnotatorSpec is AnnotatorSpec
 
 
 @pytest.mark.parametrize(

@@ -341,6 +341,15 @@ def test_a_base_url_that_is_not_a_url_is_refused(monkeypatch: pytest.MonkeyPatch
         make_provider("openai", "m", base_url="localhost:8000", cache=None)
 
 
+def test_credentials_in_the_base_url_are_masked_in_errors(llm_server: FakeLLMServer) -> None:
+    url = llm_server.base_url("openai").replace("http://", "http://user:hunter22@")
+    llm_server.fail(400, message=f"bad request to {url}")
+    with pytest.raises(LLMError) as caught:
+        make_provider("openai", "m", base_url=url, cache=None).complete(REQUEST)
+    assert "hunter22" not in str(caught.value) and "user:***@" in str(caught.value)
+    assert "HTTP 400" in str(caught.value)
+
+
 def test_keys_of_existing_requests_do_not_change(monkeypatch: pytest.MonkeyPatch) -> None:
     # Pinned with the code before the Responses API and prompt caching: Anthropic, Gemini and
     # chat completions on an OpenAI-compatible server keep every cached answer.

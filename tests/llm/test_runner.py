@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from pathlib import Path
 
 from goldloop.llm import LLMError, LLMRequest, LLMResponse, RetryPolicy
 from goldloop.llm.runner import run_requests, stream_requests
@@ -72,3 +73,21 @@ def test_a_stop_cuts_a_backoff_short(llm_server: FakeLLMServer) -> None:
     assert time.perf_counter() - started < 2
     assert len(outcome) == 1 and "cancelled" in str(outcome[0])
     assert llm_server.request_count == 1
+
+
+def test_cached_answers_come_first_and_start_no_thread(
+    llm_server: FakeLLMServer, tmp_path: Path
+) -> None:
+    provider = llm_server.provider("openai", "m", cache=tmp_path / "cache.sqlite")
+    run_requests(provider, requests(3), concurrency=3)
+    for thread in threading.enumerate():
+        if thread.name == "goldloop-llm":
+            thread.join(5)  # the first run's workers, done
+    llm_server.reset()
+    stream = stream_requests(provider, requests(5), concurrency=4)
+    first = next(stream)
+    assert [index for index, _ in first] == [0, 1, 2]
+    assert all(isinstance(a, LLMResponse) and a.cached for _, a in first)
+    assert not any(t.name == "goldloop-llm" for t in threading.enumerate())
+    rest = [pair for batch in stream for pair in batch]
+    assert sorted(index for index, _ in rest) == [3, 4] and llm_server.request_count == 2

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from goldloop.errors import GoldloopError
-from goldloop.llm.factory import LEXICAL, AnnotatorChoiceError, AnnotatorSpec, choose_annotator
+from goldloop.llm.factory import LEXICAL, AnnotatorSpec, annotator_from_env
 from goldloop.settings import default_cache_path
 from goldloop.studio.connection import KEY_ENV, URL_ENV
 
@@ -42,8 +42,12 @@ class BackendSettings:
         """Read ``GOLDLOOP_*`` (``GOLDLOOP_MAX_TASK_CHARS`` among them), ``REDIS_URL``,
         ``BASIC_AUTH_*`` and the providers' key variables."""
         env = os.environ if env is None else env
-        annotator = _annotator(env, "GOLDLOOP_")
-        other = _annotator(env, "GOLDLOOP_OTHER_") if env.get("GOLDLOOP_OTHER_PROVIDER") else None
+        annotator = annotator_from_env(env)
+        other = (
+            annotator_from_env(env, "GOLDLOOP_OTHER_")
+            if env.get("GOLDLOOP_OTHER_PROVIDER")
+            else None
+        )
         user, password = env.get("BASIC_AUTH_USER"), env.get("BASIC_AUTH_PASS")
         if bool(user) != bool(password):
             raise GoldloopError("set both BASIC_AUTH_USER and BASIC_AUTH_PASS, or neither")
@@ -86,22 +90,6 @@ def _gold_paths(raw: str) -> dict[str, Path]:
             )
         paths[name.strip()] = Path(path.strip())
     return paths
-
-
-def _annotator(env: Mapping[str, str], prefix: str) -> AnnotatorSpec:
-    """:func:`goldloop.llm.choose_annotator` on ``<prefix>PROVIDER``, ``MODEL``, ``EFFORT`` and
-    ``BASE_URL``, its refusal naming the variable."""
-    try:
-        return choose_annotator(
-            env.get(f"{prefix}PROVIDER"),
-            env.get(f"{prefix}MODEL"),
-            env.get(f"{prefix}EFFORT"),
-            env.get(f"{prefix}BASE_URL"),
-            env=env,
-        )
-    except AnnotatorChoiceError as exc:
-        variable = f"{prefix}{exc.setting.upper()}"
-        raise GoldloopError(f"{variable}={env.get(variable, '')!r}: {exc}") from exc
 
 
 def _positive_int(env: Mapping[str, str], name: str, default: int) -> int:

@@ -29,15 +29,16 @@ from goldloop.cli.common import (
     key_value_table,
     open_kb,
     parse_roles,
+    report_path,
 )
-from goldloop.errors import EXIT_INTERRUPTED, GoldloopError
+from goldloop.documents import input_files
+from goldloop.errors import GoldloopError
 from goldloop.gold import Document, write_gold
 from goldloop.kb import KB
-from goldloop.llm import AnnotatorSpec, SQLiteCache, make_annotator
+from goldloop.llm import AnnotatorSpec, SQLiteCache, choose_annotator, make_annotator
 from goldloop.llm.batch import BatchMode, BatchPolicy, BatchProgress, state_path_for
 from goldloop.llm.pricing import PRICES_VARIABLE, PriceTable, load_prices
 from goldloop.sample import read_documents
-from goldloop.sample.sampledir import MANIFEST, TEXTS
 from goldloop.settings import default_cache_path
 
 
@@ -159,19 +160,16 @@ def annotate(
         raise GoldloopError("give exactly one of --sample DIR or --documents JSONL")
     if out is None and not dry:
         raise GoldloopError("--out is required (except with --dry-run)")
-    spec = llm_options.annotator_spec(
-        provider, model, effort, base_url, key_required=not dry, api=api
-    )
-    wanted_roles = parse_roles(roles)
     source_option, source = ("--sample", sample) if sample else ("--documents", documents_path)
     assert source is not None
     cache_path = cache or default_cache_path()
     if out is not None and not dry:
-        sources = [source / MANIFEST, source / TEXTS] if sample else [source]
         check_outputs(
-            {"--out": out, "--out (its report)": _report_path(out)},
-            {source_option: sources, "--kb": kb, "--cache": cache_path},
+            {"--out": out, "--out (its report)": report_path(out)},
+            {source_option: input_files(source), "--kb": kb, "--cache": cache_path},
         )
+    spec = choose_annotator(provider, model, effort, base_url, key_required=not dry, api=api)
+    wanted_roles = parse_roles(roles)
     table = _prices(prices)
     batch_mode = None
     if (batch or resume or no_wait) and out is not None and not dry:
@@ -187,13 +185,13 @@ def annotate(
     run = _run(
         documents, annotator, the_kb, max_tokens, concurrency, verbal_only, batch_mode, table
     )
-    report_path = _report_path(out)
+    report_file = report_path(out)
     failed = [f for f in run.report["failed_documents"] if f["reason"] == "failed"]
 
     def write() -> None:
         write_gold(out, run.documents)
-        atomic_write_json(report_path, {"input": str(source), **run.report})
-        _print_summary(run.report, out, report_path)
+        atomic_write_json(report_file, {"input": str(source), **run.report})
+        _print_summary(run.report, out, report_file)
 
     llm_options.settle_output(
         label=f"annotate ({annotator.tag})",
@@ -205,7 +203,7 @@ def annotate(
         answered_before=_documents_in(out),
         force=force,
         write=write,
-        report=report_path,
+        report=report_file,
     )
 
 
@@ -232,10 +230,6 @@ def _batch_mode(
         raise GoldloopError(f"--resume: there is no batch state file {state}: nothing to collect")
     policy = BatchPolicy(wait_s=0.0 if no_wait else batch_wait, poll_initial_s=poll_interval)
     return BatchMode(state, policy)
-
-
-def _report_path(out: Path) -> Path:
-    return out.with_name(out.name + ".report.json")
 
 
 def _documents_in(gold: Path) -> int | None:
@@ -281,14 +275,10 @@ def _run(
         except KeyboardInterrupt:
             if batch_mode is None or not batch_mode.state_path.exists():
                 raise
-            progress.stop()
-            err_console.print(
+            raise llm_options.Interrupted(
                 "interrupted: nothing written; the batch jobs run on (listed in "
-                f"{batch_mode.state_path}) and the same command collects them",
-                highlight=False,
-                soft_wrap=True,
-            )
-            raise typer.Exit(EXIT_INTERRUPTED) from None
+                f"{batch_mode.state_path}) and the same command collects them"
+            ) from None
 
 
 def _with_progress(batch_mode: BatchMode, progress: Progress) -> BatchMode:
@@ -359,7 +349,7 @@ def _dry_run_rows(spec: AnnotatorSpec, plan: DryRun) -> list[tuple[str, Any]]:
     return rows
 
 
-def _print_summary(report: dict[str, Any], out: Path, report_path: Path) -> None:
+def _print_summary(report: dict[str, Any], out: Path, report_file: Path) -> None:
     counts = report["counts"]
     rows: list[tuple[str, Any]] = [("annotator", report["annotator"]), *counts.items()]
     rows += [
@@ -375,6 +365,6 @@ def _print_summary(report: dict[str, Any], out: Path, report_path: Path) -> None
     if left_out:
         err_console.print(
             f"[yellow]{left_out} document(s) left out (truncated, unparsable or failed): "
-            f"see {report_path}; a re-run retries only those[/]"
+            f"see {report_file}; a re-run retries only those[/]"
         )
-    console.print(f"report: {report_path}")
+    console.print(f"report: {report_file}")

@@ -20,7 +20,7 @@ from goldloop.cli.score import (
     check_report_dir,
     show_results,
 )
-from goldloop.llm import make_llm
+from goldloop.llm import choose_annotator, make_llm
 from goldloop.scoring.baselines import BASELINES, run_baselines
 from goldloop.scoring.inputs import read_gold_documents
 
@@ -55,7 +55,7 @@ def baselines(
     names = [name.strip() for name in systems.split(",") if name.strip()]
     linker = None
     if "llm" in names:
-        spec = llm_options.annotator_spec(provider, model, effort, base_url, llm_required=True)
+        spec = choose_annotator(provider, model, effort, base_url, llm_required=True)
         linker = make_llm(spec, retry=llm_options.retry_policy(timeout, attempts))
     documents = read_gold_documents(gold, knowledge)
     with (

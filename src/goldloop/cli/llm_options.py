@@ -1,5 +1,5 @@
-"""The options of every command that calls an LLM (annotate, baselines, precision judge), and the
-factory's choice worded with those options."""
+"""What every command that calls an LLM shares (annotate, baselines, precision judge): its options,
+the rules for writing an output when requests failed, and Ctrl-C."""
 
 from __future__ import annotations
 
@@ -10,18 +10,11 @@ from typing import Annotated
 
 import typer
 
-from goldloop.cli.common import err_console
 from goldloop.errors import EXIT_INTERRUPTED, GoldloopError, PartialRun, ServiceError
-from goldloop.llm import (
-    AnnotatorChoiceError,
-    AnnotatorSpec,
-    Provider,
-    RetryPolicy,
-    choose_annotator,
-)
+from goldloop.llm import Provider, RetryPolicy
 from goldloop.llm.runner import DEFAULT_CONCURRENCY
 
-DEFAULT_TIMEOUT_S = 120.0
+DEFAULT_TIMEOUT_S = RetryPolicy().timeout_s
 DEFAULT_ATTEMPTS = RetryPolicy().attempts
 
 ProviderOption = Annotated[
@@ -78,36 +71,14 @@ __all__ = [
     "ConcurrencyOption",
     "EffortOption",
     "ForceOption",
+    "Interrupted",
     "ModelOption",
     "ProviderOption",
     "TimeoutOption",
-    "annotator_spec",
     "exit_130_on_ctrl_c",
     "retry_policy",
     "settle_output",
 ]
-
-_OPTIONS = {"provider": "--provider", "model": "--model", "api": "--api"}
-
-
-def annotator_spec(
-    provider: str | None,
-    model: str | None,
-    effort: str | None,
-    base_url: str | None,
-    *,
-    llm_required: bool = False,
-    key_required: bool = True,
-    api: str | None = None,
-) -> AnnotatorSpec:
-    """:func:`goldloop.llm.choose_annotator` on the options, its refusal naming the option."""
-    try:
-        return choose_annotator(
-            provider, model, effort, base_url, llm_required=llm_required,
-            key_required=key_required, api=api,
-        )  # fmt: skip
-    except AnnotatorChoiceError as exc:
-        raise GoldloopError(f"{_OPTIONS[exc.setting]}: {exc}") from exc
 
 
 def retry_policy(timeout_s: float, attempts: int) -> RetryPolicy:
@@ -147,10 +118,16 @@ def settle_output(
         )
 
 
+class Interrupted(GoldloopError):
+    """Ctrl-C: nothing was written."""
+
+    exit_code = EXIT_INTERRUPTED
+
+
 @contextmanager
 def exit_130_on_ctrl_c(annotator: object) -> Iterator[None]:
-    """Ctrl-C: nothing is written, one line says so (and that a re-run resumes from the answers
-    an LLM ``annotator`` cached), exit 130."""
+    """Ctrl-C: nothing is written, and the one line says that a re-run resumes from the answers
+    an LLM ``annotator`` cached (exit 130)."""
     try:
         yield
     except KeyboardInterrupt:
@@ -161,5 +138,4 @@ def exit_130_on_ctrl_c(annotator: object) -> Iterator[None]:
                 f"; the answers received are in the response cache{f' {where}' if where else ''}, "
                 "and a re-run resumes from them"
             )
-        err_console.print(f"interrupted: nothing written{resume}", highlight=False, soft_wrap=True)
-        raise typer.Exit(EXIT_INTERRUPTED) from None
+        raise Interrupted(f"interrupted: nothing written{resume}") from None

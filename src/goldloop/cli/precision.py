@@ -23,7 +23,7 @@ from goldloop.cli.common import (
 from goldloop.documents import input_files, read_documents
 from goldloop.errors import GoldloopError
 from goldloop.jsonl import write_jsonl
-from goldloop.llm import make_llm
+from goldloop.llm import choose_annotator, make_llm
 from goldloop.precision.judge import FAILED, judge_mentions
 from goldloop.precision.mentions import (
     read_labels,
@@ -83,7 +83,7 @@ def judge(
             "--equivalences": equivalences,
         },
     )
-    spec = llm_options.annotator_spec(provider, model, effort, base_url, llm_required=True)
+    spec = choose_annotator(provider, model, effort, base_url, llm_required=True)
     the_kb = open_kb(kb, equivalences)
     docs = read_documents(documents, the_kb)
     texts = {doc.doc_id: doc for doc in docs}

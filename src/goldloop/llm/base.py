@@ -378,16 +378,21 @@ class Provider(ABC):
         return status if isinstance(status, int) else None
 
     def _describe(self, exc: BaseException) -> str:
-        """The error for reports, with the credential masked should the server echo it."""
+        """The error for reports, with the credentials masked should the server echo them (the
+        key, and a password in the base URL)."""
         if "Timeout" in type(exc).__name__:
             return f"no answer within {self.retry.timeout_s:g} s"
         status = self._status(exc)
         prefix = f"HTTP {status} " if status else ""
         text = str(exc)
-        key = env_credential(*CREDENTIALS[self.name])
-        if key:
-            text = text.replace(key, "***")
+        for secret in self._secrets():
+            text = text.replace(secret, "***")
         return f"{prefix}{type(exc).__name__}: {text[:300]}"
+
+    def _secrets(self) -> list[str]:
+        password = urlsplit(self.base_url).password if self.base_url else None
+        secrets = [env_credential(*CREDENTIALS[self.name]), password]
+        return [secret for secret in secrets if secret]
 
     @abstractmethod
     def _call(self, request: LLMRequest) -> LLMResponse:

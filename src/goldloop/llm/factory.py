@@ -9,19 +9,21 @@ The rule, in order:
 4. no key: the offline ``lexical`` pre-annotator, unless an LLM is required (judge, llm baseline).
 
 :func:`choose_annotator` applies the rule to what a door read (options or variables) and gives an
-:class:`AnnotatorSpec`; :func:`make_annotator` / :func:`make_llm` build it. The typed errors carry
-which setting is wrong (``provider`` or ``model``), so each door names its own option or variable.
+:class:`AnnotatorSpec`; :func:`make_annotator` / :func:`make_llm` build it. The typed errors are
+:class:`~goldloop.errors.SettingError` s naming the setting (``provider`` or ``model``), so each
+door names its own option or variable.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from goldloop.errors import GoldloopError
+from goldloop.errors import GoldloopError, SettingError
 from goldloop.llm.base import (
     CREDENTIALS,
     LLMError,
@@ -31,6 +33,7 @@ from goldloop.llm.base import (
     annotator_tag,
     endpoint_identity,
     env_credential,
+    normalise_endpoint,
     request_key,
     resolve_api,
 )
@@ -56,12 +59,9 @@ DEFAULT_MODELS: Final = {
 }
 
 
-class AnnotatorChoiceError(GoldloopError):
-    """The settings do not name one annotator; ``setting`` is ``provider`` or ``model``."""
-
-    def __init__(self, setting: str, message: str) -> None:
-        super().__init__(message)
-        self.setting = setting
+class AnnotatorChoiceError(SettingError):
+    """The settings do not name one annotator; ``setting`` is ``provider``, ``model``,
+    ``base_url`` or ``api``."""
 
 
 class UnknownProvider(AnnotatorChoiceError):
@@ -78,6 +78,10 @@ class ModelRequired(AnnotatorChoiceError):
 
 class MissingKey(AnnotatorChoiceError):
     """The provider's key is not in the environment (and no base URL points elsewhere)."""
+
+
+class InvalidBaseUrl(AnnotatorChoiceError):
+    """A base URL that is not an http(s) URL with a host."""
 
 
 class NoProvider(AnnotatorChoiceError):
@@ -144,6 +148,11 @@ def choose_annotator(
     """
     name = (provider or "").strip().lower() or None
     model, effort, base_url = model or None, effort or None, base_url or None
+    if base_url is not None:
+        try:
+            normalise_endpoint(base_url)
+        except LLMError as exc:
+            raise InvalidBaseUrl("base_url", str(exc)) from exc
     if name is None:
         name = _implied_provider(base_url, model, env, llm_required)
     if name == LEXICAL:
@@ -162,6 +171,26 @@ def choose_annotator(
     except LLMError as exc:
         raise AnnotatorChoiceError("api", str(exc)) from exc
     return spec
+
+
+def annotator_from_env(
+    env: Mapping[str, str] | None = None, prefix: str = "GOLDLOOP_"
+) -> AnnotatorSpec:
+    """:func:`choose_annotator` on the variables ``<prefix>PROVIDER``, ``MODEL``, ``EFFORT`` and
+    ``BASE_URL`` (the doors configured by the environment: the ML backend, the demo); a refusal
+    names the variable."""
+    env = os.environ if env is None else env
+    try:
+        return choose_annotator(
+            env.get(f"{prefix}PROVIDER"),
+            env.get(f"{prefix}MODEL"),
+            env.get(f"{prefix}EFFORT"),
+            env.get(f"{prefix}BASE_URL"),
+            env=env,
+        )
+    except AnnotatorChoiceError as exc:
+        variable = f"{prefix}{exc.setting.upper()}"
+        raise GoldloopError(f"{variable}={env.get(variable, '')!r}: {exc.message}") from exc
 
 
 def _implied_provider(

@@ -17,6 +17,8 @@ from goldloop.llm.base import LLMError, LLMRequest, LLMResponse, Provider
 
 Answer = LLMResponse | LLMError
 DEFAULT_CONCURRENCY = 8
+# Cached answers are handed over in batches of this size, so a caller parses them together.
+CACHED_BATCH = 64
 
 
 def stream_requests(
@@ -27,12 +29,24 @@ def stream_requests(
     usable: Callable[[str], bool] | None = None,
 ) -> Iterator[list[tuple[int, Answer]]]:
     """``(index, answer)`` pairs as they finish, in batches of those finished since the last
-    batch (so a caller can work on several at once while the next requests are out)."""
-    if not requests:
-        return
+    batch (so a caller can work on several at once while the next requests are out).
+
+    Answers already in the cache come first, read on this thread in batches of
+    ``CACHED_BATCH``; only the others go to the workers (a cached re-run starts no thread).
+    """
+    cached: list[tuple[int, Answer]] = []
     jobs: queue.SimpleQueue[tuple[int, LLMRequest]] = queue.SimpleQueue()
-    for job in enumerate(requests):
-        jobs.put(job)
+    for index, request in enumerate(requests):
+        hit = provider.cached_response(provider.key(request))
+        if hit is None:
+            jobs.put((index, request))
+        else:
+            cached.append((index, hit))
+    for start in range(0, len(cached), CACHED_BATCH):
+        yield cached[start : start + CACHED_BATCH]
+    remaining = len(requests) - len(cached)
+    if not remaining:
+        return
     done: queue.SimpleQueue[tuple[int, Answer]] = queue.SimpleQueue()
     stop = threading.Event()
 
@@ -44,10 +58,9 @@ def stream_requests(
                 return
             done.put((index, _ask(provider, request, usable, stop)))
 
-    for _ in range(max(1, min(concurrency, len(requests)))):
+    for _ in range(max(1, min(concurrency, remaining))):
         threading.Thread(target=work, name="goldloop-llm", daemon=True).start()
     try:
-        remaining = len(requests)
         while remaining:
             batch = [done.get()]
             while True:
