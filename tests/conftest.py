@@ -15,7 +15,7 @@ import os
 import shutil
 import sys
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import redirect_stderr, redirect_stdout
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -26,9 +26,14 @@ from goldloop.errors import GoldloopError
 from goldloop.kb import KB, load_kb
 from goldloop.studio import server
 from goldloop.studio.connection import Connection
+from tests.fakes.llm_server import llm_server
+
+__all__ = ["llm_server"]  # the fake provider, a fixture of every test
 
 REPO = Path(__file__).resolve().parents[1]
 TEMPLATE = REPO / ".goldloop" / "test-studio-template"
+# pelinker's seed gold (one document, the legacy format)
+LEGACY = REPO / "tests" / "data" / "legacy" / "sample.0.gt.json"
 
 
 @pytest.fixture(scope="session")
@@ -129,6 +134,18 @@ class LabelStudioServer:
         self.state = server.start(self.home, port=self.state.port, executable=self.executable)
 
 
+@contextmanager
+def serving(home: Path, executable: Path, state: server.ServerState) -> Iterator[LabelStudioServer]:
+    """The started server of ``home`` with an SDK client; stopped on leaving."""
+    from label_studio_sdk import LabelStudio
+
+    client = LabelStudio(base_url=state.url, api_key=state.token)
+    try:
+        yield LabelStudioServer(home, executable, state, client)
+    finally:
+        server.stop(home)
+
+
 def _executable() -> Path:
     install_root = REPO / ".goldloop" / "studio"
     return server.label_studio_executable(install_root, install=in_ci())
@@ -155,14 +172,8 @@ def label_studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabelStud
         if in_ci():
             pytest.fail(f"Label Studio must run in CI: {exc}")
         pytest.skip(f"no Label Studio server: {exc}")
-    from label_studio_sdk import LabelStudio
-
-    running = LabelStudioServer(home, executable, state)
-    running.client = LabelStudio(base_url=state.url, api_key=state.token)
-    try:
+    with serving(home, executable, state) as running:
         yield running
-    finally:
-        server.stop(home)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import csv
 import gzip
 import io
+import sys
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -26,6 +27,10 @@ from pathlib import Path
 from typing import IO, cast
 
 from goldloop.errors import GoldloopError
+
+# A field may be as long as a full text; an unclosed quote is then reported at the end of the file
+# (csv's default limit of 128 KiB would cut a long abstract with a misleading error).
+csv.field_size_limit(sys.maxsize)
 
 TRUE_WORDS = ("true", "yes", "1")
 FALSE_WORDS = ("false", "no", "0", "")

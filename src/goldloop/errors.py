@@ -8,7 +8,7 @@
 | 3 | partial: some requests failed, output written for the rest (:class:`PartialRun`) |
 | 4 | a service failed after retries (:class:`ServiceError`) |
 | 5 | submitted and still pending (:class:`Pending`) |
-| 130 | interrupted |
+| 130 | interrupted: Ctrl-C (:class:`Interrupted`) |
 
 The library never names a CLI flag in a message; the doors word options themselves.
 """
@@ -60,3 +60,9 @@ class Pending(GoldloopError):
     """Work was submitted and is not finished yet (provider batch mode): exit 5."""
 
     exit_code = EXIT_PENDING
+
+
+class Interrupted(GoldloopError):
+    """Ctrl-C stopped the run; the message says what was kept: exit 130."""
+
+    exit_code = EXIT_INTERRUPTED

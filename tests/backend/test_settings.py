@@ -17,7 +17,7 @@ def test_no_provider_key_means_the_lexical_pre_annotator() -> None:
 
 def test_a_provider_key_alone_picks_that_provider_with_its_default_model() -> None:
     settings = BackendSettings.from_env({"ANTHROPIC_API_KEY": "k"})
-    assert settings.annotator == AnnotatorSpec("anthropic", "claude-sonnet-4-5")
+    assert settings.annotator == AnnotatorSpec("anthropic", "claude-sonnet-5")
     settings = BackendSettings.from_env({"ANTHROPIC_API_KEY": "k", "GOLDLOOP_MODEL": "claude-x"})
     assert settings.annotator == AnnotatorSpec("anthropic", "claude-x")
 

@@ -424,3 +424,16 @@ def test_label_studio_stopped_mid_pull_writes_nothing_and_keeps_the_old_gold(
     assert f"Label Studio at {label_studio.url}" in line
     assert _snapshot(work.root) == before
     assert out.read_text() == '["the previous gold"]\n'
+
+
+def test_an_unreachable_postgresql_is_a_service_error_before_anything_starts(
+    work: Work, cli: Cli
+) -> None:
+    database = f"postgresql://goldloop:secret-pw@127.0.0.1:{work.port}/studio"
+    before = _snapshot(work.root)
+    result = cli("studio", "start", env={"GOLDLOOP_STUDIO_DATABASE": database})
+    assert result.returncode == 4, result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert f"PostgreSQL at 127.0.0.1:{work.port} does not answer" in line
+    assert "secret-pw" not in line
+    assert _snapshot(work.root) == before

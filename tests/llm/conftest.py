@@ -1,4 +1,5 @@
-"""Shared fixtures: the fake provider server, the bundled KB, spaCy, scripted answers."""
+"""Shared fixtures and helpers of the LLM tests: spaCy, a response cache, scripted answers (the
+fake provider and the KB are the root conftest's)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,7 @@ from typing import Any
 import pytest
 
 from goldloop.llm import SQLiteCache
-from tests.fakes.llm_server import FakeRequest, Reply, llm_server
-
-__all__ = ["llm_server"]
+from tests.fakes.llm_server import FakeRequest, Reply
 
 PROVIDER_NAMES = ("openai", "anthropic", "gemini")
 

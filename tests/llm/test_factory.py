@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import pytest
@@ -11,9 +12,11 @@ from goldloop.errors import GoldloopError
 from goldloop.kb import KB
 from goldloop.lexical import LexicalAnnotator
 from goldloop.llm import (
+    DEFAULT_MODELS,
     AmbiguousProvider,
     AnnotatorSpec,
     InvalidBaseUrl,
+    LLMRequest,
     MissingKey,
     ModelRequired,
     NoProvider,
@@ -30,7 +33,7 @@ LOCAL = "http://127.0.0.1:8000/v1"
 
 def test_an_explicit_provider_wins_over_the_keys_set() -> None:
     env = {"OPENAI_API_KEY": "k", "ANTHROPIC_API_KEY": "k"}
-    assert choose_annotator("Anthropic", env=env) == AnnotatorSpec("anthropic", "claude-sonnet-4-5")
+    assert choose_annotator("Anthropic", env=env) == AnnotatorSpec("anthropic", "claude-sonnet-5")
     assert choose_annotator("openai", "gpt-x", "low", env=env) == AnnotatorSpec(
         "openai", "gpt-x", "low"
     )
@@ -64,7 +67,7 @@ def test_a_base_url_alone_is_an_openai_compatible_server_and_needs_a_model() -> 
     ("variable", "provider", "model"),
     [
         ("OPENAI_API_KEY", "openai", "gpt-5-mini"),
-        ("ANTHROPIC_API_KEY", "anthropic", "claude-sonnet-4-5"),
+        ("ANTHROPIC_API_KEY", "anthropic", "claude-sonnet-5"),
         ("GEMINI_API_KEY", "gemini", "gemini-2.5-flash"),
         ("GOOGLE_API_KEY", "gemini", "gemini-2.5-flash"),
     ],
@@ -202,3 +205,16 @@ def test_an_api_the_provider_does_not_speak_is_refused_naming_the_setting() -> N
     with pytest.raises(AnnotatorChoiceError, match="there is no API 'responses'") as raised:
         choose_annotator("anthropic", "m", api="responses", key_required=False)
     assert raised.value.setting == "api"
+
+
+@pytest.mark.parametrize("name", sorted(DEFAULT_MODELS))
+def test_no_default_model_is_one_its_sdk_calls_deprecated(
+    llm_server: FakeLLMServer, name: str
+) -> None:
+    """The SDKs warn (DeprecationWarning) on every request to a model near its end of life."""
+    request = LLMRequest(system="s", user="u", schema={"type": "object"}, max_tokens=10)
+    provider = llm_server.provider(name, DEFAULT_MODELS[name], cache=None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DeprecationWarning)
+        provider.complete(request)
+    assert llm_server.requests[-1].model == DEFAULT_MODELS[name]

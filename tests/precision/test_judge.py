@@ -1,4 +1,5 @@
-"""The judge when the provider fails some requests: real SDK, fake provider, the CLI's exit codes."""
+"""The LLM judge through each real SDK and the fake provider: its request, its verdicts, failed
+requests, and ``goldloop precision judge`` (then ``sample`` and ``report`` on its verdicts)."""
 
 from __future__ import annotations
 
@@ -9,14 +10,12 @@ import pytest
 
 from goldloop.documents import read_documents
 from goldloop.kb import KB
-from goldloop.precision.judge import FAILED, judge_mentions
+from goldloop.llm import SQLiteCache
+from goldloop.precision.judge import FAILED, judge_mentions, judge_request, parse_verdict
 from goldloop.precision.mentions import read_verdicts, system_mentions
 from goldloop.scoring.inputs import read_predictions
-from tests.agreement.test_precision import study
 from tests.conftest import Cli
-from tests.fakes.llm_server import FakeLLMServer, FakeRequest, Reply, llm_server
-
-__all__ = ["llm_server", "study"]  # the judge's study: three mentions, one abstained row
+from tests.fakes.llm_server import FakeLLMServer, FakeRequest, Reply
 
 
 def inhibits_fails(request: FakeRequest) -> Reply:
@@ -94,3 +93,133 @@ def test_judge_never_writes_over_its_input(
     err = result.err
     assert result.returncode == 2 and "--out" in err and "--system" in err and "same file" in err
     assert system.read_bytes() == before and llm_server.request_count == 0
+
+
+def scripted(request: FakeRequest) -> Reply | str:
+    if "⟦regulates⟧" in request.user:
+        return '{"verdict": "supported", "reason": "stated"}'
+    if "⟦inhibits⟧" in request.user:
+        return '{"verdict": "contradicted", "reason": "wrong relation"}'
+    return Reply('{"verdict": "supported", "reason": "' + "x" * 4000 + '"}')  # cut off
+
+
+@pytest.mark.parametrize("provider_name", ["openai", "anthropic", "gemini"])
+def test_judge_through_each_provider(
+    llm_server: FakeLLMServer, study: tuple[Path, Path], kb: KB, tmp_path: Path, provider_name: str
+) -> None:
+    system, documents = study
+    llm_server.answer = scripted
+    docs = read_documents(documents)
+    texts = {doc.doc_id: doc for doc in docs}
+    mentions, abstained = system_mentions(read_predictions(system, docs), docs, kb)
+    assert abstained == 1
+    provider = llm_server.provider(
+        provider_name, "judge-model", cache=SQLiteCache(tmp_path / "c.sqlite")
+    )
+    result = judge_mentions(mentions, texts, kb, provider)
+    assert [m.verdict for m in result.mentions] == ["supported", "contradicted", "unchecked"]
+    assert result.unchecked_reasons == {"truncated": 1}
+    assert llm_server.request_count == 3
+    asked = next(r.user for r in llm_server.requests if "⟦regulates⟧" in r.user)
+    assert "Direction: in the label's own order" in asked
+    # Re-running costs nothing but the truncated answer, which was never cached.
+    again = judge_mentions(mentions, texts, kb, provider)
+    assert again.cached == 2 and llm_server.request_count == 4
+
+
+def test_judge_request_marks_the_mention_and_states_the_claim(
+    study: tuple[Path, Path], kb: KB
+) -> None:
+    system, documents = study
+    docs = read_documents(documents)
+    mentions, _ = system_mentions(read_predictions(system, docs), docs, kb)
+    converse = mentions[2]
+    assert (converse.entity_id, converse.direction, converse.label) == (
+        "PEL.000000",
+        "inverse",
+        "activates",
+    )
+    request = judge_request(converse, docs[0].text, kb)
+    assert "C is ⟦activated by⟧ D." in request.user
+    assert 'Relation: "activates"' in request.user
+    assert "as the converse" in request.user
+    assert request.schema["properties"]["verdict"]["enum"] == [
+        "supported",
+        "contradicted",
+        "not_found",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ('{"verdict": "not_found", "reason": "no relation"}', ("not_found", "no relation")),
+        ('```json\n{"verdict": "supported", "reason": "ok"}```', ("supported", "ok")),
+        ('{"verdict": "maybe"}', ("unchecked", "unknown verdict 'maybe'")),
+        ("I think so", ("unchecked", "unparsable")),
+    ],
+)
+def test_parse_verdict(answer: str, expected: tuple[str, str]) -> None:
+    assert parse_verdict(answer) == expected
+
+
+def test_judge_sample_report_cli(
+    llm_server: FakeLLMServer,
+    study: tuple[Path, Path],
+    tmp_path: Path,
+    cli: Cli,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("GOLDLOOP_HOME", str(tmp_path))
+    system, documents = study
+    llm_server.answer = scripted
+    verdicts = tmp_path / "verdicts.jsonl"
+    judged = cli(
+        "precision", "judge", "--system", system, "--documents", documents, "--provider", "openai",
+        "--model", "judge-model", "--base-url", llm_server.base_url("openai"), "-o", verdicts,
+    )  # fmt: skip
+    assert judged.returncode == 0, judged.stderr
+    assert [m.verdict for m in read_verdicts(verdicts)] == [
+        "supported",
+        "contradicted",
+        "unchecked",
+    ]
+    sidecar = json.loads((tmp_path / "verdicts.jsonl.report.json").read_text())
+    assert sidecar["abstained_rows"] == 1 and sidecar["unchecked_reasons"] == {"truncated": 1}
+    assert "test-key" not in (tmp_path / "verdicts.jsonl.report.json").read_text()
+
+    to_label = tmp_path / "to-label.jsonl"
+    drawn = cli(
+        "precision",
+        "sample",
+        "--verdicts",
+        verdicts,
+        "--documents",
+        documents,
+        "--n",
+        2,
+        "-o",
+        to_label,
+    )
+    assert drawn.returncode == 0, drawn.stderr
+    rows = [json.loads(line) for line in to_label.read_text().splitlines()]
+    assert len(rows) == 2 and all(r["label"] is None and "verdict" not in r for r in rows)
+    assert all("⟦" in r["passage"] for r in rows)
+    for row in rows:
+        row["label"] = "supported"
+    to_label.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    reported = cli(
+        "precision",
+        "report",
+        "--verdicts",
+        verdicts,
+        "--labels",
+        to_label,
+        "-o",
+        tmp_path / "p.json",
+    )
+    assert reported.returncode == 0, reported.stderr
+    report = json.loads((tmp_path / "p.json").read_text())
+    assert report["n_judged"] == 3 and report["n_labelled"] == 2
+    assert report["calibrated"] is False
+    assert "uncalibrated" in reported.out

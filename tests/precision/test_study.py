@@ -1,10 +1,14 @@
-"""``precision sample`` on a verdicts file in the README's own format (no ``surface``)."""
+"""The precision study: the sample to label (seeded, by relation, from verdicts in the README's
+own format) and the PPI report (the seed's worked example end to end)."""
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
+from goldloop.precision.mentions import JudgedMention, read_labels, read_verdicts
+from goldloop.precision.study import draw_sample, precision_report
 from tests.conftest import Cli
 
 TEXT = "In these cells ERK phosphorylates the proliferation marker."
@@ -50,3 +54,56 @@ def test_a_mention_of_a_missing_document_is_refused(tmp_path: Path, cli: Cli) ->
     assert result.returncode == 2
     assert "no document 'pmid:1' among the documents" in result.err
     assert "Traceback" not in result.err and not out.exists()
+
+
+def test_worked_example_from_files(
+    worked_example: tuple[Path, Path], tmp_path: Path, cli: Cli
+) -> None:
+    verdicts, labels = worked_example
+    report = precision_report(read_verdicts(verdicts), read_labels(labels))
+    assert report.judge.value == 0.85
+    corrected = report.corrected
+    assert corrected.low is not None and corrected.high is not None
+    assert (round(corrected.value, 3), round(corrected.low, 3), round(corrected.high, 3)) == (
+        0.783,
+        0.714,
+        0.853,
+    )
+    assert (report.false_support, report.lost_support, report.n_labelled) == (12, 4, 120)
+    assert (report.unknown_keys, report.unlabelled, report.repeated) == (1, 1, 2)
+    assert report.calibrated
+
+    result = cli(
+        "precision", "report", "--verdicts", verdicts, "--labels", labels, "-o", tmp_path / "p.json"
+    )
+    assert result.returncode == 0, result.stderr
+    assert "0.783 [0.714, 0.853]" in result.out
+    assert "0.750 [0.666, 0.819]" in result.out
+    data = json.loads((tmp_path / "p.json").read_text())
+    assert data["judge"] == {"value": 0.85, "low": None, "high": None}
+    assert data["judge_on_sample"] == {"false_support": 12, "lost_support": 4}
+
+
+def test_sample_is_seeded_and_uniform() -> None:
+    mentions = [
+        JudgedMention("d", k, k + 1, "X", "x", "x").judged("supported") for k in range(0, 2000, 2)
+    ]
+    first = draw_sample(mentions, 150, seed=4)
+    assert first == draw_sample(list(reversed(mentions)), 150, seed=4)
+    assert first != draw_sample(mentions, 150, seed=5)
+    assert len({m.key for m in first}) == 150
+    assert len(draw_sample(mentions[:10], 150)) == 10
+
+
+def test_sample_by_relation_gives_each_relation_its_share() -> None:
+    relations = ["A"] * 600 + ["B"] * 300 + ["C"] * 95 + ["D"] * 5
+    mentions = [
+        JudgedMention("d", k, k + 1, rel, "x", rel).judged("supported")
+        for k, rel in enumerate(relations)
+    ]
+    drawn = draw_sample(mentions, 150, seed=1, by_relation=True)
+    counts = Counter(m.entity_id for m in drawn)
+    # Quotas 90, 45, 14.25, 0.75: the largest remainder goes to D.
+    assert counts == {"A": 90, "B": 45, "C": 14, "D": 1}
+    assert len({m.key for m in drawn}) == 150
+    assert drawn == draw_sample(mentions, 150, seed=1, by_relation=True)

@@ -9,10 +9,12 @@ import pytest
 
 from goldloop.sample.pool import PoolDoc, PoolMention
 from goldloop.sample.strata import (
+    MERGED,
     allocate,
     boundaries,
     draw,
     largest_remainder,
+    plan_draws,
     role_counts,
     stratum_weights,
 )
@@ -109,3 +111,32 @@ def test_draw_is_seeded_and_assigns_roles_and_p_incl() -> None:
     ]
     assert {d.stratum: d.p_incl for d in first} == {"y0-low-common": 0.5, "y1-none": 0.25}
     assert len({d.doc.doc_id for d in first}) == 6
+
+
+def test_plan_gives_every_non_empty_stratum_a_draw() -> None:
+    sizes = {"a": 50, "b": 30, "c": 2, "d": 1, "e": 0}
+    weights = {"a": 0.6, "b": 0.38, "c": 0.015, "d": 0.005, "e": 0.0}
+    # allocate alone leaves the small strata undrawn: their documents could never be sampled
+    assert allocate(10, sizes, weights) == {"a": 6, "b": 4, "c": 0, "d": 0, "e": 0}
+    plan = plan_draws(10, sizes, weights)
+    assert plan.groups == {"a": "a", "b": "b", "c": "c", "d": "d"}  # "e" is empty
+    # c then d (by name) each take one draw from the largest allocation, a
+    assert plan.allocation == {"a": 4, "b": 4, "c": 1, "d": 1}
+    # When allocate already reaches every stratum, the plan is allocate's.
+    filled = {"a": 50, "b": 30, "c": 2, "d": 1}
+    reached = allocate(83, filled, weights)  # the whole pool
+    assert min(reached.values()) == 1
+    assert plan_draws(83, sizes, weights).allocation == reached
+    even = {"a": 0.5, "b": 0.3, "c": 0.2}
+    assert plan_draws(10, {"a": 50, "b": 30, "c": 20}, even).allocation == {"a": 5, "b": 3, "c": 2}
+
+
+def test_plan_merges_the_lightest_strata_when_the_batch_is_smaller() -> None:
+    sizes = {"a": 50, "b": 30, "c": 2, "d": 1}
+    weights = {"a": 0.6, "b": 0.38, "c": 0.015, "d": 0.005}
+    plan = plan_draws(3, sizes, weights)
+    # 4 strata, 3 draws: the two lightest (d, c) become one stratum, drawn once
+    assert plan.groups == {"a": "a", "b": "b", "c": MERGED, "d": MERGED}
+    assert plan.allocation == {"a": 1, "b": 1, MERGED: 1}
+    single = plan_draws(1, sizes, weights)
+    assert set(single.groups.values()) == {MERGED} and single.allocation == {MERGED: 1}

@@ -12,9 +12,7 @@ from goldloop.gold import read_gold
 from goldloop.kb import KB
 from goldloop.scoring.baselines import linking_request, run_baselines
 from tests.conftest import Cli
-from tests.fakes.llm_server import FakeLLMServer, FakeRequest, Reply, llm_server
-
-__all__ = ["llm_server"]
+from tests.fakes.llm_server import FakeLLMServer, FakeRequest, Reply
 
 # What the scripted linker answers for each marked surface of the conftest gold.
 ANSWERS = {

@@ -8,11 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Cli
+from tests.conftest import LEGACY, Cli
 
 from .conftest import hit, row
-
-LEGACY = Path(__file__).parents[1] / "data" / "legacy" / "sample.0.gt.json"
 
 
 def _legacy_rows(tmp_path: Path) -> Path:

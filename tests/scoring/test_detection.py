@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from goldloop.ground_truth import (
@@ -11,8 +9,7 @@ from goldloop.ground_truth import (
     load_ground_truth_spans,
     score_predictions_against_ground_truth,
 )
-
-LEGACY = Path(__file__).parents[1] / "data" / "legacy" / "sample.0.gt.json"
+from tests.conftest import LEGACY
 
 
 def _row(a: int, b: int, entity_id: str | None = "R.1", itext: int = 0) -> dict[str, object]:

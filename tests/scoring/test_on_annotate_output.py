@@ -10,9 +10,7 @@ import pytest
 
 from goldloop.gold import read_gold
 from tests.conftest import Cli
-from tests.fakes.llm_server import FakeLLMServer, FakeRequest, llm_server
-
-__all__ = ["llm_server"]
+from tests.fakes.llm_server import FakeLLMServer, FakeRequest
 
 DOCS = [
     {"doc_id": "pmid:1", "text": "IL-6 activates STAT3 in liver cells.", "role": "primary"},

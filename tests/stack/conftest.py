@@ -41,7 +41,7 @@ import pytest
 from goldloop.errors import GoldloopError
 from goldloop.studio import server
 from tests.backend.conftest import free_port, redis_binary, wait_for_port
-from tests.conftest import REPO, LabelStudioServer, in_ci
+from tests.conftest import REPO, LabelStudioServer, in_ci, serving
 from tests.fakes.llm_server import FakeLLMServer
 
 REPLICAS = ("a", "b")  # docker/compose.yaml: deploy.replicas
@@ -121,14 +121,8 @@ def studio_on_postgres(
         state = server.start(home, executable=executable, database=postgres_database.url)
     except GoldloopError as exc:
         unavailable(f"no Label Studio on PostgreSQL: {exc}")
-    from label_studio_sdk import LabelStudio
-
-    studio = LabelStudioServer(home, executable, state)
-    studio.client = LabelStudio(base_url=state.url, api_key=state.token)
-    try:
+    with serving(home, executable, state) as studio:
         yield studio
-    finally:
-        server.stop(home)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -102,11 +102,23 @@ def _wait(driver, condition):
     )
 
 
-def _open(driver, url: str, project_id: int, task_id: int) -> list:
+def _open(driver, url: str, project_id: int, task_id: int) -> list[str]:
+    """Open a task; the texts of its regions, read inside the wait (the editor re-renders)."""
     from selenium.webdriver.common.by import By
 
     driver.get(f"{url}/projects/{project_id}/data?task={task_id}")
-    return _wait(driver, lambda d: d.find_elements(By.CSS_SELECTOR, ".htx-highlight"))
+    return _wait(
+        driver, lambda d: [h.text for h in d.find_elements(By.CSS_SELECTOR, ".htx-highlight")]
+    )
+
+
+def _select_region(driver, index: int) -> None:
+    """Click a region, finding it again until a click lands on a fresh element."""
+    from selenium.webdriver.common.by import By
+
+    _wait(
+        driver, lambda d: d.find_elements(By.CSS_SELECTOR, ".htx-highlight")[index].click() or True
+    )
 
 
 def test_regions_relation_direction_and_search(
@@ -115,9 +127,11 @@ def test_regions_relation_direction_and_search(
     from selenium.webdriver.common.by import By
 
     project_id, tasks = project_tasks
-    highlights = _open(browser, label_studio.url, project_id, tasks["pmid:2"])
-    assert [h.text for h in highlights] == ["inhibits", "regulates"]
-    highlights[0].click()
+    assert _open(browser, label_studio.url, project_id, tasks["pmid:2"]) == [
+        "inhibits",
+        "regulates",
+    ]
+    _select_region(browser, 0)
     taxonomy = _wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".htx-taxonomy"))
     assert taxonomy.text.strip() == "inhibits"
     checked = [
@@ -163,8 +177,10 @@ def test_regions_relation_direction_and_search(
 
 def test_astral_text_regions_sit_on_their_words(browser, label_studio, project_tasks) -> None:
     project_id, tasks = project_tasks
-    highlights = _open(browser, label_studio.url, project_id, tasks["pmid:3"])
-    assert [h.text for h in highlights] == ["binds to", "activates"]
+    assert _open(browser, label_studio.url, project_id, tasks["pmid:3"]) == [
+        "binds to",
+        "activates",
+    ]
 
 
 def test_curate_task_shows_both_annotators_versions(
@@ -177,10 +193,8 @@ def test_curate_task_shows_both_annotators_versions(
     project = find_project(label_studio.connection, label_studio.client, curate_name(campaign.name))
     assert project is not None
     task = campaign.curate_tasks["pmid:14"]
-    highlights = _open(browser, label_studio.url, project.id, task.id)
-    assert [h.text for h in highlights] == ["stimulates"]
-    # The editor may re-render after opening: find the region again until a click lands.
-    _wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".htx-highlight")[0].click() or True)
+    assert _open(browser, label_studio.url, project.id, task.id) == ["stimulates"]
+    _select_region(browser, 0)
     dispute = f"{campaign.email('alice')}: stimulates · forward | {campaign.email('bob')}: stimulates · inverse"
 
     def shown(driver) -> str | None:

@@ -12,6 +12,7 @@ from goldloop.atomic import atomic_write_json
 from goldloop.cli.common import (
     EquivalencesOption,
     KbOption,
+    UrlOption,
     check_outputs,
     console,
     key_value_table,
@@ -35,10 +36,7 @@ def agree(
             help="Compare the two annotations per task of the Label Studio project NAME-double.",
         ),
     ] = None,
-    url: Annotated[
-        str | None,
-        typer.Option(help="Label Studio URL (default: $LABEL_STUDIO_URL, else the embedded one)."),
-    ] = None,
+    url: UrlOption = None,
     out: Annotated[
         Path | None,
         typer.Option(

@@ -32,7 +32,7 @@ from goldloop.cli.common import (
     report_path,
 )
 from goldloop.documents import input_files
-from goldloop.errors import GoldloopError
+from goldloop.errors import GoldloopError, Interrupted
 from goldloop.gold import Document, write_gold
 from goldloop.kb import KB
 from goldloop.llm import AnnotatorSpec, SQLiteCache, choose_annotator, make_annotator
@@ -275,7 +275,7 @@ def _run(
         except KeyboardInterrupt:
             if batch_mode is None or not batch_mode.state_path.exists():
                 raise
-            raise llm_options.Interrupted(
+            raise Interrupted(
                 "interrupted: nothing written; the batch jobs run on (listed in "
                 f"{batch_mode.state_path}) and the same command collects them"
             ) from None

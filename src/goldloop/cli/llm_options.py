@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from goldloop.errors import EXIT_INTERRUPTED, GoldloopError, PartialRun, ServiceError
+from goldloop.errors import Interrupted, PartialRun, ServiceError
 from goldloop.llm import Provider, RetryPolicy
 from goldloop.llm.runner import DEFAULT_CONCURRENCY
 
@@ -71,7 +71,6 @@ __all__ = [
     "ConcurrencyOption",
     "EffortOption",
     "ForceOption",
-    "Interrupted",
     "ModelOption",
     "ProviderOption",
     "TimeoutOption",
@@ -116,12 +115,6 @@ def settle_output(
             f"{len(errors)} of {asked} {unit} failed ({errors[0]}): listed in {report}; "
             "a re-run asks only for those"
         )
-
-
-class Interrupted(GoldloopError):
-    """Ctrl-C: nothing was written."""
-
-    exit_code = EXIT_INTERRUPTED
 
 
 @contextmanager

@@ -34,7 +34,7 @@ from goldloop.precision.mentions import (
 from goldloop.precision.studio import pull_labels, push_sample
 from goldloop.precision.study import PrecisionReport, draw_sample, labelling_rows, precision_report
 from goldloop.scoring.inputs import read_predictions
-from goldloop.scoring.ppi import MIN_CALIBRATED_LABELS, Estimate
+from goldloop.scoring.ppi import MIN_CALIBRATED_LABELS
 from goldloop.studio.connection import connect, resolve_connection
 
 app = typer.Typer(
@@ -217,9 +217,9 @@ def show_precision(result: PrecisionReport) -> None:
         f"precision without gold ({result.n_judged} mentions judged, {result.n_labelled} labels)"
     )
     rows = [
-        ("judge only", _fmt(result.judge)),
-        ("corrected (PPI, 95%)", _fmt(result.corrected)),
-        ("labels only (Wilson, 95%)", _fmt(result.labels)),
+        ("judge only", str(result.judge)),
+        ("corrected (PPI, 95%)", str(result.corrected)),
+        ("labels only (Wilson, 95%)", str(result.labels)),
         ("calibrated", result.calibrated),
         ("judge on the sample: false support", result.false_support),
         ("judge on the sample: lost support", result.lost_support),
@@ -235,9 +235,3 @@ def show_precision(result: PrecisionReport) -> None:
         console.print(
             f"[yellow]under {MIN_CALIBRATED_LABELS} labels the corrected interval is uncalibrated"
         )
-
-
-def _fmt(estimate: Estimate) -> str:
-    if estimate.low is None or estimate.high is None:
-        return f"{estimate.value:.3f}"
-    return f"{estimate.value:.3f} [{estimate.low:.3f}, {estimate.high:.3f}]"

@@ -1,5 +1,5 @@
 """``goldloop sample``, ``goldloop audit``, ``goldloop stats``: thin doors onto ``goldloop.sample``
-and ``goldloop.stats``."""
+and ``goldloop.sample.stats``."""
 
 from __future__ import annotations
 
@@ -281,7 +281,7 @@ def stats(
 ) -> None:
     """Corpus, KB, sample and gold statistics in one dataset_stats.json (a section per input)."""
     from goldloop.atomic import atomic_write_json
-    from goldloop.stats import dataset_stats
+    from goldloop.sample.stats import dataset_stats
 
     check_outputs({"--report-dir": report_dir}, folders=("--report-dir",))
     result = dataset_stats(

@@ -54,7 +54,7 @@ PROVIDERS: Final = {
 # The model used when none is named; any model the provider serves can be named.
 DEFAULT_MODELS: Final = {
     "openai": "gpt-5-mini",
-    "anthropic": "claude-sonnet-4-5",
+    "anthropic": "claude-sonnet-5",
     "gemini": "gemini-2.5-flash",
 }
 

@@ -8,11 +8,9 @@ corpus-declared id column. Rows are read lazily, so a corpus larger than memory 
 
 from __future__ import annotations
 
-import csv
 import gzip
 import hashlib
 import re
-import sys
 import zlib
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -36,8 +34,6 @@ _URL_PREFIXES = {
     "doi": ("https://doi.org/", "http://doi.org/", "https://dx.doi.org/", "doi:"),
     "openalex": ("https://openalex.org/",),
 }
-
-csv.field_size_limit(sys.maxsize)
 
 
 class CorpusError(GoldloopError):

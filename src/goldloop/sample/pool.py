@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from goldloop.atomic import atomic_open, atomic_write_json
+from goldloop.csvfile import open_csv
 from goldloop.errors import GoldloopError
 from goldloop.kb import KB
 from goldloop.sample.corpus import CorpusRecord
@@ -135,8 +136,8 @@ def load_cached_pool(sample_dir: Path, expected: str) -> Pool | None:
 def read_pool_rows(path: Path) -> list[PoolDoc]:
     documents = []
     try:
-        with gzip.open(path, "rt", encoding="utf-8", newline="") as handle:
-            for raw in csv.DictReader(handle):
+        with open_csv(path) as reader:
+            for _, raw in reader:
                 documents.append(
                     PoolDoc(
                         doc_id=raw["doc_id"],
@@ -148,7 +149,7 @@ def read_pool_rows(path: Path) -> list[PoolDoc]:
                         mentions=tuple(PoolMention(*m) for m in json.loads(raw["mentions"])),
                     )
                 )
-    except (OSError, EOFError, KeyError, ValueError, TypeError) as exc:
+    except (GoldloopError, KeyError, ValueError, TypeError) as exc:
         raise GoldloopError(
             f"{path}: corrupt pool cache ({exc}); delete it to parse again"
         ) from exc

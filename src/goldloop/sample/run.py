@@ -378,9 +378,10 @@ def _pool(
     gate = Gate(settings.gate, excluded_ids, excluded_hashes)
     eligible = admitted(read_corpus(corpus, settings.columns), gate, on_rows)
     parse = {"workers": settings.workers, "batch_size": settings.batch_size}
+    texts: dict[str, str] = {}
     if phase1 is None:
         documents = list(parse_pool(eligible, kb, scheduler=settings.dask, **parse))
-        pool = Pool(documents, gate.rows, gate.counts(), key, False, len(documents), len(documents))
+        n_eligible = parsed = len(documents)
     else:
         chosen = first_in_order(eligible, phase1.seed, phase1.size)
         known = {d.doc_id: d for d in cached.documents} if cached is not None else {}
@@ -388,9 +389,17 @@ def _pool(
         known.update((d.doc_id, d) for d in parse_pool(fresh, kb, scheduler=settings.dask, **parse))
         documents = [known[r.doc_id] for r in chosen.records if r.doc_id is not None]
         texts = {r.doc_id: r.text for r in chosen.records if r.doc_id is not None}
-        pool = Pool(
-            documents, gate.rows, gate.counts(), key, False, chosen.eligible, len(fresh), texts
-        )
+        n_eligible, parsed = chosen.eligible, len(fresh)
+    pool = Pool(
+        documents,
+        gate.rows,
+        gate.counts(),
+        key,
+        cache_hit=False,
+        eligible=n_eligible,
+        parsed=parsed,
+        texts=texts,
+    )
     write_pool(sample_dir, pool, inputs)
     return pool, inputs
 

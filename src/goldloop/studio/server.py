@@ -26,7 +26,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from goldloop.atomic import atomic_write_json
-from goldloop.errors import GoldloopError
+from goldloop.errors import GoldloopError, ServiceError
 from goldloop.settings import workdir
 
 LABEL_STUDIO_VERSION = "1.23.2"
@@ -40,6 +40,10 @@ _PASSTHROUGH = ("PATH", "LANG", "LC_ALL", "TZ", "SYSTEMROOT", "TMPDIR")
 
 class StudioServerError(GoldloopError):
     """The embedded Label Studio cannot be installed, started or reached."""
+
+
+class StudioServiceError(StudioServerError, ServiceError):
+    """Label Studio, or the PostgreSQL it needs, failed to start or to answer (exit 4)."""
 
 
 @dataclass(frozen=True)
@@ -102,6 +106,16 @@ class Database:
             port=port,
             password=password,
         )
+
+    def check_reachable(self, timeout: float = 5.0) -> None:
+        """Refuse early, in one line, when nothing answers at the database's address."""
+        try:
+            socket.create_connection((self.host, self.port), timeout=timeout).close()
+        except OSError as exc:
+            raise StudioServiceError(
+                f"PostgreSQL at {self.host}:{self.port} does not answer ({exc.strerror or exc}): "
+                f"start it, or check the database URL {self.url}"
+            ) from None
 
     @property
     def url(self) -> str:
@@ -249,6 +263,8 @@ def start(
     SQLite in the data dir.
     """
     db = Database.from_url(database) if database else None
+    if db is not None:
+        db.check_reachable()
     running = status(home)
     if running is not None:
         wanted = db.url if db else None
@@ -263,6 +279,7 @@ def start(
     creds = credentials(root)
     data_dir = root / "data"
     data_dir.mkdir(parents=True, exist_ok=True)
+    data_dir.chmod(0o700)  # Label Studio's SQLite database holds the API token
     port = port or free_port()
     url = f"http://127.0.0.1:{port}"
     log_path = root / "label-studio.log"
@@ -338,15 +355,16 @@ def _wait_until_up(
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise StudioServerError(
-                f"Label Studio exited with code {process.returncode}; log {log_path}:\n{_tail(log_path)}"
+            raise StudioServiceError(
+                f"Label Studio exited with code {process.returncode} before answering; "
+                f"its log: {log_path}"
             )
         if health(url):
             return
         time.sleep(0.5)
-    raise StudioServerError(
+    raise StudioServiceError(
         f"Label Studio did not answer {url}/health within {timeout:.0f} s (it moves to another port "
-        f"when its port is busy); log {log_path}:\n{_tail(log_path)}"
+        f"when its port is busy); its log: {log_path}"
     )
 
 
@@ -363,13 +381,6 @@ def _check_token(url: str, token: str) -> None:
             "probably created without it: remove the data dir, or use your own server and token "
             "(LABEL_STUDIO_URL, LABEL_STUDIO_API_KEY)"
         ) from exc
-
-
-def _tail(path: Path, lines: int = 20) -> str:
-    try:
-        return "\n".join(path.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:])
-    except OSError:
-        return ""
 
 
 def _alive(pid: int) -> bool:

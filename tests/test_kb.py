@@ -1,11 +1,53 @@
+"""The pairs KB: the bundled one, and small real KB files written for the refusal tests."""
+
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
 from goldloop.kb import KBError, load_kb
-from tests.foundation.tiny_kb import ROWS
+
+# A tiny pairs KB: one converse pair, symmetric relations, one plain relation.
+HEADER = (
+    "entity_id,label,description,inverse_entity_id,inverse_label,inverse_source,"
+    "needs_review,is_symmetric,is_canonical,canonical_entity_id,example\n"
+)
+ROWS = [
+    "R1,regulates,controls,R2,regulated by,passive_by,False,False,True,R1,",
+    "R2,regulated by,,R1,regulates,ro,False,False,False,R1,",
+    "S1,interacts with,,,,,False,True,True,S1,",
+    "P1,has part,,,,,False,False,True,P1,",
+    "E1,associates,,,,,False,True,True,E1,",
+    "E2,associated with,,,,,False,True,True,E2,",
+    "E3,linked with,,,,,False,True,True,E3,",
+]
+
+
+@pytest.fixture
+def write_kb(tmp_path: Path) -> Callable[..., Path]:
+    """Write a KB CSV from rows (default: the tiny KB) and return its path."""
+
+    def write(rows: list[str] | None = None, header: str = HEADER, name: str = "kb.csv") -> Path:
+        path = tmp_path / name
+        path.write_text(header + "\n".join(ROWS if rows is None else rows) + "\n", encoding="utf-8")
+        return path
+
+    return write
+
+
+@pytest.fixture
+def write_eq(tmp_path: Path) -> Callable[[list[str]], Path]:
+    def write(rows: list[str]) -> Path:
+        path = tmp_path / "equivalences.csv"
+        path.write_text(
+            "entity_id,equivalent_to,tier,note\n" + "\n".join(rows) + "\n", encoding="utf-8"
+        )
+        return path
+
+    return write
 
 
 def test_bundled_kb_shape():

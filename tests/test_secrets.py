@@ -12,3 +12,5 @@ def test_the_embedded_servers_files_with_the_token_are_0600(label_studio) -> Non
         assert label_studio.token in path.read_text(), f"{name} no longer holds the token?"
         assert path.stat().st_mode & 0o777 == 0o600, f"{name} is {oct(path.stat().st_mode)}"
     assert label_studio.token not in (home / "label-studio.log").read_text(errors="replace")
+    # Label Studio's own database (with the token) is in a folder only its owner can enter.
+    assert (home / "data").stat().st_mode & 0o777 == 0o700

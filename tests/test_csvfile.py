@@ -115,3 +115,10 @@ def test_one_boolean_rule(value: str, expected: bool) -> None:
 def test_a_non_boolean_names_the_cell() -> None:
     with pytest.raises(CsvError, match=r"f: line 2: flag must be True or False .* got 'maybe'"):
         parse_bool("maybe", "f: line 2", "flag")
+
+
+def test_a_field_longer_than_csvs_default_limit_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "corpus.tsv"
+    long_text = "word " * 60_000  # 300 kB: a full text, past csv's 128 KiB default
+    path.write_text(f"id\ttext\nA\t{long_text}\n", encoding="utf-8")
+    assert read_csv(path).rows == [(2, {"id": "A", "text": long_text})]

@@ -8,8 +8,8 @@ import pytest
 from goldloop.atomic import atomic_write_json
 from goldloop.gold import Document, GoldError, Hit, read_gold, write_gold
 from goldloop.kb import load_kb
+from tests.conftest import LEGACY
 
-LEGACY = Path(__file__).parents[1] / "data" / "legacy" / "sample.0.gt.json"
 TEXT = "IL-6 is activated by TNF and regulates STAT3."
 
 
