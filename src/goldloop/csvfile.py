@@ -58,12 +58,11 @@ class CsvReader:
         self.path = path
         self._error = error
         self._physical = 0
-        self._start = 1
         text = io.TextIOWrapper(stream, encoding="utf-8-sig", newline="")
         self._reader = csv.reader(
             self._checked(text), delimiter=delimiter or delimiter_for(path), strict=True
         )
-        header = self._next()
+        header = self._header()
         if header is None:
             raise error(f"{path}: empty file: no header row")
         self.columns = [name.strip() for name in header]
@@ -75,35 +74,55 @@ class CsvReader:
             raise error(f"{path}: missing column(s) {', '.join(missing)}")
 
     def __iter__(self) -> Iterator[tuple[int, dict[str, str]]]:
-        width = len(self.columns)
-        while (fields := self._next()) is not None:
-            if not fields:
-                continue  # a blank line
-            if len(fields) > width:
-                raise self._error(
-                    f"{self.path}: line {self._start}: {len(fields)} fields, "
-                    f"the header has {width} columns"
-                )
-            padded = [*fields, *[""] * (width - len(fields))]
-            yield self._start, dict(zip(self.columns, padded, strict=True))
+        columns = self.columns
+        for start, fields in self.rows():
+            yield start, dict(zip(columns, fields, strict=True))
 
-    def _next(self) -> list[str] | None:
-        self._start = self._reader.line_num + 1
+    def rows(self) -> Iterator[tuple[int, list[str]]]:
+        """``(line where the record starts, fields)`` per record, in the header's order and
+        padded to its width (the stream :meth:`__iter__` names, for readers that index)."""
+        width = len(self.columns)
+        reader = self._reader
+        # One loop with no call per row: corpora of millions of rows are read through here.
+        while True:
+            start = reader.line_num + 1
+            try:
+                fields = next(reader)
+            except StopIteration:
+                return
+            except (csv.Error, UnicodeDecodeError, OSError, EOFError) as exc:
+                raise self._failure(exc, start) from None
+            if len(fields) != width:
+                if not fields:
+                    continue  # a blank line
+                if len(fields) > width:
+                    raise self._error(
+                        f"{self.path}: line {start}: {len(fields)} fields, "
+                        f"the header has {width} columns"
+                    )
+                fields += [""] * (width - len(fields))
+            yield start, fields
+
+    def _header(self) -> list[str] | None:
         try:
             return next(self._reader)
         except StopIteration:
             return None
-        except csv.Error as exc:
+        except (csv.Error, UnicodeDecodeError, OSError, EOFError) as exc:
+            raise self._failure(exc, 1) from None
+
+    def _failure(self, exc: Exception, start: int) -> GoldloopError:
+        """The error naming the file and line for what reading the record at ``start`` raised."""
+        if isinstance(exc, csv.Error):
             reason = str(exc)
             if reason == "unexpected end of data":
                 reason = "a quoted field is not closed before the end of the file"
-            raise self._error(f"{self.path}: line {self._start}: bad quoting: {reason}") from None
-        except UnicodeDecodeError as exc:
-            raise self._error(
+            return self._error(f"{self.path}: line {start}: bad quoting: {reason}")
+        if isinstance(exc, UnicodeDecodeError):
+            return self._error(
                 f"{self.path}: line {self._physical + 1}: not UTF-8 text ({exc.reason})"
-            ) from None
-        except (OSError, EOFError) as exc:  # a truncated or corrupt .gz
-            raise self._error(f"{self.path}: cannot read: {exc}") from None
+            )
+        return self._error(f"{self.path}: cannot read: {exc}")  # a truncated or corrupt .gz
 
     def _checked(self, lines: Iterable[str]) -> Iterator[str]:
         for line in lines:
