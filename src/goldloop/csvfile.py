@@ -19,7 +19,7 @@ from __future__ import annotations
 import csv
 import gzip
 import io
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,10 +58,12 @@ class CsvReader:
         self.path = path
         self._error = error
         self._physical = 0
-        text = io.TextIOWrapper(stream, encoding="utf-8-sig", newline="")
-        self._reader = csv.reader(
-            self._checked(text), delimiter=delimiter or delimiter_for(path), strict=True
-        )
+        self._delimiter = delimiter or delimiter_for(path)
+        self._lines = io.TextIOWrapper(stream, encoding="utf-8-sig", newline="")
+        self._pending: str | None = None
+        # The csv module parses only records with a quote; it pulls their lines from _feed.
+        self._quoted = csv.reader(self._feed(), delimiter=self._delimiter, strict=True)
+        self._records = self._read()
         header = self._header()
         if header is None:
             raise error(f"{path}: empty file: no header row")
@@ -82,16 +84,7 @@ class CsvReader:
         """``(line where the record starts, fields)`` per record, in the header's order and
         padded to its width (the stream :meth:`__iter__` names, for readers that index)."""
         width = len(self.columns)
-        reader = self._reader
-        # One loop with no call per row: corpora of millions of rows are read through here.
-        while True:
-            start = reader.line_num + 1
-            try:
-                fields = next(reader)
-            except StopIteration:
-                return
-            except (csv.Error, UnicodeDecodeError, OSError, EOFError) as exc:
-                raise self._failure(exc, start) from None
+        for start, fields in self._records:
             if len(fields) != width:
                 if not fields:
                     continue  # a blank line
@@ -104,34 +97,64 @@ class CsvReader:
             yield start, fields
 
     def _header(self) -> list[str] | None:
+        first = next(self._records, None)
+        return None if first is None else first[1]
+
+    def _read(self) -> Iterator[tuple[int, list[str]]]:
+        """Every record (a blank line as ``[]``) with the line it starts on.
+
+        A line without a quote is one whole record: splitting it at the delimiter gives what
+        the csv module gives, several times faster. A line with a quote (or longer than the
+        csv module's field limit, so it raises its own error) goes to the csv module, which
+        reads the record's further lines itself.
+        """
+        delimiter, limit = self._delimiter, csv.field_size_limit()
         try:
-            return next(self._reader)
-        except StopIteration:
-            return None
-        except (csv.Error, UnicodeDecodeError, OSError, EOFError) as exc:
-            raise self._failure(exc, 1) from None
-
-    def _failure(self, exc: Exception, start: int) -> GoldloopError:
-        """The error naming the file and line for what reading the record at ``start`` raised."""
-        if isinstance(exc, csv.Error):
-            reason = str(exc)
-            if reason == "unexpected end of data":
-                reason = "a quoted field is not closed before the end of the file"
-            return self._error(f"{self.path}: line {start}: bad quoting: {reason}")
-        if isinstance(exc, UnicodeDecodeError):
-            return self._error(
+            for line in self._lines:
+                self._physical += 1
+                start = self._physical
+                if "\x00" in line:
+                    raise self._nul()
+                if '"' in line or len(line) > limit:
+                    self._pending = line
+                    try:
+                        yield start, next(self._quoted)
+                    except csv.Error as exc:
+                        reason = str(exc)
+                        if reason == "unexpected end of data":
+                            reason = "a quoted field is not closed before the end of the file"
+                        raise self._error(
+                            f"{self.path}: line {start}: bad quoting: {reason}"
+                        ) from None
+                    continue
+                fields = line.split(delimiter)
+                last = fields[-1] = fields[-1].rstrip("\r\n")  # the line ending, if any
+                yield start, [] if not last and len(fields) == 1 else fields
+        except UnicodeDecodeError as exc:
+            raise self._error(
                 f"{self.path}: line {self._physical + 1}: not UTF-8 text ({exc.reason})"
-            )
-        return self._error(f"{self.path}: cannot read: {exc}")  # a truncated or corrupt .gz
+            ) from None
+        except (OSError, EOFError) as exc:  # a truncated or corrupt .gz
+            raise self._error(f"{self.path}: cannot read: {exc}") from None
 
-    def _checked(self, lines: Iterable[str]) -> Iterator[str]:
-        for line in lines:
-            self._physical += 1
-            if "\x00" in line:
-                raise self._error(
-                    f"{self.path}: line {self._physical}: a NUL byte: not a text table"
-                )
+    def _feed(self) -> Iterator[str]:
+        """The lines of quoted records for the csv module: the record's first line, then
+        further lines while its quote is open."""
+        while True:
+            line = self._pending
+            if line is not None:
+                self._pending = None
+            else:
+                line = next(self._lines, None)
+                if line is None:
+                    return
+                self._physical += 1
+                if "\x00" in line:
+                    raise self._nul()
             yield line
+
+    def _nul(self) -> GoldloopError:
+        return self._error(f"{self.path}: line {self._physical}: a NUL byte: not a text table")
 
 
 @contextmanager
