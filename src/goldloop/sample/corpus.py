@@ -253,8 +253,11 @@ def _record(layout: _Layout[Any], number: int, get: Callable[[Any], Any]) -> Cor
 
 
 def _identifier(kind: str, value: Any) -> str | None:
-    if type(value) is str and value.isdigit() and kind != "pmcid":
-        return value  # the common case (a PMID), with nothing to normalise
+    if type(value) is str:
+        if value.isdigit() and kind != "pmcid":
+            return value  # the common case (a PMID), with nothing to normalise
+        if kind == "doi" and value.startswith("10."):
+            return value.rstrip().casefold()  # the common DOI: no prefix, nothing missing
     if value is None or (isinstance(value, float) and value != value):
         return None
     text = str(value).strip()
