@@ -10,6 +10,9 @@ The rules, the same for every file:
 - a NUL byte, a quote left open or text after a closing quote is an error naming the file and line;
 - values are kept as written: callers strip what they compare.
 
+A line without a quote is split at the delimiter; a record with a quote is read by the csv
+module (which gives the same fields for the others, several times slower).
+
 Booleans (:func:`parse_bool`): ``True``/``yes``/``1`` and ``False``/``no``/``0``, in any case; an
 empty cell is false.
 """
