@@ -100,9 +100,12 @@ def is_english(text: str, min_share: float) -> bool:
         cut = letters.find(b" ", 2 * len(letters) // 3)
         if cut > 0:
             head = letters[:cut].split()
-            most = len(head) + letters.count(b" ", cut)
-            if _count(_FUNCTION_BYTES, head) / most >= min_share:
+            hits = _count(_FUNCTION_BYTES, head)
+            if hits / (len(head) + letters.count(b" ", cut)) >= min_share:
                 return True
+            tail = letters[cut:].split()  # the cut is a space: no word spans it
+            n = len(head) + len(tail)
+            return (hits + _count(_FUNCTION_BYTES, tail)) / n >= min_share if n else min_share <= 0
     return english_share(text) >= min_share
 
 
