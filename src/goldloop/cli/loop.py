@@ -20,9 +20,9 @@ from goldloop.cli.common import (
     open_kb,
     parse_roles,
 )
+from goldloop.documents import input_files, read_documents
 from goldloop.errors import GoldloopError
 from goldloop.kb import KB
-from goldloop.sample import read_documents
 from goldloop.studio.connection import connect, resolve_connection
 from goldloop.studio.pull import PullResult, pull, sidecar_path, summary_rows
 from goldloop.studio.push import Candidates, PushReport, push
@@ -103,7 +103,7 @@ def pull_command(
     kb: KbOption = None,
 ) -> None:
     """Pull verified annotations (curated, else agreed, else primary) into gold with verdicts."""
-    check_outputs({"--out": out})
+    check_outputs({"--out": out, "--out (its sidecar)": sidecar_path(out)}, {"--kb": kb})
     knowledge = open_kb(kb)
     connection = resolve_connection(url)
     result, written = pull(
@@ -138,7 +138,8 @@ def sync_command(
     """Push what is missing, then pull what was verified (safe to run from cron while people work)."""
     wanted_roles = parse_roles(roles)
     check_outputs(
-        {"--out": out}, {"--sample": sample, "--candidates": candidates, "--other": other}
+        {"--out": out, "--out (its sidecar)": sidecar_path(out)},
+        {"--sample": input_files(sample), "--candidates": candidates, "--other": other, "--kb": kb},
     )
     knowledge = open_kb(kb)
     documents = read_documents(sample)
