@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import csv
 import gzip
+import io
+import random
 from pathlib import Path
 
 import pytest
@@ -122,3 +125,52 @@ def test_a_field_longer_than_csvs_default_limit_is_read(tmp_path: Path) -> None:
     long_text = "word " * 60_000  # 300 kB: a full text, past csv's 128 KiB default
     path.write_text(f"id\ttext\nA\t{long_text}\n", encoding="utf-8")
     assert read_csv(path).rows == [(2, {"id": "A", "text": long_text})]
+
+
+def _reference_rows(raw: bytes, delimiter: str) -> list[tuple[int, list[str]]]:
+    """Every record as the csv module alone reads it, with the line it starts on."""
+    lines = io.StringIO(raw.decode("utf-8-sig"), newline="")
+    reader = csv.reader(lines, delimiter=delimiter, strict=True)
+    rows = []
+    start = reader.line_num + 1
+    for fields in reader:
+        if fields:
+            rows.append((start, fields))
+        start = reader.line_num + 1
+    return rows
+
+
+@pytest.mark.parametrize("name", ["t.tsv", "t.csv"])
+def test_lines_without_quotes_split_as_the_csv_module_reads_them(tmp_path: Path, name: str) -> None:
+    # The reader splits quote-free lines itself and hands the others to the csv module: on
+    # random tables of every awkward piece, both together give what the csv module alone gives.
+    rng = random.Random(7)
+    pieces = ["a", "b c", "", " ", "\t", ",", '"', '""', "\n", "\r\n", "\r", "é", "x'y", "  z "]
+    path = tmp_path / name
+    delimiter = "\t" if name.endswith(".tsv") else ","
+    for _ in range(60):
+        width = rng.randint(1, 4)
+        buffer = io.StringIO()
+        ending = rng.choice(["\n", "\r\n", "\r"])
+        writer = csv.writer(buffer, delimiter=delimiter, lineterminator=ending)
+        writer.writerow([f"c{i}" for i in range(width)])
+        for _ in range(rng.randint(0, 12)):
+            if rng.random() < 0.1:
+                buffer.write(ending)  # a blank line
+                continue
+            fields = ["".join(rng.choices(pieces, k=rng.randint(0, 3))) for _ in range(width)]
+            writer.writerow(fields[: rng.randint(1, width)])
+            if rng.random() < 0.1:  # a stray quote inside an unquoted field is kept as text
+                buffer.write(delimiter.join(["x"] * (width - 1) + ['y"z']) + ending)
+        text = buffer.getvalue()
+        if rng.random() < 0.3:
+            text = text.rstrip("\r\n")
+        raw = (b"\xef\xbb\xbf" if rng.random() < 0.3 else b"") + text.encode("utf-8")
+        path.write_bytes(raw)
+        expected = _reference_rows(raw, delimiter)
+        with open_csv(path) as reader:
+            header = reader.columns
+            rows = list(reader.rows())
+        assert header == [c.strip() for c in expected[0][1]], text
+        padded = [(n, f + [""] * (len(header) - len(f))) for n, f in expected[1:]]
+        assert rows == padded, text

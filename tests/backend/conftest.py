@@ -42,9 +42,10 @@ def redis_binary() -> str:
 
 
 @contextmanager
-def running_redis(workdir: Path) -> Iterator[str]:
-    """A redis-server of our own on a free loopback port, without persistence; yields its URL."""
-    port = free_port()
+def running_redis(workdir: Path, port: int | None = None) -> Iterator[str]:
+    """A redis-server of our own on a loopback port (a free one by default), without
+    persistence; yields its URL."""
+    port = port or free_port()
     process = subprocess.Popen(
         [redis_binary(), "--port", str(port), "--bind", "127.0.0.1", "--save", "",
          "--appendonly", "no", "--dir", str(workdir)],

@@ -326,6 +326,31 @@ def test_unrelated_or_malformed_events_are_acknowledged_and_ignored(
     assert not gold.exists()
 
 
+@pytest.mark.studio
+def test_events_given_up_on_while_label_studio_is_down_are_caught_up_by_the_next(
+    campaign: Campaign, label_studio: Any, kb: KB, nlp: Any
+) -> None:
+    gold = campaign.dir / "down.json"
+    copy_snapshot(campaign.snapshot, gold)
+    created = [e for e in campaign.events if e["action"] == "ANNOTATION_CREATED"]
+    settings = settings_for(label_studio, campaign.name, gold)
+    with running_backend(settings, Predictor(kb, LexicalAnnotator(kb), nlp=nlp)) as backend:
+        live = backend.app.state.live
+        live.retry_delays_s = (0.1,)
+        label_studio.crash()
+        try:
+            for body in created[:-1]:
+                post(backend, body)
+            assert live.wait_idle(120)
+        finally:
+            label_studio.restart()
+        # nothing could be read: the gold is the snapshot still, untouched
+        assert files(gold) == files(campaign.snapshot)
+        post(backend, created[-1])  # names one task; the others must come back too
+        assert live.wait_idle(120)
+    assert files(gold) == full_pull(label_studio, kb, campaign.name, campaign.dir / "full-d.json")
+
+
 CAMPAIGNS = ["camp", "other"]
 
 

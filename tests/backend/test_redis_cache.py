@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from pathlib import Path
 
 import pytest
@@ -92,7 +93,33 @@ def test_redis_going_away_costs_calls_not_predictions(
     with caplog.at_level(logging.WARNING):
         assert cache.get("k") is None
         cache.put("k", CachedAnswer("t", {}))
-    assert "unreachable on read" in caplog.text and "unreachable on write" in caplog.text
+    assert "unreachable on read" in caplog.text
+
+
+def test_an_outage_is_warned_once_per_interval_not_per_request(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with running_redis(tmp_path) as url:
+        cache = RedisCache(url, timeout_s=0.5, retry_after_s=0.0, warn_every_s=3600)
+    with caplog.at_level(logging.WARNING, logger="goldloop.llm.redis_cache"):
+        for _ in range(20):  # each one reaches the dead server (retry_after_s=0)
+            assert cache.get("k") is None
+            cache.put("k", CachedAnswer("t", {}))
+    assert len(caplog.records) == 1, caplog.text
+
+
+def test_after_an_outage_redis_is_left_alone_then_tried_again(tmp_path: Path) -> None:
+    port = free_port()
+    with running_redis(tmp_path, port=port) as url:
+        cache = RedisCache(url, timeout_s=0.5, retry_after_s=0.3)
+    assert cache.get("k") is None  # the failure starts the pause
+    (tmp_path / "again").mkdir()
+    with running_redis(tmp_path / "again", port=port):
+        cache.put("k", CachedAnswer("t", {}))  # skipped: within the pause
+        assert redis.Redis.from_url(url).get(PREFIX + "k") is None
+        time.sleep(0.4)
+        cache.put("k", CachedAnswer("t", {}))  # after it: Redis is used again
+        assert cache.get("k") == CachedAnswer("t", {})
 
 
 def test_password_is_redacted_from_messages() -> None:

@@ -16,6 +16,7 @@ from goldloop.sample.gate import (
     count_sentences,
     english_share,
     has_sentences,
+    is_english,
 )
 
 TEXT = (
@@ -100,3 +101,69 @@ def test_has_sentences_agrees_with_count_sentences() -> None:
     for text in texts:
         for n in range(5):
             assert has_sentences(text, n) == (count_sentences(text) >= n), (text, n)
+
+
+def _reference_reason(
+    record: CorpusRecord, s: GateSettings, seen: set[str], ids: set[str]
+) -> str | None:
+    """The gate's rule written plainly: every check in order, full texts in Python sets."""
+    text = record.text
+    if record.doc_id is None:
+        return "no_identifier"
+    if record.year is None:
+        return "no_year"
+    if record.year < s.min_year:
+        return "year_before_min"
+    if len(text) < s.min_chars:
+        return "too_short"
+    if len(text) > s.max_chars:
+        return "too_long"
+    stripped = text.strip()
+    sentences = len(re.split(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])", stripped))
+    if (sentences if stripped else 0) < s.min_sentences:
+        return "too_few_sentences"
+    words = re.findall(r"[^\W\d_]+", text.casefold())
+    share = sum(w in FUNCTION_WORDS for w in words) / len(words) if words else 0.0
+    if share < s.min_english_share:
+        return "not_english"
+    if text in seen:
+        return "duplicate_text"
+    if record.doc_id in ids:
+        return "duplicate_id"
+    return None
+
+
+def test_gate_decisions_equal_a_plain_reference() -> None:
+    # is_english settles most texts on their first words, has_sentences stops at the n-th
+    # sentence: on generated and edge-case rows, every reason equals the plain rule's.
+    rng = random.Random(11)
+    english = ["the", "of", "and", "in", "The", "We", "is", "with", "THE", "Of", "a", "to"]
+    other = ["cells", "STAT3", "Zellen", "und", "wurden", "p<0.05", "IL-6", "é", "ß", "3rd",
+             "data_set", "(n=12)", "Über", "İN", "K", "--", "", "\n"]  # fmt: skip
+    ends = [". ", "! ", "? ", '." ', ".) ", ", ", " "]
+    texts = ["", " ", "The.", TEXT, TEXT.upper(), TEXT.replace(". ", "; "), TEXT + " é"]
+    for _ in range(600):
+        weight = rng.random()
+        words = [rng.choice(english if rng.random() < weight else other) for _ in range(rng.randint(0, 120))]  # fmt: skip
+        texts.append("".join(w + (rng.choice(ends) if rng.random() < 0.15 else " ") for w in words))
+    settings = [GateSettings(min_chars=20, max_chars=2000, min_sentences=n, min_english_share=share)
+                for n in (0, 1, 3) for share in (0.0, 0.2, 0.35)]  # fmt: skip
+    for s in settings:
+        gate = Gate(s)
+        seen: set[str] = set()
+        ids: set[str] = set()
+        for i, text in enumerate(texts + texts[:50]):
+            doc_id = None if i % 97 == 5 else f"pmid:{i % 500}"
+            year = None if i % 89 == 3 else 1980 + i % 40
+            record = CorpusRecord(i, doc_id, str(i), {"pmid": str(i)}, year, text)
+            expected = _reference_reason(record, s, seen, ids)
+            assert gate.reason(record) == expected, (s, text)
+            assert gate.admit(record) == (expected is None)
+            if expected is None:
+                seen.add(text)
+                ids.add(doc_id or "")
+        for text in texts:
+            words = re.findall(r"[^\W\d_]+", text.casefold())
+            share = sum(w in FUNCTION_WORDS for w in words) / len(words) if words else 0.0
+            assert english_share(text) == share
+            assert is_english(text, s.min_english_share) == (share >= s.min_english_share)

@@ -9,7 +9,8 @@ it re-reads those tasks from Label Studio into the mirror beside the gold
 of events and duplicates cannot matter. A deleted annotation is mapped to its task by the
 mirror's annotation index; an id the mirror does not know, or an event from a project the mirror
 lacks, makes the worker catch up with every change since the last read (as ``pull --since``).
-Events queued while one is processed are handled together.
+Events queued while one is processed are handled together. A batch that still fails after
+retries (Label Studio down) leaves the campaign marked stale: its next event catches up first.
 """
 
 from __future__ import annotations
@@ -87,6 +88,8 @@ class LiveGold:
     kb: KB
     connection: Connection | None
     redis_url: str | None = None
+    retry_delays_s: tuple[float, ...] = RETRY_DELAYS_S
+    _stale: set[str] = field(default_factory=set, repr=False)
     _queue: queue.Queue[Change] = field(default_factory=queue.Queue, repr=False)
     _busy: threading.Event = field(default_factory=threading.Event, repr=False)
     _client: Any = field(default=None, repr=False)
@@ -141,15 +144,20 @@ class LiveGold:
                 self._busy.clear()
 
     def _apply_with_retries(self, campaign: str, changes: list[Change]) -> None:
-        for delay in (*RETRY_DELAYS_S, None):
+        if campaign in self._stale:  # an earlier batch was given up on: its tasks are unknown
+            changes = [*changes, Change(campaign, campaign, None, catch_up=True)]
+        for delay in (*self.retry_delays_s, None):
             try:
                 self.apply(campaign, changes)
+                self._stale.discard(campaign)
                 return
             except Exception as exc:  # the worker must outlive any one failure
                 self._client = None
                 if delay is None:
+                    self._stale.add(campaign)
                     log.error(
-                        "live gold %s: gave up (%s); `goldloop pull --since` catches up",
+                        "live gold %s: gave up (%s); its next event (or `goldloop pull --since`) "
+                        "catches up",
                         campaign,
                         exc,
                     )

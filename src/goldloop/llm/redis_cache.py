@@ -2,13 +2,16 @@
 
 Same contract as ``SQLiteCache`` (``get``/``put`` of a ``CachedAnswer`` under ``cache_key``);
 selected by ``REDIS_URL``. A Redis outage after start costs calls, not predictions: reads miss and
-writes are skipped, each logged.
+writes are skipped. After a failure the cache is left alone for ``retry_after_s`` (no request pays
+a socket timeout meanwhile), and the outage is logged once per ``warn_every_s``, not per request.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import threading
+import time
 from urllib.parse import urlsplit, urlunsplit
 
 import redis
@@ -35,9 +38,23 @@ def redacted(url: str) -> str:
 class RedisCache:
     """Answers as JSON under ``goldloop:llm:<key>``; ``ttl_s`` expires them (None: never)."""
 
-    def __init__(self, url: str, *, ttl_s: int | None = None, timeout_s: float = 2.0) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        ttl_s: int | None = None,
+        timeout_s: float = 2.0,
+        retry_after_s: float = 5.0,
+        warn_every_s: float = 60.0,
+    ) -> None:
         self.url = redacted(url)
         self._ttl_s = ttl_s
+        self._retry_after_s = retry_after_s
+        self._warn_every_s = warn_every_s
+        self._lock = threading.Lock()
+        self._down_until = 0.0
+        self._next_warning = 0.0
+        self._unlogged = 0
         try:
             self._redis = redis.Redis.from_url(
                 url, socket_timeout=timeout_s, socket_connect_timeout=timeout_s
@@ -48,13 +65,33 @@ class RedisCache:
                 f"REDIS_URL {self.url}: cannot reach the response cache: {exc}"
             ) from exc
 
+    def _available(self) -> bool:
+        return time.monotonic() >= self._down_until
+
+    def _unreachable(self, action: str, exc: Exception) -> None:
+        """Note an outage: leave Redis alone for a while, and log it once per interval."""
+        now = time.monotonic()
+        with self._lock:
+            self._down_until = now + self._retry_after_s
+            if now < self._next_warning:
+                self._unlogged += 1
+                return
+            self._next_warning = now + self._warn_every_s
+            unlogged, self._unlogged = self._unlogged, 0
+        more = f" ({unlogged} more since the last warning)" if unlogged else ""
+        log.warning(
+            "response cache %s unreachable on %s: %s; going on without it, retrying every "
+            "%.0f s%s",
+            self.url, action, exc, self._retry_after_s, more,
+        )  # fmt: skip
+
     def get(self, key: str) -> CachedAnswer | None:
+        if not self._available():
+            return None
         try:
             raw = self._redis.get(PREFIX + key)
         except redis.RedisError as exc:
-            log.warning(
-                "response cache %s unreachable on read, treated as a miss: %s", self.url, exc
-            )
+            self._unreachable("read (a miss)", exc)
             return None
         if raw is None:
             return None
@@ -83,12 +120,12 @@ class RedisCache:
             "source": answer.source,
         }
         value = json.dumps(stored, sort_keys=True)
+        if not self._available():
+            return
         try:
             self._redis.set(PREFIX + key, value, ex=self._ttl_s)
         except redis.RedisError as exc:
-            log.warning(
-                "response cache %s unreachable on write, answer not cached: %s", self.url, exc
-            )
+            self._unreachable("write (answer not cached)", exc)
 
     def __len__(self) -> int:
         return sum(1 for _ in self._redis.scan_iter(match=PREFIX + "*", count=1000))

@@ -12,12 +12,12 @@ import gzip
 import hashlib
 import re
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Generic, TypeVar
 
 from goldloop.csvfile import open_csv
 from goldloop.errors import GoldloopError
@@ -49,9 +49,13 @@ class CorpusColumns:
     id_column: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass
 class CorpusRecord:
-    """One corpus row; ``doc_id`` is ``None`` when the row has no identifier."""
+    """One corpus row; ``doc_id`` is ``None`` when the row has no identifier.
+
+    Read-only by convention, not frozen: a frozen dataclass sets each field through
+    ``object.__setattr__``, which costs more per row than the gate's cheaper checks together.
+    """
 
     row: int
     doc_id: str | None
@@ -77,12 +81,26 @@ def file_sha256(path: str | Path) -> str:
     return digest.hexdigest()
 
 
+_Key = TypeVar("_Key", str, int)
+
+
 @dataclass(frozen=True)
-class _Layout:
-    text: str
-    year: str | None
-    ids: dict[str, str]  # kind -> column, in precedence order
+class _Layout(Generic[_Key]):
+    """Where each value is in a row: column names, or their indexes for rows read as lists."""
+
+    text: _Key
+    year: _Key | None
+    ids: dict[str, _Key]  # kind -> column, in precedence order
     declared: str | None
+
+    def indexed(self: _Layout[str], header: Sequence[str]) -> _Layout[int]:
+        place = {name: i for i, name in enumerate(header)}
+        return _Layout(
+            text=place[self.text],
+            year=None if self.year is None else place[self.year],
+            ids={kind: place[column] for kind, column in self.ids.items()},
+            declared=self.declared,
+        )
 
 
 def read_corpus(
@@ -127,21 +145,21 @@ def _read_text_table(
             yield from _read_jsonl(source, handle, columns, strict)
         return
     with open_csv(source, error=CorpusError) as reader:
-        layout = _layout(source, reader.columns, columns, strict)
-        for number, (_, raw) in enumerate(reader, start=1):
-            yield _record(layout, number, raw)
+        layout = _layout(source, reader.columns, columns, strict).indexed(reader.columns)
+        for number, (_, fields) in enumerate(reader.rows(), start=1):
+            yield _record(layout, number, fields.__getitem__)
 
 
 def _read_jsonl(
     source: Path, handle: IO[str], columns: CorpusColumns, strict: bool
 ) -> Iterator[CorpusRecord]:
-    layout: _Layout | None = None
+    layout: _Layout[str] | None = None
     records = json_lines(source, handle, CorpusError)
     for number, (line, value) in enumerate(records, start=1):
         raw = json_object(source, line, value, CorpusError)
         if layout is None:
             layout = _layout(source, list(raw), columns, strict)
-        yield _record(layout, number, raw)
+        yield _record(layout, number, raw.get)
 
 
 def _read_parquet(source: Path, columns: CorpusColumns, strict: bool) -> Iterator[CorpusRecord]:
@@ -161,10 +179,12 @@ def _read_parquet(source: Path, columns: CorpusColumns, strict: bool) -> Iterato
     for batch in parquet.iter_batches(batch_size=PARQUET_BATCH_ROWS, columns=wanted):
         for raw in batch.to_pylist():
             number += 1
-            yield _record(layout, number, raw)
+            yield _record(layout, number, raw.get)
 
 
-def _layout(source: Path, header: Sequence[str], columns: CorpusColumns, strict: bool) -> _Layout:
+def _layout(
+    source: Path, header: Sequence[str], columns: CorpusColumns, strict: bool
+) -> _Layout[str]:
     by_name = {name.strip().casefold(): name for name in header}
 
     def find(
@@ -198,50 +218,58 @@ def _layout(source: Path, header: Sequence[str], columns: CorpusColumns, strict:
     if declared is not None:
         ids.setdefault(declared, declared)
     assert text is not None
-    return _Layout(text=text, year=year, ids=ids, declared=declared)
+    return _Layout(text=text, year=year or None, ids=ids, declared=declared)
 
 
 def _list(header: Sequence[str]) -> str:
     return ", ".join(header) if header else "none"
 
 
-def _record(layout: _Layout, number: int, raw: dict[str, Any]) -> CorpusRecord:
-    ids = {kind: _identifier(kind, raw.get(column)) for kind, column in layout.ids.items()}
+def _record(layout: _Layout[Any], number: int, get: Callable[[Any], Any]) -> CorpusRecord:
+    """The record of one row, whose values ``get`` returns by the layout's column keys."""
+    ids: dict[str, str | None] = dict.fromkeys(ID_KINDS)
     doc_id = doc_uid = None
-    for kind in (*ID_KINDS, layout.declared):
-        value = ids.get(kind) if kind else None
-        if value:
+    for kind, column in layout.ids.items():  # in precedence order
+        value = _identifier(kind, get(column))
+        if kind in ids:
+            ids[kind] = value
+        if value and doc_id is None:
             doc_uid = value
             # A column already named doc_id holds finished ids; any other column names the kind.
             doc_id = value if kind == "doc_id" else f"{kind}:{value}"
-            break
-    text = raw.get(layout.text)
-    year = _year(raw.get(layout.year)) if layout.year else None
+    text = get(layout.text)
     return CorpusRecord(
         row=number,
         doc_id=doc_id,
         doc_uid=doc_uid,
-        ids={kind: ids.get(kind) for kind in ID_KINDS},
-        year=year,
+        ids=ids,
+        year=_year(get(layout.year)) if layout.year is not None else None,
         text=text.strip() if isinstance(text, str) else "",
     )
 
 
 def _identifier(kind: str, value: Any) -> str | None:
-    if type(value) is str and value.isdigit() and kind != "pmcid":
-        return value  # the common case (a PMID), with nothing to normalise
+    if type(value) is str:
+        if value.isdigit() and kind != "pmcid":
+            return value  # the common case (a PMID), with nothing to normalise
+        if kind == "doi" and value.startswith("10."):
+            return value.rstrip().casefold()  # the common DOI: no prefix, nothing missing
     if value is None or (isinstance(value, float) and value != value):
         return None
     text = str(value).strip()
-    if text.casefold() in _MISSING:
+    folded = text.casefold()
+    if folded in _MISSING:
         return None
     if kind in ("pmid", "mag") and re.fullmatch(r"\d+\.0", text):
         text = text[:-2]  # written as a float by a dataframe library
-    for prefix in _URL_PREFIXES.get(kind, ()):
-        if text.casefold().startswith(prefix):
-            text = text[len(prefix) :]
+    prefixes = _URL_PREFIXES.get(kind, ())
+    if folded.startswith(prefixes):
+        for prefix in prefixes:
+            if text.casefold().startswith(prefix):
+                text = text[len(prefix) :]
+        folded = text.casefold()
     if kind == "doi":
-        text = text.casefold()
+        text = folded
     if kind == "pmcid":
         text = text.upper() if text.upper().startswith("PMC") else f"PMC{text}"
     return text

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from array import array
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -75,18 +75,49 @@ def has_sentences(text: str, n: int) -> bool:
         return n <= 0 or (n == 1 and bool(stripped))
     # The same breaks as ``_SENTENCE_BREAK``, found by their punctuation first (much faster):
     # a break's next-sentence start can never be another break's punctuation.
-    breaks = _BREAK_AT_PUNCTUATION.finditer(stripped)
-    return all(next(breaks, None) is not None for _ in range(n - 1))
+    end = 0
+    for _ in range(n - 1):
+        found = _BREAK_AT_PUNCTUATION.search(stripped, end)
+        if found is None:
+            return False
+        end = found.end()
+    return True
 
 
 def english_share(text: str) -> float:
     """The share of words that are English function words."""
+    words, function_words = _words(text)
+    return _count(function_words, words) / len(words) if words else 0.0
+
+
+def is_english(text: str, min_share: float) -> bool:
+    """``english_share(text) >= min_share``, most often settled by the text's first words."""
     if text.isascii():
-        ascii_words = text.encode("ascii").translate(_ASCII_WORDS).split()
-        hits = sum(map(_FUNCTION_BYTES.__contains__, ascii_words))
-        return hits / len(ascii_words) if ascii_words else 0.0
-    words = _WORD.findall(text.casefold())
-    return sum(map(FUNCTION_WORDS.__contains__, words)) / len(words) if words else 0.0
+        letters = text.encode("ascii").translate(_ASCII_WORDS)
+        # Only the first 2/3 are split and looked up: the rest holds at most as many words as
+        # spaces. English prose is about 40% function words, so the head's count over that bound
+        # settles the usual threshold; float division is monotone, so it is a lower bound.
+        cut = letters.find(b" ", 2 * len(letters) // 3)
+        if cut > 0:
+            head = letters[:cut].split()
+            hits = _count(_FUNCTION_BYTES, head)
+            if hits / (len(head) + letters.count(b" ", cut)) >= min_share:
+                return True
+            tail = letters[cut:].split()  # the cut is a space: no word spans it
+            n = len(head) + len(tail)
+            return (hits + _count(_FUNCTION_BYTES, tail)) / n >= min_share if n else min_share <= 0
+    return english_share(text) >= min_share
+
+
+def _words(text: str) -> tuple[Sequence[str | bytes], frozenset[str | bytes]]:
+    """The text's letter runs (``_WORD``), casefolded, and the function words in that type."""
+    if text.isascii():
+        return text.encode("ascii").translate(_ASCII_WORDS).split(), _FUNCTION_BYTES
+    return _WORD.findall(text.casefold()), FUNCTION_WORDS
+
+
+def _count(members: frozenset[str | bytes], words: Sequence[str | bytes]) -> int:
+    return len([*filter(members.__contains__, words)])
 
 
 class DigestSet:
@@ -114,7 +145,15 @@ class DigestSet:
 
     def slot(self, digest: int) -> int | None:
         """Where ``digest`` would go, or ``None`` when it is a member (for :meth:`put`)."""
-        return self._find(digest or 1)  # 0 marks an empty slot
+        digest = digest or 1  # 0 marks an empty slot
+        slots, mask = self._slots, self._mask
+        # The digest's low bits are uniform already: SipHash made them.
+        i = digest & mask
+        while (held := slots[i]) != digest:
+            if held == 0:
+                return i
+            i = (i + 1) & mask
+        return None
 
     def put(self, slot: int, digest: int) -> None:
         """Store ``digest`` in the ``slot`` that :meth:`slot` gave, with no change in between."""
@@ -123,26 +162,13 @@ class DigestSet:
         if 4 * self._size > 3 * len(self._slots):
             self._grow()
 
-    def _find(self, digest: int) -> int | None:
-        """The empty slot where ``digest`` would go, or ``None`` when it is present."""
-        slots, mask = self._slots, self._mask
-        # The digest's low bits are uniform already: SipHash made them.
-        i = digest & mask
-        while True:
-            held = slots[i]
-            if held == digest:
-                return None
-            if held == 0:
-                return i
-            i = (i + 1) & mask
-
     def _grow(self) -> None:
         old = self._slots
         self._slots = array("Q", [0]) * (2 * len(old))  # no temporary buffer
         self._mask = len(self._slots) - 1
         for digest in old:
             if digest:
-                self._slots[self._find(digest)] = digest  # type: ignore[index]
+                self._slots[self.slot(digest)] = digest  # type: ignore[index]
 
 
 def _digest(value: str) -> int:
@@ -199,7 +225,7 @@ class Gate:
             return "too_long", -1, -1
         if not has_sentences(text, s.min_sentences):
             return "too_few_sentences", -1, -1
-        if english_share(text) < s.min_english_share:
+        if not is_english(text, s.min_english_share):
             return "not_english", -1, -1
         text_slot = self._seen.slot(_digest(text))
         if text_slot is None:

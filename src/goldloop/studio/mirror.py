@@ -24,6 +24,7 @@ from goldloop.studio.connection import Connection, call
 from goldloop.studio.tasks import Campaign, campaign_titles
 
 FORMAT = 1
+VOLATILE = ("created_ago",)  # "3 minutes" ago: the export renders the clock into it
 VIEW_IDS = 200  # task ids per filtered export: a view's filter list stays small
 Task = dict[str, Any]
 
@@ -88,10 +89,13 @@ def read_mirror(path: Path, name: str) -> Mirror | None:
     if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("campaign") != name:
         return None
     mirror = Mirror(name)
-    for item in data.get("projects") or ():
-        mirror.projects[str(item["title"])] = ProjectTasks(
-            int(item["id"]), {int(t["id"]): t for t in item.get("tasks") or ()}
-        )
+    try:
+        for item in data.get("projects") or ():
+            mirror.projects[str(item["title"])] = ProjectTasks(
+                int(item["id"]), {int(t["id"]): t for t in item.get("tasks") or ()}
+            )
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None  # not a mirror goldloop wrote: read everything again
     return mirror
 
 
@@ -105,7 +109,7 @@ def read_campaign(connection: Connection, client: Any, name: str, titles: Sequen
     mirror = Mirror(name)
     for title, project in found.items():
         exported = projects.export_project(connection, client, project)
-        mirror.projects[title] = ProjectTasks(project.id, {int(t["id"]): t for t in exported})
+        mirror.projects[title] = ProjectTasks(project.id, _by_id(exported))
     return mirror
 
 
@@ -121,7 +125,7 @@ def catch_up(connection: Connection, client: Any, mirror: Mirror, titles: Sequen
         known = before.get(title)
         if known is None or known.id != project.id:
             exported = projects.export_project(connection, client, project)
-            mirror.projects[title] = ProjectTasks(project.id, {int(t["id"]): t for t in exported})
+            mirror.projects[title] = ProjectTasks(project.id, _by_id(exported))
             read += len(exported)
         else:
             mirror.projects[title] = known
@@ -140,7 +144,7 @@ def refresh_tasks(
     fresh: dict[int, Task] = {}
     for start in range(0, len(wanted), VIEW_IDS):
         chunk = wanted[start : start + VIEW_IDS]
-        fresh.update((int(t["id"]), t) for t in export_some(connection, client, project.id, chunk))
+        fresh.update(_by_id(export_some(connection, client, project.id, chunk)))
     for task_id in wanted:
         if task_id in fresh:
             project.tasks[task_id] = fresh[task_id]
@@ -192,6 +196,19 @@ def export_some(
         )
     finally:
         call(connection, client.views.delete, id=view.id)
+
+
+def _by_id(exported: Iterable[Task]) -> dict[int, Task]:
+    """Tasks by id, without the export's clock-relative fields: a task not re-read stays as a
+    fresh export would give it."""
+    tasks = {}
+    for task in exported:
+        for kind in ("annotations", "predictions"):
+            for item in task.get(kind) or ():
+                for name in VOLATILE:
+                    item.pop(name, None)
+        tasks[int(task["id"])] = task
+    return tasks
 
 
 def _stamp(task: Task) -> tuple[str, frozenset[int]]:

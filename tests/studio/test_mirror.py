@@ -1,0 +1,67 @@
+"""The task mirror beside a gold file: read back as written, as an export of the campaign."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from goldloop.studio.mirror import (
+    Mirror,
+    ProjectTasks,
+    _ids,
+    _iso,
+    _stamp,
+    mirror_path,
+    read_mirror,
+    write_mirror,
+)
+
+
+def task(task_id: int, *annotations: int) -> dict:
+    return {"id": task_id, "updated_at": "2026-11-30T12:28:43.802259Z",
+            "annotations": [{"id": a} for a in annotations]}  # fmt: skip
+
+
+def test_a_mirror_reads_back_as_written_and_as_the_campaigns_export(tmp_path: Path) -> None:
+    mirror = Mirror("camp", {
+        "camp-double": ProjectTasks(2, {9: task(9, 4, 5)}),
+        "camp": ProjectTasks(1, {3: task(3, 1), 1: task(1)}),
+    })  # fmt: skip
+    path = mirror_path(tmp_path / "gold.json")
+    assert path.name == "gold.json.tasks.json"
+    write_mirror(path, mirror)
+    again = read_mirror(path, "camp")
+    assert again == Mirror("camp", {
+        "camp-double": ProjectTasks(2, {9: task(9, 4, 5)}),
+        "camp": ProjectTasks(1, {1: task(1), 3: task(3, 1)}),
+    })  # fmt: skip
+    campaign = again.campaign()
+    assert campaign.titles == {"primary": "camp", "double": "camp-double"}
+    assert [t["id"] for t in campaign.of("primary")] == [1, 3] and campaign.of("curate") == []
+    assert again.task_of_annotation(5) == ("camp-double", 9)
+    assert again.task_of_annotation(1) == ("camp", 3) and again.task_of_annotation(77) is None
+    assert again.title_of(2) == "camp-double" and again.title_of(5) is None
+    assert read_mirror(path, "another-campaign") is None
+
+
+@pytest.mark.parametrize(
+    "content", ["", "not json", "[]", '{"format": 1, "campaign": "camp", "projects": [{"id": 1}]}',
+                '{"format": 99, "campaign": "camp", "projects": []}'],
+)  # fmt: skip
+def test_anything_else_is_no_mirror_and_everything_is_read_again(
+    tmp_path: Path, content: str
+) -> None:
+    path = tmp_path / "gold.json.tasks.json"
+    path.write_text(content)
+    assert read_mirror(path, "camp") is None
+    assert read_mirror(tmp_path / "missing.json", "camp") is None
+
+
+def test_the_listing_and_the_export_stamp_a_task_alike() -> None:
+    # the task listing gives a datetime and "1,2"; the export a string and annotation objects
+    listed = datetime(2026, 11, 30, 12, 28, 43, 802259, tzinfo=UTC)
+    assert _stamp(task(3, 1, 2)) == (_iso(listed), _ids("1,2"))
+    assert _ids("") == frozenset() and _ids([3, 4]) == frozenset({3, 4})
+    assert _iso(None) == ""
