@@ -210,8 +210,9 @@ def check_candidates(
     """Drop spans nested in a longer one, then (after the cache) verb-predicate labels on no verb."""
     kept: list[Candidate] = []
     rejections: list[tuple[Any, list[str]]] = []
+    nested = _nested_spans({(c.a, c.b) for c in candidates})
     for candidate in candidates:
-        if any(_nested(candidate, other) for other in candidates):
+        if (candidate.a, candidate.b) in nested:
             rejections.append((candidate.item, ["nested_in_longer_span"]))
         elif (
             verbal_only
@@ -224,8 +225,19 @@ def check_candidates(
     return kept, rejections
 
 
-def _nested(inner: Candidate, outer: Candidate) -> bool:
-    return outer.a <= inner.a and inner.b <= outer.b and (outer.b - outer.a) > (inner.b - inner.a)
+def _nested_spans(spans: set[tuple[int, int]]) -> set[tuple[int, int]]:
+    """The spans lying inside a longer one of ``spans``, in one sweep instead of all pairs.
+
+    In (start, longest first) order every span seen before ``(a, b)`` starts at or before ``a``
+    and is a different span, so ``(a, b)`` is nested exactly when one of them reaches ``b``.
+    """
+    nested: set[tuple[int, int]] = set()
+    reach = -1
+    for a, b in sorted(spans, key=lambda span: (span[0], -span[1])):
+        if reach >= b:
+            nested.add((a, b))
+        reach = max(reach, b)
+    return nested
 
 
 def to_hit(candidate: Candidate, text: str, doc: Doc, annotator_tag: str, source: str) -> Hit:

@@ -183,7 +183,9 @@ def label_forms(labels: Iterable[str]) -> dict[str, LabelForm]:
 
 
 def label_form(label: str) -> LabelForm:
-    return label_forms([label])[label]
+    # The decoder asks this per hit: an analysed label is a plain dict read, no lock.
+    form = _forms.get(label_key(label))
+    return form if form is not None else label_forms([label])[label]
 
 
 def is_verb_predicate_label(label: str) -> bool:
@@ -250,8 +252,10 @@ def is_passive(token: Token) -> bool:
 
 def _tokens_in(doc: Doc, a: int, b: int) -> Span | None:
     # ``len(doc.text)`` would rebuild the whole text from its tokens on every call.
-    length = doc[-1].idx + len(doc[-1].text_with_ws) if len(doc) else 0
-    if not 0 <= a < b <= length:
+    if not len(doc):
+        return None
+    last = doc[-1]
+    if not 0 <= a < b <= last.idx + len(last.text_with_ws):
         return None
     return doc.char_span(a, b, alignment_mode="expand")
 
@@ -269,9 +273,13 @@ def surface_anchored(doc: Doc, a: int, b: int, relation: Relation) -> bool:
     span = _tokens_in(doc, a, b)
     if span is None:
         return False
-    present = {t.lemma_.lower() for t in span} | {lemma for t in span if (lemma := verb_lemma(t))}
-    labels = [label for label in (relation.label, relation.inverse_label) if label]
-    return any(form.content <= present for form in label_forms(labels).values())
+    present: set[str] = set()
+    for token in span:
+        present.add(token.lemma_.lower())
+        if lemma := verb_lemma(token):
+            present.add(lemma)
+    labels = (relation.label, relation.inverse_label)
+    return any(label_form(label).content <= present for label in labels if label)
 
 
 # ---------------------------------------------------------------------------------------------

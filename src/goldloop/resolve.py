@@ -68,14 +68,17 @@ def find_occurrences(text: str, surface: str) -> Iterator[tuple[int, int]]:
     """Every word-bounded, case-exact match of ``surface`` in text order, overlaps included."""
     if not surface:
         return
-    n = len(surface)
+    n, size = len(surface), len(text)
     check_start = is_word_char(surface[0])
     check_end = is_word_char(surface[-1])
     start = text.find(surface)
     while start != -1:
         end = start + n
-        if not (check_start and start > 0 and is_word_char(text[start - 1])) and not (
-            check_end and end < len(text) and is_word_char(text[end])
+        # is_word_char inlined: this loop runs for every quoted surface and argument.
+        before = text[start - 1] if check_start and start > 0 else ""
+        after = text[end] if check_end and end < size else ""
+        if not (before and (before.isalnum() or before == "_")) and not (
+            after and (after.isalnum() or after == "_")
         ):
             yield start, end
         start = text.find(surface, start + 1)

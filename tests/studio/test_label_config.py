@@ -12,6 +12,7 @@ from goldloop.studio.label_config import (
     LabelConfigError,
     check_label_config,
     label_interface,
+    prediction_errors,
     read_relation,
     relation_value,
     render_label_config,
@@ -52,3 +53,29 @@ def test_cli_writes_the_config(tmp_path: Path, cli: Cli) -> None:
     result = cli("label-config", "-o", out)
     assert result.returncode == 0, result.stderr
     assert out.read_text(encoding="utf-8") == render_label_config(load_kb())
+
+
+def test_prediction_errors_are_remembered_per_config_not_across_configs() -> None:
+    pytest.importorskip("label_studio_sdk")
+    config = render_label_config(load_kb())
+    renamed = config.replace('<Label value="Predicate"', '<Label value="Relation"')
+    assert renamed != config
+    prediction = {
+        "model_version": "m",
+        "result": [
+            {
+                "id": "r1",
+                "from_name": "mention",
+                "to_name": "text",
+                "type": "labels",
+                "value": {"start": 0, "end": 3, "text": "TNF", "labels": ["Predicate"]},
+            }
+        ],
+    }
+    assert prediction_errors(label_interface(config), prediction) == []
+    # The remembered verdict for the first config must not answer for the second one.
+    assert prediction_errors(label_interface(renamed), prediction) != []
+    assert prediction_errors(label_interface(config), prediction) == []
+    assert prediction_errors(label_interface(config), prediction) == label_interface(
+        config
+    ).validate_prediction(prediction, return_errors=True)

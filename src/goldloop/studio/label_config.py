@@ -7,6 +7,7 @@ its description as hint. Region values carry canonical labels, never ids.
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
@@ -79,6 +80,20 @@ def _interface(config: str) -> LabelInterface:
 def label_interface(config: str) -> LabelInterface:
     """The parsed config (cached): used to validate every result before it is sent."""
     return _interface(config)
+
+
+def prediction_errors(interface: LabelInterface, prediction: dict[str, Any]) -> list[str]:
+    """Why ``prediction`` does not fit ``interface``'s config ([] when it fits): remembered per
+    interface and prediction, as a cache hit sends the same prediction again."""
+    return list(_prediction_errors(interface, json.dumps(prediction, sort_keys=True)))
+
+
+# Keyed by the interface object (kept alive as the key, so its identity is never reused), not by
+# the ~50 kB config text a request brings: 512 such texts would be held otherwise.
+@lru_cache(maxsize=512)
+def _prediction_errors(interface: LabelInterface, prediction: str) -> tuple[str, ...]:
+    errors = interface.validate_prediction(json.loads(prediction), return_errors=True)
+    return tuple(str(error) for error in errors)
 
 
 def _hint(description: str | None) -> str:
