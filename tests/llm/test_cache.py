@@ -3,13 +3,17 @@ readable, and the recorded usage calibrates token estimates."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import random
 import sqlite3
+import string
 from pathlib import Path
 
 import pytest
 
 from goldloop.llm import CachedAnswer, SQLiteCache
+from goldloop.llm.cache import cache_key
 
 
 def test_a_cache_written_before_the_prompt_length_was_recorded_stays_readable(
@@ -60,3 +64,26 @@ def test_a_provider_records_the_prompt_length_and_model(
     stored = cache.get(provider.key(request))
     assert stored is not None and stored.source == "anthropic/m"
     assert stored.prompt_chars == len(request.system) + len(request.user)
+
+
+def test_the_key_is_the_sha256_of_the_payloads_canonical_json() -> None:
+    # The key is built member by member (the system prompt encoded once per run); it must stay
+    # byte for byte the digest of one json.dumps of the payload, or every stored answer is lost.
+    def plain(provider, model, effort, system, user, schema, endpoint=None, api=None) -> str:
+        payload = {"provider": provider, "model": model, "effort": effort, "system": system,
+                   "user": user, "schema": schema}  # fmt: skip
+        payload |= {k: v for k, v in (("endpoint", endpoint), ("api", api)) if v is not None}
+        text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    rng = random.Random(0)
+    alphabet = string.printable + 'éαβ𝛼\u2028"\\'
+
+    def text(n: int) -> str:
+        return "".join(rng.choice(alphabet) for _ in range(rng.randint(0, n)))
+
+    for _ in range(500):
+        schema = {"type": "object", "b": [1, {"z": text(5), "a": None}], text(4): rng.random()}
+        args = ("openai", text(10), rng.choice([None, "low"]), text(200), text(200), schema,
+                rng.choice([None, "http://127.0.0.1:8000/v1"]), rng.choice([None, "responses"]))  # fmt: skip
+        assert cache_key(*args) == plain(*args)
