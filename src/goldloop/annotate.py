@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 
 from goldloop.decode import (
     DOCUMENT_FAILURES,
-    PIPES_UNUSED_BY_CHECKS,
     DocumentResult,
     decode_lexical,
     finish_answer,
@@ -119,16 +118,16 @@ def _annotate_with_llm(
     batch_mode: BatchMode | None = None,
 ) -> list[DocumentResult]:
     """Decode answers as they arrive, parsing (once, per arriving batch) only the texts that
-    have candidates left, so spaCy overlaps the requests."""
+    have candidates left, so spaCy overlaps the requests. The checks read the full pipeline's
+    parse, the one the sampler and pull read too: one parse per text serves the whole loop."""
     system = system_prompt(kb)
     requests = [annotation_request(d, kb, max_tokens, system) for d in documents]
     results: list[DocumentResult | None] = [None] * len(documents)
-    unused = [name for name in PIPES_UNUSED_BY_CHECKS if name in nlp.pipe_names]
     for batch in _answers(provider, requests, system, concurrency, batch_mode):
         read = {i: read_answer(documents[i], answer, kb, max_tokens) for i, answer in batch}
         to_parse = sorted(i for i, answer in read.items() if answer.candidates)
         texts = (documents[i].text for i in to_parse)
-        parsed = dict(zip(to_parse, parse_many(texts, nlp=nlp, disable=unused), strict=True))
+        parsed = dict(zip(to_parse, parse_many(texts, nlp=nlp), strict=True))
         for index in sorted(read):
             result = finish_answer(
                 read[index], documents[index], parsed.get(index), provider.tag, verbal_only

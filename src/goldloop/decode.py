@@ -31,8 +31,6 @@ if TYPE_CHECKING:
     from goldloop.nlp import Mention
 
 DOCUMENT_FAILURES = ("truncated", "unparsable", "failed")
-# The post-cache checks read tags, POS and lemmas only; tests/llm/test_decode.py guards this.
-PIPES_UNUSED_BY_CHECKS = ("parser",)
 
 
 @dataclass

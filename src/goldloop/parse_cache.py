@@ -3,18 +3,11 @@
 :func:`goldloop.nlp.parse_many` reads it, so the sampler's pool, annotate's post-checks, pull's
 anchored tags, the baselines and the backend share it without knowing. An entry is keyed by the
 pipeline (its name, version, config and the spaCy version), the pipes that ran and the sha256 of
-the text. A request is served only with what a fresh parse would give:
-
-- as stored, by an entry whose pipes begin with the requested ones (one made with ``ner`` at the
-  end serves a request without it);
-- replayed, by an entry that shares the request's first pipes when the request's other pipes are
-  all rule-based (not trainable) and the shared ones declare what they assign: the stored tokens
-  and those attributes are kept and the remaining pipes run on them. Annotate's checks skip the
-  parser; served from the sampler's full parse, only ``attribute_ruler`` and ``lemmatizer`` run
-  again. Keeping the full parse instead would not do: ``attribute_ruler`` reads the parser's
-  labels (AUX or VERB), so the POS would differ from a parse without the parser;
-- otherwise it is a miss (a request for more pipes than an entry has, or a trainable pipe to
-  run), parsed and stored.
+the text. A request is served only with what a fresh parse would give: by an entry whose pipes
+begin with the requested ones (one made with ``ner`` at the end serves a request without it).
+Anything else is a miss, parsed and stored: a request for more pipes than an entry has, or one
+that skips a pipe in the middle (``attribute_ruler`` reads the parser's labels, so a parse
+without the parser has other POS than the full one).
 
 Docs are stored without ``tensor`` and ``user_data`` (nothing in goldloop reads them after a
 parse, and the tensor is 10× the rest); deserialising adds the doc's strings to the caller's
@@ -36,7 +29,6 @@ import time
 import weakref
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -44,7 +36,6 @@ from typing import Any
 import numpy as np
 import spacy
 from spacy.language import Language
-from spacy.pipeline import TrainablePipe
 from spacy.tokens import Doc
 
 from goldloop.errors import GoldloopError
@@ -323,12 +314,11 @@ def parse_cached(
     """
     pipes = tuple(name for name in nlp.pipe_names if name not in disable)
     pipeline = pipeline_id(nlp)
-    reuse = _Reuse(nlp, pipes)
     source = iter(texts)
     # One process start per window: give each process many batches before starting another.
     enough_misses = batch_size * (1 if n_process == 1 else 16 * n_process)
     while True:
-        window: list[tuple[str, bytes, tuple[bytes, _Replay | None] | None]] = []
+        window: list[tuple[str, bytes, bytes | None]] = []
         missing = 0
         while len(window) < max(WINDOW, enough_misses) and missing < enough_misses:
             chunk = list(islice(source, CHUNK))
@@ -337,7 +327,7 @@ def parse_cached(
             keys = [text_key(text) for text in chunk]
             stored = cache.get_many(pipeline, keys)
             for text, key in zip(chunk, keys, strict=True):
-                found = reuse.choose(stored.get(key, ()))
+                found = _serving(pipes, stored.get(key, ()))
                 window.append((text, key, found))
                 missing += found is None
         if not window:
@@ -350,14 +340,10 @@ def parse_cached(
         new: list[tuple[bytes, bytes]] = []
         try:
             for _, key, found in window:
-                if found is not None and found[1] is None:
-                    yield load_doc(nlp.vocab, found[0])
-                    continue
                 if found is not None:
-                    assert found[1] is not None
-                    doc = found[1].run(nlp, load_doc(nlp.vocab, found[0]))
-                else:
-                    doc = next(parsed)
+                    yield load_doc(nlp.vocab, found)
+                    continue
+                doc = next(parsed)
                 new.append((key, dump_doc(doc)))  # before the caller can change the doc
                 if len(new) == CHUNK:
                     cache.put_many(pipeline, pipes, new)
@@ -369,89 +355,13 @@ def parse_cached(
                 cache.put_many(pipeline, pipes, new)
 
 
-# What a pipe declares it assigns (``nlp.get_pipe_meta(name).assigns``) → the token attributes
-# that hold it. doc.tensor: only rule-based pipes are replayed, and they do not read it.
-_ASSIGNED = {
-    "doc.tensor": (),
-    "token.tag": ("TAG",),
-    "token.pos": ("POS",),
-    "token.morph": ("MORPH",),
-    "token.lemma": ("LEMMA",),
-    "token.norm": ("NORM",),
-    "token.dep": ("DEP", "HEAD"),
-    "token.head": ("DEP", "HEAD"),
-    "token.is_sent_start": ("SENT_START",),
-    "doc.sents": ("SENT_START",),
-}
-
-
-@dataclass(frozen=True)
-class _Replay:
-    """Serve a request from an entry that shares its first pipes: keep the tokens and what
-    those pipes assigned, then run the request's remaining pipes, all rule-based, on them."""
-
-    attrs: tuple[str, ...]
-    pipes: tuple[str, ...]
-
-    def run(self, nlp: Language, stored: Doc) -> Doc:
-        words = [token.text for token in stored]
-        spaces = [bool(token.whitespace_) for token in stored]
-        doc = Doc(nlp.vocab, words=words, spaces=spaces)
-        values: Any = stored.to_array(list(self.attrs))
-        doc.from_array(list(self.attrs), values)
-        for name in self.pipes:
-            doc = nlp.get_pipe(name)(doc)
-        return doc
-
-
-# The plan of an entry that serves the request as stored.
-_AS_IS = _Replay((), ())
-
-
-class _Reuse:
-    """Which stored entry serves a request for ``wanted`` pipes, and how (module docstring)."""
-
-    def __init__(self, nlp: Language, wanted: tuple[str, ...]) -> None:
-        self.nlp = nlp
-        self.wanted = wanted
-        self._plans: dict[tuple[str, ...], _Replay | None] = {}
-
-    def choose(
-        self, entries: Iterable[tuple[tuple[str, ...], bytes]]
-    ) -> tuple[bytes, _Replay | None] | None:
-        """``(blob, None)`` for an entry to serve as is, ``(blob, replay)``, or None (a miss)."""
-        best: tuple[int, bytes, _Replay] | None = None
-        for pipes, blob in entries:
-            if pipes not in self._plans:
-                self._plans[pipes] = self._plan(pipes)
-            plan = self._plans[pipes]
-            if plan is None:
-                continue
-            # As stored beats replayed; then fewer extra pipes, or fewer pipes to replay.
-            rank = -len(pipes) if plan is _AS_IS else -1_000 - len(plan.pipes)
-            if best is None or rank > best[0]:
-                best = (rank, blob, plan)
-        if best is None:
-            return None
-        return best[1], None if best[2] is _AS_IS else best[2]
-
-    def _plan(self, pipes: tuple[str, ...]) -> _Replay | None:
-        wanted = self.wanted
-        if pipes[: len(wanted)] == wanted:
-            return _AS_IS
-        shared = 0
-        while shared < min(len(wanted), len(pipes)) and wanted[shared] == pipes[shared]:
-            shared += 1
-        rest = wanted[shared:]
-        if not shared or any(isinstance(self.nlp.get_pipe(n), TrainablePipe) for n in rest):
-            return None
-        attrs = {"NORM"}  # the tokenizer's exceptions set it ("d" → "'d")
-        for name in wanted[:shared]:
-            assigns = self.nlp.get_pipe_meta(name).assigns
-            if not assigns or any(a not in _ASSIGNED for a in assigns):
-                return None  # a pipe that does not say what it sets cannot be replayed over
-            attrs.update(attr for a in assigns for attr in _ASSIGNED[a])
-        return _Replay(tuple(sorted(attrs)), rest)
+def _serving(
+    wanted: tuple[str, ...], entries: Iterable[tuple[tuple[str, ...], bytes]]
+) -> bytes | None:
+    """The stored doc that serves a request for ``wanted`` pipes (the one with fewest extra
+    pipes), or None."""
+    fitting = [(len(pipes), blob) for pipes, blob in entries if pipes[: len(wanted)] == wanted]
+    return min(fitting, key=lambda entry: entry[0])[1] if fitting else None
 
 
 __all__ = [

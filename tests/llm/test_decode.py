@@ -228,35 +228,3 @@ def test_unicode_surfaces_resolve_on_code_points(kb: KB, nlp: Any) -> None:
     [hit] = hits_of(result)
     assert text[hit["a"] : hit["b"]] == "increases" and hit["a"] == text.rindex("increases")
     assert reasons_of(result) == [["surface_not_found"]]  # a non-breaking space is not a space
-
-
-def test_post_checks_do_not_need_the_pipes_annotate_switches_off(kb: KB, nlp: Any) -> None:
-    """annotate parses without PIPES_UNUSED_BY_CHECKS for speed; the checks must not change."""
-    from goldloop.decode import PIPES_UNUSED_BY_CHECKS
-    from goldloop.nlp import span_has_verb, surface_anchored
-
-    texts = [
-        TEXT,
-        "IL-6 was shown to be regulated by TNF and increases expression of STAT3.",
-        "TNF-induced apoptosis was inhibited by the overexpression of BCL2, which binds to BAX.",
-        "Expression of SOCS3 is increased in patients; its activation leads to relapse.",
-    ]
-    relations = [
-        kb.lookup(label)
-        for label in ("increases", "activates", "regulates", "inhibits", "binds to", "causes")
-    ]
-    for text in texts:
-        full = nlp(text)
-        [light] = nlp.pipe(
-            [text], disable=[p for p in PIPES_UNUSED_BY_CHECKS if p in nlp.pipe_names]
-        )
-        spans = [(t.idx, t.idx + len(t)) for t in full] + [
-            (full[k].idx, full[k + 1].idx + len(full[k + 1])) for k in range(len(full) - 1)
-        ]
-        for a, b in spans:
-            assert span_has_verb(full, a, b) == span_has_verb(light, a, b), text[a:b]
-            for relation in relations:
-                assert relation is not None
-                assert surface_anchored(full, a, b, relation) == surface_anchored(
-                    light, a, b, relation
-                ), (text[a:b], relation.label)

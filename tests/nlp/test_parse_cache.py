@@ -156,23 +156,6 @@ def test_a_pipe_skipped_in_the_middle_is_never_served_from_the_full_parse(
     assert len(cache) == 40
 
 
-def test_a_light_request_replays_the_rule_based_pipes_over_the_full_parse(
-    nlp: Language, cache: ParseCache
-) -> None:
-    """Served from the full entry: its tokens and tags, then attribute_ruler and lemmatizer."""
-    texts = EDGE_TEXTS + corpus_texts(20)
-    list(parse_many(texts, nlp=nlp, cache=cache))
-    assert len(cache) == len(texts)
-    replayed = list(parse_many(texts, nlp=nlp, disable=["parser"], cache=cache))
-    assert all(doc.tensor.size == 0 for doc in replayed)  # not parsed: a parse sets a tensor
-    fresh = list(parse_many(texts, nlp=nlp, disable=["parser"], cache=False))
-    assert same(replayed, fresh)
-    assert not any(doc.has_annotation("DEP") for doc in replayed if len(doc))
-    assert len(cache) == 2 * len(texts)  # stored, to be served as is next time
-    again = list(parse_many(texts, nlp=nlp, disable=["parser"], cache=cache))
-    assert same(again, replayed) and len(cache) == 2 * len(texts)
-
-
 def test_another_model_version_misses(nlp_with_ner: Language, tmp_path: Path) -> None:
     cache = ParseCache(tmp_path / "parse.sqlite")
     texts = corpus_texts(3)
