@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import multiprocessing
 import os
+import signal
 import sqlite3
 import struct
 import threading
@@ -306,53 +308,123 @@ def parse_cached(
     n_process: int = 1,
     batch_size: int = 32,
 ) -> Iterator[Doc]:
-    """Docs in input order: hits read from ``cache``, misses parsed with ``nlp.pipe`` and stored.
+    """Docs in input order: hits read from ``cache``, misses parsed and stored.
 
     The input is read a window at a time (enough misses to keep ``n_process`` processes busy,
     or at most ``WINDOW`` texts), so a stream stays a stream and a mostly cached one is never
-    read ahead whole.
+    read ahead whole. With ``n_process`` > 1 the misses go to worker processes, started once per
+    call, that parse and serialise them; the docs they send back are read like stored ones.
     """
     pipes = tuple(name for name in nlp.pipe_names if name not in disable)
     pipeline = pipeline_id(nlp)
     source = iter(texts)
-    # One process start per window: give each process many batches before starting another.
     enough_misses = batch_size * (1 if n_process == 1 else 16 * n_process)
-    while True:
-        window: list[tuple[str, bytes, bytes | None]] = []
-        missing = 0
-        while len(window) < max(WINDOW, enough_misses) and missing < enough_misses:
-            chunk = list(islice(source, CHUNK))
-            if not chunk:
-                break
-            keys = [text_key(text) for text in chunk]
-            stored = cache.get_many(pipeline, keys)
-            for text, key in zip(chunk, keys, strict=True):
-                found = _serving(pipes, stored.get(key, ()))
-                window.append((text, key, found))
-                missing += found is None
-        if not window:
-            return
-        to_parse = [text for text, _, found in window if found is None]
-        processes = n_process if len(to_parse) > batch_size else 1
-        parsed = nlp.pipe(
-            to_parse, disable=list(disable), n_process=processes, batch_size=batch_size
-        )
-        new: list[tuple[bytes, bytes]] = []
-        try:
-            for _, key, found in window:
-                if found is not None:
-                    yield load_doc(nlp.vocab, found)
-                    continue
-                doc = next(parsed)
-                new.append((key, dump_doc(doc)))  # before the caller can change the doc
-                if len(new) == CHUNK:
-                    cache.put_many(pipeline, pipes, new)
-                    new = []
-                yield doc
-        finally:
-            parsed.close()  # type: ignore[attr-defined]
-            if new:
+    workers: _Workers | None = None
+    try:
+        while True:
+            window: list[tuple[str, bytes, bytes | None]] = []
+            missing = 0
+            while len(window) < max(WINDOW, enough_misses) and missing < enough_misses:
+                chunk = list(islice(source, CHUNK))
+                if not chunk:
+                    break
+                keys = [text_key(text) for text in chunk]
+                stored = cache.get_many(pipeline, keys)
+                for text, key in zip(chunk, keys, strict=True):
+                    found = _serving(pipes, stored.get(key, ()))
+                    window.append((text, key, found))
+                    missing += found is None
+            if not window:
+                return
+            to_parse = [text for text, _, found in window if found is None]
+            if n_process > 1 and len(to_parse) > batch_size and _Workers.usable():
+                workers = workers or _Workers(nlp, disable, n_process)
+                yield from _serve_window(
+                    cache, pipeline, pipes, window, workers.parse(to_parse, batch_size), nlp
+                )
+            else:
+                parsed = nlp.pipe(to_parse, disable=list(disable), batch_size=batch_size)
+                yield from _serve_window(cache, pipeline, pipes, window, parsed, nlp)
+    finally:
+        if workers is not None:
+            workers.close()
+
+
+def _serve_window(
+    cache: ParseCache,
+    pipeline: str,
+    pipes: tuple[str, ...],
+    window: list[tuple[str, bytes, bytes | None]],
+    parsed: Iterator[Doc | bytes],
+    nlp: Language,
+) -> Iterator[Doc]:
+    """The window's docs in order: stored ones loaded, parsed ones (docs, or the workers'
+    serialised docs) stored in chunks."""
+    new: list[tuple[bytes, bytes]] = []
+    try:
+        for _, key, found in window:
+            if found is not None:
+                yield load_doc(nlp.vocab, found)
+                continue
+            item = next(parsed)
+            if isinstance(item, bytes):
+                blob, doc = item, load_doc(nlp.vocab, item)
+            else:
+                blob, doc = dump_doc(item), item  # dumped before the caller can change the doc
+            new.append((key, blob))
+            if len(new) == CHUNK:
                 cache.put_many(pipeline, pipes, new)
+                new = []
+            yield doc
+    finally:
+        close = getattr(parsed, "close", None)
+        if close is not None:
+            close()
+        if new:
+            cache.put_many(pipeline, pipes, new)
+
+
+# The pipeline a worker process parses with: set before the fork, inherited by the workers.
+_worker_pipeline: tuple[Language, tuple[str, ...]] | None = None
+
+
+def _worker_start() -> None:
+    # Ctrl-C reaches the whole process group: the parent stops the workers, they stay quiet.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _worker_parse(texts: list[str]) -> list[bytes]:
+    assert _worker_pipeline is not None
+    nlp, disable = _worker_pipeline
+    return [dump_doc(doc) for doc in nlp.pipe(texts, disable=list(disable), batch_size=len(texts))]
+
+
+class _Workers:
+    """Forked processes that parse batches of texts and send back :func:`dump_doc` bytes.
+
+    Cheaper than ``nlp.pipe(n_process=...)``, whose workers send whole docs, tensor included
+    (ten times the stored size), back through pickling; forked, they share the loaded model.
+    """
+
+    def __init__(self, nlp: Language, disable: Sequence[str], processes: int) -> None:
+        global _worker_pipeline
+        _worker_pipeline = (nlp, tuple(disable))
+        context = multiprocessing.get_context("fork")
+        self._pool = context.Pool(processes, initializer=_worker_start)
+
+    @staticmethod
+    def usable() -> bool:
+        return "fork" in multiprocessing.get_all_start_methods()
+
+    def parse(self, texts: list[str], batch_size: int) -> Iterator[bytes]:
+        batches = [texts[i : i + batch_size] for i in range(0, len(texts), batch_size)]
+        for blobs in self._pool.imap(_worker_parse, batches):
+            yield from blobs
+
+    def close(self) -> None:
+        """Stop the workers (at once when the caller stopped early) and reap them."""
+        self._pool.terminate()
+        self._pool.join()
 
 
 def _serving(

@@ -22,6 +22,13 @@ def spacy_model_names() -> tuple[str, ...]:
     return (chosen, *SPACY_MODELS) if chosen else SPACY_MODELS
 
 
+def available_cores() -> int:
+    """CPU cores this process may run on (its affinity, where the platform tells)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
 def workdir() -> Path:
     """Working files (cache, embedded Label Studio) live here: ``GOLDLOOP_HOME`` or ``./.goldloop``."""
     return Path(os.environ.get("GOLDLOOP_HOME", ".goldloop"))

@@ -244,6 +244,17 @@ def test_several_processes_parse_only_the_misses_in_order(nlp: Language, cache: 
     assert same(docs, list(parse_many(texts, nlp=nlp, cache=False)))
 
 
+def test_a_caller_stopping_early_stops_the_parse_workers(nlp: Language, cache: ParseCache) -> None:
+    import multiprocessing
+
+    docs = parse_many(corpus_texts(24), nlp=nlp, cache=cache, n_process=2, batch_size=2)
+    first = next(docs)
+    assert multiprocessing.active_children()  # the workers are parsing the rest
+    docs.close()  # type: ignore[attr-defined]
+    assert first.text == corpus_texts(1)[0]
+    assert not multiprocessing.active_children()
+
+
 def test_a_stream_is_read_a_window_at_a_time(nlp: Language, cache: ParseCache) -> None:
     read = 0
 

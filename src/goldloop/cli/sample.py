@@ -87,7 +87,10 @@ def sample(
         int, typer.Option(help="Random seed of the draw (combined with the batch number).")
     ] = DEFAULTS.seed,
     workers: Annotated[
-        int, typer.Option(min=1, help="spaCy processes for parsing (nlp.pipe n_process).")
+        int,
+        typer.Option(
+            min=1, help="Processes parsing the pool (default: one per CPU core this may use)."
+        ),
     ] = DEFAULTS.workers,
     batch_size: Annotated[
         int, typer.Option(min=1, help="Documents per nlp.pipe batch.")

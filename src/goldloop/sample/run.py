@@ -46,6 +46,7 @@ from goldloop.sample.strata import (
     plan_draws,
     stratum_weights,
 )
+from goldloop.settings import available_cores
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,7 @@ class SampleSettings:
     tail_weight: float = 2.0
     none_fraction: float = 0.1
     seed: int = 13
-    workers: int = 1
+    workers: int = field(default_factory=available_cores)  # spaCy processes for the pool
     batch_size: int = 64
     phase1: int | str | None = None  # None: one phase; a size, or "auto"
     dask: str | None = None  # a scheduler address or "local:N": the parse runs there
