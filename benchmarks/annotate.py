@@ -35,7 +35,7 @@ from tests.fakes.llm_server import FakeLLMServer
 
 from goldloop import parse_cache
 from goldloop.annotate import annotate_documents, annotation_request
-from goldloop.decode import PIPES_UNUSED_BY_CHECKS, check_candidates, read_candidates
+from goldloop.decode import check_candidates, read_candidates
 from goldloop.gold import Document
 from goldloop.kb import load_kb
 from goldloop.llm import RetryPolicy, SQLiteCache, make_provider
@@ -161,10 +161,7 @@ def main() -> None:
     system = system_prompt(kb)
     requests = [annotation_request(d, kb, 16000, system) for d in documents]
     nlp("warm up the pipeline.")
-    unused = [p for p in PIPES_UNUSED_BY_CHECKS if p in nlp.pipe_names]
-    parse_s = timed(
-        lambda: list(nlp.pipe((d.text for d in documents), disable=unused))
-    )  # as annotate
+    parse_s = timed(lambda: list(nlp.pipe(d.text for d in documents)))  # as annotate
 
     with fake_server_process(answers, args.latency) as url, tempfile.TemporaryDirectory() as tmp:
         base_url = f"{url}/v1" if args.provider == "openai" else url

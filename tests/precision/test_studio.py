@@ -200,16 +200,21 @@ def test_an_import_whose_answer_is_lost_is_not_sent_again(label_studio: Any) -> 
     rows, texts = _many(100)
     title = f"precision-timeout-{uuid.uuid4().hex[:6]}"
     client = LabelStudio(base_url=label_studio.url, api_key=label_studio.token)
-    real_import = client.projects.import_tasks
+    http = client._client_wrapper.httpx_client  # the one the project layer imports through
+    real_request = http.request
     calls: list[int] = []
 
-    def first_answer_lost(**kwargs: Any) -> Any:
-        calls.append(len(kwargs["request"]))
-        if len(calls) == 1:
-            kwargs["request_options"] = {"timeout_in_seconds": 0.05}
-        return real_import(**kwargs)
+    def first_answer_lost(path: str, **kwargs: Any) -> Any:
+        if path.endswith("/import"):
+            calls.append(len(json.loads(kwargs["content"])))
+            if len(calls) == 1:
+                kwargs["request_options"] = {
+                    **kwargs["request_options"],
+                    "timeout_in_seconds": 0.05,
+                }
+        return real_request(path, **kwargs)
 
-    client.projects.import_tasks = first_answer_lost  # type: ignore[method-assign]
+    http.request = first_answer_lost  # type: ignore[method-assign]
     summary = push_sample(label_studio.connection, client, title, rows, texts)
     assert summary.imported == len(rows)
     after = _keys(label_studio, title)
