@@ -328,7 +328,8 @@ def parse_cached(
     pipes = tuple(name for name in nlp.pipe_names if name not in disable)
     pipeline = pipeline_id(nlp)
     source = iter(texts)
-    enough_misses = batch_size * (1 if n_process == 1 else 16 * n_process)
+    # Workers idle while the next window is read: give each many batches per window.
+    enough_misses = batch_size * (1 if n_process == 1 else 64 * n_process)
     workers: _Workers | None = None
     try:
         while True:
