@@ -166,7 +166,8 @@ def label_forms(labels: Iterable[str]) -> dict[str, LabelForm]:
         for frame in VERB_FRAMES:
             if not missing:
                 break
-            docs = load_nlp().pipe(frame.format(label) for label in missing)
+            # Short frames, parsed once per process: not worth a cache entry each.
+            docs = parse_many((frame.format(label) for label in missing), cache=False)
             undecided = []
             for label, doc in zip(missing, docs, strict=True):
                 span = _label_span(doc, frame, label)
