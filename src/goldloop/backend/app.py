@@ -45,7 +45,7 @@ def create_app(
     app = FastAPI(title="goldloop ML backend", version=__version__, docs_url=None, redoc_url=None)
     app.state.live = live
     # Without basic auth the routes carry no dependency at all: solving one costs every request.
-    guard = [Depends(_basic_auth(settings.basic_auth))] if settings.basic_auth else []
+    guard = [Depends(_basic_auth(settings.basic_auth))] if settings.basic_auth is not None else []
 
     if settings.basic_auth is None and not insecure_mode():
         app.add_middleware(_LoopbackOnly)
