@@ -6,12 +6,13 @@ import ipaddress
 import logging
 import os
 import secrets
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, HTTPException, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse
 from fastapi.security import HTTPBasic, HTTPBasicCredentials
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from goldloop import __version__
 from goldloop.backend.live import LiveGold
@@ -43,21 +44,11 @@ def create_app(
     live = live_gold(settings, predictor)
     app = FastAPI(title="goldloop ML backend", version=__version__, docs_url=None, redoc_url=None)
     app.state.live = live
-    guard = _basic_auth(settings.basic_auth)
-    open_to_all = settings.basic_auth is not None or insecure_mode()
+    # Without basic auth the routes carry no dependency at all: solving one costs every request.
+    guard = [Depends(_basic_auth(settings.basic_auth))] if settings.basic_auth is not None else []
 
-    @app.middleware("http")
-    async def _loopback_only(
-        request: Request, call_next: Callable[[Request], Awaitable[Response]]
-    ) -> Response:
-        # The start-up check cannot see every way of serving the app (``gunicorn _wsgi:app
-        # --bind ...``): without basic auth, only this machine may spend the provider key.
-        peer = request.client.host if request.client else None
-        if open_to_all or peer is None or is_loopback(peer):
-            return await call_next(request)
-        log.warning("refused %s: no basic auth is set, so only loopback clients are served", peer)
-        message = f"no basic auth is set, so only loopback clients are served: {EXPOSURE_FIX}"
-        return JSONResponse({"status": "error", "message": message}, status_code=403)
+    if settings.basic_auth is None and not insecure_mode():
+        app.add_middleware(_LoopbackOnly)
 
     @app.exception_handler(BadRequest)
     async def _bad_request(_: Request, exc: BadRequest) -> JSONResponse:
@@ -75,13 +66,13 @@ def create_app(
     async def health() -> dict[str, Any]:
         return {"status": "UP", "model_class": "goldloop", "model_version": predictor.model_version}
 
-    @app.post("/setup", dependencies=[Depends(guard)])
+    @app.post("/setup", dependencies=guard)
     async def setup(request: Request) -> dict[str, Any]:
         body = parse_body(await request.body(), SetupRequest)
         log.info("setup for project %s from %s", body.project, body.hostname)
         return {"model_version": predictor.model_version}
 
-    @app.post("/predict", dependencies=[Depends(guard)])
+    @app.post("/predict", dependencies=guard)
     async def predict(request: Request) -> dict[str, Any]:
         body = parse_body(await request.body(), PredictRequest)
         # Label Studio sends the region an annotator drew (interactive mode) in params.context.
@@ -89,7 +80,7 @@ def create_app(
         results = await predictor.predict(body.tasks, body.label_config, context)
         return {"results": results, "model_version": predictor.model_version}
 
-    @app.post("/webhook", dependencies=[Depends(guard)])
+    @app.post("/webhook", dependencies=guard)
     async def webhook(request: Request) -> dict[str, Any]:
         # Label Studio waits 1 s and never retries: queue the change, answer at once.
         event = parse_body(await request.body(), WebhookEvent)
@@ -98,6 +89,27 @@ def create_app(
         return {"status": "ok", "action": event.action, "live_gold": outcome}
 
     return app
+
+
+class _LoopbackOnly:
+    """Serve loopback peers only (the app without basic auth); a plain ASGI middleware, as
+    ``BaseHTTPMiddleware`` costs every request a task group and memory streams."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        # The start-up check cannot see every way of serving the app (``gunicorn _wsgi:app
+        # --bind ...``): without basic auth, only this machine may spend the provider key.
+        peer = scope["client"][0] if scope["type"] == "http" and scope.get("client") else None
+        if peer is None or is_loopback(peer):
+            await self.app(scope, receive, send)
+            return
+        log.warning("refused %s: no basic auth is set, so only loopback clients are served", peer)
+        message = f"no basic auth is set, so only loopback clients are served: {EXPOSURE_FIX}"
+        await JSONResponse({"status": "error", "message": message}, status_code=403)(
+            scope, receive, send
+        )
 
 
 def live_gold(settings: BackendSettings, predictor: Predictor) -> LiveGold | None:
@@ -145,11 +157,10 @@ def check_exposure(host: str, settings: BackendSettings) -> None:
     )
 
 
-def _basic_auth(credentials: tuple[str, str] | None) -> Any:
+def _basic_auth(credentials: tuple[str, str]) -> Any:
+    user, password = credentials
+
     async def guard(given: Annotated[HTTPBasicCredentials | None, Depends(_BASIC)]) -> None:
-        if credentials is None:
-            return
-        user, password = credentials
         ok = given is not None and (
             secrets.compare_digest(given.username.encode(), user.encode())
             & secrets.compare_digest(given.password.encode(), password.encode())

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -61,15 +60,15 @@ Body = TypeVar("Body", bound=_Body)
 
 
 def parse_body(raw: bytes, model: type[Body]) -> Body:
-    """Parse a request body; a clear ``BadRequest`` names what is wrong."""
+    """Parse a request body (JSON read and validated in one pass); a clear ``BadRequest`` names
+    what is wrong."""
     try:
-        payload = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise BadRequest(f"request body is not valid JSON: {exc}") from None
-    try:
-        return model.model_validate(payload)
+        return model.model_validate_json(raw)
     except ValidationError as exc:
+        errors = exc.errors()
+        if errors[0]["type"] == "json_invalid":
+            raise BadRequest(f"request body is not valid JSON: {errors[0]['msg']}") from None
         problems = "; ".join(
-            f"{'.'.join(map(str, e['loc'])) or 'body'}: {e['msg']}" for e in exc.errors()
+            f"{'.'.join(map(str, e['loc'])) or 'body'}: {e['msg']}" for e in errors
         )
         raise BadRequest(f"request body is not a {model.__name__}: {problems}") from None
