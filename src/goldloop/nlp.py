@@ -349,9 +349,10 @@ def _kb_index(kb: KB) -> _KBIndex:
 def detect_mentions(doc: Doc, kb: KB) -> list[Mention]:
     """KB mentions in a parsed document, in text order, one label per site (module docstring)."""
     index = _kb_index(kb)
-    words = _Words([t.lemma_.lower() for t in doc], [t.pos_ for t in doc])
+    tokens = list(doc)  # each Token object made once: making them is most of the cost here
+    words = _Words([t.lemma_.lower() for t in tokens], [t.pos_ for t in tokens])
     candidates: list[_Candidate] = []
-    for token in doc:
+    for token in tokens:
         lemma = verb_lemma(token)
         if lemma is not None and lemma in index.by_verb:
             best = _best_verbal(token, index.by_verb[lemma], words)
