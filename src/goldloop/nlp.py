@@ -31,9 +31,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import spacy
+from spacy.attrs import LEMMA, POS, TAG
 from spacy.language import Language
+from spacy.parts_of_speech import NAMES as POS_NAMES
 from spacy.tokens import Doc, Span, Token
 
 from goldloop.errors import GoldloopError
@@ -56,6 +59,9 @@ VERB_FRAMES = (
     "The drug {} the disease.",
 )
 LIGHT_VERBS = frozenset({"be", "have"})
+# The tokens verb_lemma reads: main verbs, and adjectives that may be participles.
+VERB_POS = "VERB"
+PARTICIPLE_TAG = "JJ"
 INFLECTED_VERB_TAGS = frozenset({"VBZ", "VBN", "VBD"})
 PARTICIPLE_TAGS = frozenset({"VBN", "VBD"})
 FUNCTION_POS = frozenset({"ADP", "DET", "AUX", "PART", "CCONJ", "SCONJ", "PRON", "PUNCT"})
@@ -231,9 +237,9 @@ def _form(label: str, span: Span, verb: Token | None) -> LabelForm:
 
 def verb_lemma(token: Token) -> str | None:
     """The verb lemma of a main verb or of an adjectival participle ("TNF-induced"), else None."""
-    if token.pos_ == "VERB":
+    if token.pos_ == VERB_POS:
         return token.lemma_.lower()
-    if token.tag_ == "JJ":
+    if token.tag_ == PARTICIPLE_TAG:
         return verb_forms().participle_of(token.lower_)
     return None
 
@@ -349,22 +355,36 @@ def _kb_index(kb: KB) -> _KBIndex:
 def detect_mentions(doc: Doc, kb: KB) -> list[Mention]:
     """KB mentions in a parsed document, in text order, one label per site (module docstring)."""
     index = _kb_index(kb)
-    tokens = list(doc)  # each Token object made once: making them is most of the cost here
-    words = _Words([t.lemma_.lower() for t in tokens], [t.pos_ for t in tokens])
+    words = _words(doc)
     candidates: list[_Candidate] = []
-    for token in tokens:
-        lemma = verb_lemma(token)
-        if lemma is not None and lemma in index.by_verb:
-            best = _best_verbal(token, index.by_verb[lemma], words)
-            if best is not None:
-                candidates.append(best)
-        for pattern in index.by_first_lemma.get(words.lemmas[token.i], ()):
-            end = _match_window(words, token.i, pattern.form.lemmas)
+    # Token objects only where verb_lemma may answer: making one per token was most of the cost.
+    participle = doc.vocab.strings[PARTICIPLE_TAG]
+    tags = _column(doc, TAG)
+    for i, (pos, lemma_i) in enumerate(zip(words.pos, words.lemmas, strict=True)):
+        if pos == VERB_POS or tags[i] == participle:
+            token = doc[i]
+            lemma = verb_lemma(token)
+            if lemma is not None and lemma in index.by_verb:
+                best = _best_verbal(token, index.by_verb[lemma], words)
+                if best is not None:
+                    candidates.append(best)
+        for pattern in index.by_first_lemma.get(lemma_i, ()):
+            end = _match_window(words, i, pattern.form.lemmas)
             if end is not None and doc[end].dep_ != "compound":
-                candidates.append(
-                    _Candidate(token.i, end, pattern, "forward", (end - token.i + 1, 0))
-                )
+                candidates.append(_Candidate(i, end, pattern, "forward", (end - i + 1, 0)))
     return [_mention(doc, kb, c) for c in _one_per_site(candidates)]
+
+
+def _words(doc: Doc) -> _Words:
+    """The doc's lowercased lemmas and POS names, read from its arrays (no Token objects)."""
+    strings = doc.vocab.strings
+    lemmas = [strings[key].lower() for key in _column(doc, LEMMA)]
+    return _Words(lemmas, [POS_NAMES[p] for p in _column(doc, POS)])
+
+
+def _column(doc: Doc, attr: int) -> list[int]:
+    values: Any = doc.to_array(attr)  # one attribute: a 1-d array
+    return list(values.tolist())
 
 
 def detect_many(
