@@ -348,13 +348,16 @@ def parse_cached(
             if not window:
                 return
             to_parse = [text for text, _, found in window if found is None]
-            if n_process > 1 and len(to_parse) > batch_size and _Workers.usable():
-                workers = workers or _Workers(nlp, disable, n_process)
+            processes = n_process if len(to_parse) > batch_size else 1
+            if processes > 1 and _Workers.usable():
+                workers = workers or _Workers(nlp, disable, processes)
                 yield from _serve_window(
                     cache, pipeline, pipes, window, workers.parse(to_parse, batch_size), nlp
                 )
-            else:
-                parsed = nlp.pipe(to_parse, disable=list(disable), batch_size=batch_size)
+            else:  # one process, or spaCy's own processes where fork is not available
+                parsed = nlp.pipe(
+                    to_parse, disable=list(disable), n_process=processes, batch_size=batch_size
+                )
                 yield from _serve_window(cache, pipeline, pipes, window, parsed, nlp)
     finally:
         if workers is not None:

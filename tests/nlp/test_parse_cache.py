@@ -244,6 +244,17 @@ def test_several_processes_parse_only_the_misses_in_order(nlp: Language, cache: 
     assert same(docs, list(parse_many(texts, nlp=nlp, cache=False)))
 
 
+def test_without_fork_spacys_own_processes_parse_the_misses(
+    nlp: Language, cache: ParseCache, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A platform without fork (Windows) is simulated by switching the forked workers off."""
+    monkeypatch.setattr(parse_cache._Workers, "usable", staticmethod(lambda: False))
+    texts = corpus_texts(12)
+    docs = list(parse_many(texts, nlp=nlp, cache=cache, n_process=2, batch_size=2))
+    assert len(cache) == 12
+    assert same(docs, list(parse_many(texts, nlp=nlp, cache=False)))
+
+
 def test_a_caller_stopping_early_stops_the_parse_workers(nlp: Language, cache: ParseCache) -> None:
     import multiprocessing
 
