@@ -14,8 +14,7 @@ from goldloop.studio.curation import (
     kept_by,
     versions_agree,
 )
-from goldloop.studio.label_config import render_label_config
-from goldloop.studio.push import ResultChecker
+from goldloop.studio.label_config import prediction_checker, render_label_config
 from goldloop.studio.review import build_review_prediction, review_tag
 from goldloop.studio.tasks import SameAnnotatorError, completed_annotations, two_annotators
 
@@ -63,7 +62,7 @@ def test_curation_predictions_fit_the_labeling_config(kb: KB) -> None:
     assert [p["model_version"] for p in predictions] == [
         review_tag("m"), "annotator:a@x", "annotator:b@x", f"curate:{review_tag('m')}",
     ]  # fmt: skip
-    check = ResultChecker(render_label_config(kb))
+    check = prediction_checker(render_label_config(kb))
     assert all(check(p) == [] for p in predictions)
     curated = curation_prediction(TEXT, versions, None, kb)
     assert curated["model_version"] == "curate:"

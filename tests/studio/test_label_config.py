@@ -12,7 +12,7 @@ from goldloop.studio.label_config import (
     LabelConfigError,
     check_label_config,
     label_interface,
-    prediction_errors,
+    prediction_checker,
     read_relation,
     relation_value,
     render_label_config,
@@ -55,7 +55,7 @@ def test_cli_writes_the_config(tmp_path: Path, cli: Cli) -> None:
     assert out.read_text(encoding="utf-8") == render_label_config(load_kb())
 
 
-def test_prediction_errors_are_remembered_per_config_not_across_configs() -> None:
+def test_prediction_verdicts_are_remembered_per_config_not_across_configs() -> None:
     pytest.importorskip("label_studio_sdk")
     config = render_label_config(load_kb())
     renamed = config.replace('<Label value="Predicate"', '<Label value="Relation"')
@@ -72,10 +72,27 @@ def test_prediction_errors_are_remembered_per_config_not_across_configs() -> Non
             }
         ],
     }
-    assert prediction_errors(label_interface(config), prediction) == []
+    assert prediction_checker(config)(prediction) == []
     # The remembered verdict for the first config must not answer for the second one.
-    assert prediction_errors(label_interface(renamed), prediction) != []
-    assert prediction_errors(label_interface(config), prediction) == []
-    assert prediction_errors(label_interface(config), prediction) == label_interface(
-        config
-    ).validate_prediction(prediction, return_errors=True)
+    assert prediction_checker(renamed)(prediction) != []
+    assert prediction_checker(config)(prediction) == []
+    assert prediction_checker(renamed)(prediction) == label_interface(renamed).validate_prediction(
+        prediction, return_errors=True
+    )
+
+
+def test_an_item_is_judged_by_its_shape_not_its_span() -> None:
+    pytest.importorskip("label_studio_sdk")
+    check = prediction_checker(render_label_config(load_kb()))
+    region = {"id": "r1", "from_name": "mention", "to_name": "text", "type": "labels"}
+    good = {**region, "value": {"start": 0, "end": 3, "text": "TNF", "labels": ["Predicate"]}}
+    moved = {
+        **region,
+        "value": {"start": 40, "end": 52, "text": "up-regulates", "labels": ["Predicate"]},
+    }
+    unknown = {**region, "value": {"start": 0, "end": 3, "text": "TNF", "labels": ["Nope"]}}
+    assert check({"result": [good, moved]}) == []
+    errors = check({"result": [good, unknown], "score": 1.5})
+    assert len(errors) == 2 and "Score must be between" in errors[0] and "Nope" in errors[1]
+    with pytest.raises(LabelConfigError, match=r"^document 'd1': prediction 'm' does not fit"):
+        check.require("document 'd1'", {"model_version": "m", "result": [unknown]})

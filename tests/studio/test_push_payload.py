@@ -10,8 +10,7 @@ import pytest
 from goldloop.errors import GoldloopError
 from goldloop.gold import Document
 from goldloop.kb import load_kb
-from goldloop.studio.connection import StudioError
-from goldloop.studio.label_config import render_label_config
+from goldloop.studio.label_config import LabelConfigError, render_label_config
 from goldloop.studio.push import Candidates, build_tasks
 from tests.studio.loop_data import DOCS, TAG_A, write_inputs
 
@@ -45,7 +44,7 @@ def test_a_result_the_config_does_not_know_is_refused(inputs) -> None:
     config = re.sub(r'\s*<Choice value="inhibits"[^>]*/>', "", render_label_config(kb))
     documents = [Document(**d) for d in DOCS]
     with pytest.raises(
-        StudioError,
+        LabelConfigError,
         match=r"document 'pmid:2': prediction 'gpt-test@low' does not fit the labeling config",
     ):
         build_tasks(documents, kb, config, a, b)

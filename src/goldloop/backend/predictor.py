@@ -26,11 +26,10 @@ from goldloop.llm import RetryPolicy, SQLiteCache, make_annotator
 from goldloop.llm.base import Provider
 from goldloop.llm.cache import ResponseCache
 from goldloop.nlp import load_nlp
-from goldloop.studio.label_config import label_interface, prediction_errors
+from goldloop.studio.label_config import PredictionChecker, prediction_checker
 from goldloop.studio.review import build_review_prediction, review_tag
 
 if TYPE_CHECKING:
-    from label_studio_sdk.label_interface import LabelInterface
     from spacy.language import Language
 
 log = logging.getLogger("goldloop.backend")
@@ -107,13 +106,13 @@ class Predictor:
         """Suggestions for the region drawn in ``context``, one prediction per task (the review
         prediction a task may hold does not matter here); an empty one when there is nothing to
         suggest or the context cannot be used."""
-        interface = label_interface(label_config) if label_config else None
+        check = prediction_checker(label_config) if label_config else None
         results: list[Any] = []
         for task in tasks:
             items = self.suggester.suggest(task, context)
             prediction: dict[str, Any] = {"model_version": self.model_version, "result": items}
-            if items and interface is not None:
-                errors = prediction_errors(interface, prediction)
+            if items and check is not None:
+                errors = check(prediction)
                 if errors:
                     _log_skip(task, Skipped("invalid_for_label_config", "; ".join(errors)))
                     prediction["result"] = []
@@ -132,9 +131,9 @@ class Predictor:
         if not documents:
             return results
         runs = self._annotate(list(documents.values()))
-        interface = label_interface(label_config) if label_config else None
+        check = prediction_checker(label_config) if label_config else None
         for position, document in documents.items():
-            outcome = self._prediction(document, [run[document.doc_id] for run in runs], interface)
+            outcome = self._prediction(document, [run[document.doc_id] for run in runs], check)
             if isinstance(outcome, Skipped):
                 _log_skip(tasks[position], outcome)
             else:
@@ -183,7 +182,7 @@ class Predictor:
         return results
 
     def _prediction(
-        self, document: Document, results: list[DocumentResult], interface: LabelInterface | None
+        self, document: Document, results: list[DocumentResult], check: PredictionChecker | None
     ) -> dict[str, Any] | Skipped:
         for result in results:
             if result.failure is not None or result.document is None:
@@ -200,8 +199,8 @@ class Predictor:
             self.other.tag if self.other else None,
             self.kb,
         )
-        if interface is not None:
-            errors = prediction_errors(interface, prediction)
+        if check is not None:
+            errors = check(prediction)
             if errors:
                 return Skipped("invalid_for_label_config", "; ".join(errors))
         return prediction

@@ -17,7 +17,7 @@ from goldloop.kb import KB
 from goldloop.studio import project as projects
 from goldloop.studio.connection import Connection, StudioError
 from goldloop.studio.curation import curate_tag, curation_predictions, versions_agree
-from goldloop.studio.push import ResultChecker
+from goldloop.studio.label_config import prediction_checker
 from goldloop.studio.review import REVIEW_PREFIX
 from goldloop.studio.tasks import (
     Task,
@@ -73,14 +73,14 @@ def curate(connection: Connection, client: Any, name: str, kb: KB) -> CurateRepo
     target = projects.ensure_project(connection, client, report.curate_project, double.label_config)
     report.project_id = target.id
     existing = projects.existing_tasks(connection, client, target)
-    check = ResultChecker(target.label_config)
+    check = prediction_checker(target.label_config)
     new: list[dict[str, Any]] = []
     for doc_id, payload in disputes:
         if doc_id in existing:
             report.already_present += 1
             continue
         for prediction in payload["predictions"]:
-            check.require(doc_id, prediction)
+            check.require(f"document {doc_id!r}", prediction)
         new.append(payload)
     report.created = projects.import_tasks(connection, client, target, new)
     if report.model_versions:

@@ -33,6 +33,9 @@ NOTE = "note"
 RELATION_TYPE = "taxonomy"
 CONTROLS = {SPAN: "labels", RELATION: RELATION_TYPE, DIRECTION: "choices", NOTE: "textarea"}
 _HINT_CHARS = 300
+_ERRORS_SHOWN = 3
+# Where a region lies on the text: checked when regions are built, not by the config.
+_SPAN_KEYS = ("start", "end", "text")
 
 
 class LabelConfigError(GoldloopError):
@@ -82,18 +85,58 @@ def label_interface(config: str) -> LabelInterface:
     return _interface(config)
 
 
-def prediction_errors(interface: LabelInterface, prediction: dict[str, Any]) -> list[str]:
-    """Why ``prediction`` does not fit ``interface``'s config ([] when it fits): remembered per
-    interface and prediction, as a cache hit sends the same prediction again."""
-    return list(_prediction_errors(interface, json.dumps(prediction, sort_keys=True)))
+class PredictionChecker:
+    """Label Studio's own validator (``LabelInterface``) for one labeling config, item by item.
+
+    An item's validity depends on its control, type and chosen values, not on where its span
+    lies (offsets are checked against the text when regions are built), so each distinct item
+    shape is validated once: a push of thousands of documents, or a backend serving a campaign,
+    meets a few dozen shapes.
+    """
+
+    def __init__(self, config: str) -> None:
+        self.interface = _interface(config)
+        self._known: dict[str, tuple[str, ...]] = {}
+
+    def __call__(self, prediction: dict[str, Any]) -> list[str]:
+        """Why ``prediction`` does not fit the config ([] when it fits)."""
+        whole: dict[str, Any] = {"result": [], "score": prediction.get("score")}
+        errors = [str(e) for e in self.interface.validate_prediction(whole, return_errors=True)]
+        for item in prediction["result"]:
+            key = json.dumps(_shape(item), sort_keys=True, default=str)
+            known = self._known.get(key)
+            if known is None:
+                found = self.interface.validate_prediction({"result": [item]}, return_errors=True)
+                known = self._known[key] = tuple(str(e) for e in found)
+            errors += known
+        return errors
+
+    def require(self, where: str, prediction: dict[str, Any]) -> None:
+        """Raise, naming ``where`` and the prediction's model version, when it does not fit."""
+        errors = self(prediction)
+        if errors:
+            shown = "; ".join(e[:200] for e in errors[:_ERRORS_SHOWN])
+            raise LabelConfigError(
+                f"{where}: prediction {prediction.get('model_version')!r} does not fit the "
+                f"labeling config ({len(errors)} errors): {shown}"
+            )
 
 
-# Keyed by the interface object (kept alive as the key, so its identity is never reused), not by
-# the ~50 kB config text a request brings: 512 such texts would be held otherwise.
-@lru_cache(maxsize=512)
-def _prediction_errors(interface: LabelInterface, prediction: str) -> tuple[str, ...]:
-    errors = interface.validate_prediction(json.loads(prediction), return_errors=True)
-    return tuple(str(error) for error in errors)
+@lru_cache(maxsize=8)
+def prediction_checker(config: str) -> PredictionChecker:
+    """The checker of ``config`` (one per config text, so its verdicts are shared)."""
+    return PredictionChecker(config)
+
+
+def _shape(item: dict[str, Any]) -> dict[str, Any]:
+    value = {k: v for k, v in item.get("value", {}).items() if k not in _SPAN_KEYS}
+    rest = {k: v for k, v in item.items() if k not in ("id", "value", "meta", "score")}
+    return {
+        **rest,
+        "value": value,
+        "value_keys": sorted(item.get("value", {})),
+        "score": "score" in item,
+    }
 
 
 def _hint(description: str | None) -> str:

@@ -10,7 +10,6 @@ silently). Documents of role ``double`` go to ``<NAME>-double``, which asks for 
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -21,15 +20,13 @@ from goldloop.errors import GoldloopError
 from goldloop.gold import Document, Hit, read_gold
 from goldloop.kb import KB
 from goldloop.studio import project as projects
-from goldloop.studio.connection import Connection, StudioError, call
-from goldloop.studio.label_config import label_interface, render_label_config
+from goldloop.studio.connection import Connection, call
+from goldloop.studio.label_config import prediction_checker, render_label_config
 from goldloop.studio.review import Prediction, review_tag, task_predictions
 
 BATCH_SIZE = projects.BATCH_SIZE
 DOUBLE_ROLE = "double"
 TASK_FIELDS = ("text", "doc_id", "role", "batch", "p_incl")
-_ERRORS_SHOWN = 3
-_SPAN_KEYS = ("start", "end", "text")
 
 
 @dataclass
@@ -134,7 +131,7 @@ def build_tasks(
     documents: Sequence[Document], kb: KB, config: str, a: Candidates | None, b: Candidates | None
 ) -> list[dict[str, Any]]:
     """Task payloads with their predictions, every result checked against ``config``."""
-    check = ResultChecker(config)
+    check = prediction_checker(config)
     tasks = []
     for doc in documents:
         predictions: list[Prediction] = []
@@ -144,59 +141,10 @@ def build_tasks(
                 a.tag, b.tag if b else None, kb,
             )  # fmt: skip
         for prediction in predictions:
-            check.require(doc.doc_id, prediction)
+            check.require(f"document {doc.doc_id!r}", prediction)
         data = {key: getattr(doc, key) for key in TASK_FIELDS}
         tasks.append({"data": data, "predictions": predictions})
     return tasks
-
-
-class ResultChecker:
-    """Label Studio's own validator (``LabelInterface``), applied to every result item.
-
-    An item's validity depends on its control, type and chosen values, not on where its span
-    lies (offsets are checked against the text when regions are built), so each distinct item
-    shape is validated once: a push of thousands of documents meets a few dozen shapes.
-    """
-
-    def __init__(self, config: str) -> None:
-        self.interface = label_interface(config)
-        self.known: dict[str, list[str]] = {}
-
-    def require(self, doc_id: str, prediction: Prediction) -> None:
-        """Raise, naming the document and the prediction, when ``prediction`` does not fit."""
-        errors = self(prediction)
-        if errors:
-            shown = "; ".join(str(e)[:200] for e in errors[:_ERRORS_SHOWN])
-            raise StudioError(
-                f"document {doc_id!r}: prediction {prediction['model_version']!r} does not fit the "
-                f"labeling config ({len(errors)} errors): {shown}"
-            )
-
-    def __call__(self, prediction: Prediction) -> list[str]:
-        errors = list(
-            self.interface.validate_prediction(
-                {"result": [], "score": prediction.get("score")}, True
-            )
-        )
-        for item in prediction["result"]:
-            key = json.dumps(_shape(item), sort_keys=True, default=str)
-            if key not in self.known:
-                self.known[key] = list(
-                    self.interface.validate_prediction({"result": [item]}, return_errors=True)
-                )
-            errors += self.known[key]
-        return errors
-
-
-def _shape(item: dict[str, Any]) -> dict[str, Any]:
-    value = {k: v for k, v in item.get("value", {}).items() if k not in _SPAN_KEYS}
-    rest = {k: v for k, v in item.items() if k not in ("id", "value", "meta", "score")}
-    return {
-        **rest,
-        "value": value,
-        "value_keys": sorted(item.get("value", {})),
-        "score": "score" in item,
-    }
 
 
 def _push_project(
