@@ -166,6 +166,8 @@ class FakeLLMServer:
         # Batch jobs: status reads before a job ends, and a per-request outcome script
         # (None: answered; "errored" or "expired": no answer for it in that job).
         self.batch_polls = 0
+        # Seconds a job-creating request waits, the job already made, before its answer.
+        self.batch_create_delay_s = 0.0
         self.batch_outcome: Callable[[FakeRequest], str | None] = lambda _: None
         self.batches: dict[str, dict[str, Any]] = {}
         self.files: dict[str, bytes] = {}
@@ -317,6 +319,7 @@ class FakeLLMServer:
         }
         with self._lock:
             self.batches[job["id"]] = job
+        time.sleep(self.batch_create_delay_s)
         return job
 
     def poll_batch(self, job_id: str) -> dict[str, Any] | None:

@@ -311,6 +311,44 @@ def test_a_batch_run_interrupted_after_submission_resumes_and_collects_each_answ
     assert llm_server.request_count == 0 and len(llm_server.batches) == 1
 
 
+def test_ctrl_c_while_a_batch_job_is_created_still_records_it(
+    llm_server: FakeLLMServer, workdir: Path, kb: KB, invoke: Invoke
+) -> None:
+    llm_server.answer = ANSWERS
+    llm_server.batch_polls = 10**6
+    llm_server.batch_create_delay_s = 1.5  # the provider made the job; its id is on the way
+    docs = make_documents_jsonl(workdir / "docs.jsonl")
+    out = workdir / "gold.json"
+    state = workdir / "gold.json.batch.json"
+    common = [
+        "annotate", "--documents", str(docs), "--out", str(out), "--provider", "openai",
+        "--base-url", llm_server.base_url("openai"), "--poll-interval", "0.05",
+    ]  # fmt: skip
+    command = [str(Path(sys.executable).with_name("goldloop")), *common, "--batch"]
+    process = subprocess.Popen(
+        command, cwd=workdir, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 60
+    while not llm_server.batches:
+        assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+        time.sleep(0.02)
+    assert not state.exists()
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert "finishing submitting a batch job and recording it" in err
+    assert "the batch jobs run on" in " ".join(err.split())
+    recorded = json.loads(state.read_text(encoding="utf-8"))
+    assert [job["id"] for job in recorded["jobs"]] == list(llm_server.batches)
+
+    llm_server.batch_create_delay_s = 0
+    for job in llm_server.batches.values():
+        job["polls_left"] = 0
+    invoke(*common, "--resume")
+    assert len(llm_server.batches) == 1 and sorted(llm_server.answered.values()) == [1, 1, 1]
+    assert len(read_gold(out, kb).documents) == 3 and not state.exists()
+
+
 def test_no_wait_submits_and_exits_5_and_resume_needs_a_state_file(
     llm_server: FakeLLMServer, workdir: Path, cli: Cli
 ) -> None:

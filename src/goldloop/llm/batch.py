@@ -7,7 +7,7 @@ online answer to the same request are one cache entry, and cached requests are n
 
 The job ids live in a state file (JSON, written atomically after every submission and every
 collection), so a re-run of the same command polls the jobs it left running instead of
-submitting again. Requests a job failed or let expire go into a new job ``resubmit`` times, then
+submitting again; a first Ctrl-C during a submission waits until its job is recorded. Requests a job failed or let expire go into a new job ``resubmit`` times, then
 come back as :class:`LLMError`. Polling is bounded by :class:`BatchPolicy`: past ``wait_s`` the
 run stops with :class:`goldloop.errors.Pending` and the jobs keep running. Once every job is
 collected the state file is removed.
@@ -24,6 +24,7 @@ from typing import Any
 
 from goldloop.atomic import atomic_write_json
 from goldloop.errors import GoldloopError, Pending, ServiceError
+from goldloop.interrupts import deferred_interrupt
 from goldloop.llm.base import LLMError, LLMRequest, LLMResponse, Provider
 from goldloop.llm.runner import Answer
 
@@ -204,8 +205,11 @@ class _BatchRun:
 
     def submit(self, keys: Sequence[str], round_: int) -> None:
         for chunk in self._chunks(keys):
-            job_id = self.provider.batch_submit([(key, self.requests[key]) for key in chunk])
-            self.state.add(job_id, round_, chunk)
+            # A job the provider created but the state file does not list would be paid for
+            # twice: the next run would submit its requests again.
+            with deferred_interrupt("submitting a batch job and recording it"):
+                job_id = self.provider.batch_submit([(key, self.requests[key]) for key in chunk])
+                self.state.add(job_id, round_, chunk)
             if round_ == 1:
                 self.total += len(chunk)
 
