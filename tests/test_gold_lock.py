@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from goldloop import gold_lock as gold_lock_module
 from goldloop.errors import ServiceError
 from goldloop.gold_lock import GoldLockTimeout, gold_lock, lock_path
 from tests.backend.conftest import free_port, running_redis
@@ -46,6 +47,20 @@ def test_the_file_lock_lets_one_writer_in_at_a_time(tmp_path: Path) -> None:
 def test_the_redis_lock_lets_one_writer_in_at_a_time(tmp_path: Path) -> None:
     with running_redis(tmp_path) as url:
         assert overlapping(tmp_path / "gold.json", url) == 1
+
+
+def test_the_redis_lease_is_renewed_while_its_holder_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(gold_lock_module, "LEASE_S", 0.3)
+    gold = tmp_path / "gold.json"
+    with running_redis(tmp_path) as url:
+        with gold_lock(gold, url):
+            time.sleep(1.0)  # three leases: the key would have expired without renewal
+            with pytest.raises(GoldLockTimeout), gold_lock(gold, url, wait_s=0.2):
+                pass
+        with gold_lock(gold, url, wait_s=0.2):  # released on leaving, renewals stopped
+            pass
 
 
 def test_a_lock_held_too_long_is_a_timeout(tmp_path: Path) -> None:

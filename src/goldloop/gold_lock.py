@@ -2,8 +2,9 @@
 
 With ``REDIS_URL`` the lock is a Redis key (replicas on several hosts sharing one gold file on
 shared storage); otherwise an ``flock`` on ``<gold>.lock`` next to the file (processes and
-threads of one host). A Redis lock expires after :data:`LEASE_S`, so a replica that died holding
-it does not block the others for ever.
+threads of one host). A Redis lock is a lease of :data:`LEASE_S`, renewed every third of it while
+its holder works: a replica that died holding it blocks the others for one lease at most, and a
+write that takes longer than a lease keeps it.
 """
 
 from __future__ import annotations
@@ -11,10 +12,12 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import Any
 
 from goldloop.errors import GoldloopError, ServiceError
 
@@ -80,7 +83,10 @@ def _redis_lock(gold: Path, redis_url: str, wait_s: float) -> Iterator[None]:
     import redis
 
     client = redis.Redis.from_url(redis_url)
-    lock = client.lock(redis_key(gold), timeout=LEASE_S, blocking_timeout=wait_s)
+    # Not thread-local: the renewing thread needs the holder's token.
+    lock = client.lock(
+        redis_key(gold), timeout=LEASE_S, blocking_timeout=wait_s, thread_local=False
+    )
     try:
         try:
             acquired = lock.acquire()
@@ -90,11 +96,26 @@ def _redis_lock(gold: Path, redis_url: str, wait_s: float) -> Iterator[None]:
             ) from None
         if not acquired:
             raise GoldLockTimeout(f"{gold}: another writer held its Redis lock for {wait_s:g} s")
+        stop = threading.Event()
+        renewing = threading.Thread(target=_renew, args=(lock, stop), daemon=True)
+        renewing.start()
         try:
             yield
         finally:
+            stop.set()
+            renewing.join()
             # A lease that ran out was another writer's to take: it recomputed after us.
             with suppress(redis.exceptions.LockError):
                 lock.release()
     finally:
         client.close()
+
+
+def _renew(lock: Any, stop: threading.Event) -> None:
+    """Reset the lease to :data:`LEASE_S` every third of it until ``stop``; a renewal that fails
+    (Redis away for a moment, the lease already lost) is tried again at the next beat."""
+    import redis
+
+    while not stop.wait(LEASE_S / 3):
+        with suppress(redis.exceptions.RedisError):
+            lock.reacquire()
