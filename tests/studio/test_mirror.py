@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 
 from goldloop.studio.mirror import (
+    COUNTERS,
     Mirror,
     ProjectTasks,
+    _by_id,
     _ids,
     _iso,
     _stamp,
@@ -47,7 +49,7 @@ def test_a_mirror_reads_back_as_written_and_as_the_campaigns_export(tmp_path: Pa
 
 
 @pytest.mark.parametrize(
-    "content", ["", "not json", "[]", '{"format": 1, "campaign": "camp", "projects": [{"id": 1}]}',
+    "content", ["", "not json", "[]", '{"format": 2, "campaign": "camp", "projects": [{"id": 1}]}',
                 '{"format": 99, "campaign": "camp", "projects": []}'],
 )  # fmt: skip
 def test_anything_else_is_no_mirror_and_everything_is_read_again(
@@ -65,3 +67,11 @@ def test_the_listing_and_the_export_stamp_a_task_alike() -> None:
     assert _stamp(task(3, 1, 2)) == (_iso(listed), _ids("1,2"))
     assert _ids("") == frozenset() and _ids([3, 4]) == frozenset({3, 4})
     assert _iso(None) == ""
+
+
+def test_the_mirror_keeps_a_task_without_its_counters_and_relative_clock() -> None:
+    # A read between a deletion and Label Studio's counter update must leave no trace.
+    exported = {**task(3, 1), **dict.fromkeys(COUNTERS, 1), "data": {"text": "x"},
+                "predictions": [{"id": 8, "created_ago": "3 minutes"}]}  # fmt: skip
+    kept = _by_id([exported])[3]
+    assert kept == {**task(3, 1), "data": {"text": "x"}, "predictions": [{"id": 8}]}

@@ -4,7 +4,8 @@
 live gold (the backend's webhook) and ``pull --since`` then re-read only the tasks that changed
 and recompute the gold from the whole mirror with pull's own rules, so their gold equals a full
 pull's. A changed task is re-read through the same export as a full pull (a Data Manager view
-holding its id), so the mirror holds exactly what an export would. The annotation -> task index
+holding its id), so the mirror holds exactly what an export would, less the task counters
+(:data:`COUNTERS`) and clock-relative fields. The annotation -> task index
 that maps a deletion (Label Studio sends only annotation ids) to its task is read off the mirror.
 A task has changed when its ``updated_at`` or its annotation ids differ from the mirror's (Label
 Studio bumps ``updated_at`` when an annotation or prediction is created, updated or deleted).
@@ -23,8 +24,20 @@ from goldloop.studio import project as projects
 from goldloop.studio.connection import Connection, call
 from goldloop.studio.tasks import Campaign, campaign_titles
 
-FORMAT = 1
+FORMAT = 2
 VOLATILE = ("created_ago",)  # "3 minutes" ago: the export renders the clock into it
+# A task's counters, which Label Studio updates after (or without) bumping ``updated_at``: a read
+# between a deletion and its counter update would be kept, as the task's stamp does not change.
+# goldloop reads the annotations themselves, never these.
+COUNTERS = (
+    "total_annotations",
+    "cancelled_annotations",
+    "total_predictions",
+    "comment_count",
+    "unresolved_comment_count",
+    "last_comment_updated_at",
+    "comment_authors",
+)
 VIEW_IDS = 200  # task ids per filtered export: a view's filter list stays small
 Task = dict[str, Any]
 
@@ -199,10 +212,12 @@ def export_some(
 
 
 def _by_id(exported: Iterable[Task]) -> dict[int, Task]:
-    """Tasks by id, without the export's clock-relative fields: a task not re-read stays as a
-    fresh export would give it."""
+    """Tasks by id, without the export's clock-relative fields and the task counters: a task not
+    re-read stays as a fresh export would give it."""
     tasks = {}
     for task in exported:
+        for name in COUNTERS:
+            task.pop(name, None)
         for kind in ("annotations", "predictions"):
             for item in task.get(kind) or ():
                 for name in VOLATILE:
