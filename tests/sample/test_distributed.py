@@ -66,9 +66,13 @@ def test_dask_workers_return_mentions_in_order_across_chunks(kb: KB, scheduler: 
     assert found[3] == () and all(found[i] for i in (0, 1, 2, 4, 5, 6))
 
 
-def test_unreachable_scheduler_is_a_clear_error(tmp_path: Path, kb: KB) -> None:
+def test_unreachable_scheduler_is_a_clear_error(
+    tmp_path: Path, kb: KB, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from goldloop.sample import distributed
     from goldloop.sample.distributed import DaskError, dask_client
 
+    monkeypatch.setattr(distributed, "CONNECT_TIMEOUT", "2s")  # Dask retries until it runs out
     with pytest.raises(DaskError, match="cannot connect"), dask_client("tcp://127.0.0.1:9"):
         pass
     with pytest.raises(DaskError, match="local:N needs N >= 1"), dask_client("local:0"):

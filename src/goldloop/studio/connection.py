@@ -70,7 +70,11 @@ def connect(connection: Connection, *, timeout: float = 120.0) -> LabelStudio:
             'the Label Studio loop needs the studio extra: pip install "goldloop[studio]"'
         ) from exc
     try:
-        client = LabelStudio(base_url=connection.url, api_key=connection.api_key, timeout=timeout)
+        # Retries live in ``call`` alone: the SDK's own, inside each of ours, made an unreachable
+        # server take 16 s to report and could repeat a request that must go once.
+        client = LabelStudio(
+            base_url=connection.url, api_key=connection.api_key, timeout=timeout, max_retries=0
+        )
     except ApiError as exc:  # a malformed or expired personal access token is refused here
         raise StudioError(
             f"Label Studio at {connection.url}: the API key is not usable: {_detail(exc)}"
@@ -80,7 +84,8 @@ def connect(connection: Connection, *, timeout: float = 120.0) -> LabelStudio:
 
 
 def call(connection: Connection, fn: Callable[..., T], *args: object, **kwargs: object) -> T:
-    """Call an SDK method with retries on timeouts and lost connections, mapping errors."""
+    """Call an SDK method, mapping errors; retried (four tries in all, 3.5 s of waits) on
+    timeouts, lost connections and answers 5xx, 408 or 429."""
     with _mapped_errors(connection):
         return _retrying(fn, *args, **kwargs)
 
@@ -125,7 +130,12 @@ def _mapped_errors(connection: Connection) -> Iterator[None]:
 
 
 def _transient(exc: BaseException) -> bool:
-    return isinstance(exc, httpx.TimeoutException | httpx.NetworkError)
+    """No answer, a dropped connection, or a server that is overloaded or failing."""
+    from label_studio_sdk.core.api_error import ApiError
+
+    if isinstance(exc, ApiError):
+        return (exc.status_code or 0) >= 500 or exc.status_code in (408, 429)
+    return isinstance(exc, httpx.TimeoutException | httpx.NetworkError | httpx.RemoteProtocolError)
 
 
 @retry(

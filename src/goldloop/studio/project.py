@@ -173,8 +173,8 @@ def _import_batch(
 def _post_import(client: Any, project_id: int, tasks: list[dict[str, Any]]) -> None:
     """``POST /api/projects/{id}/import`` through the SDK's HTTP client (its base URL and key),
     with a body encoded once by ``json``: ``projects.import_tasks`` walks every task twice in
-    Python first (about 2 ms per task with three predictions), and retries a 5xx or a dropped
-    connection by itself, which could store a batch twice."""
+    Python first (about 2 ms per task with three predictions). Never retried here: a retry could
+    store a batch twice (:func:`_import_batch` recovers instead)."""
     from label_studio_sdk.core.api_error import ApiError
 
     response = client._client_wrapper.httpx_client.request(
