@@ -7,8 +7,9 @@ online answer to the same request are one cache entry, and cached requests are n
 
 The job ids live in a state file (JSON, written atomically after every submission and every
 collection), so a re-run of the same command polls the jobs it left running instead of
-submitting again; a first Ctrl-C during a submission waits until its job is recorded. Requests a job failed or let expire go into a new job ``resubmit`` times, then
-come back as :class:`LLMError`. Polling is bounded by :class:`BatchPolicy`: past ``wait_s`` the
+submitting again; a first Ctrl-C during a submission waits until its job is recorded. Requests
+a job failed or let expire go into a new job ``resubmit`` times, then come back as
+:class:`LLMError`. Polling is bounded by :class:`BatchPolicy`: past ``wait_s`` the
 run stops with :class:`goldloop.errors.Pending` and the jobs keep running. Once every job is
 collected the state file is removed.
 """
