@@ -21,12 +21,7 @@ from goldloop.backend.app import create_app
 from goldloop.backend.predictor import Predictor
 from goldloop.backend.settings import BackendSettings
 from goldloop.llm.base import CREDENTIALS
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from goldloop.studio.server import free_port
 
 
 def redis_binary() -> str:

@@ -91,9 +91,10 @@ def call(connection: Connection, fn: Callable[..., T], *args: object, **kwargs: 
 
 
 def call_once(connection: Connection, fn: Callable[..., T], *args: object, **kwargs: object) -> T:
-    """Call an SDK method once (for requests that must not be repeated blindly), mapping errors."""
+    """Call an SDK method whose request must reach the server at most once (it creates or adds
+    something), mapping errors; retried like :func:`call` only while it could not be sent."""
     with _mapped_errors(connection):
-        return fn(*args, **kwargs)
+        return _retrying_unsent(fn, *args, **kwargs)
 
 
 class StudioUnreachable(StudioError, ServiceError):
@@ -138,13 +139,23 @@ def _transient(exc: BaseException) -> bool:
     return isinstance(exc, httpx.TimeoutException | httpx.NetworkError | httpx.RemoteProtocolError)
 
 
-@retry(
-    retry=retry_if_exception(_transient),
-    stop=stop_after_attempt(4),
-    wait=wait_exponential(multiplier=0.5, max=8),
-    reraise=True,
-)
+def _unsent(exc: BaseException) -> bool:
+    """No connection was made, so the server never saw the request: safe to send again."""
+    return isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout)
+
+
+_STOP, _WAIT = stop_after_attempt(4), wait_exponential(multiplier=0.5, max=8)
+
+
+@retry(retry=retry_if_exception(_transient), stop=_STOP, wait=_WAIT, reraise=True)
 def _retrying(fn: Callable[..., T], *args: object, **kwargs: object) -> T:
+    return fn(*args, **kwargs)
+
+
+# A timeout, a dropped connection or a 5xx may come after the server acted: sending again could
+# create a second project, webhook or view, or a task's prediction twice.
+@retry(retry=retry_if_exception(_unsent), stop=_STOP, wait=_WAIT, reraise=True)
+def _retrying_unsent(fn: Callable[..., T], *args: object, **kwargs: object) -> T:
     return fn(*args, **kwargs)
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from goldloop.atomic import atomic_write_json
 from goldloop.studio import project as projects
-from goldloop.studio.connection import Connection, call
+from goldloop.studio.connection import Connection, call, call_once
 from goldloop.studio.tasks import Campaign, campaign_titles
 
 FORMAT = 2
@@ -199,7 +199,7 @@ def export_some(
         {"filter": "filter:tasks:id", "operator": "equal", "type": "Number", "value": task_id}
         for task_id in task_ids
     ]
-    view = call(
+    view = call_once(
         connection, client.views.create, project=project_id,
         data={"title": "goldloop live gold (temporary)", "filters": {"conjunction": "or", "items": items}},
     )  # fmt: skip

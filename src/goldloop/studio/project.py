@@ -92,7 +92,7 @@ def ensure_project(
     if annotations > 1:
         # Overlap is per project: every task of this project asks for ``annotations`` people.
         extra = {"maximum_annotations": annotations, "overlap_cohort_percentage": 100}
-    created = call(
+    created = call_once(
         connection, client.projects.create, title=title, label_config=label_config, **extra
     )
     return Project(created.id, title, label_config, None)
@@ -199,6 +199,7 @@ def export_project(
     """Every task of ``project`` (of its Data Manager ``view`` only, when given) with its
     annotations (annotators' emails) and full predictions."""
     filters = {"task_filter_options": {"view": view}} if view is not None else {}
+    # Retried like a read: a second snapshot after a lost answer is only a stray export.
     export = call(
         connection, client.projects.exports.create, id=project.id, title="goldloop export",
         serialization_options={"predictions": {"only_id": False}, "annotations__completed_by": {"only_id": False}},

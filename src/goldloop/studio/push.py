@@ -20,7 +20,7 @@ from goldloop.errors import GoldloopError
 from goldloop.gold import Document, Hit, read_gold
 from goldloop.kb import KB
 from goldloop.studio import project as projects
-from goldloop.studio.connection import Connection, call
+from goldloop.studio.connection import Connection, call_once
 from goldloop.studio.label_config import prediction_checker, render_label_config
 from goldloop.studio.review import Prediction, review_tag, task_predictions
 
@@ -211,7 +211,9 @@ def _add_predictions(
             if p["model_version"] not in have
         ]
     for start in range(0, len(rows), BATCH_SIZE * 3):
-        call(
+        # Once: a repeat after a lost answer would give tasks the same prediction twice; a
+        # re-run sends only what is still missing.
+        call_once(
             connection,
             client.projects.import_predictions,
             id=project.id,

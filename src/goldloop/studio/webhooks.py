@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from goldloop.studio import project as projects
-from goldloop.studio.connection import Connection, StudioError, call
+from goldloop.studio.connection import Connection, StudioError, call, call_once
 
 ACTIONS = ("ANNOTATION_CREATED", "ANNOTATIONS_CREATED", "ANNOTATION_UPDATED", "ANNOTATIONS_DELETED")
 
@@ -66,6 +66,6 @@ def register_webhooks(
             call(connection, client.webhooks.update, id=same[0].id, **settings)
             done.append(Registered(title, project.id, same[0].id, "updated"))
         else:
-            created = call(connection, client.webhooks.create, project=project.id, **settings)
+            created = call_once(connection, client.webhooks.create, project=project.id, **settings)
             done.append(Registered(title, project.id, created.id, "created"))
     return done
