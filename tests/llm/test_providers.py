@@ -307,6 +307,9 @@ def test_official_endpoints_keep_their_keys_and_tags(monkeypatch: pytest.MonkeyP
         )
         assert responses.api == "responses" and responses.tag == "gpt-5-mini@low"
         assert responses.key(REQUEST) != pinned
+        # What would be sent (OpenAI's endpoint cannot be reached here): its prompt-cache hint.
+        for official in (provider, responses):
+            assert official._params(REQUEST)["prompt_cache_key"].startswith("goldloop-")
     assert cache_key("openai", "gpt-5-mini", "low", REQUEST.system, REQUEST.user, SCHEMA) == pinned
 
 
@@ -382,7 +385,7 @@ def test_the_responses_api_end_to_end(llm_server: FakeLLMServer, cache: SQLiteCa
         REQUEST.system, REQUEST.user, SCHEMA, 200, "low"
     )  # fmt: skip
     assert seen.body["text"]["format"]["type"] == "json_schema"
-    assert seen.body["prompt_cache_key"].startswith("goldloop-")
+    assert "prompt_cache_key" not in seen.body  # a server of one's own: OpenAI's hint only
     assert response.text == '{"mentions": []}' and not response.truncated
     assert response.usage["output_tokens"] == 8 and response.usage["reasoning_tokens"] == 3
     assert provider.complete(REQUEST).cached and llm_server.request_count == 1

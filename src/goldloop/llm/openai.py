@@ -1,8 +1,10 @@
 """OpenAI: the Responses API on OpenAI's own endpoint, chat completions for any OpenAI-compatible
 server (vLLM, Ollama, LM Studio) by base URL; the Batch API (a JSONL file, then a batch) for both.
 
-Every request carries ``prompt_cache_key``, so requests sharing the KB catalog are routed to the
-same prompt cache (OpenAI caches the longest shared prefix by itself).
+Every request to OpenAI's own endpoint carries ``prompt_cache_key``, so requests sharing the KB
+catalog are routed to the same prompt cache (OpenAI caches the longest shared prefix by itself).
+Other servers get no such key: they cache prefixes their own way, and some refuse fields they do
+not know (vLLM logs a warning for each).
 """
 
 from __future__ import annotations
@@ -46,7 +48,9 @@ class OpenAIProvider(Provider):
         return "/v1/responses" if self.api == "responses" else "/v1/chat/completions"
 
     def _params(self, request: LLMRequest) -> dict[str, Any]:
-        common = {"model": self.model, "prompt_cache_key": prompt_cache_key(request.system)}
+        common = {"model": self.model}
+        if self.endpoint is None:  # OpenAI's own endpoint
+            common["prompt_cache_key"] = prompt_cache_key(request.system)
         if self.api == "responses":
             return {
                 **common,
