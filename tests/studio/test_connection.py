@@ -12,7 +12,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from label_studio_sdk import LabelStudio
 
-from goldloop.studio.connection import Connection, StudioUnreachable, call, call_once
+from goldloop.studio.connection import (
+    Connection,
+    StudioError,
+    StudioUnreachable,
+    call,
+    call_delete,
+    call_once,
+)
 from goldloop.studio.server import free_port
 
 
@@ -34,7 +41,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body.encode())
 
-    do_GET = do_POST = _answer
+    do_GET = do_POST = do_DELETE = _answer
 
     def log_message(self, *_: object) -> None:
         pass
@@ -93,3 +100,14 @@ def test_a_creating_request_is_sent_again_when_it_could_not_be_sent() -> None:
         created = call_once(connection, client.projects.create, title="t")
     assert created.id == 7
     assert server.requests == ["POST /api/projects/"]
+
+
+def test_a_deletion_finding_the_thing_gone_is_done() -> None:
+    # As a retry after a lost answer finds it: the first try did delete.
+    port = free_port()
+    connection, client = _client(port)
+    with label_studio_stand_in(port, 404) as server:
+        call_delete(connection, client.views.delete, id=7)
+        with pytest.raises(StudioError, match="HTTP 404"):
+            call(connection, client.views.delete, id=7)
+    assert server.requests == ["DELETE /api/dm/views/7/"] * 2

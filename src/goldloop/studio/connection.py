@@ -97,6 +97,21 @@ def call_once(connection: Connection, fn: Callable[..., T], *args: object, **kwa
         return _retrying_unsent(fn, *args, **kwargs)
 
 
+def call_delete(
+    connection: Connection, fn: Callable[..., object], *args: object, **kwargs: object
+) -> None:
+    """Call an SDK method that deletes something, retried like :func:`call`; an answer 404 counts
+    as done (a retry after a lost answer finds the thing already gone)."""
+    from label_studio_sdk.core.api_error import ApiError
+
+    with _mapped_errors(connection):
+        try:
+            _retrying(fn, *args, **kwargs)
+        except ApiError as exc:
+            if exc.status_code != 404:
+                raise
+
+
 class StudioUnreachable(StudioError, ServiceError):
     """The request did not get an answer (the server is down, restarting or too slow), or it
     failed on the server (5xx) after retries."""

@@ -21,7 +21,7 @@ from typing import Any
 
 from goldloop.atomic import atomic_write_json
 from goldloop.studio import project as projects
-from goldloop.studio.connection import Connection, call, call_once
+from goldloop.studio.connection import Connection, call, call_delete, call_once
 from goldloop.studio.tasks import Campaign, campaign_titles
 
 FORMAT = 2
@@ -208,7 +208,7 @@ def export_some(
             connection, client, projects.Project(project_id, "", "", None), view=view.id
         )
     finally:
-        call(connection, client.views.delete, id=view.id)
+        call_delete(connection, client.views.delete, id=view.id)
 
 
 def _by_id(exported: Iterable[Task]) -> dict[int, Task]:

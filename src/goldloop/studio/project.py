@@ -15,7 +15,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from goldloop.studio.connection import Connection, StudioError, StudioUnreachable, call, call_once
+from goldloop.studio.connection import (
+    Connection,
+    StudioError,
+    StudioUnreachable,
+    call,
+    call_delete,
+    call_once,
+)
 from goldloop.studio.label_config import check_label_config
 from goldloop.studio.tasks import ROLES, Campaign, campaign_titles
 from goldloop.studio.tasks import curate_name as curate_name  # re-exported: project names
@@ -222,7 +229,7 @@ def export_project(
         raise StudioError(
             f"Label Studio at {connection.url}: the export of {project.title!r} is not a task list"
         )
-    call(connection, client.projects.exports.delete, id=project.id, export_pk=export.id)
+    call_delete(connection, client.projects.exports.delete, id=project.id, export_pk=export.id)
     return tasks
 
 

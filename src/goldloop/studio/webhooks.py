@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from goldloop.studio import project as projects
-from goldloop.studio.connection import Connection, StudioError, call, call_once
+from goldloop.studio.connection import Connection, StudioError, call, call_delete, call_once
 
 ACTIONS = ("ANNOTATION_CREATED", "ANNOTATIONS_CREATED", "ANNOTATION_UPDATED", "ANNOTATIONS_DELETED")
 
@@ -61,7 +61,7 @@ def register_webhooks(
             key=lambda h: h.id,
         )
         for duplicate in same[1:]:
-            call(connection, client.webhooks.delete, id=duplicate.id)
+            call_delete(connection, client.webhooks.delete, id=duplicate.id)
         if same:
             call(connection, client.webhooks.update, id=same[0].id, **settings)
             done.append(Registered(title, project.id, same[0].id, "updated"))
