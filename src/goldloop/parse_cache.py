@@ -42,6 +42,7 @@ from spacy.tokens import Doc
 
 from goldloop.errors import GoldloopError
 from goldloop.settings import workdir
+from goldloop.sqlite_file import connect
 
 ENV_PATH = "GOLDLOOP_PARSE_CACHE"
 ENV_SIZE_MB = "GOLDLOOP_PARSE_CACHE_MB"
@@ -204,11 +205,10 @@ class ParseCache:
     def _connection(self) -> sqlite3.Connection:
         # A connection inherited through fork (gunicorn workers, spaCy's n_process) is never reused.
         if getattr(self._local, "pid", None) != os.getpid():
-            fresh = sqlite3.connect(self.path, timeout=self._busy_timeout_s, isolation_level=None)
-            fresh.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout_s * 1000)}")
-            fresh.execute("PRAGMA auto_vacuum = INCREMENTAL")  # only takes on a new file
-            fresh.execute("PRAGMA journal_mode = WAL")
-            fresh.execute("PRAGMA synchronous = NORMAL")
+            # auto_vacuum only takes on a new file.
+            fresh = connect(
+                self.path, self._busy_timeout_s, first=["PRAGMA auto_vacuum = INCREMENTAL"]
+            )
             self._local.conn, self._local.pid = fresh, os.getpid()
         conn: sqlite3.Connection = self._local.conn
         return conn

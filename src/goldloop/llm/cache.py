@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from goldloop.errors import GoldloopError
+from goldloop.sqlite_file import connect
 
 
 @dataclass(frozen=True)
@@ -130,10 +131,7 @@ class SQLiteCache:
     def _connection(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
-            conn = sqlite3.connect(self.path, timeout=self._busy_timeout_s, isolation_level=None)
-            conn.execute(f"PRAGMA busy_timeout = {int(self._busy_timeout_s * 1000)}")
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = NORMAL")
+            conn = connect(self.path, self._busy_timeout_s)
             self._local.conn = conn
         return conn
 
