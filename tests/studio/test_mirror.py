@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
+from goldloop.gold import Document
+from goldloop.kb import load_kb
 from goldloop.studio.mirror import (
     COUNTERS,
     Mirror,
@@ -19,11 +23,16 @@ from goldloop.studio.mirror import (
     read_mirror,
     write_mirror,
 )
+from goldloop.studio.project import find_project, model_versions
+from goldloop.studio.pull import pull, sidecar_path
+from goldloop.studio.push import Candidates, push
+from tests.studio.loop_data import DOCS, write_inputs
 
 
 def task(task_id: int, *annotations: int) -> dict:
     return {"id": task_id, "updated_at": "2026-11-30T12:28:43.802259Z",
-            "annotations": [{"id": a} for a in annotations]}  # fmt: skip
+            "annotations": [{"id": a} for a in annotations],
+            "predictions": [{"model_version": "A"}, {"model_version": "A+B"}]}  # fmt: skip
 
 
 def test_a_mirror_reads_back_as_written_and_as_the_campaigns_export(tmp_path: Path) -> None:
@@ -64,7 +73,7 @@ def test_anything_else_is_no_mirror_and_everything_is_read_again(
 def test_the_listing_and_the_export_stamp_a_task_alike() -> None:
     # the task listing gives a datetime and "1,2"; the export a string and annotation objects
     listed = datetime(2026, 11, 30, 12, 28, 43, 802259, tzinfo=UTC)
-    assert _stamp(task(3, 1, 2)) == (_iso(listed), _ids("1,2"))
+    assert _stamp(task(3, 1, 2)) == (_iso(listed), _ids("1,2"), model_versions("A,A+B"))
     assert _ids("") == frozenset() and _ids([3, 4]) == frozenset({3, 4})
     assert _iso(None) == ""
 
@@ -75,3 +84,31 @@ def test_the_mirror_keeps_a_task_without_its_counters_and_relative_clock() -> No
                 "predictions": [{"id": 8, "created_ago": "3 minutes"}]}  # fmt: skip
     kept = _by_id([exported])[3]
     assert kept == {**task(3, 1), "data": {"text": "x"}, "predictions": [{"id": 8}]}
+
+
+@pytest.mark.studio
+def test_predictions_added_to_mirrored_tasks_are_read_again(label_studio, tmp_path: Path) -> None:
+    # Label Studio imports predictions without touching the task's updated_at: a later push that
+    # adds B's review prediction to annotated tasks must still reach `pull --since`.
+    kb = load_kb()
+    _, gold_a, gold_b = write_inputs(tmp_path)
+    documents = [Document(**{**d, "role": "primary"}) for d in DOCS]
+    name = f"mirror-{uuid.uuid4().hex[:6]}"
+    connection, client = label_studio.connection, label_studio.client
+    a, b = Candidates.from_gold(gold_a, kb), Candidates.from_gold(gold_b, kb)
+    push(connection, client, documents, name, kb, a=a)
+    project = find_project(connection, client, name)
+    assert project is not None
+    for listed in client.tasks.list(project=project.id, fields="all"):
+        client.annotations.create(id=listed.id, result=listed.predictions[0].result)
+    since, full = tmp_path / "since.json", tmp_path / "full.json"
+    pull(connection, client, name, kb, since)
+    before = {t.id: t.updated_at for t in client.tasks.list(project=project.id)}
+    push(connection, client, documents, name, kb, a=a, b=b)
+    after = {t.id: t.updated_at for t in client.tasks.list(project=project.id)}
+    assert after == before  # what makes the stamp need the predictions' model versions
+    pull(connection, client, name, kb, since, since=True)
+    pull(connection, client, name, kb, full)
+    for path in (since, sidecar_path(since), mirror_path(since)):
+        twin = full.with_name(path.name.replace("since", "full"))
+        assert json.loads(path.read_text()) == json.loads(twin.read_text()), path.name

@@ -7,8 +7,9 @@ pull's. A changed task is re-read through the same export as a full pull (a Data
 holding its id), so the mirror holds exactly what an export would, less the task counters
 (:data:`COUNTERS`) and clock-relative fields. The annotation -> task index
 that maps a deletion (Label Studio sends only annotation ids) to its task is read off the mirror.
-A task has changed when its ``updated_at`` or its annotation ids differ from the mirror's (Label
-Studio bumps ``updated_at`` when an annotation or prediction is created, updated or deleted).
+A task has changed when its ``updated_at``, its annotation ids or its predictions' model versions
+differ from the mirror's: Label Studio bumps ``updated_at`` when an annotation is created, updated
+or deleted, but imports predictions (a later ``push`` adding B's review prediction) without it.
 """
 
 from __future__ import annotations
@@ -176,14 +177,19 @@ def changed_tasks(
             continue
         pages = call(
             connection, client.tasks.list, project=project.id, page_size=projects.PAGE_SIZE,
-            include="id,updated_at,annotations_ids",
+            include="id,updated_at,annotations_ids,predictions_model_versions",
         )  # fmt: skip
         listed: list[Any] = call(connection, list, pages)
         seen: set[int] = set()
         for row in listed:
             seen.add(int(row.id))
             old = project.tasks.get(int(row.id))
-            if old is None or _stamp(old) != (_iso(row.updated_at), _ids(row.annotations_ids)):
+            stamp = (
+                _iso(row.updated_at),
+                _ids(row.annotations_ids),
+                projects.model_versions(row.predictions_model_versions),
+            )
+            if old is None or _stamp(old) != stamp:
                 changed.setdefault(title, set()).add(int(row.id))
         gone = set(project.tasks) - seen
         if gone:
@@ -226,9 +232,12 @@ def _by_id(exported: Iterable[Task]) -> dict[int, Task]:
     return tasks
 
 
-def _stamp(task: Task) -> tuple[str, frozenset[int]]:
+def _stamp(task: Task) -> tuple[str, frozenset[int], frozenset[str]]:
     ids = frozenset(int(a["id"]) for a in task.get("annotations") or () if "id" in a)
-    return _iso(task.get("updated_at")), ids
+    versions = projects.model_versions(
+        p.get("model_version") for p in task.get("predictions") or ()
+    )
+    return _iso(task.get("updated_at")), ids, versions
 
 
 def _iso(value: object) -> str:

@@ -123,9 +123,7 @@ def existing_tasks(
                 f"Label Studio project {project.title!r}: tasks {tasks[value].id} and {task.id} both hold "
                 f"{key} {value!r}; delete one"
             )
-        tasks[value] = ExistingTask(
-            task.id, value, _model_versions(task.predictions_model_versions)
-        )
+        tasks[value] = ExistingTask(task.id, value, model_versions(task.predictions_model_versions))
     return tasks
 
 
@@ -268,7 +266,7 @@ def set_model_version(connection: Connection, client: Any, project: Project, ver
         call(connection, client.projects.update, id=project.id, model_version=version)
 
 
-def _model_versions(value: object) -> frozenset[str]:
+def model_versions(value: object) -> frozenset[str]:
     """The data manager joins a task's prediction model versions with commas."""
     if isinstance(value, str):
         return frozenset(v.strip() for v in value.split(",") if v.strip())
