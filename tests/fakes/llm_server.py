@@ -26,6 +26,7 @@ reads; ``batch_outcome`` may make single requests error or expire there.
 
 from __future__ import annotations
 
+import contextlib
 import email.parser
 import email.policy
 import hashlib
@@ -692,13 +693,15 @@ def _handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
         def _send_bytes(
             self, status: int, data: bytes, content_type: str, retry_after_s: float = 0
         ) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", content_type)
-            self.send_header("Content-Length", str(len(data)))
-            if status == 429:
-                self.send_header("Retry-After", f"{retry_after_s:g}")
-            self.end_headers()
-            self.wfile.write(data)
+            # The client may have given up waiting (the timeout tests): nothing to answer then.
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(data)))
+                if status == 429:
+                    self.send_header("Retry-After", f"{retry_after_s:g}")
+                self.end_headers()
+                self.wfile.write(data)
 
     return Handler
 
