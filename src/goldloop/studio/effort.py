@@ -27,7 +27,7 @@ from goldloop.studio.tasks import (
     annotator_of,
     completed_annotations,
     doc_id_of,
-    latest_prediction,
+    review_seen,
     text_of,
 )
 from goldloop.studio.verify import read_annotation
@@ -82,9 +82,9 @@ def effort_rows(
     rows: list[EffortRow] = []
     for role in ROLES:
         for task in campaign.of(role):
-            review = latest_prediction(task, REVIEW_PREFIX)
-            tag = str(review["model_version"])[len(REVIEW_PREFIX) :] if review else "none"
             for annotation in completed_annotations(task):
+                review = review_seen(task, annotation)
+                tag = str(review["model_version"])[len(REVIEW_PREFIX) :] if review else "none"
                 comparison, _ = read_annotation(task, annotation, kb)
                 fixed, rejected = len(comparison.of("fix")), len(comparison.of("reject"))
                 seconds = annotation.get("lead_time")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from goldloop.studio.errors import StudioError
@@ -16,6 +17,7 @@ from goldloop.studio.review import REVIEW_PREFIX
 
 Task = dict[str, Any]
 Annotation = dict[str, Any]
+_NEVER = datetime.min.replace(tzinfo=UTC)
 
 
 def annotations_in_order(task: Task) -> list[Annotation]:
@@ -54,19 +56,46 @@ def text_of(task: Task) -> str:
 
 def latest_prediction(task: Task, prefix: str) -> dict[str, Any] | None:
     """The latest prediction whose ``model_version`` starts with ``prefix``."""
-    found = [
+    return _latest(_predictions(task, prefix))
+
+
+def review_seen(task: Task, annotation: Annotation) -> dict[str, Any] | None:
+    """The review prediction ``annotation`` was made over: the one Label Studio names as its
+    parent, else the latest created before it (None when the task had none yet).
+
+    A review prediction added later (a second push, with B) was never shown to the annotator:
+    judged against it, B's extra regions would count as rejected.
+    """
+    reviews = _predictions(task, REVIEW_PREFIX)
+    parent = annotation.get("parent_prediction")
+    for review in reviews:
+        if parent is not None and review.get("id") == parent:
+            return review
+    made = _created(annotation)
+    return _latest([p for p in reviews if made is None or (_created(p) or _NEVER) <= made])
+
+
+def _created(item: dict[str, Any]) -> datetime | None:
+    """An annotation's or prediction's ``created_at`` in UTC (None when missing or unreadable)."""
+    value = item.get("created_at")
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def _predictions(task: Task, prefix: str) -> list[dict[str, Any]]:
+    return [
         p for p in task.get("predictions") or []
         if isinstance(p, dict) and str(p.get("model_version", "")).startswith(prefix)
     ]  # fmt: skip
-    if not found:
-        return None
-    return max(found, key=lambda p: (p.get("created_at") or "", p.get("id", 0)))
 
 
-def review_result(task: Task) -> list[dict[str, Any]]:
-    """The latest review prediction's result (empty when the task has none)."""
-    review = latest_prediction(task, REVIEW_PREFIX)
-    return list(review.get("result") or []) if review else []
+def _latest(predictions: list[dict[str, Any]]) -> dict[str, Any] | None:
+    return max(predictions, key=lambda p: (_created(p) or _NEVER, p.get("id", 0)), default=None)
 
 
 def two_annotators(task: Task, where: str) -> tuple[Annotation, Annotation] | None:

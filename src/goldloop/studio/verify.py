@@ -29,7 +29,7 @@ from goldloop.studio.tasks import (
     completed_annotations,
     doc_id_of,
     latest_prediction,
-    review_result,
+    review_seen,
     text_of,
     two_annotators,
 )
@@ -138,9 +138,11 @@ def verify(
 
 
 def read_annotation(task: Task, annotation: Annotation, kb: KB) -> tuple[Comparison, list[Hit]]:
-    """``annotation`` compared with ``task``'s review prediction, and the hits it keeps."""
+    """``annotation`` compared with the review prediction it was made over, and the hits it
+    keeps."""
     text = text_of(task)
-    candidates, _ = read_regions(text, review_result(task))
+    review = review_seen(task, annotation)
+    candidates, _ = read_regions(text, list(review.get("result") or []) if review else [])
     regions, _ = read_regions(text, annotation.get("result") or [])
     comparison = compare(candidates, regions, kb)
     email = annotator_of(annotation)
