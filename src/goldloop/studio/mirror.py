@@ -23,7 +23,7 @@ from typing import Any
 from goldloop.atomic import atomic_write_json
 from goldloop.studio import project as projects
 from goldloop.studio.connection import Connection, call, call_delete, call_once
-from goldloop.studio.tasks import Campaign, campaign_titles
+from goldloop.studio.tasks import Campaign, campaign_titles, utc_time
 
 FORMAT = 2
 VOLATILE = ("created_ago",)  # "3 minutes" ago: the export renders the clock into it
@@ -242,13 +242,8 @@ def _stamp(task: Task) -> tuple[str, frozenset[int], frozenset[str]]:
 
 def _iso(value: object) -> str:
     """A timestamp as one comparable string (the listing gives datetimes, the export strings)."""
-    from datetime import datetime
-
-    if isinstance(value, datetime):
-        return value.isoformat()
-    if isinstance(value, str) and value:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).isoformat()
-    return ""
+    moment = utc_time(value)
+    return moment.isoformat() if moment is not None else ""
 
 
 def _ids(value: object) -> frozenset[int]:

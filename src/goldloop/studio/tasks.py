@@ -75,16 +75,21 @@ def review_seen(task: Task, annotation: Annotation) -> dict[str, Any] | None:
     return _latest([p for p in reviews if made is None or (_created(p) or _NEVER) <= made])
 
 
+def utc_time(value: object) -> datetime | None:
+    """A timestamp of Label Studio's (a datetime from the SDK, an ISO string from an export) in
+    UTC; None when missing or unreadable. Compared as times: the export drops ".000000"."""
+    if isinstance(value, str) and value:
+        try:
+            value = datetime.fromisoformat(value)
+        except ValueError:
+            return None
+    if not isinstance(value, datetime):
+        return None
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+
+
 def _created(item: dict[str, Any]) -> datetime | None:
-    """An annotation's or prediction's ``created_at`` in UTC (None when missing or unreadable)."""
-    value = item.get("created_at")
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        moment = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    return utc_time(item.get("created_at"))
 
 
 def _predictions(task: Task, prefix: str) -> list[dict[str, Any]]:
