@@ -96,3 +96,17 @@ def test_an_item_is_judged_by_its_shape_not_its_span() -> None:
     assert len(errors) == 2 and "Score must be between" in errors[0] and "Nope" in errors[1]
     with pytest.raises(LabelConfigError, match=r"^document 'd1': prediction 'm' does not fit"):
         check.require("document 'd1'", {"model_version": "m", "result": [unknown]})
+
+
+def test_items_differing_in_a_value_type_or_a_missing_span_key_are_judged_apart() -> None:
+    pytest.importorskip("label_studio_sdk")
+    config = render_label_config(load_kb())
+    check = prediction_checker(config)
+    region = {"id": "r1", "from_name": "mention", "to_name": "text", "type": "labels"}
+    good = {**region, "value": {"start": 0, "end": 3, "text": "TNF", "labels": ["Predicate"]}}
+    a_string = {**region, "value": {"start": 0, "end": 3, "text": "TNF", "labels": "Predicate"}}
+    no_start = {**region, "value": {"end": 3, "text": "TNF", "labels": ["Predicate"]}}
+    assert check({"result": [good]}) == []
+    for item in (a_string, no_start):
+        expected = label_interface(config).validate_prediction({"result": [item]}, True)
+        assert expected and check({"result": [item]}) == [str(e) for e in expected]

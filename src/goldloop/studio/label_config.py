@@ -7,7 +7,6 @@ its description as hint. Region values carry canonical labels, never ids.
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
@@ -35,7 +34,8 @@ CONTROLS = {SPAN: "labels", RELATION: RELATION_TYPE, DIRECTION: "choices", NOTE:
 _HINT_CHARS = 300
 _ERRORS_SHOWN = 3
 # Where a region lies on the text: checked when regions are built, not by the config.
-_SPAN_KEYS = ("start", "end", "text")
+_SPAN_KEYS = frozenset(("start", "end", "text"))
+_NOT_SHAPE = frozenset(("id", "value", "meta", "score"))
 
 
 class LabelConfigError(GoldloopError):
@@ -96,14 +96,14 @@ class PredictionChecker:
 
     def __init__(self, config: str) -> None:
         self.interface = _interface(config)
-        self._known: dict[str, tuple[str, ...]] = {}
+        self._known: dict[tuple[Any, ...], tuple[str, ...]] = {}
 
     def __call__(self, prediction: dict[str, Any]) -> list[str]:
         """Why ``prediction`` does not fit the config ([] when it fits)."""
         whole: dict[str, Any] = {"result": [], "score": prediction.get("score")}
         errors = [str(e) for e in self.interface.validate_prediction(whole, return_errors=True)]
         for item in prediction["result"]:
-            key = json.dumps(_shape(item), sort_keys=True, default=str)
+            key = _shape(item)
             known = self._known.get(key)
             if known is None:
                 found = self.interface.validate_prediction({"result": [item]}, return_errors=True)
@@ -128,15 +128,17 @@ def prediction_checker(config: str) -> PredictionChecker:
     return PredictionChecker(config)
 
 
-def _shape(item: dict[str, Any]) -> dict[str, Any]:
-    value = {k: v for k, v in item.get("value", {}).items() if k not in _SPAN_KEYS}
-    rest = {k: v for k, v in item.items() if k not in ("id", "value", "meta", "score")}
-    return {
-        **rest,
-        "value": value,
-        "value_keys": sorted(item.get("value", {})),
-        "score": "score" in item,
-    }
+def _shape(item: dict[str, Any]) -> tuple[Any, ...]:
+    """What an item's validity depends on: everything but its id, meta, score value and span.
+
+    Values enter by ``repr`` (C speed, and 1, 1.0, "1" and True stay apart); a different key
+    order only costs one more validation.
+    """
+    rest = sorted((k, repr(v)) for k, v in item.items() if k not in _NOT_SHAPE)
+    value = sorted(
+        (k, "" if k in _SPAN_KEYS else repr(v)) for k, v in item.get("value", {}).items()
+    )
+    return tuple(rest), tuple(value), "score" in item
 
 
 def _hint(description: str | None) -> str:
