@@ -81,9 +81,13 @@ class KB:
     relations: dict[str, Relation]
     equivalences: dict[str, str] = field(default_factory=dict)
     _by_label: dict[str, Relation] = field(default_factory=dict, repr=False)
+    _converse: dict[str, Relation] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self._by_label = {label_key(r.label): r for r in self.relations.values()}
+        for r in self.relations.values():
+            if not r.is_canonical:
+                self._converse.setdefault(r.canonical_entity_id, r)
 
     def __len__(self) -> int:
         return len(self.relations)
@@ -111,10 +115,7 @@ class KB:
 
     def converse_of(self, entity_id: str) -> Relation | None:
         """The non-canonical member folding onto ``entity_id``, if it has one."""
-        for r in self.relations.values():
-            if not r.is_canonical and r.canonical_entity_id == entity_id:
-                return r
-        return None
+        return self._converse.get(entity_id)
 
     def fold(self, entity_id: str, direction: str | None = None) -> Folded:
         """Tier 0: a converse member becomes its canonical id, direction flipped; symmetric coerced.

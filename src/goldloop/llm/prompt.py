@@ -66,6 +66,9 @@ Relations (label: definition):
 """
 
 
+_prompts: dict[str, str] = {}  # by KB sha256
+
+
 def clean_definition(text: str, limit: int = DEFINITION_LIMIT) -> str:
     """A short definition: no bracketed prefix, URL or "Formally: …" tail; cut on a word boundary."""
     text = re.sub(r"^\s*(?:\[[^\]]*\]\s*)+", "", text)
@@ -92,9 +95,13 @@ def relation_line(relation: Relation, kb: KB) -> str:
 
 
 def system_prompt(kb: KB) -> str:
-    """The instructions and one line per canonical relation, in KB order."""
-    lines = [relation_line(r, kb) for r in kb.canonical_relations()]
-    return _INSTRUCTIONS + "\n".join(lines) + "\n"
+    """The instructions and one line per canonical relation, in KB order (built once per KB
+    content: the backend asks for it on every ``/predict``)."""
+    prompt = _prompts.get(kb.sha256)
+    if prompt is None:
+        lines = [relation_line(r, kb) for r in kb.canonical_relations()]
+        prompt = _prompts[kb.sha256] = _INSTRUCTIONS + "\n".join(lines) + "\n"
+    return prompt
 
 
 def user_prompt(text: str) -> str:
