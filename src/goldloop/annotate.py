@@ -152,9 +152,9 @@ def _answers(
             usable=parsable, on_progress=batch_mode.on_progress,
         )  # fmt: skip
         return
-    to_send = sum(provider.cached_response(provider.key(r)) is None for r in requests)
-    with provider.prompt_cache(system, to_send):
-        yield from stream_requests(provider, requests, concurrency=concurrency, usable=parsable)
+    yield from stream_requests(
+        provider, requests, concurrency=concurrency, usable=parsable, shared_system=system
+    )
 
 
 def run_cost_report(

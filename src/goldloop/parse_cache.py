@@ -143,8 +143,10 @@ def load_doc(vocab: Any, blob: bytes) -> Doc:
     array = np.frombuffer(zlib.decompress(blob[at : at + body_n]), dtype="<u8")
     array = array.reshape(header["shape"])
     attrs = header["attrs"]  # Doc.to_dict's order: LENGTH and SPACY first, then the rest
+    strings = vocab.strings
     for string in header["strings"]:
-        vocab.strings.add(string)
+        if string not in strings:  # a lookup costs 2/5 of an add: most strings are known
+            strings.add(string)
     text = header["text"]
     lengths = array[:, 0].astype(np.int64)
     spaces = array[:, 1].astype(bool)

@@ -9,6 +9,7 @@ so far are in the provider's cache, so a re-run resumes from them.
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -27,12 +28,15 @@ def stream_requests(
     *,
     concurrency: int = DEFAULT_CONCURRENCY,
     usable: Callable[[str], bool] | None = None,
+    shared_system: str | None = None,
 ) -> Iterator[list[tuple[int, Answer]]]:
     """``(index, answer)`` pairs as they finish, in batches of those finished since the last
     batch (so a caller can work on several at once while the next requests are out).
 
     Answers already in the cache come first, read on this thread in batches of
     ``CACHED_BATCH``; only the others go to the workers (a cached re-run starts no thread).
+    ``shared_system``, the system prompt every request shares, puts the requests sent inside
+    the provider's prompt cache for it (:meth:`Provider.prompt_cache`).
     """
     cached: list[tuple[int, Answer]] = []
     jobs: queue.SimpleQueue[tuple[int, LLMRequest]] = queue.SimpleQueue()
@@ -58,20 +62,26 @@ def stream_requests(
                 return
             done.put((index, _ask(provider, request, usable, stop)))
 
-    for _ in range(max(1, min(concurrency, remaining))):
-        threading.Thread(target=work, name="goldloop-llm", daemon=True).start()
-    try:
-        while remaining:
-            batch = [done.get()]
-            while True:
-                try:
-                    batch.append(done.get_nowait())
-                except queue.Empty:
-                    break
-            remaining -= len(batch)
-            yield batch
-    finally:
-        stop.set()
+    prompt_cache = (
+        provider.prompt_cache(shared_system, remaining)
+        if shared_system is not None
+        else contextlib.nullcontext()
+    )
+    with prompt_cache:
+        for _ in range(max(1, min(concurrency, remaining))):
+            threading.Thread(target=work, name="goldloop-llm", daemon=True).start()
+        try:
+            while remaining:
+                batch = [done.get()]
+                while True:
+                    try:
+                        batch.append(done.get_nowait())
+                    except queue.Empty:
+                        break
+                remaining -= len(batch)
+                yield batch
+        finally:
+            stop.set()
 
 
 def run_requests(
