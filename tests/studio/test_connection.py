@@ -52,14 +52,31 @@ def label_studio_stand_in(port: int, status: int, delay_s: float = 0.0) -> Itera
     """Answers every request with ``status``, listening only after ``delay_s``."""
     server = _Server(("127.0.0.1", port), _Handler, bind_and_activate=False)
     server.status, server.requests = status, []
-    start = threading.Timer(delay_s, lambda: (server.server_bind(), server.server_activate()))
-    start.start()
-    serving = threading.Thread(target=lambda: (start.join(), server.serve_forever(0.05)))
+
+    def listen() -> None:
+        server.server_bind()
+        server.server_activate()
+
+    # Without a delay it listens before the test's first request: a listen left to a timer
+    # thread lost that race on a busy machine (connection refused, one retry fewer reached it).
+    later = threading.Timer(delay_s, listen) if delay_s > 0 else None
+    if later is None:
+        listen()
+    else:
+        later.start()
+
+    def serve() -> None:
+        if later is not None:
+            later.join()
+        server.serve_forever(0.05)
+
+    serving = threading.Thread(target=serve)
     serving.start()
     try:
         yield server
     finally:
-        start.join()
+        if later is not None:
+            later.join()
         server.shutdown()
         serving.join()
         server.server_close()
