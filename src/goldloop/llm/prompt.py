@@ -66,9 +66,6 @@ Relations (label: definition):
 """
 
 
-_prompts: dict[str, str] = {}  # by KB sha256
-
-
 def clean_definition(text: str, limit: int = DEFINITION_LIMIT) -> str:
     """A short definition: no bracketed prefix, URL or "Formally: …" tail; cut on a word boundary."""
     text = re.sub(r"^\s*(?:\[[^\]]*\]\s*)+", "", text)
@@ -92,6 +89,9 @@ def relation_line(relation: Relation, kb: KB) -> str:
     elif converse is not None:
         line += f' [converse: "{converse.label}"]'
     return line
+
+
+_prompts: dict[str, str] = {}  # by KB sha256
 
 
 def system_prompt(kb: KB) -> str:
