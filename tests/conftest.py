@@ -25,7 +25,7 @@ import pytest
 from goldloop.errors import GoldloopError
 from goldloop.kb import KB, load_kb
 from goldloop.studio import server
-from goldloop.studio.connection import Connection
+from goldloop.studio.connection import Connection, connect
 from tests.fakes.llm_server import llm_server
 
 __all__ = ["llm_server"]  # the fake provider, a fixture of every test
@@ -137,9 +137,9 @@ class LabelStudioServer:
 @contextmanager
 def serving(home: Path, executable: Path, state: server.ServerState) -> Iterator[LabelStudioServer]:
     """The started server of ``home`` with an SDK client; stopped on leaving."""
-    from label_studio_sdk import LabelStudio
-
-    client = LabelStudio(base_url=state.url, api_key=state.token)
+    # goldloop's own client (SDK retries off: they would run inside goldloop's, and the recovery
+    # tests would wait out both).
+    client = connect(Connection(state.url, state.token))
     try:
         yield LabelStudioServer(home, executable, state, client)
     finally:

@@ -16,7 +16,7 @@ import pytest
 from goldloop.precision.mentions import JudgedMention, write_verdicts
 from goldloop.precision.studio import LABEL_CONFIG, MODEL_VERSION, pull_labels, push_sample, task_of
 from goldloop.precision.study import labelling_rows
-from goldloop.studio.connection import StudioUnreachable
+from goldloop.studio.connection import StudioUnreachable, connect
 from goldloop.studio.offsets import from_label_studio, to_label_studio
 from goldloop.studio.project import find_project
 from tests.conftest import Cli
@@ -195,11 +195,9 @@ def test_an_import_whose_answer_is_lost_is_not_sent_again(label_studio: Any) -> 
     """The server stores an import but the answer never arrives (a client timeout, real server):
     the import is not repeated blindly, so no task is doubled. Only the first request's timeout
     is shortened; every call goes to the real Label Studio."""
-    from label_studio_sdk import LabelStudio
-
     rows, texts = _many(100)
     title = f"precision-timeout-{uuid.uuid4().hex[:6]}"
-    client = LabelStudio(base_url=label_studio.url, api_key=label_studio.token)
+    client = connect(label_studio.connection)  # its own, as its HTTP client is patched below
     http = client._client_wrapper.httpx_client  # the one the project layer imports through
     real_request = http.request
     calls: list[int] = []
