@@ -228,6 +228,9 @@ def main() -> None:
     fully_cached_rerun(args.rerun_docs, args.latency, args.provider)
 
 
+RERUNS = 3
+
+
 def fully_cached_rerun(n: int, latency: float, provider_name: str) -> None:
     """annotate on fresh answer and parse caches, then again with both warm (issue 18)."""
     kb = load_kb()
@@ -251,7 +254,10 @@ def fully_cached_rerun(n: int, latency: float, provider_name: str) -> None:
 
         first = run()
         before = request_count(url)
-        cached = run()
+        # A re-run lasts seconds, so a noisy neighbour moves it by a quarter (1.9-3.1 s in six
+        # runs on one host); the first run lasts a minute and averages that out. Median of three.
+        reruns = [run() for _ in range(RERUNS)]
+        cached = sorted(reruns)[RERUNS // 2]
         assert request_count(url) == before, "the cached re-run sent requests"
         stored = parse_cache.default_cache()
         assert stored is not None and len(stored) == n, "annotate did not use the parse cache"
@@ -262,6 +268,8 @@ def fully_cached_rerun(n: int, latency: float, provider_name: str) -> None:
         f"fully cached re-run ({n} documents, answers and parses cached): first {first[0]:6.2f} s"
         f"   re-run {cached[0]:6.2f} s   ratio {ratio:5.1f}x  (target >= 20x) {verdict}"
     )
+    each = ", ".join(f"{wall:.2f}" for wall, _ in reruns)
+    print(f"  re-run: the median of {RERUNS} ({each} s)")
     print(
         f"  CPU time: first {first[1]:.2f} s, re-run {cached[1]:.2f} s, ratio "
         f"{first[1] / cached[1]:.1f}x; spaCy model load {model_load_s:.2f} s, not in either run "

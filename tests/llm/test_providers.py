@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import multiprocessing
 from pathlib import Path
 
@@ -165,6 +167,25 @@ def test_cache_key_covers_every_input() -> None:
     assert cache_key(*base) == cache_key(
         "openai", "m", "low", "sys", "user", dict(reversed(SCHEMA.items()))
     )
+
+
+@pytest.mark.parametrize(
+    ("endpoint", "api"), [(None, None), ("http://127.0.0.1:8000/v1", None), (None, "responses"),
+                          ("", "chat")],
+)  # fmt: skip
+def test_cache_key_is_the_sha256_of_the_canonical_json(
+    endpoint: str | None, api: str | None
+) -> None:
+    """Stored answers are found by this key: it must stay what the docstring says, whatever
+    shortcut computes it (users' caches outlive releases)."""
+    system, schema = "Relations: “regulates” ✓\n" * 500, dict(reversed(SCHEMA.items()))
+    payload = {"provider": "openai", "model": "m", "effort": None, "system": system,
+               "user": "TNF regulates IL-6 ☃", "schema": schema}  # fmt: skip
+    payload |= {k: v for k, v in (("endpoint", endpoint), ("api", api)) if v is not None}
+    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    for _ in range(2):  # the second time from the remembered prefix
+        key = cache_key("openai", "m", None, system, payload["user"], schema, endpoint, api)
+        assert key == hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
 def test_the_key_never_reaches_the_cache(llm_server: FakeLLMServer, tmp_path: Path) -> None:

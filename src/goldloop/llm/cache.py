@@ -67,36 +67,40 @@ def cache_key(
     other than the provider's first one (OpenAI's Responses API); each is left out of the payload
     when ``None``, so the keys of requests that existed before them never change.
     """
-    payload: dict[str, Any] = {
-        "provider": provider,
-        "model": model,
-        "effort": effort,
-        "system": system,
-        "user": user,
-        "schema": schema,
-    }
-    if endpoint is not None:
-        payload["endpoint"] = endpoint
-    if api is not None:
-        payload["api"] = api
-    # The canonical JSON of the payload, member by member: the same bytes as one json.dumps with
-    # sort_keys, but the long system prompt (the same for every document of a run) is encoded once.
-    digest = hashlib.sha256(b"{")
-    for index, name in enumerate(sorted(payload)):
-        value = payload[name]
-        member = _encoded_text(value) if isinstance(value, str) else _encoded(value)
-        digest.update(b'%s"%s":%s' % (b"," if index else b"", name.encode(), member))
-    digest.update(b"}")
+    digest = _before_user(provider, model, effort, system, _encoded(schema), endpoint, api).copy()
+    digest.update(b',"user":%s}' % _encoded(user))
     return digest.hexdigest()
+
+
+@functools.lru_cache(maxsize=64)
+def _before_user(
+    provider: str,
+    model: str,
+    effort: str | None,
+    system: str,
+    schema: bytes,
+    endpoint: str | None,
+    api: str | None,
+) -> Any:
+    """The hash of the canonical JSON up to ``user``, its last member by name: the requests of a
+    run differ only there, so the long system prompt is hashed once, not once per request."""
+    members = {name: _encoded(value) for name, value in (
+        ("provider", provider), ("model", model), ("effort", effort), ("system", system),
+    )}  # fmt: skip
+    members.update(
+        (name, _encoded(value))
+        for name, value in (("endpoint", endpoint), ("api", api))
+        if value is not None
+    )
+    members["schema"] = schema
+    digest = hashlib.sha256(b"{")
+    for index, name in enumerate(sorted(members)):
+        digest.update(b'%s"%s":%s' % (b"," if index else b"", name.encode(), members[name]))
+    return digest
 
 
 def _encoded(value: Any) -> bytes:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
-
-
-@functools.lru_cache(maxsize=64)
-def _encoded_text(value: str) -> bytes:
-    return _encoded(value)
 
 
 _SCHEMA = """
