@@ -84,15 +84,17 @@ def _before_user(
 ) -> Any:
     """The hash of the canonical JSON up to ``user``, its last member by name: the requests of a
     run differ only there, so the long system prompt is hashed once, not once per request."""
-    members = {name: _encoded(value) for name, value in (
-        ("provider", provider), ("model", model), ("effort", effort), ("system", system),
-    )}  # fmt: skip
-    members.update(
-        (name, _encoded(value))
-        for name, value in (("endpoint", endpoint), ("api", api))
-        if value is not None
-    )
-    members["schema"] = schema
+    given: dict[str, str | None] = {
+        "provider": provider,
+        "model": model,
+        "effort": effort,
+        "system": system,
+    }
+    if endpoint is not None:
+        given["endpoint"] = endpoint
+    if api is not None:
+        given["api"] = api
+    members = {name: _encoded(value) for name, value in given.items()} | {"schema": schema}
     digest = hashlib.sha256(b"{")
     for index, name in enumerate(sorted(members)):
         digest.update(b'%s"%s":%s' % (b"," if index else b"", name.encode(), members[name]))
