@@ -28,6 +28,7 @@ from goldloop.decode import (
 from goldloop.gold import Document
 from goldloop.kb import KB
 from goldloop.lexical import LexicalAnnotator
+from goldloop.lexical_answers import LexicalAnswers
 from goldloop.llm.base import LLMRequest, Provider
 from goldloop.llm.batch import BatchMode, collect_batch
 from goldloop.llm.cache import ResponseCache
@@ -38,6 +39,7 @@ from goldloop.llm.prompt import OUTPUT_SCHEMA, system_prompt, user_prompt
 from goldloop.llm.runner import DEFAULT_CONCURRENCY, Answer, stream_requests
 from goldloop.llm.usage import add_usage
 from goldloop.nlp import load_nlp, parse_many
+from goldloop.parse_cache import WINDOW, default_cache, text_key
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -87,13 +89,7 @@ def annotate_documents(
     """
     nlp = nlp or load_nlp()
     if isinstance(annotator, LexicalAnnotator):
-        results = []
-        for document, doc in zip(
-            documents, parse_many((d.text for d in documents), nlp=nlp), strict=True
-        ):
-            results.append(decode_lexical(document, doc, annotator, kb, verbal_only))
-            if on_document is not None:
-                on_document(results[-1])
+        results = _annotate_lexically(documents, annotator, kb, verbal_only, nlp, on_document)
     else:
         results = _annotate_with_llm(
             documents, annotator, kb, max_tokens, concurrency, verbal_only, nlp, on_document, batch
@@ -104,6 +100,42 @@ def annotate_documents(
     return AnnotationRun(
         documents=[r.document for r in results if r.document is not None], report=report
     )
+
+
+def _annotate_lexically(
+    documents: list[Document],
+    annotator: LexicalAnnotator,
+    kb: KB,
+    verbal_only: bool,
+    nlp: Language,
+    on_document: Callable[[DocumentResult], None] | None,
+) -> list[DocumentResult]:
+    """Stored answers where the parse cache has them (:mod:`goldloop.lexical_answers`); the
+    other texts parsed in one stream, decoded and stored, a window of documents at a time."""
+    cache = default_cache()
+    store = LexicalAnswers(cache, nlp, annotator, kb, verbal_only) if cache is not None else None
+    results: list[DocumentResult] = []
+    for start in range(0, len(documents), WINDOW):
+        window = documents[start : start + WINDOW]
+        keys = [text_key(d.text) for d in window]
+        stored = store.get_many(keys) if store is not None else {}
+        parsed = parse_many(
+            (d.text for d, k in zip(window, keys, strict=True) if k not in stored), nlp=nlp
+        )
+        new: list[tuple[bytes, bytes]] = []
+        for document, key in zip(window, keys, strict=True):
+            blob = stored.get(key)
+            if blob is not None:
+                result = LexicalAnswers.load(document, blob)
+            else:
+                result = decode_lexical(document, next(parsed), annotator, kb, verbal_only)
+                new.append((key, LexicalAnswers.dump(result)))
+            results.append(result)
+            if on_document is not None:
+                on_document(result)
+        if store is not None and new:
+            store.put_many(new)
+    return results
 
 
 def _annotate_with_llm(

@@ -15,6 +15,10 @@ parse, and the tensor is 10× the rest); deserialising adds the doc's strings to
 at ``.goldloop/parse-cache.sqlite`` or ``$GOLDLOOP_PARSE_CACHE``; when the stored bytes pass the
 bound (``$GOLDLOOP_PARSE_CACHE_MB``, 1 GiB by default) the least recently used entries go.
 ``GOLDLOOP_PARSE_CACHE=off`` or :func:`set_enabled` (``False``) turns it off for the process.
+
+Beside the docs, the file holds *answers*: bytes a caller derived from a text's parse alone,
+stored by pipeline, text and a kind the caller names (:meth:`ParseCache.put_answers`; the lexical
+pre-annotator's, :mod:`goldloop.lexical_answers`). They share the bound and the eviction order.
 """
 
 from __future__ import annotations
@@ -173,6 +177,16 @@ _SCHEMA = (
         UNIQUE (pipeline, text_key, pipes)
     )""",
     "CREATE INDEX IF NOT EXISTS docs_used ON docs (used)",
+    """CREATE TABLE IF NOT EXISTS answers (
+        pipeline TEXT NOT NULL,
+        text_key BLOB NOT NULL,
+        kind TEXT NOT NULL,
+        answer BLOB NOT NULL,
+        size INTEGER NOT NULL,
+        used REAL NOT NULL,
+        UNIQUE (pipeline, text_key, kind)
+    )""",
+    "CREATE INDEX IF NOT EXISTS answers_used ON answers (used)",
     "CREATE TABLE IF NOT EXISTS totals (name TEXT PRIMARY KEY, value INTEGER NOT NULL)",
     "INSERT OR IGNORE INTO totals (name, value) VALUES ('bytes', 0)",
 )
@@ -220,6 +234,26 @@ class ParseCache:
     ) -> dict[bytes, list[tuple[tuple[str, ...], bytes]]]:
         """Every stored doc of the keys under ``pipeline``, as ``(pipes, dump_doc bytes)``."""
         found: dict[bytes, list[tuple[tuple[str, ...], bytes]]] = {}
+        for key, pipes, blob in self._read("docs", "pipes, doc", "", (), pipeline, keys):
+            found.setdefault(key, []).append((tuple(pipes.split(",")) if pipes else (), blob))
+        return found
+
+    def get_answers(self, pipeline: str, kind: str, keys: Sequence[bytes]) -> dict[bytes, bytes]:
+        """The answers of ``kind`` stored for the keys' texts parsed by ``pipeline``."""
+        rows = self._read("answers", "answer", "AND kind = ?", (kind,), pipeline, keys)
+        return {key: answer for key, answer in rows}
+
+    def _read(
+        self,
+        table: str,
+        columns: str,
+        where: str,
+        params: tuple[str, ...],
+        pipeline: str,
+        keys: Sequence[bytes],
+    ) -> list[tuple[Any, ...]]:
+        """``(text_key, *columns)`` of the rows of the keys; rows not used lately are touched."""
+        found: list[tuple[Any, ...]] = []
         touch: list[int] = []
         stale = time.time() - self.touch_after_s
         unique = list(dict.fromkeys(keys))
@@ -228,21 +262,19 @@ class ParseCache:
             for start in range(0, len(unique), CHUNK):
                 part = unique[start : start + CHUNK]
                 rows = conn.execute(
-                    "SELECT rowid, text_key, pipes, doc, used FROM docs "
-                    f"WHERE pipeline = ? AND text_key IN ({','.join('?' * len(part))})",
-                    (pipeline, *part),
+                    f"SELECT rowid, used, text_key, {columns} FROM {table} WHERE pipeline = ? "
+                    f"{where} AND text_key IN ({','.join('?' * len(part))})",
+                    (pipeline, *params, *part),
                 )
-                for rowid, key, pipes, blob, used in rows.fetchall():
-                    found.setdefault(key, []).append(
-                        (tuple(pipes.split(",")) if pipes else (), blob)
-                    )
+                for rowid, used, *row in rows.fetchall():
+                    found.append(tuple(row))
                     if used <= stale:
                         touch.append(rowid)
             now = time.time()
             for start in range(0, len(touch), CHUNK):
                 rowids = touch[start : start + CHUNK]
                 conn.execute(
-                    f"UPDATE docs SET used = ? WHERE rowid IN ({','.join('?' * len(rowids))})",
+                    f"UPDATE {table} SET used = ? WHERE rowid IN ({','.join('?' * len(rowids))})",
                     (now, *rowids),
                 )
         except sqlite3.Error as exc:
@@ -253,7 +285,21 @@ class ParseCache:
         self, pipeline: str, pipes: Sequence[str], entries: Iterable[tuple[bytes, bytes]]
     ) -> None:
         """Store docs (``(text_key, dump_doc(doc))``), then evict down to the bound if past it."""
-        joined = ",".join(pipes)
+        self._write("docs", "pipes, doc", pipeline, ",".join(pipes), entries)
+
+    def put_answers(self, pipeline: str, kind: str, entries: Iterable[tuple[bytes, bytes]]) -> None:
+        """Store answers of ``kind`` (``(text_key, answer)``) under the bound, as docs are."""
+        self._write("answers", "kind, answer", pipeline, kind, entries)
+
+    def _write(
+        self,
+        table: str,
+        columns: str,
+        pipeline: str,
+        label: str,
+        entries: Iterable[tuple[bytes, bytes]],
+    ) -> None:
+        """Insert ``(text_key, blob)`` rows with ``label`` (pipes or kind); add up their bytes."""
         now = time.time()
         try:
             conn = self._connection()
@@ -262,9 +308,9 @@ class ParseCache:
                 added = 0
                 for key, blob in entries:
                     cursor = conn.execute(
-                        "INSERT OR IGNORE INTO docs (pipeline, text_key, pipes, doc, size, used) "
+                        f"INSERT OR IGNORE INTO {table} (pipeline, text_key, {columns}, size, used) "
                         "VALUES (?, ?, ?, ?, ?, ?)",
-                        (pipeline, key, joined, blob, len(blob), now),
+                        (pipeline, key, label, blob, len(blob), now),
                     )
                     added += len(blob) if cursor.rowcount == 1 else 0
                 conn.execute("UPDATE totals SET value = value + ? WHERE name = 'bytes'", (added,))
@@ -279,23 +325,32 @@ class ParseCache:
             raise GoldloopError(f"{self.path}: cannot write the parse cache: {exc}") from exc
 
     def _evict(self, conn: sqlite3.Connection) -> bool:
+        """Docs and answers alike, least recently used first (a merge of the two ``used``
+        indexes), down to ``LOW_WATER`` of the bound."""
         total = self._total(conn)
         if total <= self.max_bytes:
             return False
         target = int(self.max_bytes * LOW_WATER)
         while total > target:
-            rows = conn.execute("SELECT rowid, size FROM docs ORDER BY used LIMIT ?", (CHUNK,))
-            victims = []
-            for rowid, size in rows.fetchall():
+            rows = conn.execute(
+                "SELECT 'docs', rowid, size, used FROM docs UNION ALL "
+                "SELECT 'answers', rowid, size, used FROM answers ORDER BY used LIMIT ?",
+                (CHUNK,),
+            )
+            victims: dict[str, list[int]] = {"docs": [], "answers": []}
+            for table, rowid, size, _ in rows.fetchall():
                 if total <= target:
                     break
-                victims.append(rowid)
+                victims[table].append(rowid)
                 total -= size
-            if not victims:
+            if not any(victims.values()):
                 break
-            conn.execute(
-                f"DELETE FROM docs WHERE rowid IN ({','.join('?' * len(victims))})", victims
-            )
+            for table, rowids in victims.items():
+                if rowids:
+                    conn.execute(
+                        f"DELETE FROM {table} WHERE rowid IN ({','.join('?' * len(rowids))})",
+                        rowids,
+                    )
         conn.execute("UPDATE totals SET value = ? WHERE name = 'bytes'", (max(total, 0),))
         return True
 
@@ -304,10 +359,12 @@ class ParseCache:
         return int(conn.execute("SELECT value FROM totals WHERE name = 'bytes'").fetchone()[0])
 
     def stored_bytes(self) -> int:
-        """Bytes of stored docs (what the bound counts; the file adds SQLite's own pages)."""
+        """Bytes of stored docs and answers (what the bound counts; the file adds SQLite's own
+        pages)."""
         return self._total(self._connection())
 
     def __len__(self) -> int:
+        """Stored docs (answers not counted)."""
         return int(self._connection().execute("SELECT COUNT(*) FROM docs").fetchone()[0])
 
 

@@ -193,6 +193,50 @@ def test_the_size_bound_evicts_the_least_recently_used(nlp: Language, tmp_path: 
     assert kept == keys and count == len(keys)
 
 
+def test_answers_are_stored_by_kind_beside_the_docs(cache: ParseCache) -> None:
+    keys = [parse_cache.text_key(t) for t in ("one", "two")]
+    cache.put_answers("pipe-a", "kind-1", [(keys[0], b"first"), (keys[1], b"second")])
+    cache.put_answers("pipe-a", "kind-1", [(keys[0], b"not stored twice")])
+    cache.put_answers("pipe-a", "kind-2", [(keys[0], b"other kind")])
+    assert cache.get_answers("pipe-a", "kind-1", keys) == {keys[0]: b"first", keys[1]: b"second"}
+    assert cache.get_answers("pipe-a", "kind-2", keys) == {keys[0]: b"other kind"}
+    assert cache.get_answers("pipe-b", "kind-1", keys) == {}
+    assert len(cache) == 0  # answers are not docs
+    assert cache.stored_bytes() == len(b"first" + b"second" + b"other kind")
+
+
+def test_docs_and_answers_share_the_bound_least_recently_used_first(
+    nlp: Language, tmp_path: Path
+) -> None:
+    texts = corpus_texts(8)
+    probe = ParseCache(tmp_path / "probe.sqlite")
+    list(parse_many(texts, nlp=nlp, cache=probe))
+    docs = probe.stored_bytes()
+    answer = docs // 8  # eight answers weigh what the eight docs weigh
+    # Docs and one group of answers fit; a second group passes the bound, and it takes the
+    # whole older group (seven are not enough) to come under the low-water mark (0.9 bound).
+    bound = int(docs * 2.29)
+    path = tmp_path / "parse.sqlite"
+    cache = ParseCache(path, max_bytes=bound, touch_after_s=0)
+    pipeline = parse_cache.pipeline_id(nlp)
+    keys = [parse_cache.text_key(f"answer {k}") for k in range(16)]
+    older, newer = keys[:8], keys[8:]
+    list(parse_many(texts, nlp=nlp, cache=cache))  # the docs, first
+    cache.put_answers(pipeline, "k", [(key, b"x" * answer) for key in older])
+    list(parse_many(texts, nlp=nlp, cache=cache))  # the docs are now used more recently
+    assert cache.stored_bytes() == docs + 8 * answer
+    cache.put_answers(pipeline, "k", [(key, b"y" * answer) for key in newer])
+    with sqlite3.connect(path) as conn:
+        sizes = [
+            conn.execute(f"SELECT COALESCE(SUM(size), 0) FROM {table}").fetchone()[0]
+            for table in ("docs", "answers")
+        ]
+    assert sizes == [docs, 8 * answer] and sum(sizes) == cache.stored_bytes() <= bound
+    assert cache.get_answers(pipeline, "k", older) == {}
+    assert set(cache.get_answers(pipeline, "k", newer)) == set(newer)
+    assert len(cache) == 8
+
+
 CHILD = """
 import sys
 from goldloop.nlp import load_nlp, parse_many

@@ -131,14 +131,15 @@ def prediction_checker(config: str) -> PredictionChecker:
 def _shape(item: dict[str, Any]) -> tuple[Any, ...]:
     """What an item's validity depends on: everything but its id, meta, score value and span.
 
-    Values enter by ``repr`` (C speed, and 1, 1.0, "1" and True stay apart); a different key
-    order only costs one more validation.
+    Values enter by ``repr`` (C speed, and 1, 1.0, "1" and True stay apart); keys in the order
+    given, unsorted: the review builder always writes one order, and another order only costs
+    one more validation.
     """
-    rest = sorted((k, repr(v)) for k, v in item.items() if k not in _NOT_SHAPE)
-    value = sorted(
-        (k, "" if k in _SPAN_KEYS else repr(v)) for k, v in item.get("value", {}).items()
+    rest = tuple([(k, repr(v)) for k, v in item.items() if k not in _NOT_SHAPE])
+    value = tuple(
+        [(k, "" if k in _SPAN_KEYS else repr(v)) for k, v in item.get("value", {}).items()]
     )
-    return tuple(rest), tuple(value), "score" in item
+    return rest, value, "score" in item
 
 
 def _hint(description: str | None) -> str:
