@@ -25,11 +25,11 @@ from goldloop.decode import (
     parsable,
     read_answer,
 )
+from goldloop.decoded_store import DecodedStore
 from goldloop.gold import Document
 from goldloop.kb import KB
 from goldloop.lexical import LexicalAnnotator
-from goldloop.lexical_answers import LexicalAnswers
-from goldloop.llm.base import LLMRequest, Provider
+from goldloop.llm.base import LLMRequest, LLMResponse, Provider
 from goldloop.llm.batch import BatchMode, collect_batch
 from goldloop.llm.cache import ResponseCache
 from goldloop.llm.estimate import CostEstimate, estimate_cost
@@ -39,7 +39,7 @@ from goldloop.llm.prompt import OUTPUT_SCHEMA, system_prompt, user_prompt
 from goldloop.llm.runner import DEFAULT_CONCURRENCY, Answer, stream_requests
 from goldloop.llm.usage import add_usage
 from goldloop.nlp import load_nlp, parse_many
-from goldloop.parse_cache import WINDOW, default_cache, text_key
+from goldloop.parse_cache import WINDOW
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -110,14 +110,13 @@ def _annotate_lexically(
     nlp: Language,
     on_document: Callable[[DocumentResult], None] | None,
 ) -> list[DocumentResult]:
-    """Stored answers where the parse cache has them (:mod:`goldloop.lexical_answers`); the
+    """Stored outcomes where the parse cache has them (:mod:`goldloop.decoded_store`); the
     other texts parsed in one stream, decoded and stored, a window of documents at a time."""
-    cache = default_cache()
-    store = LexicalAnswers(cache, nlp, annotator, kb, verbal_only) if cache is not None else None
+    store = DecodedStore.open(nlp, "lexical", annotator.tag, kb, verbal_only)
     results: list[DocumentResult] = []
     for start in range(0, len(documents), WINDOW):
         window = documents[start : start + WINDOW]
-        keys = [text_key(d.text) for d in window]
+        keys = [DecodedStore.key(d.text) for d in window]
         stored = store.get_many(keys) if store is not None else {}
         parsed = parse_many(
             (d.text for d, k in zip(window, keys, strict=True) if k not in stored), nlp=nlp
@@ -126,10 +125,10 @@ def _annotate_lexically(
         for document, key in zip(window, keys, strict=True):
             blob = stored.get(key)
             if blob is not None:
-                result = LexicalAnswers.load(document, blob)
+                result = DecodedStore.load(document, blob)
             else:
                 result = decode_lexical(document, next(parsed), annotator, kb, verbal_only)
-                new.append((key, LexicalAnswers.dump(result)))
+                new.append((key, DecodedStore.dump(result)))
             results.append(result)
             if on_document is not None:
                 on_document(result)
@@ -151,22 +150,41 @@ def _annotate_with_llm(
 ) -> list[DocumentResult]:
     """Decode answers as they arrive, parsing (once, per arriving batch) only the texts that
     have candidates left, so spaCy overlaps the requests. The checks read the full pipeline's
-    parse, the one the sampler and pull read too: one parse per text serves the whole loop."""
+    parse, the one the sampler and pull read too: one parse per text serves the whole loop.
+    An answer decoded before (the same text and answer text) is read from the parse cache
+    (:mod:`goldloop.decoded_store`) instead."""
     system = system_prompt(kb)
     requests = [annotation_request(d, kb, max_tokens, system) for d in documents]
     results: list[DocumentResult | None] = [None] * len(documents)
+    store = DecodedStore.open(nlp, "llm", provider.tag, kb, verbal_only)
     for batch in _answers(provider, requests, system, concurrency, batch_mode):
-        read = {i: read_answer(documents[i], answer, kb, max_tokens) for i, answer in batch}
+        # Only a complete answer can decode to a document; the rest are decided each time.
+        responses = {i: a for i, a in batch if isinstance(a, LLMResponse) and not a.truncated}
+        keys = {i: DecodedStore.key(documents[i].text, a.text) for i, a in responses.items()}
+        stored = store.get_many(list(keys.values())) if store is not None and keys else {}
+        done = {
+            i: DecodedStore.load(documents[i], stored[key], responses[i].usage, responses[i].cached)
+            for i, key in keys.items()
+            if key in stored
+        }
+        read = {i: read_answer(documents[i], a, kb, max_tokens) for i, a in batch if i not in done}
         to_parse = sorted(i for i, answer in read.items() if answer.candidates)
         texts = (documents[i].text for i in to_parse)
         parsed = dict(zip(to_parse, parse_many(texts, nlp=nlp), strict=True))
-        for index in sorted(read):
-            result = finish_answer(
-                read[index], documents[index], parsed.get(index), provider.tag, verbal_only
-            )
+        new: list[tuple[bytes, bytes]] = []
+        for index in sorted(i for i, _ in batch):
+            result = done.get(index)
+            if result is None:
+                result = finish_answer(
+                    read[index], documents[index], parsed.get(index), provider.tag, verbal_only
+                )
+                if index in keys and result.failure is None:
+                    new.append((keys[index], DecodedStore.dump(result)))
             results[index] = result
             if on_document is not None:
                 on_document(result)
+        if store is not None and new:
+            store.put_many(new)
     return [r for r in results if r is not None]
 
 

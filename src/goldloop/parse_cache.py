@@ -16,9 +16,9 @@ at ``.goldloop/parse-cache.sqlite`` or ``$GOLDLOOP_PARSE_CACHE``; when the store
 bound (``$GOLDLOOP_PARSE_CACHE_MB``, 1 GiB by default) the least recently used entries go.
 ``GOLDLOOP_PARSE_CACHE=off`` or :func:`set_enabled` (``False``) turns it off for the process.
 
-Beside the docs, the file holds *answers*: bytes a caller derived from a text's parse alone,
-stored by pipeline, text and a kind the caller names (:meth:`ParseCache.put_answers`; the lexical
-pre-annotator's, :mod:`goldloop.lexical_answers`). They share the bound and the eviction order.
+Beside the docs, the file holds *answers*: bytes a caller derived from a text and its parse,
+stored by pipeline, key and a kind the caller names (:meth:`ParseCache.put_answers`; decoded
+annotator answers, :mod:`goldloop.decoded_store`). They share the bound and the eviction order.
 """
 
 from __future__ import annotations
@@ -239,7 +239,7 @@ class ParseCache:
         return found
 
     def get_answers(self, pipeline: str, kind: str, keys: Sequence[bytes]) -> dict[bytes, bytes]:
-        """The answers of ``kind`` stored for the keys' texts parsed by ``pipeline``."""
+        """The answers of ``kind`` stored under ``pipeline`` for these keys."""
         rows = self._read("answers", "answer", "AND kind = ?", (kind,), pipeline, keys)
         return {key: answer for key, answer in rows}
 
@@ -288,7 +288,7 @@ class ParseCache:
         self._write("docs", "pipes, doc", pipeline, ",".join(pipes), entries)
 
     def put_answers(self, pipeline: str, kind: str, entries: Iterable[tuple[bytes, bytes]]) -> None:
-        """Store answers of ``kind`` (``(text_key, answer)``) under the bound, as docs are."""
+        """Store answers of ``kind`` (``(key, answer)``) under the bound, as docs are."""
         self._write("answers", "kind, answer", pipeline, kind, entries)
 
     def _write(

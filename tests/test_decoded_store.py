@@ -1,11 +1,13 @@
-"""The lexical pre-annotator's stored answers: a re-run reads them instead of parsing, gives
-exactly what a fresh run gives, and anything that decides an answer is part of its key."""
+"""Decoded answers stored in the parse cache: a re-run (lexical, or an LLM's cached answers)
+reads them instead of parsing, gives exactly what a fresh decode gives, and anything that
+decides an outcome is part of its key. LLM answers come from the real SDKs and the fake server."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,15 +15,17 @@ import pytest
 from spacy.language import Language
 
 import goldloop.annotate
-from goldloop import lexical_answers
+from goldloop import decoded_store
 from goldloop.annotate import annotate_documents
 from goldloop.decode import DocumentResult
 from goldloop.gold import Document, Hit
 from goldloop.kb import KB
 from goldloop.lexical import LexicalAnnotator
+from goldloop.llm import SQLiteCache
 from goldloop.nlp import load_nlp
 from goldloop.parse_cache import ENV_PATH
 from goldloop.settings import DEMO_CORPUS
+from tests.fakes.llm_server import FakeLLMServer, FakeRequest
 
 
 @pytest.fixture(scope="module")
@@ -171,21 +175,21 @@ def test_what_decides_an_answer_is_part_of_its_key(
     assert all(h["entity_id"] != first for d in run(documents, other_kb, nlp)[0]
                for h in d["ground_truth"])  # fmt: skip
     # Another version of the code that decides answers: nothing stored before is served.
-    monkeypatch.setattr(lexical_answers, "_fingerprint", "0" * 64)
+    monkeypatch.setattr(decoded_store, "_fingerprint", "0" * 64)
     parsed.clear()
     assert run(documents, kb, nlp)[0] == gold
     assert len(parsed) == len(documents)
 
 
 def test_the_code_fingerprint_covers_the_deciding_modules() -> None:
-    fingerprint = lexical_answers.code_fingerprint()
-    assert len(fingerprint) == 64 and fingerprint == lexical_answers.code_fingerprint()
+    fingerprint = decoded_store.code_fingerprint()
+    assert len(fingerprint) == 64 and fingerprint == decoded_store.code_fingerprint()
     assert {"goldloop.nlp", "goldloop.decode", "goldloop.lexical"} <= set(
-        lexical_answers.DECIDING_MODULES
+        decoded_store.DECIDING_MODULES
     )
 
 
-def test_a_stored_answer_round_trips_every_hit_field(kb: KB) -> None:
+def test_a_stored_outcome_round_trips_every_hit_field() -> None:
     hit = Hit(
         a=0, b=9, entity_id="RO:0002213", surface="regulates", label="regulates",
         direction="inverse", annotator="lexical@x", source="lexical", surface_anchored=False,
@@ -196,8 +200,8 @@ def test_a_stored_answer_round_trips_every_hit_field(kb: KB) -> None:
     result = DocumentResult(
         "d", document, items=3, rejections=[{"surface": "x", "doc_id": "d", "reasons": ["r"]}]
     )
-    blob = lexical_answers.LexicalAnswers.dump(result)
-    back = lexical_answers.LexicalAnswers.load(document.model_copy(update={"doc_id": "e"}), blob)
+    blob = decoded_store.DecodedStore.dump(result)
+    back = decoded_store.DecodedStore.load(document.model_copy(update={"doc_id": "e"}), blob)
     assert back.document is not None and back.document.ground_truth == [hit]
     assert back.items == 3 and back.rejections == [
         {"surface": "x", "doc_id": "e", "reasons": ["r"]}
@@ -218,3 +222,109 @@ def test_with_the_parse_cache_off_nothing_is_stored(
     run(documents[:5], kb, nlp)
     assert len(parsed) == 10
     assert not list(tmp_path.iterdir())
+
+
+GOOD = "TNF binds to TNFR1 and increases apoptosis, whereas the activation of STAT3 was rare."
+LONG = "IL-6 is activated by TNF in macrophages, and TNF increases the expression of SOCS3."
+BAD = "Nothing to see in this abstract."
+LLM_DOCUMENTS = [Document(doc_id=f"pmid:{k}", text=t) for k, t in enumerate((GOOD, LONG, BAD))]
+
+
+def item(surface: str, label: str, **more: Any) -> dict[str, Any]:
+    return {"surface": surface, "occurrence": 1, "label": label, "direction": "forward", **more}
+
+
+def scripted(long_answer: list[dict[str, Any]]) -> Callable[[FakeRequest], str]:
+    """GOOD: hits, a non-verbal and an unknown label; LONG: ``long_answer``; BAD: unparsable."""
+    answers = {
+        GOOD: [item("binds to", "binds to"), item("increases", "increases", confidence=0.9),
+               item("activation", "activates"), item("apoptosis", "no such relation")],
+        LONG: long_answer,
+    }  # fmt: skip
+
+    def answer(request: FakeRequest) -> str:
+        for text, items in answers.items():
+            if text in request.user:
+                return json.dumps({"mentions": items})
+        return "I could not find any relation mentions."
+
+    return answer
+
+
+LONG_ITEMS = [
+    item("activated by", "activated by", subject_text="IL-6", object_text="TNF"),
+    item("increases", "increases"),
+    item("missing words", "causes"),
+]
+
+
+def llm_run(
+    server: FakeLLMServer, answers: SQLiteCache, kb: KB, nlp: Language, **options: Any
+) -> tuple[list[dict[str, Any]], dict[str, Any], list[str]]:
+    provider = server.provider("openai", "model-x", cache=answers)
+    order: list[str] = []
+    done = annotate_documents(
+        LLM_DOCUMENTS, provider, kb, nlp=nlp, concurrency=2,
+        on_document=lambda result: order.append(result.doc_id), **options,
+    )  # fmt: skip
+    return [d.to_json() for d in done.documents], done.report, order
+
+
+def without_cost(report: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in report.items() if k != "cost"}
+
+
+def test_an_llm_rerun_reads_the_decoded_answers_and_equals_a_fresh_decode(
+    llm_server: FakeLLMServer,
+    kb: KB,
+    nlp: Language,
+    parsed: list[str],
+    cache_file: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    llm_server.answer = scripted(LONG_ITEMS)
+    answers = SQLiteCache(tmp_path / "answers.sqlite")
+    gold, report, _ = llm_run(llm_server, answers, kb, nlp)
+    assert report["counts"]["unparsable"] == 1 and report["counts"]["rejections"] == 3
+    assert any(h.get("label_canonicalized") for d in gold for h in d["ground_truth"])
+    assert stored_answers(cache_file) == 2  # the unparsable answer is decided again each time
+    assert sorted(parsed) == sorted([GOOD, LONG])
+    parsed.clear()
+    llm_server.reset()
+    again = llm_run(llm_server, answers, kb, nlp)
+    assert llm_server.request_count == 1  # the unparsable one only
+    assert parsed == []  # both decoded documents came back without a parse
+    # A fresh decode of the same cached answers, with the parse cache off, gives the same.
+    with monkeypatch.context() as patch:
+        patch.setenv(ENV_PATH, "off")
+        reference = llm_run(llm_server, answers, kb, nlp)
+    assert again[0] == reference[0] == gold and again[2] == reference[2]
+    assert without_cost(again[1]) == without_cost(reference[1])
+    assert again[1]["counts"]["from_cache"] == 2 and again[1]["usage_from_cache"]
+    assert {r["doc_id"] for r in again[1]["rejections"]} == {"pmid:0", "pmid:1"}
+
+
+def test_another_answer_for_a_stored_text_is_decoded_again(
+    llm_server: FakeLLMServer,
+    kb: KB,
+    nlp: Language,
+    parsed: list[str],
+    cache_file: Path,
+    tmp_path: Path,
+) -> None:
+    llm_server.answer = scripted(LONG_ITEMS)
+    llm_run(llm_server, SQLiteCache(tmp_path / "a.sqlite"), kb, nlp)
+    parsed.clear()
+    llm_server.answer = scripted([item("increases", "increases")])
+    gold, _, _ = llm_run(llm_server, SQLiteCache(tmp_path / "b.sqlite"), kb, nlp)
+    assert parsed == [LONG]  # GOOD's answer is the same: its outcome is served
+    long_doc = next(d for d in gold if d["doc_id"] == "pmid:1")
+    assert [h["surface"] for h in long_doc["ground_truth"]] == ["increases"]
+    # verbal_only is part of the key: the same answers decoded again without the check.
+    parsed.clear()
+    loose, _, _ = llm_run(
+        llm_server, SQLiteCache(tmp_path / "b.sqlite"), kb, nlp, verbal_only=False
+    )
+    assert sorted(parsed) == sorted([GOOD, LONG])
+    assert "activation" in [h["surface"] for h in loose[0]["ground_truth"]]
