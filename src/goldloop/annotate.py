@@ -160,7 +160,11 @@ def _annotate_with_llm(
     for batch in _answers(provider, requests, system, concurrency, batch_mode):
         # Only a complete answer can decode to a document; the rest are decided each time.
         responses = {i: a for i, a in batch if isinstance(a, LLMResponse) and not a.truncated}
-        keys = {i: DecodedStore.key(documents[i].text, a.text) for i, a in responses.items()}
+        keys = (
+            {i: DecodedStore.key(documents[i].text, a.text) for i, a in responses.items()}
+            if store is not None
+            else {}
+        )
         stored = store.get_many(list(keys.values())) if store is not None and keys else {}
         done = {
             i: DecodedStore.load(documents[i], stored[key], responses[i].usage, responses[i].cached)
