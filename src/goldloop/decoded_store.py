@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import TypeAdapter
 
+from goldloop import __version__
 from goldloop.decode import DocumentResult
 from goldloop.gold import Document, Hit
 from goldloop.parse_cache import ParseCache, default_cache, pipeline_id, text_key
@@ -57,17 +58,24 @@ _fingerprint_lock = threading.Lock()
 
 
 def code_fingerprint() -> str:
-    """The sha256 of the source of :data:`DECIDING_MODULES` (read once per process)."""
+    """The sha256 of the source of :data:`DECIDING_MODULES` (read once per process); where a
+    module's source cannot be read (a frozen install), goldloop's version stands for it."""
     global _fingerprint
     with _fingerprint_lock:
         if _fingerprint is None:
             digest = hashlib.sha256()
             for name in DECIDING_MODULES:
-                source = importlib.import_module(name).__file__
-                assert source is not None, name
-                digest.update(name.encode() + b"\0" + Path(source).read_bytes() + b"\0")
+                digest.update(name.encode() + b"\0" + _source(name) + b"\0")
             _fingerprint = digest.hexdigest()
         return _fingerprint
+
+
+def _source(module: str) -> bytes:
+    path = importlib.import_module(module).__file__
+    try:
+        return Path(path or "").read_bytes()
+    except OSError:
+        return f"goldloop {__version__}".encode()
 
 
 class DecodedStore:
