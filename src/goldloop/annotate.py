@@ -102,6 +102,29 @@ def annotate_documents(
     )
 
 
+def stored_outcomes(
+    documents: list[Document],
+    annotator: Annotator,
+    kb: KB,
+    *,
+    nlp: Language,
+    verbal_only: bool = True,
+) -> list[DocumentResult] | None:
+    """What :func:`annotate_documents` would give each document, when every outcome is stored
+    (:mod:`goldloop.decoded_store`) and so needs no parse and no request; else None. Only the
+    lexical annotator's qualify: an LLM's is keyed by its answer, read from the response cache."""
+    if not isinstance(annotator, LexicalAnnotator):
+        return None
+    store = DecodedStore.open(nlp, "lexical", annotator.tag, kb, verbal_only)
+    if store is None:
+        return None
+    keys = [DecodedStore.key(d.text) for d in documents]
+    stored = store.get_many(keys)
+    if any(key not in stored for key in keys):
+        return None
+    return [DecodedStore.load(d, stored[key]) for d, key in zip(documents, keys, strict=True)]
+
+
 def _annotate_lexically(
     documents: list[Document],
     annotator: LexicalAnnotator,

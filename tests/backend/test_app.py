@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import logging
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -14,8 +15,9 @@ from tests.backend.conftest import llm_settings, running_backend, span_of
 from tests.fakes.llm_server import FakeLLMServer, FakeRequest, Reply, llm_server
 
 from goldloop.annotate import annotate_documents
+from goldloop.backend import predictor as predictor_module
 from goldloop.backend.app import create_app
-from goldloop.backend.predictor import Predictor
+from goldloop.backend.predictor import INLINE_MAX_TASKS, Predictor
 from goldloop.backend.settings import AnnotatorSpec, BackendSettings
 from goldloop.gold import Document
 from goldloop.kb import KB
@@ -129,6 +131,49 @@ def test_a_task_without_text_or_with_a_review_prediction_gets_no_prediction(
     assert results[2]["result"]
     assert "task 100: no prediction (no_text)" in caplog.text
     assert "task 101: no prediction (already_predicted)" in caplog.text
+
+
+@pytest.fixture
+def threads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the predictor's methods handed to a thread, in order."""
+    handed: list[str] = []
+    real = predictor_module.asyncio.to_thread
+
+    async def to_thread(function: Any, *args: Any, **kwargs: Any) -> Any:
+        handed.append(function.__name__)
+        return await real(function, *args, **kwargs)
+
+    monkeypatch.setattr(predictor_module.asyncio, "to_thread", to_thread)
+    return handed
+
+
+def test_a_batch_needing_no_work_is_answered_on_the_event_loop_as_it_would_be_off_it(
+    client: TestClient,
+    label_config: str,
+    threads: list[str],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    texts = [f"{MENTION_TEXT} Study {uuid.uuid4().hex}." for _ in range(INLINE_MAX_TASKS + 1)]
+    first = predict(client, tasks_of(texts[:2]), label_config).json()["results"]
+    assert threads == ["predict_batch"] and all(r["result"] for r in first)  # parsed: a thread
+    # Stored now: the same answer without a thread.
+    assert predict(client, tasks_of(texts[:2]), label_config).json()["results"] == first
+    assert threads == ["predict_batch"]
+    # Nothing to do (every task already predicted, or without text): no thread either.
+    held = tasks_of(texts[2:4], predictions=[{"model_version": first[0]["model_version"]}])
+    assert predict(client, held, label_config).json()["results"] == [[], []]
+    assert threads == ["predict_batch"]
+    # One task needing a parse sends the whole batch to a thread, each skip logged once.
+    mixed = tasks_of([texts[0], texts[4]])
+    mixed.append({"id": 7, "data": {"body": "no text"}})
+    with caplog.at_level(logging.INFO, logger="goldloop.backend"):
+        results = predict(client, mixed, label_config).json()["results"]
+    assert results[0] == first[0] and results[1]["result"] and results[2] == []
+    assert threads == ["predict_batch"] * 2
+    assert caplog.text.count("task 7: no prediction (no_text)") == 1
+    # More tasks than may hold the loop: a thread, whatever is stored.
+    many = predict(client, tasks_of(texts), label_config).json()["results"]
+    assert threads == ["predict_batch"] * 3 and many[:2] == first
 
 
 def test_a_prediction_that_does_not_fit_the_labeling_config_is_not_sent(
@@ -384,7 +429,7 @@ def test_an_unexpected_failure_is_a_json_500_with_the_details_logged(
     kb: KB, label_config: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     class Broken(Predictor):
-        def predict_batch(self, tasks: Any, label_config: str | None) -> list[Any]:
+        def predict_batch(self, tasks: Any, label_config: str | None, **options: Any) -> Any:
             raise RuntimeError("boom")
 
     broken = Broken(kb, LexicalAnnotator(kb), nlp=load_nlp())
