@@ -84,7 +84,10 @@ def _root(
         bool,
         typer.Option(
             "--no-parse-cache",
-            help="Parse every text again instead of reading the parse cache (and do not write it).",
+            help=(
+                "Parse and decode every text again instead of reading the parse cache (its "
+                "parses and decoded answers), and do not write it."
+            ),
         ),
     ] = False,
 ) -> None:
