@@ -34,12 +34,12 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("goldloop.backend")
 
-# Label Studio gives up on /predict after ML_TIMEOUT_PREDICT (100 s): retry briefly and stop
-# starting attempts after 50 s (two 45 s attempts at worst), then let the task come back later
-# rather than answer too late.
 # The most tasks a request may have to be answered on the event loop (from stored outcomes):
 # ~0.1 ms each, so the loop is never held for more than a few ms.
 INLINE_MAX_TASKS = 16
+# Label Studio gives up on /predict after ML_TIMEOUT_PREDICT (100 s): retry briefly and stop
+# starting attempts after 50 s (two 45 s attempts at worst), then let the task come back later
+# rather than answer too late.
 BACKEND_RETRY = RetryPolicy(attempts=3, initial_s=0.5, max_s=8.0, timeout_s=45.0, deadline_s=50.0)
 
 
@@ -152,17 +152,17 @@ class Predictor:
                 skipped.append((task, document_or_skip))
             else:
                 documents[position] = document_or_skip
-        runs: list[dict[str, DocumentResult]] | None = []
+        runs: list[dict[str, DocumentResult]] = []
         if documents:
             batch = list(documents.values())
-            runs = self._stored(batch) if stored_only else self._annotate(batch)
-            if runs is None:
+            found = self._stored(batch) if stored_only else self._annotate(batch)
+            if found is None:
                 return None
+            runs = found
         for task, skip in skipped:  # logged once, by the pass that answers
             _log_skip(task, skip)
         if not documents:
             return results
-        assert runs is not None
         check = prediction_checker(label_config) if label_config else None
         for position, document in documents.items():
             outcome = self._prediction(document, [run[document.doc_id] for run in runs], check)
