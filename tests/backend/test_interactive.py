@@ -40,6 +40,34 @@ def drawn(text: str, surface: str, rid: str = "drawn-1", nth: int = 0) -> dict[s
     }]}  # fmt: skip
 
 
+def predicted(
+    text: str, surface: str, relation: str, direction: str, nth: int = 0
+) -> list[dict[str, Any]]:
+    """A pre-annotated region as the editor holds it in a context: its span, relation and
+    direction items under one id (the review prediction's ``m{a}_{b}``)."""
+    start = [i for i in range(len(text)) if text.startswith(surface, i)][nth]
+    end = start + len(surface)
+    common = {"id": f"m{start}_{end}", "to_name": "text", "origin": "prediction"}
+    span = {"start": start, "end": end, "text": surface}
+    return [
+        {**common, "from_name": "mention", "type": "labels", "value": {**span, "labels": ["Predicate"]}},
+        {**common, "from_name": "relation", "type": "taxonomy", "value": {**span, "taxonomy": [[relation]]}},
+        {**common, "from_name": "direction", "type": "choices", "value": {**span, "choices": [direction]}},
+    ]  # fmt: skip
+
+
+def editor_context(
+    text: str, *regions: list[dict[str, Any]], new: str | None = None
+) -> dict[str, Any]:
+    """What Label Studio 1.23.2's editor sends with Auto-Annotation on: every region of the task
+    with goldloop's label, pre-annotated ones first with their per-region results, the region just
+    drawn (``new``) last; without ``new``, the context of a deletion or of Submit's teardown."""
+    items = [item for region in regions for item in region]
+    if new is not None:
+        items += drawn(text, new)["result"]
+    return {"result": items}
+
+
 def regions(items: list[dict[str, Any]]) -> dict[tuple[str, int, int], dict[str, Any]]:
     """Items by (region id, start, end): each region's relation, direction and score."""
     out: dict[tuple[str, int, int], dict[str, Any]] = {}
@@ -96,6 +124,81 @@ def test_an_occurrence_already_in_a_region_gets_no_suggestion(kb: KB, nlp: Any) 
     }]}  # fmt: skip
     task = Task(id=1, data={"text": TEXT}, predictions=[review])
     items = Suggester(kb, nlp).suggest(task, drawn(TEXT, "activates"))
+    assert {key[0] for key in regions(items)} == {"drawn-1"}
+
+
+def test_the_drawn_region_is_the_new_one_after_the_pre_annotated_regions(kb: KB, nlp: Any) -> None:
+    """The editor sends the pre-annotated regions first: the answer names the drawn region only,
+    never an id the annotator already has (the editor would replace that region)."""
+    text = "TNF activates IL-6, and aspirin inhibits IL-8, while IL-1 activates TNF."
+    context = editor_context(
+        text,
+        predicted(text, "activates", "activates", "forward"),
+        predicted(text, "inhibits", "inhibits", "na"),
+        new="activates",  # the first occurrence is taken: drawn over the second
+    )
+    context["result"][-1]["value"] = {
+        **context["result"][-1]["value"], "start": text.rindex("activates"),
+        "end": text.rindex("activates") + 9,
+    }  # fmt: skip
+    items = Suggester(kb, nlp).suggest(Task(id=1, data={"text": text}), context)
+    second = text.rindex("activates")
+    assert regions(items) == {
+        ("drawn-1", second, second + 9): {
+            "relation": "activates", "direction": "forward", "score": KB_SCORE, "source": "kb"
+        }
+    }  # fmt: skip
+    assert drawn_region(text, context) is not None
+
+
+def test_a_context_without_a_new_region_gets_an_empty_answer(kb: KB, nlp: Any) -> None:
+    """A deletion and Submit's teardown send the regions left, each with its relation."""
+    text = "TNF activates IL-6, and aspirin inhibits IL-8."
+    left = editor_context(
+        text,
+        predicted(text, "activates", "activates", "forward"),
+        predicted(text, "inhibits", "inhibits", "na"),
+    )
+    assert drawn_region(text, left) is None
+    assert Suggester(kb, nlp).suggest(Task(id=1, data={"text": text}), left) == []
+    assert Suggester(kb, nlp).suggest(Task(id=1, data={"text": text}), {"result": []}) == []
+
+
+def test_a_drawn_region_that_got_its_relation_is_not_new_any_more(kb: KB, nlp: Any) -> None:
+    """After the annotator picked a relation for the drawn region, a later call (another
+    deletion) must not answer for it again and undo the choice."""
+    text = "TNF activates IL-6, and aspirin inhibits IL-8."
+    context = editor_context(text, predicted(text, "inhibits", "inhibits", "na"), new="activates")
+    context["result"].append(
+        {"id": "drawn-1", "from_name": "relation", "to_name": "text", "type": "taxonomy",
+         "origin": "manual", "value": {"taxonomy": [["regulates"]]}}
+    )  # fmt: skip
+    assert drawn_region(text, context) is None
+
+
+def test_without_a_manual_origin_the_last_region_without_a_relation_is_drawn(
+    kb: KB, nlp: Any
+) -> None:
+    text = "TNF activates IL-6, and aspirin inhibits IL-8, and IL-1 activates it."
+    context = editor_context(text, predicted(text, "inhibits", "inhibits", "na"))
+    for rid, nth in (("first", 0), ("second", 1)):
+        (item,) = drawn(text, "activates", rid=rid, nth=nth)["result"]
+        del item["origin"]
+        context["result"].append(item)
+    chosen = drawn_region(text, context)
+    assert chosen is not None and chosen.id == "second"
+
+
+def test_an_occurrence_whose_id_the_editor_holds_gets_no_suggestion(kb: KB, nlp: Any) -> None:
+    """A region the annotator moved keeps its old id: a new region under that id would replace it."""
+    text = "TNF activates IL-6, and IL-1 activates TNF."
+    second = text.rindex("activates")
+    moved = [{"id": f"m{second}_{second + 9}", "from_name": "mention", "to_name": "text",
+              "type": "labels", "value": {"start": 0, "end": 3, "text": "TNF", "labels": ["Predicate"]}},
+             {"id": f"m{second}_{second + 9}", "from_name": "relation", "to_name": "text",
+              "type": "taxonomy", "value": {"start": 0, "end": 3, "taxonomy": [["regulates"]]}}]  # fmt: skip
+    context = editor_context(text, moved, new="activates")
+    items = Suggester(kb, nlp).suggest(Task(id=1, data={"text": text}), context)
     assert {key[0] for key in regions(items)} == {"drawn-1"}
 
 

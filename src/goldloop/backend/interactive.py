@@ -1,11 +1,20 @@
 """Interactive suggestions: the relation and direction for a region the annotator drew.
 
-With Auto-Annotation on, Label Studio sends ``/predict`` a ``context`` holding the region just
-drawn. The KB decides first: the relations :meth:`goldloop.kb.KB.lookup` finds for the surface and
-the lexical detector (:func:`goldloop.nlp.detect_mentions`) finds over the span. One relation and
+With Auto-Annotation on, Label Studio 1.23.2 sends ``/predict`` a ``context`` holding **every**
+region of the task with goldloop's label (a Text object has no suggestion mode of its own, so the
+editor sends its connected regions): the pre-annotated ones first, each with its relation and
+direction results, and the region just drawn last, with ``origin: "manual"`` and no relation. It
+sends the same on a deletion and during the teardown after Submit, when no region is new. The
+editor replaces the region whose id an answer carries, so an answer names the new region only, and
+a context without one gets an empty answer: a suggestion must never overwrite a region the
+annotator already has.
+
+The KB decides first: the relations :meth:`goldloop.kb.KB.lookup` finds for the surface and the
+lexical detector (:func:`goldloop.nlp.detect_mentions`) finds over the span. One relation and
 direction is an exact KB match; none or several go to the configured LLM with a short prompt
 about the sentence alone (through :mod:`goldloop.llm.runner`, so the answer is cached like every
-other). The other occurrences of the same surface that no region covers yet get their own
+other). Without an LLM the KB alone can name only what the lexical pre-annotation already marks
+(the detector finds every KB label it can read), so a key is what makes suggestions useful. The other occurrences of the same surface that no region covers yet get their own
 suggestion. Scores and ``meta.text`` say where each suggestion came from.
 """
 
@@ -81,11 +90,15 @@ class Suggestion:
 
 
 def drawn_region(text: str, context: object) -> Drawn | None:
-    """The drawn region of ``context`` (a span region of goldloop's control whose text is the
-    task's); None when there is none."""
+    """The region of ``context`` the annotator just drew: a span region of goldloop's control over
+    the task's text with no relation yet, the last ``manual`` one, else the last; None when every
+    region already has a relation (a deletion, the teardown after Submit) or none is usable."""
     items = context.get("result") if isinstance(context, dict) else None
-    for item in items if isinstance(items, list) else ():
-        if not isinstance(item, dict) or item.get("from_name") != lc.SPAN:
+    items = [i for i in items if isinstance(i, dict)] if isinstance(items, list) else []
+    related = {i.get("id") for i in items if i.get("from_name") == lc.RELATION}
+    new: list[tuple[bool, Drawn]] = []
+    for item in items:
+        if item.get("from_name") != lc.SPAN or (item.get("id") and item["id"] in related):
             continue
         value = item.get("value")
         if not isinstance(value, dict):
@@ -99,8 +112,10 @@ def drawn_region(text: str, context: object) -> Drawn | None:
             continue
         if "text" in value and value["text"] != text[a:b]:
             continue  # the editor holds another text than the task: nothing to say
-        return Drawn(str(item.get("id") or region_id(a, b)), a, b)
-    return None
+        drawn = Drawn(str(item.get("id") or region_id(a, b)), a, b)
+        new.append((item.get("origin") == "manual", drawn))
+    pool = [drawn for is_manual, drawn in new if is_manual] or [drawn for _, drawn in new]
+    return pool[-1] if pool else None
 
 
 class Suggester:
@@ -124,10 +139,14 @@ class Suggester:
         if drawn is None:
             return []
         covered = _covered_spans(text, task, context)
+        # A new region's id must not be one the editor holds: it would replace that region.
+        taken = _region_ids(context)
         spans = [(drawn.a, drawn.b)] + [
             span
             for span in find_occurrences(text, text[drawn.a : drawn.b])
-            if span != (drawn.a, drawn.b) and not any(_overlap(span, c) for c in covered)
+            if span != (drawn.a, drawn.b)
+            and not any(_overlap(span, c) for c in covered)
+            and region_id(*span) not in taken
         ]
         suggestions = self.suggest_spans(text, spans)
         items: list[dict[str, Any]] = []
@@ -202,18 +221,27 @@ class Suggester:
     ) -> list[dict[str, Any]]:
         """The span, relation and direction items of one suggestion (``rid``: the drawn id)."""
         from_kb = suggestion.source == "kb"
+        score = KB_SCORE if from_kb else LLM_SCORE
+        where = "exact KB match" if from_kb else f"suggested by {suggestion.source}"
         hit = Hit(
             a=suggestion.a, b=suggestion.b, surface=text[suggestion.a : suggestion.b],
-            entity_id=suggestion.entity_id, direction=suggestion.direction,
-            confidence=KB_SCORE if from_kb else LLM_SCORE,
+            entity_id=suggestion.entity_id, direction=suggestion.direction, confidence=score,
         )  # fmt: skip
-        where = "exact KB match" if from_kb else f"suggested by {suggestion.source}"
         items = hit_regions(text, hit, self.kb, meta={"text": where, "source": suggestion.source})
         for item in items:
             if rid is not None:
                 item["id"] = rid
             item["score"] = hit.confidence
         return items
+
+
+def _region_ids(context: object) -> set[str]:
+    items = context.get("result") if isinstance(context, dict) else None
+    return {
+        str(item["id"])
+        for item in (items if isinstance(items, list) else ())
+        if isinstance(item, dict) and item.get("id")
+    }
 
 
 def _covered_spans(text: str, task: Task, context: object) -> list[tuple[int, int]]:

@@ -342,6 +342,10 @@ def _environment(
         SSRF_PROTECTION_ENABLED="false",
         LATEST_VERSION_CHECK="false",
         COLLECT_ANALYTICS="false",
+        # Empty, not unset: Label Studio defaults both to HumanSignal's Sentry project and tests
+        # them for truthiness, so empty also drops the browser's script tag from its CDN.
+        SENTRY_DSN="",
+        FRONTEND_SENTRY_DSN="",
         PYTHONUNBUFFERED="1",
     )
     if database is not None:
