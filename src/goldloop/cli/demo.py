@@ -8,6 +8,7 @@ import typer
 
 from goldloop.cli.common import KbOption, console, err_console, key_value_table, open_kb
 from goldloop.demo import PROJECT, check_pushed, next_commands, pick_annotator, run_demo
+from goldloop.llm.base import Provider
 from goldloop.studio import server
 
 
@@ -59,3 +60,8 @@ def demo(
         + "\n".join(f"  {command}" for command in next_commands(run)),
         soft_wrap=True,  # commands stay on one line, to copy and paste
     )
+    if not isinstance(annotator, Provider):  # as the backend's Suggester decides
+        console.print(
+            "Interactive suggestions (goldloop backend, Auto-Annotation) need a provider key: "
+            "without one the KB can only name what the lexical pre-annotation already marked."
+        )
