@@ -89,7 +89,6 @@ class VerbForms:
         lemma = self.lemma(word)
         return lemma if word in self._exceptions or lemma in self._base_verbs else None
 
-
     def inflections(self, word: str) -> tuple[str, ...]:
         """The past participle and the -ing form of the known verb ``word`` is a form of
         ("binds" → "bound", "binding"; "secretes" → "secreted", "secreting"); () for a word

@@ -356,10 +356,10 @@ def test_annotators_a_and_b_give_the_merged_review_prediction(
         for r in result["result"]
         if r["from_name"] == "mention"
     }
-    assert notes["activates"] == "A+B agree"
+    assert notes["activates"] == "both pre-annotators agree"
     assert (
-        notes["inhibited by"].startswith("A: inhibits")
-        and "| B: activates" in notes["inhibited by"]
+        notes["inhibited by"].startswith(f"{a}: inhibits")
+        and f"| {b}: activates" in notes["inhibited by"]
     )
     assert llm_server.request_count == 2
 

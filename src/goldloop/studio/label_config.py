@@ -79,7 +79,9 @@ def picker_forms(relation: Relation, kb: KB, forms: VerbForms) -> list[str]:
         found += forms.inflections(head.lower())
     kept: list[str] = []
     for form in found:
-        if form not in relation.label and not any(form in other for other in found if other != form):
+        if form not in relation.label and not any(
+            form in other for other in found if other != form
+        ):
             kept.append(form)
     return kept
 

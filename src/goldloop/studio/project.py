@@ -247,7 +247,9 @@ def _read_json(client: Any, path: str, params: dict[str, Any]) -> Any:
         path, method="GET", params=params, request_options={"max_retries": 0}
     )
     if response.status_code >= 400:
-        raise ApiError(status_code=response.status_code, headers=dict(response.headers), body=response.text)
+        raise ApiError(
+            status_code=response.status_code, headers=dict(response.headers), body=response.text
+        )
     return response.json()
 
 
