@@ -25,8 +25,9 @@ from goldloop.studio import server
 from goldloop.studio.label_config import render_instructions
 from goldloop.studio.project import curate_name, find_project
 from goldloop.studio.push import Candidates, push
+from goldloop.studio.verdicts import Region, read_regions
 from tests.conftest import in_ci
-from tests.studio.loop_data import DOCS, STIMULATES, write_inputs
+from tests.studio.loop_data import DOCS, STIMULATES, span, text_of, write_inputs
 
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 WAIT = 60
@@ -155,14 +156,29 @@ def _search_relations(driver, typed: str) -> list[str]:
         ]))  # fmt: skip
 
 
-def _submit_refused(driver) -> str:
-    """Press Submit; the warning Label Studio shows instead of submitting (closed again)."""
+def _press_submit(driver) -> None:
     from selenium.webdriver.common.by import By
 
     button = _wait(driver, lambda d: next(
         (b for b in d.find_elements(By.CSS_SELECTOR, "button") if b.text.strip() == "Submit"), None
     ))  # fmt: skip
+    # A script click: an open picker drop-down may cover the button.
     driver.execute_script("arguments[0].click()", button)
+
+
+def _submitted_regions(driver, label_studio, task_id: int, text: str) -> list[Region]:
+    """The regions of the task's submitted annotation, read as pull reads them."""
+    (annotation,) = _wait(driver, lambda _: label_studio.client.tasks.get(id=task_id).annotations)
+    regions, stray = read_regions(text, annotation["result"])
+    assert stray == []
+    return regions
+
+
+def _submit_refused(driver) -> str:
+    """Press Submit; the warning Label Studio shows instead of submitting (closed again)."""
+    from selenium.webdriver.common.by import By
+
+    _press_submit(driver)
     modal = _wait(driver, lambda d: next(
         (m for m in d.find_elements(By.CSS_SELECTOR, ".ant-modal-confirm") if m.is_displayed()),
         None,
@@ -293,7 +309,8 @@ def test_picker_finds_a_relation_by_the_form_the_text_uses(
     browser, label_studio, project_tasks, tmp_path: Path
 ) -> None:
     """pmid:4 marks "inhibited by": typing it as the text reads finds inhibits; "secreted"
-    finds secretes; the chosen relation is replaced once it is removed (maxUsages is 1)."""
+    finds secretes; the chosen relation is replaced once it is removed (maxUsages is 1), and the
+    submitted region holds the canonical label."""
     from selenium.webdriver.common.by import By
 
     project_id, tasks = project_tasks
@@ -314,6 +331,47 @@ def test_picker_finds_a_relation_by_the_form_the_text_uses(
     )).find_element(By.CSS_SELECTOR, ".ant-select-tree-title").click()  # fmt: skip
     _wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".htx-taxonomy").text.strip()
           == "secretes (secreted by, secreting)")  # fmt: skip
+    _press_submit(browser)
+    regions = _submitted_regions(browser, label_studio, tasks["pmid:4"], text_of("pmid:4"))
+    assert [(r.a, r.b, r.label, r.direction) for r in regions] == [
+        (*span("pmid:4", "activates"), "activates", "forward"),
+        (*span("pmid:4", "inhibited by"), "secretes", "inverse"),
+    ]
+
+
+def test_a_mention_is_added_with_1_then_the_words(
+    browser, label_studio, project_tasks, tmp_path: Path
+) -> None:
+    """As the instructions say: press 1, select the words, pick relation and direction."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+
+    project_id, tasks = project_tasks
+    assert _open(browser, label_studio.url, project_id, tasks["pmid:8"]) == ["suppresses"]
+    line = browser.find_element(By.CSS_SELECTOR, ".lsf-richtext__line")
+    browser.find_element(By.TAG_NAME, "body").send_keys("1")
+    # "Leptin" is the first word: a double click selects it.
+    offset = -line.size["width"] // 2 + 15
+    ActionChains(browser).move_to_element_with_offset(line, offset, 0).double_click().perform()
+    _wait(browser, lambda d: [h.text for h in d.find_elements(By.CSS_SELECTOR, ".htx-highlight")]
+          == ["Leptin", "suppresses"])  # fmt: skip
+    _select_region(browser, 0)
+    assert _search_relations(browser, "secreted") == ["secretes (secreted by, secreting)"]
+    _wait(browser, lambda d: next(
+        n for n in d.find_elements(By.CSS_SELECTOR, ".ant-select-tree-treenode") if n.is_displayed()
+    )).find_element(By.CSS_SELECTOR, ".ant-select-tree-title").click()  # fmt: skip
+    inverse = _wait(browser, lambda d: next(
+        (r for r in d.find_elements(By.CSS_SELECTOR, "label.ant-radio-wrapper")
+         if r.is_displayed() and r.text.startswith("inverse")), None,
+    ))  # fmt: skip
+    browser.execute_script("arguments[0].click()", inverse)
+    _shot(browser, tmp_path / "added-mention.png")
+    _press_submit(browser)
+    regions = _submitted_regions(browser, label_studio, tasks["pmid:8"], text_of("pmid:8"))
+    assert [(r.a, r.b, r.label, r.direction) for r in regions] == [
+        (*span("pmid:8", "Leptin"), "secretes", "inverse"),
+        (*span("pmid:8", "suppresses"), "suppresses", "forward"),
+    ]
 
 
 def test_submit_is_refused_for_a_region_without_relation_or_direction(
