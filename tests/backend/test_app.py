@@ -180,9 +180,7 @@ def test_a_prediction_that_does_not_fit_the_labeling_config_is_not_sent(
     client: TestClient, label_config: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     # The project's config lacks the relation this text gives: validation refuses the prediction.
-    narrowed = label_config.replace(
-        '<Choice value="activates"', '<Choice value="activates-renamed"'
-    )
+    narrowed = label_config.replace('alias="activates"', 'alias="activates-renamed"')
     assert narrowed != label_config
     with caplog.at_level(logging.WARNING, logger="goldloop.backend"):
         results = predict(client, tasks_of(["Protein 1 activates kinase 2."]), narrowed).json()

@@ -401,6 +401,8 @@ def test_submit_is_refused_for_a_region_without_relation_or_direction(
     (task,) = label_studio.client.tasks.list(project=project.id)
     assert _open(browser, label_studio.url, project.id, task.id) == ["stimulates"]
     assert "Every mention needs a direction" in _submit_refused(browser)
+    # Label Studio selects the region that lacks it: its controls are on show.
+    _wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".htx-taxonomy").is_displayed())
     for refused in (tasks["pmid:5"], task.id):
         assert not label_studio.client.tasks.get(id=refused).annotations
 
