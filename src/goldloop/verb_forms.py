@@ -90,13 +90,14 @@ class VerbForms:
         return lemma if word in self._exceptions or lemma in self._base_verbs else None
 
     def inflections(self, word: str) -> tuple[str, ...]:
-        """The past participle and the -ing form of the known verb ``word`` is a form of
-        ("binds" → "bound", "binding"; "secretes" → "secreted", "secreting"); () for a word
-        that is no inflection of a known base verb.
+        """The past forms and the -ing form of the known verb ``word`` is a form of ("binds" →
+        "bound", "binding"; "secretes" → "secreted", "secreting"); () for a word that is no
+        inflection of a known base verb.
 
-        Irregular spellings (an irregular participle, a doubled consonant) come from the
-        lemmatizer's exceptions; a verb listed there gets its participle only from them, since
-        the regular rule would be wrong for it ("shut" is not "shutted").
+        Irregular spellings (an irregular past, a doubled consonant) come from the lemmatizer's
+        exceptions, which cannot tell a past tense from a participle ("eats" → "ate", "eaten");
+        a verb listed there gets its past forms only from them, since the regular rule would be
+        wrong for it ("shut" is not "shutted").
         """
         lemma = self.lemma(word)
         if lemma == word or lemma not in self._base_verbs:
@@ -107,6 +108,9 @@ class VerbForms:
             participles = [_regular_participle(lemma)]
         gerunds = [f for f in irregular if f.endswith("ing")] or [_regular_gerund(lemma)]
         return tuple(participles + gerunds)
+
+
+_VOWELS = frozenset("aeiou")
 
 
 def _regular_participle(lemma: str) -> str:
@@ -123,9 +127,6 @@ def _regular_gerund(lemma: str) -> str:
     if lemma.endswith("e") and not lemma.endswith(("ee", "ye", "oe")):
         return lemma[:-1] + "ing"
     return lemma + "ing"
-
-
-_VOWELS = frozenset("aeiou")
 
 
 @cache

@@ -74,9 +74,10 @@ def picker_forms(relation: Relation, kb: KB, forms: VerbForms) -> list[str]:
     converse = kb.converse_of(relation.entity_id)
     if converse is not None:
         found.append(converse.label)
-    head = relation.label.split()[0] if relation.label.split() else ""
-    if head.endswith("s") and forms.lemma(head.lower()) not in _AUXILIARIES:
-        found += forms.inflections(head.lower())
+    words = relation.label.lower().split()
+    # A present-tense head ("inhibits", "binds to"); a participle head is a form already.
+    if words and words[0].endswith("s") and forms.lemma(words[0]) not in _AUXILIARIES:
+        found += forms.inflections(words[0])
     kept: list[str] = []
     for form in found:
         if form not in relation.label and not any(

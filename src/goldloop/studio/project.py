@@ -3,9 +3,9 @@
 Find or create a project by title (its labeling config checked, its instructions set when it has
 none), give it a first Data Manager tab, list its tasks by a key of their ``data``, import tasks
 exactly once, export every task with full predictions and annotators, and set the model version
-annotations are pre-filled from. ``push``, ``pull``, agreement, curation, status,
-effort, the precision sample and the demo all use these functions with the same
-``(connection, client)`` pair.
+annotations are pre-filled from. ``push``, ``pull``, agreement, curation, status, effort, the
+precision sample and the demo all use these functions with the same ``(connection, client)``
+pair.
 """
 
 from __future__ import annotations

@@ -2,12 +2,12 @@
 
 Every task is imported with its predictions inline (the review prediction, after A's and B's own
 when there is a B), in batches; Label Studio stores a batch in one transaction, so a task is
-there with all its predictions or not at all. Each run first lists the project's ``doc_id``\\ s and sends only what is
-missing, so a re-run after a crash, or with a new batch, never duplicates. Every result is checked
-against the labeling config before anything is sent (Label Studio stores invalid results
-silently). Documents of role ``double`` go to ``<NAME>-double``, which asks for two annotations.
-A project gets the annotators' instructions and a first Data Manager tab that shows ``p_incl``
-rounded.
+there with all its predictions or not at all. Each run first lists the project's ``doc_id``\\ s
+and sends only what is missing, so a re-run after a crash, or with a new batch, never
+duplicates. Every result is checked against the labeling config before anything is sent (Label
+Studio stores invalid results silently). Documents of role ``double`` go to ``<NAME>-double``,
+which asks for two annotations. A project gets the annotators' instructions and a first Data
+Manager tab that shows ``p_incl`` rounded.
 """
 
 from __future__ import annotations
