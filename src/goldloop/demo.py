@@ -24,7 +24,7 @@ from goldloop.studio import server
 from goldloop.studio.connection import Connection, connect
 from goldloop.studio.project import double_name, export_project, find_project
 from goldloop.studio.push import Candidates, PushReport, push
-from goldloop.studio.review import annotator_prediction, build_review_prediction, review_tag
+from goldloop.studio.review import build_review_prediction, review_tag
 from goldloop.studio.tasks import Task, doc_id_of
 
 DEMO_CORPUS = Path(str(files("goldloop") / "data" / "demo" / "corpus.tsv"))
@@ -107,14 +107,11 @@ def check_pushed(run: DemoRun, kb: KB) -> list[str]:
             problems.append(f"{doc_id}: no task")
             continue
         hits = run.candidates.hits.get(doc_id, [])
-        expected = {
-            run.annotator: annotator_prediction(doc.text, hits, run.annotator, kb)["result"],
-            review: build_review_prediction(doc.text, hits, None, run.annotator, None, kb)["result"],
-        }  # fmt: skip
+        # One pre-annotator: push sends the review prediction alone.
+        expected = build_review_prediction(doc.text, hits, None, run.annotator, None, kb)["result"]
         stored = {p["model_version"]: p["result"] for p in task.get("predictions") or []}
-        for version, result in expected.items():
-            if stored.get(version) != result:
-                problems.append(f"{doc_id}: prediction {version!r} differs from what was pushed")
+        if stored != {review: expected}:
+            problems.append(f"{doc_id}: its predictions differ from what was pushed")
     problems += [f"{doc_id}: not in the sample" for doc_id in seen.keys() - wanted.keys()]
     return problems
 

@@ -49,6 +49,11 @@ class VerbForms:
         lookups = self._lemmatizer.lookups
         self._exceptions: dict[str, list[str]] = dict(lookups.get_table("lemma_exc")["verb"])
         self._base_verbs = frozenset(lookups.get_table("lemma_index")["verb"])
+        self._irregular: dict[str, list[str]] = {}
+        for form, lemmas in self._exceptions.items():
+            for lemma in lemmas:
+                if lemma != form:
+                    self._irregular.setdefault(lemma, []).append(form)
         self.lemma = lru_cache(maxsize=None)(self._lemma)
 
     def _lemma(self, word: str) -> str:
@@ -83,6 +88,45 @@ class VerbForms:
             return None
         lemma = self.lemma(word)
         return lemma if word in self._exceptions or lemma in self._base_verbs else None
+
+    def inflections(self, word: str) -> tuple[str, ...]:
+        """The past forms and the -ing form of the known verb ``word`` is a form of ("binds" →
+        "bound", "binding"; "secretes" → "secreted", "secreting"); () for a word that is no
+        inflection of a known base verb.
+
+        Irregular spellings (an irregular past, a doubled consonant) come from the lemmatizer's
+        exceptions, which cannot tell a past tense from a participle ("eats" → "ate", "eaten");
+        a verb listed there gets its past forms only from them, since the regular rule would be
+        wrong for it ("shut" is not "shutted").
+        """
+        lemma = self.lemma(word)
+        if lemma == word or lemma not in self._base_verbs:
+            return ()
+        irregular = self._irregular.get(lemma, [])
+        participles = [f for f in irregular if self.is_participle(f)]
+        if not irregular:
+            participles = [_regular_participle(lemma)]
+        gerunds = [f for f in irregular if f.endswith("ing")] or [_regular_gerund(lemma)]
+        return tuple(participles + gerunds)
+
+
+_VOWELS = frozenset("aeiou")
+
+
+def _regular_participle(lemma: str) -> str:
+    if lemma.endswith("e"):
+        return lemma + "d"
+    if lemma.endswith("y") and lemma[-2:-1] not in _VOWELS:
+        return lemma[:-1] + "ied"
+    return lemma + "ed"
+
+
+def _regular_gerund(lemma: str) -> str:
+    if lemma.endswith("ie"):
+        return lemma[:-2] + "ying"
+    if lemma.endswith("e") and not lemma.endswith(("ee", "ye", "oe")):
+        return lemma[:-1] + "ing"
+    return lemma + "ing"
 
 
 @cache

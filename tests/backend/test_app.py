@@ -180,9 +180,7 @@ def test_a_prediction_that_does_not_fit_the_labeling_config_is_not_sent(
     client: TestClient, label_config: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     # The project's config lacks the relation this text gives: validation refuses the prediction.
-    narrowed = label_config.replace(
-        '<Choice value="activates"', '<Choice value="activates-renamed"'
-    )
+    narrowed = label_config.replace('alias="activates"', 'alias="activates-renamed"')
     assert narrowed != label_config
     with caplog.at_level(logging.WARNING, logger="goldloop.backend"):
         results = predict(client, tasks_of(["Protein 1 activates kinase 2."]), narrowed).json()
@@ -356,10 +354,10 @@ def test_annotators_a_and_b_give_the_merged_review_prediction(
         for r in result["result"]
         if r["from_name"] == "mention"
     }
-    assert notes["activates"] == "A+B agree"
+    assert notes["activates"] == "both pre-annotators agree"
     assert (
-        notes["inhibited by"].startswith("A: inhibits")
-        and "| B: activates" in notes["inhibited by"]
+        notes["inhibited by"].startswith(f"{a}: inhibits")
+        and f"| {b}: activates" in notes["inhibited by"]
     )
     assert llm_server.request_count == 2
 

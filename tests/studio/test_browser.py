@@ -3,7 +3,10 @@
 The regions sit on the right words (astral characters before them included), the selected
 region shows its relation in the searchable per-region Taxonomy and its direction, and the
 review note says where it came from; a curate task opens pre-filled with both annotators'
-versions of the disputed region. Screenshots are saved.
+versions of the disputed region. The project's instructions open before the first task, the
+picker finds a relation by the form the text uses ("secreted", "inhibited"), Submit is refused
+while a region lacks a relation or a direction, and the Data Manager shows ``p_incl`` rounded.
+Screenshots are saved.
 """
 
 from __future__ import annotations
@@ -16,16 +19,20 @@ from pathlib import Path
 
 import pytest
 
-from goldloop.gold import Document
+from goldloop.gold import Document, Hit
 from goldloop.kb import load_kb
 from goldloop.studio import server
+from goldloop.studio.label_config import render_instructions
 from goldloop.studio.project import curate_name, find_project
 from goldloop.studio.push import Candidates, push
+from goldloop.studio.verdicts import Region, read_regions
 from tests.conftest import in_ci
-from tests.studio.loop_data import DOCS, write_inputs
+from tests.studio.loop_data import DOCS, STIMULATES, span, text_of, write_inputs
 
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 WAIT = 60
+# pmid:1's inclusion probability as the sampler stores it: the Data Manager shows it rounded.
+LONG_P_INCL = 1 / 81
 
 
 def _missing() -> str | None:
@@ -80,11 +87,12 @@ def project_tasks(
     kb = load_kb()
     _, gold_a, gold_b = write_inputs(tmp_path_factory.mktemp("browser"))
     documents = [Document(**{**d, "role": "primary"}) for d in DOCS]
+    documents[0] = documents[0].model_copy(update={"p_incl": LONG_P_INCL})
     name = f"browser-{uuid.uuid4().hex[:6]}"
     push(label_studio.connection, label_studio.client, documents, name, kb,
          a=Candidates.from_gold(gold_a, kb), b=Candidates.from_gold(gold_b, kb))  # fmt: skip
     project = find_project(label_studio.connection, label_studio.client, name)
-    assert project is not None
+    assert project is not None and project.instructions == render_instructions()
     tasks = {
         t.data["doc_id"]: t.id
         for t in label_studio.client.tasks.list(project=project.id, page_size=100)
@@ -121,6 +129,69 @@ def _select_region(driver, index: int) -> None:
     )
 
 
+def _search_relations(driver, typed: str) -> list[str]:
+    """Type ``typed`` in the selected region's relation picker (opened when closed); the
+    relations it then lists."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    def search_box(d):
+        shown = [
+            i for i in d.find_elements(By.CSS_SELECTOR, "input.lsf-taxonomy-search-input")
+            if i.is_displayed()
+        ]  # fmt: skip
+        return shown[0] if shown else None
+
+    if search_box(driver) is None:
+        taxonomy = _wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, ".htx-taxonomy"))
+        taxonomy.find_element(By.CSS_SELECTOR, ".ant-select-selector").click()
+    search = _wait(driver, search_box)
+    search.send_keys(Keys.CONTROL, "a")  # typing replaces what an earlier search left
+    search.send_keys(typed)
+    # The search is debounced: wait until every listed relation holds what was typed.
+    return _wait(driver, lambda d: (lambda shown: shown if shown and all(
+        typed in t for t in shown) else None)([
+            n.text for n in d.find_elements(By.CSS_SELECTOR, ".ant-select-tree-treenode")
+            if n.is_displayed()
+        ]))  # fmt: skip
+
+
+def _press_submit(driver) -> None:
+    from selenium.webdriver.common.by import By
+
+    button = _wait(driver, lambda d: next(
+        (b for b in d.find_elements(By.CSS_SELECTOR, "button") if b.text.strip() == "Submit"), None
+    ))  # fmt: skip
+    # A script click: an open picker drop-down may cover the button.
+    driver.execute_script("arguments[0].click()", button)
+
+
+def _submitted_regions(driver, label_studio, task_id: int, text: str) -> list[Region]:
+    """The regions of the task's submitted annotation, read as pull reads them."""
+    (annotation,) = _wait(driver, lambda _: label_studio.client.tasks.get(id=task_id).annotations)
+    regions, stray = read_regions(text, annotation["result"])
+    assert stray == []
+    return regions
+
+
+def _submit_refused(driver) -> str:
+    """Press Submit; the warning Label Studio shows instead of submitting (closed again)."""
+    from selenium.webdriver.common.by import By
+
+    _press_submit(driver)
+    modal = _wait(driver, lambda d: next(
+        (m for m in d.find_elements(By.CSS_SELECTOR, ".ant-modal-confirm") if m.is_displayed()),
+        None,
+    ))  # fmt: skip
+    text = modal.text
+    modal.find_element(By.CSS_SELECTOR, "button").click()
+    return text
+
+
+def _shot(driver, path: Path) -> None:
+    assert driver.save_screenshot(str(path)) and path.stat().st_size > 10_000
+
+
 def test_regions_relation_direction_and_search(
     browser, label_studio, project_tasks, tmp_path: Path
 ) -> None:
@@ -133,7 +204,8 @@ def test_regions_relation_direction_and_search(
     ]
     _select_region(browser, 0)
     taxonomy = _wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".htx-taxonomy"))
-    assert taxonomy.text.strip() == "inhibits"
+    # The picker shows the relation with its other forms; the region stores the canonical label.
+    assert taxonomy.text.strip() == "inhibits (inhibited by, inhibiting)"
     checked = [
         r
         for r in browser.find_elements(By.CSS_SELECTOR, "input.ant-radio-input")
@@ -143,7 +215,7 @@ def test_regions_relation_direction_and_search(
         r.find_element(By.XPATH, "./ancestor::label[1]").text.split("[")[0] for r in checked
     ] == ["forward"]
     assert (
-        "A: inhibits · forward | B: inhibits · inverse"
+        "gpt-test@low: inhibits · forward | claude-test: inhibits · inverse"
         in browser.find_element(By.TAG_NAME, "body").text
     )
     # The picker is searchable per region: typing narrows 300 relations to the match.
@@ -168,7 +240,7 @@ def test_regions_relation_direction_and_search(
                 for n in d.find_elements(By.CSS_SELECTOR, ".ant-select-tree-treenode")
                 if n.is_displayed()
             ]
-            == ["phosphorylates"]
+            == ["phosphorylates (phosphorylated by)"]
         ),
     )
     shot = tmp_path / "task-pmid-2.png"
@@ -206,3 +278,142 @@ def test_curate_task_shows_both_annotators_versions(
     assert "Compare All" in body
     shot = tmp_path / "curate-pmid-14.png"
     assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 10_000
+
+
+def test_instructions_open_before_the_first_task(
+    browser, label_studio, project_tasks, tmp_path: Path
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    project_id, _ = project_tasks
+    browser.get(f"{label_studio.url}/projects/{project_id}/data")
+    # As an annotator starts: Label Studio opens the instructions when the label stream starts.
+    _wait(browser, lambda d: next(
+        (b for b in d.find_elements(By.CSS_SELECTOR, "button") if b.text == "Label All Tasks"),
+        None,
+    )).click()  # fmt: skip
+    text = _wait(browser, lambda d: (lambda t: t if "Labeling Instructions" in t else None)(
+        d.find_element(By.TAG_NAME, "body").text))  # fmt: skip
+    for says in (
+        "Accept when relation, direction and words are right: leave it as it is.",
+        "click it, then press Backspace or the trash icon.",
+        "Add a mention the model missed: press 1, select the words",
+        'forward: as the name reads, subject first ("SOCS3 inhibits STAT3");',
+        '"TNF activates NF-kB, which is inhibited by IkB."',
+    ):
+        assert says in text
+    _shot(browser, tmp_path / "instructions.png")
+
+
+def test_picker_finds_a_relation_by_the_form_the_text_uses(
+    browser, label_studio, project_tasks, tmp_path: Path
+) -> None:
+    """pmid:4 marks "inhibited by": typing it as the text reads finds inhibits; "secreted"
+    finds secretes; the chosen relation is replaced once it is removed (maxUsages is 1), and the
+    submitted region holds the canonical label."""
+    from selenium.webdriver.common.by import By
+
+    project_id, tasks = project_tasks
+    assert _open(browser, label_studio.url, project_id, tasks["pmid:4"]) == [
+        "activates",
+        "inhibited by",
+    ]
+    _select_region(browser, 1)
+    assert _search_relations(browser, "inhibited") == ["inhibits (inhibited by, inhibiting)"]
+    assert _search_relations(browser, "secreted") == ["secretes (secreted by, secreting)"]
+    _shot(browser, tmp_path / "picker-secreted.png")
+    # Another relation cannot be ticked beside the chosen one; removed first, it replaces it.
+    taxonomy = browser.find_element(By.CSS_SELECTOR, ".htx-taxonomy")
+    taxonomy.find_element(By.CSS_SELECTOR, ".ant-select-selection-item-remove").click()
+    _wait(browser, lambda d: next(
+        (n for n in d.find_elements(By.CSS_SELECTOR, ".ant-select-tree-treenode")
+         if n.is_displayed() and n.text.startswith("secretes")), None,
+    )).find_element(By.CSS_SELECTOR, ".ant-select-tree-title").click()  # fmt: skip
+    _wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".htx-taxonomy").text.strip()
+          == "secretes (secreted by, secreting)")  # fmt: skip
+    _press_submit(browser)
+    regions = _submitted_regions(browser, label_studio, tasks["pmid:4"], text_of("pmid:4"))
+    assert [(r.a, r.b, r.label, r.direction) for r in regions] == [
+        (*span("pmid:4", "activates"), "activates", "forward"),
+        (*span("pmid:4", "inhibited by"), "secretes", "inverse"),
+    ]
+
+
+def test_a_mention_is_added_with_1_then_the_words(
+    browser, label_studio, project_tasks, tmp_path: Path
+) -> None:
+    """As the instructions say: press 1, select the words, pick relation and direction."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+
+    project_id, tasks = project_tasks
+    assert _open(browser, label_studio.url, project_id, tasks["pmid:8"]) == ["suppresses"]
+    line = browser.find_element(By.CSS_SELECTOR, ".lsf-richtext__line")
+    browser.find_element(By.TAG_NAME, "body").send_keys("1")
+    # "Leptin" is the first word: a double click selects it.
+    offset = -line.size["width"] // 2 + 15
+    ActionChains(browser).move_to_element_with_offset(line, offset, 0).double_click().perform()
+    _wait(browser, lambda d: [h.text for h in d.find_elements(By.CSS_SELECTOR, ".htx-highlight")]
+          == ["Leptin", "suppresses"])  # fmt: skip
+    _select_region(browser, 0)
+    assert _search_relations(browser, "secreted") == ["secretes (secreted by, secreting)"]
+    _wait(browser, lambda d: next(
+        n for n in d.find_elements(By.CSS_SELECTOR, ".ant-select-tree-treenode") if n.is_displayed()
+    )).find_element(By.CSS_SELECTOR, ".ant-select-tree-title").click()  # fmt: skip
+    inverse = _wait(browser, lambda d: next(
+        (r for r in d.find_elements(By.CSS_SELECTOR, "label.ant-radio-wrapper")
+         if r.is_displayed() and r.text.startswith("inverse")), None,
+    ))  # fmt: skip
+    browser.execute_script("arguments[0].click()", inverse)
+    _shot(browser, tmp_path / "added-mention.png")
+    _press_submit(browser)
+    regions = _submitted_regions(browser, label_studio, tasks["pmid:8"], text_of("pmid:8"))
+    assert [(r.a, r.b, r.label, r.direction) for r in regions] == [
+        (*span("pmid:8", "Leptin"), "secretes", "inverse"),
+        (*span("pmid:8", "suppresses"), "suppresses", "forward"),
+    ]
+
+
+def test_submit_is_refused_for_a_region_without_relation_or_direction(
+    browser, label_studio, project_tasks, tmp_path: Path
+) -> None:
+    from selenium.webdriver.common.by import By
+
+    project_id, tasks = project_tasks
+    assert _open(browser, label_studio.url, project_id, tasks["pmid:5"]) == ["stimulates"]
+    _select_region(browser, 0)
+    taxonomy = _wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".htx-taxonomy"))
+    taxonomy.find_element(By.CSS_SELECTOR, ".ant-select-selection-item-remove").click()
+    warning = _submit_refused(browser)
+    assert "Every mention needs a relation" in warning
+    _shot(browser, tmp_path / "submit-refused-relation.png")
+    # A candidate without a direction: the annotator must pick one.
+    kb = load_kb()
+    text = "Insulin stimulates glucose uptake."
+    a = text.index("stimulates")
+    hit = Hit(a=a, b=a + len("stimulates"), surface="stimulates", entity_id=STIMULATES)
+    name = f"browser-nodir-{uuid.uuid4().hex[:6]}"
+    push(label_studio.connection, label_studio.client,
+         [Document(doc_id="pmid:5", text=text, role="primary")], name, kb,
+         a=Candidates("no-direction", {"pmid:5": [hit]}))  # fmt: skip
+    project = find_project(label_studio.connection, label_studio.client, name)
+    assert project is not None
+    (task,) = label_studio.client.tasks.list(project=project.id)
+    assert _open(browser, label_studio.url, project.id, task.id) == ["stimulates"]
+    assert "Every mention needs a direction" in _submit_refused(browser)
+    # Label Studio selects the region that lacks it: its controls are on show.
+    _wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".htx-taxonomy").is_displayed())
+    for refused in (tasks["pmid:5"], task.id):
+        assert not label_studio.client.tasks.get(id=refused).annotations
+
+
+def test_data_manager_shows_p_incl_rounded(browser, label_studio, project_tasks) -> None:
+    from selenium.webdriver.common.by import By
+
+    project_id, _ = project_tasks
+    browser.get(f"{label_studio.url}/projects/{project_id}/data")
+    body = _wait(browser, lambda d: (lambda t: t if "pmid:1" in t else None)(
+        d.find_element(By.TAG_NAME, "body").text))  # fmt: skip
+    assert "p_incl" in body and "0.012" in body and str(LONG_P_INCL) not in body
+    # Label Studio's default columns stay hidden in the tab push made.
+    assert "Prediction model versions" not in body

@@ -1,7 +1,10 @@
-"""The labeling config: generated from the KB, committed in sync, with the controls goldloop needs."""
+"""The labeling config: generated from the KB, committed in sync, with the controls goldloop needs,
+a relation picker that finds a relation by the forms a text uses, and per-region relation and
+direction required."""
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -12,11 +15,13 @@ from goldloop.studio.label_config import (
     LabelConfigError,
     check_label_config,
     label_interface,
+    picker_forms,
     prediction_checker,
     read_relation,
     relation_value,
     render_label_config,
 )
+from goldloop.verb_forms import verb_forms
 from tests.conftest import Cli
 
 REPO = Path(__file__).resolve().parents[2]
@@ -37,6 +42,55 @@ def test_relation_picker_holds_every_canonical_label_once() -> None:
     assert sorted(relation.labels) == sorted(r.label for r in kb.canonical_relations())
     assert {c.name: c.tag.lower() for c in interface.controls} == CONTROLS
     assert read_relation(relation_value("inhibits")) == "inhibits"
+
+
+@pytest.mark.parametrize(
+    ("label", "forms"),
+    [
+        ("inhibits", ["inhibited by", "inhibiting"]),  # "inhibited" is inside "inhibited by"
+        ("secretes", ["secreted by", "secreting"]),
+        ("binds to", ["bound", "binding"]),  # irregular participle, no converse (symmetric)
+        ("eats", ["is eaten by", "eating"]),
+        ("supplies", ["supplied", "supplying"]),
+        ("shuts", ["shutting"]),  # "shut" is inside "shuts"; never "shutted"
+        ("has part", []),  # an auxiliary head names no verb
+        ("is agonist of", []),
+        ("directly regulates", ["directly regulated by"]),
+    ],
+)
+def test_picker_forms_are_the_converse_label_and_the_head_verbs_forms(
+    label: str, forms: list[str]
+) -> None:
+    kb = load_kb()
+    relation = kb.lookup(label)
+    assert relation is not None and relation.is_canonical
+    assert picker_forms(relation, kb, verb_forms()) == forms
+
+
+def test_each_choice_shows_its_forms_and_stores_the_canonical_label() -> None:
+    """Label Studio's Taxonomy search matches the shown text (the choice's ``value``) and stores
+    the ``alias``: typing "secreted" finds secretes, and the region still says "secretes"."""
+    kb = load_kb()
+    taxonomy = ET.fromstring(render_label_config(kb)).find(".//Taxonomy[@name='relation']")
+    assert taxonomy is not None
+    stored = {c.get("alias") or c.get("value"): c.get("value") for c in taxonomy.iter("Choice")}
+    assert sorted(stored) == sorted(r.label for r in kb.canonical_relations())
+    assert stored["secretes"] == "secretes (secreted by, secreting)"
+    assert stored["inhibits"] == "inhibits (inhibited by, inhibiting)"
+    assert stored["has part"] == "has part"  # no other form: no alias
+    assert [shown for shown in stored.values() if "secreted" in shown] == [stored["secretes"]]
+
+
+def test_relation_and_direction_are_required_per_region_with_a_reason() -> None:
+    """Label Studio 1.23.2 checks a required perRegion control on every region at Submit, selects
+    the first region without a value and shows ``requiredMessage`` (label_config/README.md)."""
+    root = ET.fromstring(render_label_config(load_kb()))
+    for name, says in (("relation", "needs a relation"), ("direction", "needs a direction")):
+        (control,) = [c for c in root.iter() if c.get("name") == name]
+        assert (control.get("perRegion"), control.get("required")) == ("true", "true")
+        assert says in (control.get("requiredMessage") or "")
+    (note,) = [c for c in root.iter() if c.get("name") == "note"]
+    assert note.get("required") is None  # the note stays optional
 
 
 def test_config_without_a_needed_control_is_refused() -> None:

@@ -1,4 +1,5 @@
-"""Task payloads: every result is checked against the labeling config before anything is sent."""
+"""What push sends: task payloads (every result checked against the labeling config before
+anything is sent), the instructions and the labeling config with its required fields."""
 
 from __future__ import annotations
 
@@ -10,7 +11,12 @@ import pytest
 from goldloop.errors import GoldloopError
 from goldloop.gold import Document
 from goldloop.kb import load_kb
-from goldloop.studio.label_config import LabelConfigError, render_label_config
+from goldloop.studio.label_config import (
+    LabelConfigError,
+    label_interface,
+    render_instructions,
+    render_label_config,
+)
 from goldloop.studio.push import Candidates, build_tasks
 from tests.studio.loop_data import DOCS, TAG_A, write_inputs
 
@@ -41,7 +47,7 @@ def test_payload_carries_task_fields_and_three_predictions(inputs) -> None:
 
 def test_a_result_the_config_does_not_know_is_refused(inputs) -> None:
     kb, a, b = inputs
-    config = re.sub(r'\s*<Choice value="inhibits"[^>]*/>', "", render_label_config(kb))
+    config = re.sub(r'\s*<Choice [^>]*alias="inhibits"[^>]*/>', "", render_label_config(kb))
     documents = [Document(**d) for d in DOCS]
     with pytest.raises(
         LabelConfigError,
@@ -57,3 +63,38 @@ def test_a_second_annotator_needs_a_first(inputs, tmp_path: Path) -> None:
     kb, _, b = inputs
     with pytest.raises(GoldloopError, match="needs a first"):
         push(Connection("http://127.0.0.1:9", "k"), None, [], "p", kb, b=b)
+
+
+def test_instructions_say_what_each_action_means_and_show_a_worked_example() -> None:
+    html = render_instructions()
+    text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html))
+    for says in (
+        "Accept when relation, direction and words are right: leave it as it is.",
+        "Delete it when the words state no relation: click it, then press Backspace or the trash icon.",
+        "Add a mention the model missed: press 1, select the words",
+        '"inhibited" finds inhibits',
+        "forward: as the name reads",
+        "inverse: the other way round",
+        '"TNF activates NF-kB, which is inhibited by IkB."',
+        "relation inhibits, direction inverse",
+    ):
+        assert says in text
+    # The example's relations and directions are ones the picker offers.
+    interface = label_interface(render_label_config(load_kb()))
+    assert {"activates", "inhibits"} <= set(interface.get_control("relation").labels)
+    assert {"forward", "inverse"} <= set(interface.get_control("direction").labels)
+
+
+def test_a_region_without_relation_or_direction_still_fits_the_config(inputs) -> None:
+    """``required`` binds the annotator at Submit, not a prediction: a candidate without a
+    direction is sent as it is, and the annotator must pick one."""
+    kb, a, _ = inputs
+    documents = [Document(**d) for d in DOCS]
+    no_direction = {
+        doc_id: [h.model_copy(update={"direction": None}) for h in hits]
+        for doc_id, hits in a.hits.items()
+    }
+    stripped = Candidates(a.tag, no_direction)
+    tasks = build_tasks(documents, kb, render_label_config(kb), stripped, None)
+    (review,) = tasks[0]["predictions"]
+    assert {item["from_name"] for item in review["result"]} == {"mention", "relation"}

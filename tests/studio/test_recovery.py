@@ -1,4 +1,6 @@
-"""Push is idempotent on doc_id: after a server crash mid-push, a re-run loses and doubles nothing."""
+"""Push is idempotent on doc_id: after a server crash mid-push, a re-run loses and doubles nothing;
+a re-run gives an existing project what it lacks (predictions, instructions, a Data Manager tab)
+and keeps what people changed there."""
 
 from __future__ import annotations
 
@@ -11,8 +13,9 @@ import pytest
 from goldloop.gold import Document
 from goldloop.kb import KB, load_kb
 from goldloop.studio.connection import StudioUnreachable
+from goldloop.studio.label_config import render_instructions, render_label_config
 from goldloop.studio.project import find_project
-from goldloop.studio.push import Candidates, push
+from goldloop.studio.push import TASKS_VIEW, Candidates, push
 from goldloop.studio.review import review_tag
 from tests.studio.loop_data import DOCS, TAG_A, write_inputs
 
@@ -78,6 +81,29 @@ def test_later_push_with_candidates_adds_predictions_to_earlier_tasks(
     assert project is not None and project.model_version == review_tag(TAG_A, b.tag)
     third = push(conn, client, documents, name, kb, a=a, b=b)
     assert third.projects[0].predictions_added_to_existing == 0
+
+
+def test_push_gives_a_project_instructions_and_a_tab_once_and_keeps_edits(label_studio) -> None:
+    kb = load_kb()
+    conn, client = label_studio.connection, label_studio.client
+    name = f"setup-{uuid.uuid4().hex[:6]}"
+    # A project made before push set instructions: none, and no Data Manager tab.
+    made = client.projects.create(title=name, label_config=render_label_config(kb))
+    documents = [Document(**{**d, "role": "primary"}) for d in DOCS]
+    push(conn, client, documents[:4], name, kb)
+    project = client.projects.get(id=made.id)
+    assert (project.expert_instruction, project.show_instruction) == (render_instructions(), True)
+    (tab,) = client.views.list(project=made.id)
+    assert tab.data["title"] == TASKS_VIEW
+    assert tab.data["columnsDisplayType"] == {"tasks:data.p_incl": "Number"}
+    # Label Studio's own default: columns such as the inner id stay hidden.
+    assert "tasks:inner_id" in tab.data["hiddenColumns"]["explore"]
+    # Edited in Label Studio, instructions and tabs stay as people left them.
+    client.projects.update(id=made.id, expert_instruction="<p>Our lab's rules</p>")
+    client.views.update(id=tab.id, data={**tab.data, "title": "Mine"})
+    push(conn, client, documents, name, kb)
+    assert client.projects.get(id=made.id).expert_instruction == "<p>Our lab's rules</p>"
+    assert [v.data["title"] for v in client.views.list(project=made.id)] == ["Mine"]
 
 
 def test_crash_during_an_import_request(label_studio, tmp_path) -> None:

@@ -1,4 +1,5 @@
-"""The review prediction: one region per distinct span of A ∪ B, values from A first, origin in words."""
+"""The review prediction: one region per distinct span of A ∪ B, values from A first, origin in
+words naming the pre-annotators; with A alone, the review prediction is all a task gets."""
 
 from __future__ import annotations
 
@@ -48,9 +49,9 @@ def test_review_regions_origins_and_values(kb) -> None:
         for r in regions.values()
     }
     assert notes == {
-        "activates": "A+B agree",
-        "inhibits": "A: inhibits · forward | B: regulates · inverse",
-        "regulates": "B only",
+        "activates": "both pre-annotators agree",
+        "inhibits": "gpt@low: inhibits · forward | claude: regulates · inverse",
+        "regulates": "only claude proposed this",
     }
     inhibits = next(r for r in regions.values() if r["mention"]["value"]["text"] == "inhibits")
     assert inhibits["relation"]["value"]["taxonomy"] == [
@@ -70,15 +71,19 @@ def test_review_regions_origins_and_values(kb) -> None:
     assert prediction["score"] == pytest.approx((0.9 + 0.8) / 2)
 
 
-def test_without_b_the_tag_names_a_only(kb) -> None:
+def test_without_b_the_tag_names_a_only_and_regions_carry_no_note(kb) -> None:
     prediction = build_review_prediction(
         TEXT, [_hit("activates", ACTIVATES)], None, "lexical@73a23cc7", None, kb
     )
     assert (
         prediction["model_version"] == review_tag("lexical@73a23cc7") == "review:lexical@73a23cc7"
     )
-    assert [item["meta"]["text"] for item in prediction["result"] if "meta" in item] == ["A only"]
+    # Nothing to compare: no note beside each region, only the origin pull reads.
+    assert [item["meta"] for item in prediction["result"] if "meta" in item] == [{"origin": "A"}]
     assert "score" not in prediction
+    # One prediction tab: A's own prediction would repeat the review's regions.
+    only = task_predictions(TEXT, [_hit("activates", ACTIVATES)], None, "lexical", None, kb)
+    assert [p["model_version"] for p in only] == ["review:lexical"]
 
 
 def test_task_predictions_validate_against_the_config(kb) -> None:

@@ -1,8 +1,11 @@
 """The Label Studio labeling config, generated from the KB, and the names of its controls.
 
 The template (``relations.template.xml``, bundled, linked from ``label_config/``) holds the layout;
-the KB fills in the relation picker: one choice per canonical relation, its label as value and
-its description as hint. Region values carry canonical labels, never ids.
+the KB fills in the relation picker: one choice per canonical relation, its description as hint.
+A choice shows its label with the other forms a text may use for it ("inhibits (inhibited by,
+inhibiting)"), because Label Studio's Taxonomy search matches the shown text only; its ``alias``,
+which Label Studio stores instead, is the canonical label. Region values carry canonical labels,
+never ids. ``instructions.html`` (bundled beside the template) is what annotators read first.
 """
 
 from __future__ import annotations
@@ -14,12 +17,15 @@ from typing import TYPE_CHECKING, Any
 from xml.sax.saxutils import quoteattr
 
 from goldloop.errors import GoldloopError
-from goldloop.kb import KB
+from goldloop.kb import KB, Relation
+from goldloop.verb_forms import VerbForms, verb_forms
 
 if TYPE_CHECKING:
     from label_studio_sdk.label_interface import LabelInterface
 
-TEMPLATE = Path(str(files("goldloop") / "data" / "label_config" / "relations.template.xml"))
+_BUNDLED = files("goldloop") / "data" / "label_config"
+TEMPLATE = Path(str(_BUNDLED / "relations.template.xml"))
+INSTRUCTIONS = Path(str(_BUNDLED / "instructions.html"))
 MARKER = "{relation_choices}"
 OBJECT = "text"
 SPAN = "mention"
@@ -32,6 +38,8 @@ NOTE = "note"
 RELATION_TYPE = "taxonomy"
 CONTROLS = {SPAN: "labels", RELATION: RELATION_TYPE, DIRECTION: "choices", NOTE: "textarea"}
 _HINT_CHARS = 300
+# A label headed by an auxiliary ("is part of", "has input") has no verb of its own to search by.
+_AUXILIARIES = frozenset(("be", "have"))
 _ERRORS_SHOWN = 3
 # Where a region lies on the text: checked when regions are built, not by the config.
 _SPAN_KEYS = frozenset(("start", "end", "text"))
@@ -45,10 +53,48 @@ class LabelConfigError(GoldloopError):
 def render_label_config(kb: KB, template: Path = TEMPLATE) -> str:
     """The labeling config for ``kb``: the template with one choice per canonical relation."""
     relations = sorted(kb.canonical_relations(), key=lambda r: r.label.casefold())
-    choices = "\n".join(
-        f"      <Choice value={quoteattr(r.label)}{_hint(r.description)}/>" for r in relations
-    )
+    forms = verb_forms()
+    choices = "\n".join(_choice(r, picker_forms(r, kb, forms)) for r in relations)
     return template.read_text(encoding="utf-8").replace(MARKER, choices)
+
+
+def render_instructions(path: Path = INSTRUCTIONS) -> str:
+    """The project instructions (HTML) Label Studio shows before the first task."""
+    return path.read_text(encoding="utf-8")
+
+
+def picker_forms(relation: Relation, kb: KB, forms: VerbForms) -> list[str]:
+    """Other forms a text may use for ``relation``, by which the picker finds it: the converse
+    label, then the head verb's participle and -ing form ("inhibited by", "inhibiting").
+
+    A form another one (or the label) already contains is left out: the search matches
+    substrings, so "inhibited by" finds it for "inhibited" too.
+    """
+    found: list[str] = []
+    converse = kb.converse_of(relation.entity_id)
+    if converse is not None:
+        found.append(converse.label)
+    words = relation.label.lower().split()
+    # A present-tense head ("inhibits", "binds to"); a participle head is a form already.
+    if words and words[0].endswith("s") and forms.lemma(words[0]) not in _AUXILIARIES:
+        found += forms.inflections(words[0])
+    kept: list[str] = []
+    for form in found:
+        if form not in relation.label and not any(
+            form in other for other in found if other != form
+        ):
+            kept.append(form)
+    return kept
+
+
+def _choice(relation: Relation, also: list[str]) -> str:
+    if not also:
+        return f"      <Choice value={quoteattr(relation.label)}{_hint(relation.description)}/>"
+    shown = f"{relation.label} ({', '.join(also)})"
+    return (
+        f"      <Choice value={quoteattr(shown)} alias={quoteattr(relation.label)}"
+        f"{_hint(relation.description)}/>"
+    )
 
 
 def relation_value(label: str) -> dict[str, Any]:

@@ -1,10 +1,11 @@
 """The Label Studio project layer: every door reads and writes projects through it.
 
-Find or create a project by title (its labeling config checked), list its tasks by a key of their
-``data``, import tasks exactly once, export every task with full predictions and annotators, and set
-the model version annotations are pre-filled from. ``push``, ``pull``, agreement, curation, status,
-effort, the precision sample and the demo all use these functions with the same
-``(connection, client)`` pair.
+Find or create a project by title (its labeling config checked, its instructions set when it has
+none), give it a first Data Manager tab, list its tasks by a key of their ``data``, import tasks
+exactly once, export every task with full predictions and annotators, and set the model version
+annotations are pre-filled from. ``push``, ``pull``, agreement, curation, status, effort, the
+precision sample and the demo all use these functions with the same ``(connection, client)``
+pair.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from goldloop.studio.connection import (
@@ -39,6 +40,7 @@ class Project:
     title: str
     label_config: str
     model_version: str | None
+    instructions: str = ""
 
 
 @dataclass(frozen=True)
@@ -78,7 +80,10 @@ def find_projects(
             full = call(connection, client.projects.get, id=matches[0].id)
             where = f"Label Studio project {title!r} (id {full.id})"
             check(full.label_config or "", where)
-            found[title] = Project(full.id, title, full.label_config, full.model_version or None)
+            found[title] = Project(
+                full.id, title, full.label_config, full.model_version or None,
+                full.expert_instruction or "",
+            )  # fmt: skip
     return found
 
 
@@ -90,19 +95,55 @@ def ensure_project(
     *,
     annotations: int = 1,
     check: ConfigCheck = check_label_config,
+    instructions: str | None = None,
 ) -> Project:
-    """Find the project titled ``title`` (its config vetted by ``check``) or create it."""
+    """Find the project titled ``title`` (its config vetted by ``check``) or create it.
+
+    ``instructions`` (HTML) are shown to annotators before their first task; a found project
+    gets them only when it has none, so instructions edited in Label Studio are kept.
+    """
+    shown = {"expert_instruction": instructions, "show_instruction": True} if instructions else {}
     found = find_project(connection, client, title, check)
     if found is not None:
+        if shown and not found.instructions.strip():
+            call(connection, client.projects.update, id=found.id, **shown)
+            found = replace(found, instructions=instructions or "")
         return found
-    extra: dict[str, Any] = {}
+    extra: dict[str, Any] = dict(shown)
     if annotations > 1:
         # Overlap is per project: every task of this project asks for ``annotations`` people.
-        extra = {"maximum_annotations": annotations, "overlap_cohort_percentage": 100}
+        extra |= {"maximum_annotations": annotations, "overlap_cohort_percentage": 100}
     created = call_once(
         connection, client.projects.create, title=title, label_config=label_config, **extra
     )
-    return Project(created.id, title, label_config, None)
+    return Project(created.id, title, label_config, None, instructions or "")
+
+
+def ensure_view(
+    connection: Connection, client: Any, project: Project, title: str, display: dict[str, str]
+) -> None:
+    """Give a project without Data Manager tabs its first tab: ``title``, the columns Label
+    Studio hides by default hidden, and ``display`` (column id, such as ``tasks:data.p_incl``,
+    to the type it is shown as). A project that has tabs keeps them as they are.
+
+    Call it after the tasks are imported: a task data key is a column only once a task has it.
+    """
+    if call(connection, client.views.list, project=project.id):
+        return
+    columns = call(connection, _read_json, client, "api/dm/columns", {"project": project.id})
+    # What the Data Manager itself hides in the tab it makes for a project without one; a tab
+    # created without this list would show every column.
+    hidden: dict[str, list[str]] = {"explore": [], "labeling": []}
+    for column in columns.get("columns") or ():
+        path = f"{column['parent']}.{column['id']}" if column.get("parent") else column["id"]
+        for mode, visible in (column.get("visibility_defaults") or {}).items():
+            if not visible:
+                hidden.setdefault(mode, []).append(f"{column['target']}:{path}")
+    data = {
+        "title": title, "type": "list", "target": "tasks", "hiddenColumns": hidden,
+        "columnsDisplayType": display,
+    }  # fmt: skip
+    call_once(connection, client.views.create, project=project.id, data=data)
 
 
 def existing_tasks(
@@ -196,6 +237,20 @@ def _post_import(client: Any, project_id: int, tasks: list[dict[str, Any]]) -> N
         except ValueError:
             body = response.text
         raise ApiError(status_code=response.status_code, headers=dict(response.headers), body=body)
+
+
+def _read_json(client: Any, path: str, params: dict[str, Any]) -> Any:
+    """``GET path`` through the SDK's HTTP client, for an endpoint the SDK does not wrap."""
+    from label_studio_sdk.core.api_error import ApiError
+
+    response = client._client_wrapper.httpx_client.request(
+        path, method="GET", params=params, request_options={"max_retries": 0}
+    )
+    if response.status_code >= 400:
+        raise ApiError(
+            status_code=response.status_code, headers=dict(response.headers), body=response.text
+        )
+    return response.json()
 
 
 def export_project(

@@ -1,11 +1,13 @@
 """``push``: documents as Label Studio tasks, candidates as predictions, idempotent on ``doc_id``.
 
-Every task is imported with its predictions inline (A's, B's, and the review prediction), in
-batches; Label Studio stores a batch in one transaction, so a task is there with all its
-predictions or not at all. Each run first lists the project's ``doc_id``\\ s and sends only what is
-missing, so a re-run after a crash, or with a new batch, never duplicates. Every result is checked
-against the labeling config before anything is sent (Label Studio stores invalid results
-silently). Documents of role ``double`` go to ``<NAME>-double``, which asks for two annotations.
+Every task is imported with its predictions inline (the review prediction, after A's and B's own
+when there is a B), in batches; Label Studio stores a batch in one transaction, so a task is
+there with all its predictions or not at all. Each run first lists the project's ``doc_id``\\ s
+and sends only what is missing, so a re-run after a crash, or with a new batch, never
+duplicates. Every result is checked against the labeling config before anything is sent (Label
+Studio stores invalid results silently). Documents of role ``double`` go to ``<NAME>-double``,
+which asks for two annotations. A project gets the annotators' instructions and a first Data
+Manager tab that shows ``p_incl`` rounded.
 """
 
 from __future__ import annotations
@@ -21,12 +23,20 @@ from goldloop.gold import Document, Hit, read_gold
 from goldloop.kb import KB
 from goldloop.studio import project as projects
 from goldloop.studio.connection import Connection, call_once
-from goldloop.studio.label_config import prediction_checker, render_label_config
+from goldloop.studio.label_config import (
+    prediction_checker,
+    render_instructions,
+    render_label_config,
+)
 from goldloop.studio.review import Prediction, review_tag, task_predictions
 
 BATCH_SIZE = projects.BATCH_SIZE
 DOUBLE_ROLE = "double"
 TASK_FIELDS = ("text", "doc_id", "role", "batch", "p_incl")
+# The Data Manager shows a task data key the labeling config does not read as it is stored
+# (p_incl 0.012345679012345678); shown as a number it is rounded to three decimals, the stored
+# value unchanged.
+TASKS_VIEW, TASKS_VIEW_DISPLAY = "Tasks", {"tasks:data.p_incl": "Number"}
 
 
 @dataclass
@@ -116,10 +126,11 @@ def push(
         title = projects.double_name(name) if doc.role == DOUBLE_ROLE else name
         by_project.setdefault(title, []).append(doc)
     config = render_label_config(kb)
+    instructions = render_instructions()
     for title, docs in by_project.items():
         annotations = 2 if title != name else 1
         project = projects.ensure_project(
-            connection, client, title, config, annotations=annotations
+            connection, client, title, config, annotations=annotations, instructions=instructions
         )
         report.projects.append(
             _push_project(connection, client, project, docs, kb, a, b, batch_size, progress)
@@ -167,6 +178,7 @@ def _push_project(
     done.created = projects.import_tasks(
         connection, client, project, tasks, batch_size=batch_size, progress=progress
     )
+    projects.ensure_view(connection, client, project, TASKS_VIEW, TASKS_VIEW_DISPLAY)
     done.predictions = sum(len(t["predictions"]) for t in tasks)
     if tag is not None:
         stale = [

@@ -80,8 +80,8 @@ def build_review_prediction(
 ) -> Prediction:
     """The review prediction: one region per distinct span proposed by A or B.
 
-    Relation and direction are A's where A proposed the span, else B's; ``meta.text`` says where
-    the region came from: ``A+B agree``, ``A only``, ``B only``, or the disagreement in words.
+    Relation and direction are A's where A proposed the span, else B's; with a B, ``meta.text``
+    tells the annotator where the region came from (:func:`origin_note`).
     """
     spans_a = _by_span(hits_a)
     spans_b = _by_span(hits_b or ())
@@ -92,7 +92,8 @@ def build_review_prediction(
         hit = hit_a or hit_b
         assert hit is not None
         chosen.append(hit)
-        result += hit_regions(text, hit, kb, meta=_review_meta(hit_a, hit_b, kb))
+        note = origin_note(hit_a, hit_b, kb, tag_a, tag_b)
+        result += hit_regions(text, hit, kb, meta=_review_meta(hit_a, hit_b, note))
     return _prediction(result, review_tag(tag_a, tag_b), chosen)
 
 
@@ -104,30 +105,42 @@ def task_predictions(
     tag_b: str | None,
     kb: KB,
 ) -> list[Prediction]:
-    """Everything push sends for one task: A's, B's (when there is a B), then the review prediction."""
-    predictions = [annotator_prediction(text, hits_a, tag_a, kb)]
-    if tag_b is not None:
-        predictions.append(annotator_prediction(text, hits_b or (), tag_b, kb))
-    predictions.append(build_review_prediction(text, hits_a, hits_b, tag_a, tag_b, kb))
-    return predictions
+    """Everything push sends for one task: the review prediction, after A's and B's own when there
+    is a B (each pre-annotator's version, for Label Studio's Compare All). With A alone, A's own
+    would hold the review's regions again, under a second tab."""
+    review = build_review_prediction(text, hits_a, hits_b, tag_a, tag_b, kb)
+    if tag_b is None:
+        return [review]
+    return [
+        annotator_prediction(text, hits_a, tag_a, kb),
+        annotator_prediction(text, hits_b or (), tag_b, kb),
+        review,
+    ]
 
 
-def origin_note(hit_a: Hit | None, hit_b: Hit | None, kb: KB) -> str:
-    """Where a review region came from, in words."""
+def origin_note(
+    hit_a: Hit | None, hit_b: Hit | None, kb: KB, tag_a: str, tag_b: str | None
+) -> str | None:
+    """Where a review region came from, in words an annotator reads beside the region, naming the
+    pre-annotators by their tags (their prediction tabs' names); None without a B."""
+    if tag_b is None:
+        return None
     if hit_a is None:
-        return "B only"
+        return f"only {tag_b} proposed this"
     if hit_b is None:
-        return "A only"
+        return f"only {tag_a} proposed this"
     if (hit_a.entity_id, hit_a.direction) == (hit_b.entity_id, hit_b.direction):
-        return "A+B agree"
-    return f"A: {describe_hit(hit_a, kb)} | B: {describe_hit(hit_b, kb)}"
+        return "both pre-annotators agree"
+    return f"{tag_a}: {describe_hit(hit_a, kb)} | {tag_b}: {describe_hit(hit_b, kb)}"
 
 
-def _review_meta(hit_a: Hit | None, hit_b: Hit | None, kb: KB) -> dict[str, Any]:
+def _review_meta(hit_a: Hit | None, hit_b: Hit | None, note: str | None) -> dict[str, Any]:
     """``text`` is shown to the annotator; ``origin`` and ``anchored`` are read back by pull."""
     hit = hit_a or hit_b
     assert hit is not None
-    meta: dict[str, Any] = {"text": origin_note(hit_a, hit_b, kb), "origin": _origin(hit_a, hit_b)}
+    meta: dict[str, Any] = {"origin": _origin(hit_a, hit_b)}
+    if note is not None:
+        meta["text"] = note
     if hit.surface_anchored is not None:
         meta["anchored"] = hit.surface_anchored
     return meta
