@@ -39,6 +39,7 @@ import os
 import re
 import shlex
 import shutil
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -392,37 +393,47 @@ PROJECT_FIELDS = (
     "show_skip_button", "enable_empty_annotation", "maximum_annotations",
     "overlap_cohort_percentage", "model_version",
 )  # fmt: skip
+# Every project of the loop gets the KB's labeling config: recorded once, as a file of its own.
+LABEL_CONFIG = "label-studio/label_config.xml"
 
 
-def pushed_payloads(client: Any, titles: list[str]) -> str:
+def record_payloads(loop: Loop, client: Any, name: str, titles: list[str]) -> None:
     """The projects' settings and their tasks as Label Studio stores them: data and predictions
     (ids, dates and counters left out: Label Studio's, and different on every server)."""
     projects = {p.title: p for p in client.projects.list()}
     pushed = {}
     for title in titles:
         project = client.projects.get(id=projects[title].id)
+        settings = {field: getattr(project, field, None) for field in PROJECT_FIELDS}
+        config = loop.records.setdefault(LABEL_CONFIG, settings["label_config"])
+        if settings["label_config"] == config:
+            settings["label_config"] = LABEL_CONFIG
         pushed[title] = {
-            "project": {name: getattr(project, name, None) for name in PROJECT_FIELDS},
-            "tasks": {
-                doc_id: {
+            "project": settings,
+            "tasks": [
+                {
                     "data": task.data,
                     "predictions": [
                         {"model_version": p.model_version, "score": p.score, "result": p.result}
                         for p in task.predictions
                     ],
                 }
-                for doc_id, task in tasks_of(client, project.id).items()
-            },
+                for task in client.tasks.list(project=project.id, fields="all", page_size=100)
+            ],
         }
-    return json.dumps(pushed, indent=2, ensure_ascii=False) + "\n"
+    loop.records[f"label-studio/{name}.json"] = loop.normalise(
+        json.dumps(pushed, indent=2, ensure_ascii=False) + "\n"
+    )
 
 
-def accept_everything(client: Any, title: str, review: str) -> None:
-    """One person accepts the review prediction of every task of ``title``, a minute each."""
+def accept(client: Any, title: str, version: str, person: Any = None) -> None:
+    """Someone (the admin by default) accepts the prediction ``version`` of every task of
+    ``title`` as it is."""
     project = project_titled(client, title)
+    who = {} if person is None else {"completed_by": person.id}
     for task in tasks_of(client, project.id).values():
-        start = next(p for p in task.predictions if p.model_version == review)
-        client.annotations.create(id=task.id, result=start.result, lead_time=60.0)
+        start = next(p for p in task.predictions if p.model_version == version)
+        client.annotations.create(id=task.id, result=start.result, **who)
 
 
 @pytest.mark.studio
@@ -434,47 +445,73 @@ def test_label_studio_loop_outputs_are_as_recorded(
     loop = new_loop(root, "studio", {**offline.names, label_studio.url: masked(label_studio.url)})
     loop.env = {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token}
     try:
-        run_studio(loop, label_studio.client, label_studio)
+        run_demo_loop(loop, label_studio.client)
+        run_fixture_loop(loop, label_studio.client)
+        run_campaign(loop, label_studio)
     finally:
         os.chdir(cwd)
     check_recorded("studio", loop.collect())
 
 
-def run_studio(loop: Loop, client: Any, label_studio: Any) -> None:
-    # The demo sample with both pre-annotations; one person accepts every pre-filled task.
-    loop.run("push", "--sample", "../offline/sample", "--project", "demo", "--candidates",
-             "../offline/gold.lexical.json", "--other", "../offline/gold.llm.json")  # fmt: skip
-    loop.records["label-studio/demo.json"] = loop.normalise(
-        pushed_payloads(client, ["demo", "demo-double"])
-    )
-    review = next(p.model_version for p in client.projects.list() if p.title == "demo")
-    accept_everything(client, "demo", review)
-    accept_everything(client, "demo-double", review)
-    loop.run("pull", "--project", "demo", "--out", "demo.verified.json")
-    loop.run("score", "--gold", "demo.verified.json", "--system", "lexical=../offline/gold.lexical.json",
-             "--system", "llm=../offline/gold.llm.json", "--report-dir", "score-verified")  # fmt: skip
-    loop.run("status", "--project", "demo", "-o", "demo.status.json")
-    loop.run("effort", "--project", "demo", "-o", "demo.effort.json", "--png", "demo.effort.png")
+def run_demo_loop(loop: Loop, client: Any) -> None:
+    """The offline sample with both pre-annotations: the admin accepts every pre-filled task, a
+    second person the LLM's candidates of the double tasks; agree, curate, pull, score the
+    pre-annotators on the verified gold; the judged sample pushed, labelled and reported.
+    (``status`` and ``effort`` run on the campaign, whose annotations are timed.)"""
+    offline = Path("..", "offline")
+    loop.run("push", "--sample", offline / "sample", "--project", "recorded-demo",
+             "--candidates", offline / "gold.lexical.json", "--other", offline / "gold.llm.json")  # fmt: skip
+    record_payloads(loop, client, "demo", ["recorded-demo", "recorded-demo-double"])
+    review = project_titled(client, "recorded-demo").model_version
+    accept(client, "recorded-demo", review)
+    accept(client, "recorded-demo-double", review)
+    # A name the shared server has not seen in this session; masked in the records.
+    email = f"demo-{uuid.uuid4().hex[:6]}@goldloop.local"
+    loop.names[email] = masked(email)
+    second = client.users.create(email=email, username=uuid.uuid4().hex[:10])
+    llm = review.removeprefix("review:").split("+")[1]  # B's tag, the fake LLM's
+    accept(client, "recorded-demo-double", llm, second)
+    loop.run("agree", "--studio-project", "recorded-demo", "-o", "demo.agreement.json")
+    loop.run("curate", "--project", "recorded-demo")
+    record_payloads(loop, client, "demo-curate", ["recorded-demo-curate"])
+    loop.run("pull", "--project", "recorded-demo", "--out", "demo.verified.json")
+    loop.run("score", "--gold", "demo.verified.json", "--system", f"lexical={offline / 'gold.lexical.json'}",
+             "--system", f"llm={offline / 'gold.llm.json'}", "--report-dir", "score-verified")  # fmt: skip
+    loop.run("precision", "sample", "--verdicts", offline / "verdicts.jsonl", "--documents",
+             offline / "sample", "-o", "to-label.jsonl", "--n", 12,
+             "--studio-project", "recorded-precision")  # fmt: skip
+    record_payloads(loop, client, "precision", ["recorded-precision"])
+    precision = project_titled(client, "recorded-precision")
+    for i, task in enumerate(client.tasks.list(project=precision.id, page_size=100)):
+        verdict = {"choices": [("supported", "not found")[i % 2]]}
+        result = {"from_name": "verdict", "to_name": "text", "type": "choices", "value": verdict}
+        client.annotations.create(id=task.id, result=[result])
+    loop.run("precision", "report", "--verdicts", offline / "verdicts.jsonl",
+             "--studio-project", "recorded-precision", "-o", "precision.json")  # fmt: skip
 
-    # The fixture corpus and the people's work of the loop test.
+
+def run_fixture_loop(loop: Loop, client: Any) -> None:
+    """The fixture corpus (tests/studio/loop_data.py) and the loop test's people's work: accept,
+    fix, delete, widen, add, skip, a second person on the double task; pull all, and one person's."""
     documents, gold_a, gold_b = write_inputs(Path(INPUTS, "loop"))
-    loop.run("push", "--sample", documents, "--project", "loop", "--candidates", gold_a,
+    loop.run("push", "--sample", documents, "--project", "recorded-loop", "--candidates", gold_a,
              "--other", gold_b)  # fmt: skip
-    loop.records["label-studio/loop.json"] = loop.normalise(
-        pushed_payloads(client, ["loop", "loop-double"])
-    )
-    _, _, second = people_work(client, "loop")
+    record_payloads(loop, client, "loop", ["recorded-loop", "recorded-loop-double"])
+    _, _, second = people_work(client, "recorded-loop")
     loop.names[second] = masked(second)
-    loop.run("pull", "--project", "loop", "--out", "loop.verified.json")
-    loop.run("pull", "--project", "loop", "--out", "second.json", "--annotator", second,
+    loop.run("pull", "--project", "recorded-loop", "--out", "loop.verified.json")
+    loop.run("pull", "--project", "recorded-loop", "--out", "second.json", "--annotator", second,
              "--per-annotator")  # fmt: skip
 
-    # The curation campaign: three people, disputes curated, lead times.
+
+def run_campaign(loop: Loop, label_studio: Any) -> None:
+    """The curation campaign (tests/studio/campaign_data.py): three people, the disputes curated
+    but one, every annotation timed."""
     campaign = build(label_studio)
     loop.names |= {campaign.name: masked(campaign.name)}
     loop.names |= {campaign.email(p): masked(campaign.email(p)) for p in ("alice", "bob", "carol")}
     titles = [campaign.name, f"{campaign.name}-double", f"{campaign.name}-curate"]
-    loop.records["label-studio/campaign.json"] = loop.normalise(pushed_payloads(client, titles))
+    record_payloads(loop, label_studio.client, "campaign", titles)
     loop.run("status", "--project", campaign.name, "-o", "campaign.status.json")
     loop.run("effort", "--project", campaign.name, "-o", "campaign.effort.json",
              "--png", "campaign.effort.png")  # fmt: skip
