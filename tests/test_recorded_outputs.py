@@ -9,9 +9,11 @@ Two scenarios run ``goldloop`` through its entry point (:func:`tests.conftest.ru
   ``gold check``, ``kb check``, ``kb derive``, ``label-config``, ``audit`` (also of the fixture
   sample dir) and ``stats``;
 - ``studio`` (a real Label Studio, the ``studio`` marker): ``push`` of the offline sample with
-  both pre-annotations (the task payloads are recorded), people's work through the SDK, ``pull``,
-  ``score`` on the pulled gold, and the curation campaign's ``status``, ``effort``, ``agree
-  --studio-project`` and ``pull``.
+  both pre-annotations (the task payloads are recorded), two people's work through the SDK,
+  ``agree --studio-project``, ``curate``, ``pull``, ``score`` on the pulled gold, ``precision
+  sample``/``report --studio-project``; the fixture corpus of ``tests/studio/loop_data.py`` with
+  the loop test's people's work, pulled whole and per annotator; the curation campaign of
+  ``tests/studio/campaign_data.py`` with ``status``, ``effort``, ``agree`` and ``pull``.
 
 Each command's exit code, stdout and stderr and every file left in the work directory are
 compared with ``tests/data/recorded/<scenario>``; a difference fails with the list of differing
@@ -19,7 +21,7 @@ files and the diff of the first. Only what is legitimately run-dependent is norm
 with its reason: temporary directories and the checkout (``Loop.paths``), servers' ports and the
 random names of Label Studio's people and projects (:func:`masked`), times and durations
 (:data:`TIME_KEYS`), Label Studio's ids (:data:`RUN_DEPENDENT`), Label Studio's own records in
-pull's mirror (:func:`mirror_frame`) and in the task payloads (:func:`pushed_payloads`), a time
+pull's mirror (:func:`mirror_frame`) and in the task payloads (:func:`record_payloads`), a time
 column of CSVs (:func:`without_time_columns`), and PNG pixels (:func:`png_metadata`).
 
 After an intended change of an output (a labeling config, a report field), re-record and review
@@ -84,7 +86,8 @@ RUN_DEPENDENT: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
         lambda m: re.sub(r"[0-9]", "#", m["cell"]),
     ),
     # Label Studio's ids count every task and project the server ever made: other tests share it.
-    (re.compile(r'"task": [0-9]+'), lambda m: '"task": "<id>"'),
+    # (A curate task's data names its double task.)
+    (re.compile(r'"(?P<key>task|double_task)": [0-9]+'), lambda m: f'"{m["key"]}": "<id>"'),
     # ... also in push's right-aligned table cells, kept as wide.
     (
         re.compile(r"(?<=│)(?P<pad> +)(?P<title>[^│]*)\(id (?P<id>[0-9]+)\)"),
