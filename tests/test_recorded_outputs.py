@@ -28,6 +28,10 @@ After an intended change of an output (a labeling config, a report field), re-re
 the diff of ``tests/data/recorded`` before committing it:
 
     GOLDLOOP_RECORD=1 .venv/bin/pytest tests/test_recorded_outputs.py
+
+(with ``GOLDLOOP_LABEL_STUDIO`` naming the ``label-studio`` executable when it is not installed in
+``.goldloop/studio``; without a server the ``studio`` records stay as they are). What each record
+holds and each normalisation: ``tests/data/recorded/README.md``.
 """
 
 from __future__ import annotations
