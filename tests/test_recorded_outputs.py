@@ -45,6 +45,7 @@ import os
 import re
 import shlex
 import shutil
+import sys
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -53,6 +54,7 @@ from typing import Any
 
 import pytest
 from PIL import Image
+from rich.console import Console
 
 from tests.conftest import REPO, CliResult, run_goldloop
 from tests.fakes.llm_server import BASE_URL_ENV, FAKE_KEY, KEY_ENV, FakeLLMServer, FakeRequest
@@ -98,9 +100,8 @@ RUN_DEPENDENT: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
         lambda m: " " * (len(m["pad"]) + len(m["id"]) - 1) + m["title"] + "(id #)",
     ),
 ]
-# The console width goldloop prints at into a pipe (cli.common.UNCUT_WIDTH): set so that a run
-# from a terminal (rich then reads $COLUMNS at each print) lays tables out as a piped one.
-WIDTH = "10000"
+# The width goldloop's consoles print at into a file or a pipe (cli.common.UNCUT_WIDTH).
+PIPE_WIDTH = 10_000
 
 # The fake LLM's reading of a text, independent of goldloop's lexical matcher: where a surface
 # occurs it is quoted with this label and direction. "reduces" read as inhibits and "induces" as
@@ -309,8 +310,28 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         patch.setenv("GOLDLOOP_HOME", str(path / "home"))
         patch.setenv("GOLDLOOP_CACHE", str(path / "llm-cache.sqlite"))
         patch.setenv("GOLDLOOP_PARSE_CACHE", str(path / "parse-cache.sqlite"))
-        patch.setenv("COLUMNS", WIDTH)
+        for console in goldloop_consoles():
+            # The records are what `goldloop ... > file` prints. A console is made when its
+            # module is first imported, with the width and colours of that moment's terminal
+            # (pytest -s in one; $COLUMNS set) and whatever test imported it first.
+            patch.setattr(console, "_width", PIPE_WIDTH)
+            patch.setattr(console, "_color_system", None)
+            patch.setattr(console, "is_interactive", False)  # no live progress display
         yield path
+
+
+def goldloop_consoles() -> list[Console]:
+    """Every rich console goldloop's modules print through, wherever they live."""
+    import goldloop.cli  # noqa: F401  (the entry point: every command's module, and their consoles)
+
+    found = {
+        id(value): value
+        for name, module in list(sys.modules.items())
+        if name.split(".")[0] == "goldloop"
+        for value in vars(module).values()
+        if isinstance(value, Console)
+    }
+    return list(found.values())
 
 
 def new_loop(root: Path, scenario: str, names: dict[str, str]) -> Loop:
