@@ -298,7 +298,8 @@ def check_recorded(scenario: str, records: dict[str, str]) -> None:
 @pytest.fixture(scope="module")
 def root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """The scenarios' directories, and an environment that names nothing of the machine's: no
-    provider key, KB, model or Label Studio from the caller; caches inside the directory."""
+    provider key, KB, model or Label Studio from the caller, caches inside the directory, and
+    goldloop's consoles printing as into a file."""
     path = tmp_path_factory.mktemp("recorded")
     with pytest.MonkeyPatch.context() as patch:
         for name in list(os.environ):
@@ -311,9 +312,9 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         patch.setenv("GOLDLOOP_CACHE", str(path / "llm-cache.sqlite"))
         patch.setenv("GOLDLOOP_PARSE_CACHE", str(path / "parse-cache.sqlite"))
         for console in goldloop_consoles():
-            # The records are what `goldloop ... > file` prints. A console is made when its
-            # module is first imported, with the width and colours of that moment's terminal
-            # (pytest -s in one; $COLUMNS set) and whatever test imported it first.
+            # The records are what `goldloop ... > file` prints, but a console takes its width,
+            # colours and interactivity when its module is first imported, by whichever test:
+            # a terminal's under `pytest -s`, or $COLUMNS.
             patch.setattr(console, "_width", PIPE_WIDTH)
             patch.setattr(console, "_color_system", None)
             patch.setattr(console, "is_interactive", False)  # no live progress display
