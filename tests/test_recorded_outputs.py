@@ -521,7 +521,8 @@ def run_demo_loop(loop: Loop, client: Any) -> None:
 
 def run_fixture_loop(loop: Loop, client: Any) -> None:
     """The fixture corpus (tests/studio/loop_data.py) and the loop test's people's work: accept,
-    fix, delete, widen, add, skip, a second person on the double task; pull all, and one person's."""
+    fix, delete, widen, add, skip, a second person on the double task; pull all, and one person's;
+    score both candidates on Label Studio's export."""
     documents, gold_a, gold_b = write_inputs(Path(INPUTS, "loop"))
     loop.run("push", "--sample", documents, "--project", "recorded-loop", "--candidates", gold_a,
              "--other", gold_b)  # fmt: skip
@@ -531,6 +532,12 @@ def run_fixture_loop(loop: Loop, client: Any) -> None:
     loop.run("pull", "--project", "recorded-loop", "--out", "loop.verified.json")
     loop.run("pull", "--project", "recorded-loop", "--out", "second.json", "--annotator", second,
              "--per-annotator")  # fmt: skip
+    # Label Studio's export as gold: pull's mirror holds the tasks as the export API gave them.
+    mirror = json.loads(Path("loop.verified.json.tasks.json").read_text(encoding="utf-8"))
+    export = next(p["tasks"] for p in mirror["projects"] if p["title"] == "recorded-loop")
+    Path(INPUTS, "loop-export.json").write_text(json.dumps(export), encoding="utf-8")
+    loop.run("score", "--gold", Path(INPUTS, "loop-export.json"), "--system", f"a={gold_a}",
+             "--system", f"b={gold_b}", "--report-dir", "score-export")  # fmt: skip
 
 
 def run_campaign(loop: Loop, label_studio: Any) -> None:
