@@ -9,15 +9,12 @@ from __future__ import annotations
 
 import json
 import uuid
-from copy import deepcopy
 from typing import Any
 
 import pytest
 
-from goldloop.gold import Hit, read_gold
+from goldloop.gold import read_gold
 from goldloop.kb import load_kb
-from goldloop.studio.offsets import to_label_studio
-from goldloop.studio.review import hit_regions, review_tag
 from tests.conftest import CliResult, run_goldloop
 from tests.studio.loop_data import (
     ACTIVATES,
@@ -27,15 +24,17 @@ from tests.studio.loop_data import (
     PHOSPHORYLATES,
     REDUCES,
     REGULATES,
+    REVIEW,
     SUPPRESSES,
     TAG_A,
     TAG_B,
+    people_work,
+    project_titled,
     span,
+    tasks_of,
     text_of,
     write_inputs,
 )  # fmt: skip
-
-REVIEW = review_tag(TAG_A, TAG_B)
 
 
 def _run(args: list[str], label_studio) -> CliResult:
@@ -43,58 +42,6 @@ def _run(args: list[str], label_studio) -> CliResult:
     result = run_goldloop(args, env)
     assert result.returncode == 0, (result.stdout, result.stderr)
     return result
-
-
-def _tasks(client, project_id: int) -> dict[str, Any]:
-    return {
-        t.data["doc_id"]: t
-        for t in client.tasks.list(project=project_id, fields="all", page_size=100)
-    }
-
-
-def _project(client, title: str):
-    return next(
-        p for p in client.projects.list(include="id,title,model_version") if p.title == title
-    )
-
-
-def _review(task) -> list[dict[str, Any]]:
-    review = next(p for p in task.predictions if p.model_version == REVIEW)
-    return deepcopy(review.result)
-
-
-def _set(result: list[dict], surface: str, doc_id: str, from_name: str, value: dict) -> None:
-    start, end = to_label_studio(text_of(doc_id), *span(doc_id, surface))
-    for item in result:
-        if item["from_name"] == from_name and (item["value"]["start"], item["value"]["end"]) == (
-            start,
-            end,
-        ):
-            item["value"].update(value)
-            return
-    raise AssertionError(f"no {from_name} region on {surface!r}")
-
-
-def _without(result: list[dict], surface: str, doc_id: str) -> list[dict]:
-    start, end = to_label_studio(text_of(doc_id), *span(doc_id, surface))
-    return [i for i in result if (i["value"]["start"], i["value"]["end"]) != (start, end)]
-
-
-def _widen(result: list[dict], old: str, new: str, doc_id: str) -> None:
-    start, end = to_label_studio(text_of(doc_id), *span(doc_id, old))
-    new_start, new_end = to_label_studio(text_of(doc_id), *span(doc_id, new))
-    for item in result:
-        if (item["value"]["start"], item["value"]["end"]) == (start, end):
-            item["value"].update(start=new_start, end=new_end, text=new)
-
-
-def _region(doc_id: str, surface: str, entity_id: str | None, direction: str | None) -> list[dict]:
-    a, b = span(doc_id, surface)
-    hit = Hit(a=a, b=b, surface=surface, entity_id=entity_id or ACTIVATES, direction=direction)
-    items = hit_regions(text_of(doc_id), hit, load_kb())
-    for item in items:
-        item["id"] = f"new{a}"
-    return items if entity_id else [i for i in items if i["from_name"] == "mention"]
 
 
 @pytest.fixture(scope="module")
@@ -105,48 +52,17 @@ def pushed(label_studio, tmp_path_factory: pytest.TempPathFactory) -> dict[str, 
     name = f"loop-{uuid.uuid4().hex[:6]}"
     out = _run(["push", "--sample", str(documents), "--project", name, "--candidates", str(gold_a),
                 "--other", str(gold_b)], label_studio).stdout  # fmt: skip
-    client = label_studio.client
-    main, double = _project(client, name), _project(client, f"{name}-double")
-    tasks, double_tasks = _tasks(client, main.id), _tasks(client, double.id)
-    annotate = client.annotations.create
-
-    annotate(id=tasks["pmid:1"].id, result=_review(tasks["pmid:1"]))  # accept all
-    fixed = _review(tasks["pmid:2"])
-    _set(fixed, "inhibits", "pmid:2", "relation", {"taxonomy": [["suppresses"]]})
-    _set(fixed, "regulates", "pmid:2", "direction", {"choices": ["inverse"]})
-    annotate(id=tasks["pmid:2"].id, result=fixed)
-    deleted = _without(_review(tasks["pmid:3"]), "activates", "pmid:3")
-    binds = next(i for i in deleted if i["from_name"] == "mention")
-    deleted.append({"id": binds["id"], "from_name": "note", "to_name": "text", "type": "textarea",
-                    "value": {"start": binds["value"]["start"], "end": binds["value"]["end"],
-                              "text": ["lipid binding"]}})  # fmt: skip
-    annotate(id=tasks["pmid:3"].id, result=deleted)
-    widened = _review(tasks["pmid:4"])
-    _widen(widened, "inhibited by", "is inhibited by", "pmid:4")
-    widened += _region("pmid:4", "which", None, None)  # no relation picked
-    annotate(id=tasks["pmid:4"].id, result=widened)
-    annotate(id=tasks["pmid:5"].id, result=[], was_cancelled=True)
-    annotate(
-        id=tasks["pmid:6"].id,
-        result=_review(tasks["pmid:6"]) + _region("pmid:6", "induces", INDUCES, "forward"),
-    )
-    annotate(id=double_tasks["pmid:7"].id, result=_review(double_tasks["pmid:7"]))
-    second = client.users.create(
-        email=f"second-{uuid.uuid4().hex[:6]}@goldloop.local", username=uuid.uuid4().hex[:8]
-    )
-    other = _review(double_tasks["pmid:7"])
-    _set(other, "phosphorylates", "pmid:7", "direction", {"choices": ["inverse"]})
-    annotate(id=double_tasks["pmid:7"].id, result=other, completed_by=second.id)
+    main, double, second = people_work(label_studio.client, name)
     return {"name": name, "dir": directory, "documents": documents, "gold_a": gold_a, "gold_b": gold_b,
-            "push_output": out, "main": main, "double": double, "second": second.email}  # fmt: skip
+            "push_output": out, "main": main, "double": double, "second": second}  # fmt: skip
 
 
 def test_push_creates_tasks_predictions_and_model_version(pushed, label_studio) -> None:
     client = label_studio.client
-    tasks = _tasks(client, pushed["main"].id)
+    tasks = tasks_of(client, pushed["main"].id)
     assert sorted(tasks) == [f"pmid:{i}" for i in (1, 2, 3, 4, 5, 6, 8)]
-    assert list(_tasks(client, pushed["double"].id)) == ["pmid:7"]
-    assert _project(client, pushed["name"]).model_version == REVIEW
+    assert list(tasks_of(client, pushed["double"].id)) == ["pmid:7"]
+    assert project_titled(client, pushed["name"]).model_version == REVIEW
     versions = sorted(p.model_version for p in tasks["pmid:2"].predictions)
     assert versions == sorted([TAG_A, TAG_B, REVIEW])
     assert tasks["pmid:3"].data == {"text": text_of("pmid:3"), "doc_id": "pmid:3", "role": "primary", "batch": 0,
@@ -223,9 +139,9 @@ def test_push_twice_adds_nothing(pushed, label_studio) -> None:
                 str(pushed["gold_a"]), "--other", str(pushed["gold_b"])], label_studio).stdout  # fmt: skip
     assert "tasks created" in out
     client = label_studio.client
-    assert len(_tasks(client, pushed["main"].id)) == 7
-    assert len(_tasks(client, pushed["double"].id)) == 1
-    assert sum(len(t.predictions) for t in _tasks(client, pushed["main"].id).values()) == 7 * 3
+    assert len(tasks_of(client, pushed["main"].id)) == 7
+    assert len(tasks_of(client, pushed["double"].id)) == 1
+    assert sum(len(t.predictions) for t in tasks_of(client, pushed["main"].id).values()) == 7 * 3
 
 
 def test_sync_pushes_what_is_missing_then_pulls(pushed, label_studio) -> None:
@@ -240,7 +156,7 @@ def test_sync_pushes_what_is_missing_then_pulls(pushed, label_studio) -> None:
         label_studio,
     ).stdout  # fmt: skip
     assert "tasks created" in output
-    assert sorted(_tasks(label_studio.client, pushed["main"].id)) == [
+    assert sorted(tasks_of(label_studio.client, pushed["main"].id)) == [
         f"pmid:{i}" for i in (1, 2, 3, 4, 5, 6, 8, 9)
     ]
     sidecar = json.loads((pushed["dir"] / "synced.json.verification.json").read_text())
