@@ -57,9 +57,8 @@ def test_the_reason_names_the_decoders_error_inside_the_fence() -> None:
         parse_json_answer("```json\n  not json \n```")
     with pytest.raises(Unparsable) as bare:
         parse_json_answer("not json")
-    assert str(fenced.value) == str(bare.value) == (
-        "not JSON: Expecting value: line 1 column 1 (char 0)"
-    )
+    expected = "not JSON: Expecting value: line 1 column 1 (char 0)"
+    assert str(fenced.value) == str(bare.value) == expected
 
 
 @pytest.mark.parametrize("answer", ["[1]", '"supported"', "null"])
