@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from goldloop.lexical import LexicalAnnotator
     from goldloop.nlp import Mention
 
-DOCUMENT_FAILURES = (TRUNCATED, UNPARSABLE, FAILED)
+DOCUMENT_FAILURES = (TRUNCATED, UNPARSABLE, FAILED)  # llm.answer's outcomes that fail a document
 
 
 @dataclass

@@ -163,7 +163,11 @@ def llm_baseline(
 
 
 def _decode(text: str, truncated: bool, kb: KB) -> tuple[str | None, str]:
-    """``(entity_id or None, outcome)``; the id is the matched label's (scoring folds it)."""
+    """``(entity_id or None, outcome)``; the id is the matched label's (scoring folds it).
+
+    The report keeps its own spellings of :data:`goldloop.llm.answer.Outcome`: ``answered`` for
+    ``ok``, ``none`` and ``unknown_label`` for ``rejected``; ``truncated``, ``unparsable`` and
+    ``failed`` as there."""
     if truncated:
         return None, TRUNCATED
     try:
