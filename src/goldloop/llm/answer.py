@@ -2,8 +2,8 @@
 
 Every task asks for JSON (pre-annotation, the precision judge, the llm linking baseline,
 interactive suggestions) and reads the answer with :func:`parse_json_answer`: surrounding
-whitespace and a Markdown code fence (`````json`` or bare, the closing fence optional) are
-stripped, the rest must be one JSON value, else :class:`Unparsable` says why. A task's own reader
+whitespace and a Markdown code fence (three backticks, with or without ``json``; the closing one
+optional) are stripped, the rest must be one JSON value, else :class:`Unparsable` says why. A task's own reader
 raises :class:`Unparsable` too when the value does not have the shape it asked for, and
 :func:`usable` turns that reader into the runner's ``usable=`` check, so an answer the task cannot
 parse is never cached and a re-run asks again.
