@@ -29,6 +29,7 @@ from goldloop.decoded_store import DecodedStore
 from goldloop.gold import Document
 from goldloop.kb import KB
 from goldloop.lexical import LexicalAnnotator
+from goldloop.llm.answer import FAILED
 from goldloop.llm.base import LLMRequest, LLMResponse, Provider
 from goldloop.llm.batch import BatchMode, collect_batch
 from goldloop.llm.cache import ResponseCache
@@ -265,7 +266,7 @@ def build_report(
     rejections = [r for result in results for r in result.rejections]
     failures = [{"doc_id": r.doc_id, **r.failure} for r in results if r.failure is not None]
     by_failure = Counter(f["reason"] for f in failures)
-    answered = [r for r in results if not (r.failure and r.failure["reason"] == "failed")]
+    answered = [r for r in results if not (r.failure and r.failure["reason"] == FAILED)]
     lexical = isinstance(annotator, LexicalAnnotator)
     counts = {
         "documents": len(results),

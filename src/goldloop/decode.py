@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 from goldloop.gold import Document, Hit
 from goldloop.kb import DIRECTIONS, KB, Folded, Relation
+from goldloop.llm.answer import FAILED, TRUNCATED, UNPARSABLE, Unparsable, usable
 from goldloop.llm.base import LLMError, LLMResponse
-from goldloop.llm.prompt import Unparsable, parse_mentions
+from goldloop.llm.prompt import parse_mentions
 from goldloop.nlp import is_verb_predicate_label, span_has_verb, surface_anchored
 from goldloop.resolve import ResolutionError, find_occurrences, resolve_occurrence
 
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from goldloop.lexical import LexicalAnnotator
     from goldloop.nlp import Mention
 
-DOCUMENT_FAILURES = ("truncated", "unparsable", "failed")
+DOCUMENT_FAILURES = (TRUNCATED, UNPARSABLE, FAILED)  # llm.answer's outcomes that fail a document
 
 
 @dataclass
@@ -61,13 +62,8 @@ class DocumentResult:
     cached: bool = False
 
 
-def parsable(answer: str) -> bool:
-    """Whether an answer holds a list of mentions; one that does not is not cached."""
-    try:
-        parse_mentions(answer)
-    except Unparsable:
-        return False
-    return True
+# Whether an answer holds a list of mentions; one that does not is not cached.
+parsable = usable(parse_mentions)
 
 
 @dataclass
@@ -85,18 +81,18 @@ def read_answer(
 ) -> ReadAnswer:
     """Check the stop reason, parse the answer, resolve and fold its items (no spaCy needed)."""
     if isinstance(answer, LLMError) or answer is None:
-        return ReadAnswer(_failed(document, "failed", str(answer) if answer else "no answer"))
+        return ReadAnswer(_failed(document, FAILED, str(answer) if answer else "no answer"))
     result = DocumentResult(document.doc_id, None, usage=dict(answer.usage), cached=answer.cached)
     if answer.truncated:
         result.failure = {
-            "reason": "truncated",
+            "reason": TRUNCATED,
             "detail": f"the answer stopped at the token limit ({max_tokens})",
         }
         return ReadAnswer(result)
     try:
         items = parse_mentions(answer.text)
     except Unparsable as exc:
-        result.failure = {"reason": "unparsable", "detail": str(exc), "answer": answer.text[:500]}
+        result.failure = {"reason": UNPARSABLE, "detail": str(exc), "answer": answer.text[:500]}
         return ReadAnswer(result)
     result.items = len(items)
     return ReadAnswer(result, items, *read_candidates(document.text, items, kb))

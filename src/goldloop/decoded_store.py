@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 # The modules whose code decides a decoded answer: reading an LLM's answer, detection, verb
 # labels, the checks, occurrences, KB lookup and folding, the hit model.
 DECIDING_MODULES = (
+    "goldloop.llm.answer",
     "goldloop.llm.prompt",
     "goldloop.decode",
     "goldloop.nlp",

@@ -258,6 +258,19 @@ def test_an_llm_label_outside_the_kb_suggests_nothing(
     assert predictor.suggester.suggest(Task(id=1, data={"text": TEXT}), drawn(TEXT, "boosts")) == []
 
 
+def test_an_unparsable_llm_answer_is_not_cached_and_is_asked_again(
+    kb: KB, nlp: Any, llm_server: FakeLLMServer, tmp_path: Path
+) -> None:
+    llm_server.answer = lambda _: "upregulates, forward"  # not JSON
+    predictor = Predictor.from_settings(llm_settings(llm_server, tmp_path / "cache.sqlite"))
+    task, context = Task(id=1, data={"text": TEXT}), drawn(TEXT, "boosts")
+    assert predictor.suggester.suggest(task, context) == []
+    asked = llm_server.request_count
+    llm_server.answer = answer_boosts
+    assert predictor.suggester.suggest(task, context) != []
+    assert llm_server.request_count == 2 * asked  # asked again, not served from the cache
+
+
 # ---------------------------------------------------------------------------------------------
 # Through Label Studio's interactive-annotating endpoint
 

@@ -127,6 +127,39 @@ def test_judge_through_each_provider(
     assert again.cached == 2 and llm_server.request_count == 4
 
 
+def test_an_unparsable_verdict_is_not_cached_and_a_rerun_asks_again(
+    llm_server: FakeLLMServer, study: tuple[Path, Path], kb: KB, tmp_path: Path
+) -> None:
+    system, documents = study
+    docs = read_documents(documents)
+    texts = {doc.doc_id: doc for doc in docs}
+    mentions, _ = system_mentions(read_predictions(system, docs), docs, kb)
+    provider = llm_server.provider("openai", "judge-model", cache=SQLiteCache(tmp_path / "c.db"))
+
+    def first(request: FakeRequest) -> str:
+        if "⟦inhibits⟧" in request.user:
+            return "I think it does."  # not JSON
+        return '```json\n{"verdict": "supported", "reason": "stated"}\n```'
+
+    llm_server.answer = first
+    run = judge_mentions(mentions, texts, kb, provider)
+    assert [(m.verdict, m.reason) for m in run.mentions] == [
+        ("supported", "stated"),
+        ("unchecked", "unparsable"),
+        ("supported", "stated"),
+    ]
+    assert run.report()["unchecked_reasons"] == {"unparsable": 1}
+    assert llm_server.request_count == 3
+
+    llm_server.answer = lambda request: '{"verdict": "contradicted", "reason": "reversed"}'
+    again = judge_mentions(mentions, texts, kb, provider)
+    assert llm_server.request_count == 4  # only the unparsable answer is asked for again
+    assert again.cached == 2 and again.unchecked_reasons == {}
+    assert [m.verdict for m in again.mentions] == ["supported", "contradicted", "supported"]
+    assert judge_mentions(mentions, texts, kb, provider).cached == 3
+    assert llm_server.request_count == 4
+
+
 def test_judge_request_marks_the_mention_and_states_the_claim(
     study: tuple[Path, Path], kb: KB
 ) -> None:

@@ -57,6 +57,44 @@ def test_llm_baseline_is_linking_only_and_cached(
     assert again["linking"] == linking
 
 
+def test_an_unparsable_answer_is_not_cached_and_a_rerun_asks_again(
+    llm_server: FakeLLMServer, gold_file: Path, kb: KB, tmp_path: Path
+) -> None:
+    unreadable = {"binds to": "NONE, I think", "activates": '{"choice": "activates"}'}
+
+    def first(request: FakeRequest) -> str:
+        surface = re.search(r"\[\[(.+?)\]\] express\?", request.user)
+        assert surface is not None
+        if surface.group(1) in unreadable:
+            return unreadable[surface.group(1)]  # not JSON; JSON without a label
+        return "```json\n" + scripted(request) + "\n```"
+
+    llm_server.answer = first
+    linker = llm_server.provider("openai", "judge-model", cache=tmp_path / "cache.sqlite")
+    documents = read_gold(gold_file, kb).documents
+    (result,) = run_baselines(documents, ["llm"], kb, provider=linker)
+    assert result["baseline"]["outcomes"] == {
+        "called": 4,
+        "answered": 1,
+        "unknown_label": 1,
+        "unparsable": 2,
+    }
+    assert llm_server.request_count == 4
+
+    llm_server.answer = scripted
+    (again,) = run_baselines(documents, ["llm"], kb, provider=linker)
+    assert llm_server.request_count == 6  # only the two unparsable answers are asked again
+    assert again["baseline"]["outcomes"] == {
+        "cached": 2,
+        "called": 2,
+        "answered": 2,
+        "none": 1,
+        "unknown_label": 1,
+    }
+    (third,) = run_baselines(documents, ["llm"], kb, provider=linker)
+    assert third["baseline"]["outcomes"]["cached"] == 4 and llm_server.request_count == 6
+
+
 def test_linking_request_marks_the_span_and_constrains_the_answer(kb: KB) -> None:
     labels = [r.label for r in kb]
     _, user, schema = linking_request("A inhibits B.", 2, 10, labels)

@@ -20,13 +20,13 @@ suggestion. Scores and ``meta.text`` say where each suggestion came from.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from goldloop.gold import Hit
 from goldloop.kb import DIRECTIONS, KB
+from goldloop.llm.answer import Unparsable, json_object, usable
 from goldloop.llm.base import LLMRequest, Provider
 from goldloop.llm.prompt import relation_line
 from goldloop.llm.runner import run_requests
@@ -180,7 +180,7 @@ class Suggester:
     def _ask(self, doc: Doc, spans: list[tuple[int, int]]) -> list[Suggestion]:
         assert self.provider is not None
         requests = [self.request(doc, a, b) for a, b in spans]
-        answers = run_requests(self.provider, requests, usable=_answer_json)
+        answers = run_requests(self.provider, requests, usable=usable(json_object))
         found = []
         for (a, b), answer in zip(spans, answers, strict=True):
             text = getattr(answer, "text", None)
@@ -202,8 +202,11 @@ class Suggester:
         return LLMRequest(self._system, user, SUGGESTION_SCHEMA, SUGGESTION_MAX_TOKENS)
 
     def _read(self, answer: str) -> tuple[str, str | None] | None:
-        data = _answer_json_value(answer)
-        if not isinstance(data, dict) or not isinstance(data.get("label"), str):
+        try:
+            data = json_object(answer)
+        except Unparsable:
+            return None
+        if not isinstance(data.get("label"), str):
             return None
         direction = data.get("direction")
         direction = direction if isinstance(direction, str) and direction in DIRECTIONS else None
@@ -270,16 +273,3 @@ def _covered_spans(text: str, task: Task, context: object) -> list[tuple[int, in
 
 def _overlap(x: tuple[int, int], y: tuple[int, int]) -> bool:
     return x[0] < y[1] and y[0] < x[1]
-
-
-def _answer_json_value(answer: str) -> Any:
-    stripped = answer.strip().removeprefix("```json").removeprefix("```").removesuffix("```")
-    try:
-        return json.loads(stripped)
-    except json.JSONDecodeError:
-        return None
-
-
-def _answer_json(answer: str) -> bool:
-    """Only an answer that parses is cached (a re-ask may do better)."""
-    return isinstance(_answer_json_value(answer), dict)

@@ -1,4 +1,4 @@
-"""The annotation prompt built from the KB, its output schema, and a defensive answer parser.
+"""The annotation prompt built from the KB, its output schema, and reading its list of mentions.
 
 The prompt offers canonical labels only (one line each: label, a cleaned short definition, the
 converse wording, a symmetric mark) and no ids; the model answers with labels and a verbatim
@@ -7,11 +7,11 @@ surface plus a 1-based occurrence, never with offsets.
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from goldloop.kb import DIRECTIONS, KB, Relation
+from goldloop.llm.answer import Unparsable, parse_json_answer
 
 DEFINITION_LIMIT = 160
 
@@ -108,23 +108,14 @@ def user_prompt(text: str) -> str:
     return f"Abstract:\n{text}"
 
 
-class Unparsable(ValueError):
-    """The answer is not JSON, or not a list of mentions (possibly wrapped in one object)."""
-
-
 def parse_mentions(answer: str) -> list[Any]:
     """The list of items the model returned; a bare object wrapping the list is unwrapped.
 
-    Items are returned as given (even malformed ones) so the decoder can report each of them.
+    Items are returned as given (even malformed ones) so the decoder can report each of them;
+    :class:`~goldloop.llm.answer.Unparsable` when the answer is not JSON (read by
+    :func:`~goldloop.llm.answer.parse_json_answer`) or not a list of mentions.
     """
-    stripped = answer.strip()
-    fenced = re.fullmatch(r"```(?:json)?\s*(.*?)\s*```", stripped, flags=re.S)
-    if fenced:
-        stripped = fenced.group(1)
-    try:
-        data = json.loads(stripped)
-    except json.JSONDecodeError as exc:
-        raise Unparsable(f"not JSON: {exc}") from exc
+    data = parse_json_answer(answer)
     if isinstance(data, dict):
         if "surface" in data:
             return [data]

@@ -1,10 +1,13 @@
-"""Sending many LLM requests: the one runner behind annotate, the precision judge and the baselines.
+"""Sending many LLM requests: the one runner behind annotate, the precision judge, the baselines
+and interactive suggestions.
 
 ``concurrency`` requests are in flight at once, each retried by its provider; every request ends
 in one answer or one :class:`LLMError`, so one failure never ends a run. The workers are daemon
 threads: on Ctrl-C (or when the caller stops reading) no new request starts and no backoff is sat
 out, and the process can exit without waiting for an answer already on its way. Answers received
-so far are in the provider's cache, so a re-run resumes from them.
+so far are in the provider's cache, so a re-run resumes from them. Each task passes ``usable``,
+its answer reader wrapped by :func:`goldloop.llm.answer.usable`, so an answer it cannot parse is
+never cached and a re-run asks for it again.
 """
 
 from __future__ import annotations

@@ -3,12 +3,12 @@
 One request per mention, through :mod:`goldloop.llm.runner` (cached and retried by the provider).
 The answer is a verdict among ``supported``, ``contradicted``, ``not_found``; an answer that
 cannot be read or was cut off, or a request that failed, leaves the mention ``unchecked`` with the
-reason, counted in the report (failed requests are listed there too).
+reason, counted in the report (failed requests are listed there too). An answer that is not JSON
+is never cached, so a re-run asks for it again.
 """
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -17,12 +17,12 @@ from typing import Any
 from goldloop.gold import Document
 from goldloop.kb import KB
 from goldloop.llm import LLMError, LLMRequest, Provider
+from goldloop.llm.answer import FAILED, TRUNCATED, UNPARSABLE, Unparsable, parse_json_answer, usable
 from goldloop.llm.runner import run_requests
 from goldloop.precision.mentions import LABELS, UNCHECKED, JudgedMention
 
 OPEN, CLOSE = "⟦", "⟧"
 MAX_TOKENS = 400
-FAILED = "failed"
 
 VERDICT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -70,9 +70,9 @@ def judge_request(mention: JudgedMention, text: str, kb: KB) -> LLMRequest:
 def parse_verdict(text: str) -> tuple[str, str | None]:
     """(verdict, reason) from an answer; ``unchecked`` with the problem when it cannot be read."""
     try:
-        answer = json.loads(text.strip().removeprefix("```json").removesuffix("```"))
-    except json.JSONDecodeError:
-        return UNCHECKED, "unparsable"
+        answer = parse_json_answer(text)
+    except Unparsable:
+        return UNCHECKED, UNPARSABLE
     verdict = answer.get("verdict") if isinstance(answer, dict) else None
     if verdict not in LABELS:
         return UNCHECKED, f"unknown verdict {verdict!r}"
@@ -113,7 +113,13 @@ def judge_mentions(
     """Judge every mention, ``concurrency`` requests in flight; ``advance`` ticks after each."""
     requests = [judge_request(m, documents[m.doc_id].text, kb) for m in mentions]
     tick = None if advance is None else (lambda _, __: advance())
-    answers = run_requests(provider, requests, concurrency=concurrency, on_answer=tick)
+    answers = run_requests(
+        provider,
+        requests,
+        concurrency=concurrency,
+        usable=usable(parse_json_answer),
+        on_answer=tick,
+    )
     run = JudgeRun([], provider.tag)
     for mention, answer in zip(mentions, answers, strict=True):
         reason: str | None
@@ -122,7 +128,7 @@ def judge_mentions(
             run.failed.append({"key": mention.key, "error": str(answer)})
         else:
             verdict, reason = (
-                (UNCHECKED, "truncated") if answer.truncated else parse_verdict(answer.text)
+                (UNCHECKED, TRUNCATED) if answer.truncated else parse_verdict(answer.text)
             )
             run.cached += answer.cached
             run.usage.update(answer.usage)

@@ -9,7 +9,6 @@ the comparison is circular (nothing enforces this).
 
 from __future__ import annotations
 
-import json
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from goldloop.errors import GoldloopError
 from goldloop.gold import Document
 from goldloop.kb import KB
+from goldloop.llm.answer import FAILED, TRUNCATED, UNPARSABLE, Unparsable, json_object, usable
 from goldloop.scoring.inputs import SystemPredictions, rows_to_predictions
 from goldloop.scoring.regimes import score_system
 
@@ -116,7 +116,8 @@ def llm_baseline(
 ) -> BaselineRun:
     """One constrained choice per gold span, ``concurrency`` requests in flight; answers that
     cannot be used become abstentions, counted by reason (``none``, ``unknown_label``,
-    ``unparsable``, ``truncated``, ``failed``: the request failed, listed in ``failed``)."""
+    ``unparsable``, ``truncated``, ``failed``: the request failed, listed in ``failed``). An
+    unparsable answer is not cached, so a re-run asks for it again."""
     from goldloop.llm import LLMError, LLMRequest
     from goldloop.llm.runner import run_requests
 
@@ -129,7 +130,11 @@ def llm_baseline(
     ]
     step = (progress or _silent)("llm", len(requests))
     answers = run_requests(
-        provider, requests, concurrency=concurrency, on_answer=lambda _, __: step()
+        provider,
+        requests,
+        concurrency=concurrency,
+        usable=usable(_read_label),
+        on_answer=lambda _, __: step(),
     )
     outcomes: Counter[str] = Counter()
     usage: Counter[str] = Counter()
@@ -138,7 +143,7 @@ def llm_baseline(
     for (document, hit), answer in zip(spans, answers, strict=True):
         span = {"doc_id": document.doc_id, "a": hit.a, "b": hit.b}
         if isinstance(answer, LLMError):
-            entity_id, outcome = None, "failed"
+            entity_id, outcome = None, FAILED
             failed.append({**span, "error": str(answer)})
         else:
             usage.update(answer.usage)
@@ -158,19 +163,29 @@ def llm_baseline(
 
 
 def _decode(text: str, truncated: bool, kb: KB) -> tuple[str | None, str]:
-    """``(entity_id or None, outcome)``; the id is the matched label's (scoring folds it)."""
+    """``(entity_id or None, outcome)``; the id is the matched label's (scoring folds it).
+
+    The report keeps its own spellings of :data:`goldloop.llm.answer.Outcome`: ``answered`` for
+    ``ok``, ``none`` and ``unknown_label`` for ``rejected``; ``truncated``, ``unparsable`` and
+    ``failed`` as there."""
     if truncated:
-        return None, "truncated"
+        return None, TRUNCATED
     try:
-        label = json.loads(text)["label"]
-    except (json.JSONDecodeError, KeyError, TypeError):
-        return None, "unparsable"
-    if not isinstance(label, str):
-        return None, "unparsable"
+        label = _read_label(text)
+    except Unparsable:
+        return None, UNPARSABLE
     if label.strip().upper() == NONE_LABEL:
         return None, "none"
     relation = kb.lookup(label)
     return (None, "unknown_label") if relation is None else (relation.entity_id, "answered")
+
+
+def _read_label(text: str) -> str:
+    """The label an answer names; :class:`Unparsable` when it names none."""
+    label = json_object(text).get("label")
+    if not isinstance(label, str):
+        raise Unparsable(f"no label in the answer (got {label!r})")
+    return label
 
 
 def run_baselines(
