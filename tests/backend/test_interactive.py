@@ -108,6 +108,17 @@ def test_a_kb_match_keeps_the_drawn_id_and_suggests_the_other_occurrences(kb: KB
     }  # fmt: skip
 
 
+def test_every_item_carries_its_global_offsets(kb: KB, nlp: Any) -> None:
+    """Label Studio 1.23.2's editor copies an accepted suggestion onto the drawn region without
+    computing its offsets: without ``globalOffsets`` the region's next redraw throws and the next
+    region drawn on the page is never finished (see test_interactive_editor)."""
+    items = Suggester(kb, nlp).suggest(Task(id=1, data={"text": TEXT}), drawn(TEXT, "activates"))
+    assert len(items) == 6
+    for item in items:
+        value = item["value"]
+        assert value["globalOffsets"] == {"start": value["start"], "end": value["end"]}
+
+
 def test_a_converse_label_is_folded_to_the_canonical_relation_inverse(kb: KB, nlp: Any) -> None:
     text = "IL-6 is inhibited by aspirin."
     items = Suggester(kb, nlp).suggest(Task(id=1, data={"text": text}), drawn(text, "inhibited by"))

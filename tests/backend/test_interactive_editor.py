@@ -3,16 +3,25 @@
 The lexical backend is connected to a pushed campaign as an interactive ML backend. In the real
 editor the test changes a pre-annotated region's direction, draws a region over a verb the
 pre-annotation missed (a real mouse drag over the words), checks the suggestion lands on the drawn
-region and the edit stays, submits, pulls, and finds both in the gold. The editor sends every
-region of the task with each drawing, the edited one first: goldloop used to answer for that one,
-and the editor then replaced it, reverting the edit. The context the editor sent is recorded at
-the backend and checked for that shape.
+region, shows in its per-region picker and direction buttons, and the edit stays; then draws a
+second region on the same page and checks it gets its own suggestion; submits, pulls, and finds
+all three in the gold. The editor sends every region of the task with each drawing, the edited one
+first: goldloop used to answer for that one, and the editor then replaced it, reverting the edit.
+The context the editor sent is recorded at the backend and checked for that shape.
 
-Measured in Label Studio 1.23.2, not goldloop's to fix: the suggested region's per-region picker
-and direction buttons show empty (its Info panel lists the suggestion, which is what is checked
-and what Submit stores); once the editor has accepted a suggestion for a Text region, it logs ``Cannot read properties of null (reading 'includes')`` in
-``removeSpans``, and the next region drawn on that page is listed but neither highlighted nor sent
-to the backend (``Cannot read properties of null (reading 'start')``); reloading the task clears it.
+Measured in Label Studio 1.23.2's editor (``stores/Annotation/Annotation.js``,
+``regions/RichTextRegion.js``, ``mixins/HighlightMixin.js`` in its source map): an accepted
+suggestion is copied onto the drawn region (``acceptSuggestion``: ``areas.set`` with the
+suggestion's snapshot, whose offsets were never computed, and nothing recomputes them), so an
+answer of ``start``/``end`` alone leaves the drawn region with ``globalOffsets: null``. With such
+an answer this test fails: the drawn region's picker and direction buttons show empty when it is
+selected as soon as it is listed (its Info panel lists the suggestion), and the next region drawn
+makes ``updateAppearenceFromState`` (HighlightMixin) throw on the first (``Cannot read properties
+of null (reading 'start')``), so that region is listed but neither highlighted nor sent to the
+backend. goldloop's answer therefore carries ``globalOffsets`` beside ``start``/``end``, which the
+editor keeps on the copy (Label Studio stores only ``start``/``end`` on Submit); what remains is a
+warning the editor catches itself (``Cannot read properties of null (reading 'includes')`` in
+``removeSpans``, from ``beforeDestroy`` of the suggestion's own copy, which was never drawn).
 """
 
 from __future__ import annotations
@@ -42,7 +51,7 @@ __all__ = ["browser"]
 pytestmark = pytest.mark.studio
 
 TEXT = "TNF activates NF-kB, which is inhibited by IkB and degrades IL-8 in these cells."
-ACTIVATES, INHIBITS = "PEL.000000", "PEL.000018"
+ACTIVATES, INHIBITS, DEGRADES = "PEL.000000", "PEL.000018", "PEL.000007"
 
 
 @pytest.fixture(scope="module")
@@ -169,7 +178,7 @@ def _selected_relation_and_direction(driver: Any) -> tuple[str, list[str]]:
     return taxonomy.text.strip().split(" (")[0], checked
 
 
-def test_a_suggestion_lands_on_the_drawn_region_and_keeps_the_annotators_edit(
+def test_suggestions_land_on_each_drawn_region_and_keep_the_annotators_edit(
     browser: Any,
     label_studio: Any,
     kb: KB,
@@ -208,6 +217,7 @@ def test_a_suggestion_lands_on_the_drawn_region_and_keeps_the_annotators_edit(
     _wait(browser, lambda d: len(contexts) == 1)
     _select_region(browser, 1)
     _wait(browser, lambda d: _region_details(d) == ("inhibits", "inverse"))
+    _wait(browser, lambda d: _selected_relation_and_direction(d) == ("inhibits", ["inverse"]))
     browser.save_screenshot(str(tmp_path / "suggested.png"))
     (context,) = contexts
     assert [(i["id"], i["from_name"], i["origin"]) for i in context["result"]] == [
@@ -219,13 +229,38 @@ def test_a_suggestion_lands_on_the_drawn_region_and_keeps_the_annotators_edit(
     # The edit is still there after the suggestion.
     _select_region(browser, 0)
     _wait(browser, lambda d: _selected_relation_and_direction(d) == ("activates", ["na"]))
+    _select_region(browser, 0)
 
-    # 3. Submit, pull: the gold holds the edit and the drawn region with its suggestion.
+    # 3. A second region on the same page: highlighted, sent, and given its own suggestion.
+    if not _label_selected(browser):
+        _press(browser, "1")
+    _drag_over(browser, "degrades")
+    _wait(browser, lambda d: _regions(d) == ["activates", "inhibited by", "degrades"])
+    _wait(browser, lambda d: len(contexts) == 2)
+    last = contexts[1]["result"][-1]
+    assert (last["from_name"], last["origin"], last["value"]["text"]) == (
+        "mention", "manual", "degrades"
+    )  # fmt: skip
+    _select_region(browser, 2)
+    _wait(browser, lambda d: _region_details(d) == ("degrades", "forward"))
+    _wait(browser, lambda d: _selected_relation_and_direction(d) == ("degrades", ["forward"]))
+    # The first suggestion is still on its region.
+    _select_region(browser, 1)
+    _wait(browser, lambda d: _selected_relation_and_direction(d) == ("inhibits", ["inverse"]))
+
+    # 4. Submit, pull: the gold holds the edit and both drawn regions with their suggestions.
     _press_submit(browser)
     _wait(browser, lambda d: label_studio.client.tasks.get(id=task_id).total_annotations == 1)
+    # The editor stores start/end only: the answer's globalOffsets stay in the editor.
+    (annotation,) = label_studio.client.annotations.list(id=task_id)
+    assert not [item for item in annotation.result if "globalOffsets" in item["value"]]
     out = tmp_path / "gold.verified.json"
     pull(label_studio.connection, label_studio.client, name, kb, out)
     (document,) = read_gold(out, kb).documents
     assert sorted(
         (h.surface, h.entity_id, h.direction, h.verdict) for h in document.ground_truth
-    ) == [("activates", ACTIVATES, "na", "fix"), ("inhibited by", INHIBITS, "inverse", "added")]
+    ) == [
+        ("activates", ACTIVATES, "na", "fix"),
+        ("degrades", DEGRADES, "forward", "added"),
+        ("inhibited by", INHIBITS, "inverse", "added"),
+    ]

@@ -7,7 +7,9 @@ direction results, and the region just drawn last, with ``origin: "manual"`` and
 sends the same on a deletion and during the teardown after Submit, when no region is new. The
 editor replaces the region whose id an answer carries, so an answer names the new region only, and
 a context without one gets an empty answer: a suggestion must never overwrite a region the
-annotator already has.
+annotator already has. Every item carries ``globalOffsets`` beside ``start``/``end``: the editor
+copies an accepted suggestion onto the drawn region without computing its offsets, and a region
+left without them breaks the next one drawn on the page (see the browser test's docstring).
 
 The KB decides first: the relations :meth:`goldloop.kb.KB.lookup` finds for the surface and the
 lexical detector (:func:`goldloop.nlp.detect_mentions`) finds over the span. One relation and
@@ -235,6 +237,10 @@ class Suggester:
             if rid is not None:
                 item["id"] = rid
             item["score"] = hit.confidence
+            # The editor copies a suggestion onto the drawn region without computing its offsets;
+            # with none, its next redraw throws and the page's next region is never finished.
+            value = item["value"]
+            value["globalOffsets"] = {"start": value["start"], "end": value["end"]}
         return items
 
 
