@@ -45,12 +45,16 @@ from goldloop.nlp import load_nlp
 from goldloop.studio.project import find_project
 from goldloop.studio.pull import pull
 from goldloop.studio.push import Candidates, push
+from goldloop.studio.review import region_id
 
 __all__ = ["browser"]
 
 pytestmark = pytest.mark.studio
 
-TEXT = "TNF activates NF-kB, which is inhibited by IkB and degrades IL-8 in these cells."
+# Astral characters before every region: Label Studio counts code points, and so must the
+# offsets goldloop sends with a suggestion.
+TEXT = "𝛼-TNF 🧬 activates NF-kB, which is inhibited by IkB and degrades IL-8 in these cells."
+PREDICTED = region_id(TEXT.index("activates"), TEXT.index("activates") + 9)
 ACTIVATES, INHIBITS, DEGRADES = "PEL.000000", "PEL.000018", "PEL.000007"
 
 
@@ -221,8 +225,8 @@ def test_suggestions_land_on_each_drawn_region_and_keep_the_annotators_edit(
     browser.save_screenshot(str(tmp_path / "suggested.png"))
     (context,) = contexts
     assert [(i["id"], i["from_name"], i["origin"]) for i in context["result"]] == [
-        ("m4_13", "mention", "prediction-changed"), ("m4_13", "relation", "prediction-changed"),
-        ("m4_13", "direction", "prediction-changed"),
+        (PREDICTED, "mention", "prediction-changed"), (PREDICTED, "relation", "prediction-changed"),
+        (PREDICTED, "direction", "prediction-changed"),
         (context["result"][-1]["id"], "mention", "manual"),
     ]  # fmt: skip
     assert context["result"][2]["value"]["choices"] == ["na"]
