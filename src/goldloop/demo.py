@@ -15,6 +15,7 @@ from typing import Any
 
 from goldloop.annotate import annotate_documents, select_documents
 from goldloop.atomic import atomic_write_json
+from goldloop.formats.labelstudio.tasks import Task, doc_id_of
 from goldloop.gold import Document, write_gold
 from goldloop.kb import KB
 from goldloop.sample import read_documents
@@ -25,7 +26,6 @@ from goldloop.studio.connection import Connection, connect
 from goldloop.studio.project import double_name, export_project, find_project
 from goldloop.studio.push import Candidates, PushReport, push
 from goldloop.studio.review import annotator_prediction, build_review_prediction, review_tag
-from goldloop.studio.tasks import Task, doc_id_of
 
 DEMO_CORPUS = Path(str(files("goldloop") / "data" / "demo" / "corpus.tsv"))
 PROJECT = "goldloop-demo"

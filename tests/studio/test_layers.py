@@ -9,18 +9,18 @@ import subprocess
 import sys
 
 PURE = (
-    "goldloop.studio.offsets",
+    "goldloop.formats.labelstudio.offsets",
     "goldloop.studio.review",
-    "goldloop.studio.verdicts",
-    "goldloop.studio.tasks",
-    "goldloop.studio.verify",
+    "goldloop.formats.labelstudio.verdicts",
+    "goldloop.formats.labelstudio.tasks",
+    "goldloop.formats.labelstudio.verify",
     "goldloop.studio.curation",
     "goldloop.studio.agreement",
     "goldloop.studio.effort",
     "goldloop.studio.campaign",
     "goldloop.studio.status",
     "goldloop.studio.label_config",
-    "goldloop.studio.errors",
+    "goldloop.formats.labelstudio.errors",
     "goldloop.scoring.inputs",
 )
 NETWORK = ("label_studio_sdk", "httpx", "tenacity", "goldloop.studio.connection")

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
+from goldloop.formats.labelstudio.offsets import to_label_studio
 from goldloop.gold import Hit, read_gold
 from goldloop.kb import load_kb
-from goldloop.studio.offsets import to_label_studio
 from goldloop.studio.review import hit_regions, review_tag
 from tests.conftest import CliResult, run_goldloop
 from tests.studio.loop_data import (

@@ -133,9 +133,9 @@ def webhook(
 ) -> None:
     """Keep GOLD current: pull it once, then have Label Studio send the backend every annotation
     created, updated or deleted in the campaign (with $BASIC_AUTH_USER/$BASIC_AUTH_PASS)."""
+    from goldloop.formats.labelstudio.tasks import campaign_titles
     from goldloop.studio.connection import connect, resolve_connection
     from goldloop.studio.pull import pull
-    from goldloop.studio.tasks import campaign_titles
     from goldloop.studio.webhooks import basic_auth_header, register_webhooks
 
     user, password = os.environ.get("BASIC_AUTH_USER"), os.environ.get("BASIC_AUTH_PASS")

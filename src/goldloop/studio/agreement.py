@@ -1,10 +1,10 @@
 """Agreement from the ``<NAME>-double`` project's export: the first two annotators per task.
 
-Each annotation is turned into hits by pull's own reading (``goldloop.studio.verify.verify``), so
+Each annotation is turned into hits by pull's own reading (``goldloop.formats.labelstudio.verify.verify``), so
 the two annotators' documents are exactly what pull would make of each; then
 ``goldloop.agreement`` compares them. Tasks with fewer than two completed annotations are not
 compared and are counted, as are annotations beyond the second; a task one person annotated twice
-is refused (``goldloop.studio.tasks.two_annotators``). Pure: the door exports the project.
+is refused (``goldloop.formats.labelstudio.tasks.two_annotators``). Pure: the door exports the project.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from goldloop.agreement import AgreementReport, agreement
+from goldloop.formats.labelstudio.tasks import Task, completed_annotations, two_annotators
+from goldloop.formats.labelstudio.verify import verify
 from goldloop.gold import Document
 from goldloop.kb import KB
 from goldloop.scoring.completeness import Completeness, estimate_completeness
-from goldloop.studio.tasks import Task, completed_annotations, two_annotators
-from goldloop.studio.verify import verify
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,10 @@ import httpx
 from tenacity import retry, retry_if_exception, stop_after_attempt, wait_exponential
 
 from goldloop.errors import ServiceError
+from goldloop.formats.labelstudio.errors import (
+    StudioError as StudioError,  # re-exported: callers catch it here
+)
 from goldloop.studio import server
-from goldloop.studio.errors import StudioError as StudioError  # re-exported: callers catch it here
 
 if TYPE_CHECKING:
     from label_studio_sdk import LabelStudio

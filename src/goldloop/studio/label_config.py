@@ -14,6 +14,18 @@ from typing import TYPE_CHECKING, Any
 from xml.sax.saxutils import quoteattr
 
 from goldloop.errors import GoldloopError
+
+# The controls' names, re-exported: the export's reader (below the workflow) owns them.
+from goldloop.formats.labelstudio.controls import CONTROLS as CONTROLS
+from goldloop.formats.labelstudio.controls import DIRECTION as DIRECTION
+from goldloop.formats.labelstudio.controls import NOTE as NOTE
+from goldloop.formats.labelstudio.controls import OBJECT as OBJECT
+from goldloop.formats.labelstudio.controls import RELATION as RELATION
+from goldloop.formats.labelstudio.controls import RELATION_TYPE as RELATION_TYPE
+from goldloop.formats.labelstudio.controls import SPAN as SPAN
+from goldloop.formats.labelstudio.controls import SPAN_LABEL as SPAN_LABEL
+from goldloop.formats.labelstudio.controls import read_relation as read_relation
+from goldloop.formats.labelstudio.controls import relation_value as relation_value
 from goldloop.kb import KB
 
 if TYPE_CHECKING:
@@ -21,16 +33,6 @@ if TYPE_CHECKING:
 
 TEMPLATE = Path(str(files("goldloop") / "data" / "label_config" / "relations.template.xml"))
 MARKER = "{relation_choices}"
-OBJECT = "text"
-SPAN = "mention"
-SPAN_LABEL = "Predicate"
-RELATION = "relation"
-DIRECTION = "direction"
-NOTE = "note"
-# The relation picker is a Taxonomy: Label Studio 1.23 renders it with a search box per region
-# (label_config/README.md records the browser check); its value is a list of paths.
-RELATION_TYPE = "taxonomy"
-CONTROLS = {SPAN: "labels", RELATION: RELATION_TYPE, DIRECTION: "choices", NOTE: "textarea"}
 _HINT_CHARS = 300
 _ERRORS_SHOWN = 3
 # Where a region lies on the text: checked when regions are built, not by the config.
@@ -49,17 +51,6 @@ def render_label_config(kb: KB, template: Path = TEMPLATE) -> str:
         f"      <Choice value={quoteattr(r.label)}{_hint(r.description)}/>" for r in relations
     )
     return template.read_text(encoding="utf-8").replace(MARKER, choices)
-
-
-def relation_value(label: str) -> dict[str, Any]:
-    """The region value that picks ``label`` in the relation control."""
-    return {RELATION_TYPE: [[label]]}
-
-
-def read_relation(value: dict[str, Any]) -> str | None:
-    """The label picked in a relation region value, or None when nothing is picked."""
-    paths = value.get(RELATION_TYPE) or []
-    return str(paths[0][-1]) if paths and paths[0] else None
 
 
 def check_label_config(config: str, where: str) -> None:

@@ -3,7 +3,7 @@
 The campaign's projects (``NAME``, and ``NAME-double`` and ``NAME-curate`` when they exist) are
 exported once through the project layer; the pure reading (per document: curated, else agreed,
 else the primary annotation; verdicts, hits, counts, κ before curation, effort) lives in
-:mod:`goldloop.studio.verify` and :mod:`goldloop.studio.campaign`. Then every kept or added hit
+:mod:`goldloop.formats.labelstudio.verify` and :mod:`goldloop.studio.campaign`. Then every kept or added hit
 gets ``surface_anchored`` from the same test pre-annotation uses
 (:func:`goldloop.nlp.surface_anchored`), one parse per pulled document.
 
@@ -20,6 +20,16 @@ from pathlib import Path
 from typing import Any
 
 from goldloop.atomic import atomic_write_json
+from goldloop.formats.labelstudio.tasks import campaign_titles
+from goldloop.formats.labelstudio.verify import (
+    COUNTS,
+    SLICES,
+    PullResult,
+    Tally,
+    annotators,
+    summary_rows,
+    verify,
+)
 from goldloop.gold import Document, write_gold
 from goldloop.gold_lock import gold_lock
 from goldloop.kb import KB
@@ -33,16 +43,6 @@ from goldloop.studio.mirror import (
     read_campaign,
     read_mirror,
     write_mirror,
-)
-from goldloop.studio.tasks import campaign_titles
-from goldloop.studio.verify import (
-    COUNTS,
-    SLICES,
-    PullResult,
-    Tally,
-    annotators,
-    summary_rows,
-    verify,
 )
 
 # The reading moved to ``verify``; these names stay importable from here (README, DESIGN).

@@ -5,7 +5,7 @@ model version the project pre-fills from) and the claim as a header; the annotat
 supported, contradicted or not found. Label Studio is reached through the project layer
 (``goldloop.studio.project``) with the door's ``(connection, client)``, as push and pull do:
 pushing imports each mention key exactly once, even across a crash mid-import; pulling takes
-each task's earliest completed annotation (``goldloop.studio.tasks``) and counts the others.
+each task's earliest completed annotation (``goldloop.formats.labelstudio.tasks``) and counts the others.
 """
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from typing import Any
 from xml.sax.saxutils import quoteattr
 
+from goldloop.formats.labelstudio.errors import StudioError
+from goldloop.formats.labelstudio.offsets import to_label_studio
+from goldloop.formats.labelstudio.tasks import Task, cancelled_annotations, completed_annotations
 from goldloop.precision.judge import CLOSE, OPEN
 from goldloop.precision.mentions import LABELS, Label
 from goldloop.studio import project as projects
 from goldloop.studio.connection import Connection
-from goldloop.studio.errors import StudioError
-from goldloop.studio.offsets import to_label_studio
-from goldloop.studio.tasks import Task, cancelled_annotations, completed_annotations
 
 MODEL_VERSION = "precision-sample"
 SPAN, VERDICT, NOTE = "mention", "verdict", "note"
