@@ -18,6 +18,7 @@ from goldloop.atomic import atomic_write_json
 from goldloop.formats.labelstudio.tasks import Task, doc_id_of
 from goldloop.gold import Document, write_gold
 from goldloop.kb import KB
+from goldloop.llm import annotator_from_env, make_annotator
 from goldloop.sample import read_documents
 from goldloop.sample.run import SampleSettings, run_sample
 from goldloop.settings import default_cache_path, workdir
@@ -54,8 +55,6 @@ def pick_annotator(kb: KB) -> Any:
     """The pre-annotator the environment names, as for the ML backend (``GOLDLOOP_PROVIDER``,
     ``GOLDLOOP_MODEL``, ...): with nothing named, the provider whose key is set (its default
     model), else the offline ``lexical`` one."""
-    from goldloop.llm import annotator_from_env, make_annotator
-
     return make_annotator(annotator_from_env(), kb, cache=default_cache_path())
 
 

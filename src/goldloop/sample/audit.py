@@ -237,7 +237,7 @@ def _plot(report: dict[str, Any], rows: list[ManifestRow]) -> bytes:
     """Coverage per batch, density against length, and the most frequent labels, as PNG bytes."""
     import io
 
-    import matplotlib
+    import matplotlib  # matplotlib loads only when a chart is drawn
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

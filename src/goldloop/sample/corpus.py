@@ -164,7 +164,7 @@ def _read_jsonl(
 
 def _read_parquet(source: Path, columns: CorpusColumns, strict: bool) -> Iterator[CorpusRecord]:
     try:
-        import pyarrow.parquet as pq
+        import pyarrow.parquet as pq  # pyarrow (the parquet extra) loads only for parquet
     except ImportError as exc:
         raise CorpusError(
             f"{source}: reading Parquet needs pyarrow: pip install 'goldloop[parquet]'"

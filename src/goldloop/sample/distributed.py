@@ -35,7 +35,7 @@ class DaskError(GoldloopError):
 def dask_client(scheduler: str) -> Iterator[Any]:
     """A ``distributed.Client`` on ``scheduler`` (``local:N`` or an address), closed afterwards."""
     try:
-        from distributed import Client, LocalCluster
+        from distributed import Client, LocalCluster  # Dask (the dask extra) loads only on --dask
     except ImportError as exc:
         raise DaskError(
             "parsing on Dask needs the dask extra: pip install 'goldloop[dask]'"

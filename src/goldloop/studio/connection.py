@@ -25,6 +25,8 @@ from goldloop.formats.labelstudio.errors import (
 )
 from goldloop.studio import server
 
+# label_studio_sdk (the studio extra) is imported in the functions that use it, so this module
+# imports without it.
 if TYPE_CHECKING:
     from label_studio_sdk import LabelStudio
 

@@ -150,7 +150,7 @@ def effort_report(
 
 def effort_png(rows: Sequence[EffortRow], path: Path) -> None:
     """Two panels: the distribution of minutes per document, and annotations done over time."""
-    import matplotlib
+    import matplotlib  # matplotlib loads only when a chart is drawn
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

@@ -108,7 +108,7 @@ def write_campaign(
 
 def anchor(documents: Sequence[Document], kb: KB, *, nlp: Any = None) -> None:
     """Set ``surface_anchored`` on every hit; each distinct text with hits is parsed once."""
-    from goldloop.nlp import parse_many, surface_anchored
+    from goldloop.nlp import parse_many, surface_anchored  # spaCy loads only to anchor hits
 
     texts = list(dict.fromkeys(doc.text for doc in documents if doc.ground_truth))
     parsed = dict(zip(texts, parse_many(texts, nlp=nlp), strict=True))
