@@ -1,10 +1,10 @@
 """Agreement from the ``<NAME>-double`` project's export: the first two annotators per task.
 
-Each annotation is turned into hits by pull's own reading (``goldloop.formats.labelstudio.verify.verify``), so
+Each annotation is turned into hits by pull's own reading (``goldloop.studio.verify.verify``), so
 the two annotators' documents are exactly what pull would make of each; then
 ``goldloop.agreement`` compares them. Tasks with fewer than two completed annotations are not
 compared and are counted, as are annotations beyond the second; a task one person annotated twice
-is refused (``goldloop.formats.labelstudio.tasks.two_annotators``). Pure: the door exports the project.
+is refused (``goldloop.studio.tasks.two_annotators``). Pure: the door exports the project.
 """
 
 from __future__ import annotations

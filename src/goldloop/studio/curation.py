@@ -1,11 +1,12 @@
 """Curation of double annotations: what the curator is shown.
 
-Pure functions of two annotators' hits (as ``goldloop.formats.labelstudio.verify`` reads them).
-When two versions agree is decided in ``goldloop.formats.labelstudio.versions``. A disputed task goes to ``NAME-curate`` with a curation prediction, tagged
-``curate:<review tag>``, that the project pre-fills from: one region per span either annotator
-marked, with the first annotator's values where they marked it; its ``meta`` and its ``note`` say
-``both``, or who kept it with which relation and direction. Each annotator's own version is a
-prediction too (``annotator:<email>``), for Label Studio's compare view.
+Pure functions of two annotators' hits (as ``goldloop.studio.verify`` reads them); when two
+versions agree is decided in ``goldloop.formats.labelstudio.versions``. A disputed task goes to
+``NAME-curate`` with a curation prediction, tagged ``curate:<review tag>``, that the project
+pre-fills from: one region per span either annotator marked, with the first annotator's values
+where they marked it; its ``meta`` and its ``note`` say ``both``, or who kept it with which
+relation and direction. Each annotator's own version is a prediction too
+(``annotator:<email>``), for Label Studio's compare view.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 The campaign's projects (``NAME``, and ``NAME-double`` and ``NAME-curate`` when they exist) are
 exported once through the project layer; the pure reading (per document: curated, else agreed,
 else the primary annotation; verdicts, hits, counts, κ before curation, effort) lives in
-:mod:`goldloop.formats.labelstudio.verify` and :mod:`goldloop.studio.campaign`. Then every kept or added hit
+:mod:`goldloop.studio.verify` and :mod:`goldloop.studio.campaign`. Then every kept or added hit
 gets ``surface_anchored`` from the same test pre-annotation uses
 (:func:`goldloop.nlp.surface_anchored`), one parse per pulled document.
 
