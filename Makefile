@@ -21,6 +21,7 @@ test: setup
 lint: setup
 	$(VENV)/bin/ruff check src tests
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports --no-cache
 
 bench: setup
 	for b in benchmarks/[!_]*.py; do echo "== $$b"; $(VENV)/bin/python $$b || exit 1; done

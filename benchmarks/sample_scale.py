@@ -14,7 +14,7 @@ rows the gate drops: duplicates, too short, no year, not English). Then, in one 
    2,000 parsed) end to end, against the time of reading the corpus once (1.) plus parsing the
    same phase-1 documents once (``nlp.parse_many``). Target ≤ 1.5×. Beside it: the full parse it
    avoids, extrapolated from the measured documents/s to every eligible document.
-3. **Dask**: the pool parse of ``--dask-docs`` documents (``pool.detect_here`` in this process
+3. **Dask**: the pool parse of ``--dask-docs`` documents (``mentions.detect_here`` in this process
    vs ``distributed.detect_on_dask`` on a ``LocalCluster`` of 2 single-threaded worker processes,
    warmed up first; the faster of two interleaved rounds each). Target ≥ 1.4× on 2 free cores;
    the time to start ``local:2`` is printed too.
@@ -45,7 +45,8 @@ from goldloop.kb import load_kb
 from goldloop.nlp import detect_mentions, load_nlp, parse_many
 from goldloop.sample.corpus import CorpusColumns, read_corpus, texts_for
 from goldloop.sample.gate import Gate, GateSettings
-from goldloop.sample.pool import POOL_FILE, admitted, detect_here, read_pool_rows
+from goldloop.sample.mentions import detect_here
+from goldloop.sample.pool import POOL_FILE, admitted, read_pool_rows
 from goldloop.sample.run import SampleSettings, run_sample
 from sample import iter_documents
 

@@ -15,8 +15,10 @@ from typing import Any
 
 from goldloop.annotate import annotate_documents, select_documents
 from goldloop.atomic import atomic_write_json
+from goldloop.formats.labelstudio.tasks import Task, doc_id_of
 from goldloop.gold import Document, write_gold
 from goldloop.kb import KB
+from goldloop.llm import annotator_from_env, make_annotator
 from goldloop.sample import read_documents
 from goldloop.sample.run import SampleSettings, run_sample
 from goldloop.settings import default_cache_path, workdir
@@ -25,7 +27,6 @@ from goldloop.studio.connection import Connection, connect
 from goldloop.studio.project import double_name, export_project, find_project
 from goldloop.studio.push import Candidates, PushReport, push
 from goldloop.studio.review import build_review_prediction, review_tag
-from goldloop.studio.tasks import Task, doc_id_of
 
 DEMO_CORPUS = Path(str(files("goldloop") / "data" / "demo" / "corpus.tsv"))
 PROJECT = "goldloop-demo"
@@ -54,8 +55,6 @@ def pick_annotator(kb: KB) -> Any:
     """The pre-annotator the environment names, as for the ML backend (``GOLDLOOP_PROVIDER``,
     ``GOLDLOOP_MODEL``, ...): with nothing named, the provider whose key is set (its default
     model), else the offline ``lexical`` one."""
-    from goldloop.llm import annotator_from_env, make_annotator
-
     return make_annotator(annotator_from_env(), kb, cache=default_cache_path())
 
 

@@ -7,9 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from goldloop.errors import GoldloopError
-from goldloop.gold import Document
+from goldloop.formats.labelstudio.tasks import read_export
+from goldloop.formats.labelstudio.verify import verify
+from goldloop.formats.sampledir import MANIFEST, TEXTS
+from goldloop.formats.sampledir import read_documents as read_sample_documents
+from goldloop.gold import Document, read_gold
 from goldloop.kb import KB
-from goldloop.scoring.inputs import read_gold_documents
 
 
 class DocumentsError(GoldloopError):
@@ -27,9 +30,6 @@ def read_documents(path: str | Path, kb: KB | None = None) -> list[Document]:
     if source.suffix == ".json" and not source.is_dir():
         documents = read_gold_documents(source, kb)
     else:
-        # Imported here: goldloop.sample re-exports this function, so a top-level import cycles.
-        from goldloop.sample.sampledir import read_documents as read_sample_documents
-
         documents = read_sample_documents(source)
     blank = next((d for d in documents if not d.text.strip()), None)
     if blank is not None:
@@ -43,6 +43,15 @@ def input_files(path: str | Path) -> list[Path]:
     source = Path(path)
     if not source.is_dir():
         return [source]
-    from goldloop.sample.sampledir import MANIFEST, TEXTS
-
     return [source / MANIFEST, source / TEXTS]
+
+
+def read_gold_documents(path: str | Path, kb: KB | None) -> list[Document]:
+    """Documents from a gold file (any form :func:`goldloop.gold.read_gold` reads) or from a
+    Label Studio JSON export, verified as ``goldloop pull`` verifies it."""
+    tasks = read_export(Path(path))
+    if tasks is None:
+        return read_gold(path, kb).documents
+    if kb is None:
+        raise DocumentsError(f"{path}: reading a Label Studio export needs the KB")
+    return verify(tasks, kb).documents

@@ -80,7 +80,7 @@ def _file_lock(gold: Path, wait_s: float) -> Iterator[None]:
 
 @contextmanager
 def _redis_lock(gold: Path, redis_url: str, wait_s: float) -> Iterator[None]:
-    import redis
+    import redis  # redis (optional) loads only with REDIS_URL
 
     client = redis.Redis.from_url(redis_url)
     # Not thread-local: the renewing thread needs the holder's token.
@@ -114,7 +114,7 @@ def _redis_lock(gold: Path, redis_url: str, wait_s: float) -> Iterator[None]:
 def _renew(lock: Any, stop: threading.Event) -> None:
     """Reset the lease to :data:`LEASE_S` every third of it until ``stop``; a renewal that fails
     (Redis away for a moment, the lease already lost) is tried again at the next beat."""
-    import redis
+    import redis  # redis (optional) loads only with REDIS_URL
 
     while not stop.wait(LEASE_S / 3):
         with suppress(redis.exceptions.RedisError):

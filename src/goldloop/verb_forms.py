@@ -67,7 +67,7 @@ class VerbForms:
             return irregular[0]
         if word in self._base_verbs:
             return word
-        from spacy.tokens import Doc
+        from spacy.tokens import Doc  # spaCy loads lazily, as above
 
         token = Doc(self._lemmatizer.vocab, words=[word], pos=["VERB"])[0]
         return self._lemmatizer.rule_lemmatize(token)[0]

@@ -29,6 +29,7 @@ from tests.studio.loop_data import INDUCES, TAG_A, TAG_B, span, text_of, write_i
 from goldloop.backend.live import Change, read_event
 from goldloop.backend.predictor import Predictor
 from goldloop.backend.settings import AnnotatorSpec, BackendSettings
+from goldloop.formats.labelstudio.tasks import campaign_titles
 from goldloop.gold import Hit
 from goldloop.kb import KB
 from goldloop.lexical import LexicalAnnotator
@@ -41,7 +42,6 @@ from goldloop.studio.mirror import mirror_path
 from goldloop.studio.pull import pull, sidecar_path
 from goldloop.studio.push import Candidates, push
 from goldloop.studio.review import hit_regions, review_tag
-from goldloop.studio.tasks import campaign_titles
 from goldloop.studio.webhooks import ACTIONS, register_webhooks
 
 AUTH = ("live-user", "live-pass-not-a-secret")

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from goldloop.formats.sampledir import ManifestRow, append_batch
 from goldloop.gold import read_gold
 from goldloop.kb import KB
-from goldloop.sample.sampledir import ManifestRow, append_batch
 from tests.conftest import Cli, CliResult
 from tests.fakes.llm_server import KEY_ENV, FakeLLMServer, FakeRequest, Reply
 from tests.llm.conftest import PROVIDER_NAMES, answers_by_text, mentions_json

@@ -13,18 +13,18 @@ from typing import Any
 
 import pytest
 
+from goldloop.formats.labelstudio.offsets import from_label_studio, to_label_studio
 from goldloop.precision.mentions import JudgedMention, write_verdicts
-from goldloop.precision.studio import LABEL_CONFIG, MODEL_VERSION, pull_labels, push_sample, task_of
 from goldloop.precision.study import labelling_rows
 from goldloop.studio.connection import StudioUnreachable, connect
-from goldloop.studio.offsets import from_label_studio, to_label_studio
+from goldloop.studio.precision import LABEL_CONFIG, MODEL_VERSION, pull_labels, push_sample, task_of
 from goldloop.studio.project import find_project
 from tests.conftest import Cli
 
 pytestmark = pytest.mark.studio
 
 # Astral characters before the mentions: offsets cross the boundary only through
-# goldloop.studio.offsets, and come back to the same span.
+# goldloop.formats.labelstudio.offsets, and come back to the same span.
 TEXT = "𝛼-synuclein 🧬 inhibits B. C activates D. E regulates F."
 
 

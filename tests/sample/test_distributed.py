@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from goldloop.kb import KB
-from goldloop.sample.pool import POOL_FILE, POOL_META, detect_here
+from goldloop.sample.mentions import detect_here
+from goldloop.sample.pool import POOL_FILE, POOL_META
 from goldloop.sample.run import SampleSettings, run_sample
 from goldloop.settings import DEMO_CORPUS
 

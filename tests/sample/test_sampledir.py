@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from goldloop.formats.sampledir import MANIFEST, TEXTS, append_batch
 from goldloop.sample import ManifestRow, SampleDirError, read_documents, read_manifest
-from goldloop.sample.sampledir import MANIFEST, TEXTS, append_batch
 
 
 def _row(doc_id: str, batch: int = 0, role: str = "primary") -> ManifestRow:

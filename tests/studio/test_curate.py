@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
+from goldloop.formats.labelstudio.tasks import SameAnnotatorError
 from goldloop.gold import Document
 from goldloop.kb import load_kb
 from goldloop.studio.curate import curate
 from goldloop.studio.project import curate_name, find_project
 from goldloop.studio.push import push
 from goldloop.studio.review import hit_regions, review_tag
-from goldloop.studio.tasks import SameAnnotatorError
 from tests.conftest import Cli
 from tests.studio.campaign_data import ALICE, TAG, TEXTS, Campaign, hits, span
 

@@ -5,18 +5,21 @@ from __future__ import annotations
 
 import pytest
 
+from goldloop.formats.labelstudio.tasks import (
+    SameAnnotatorError,
+    completed_annotations,
+    two_annotators,
+)
+from goldloop.formats.labelstudio.versions import kept_by, versions_agree
 from goldloop.gold import Hit
 from goldloop.kb import KB
 from goldloop.studio.curation import (
     curation_prediction,
     curation_predictions,
     dispute_notes,
-    kept_by,
-    versions_agree,
 )
 from goldloop.studio.label_config import prediction_checker, render_label_config
 from goldloop.studio.review import build_review_prediction, review_tag
-from goldloop.studio.tasks import SameAnnotatorError, completed_annotations, two_annotators
 
 TEXT = "SOCS3 inhibits STAT3 and regulates growth."
 INHIBITS, REGULATES, ACTIVATES = "PEL.000018", "RO.0002211", "PEL.000000"

@@ -1,6 +1,10 @@
-"""The Label Studio data code (offsets, review predictions, verdicts, reading an export) imports
-without the network client, so scoring reads an export without the HTTP side; every documented
-name stays importable."""
+"""At run time, the pure Label Studio code (a Label Studio export read as data, review
+predictions, curation, the campaign figures) loads without the network client, so scoring and the
+documents reader read an export without the HTTP side; every documented name stays importable.
+
+The import contracts themselves (layers, who may import the SDK and httpx) are import-linter's,
+in ``make lint``; this checks what a static graph cannot: nothing loads the client on import.
+"""
 
 from __future__ import annotations
 
@@ -9,18 +13,25 @@ import subprocess
 import sys
 
 PURE = (
+    "goldloop.formats.labelstudio.controls",
+    "goldloop.formats.labelstudio.errors",
+    "goldloop.formats.labelstudio.offsets",
+    "goldloop.formats.labelstudio.tasks",
+    "goldloop.formats.labelstudio.verdicts",
+    "goldloop.formats.labelstudio.verify",
+    "goldloop.formats.labelstudio.versions",
+    "goldloop.studio.errors",
     "goldloop.studio.offsets",
-    "goldloop.studio.review",
-    "goldloop.studio.verdicts",
     "goldloop.studio.tasks",
     "goldloop.studio.verify",
+    "goldloop.studio.review",
     "goldloop.studio.curation",
     "goldloop.studio.agreement",
     "goldloop.studio.effort",
     "goldloop.studio.campaign",
     "goldloop.studio.status",
     "goldloop.studio.label_config",
-    "goldloop.studio.errors",
+    "goldloop.documents",
     "goldloop.scoring.inputs",
 )
 NETWORK = ("label_studio_sdk", "httpx", "tenacity", "goldloop.studio.connection")

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from goldloop.studio.offsets import OffsetError, from_label_studio, to_label_studio
+from goldloop.formats.labelstudio.offsets import OffsetError, from_label_studio, to_label_studio
 
 TEXT = "𝛼-synuclein 🧬 activates IL-6 in 𝛽 cells"
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from goldloop.formats.labelstudio.tasks import latest_prediction, review_seen
+from goldloop.formats.labelstudio.verify import read_annotation
 from goldloop.gold import Hit
 from goldloop.kb import KB
 from goldloop.studio.review import build_review_prediction
-from goldloop.studio.tasks import latest_prediction, review_seen
-from goldloop.studio.verify import read_annotation
 
 TEXT = "SOCS3 inhibits STAT3 and regulates growth."
 INHIBITS, REGULATES = "PEL.000018", "RO.0002211"

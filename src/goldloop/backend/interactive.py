@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from goldloop.formats.labelstudio.offsets import OffsetError, from_label_studio
 from goldloop.gold import Hit
 from goldloop.kb import DIRECTIONS, KB
 from goldloop.llm.answer import Unparsable, json_object, usable
@@ -35,7 +36,6 @@ from goldloop.llm.runner import run_requests
 from goldloop.nlp import detect_mentions, parse_many
 from goldloop.resolve import find_occurrences
 from goldloop.studio import label_config as lc
-from goldloop.studio.offsets import OffsetError, from_label_studio
 from goldloop.studio.review import hit_regions, region_id
 
 if TYPE_CHECKING:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from goldloop.formats.labelstudio.tasks import campaign_titles
 from goldloop.gold_lock import gold_lock
 from goldloop.kb import KB
 from goldloop.studio.connection import Connection, connect
@@ -35,7 +36,6 @@ from goldloop.studio.mirror import (
     refresh_tasks,
 )
 from goldloop.studio.pull import write_campaign
-from goldloop.studio.tasks import campaign_titles
 
 log = logging.getLogger("goldloop.backend")
 

@@ -255,7 +255,7 @@ def _uses_llm(settings: BackendSettings) -> bool:
 def _cache(settings: BackendSettings) -> ResponseCache:
     """Redis when ``REDIS_URL`` is set (replicas share answers), else the local SQLite file."""
     if settings.redis_url:
-        from goldloop.llm.redis_cache import RedisCache
+        from goldloop.llm.redis_cache import RedisCache  # redis loads only with REDIS_URL
 
         return RedisCache(settings.redis_url)
     assert settings.cache_path is not None

@@ -7,6 +7,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from goldloop.errors import GoldloopError
+from goldloop.studio.label_config import label_interface
 
 
 class _Body(BaseModel):
@@ -32,8 +33,6 @@ class PredictRequest(_Body):
         """A config that does not parse is the request's fault (400), not the backend's (500)."""
         if not config:
             return None
-        from goldloop.studio.label_config import label_interface
-
         try:
             label_interface(config)
         except Exception as exc:  # the SDK raises its own XML and config errors

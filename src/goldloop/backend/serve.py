@@ -15,7 +15,7 @@ from typing import Any
 import uvicorn
 from gunicorn.app.base import BaseApplication
 
-from goldloop.backend.app import INSECURE_ENV, check_exposure
+from goldloop.backend.app import INSECURE_ENV, check_exposure, create_app
 from goldloop.backend.settings import BackendSettings
 from goldloop.errors import GoldloopError
 
@@ -92,6 +92,4 @@ class _Gunicorn(BaseApplication):
             self.cfg.set(key, value)
 
     def load(self) -> Any:
-        from goldloop.backend.app import create_app
-
         return create_app()

@@ -22,6 +22,9 @@ from goldloop.errors import GoldloopError
 from goldloop.gold import read_gold
 from goldloop.kb import KB
 from goldloop.scoring.agreement import NONE, AgreementReport, agreement
+from goldloop.studio.agreement import double_agreement
+from goldloop.studio.connection import connect, resolve_connection
+from goldloop.studio.project import export_campaign
 
 TOP_DISAGREEMENTS = 15
 
@@ -61,10 +64,6 @@ def agree(
         data = report.to_json()
         title = f"agreement {gold.name} (A) vs {other.name} (B)"
     else:
-        from goldloop.studio.agreement import double_agreement
-        from goldloop.studio.connection import connect, resolve_connection
-        from goldloop.studio.project import export_campaign
-
         target = out or Path(f"{studio_project}.agreement.json")
         check_outputs({"--out": target})
         connection = resolve_connection(url)

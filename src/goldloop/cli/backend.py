@@ -40,7 +40,7 @@ def backend(
     is required unless --insecure.
     """
     try:
-        from goldloop.backend.serve import serve
+        from goldloop.backend.serve import serve  # FastAPI, uvicorn, gunicorn: the backend extra
     except ImportError as exc:
         raise GoldloopError(
             f'the backend needs the backend extra: pip install "goldloop[backend]" ({exc})'

@@ -31,11 +31,11 @@ from goldloop.precision.mentions import (
     system_mentions,
     write_verdicts,
 )
-from goldloop.precision.studio import pull_labels, push_sample
 from goldloop.precision.study import PrecisionReport, draw_sample, labelling_rows, precision_report
 from goldloop.scoring.inputs import read_predictions
 from goldloop.scoring.ppi import MIN_CALIBRATED_LABELS
 from goldloop.studio.connection import connect, resolve_connection
+from goldloop.studio.precision import pull_labels, push_sample
 
 app = typer.Typer(
     help="Precision without gold: an LLM judge corrected by a labelled sample (PPI).",

@@ -10,11 +10,14 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from goldloop.atomic import atomic_write_json
 from goldloop.cli.common import KbOption, check_outputs, console, key_value_table, open_kb
+from goldloop.sample.audit import audit_sample
 from goldloop.sample.corpus import CorpusColumns
 from goldloop.sample.gate import GateSettings
 from goldloop.sample.phase1 import AUTO_MULTIPLE
 from goldloop.sample.run import SampleResult, SampleSettings, run_sample
+from goldloop.sample.stats import dataset_stats
 
 DEFAULTS = SampleSettings()
 GATE = GateSettings()
@@ -219,8 +222,6 @@ def audit(
     ] = None,
 ) -> None:
     """Re-check eligibility, density vs length, gold gaps, label concentration and coverage."""
-    from goldloop.sample.audit import audit_sample
-
     check_outputs({"--out": out}, folders=("--out",))
 
     result = audit_sample(
@@ -283,9 +284,6 @@ def stats(
     year_column: Annotated[str | None, typer.Option(help="Year column of --corpus.")] = None,
 ) -> None:
     """Corpus, KB, sample and gold statistics in one dataset_stats.json (a section per input)."""
-    from goldloop.atomic import atomic_write_json
-    from goldloop.sample.stats import dataset_stats
-
     check_outputs({"--report-dir": report_dir}, folders=("--report-dir",))
     result = dataset_stats(
         open_kb(kb),

@@ -11,8 +11,12 @@ import typer
 from goldloop.atomic import atomic_write_text
 from goldloop.cli.common import KbOption, check_outputs, console, key_value_table, open_kb
 from goldloop.errors import GoldloopError
+from goldloop.formats.labelstudio.tasks import campaign_titles
 from goldloop.studio import server
+from goldloop.studio.connection import connect, resolve_connection
 from goldloop.studio.label_config import render_label_config
+from goldloop.studio.pull import pull
+from goldloop.studio.webhooks import basic_auth_header, register_webhooks
 
 app = typer.Typer(
     help="Run a local Label Studio for the loop (its own environment, SQLite, loopback).",
@@ -133,11 +137,6 @@ def webhook(
 ) -> None:
     """Keep GOLD current: pull it once, then have Label Studio send the backend every annotation
     created, updated or deleted in the campaign (with $BASIC_AUTH_USER/$BASIC_AUTH_PASS)."""
-    from goldloop.studio.connection import connect, resolve_connection
-    from goldloop.studio.pull import pull
-    from goldloop.studio.tasks import campaign_titles
-    from goldloop.studio.webhooks import basic_auth_header, register_webhooks
-
     user, password = os.environ.get("BASIC_AUTH_USER"), os.environ.get("BASIC_AUTH_PASS")
     if bool(user) != bool(password):
         raise GoldloopError("set both BASIC_AUTH_USER and BASIC_AUTH_PASS, or neither")

@@ -5,6 +5,6 @@ sample dir, a documents JSONL or a gold file) for every command that takes docum
 """
 
 from goldloop.documents import read_documents
-from goldloop.sample.sampledir import ManifestRow, SampleDirError, read_manifest
+from goldloop.formats.sampledir import ManifestRow, SampleDirError, read_manifest
 
 __all__ = ["ManifestRow", "SampleDirError", "read_documents", "read_manifest"]

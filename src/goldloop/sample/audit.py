@@ -21,13 +21,13 @@ import numpy as np
 
 from goldloop.atomic import atomic_write_bytes, atomic_write_json
 from goldloop.errors import GoldloopError
+from goldloop.formats.sampledir import ManifestRow, read_documents, read_manifest
 from goldloop.gold import read_gold
 from goldloop.kb import KB
 from goldloop.sample.corpus import CorpusRecord, text_sha1
 from goldloop.sample.gate import Gate, GateSettings
 from goldloop.sample.pool import POOL_FILE, read_pool_rows
 from goldloop.sample.run import report_path
-from goldloop.sample.sampledir import ManifestRow, read_documents, read_manifest
 
 TOP_LABELS = 15
 
@@ -237,7 +237,7 @@ def _plot(report: dict[str, Any], rows: list[ManifestRow]) -> bytes:
     """Coverage per batch, density against length, and the most frequent labels, as PNG bytes."""
     import io
 
-    import matplotlib
+    import matplotlib  # matplotlib loads only when a chart is drawn
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

@@ -21,8 +21,8 @@ from typing import IO, Any, Generic, TypeVar
 
 from goldloop.csvfile import open_csv
 from goldloop.errors import GoldloopError
+from goldloop.formats.sampledir import ID_KINDS
 from goldloop.jsonl import json_lines, json_object
-from goldloop.sample.sampledir import ID_KINDS
 
 TEXT_COLUMNS = ("abstract", "summary", "text")
 YEAR_COLUMNS = ("publication_year", "year", "pub_year", "publication_date")
@@ -164,7 +164,7 @@ def _read_jsonl(
 
 def _read_parquet(source: Path, columns: CorpusColumns, strict: bool) -> Iterator[CorpusRecord]:
     try:
-        import pyarrow.parquet as pq
+        import pyarrow.parquet as pq  # pyarrow (the parquet extra) loads only for parquet
     except ImportError as exc:
         raise CorpusError(
             f"{source}: reading Parquet needs pyarrow: pip install 'goldloop[parquet]'"

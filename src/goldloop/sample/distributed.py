@@ -1,7 +1,7 @@
 """The pool's parse on Dask: chunks of texts go to the workers, their mentions come back in order.
 
 Each worker parses through ``goldloop.nlp.parse_many`` and detects with ``detect_mentions``,
-exactly as one process does (``pool.detect_here``), and returns the mentions, never spaCy
+exactly as one process does (``mentions.detect_here``), and returns the mentions, never spaCy
 ``Doc``s. ``local:N`` starts a local cluster of N single-threaded worker processes for the
 run; anything else is a scheduler address (``tcp://host:8786``) whose workers have goldloop
 and the same spaCy model installed.
@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from goldloop.errors import GoldloopError
 from goldloop.kb import KB
-from goldloop.sample.pool import PoolMention, detect_here
+from goldloop.sample.mentions import PoolMention, detect_here
 
 CHUNK = 32  # texts per task: ~1 s of parsing, against a few ms of scheduling; spreads evenly
 IN_FLIGHT_PER_WORKER = 4  # bounds memory on a long stream while keeping workers busy
@@ -35,7 +35,7 @@ class DaskError(GoldloopError):
 def dask_client(scheduler: str) -> Iterator[Any]:
     """A ``distributed.Client`` on ``scheduler`` (``local:N`` or an address), closed afterwards."""
     try:
-        from distributed import Client, LocalCluster
+        from distributed import Client, LocalCluster  # Dask (the dask extra) loads only on --dask
     except ImportError as exc:
         raise DaskError(
             "parsing on Dask needs the dask extra: pip install 'goldloop[dask]'"

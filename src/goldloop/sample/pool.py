@@ -26,10 +26,12 @@ from typing import Any
 from goldloop.atomic import atomic_open, atomic_write_json
 from goldloop.csvfile import open_csv
 from goldloop.errors import GoldloopError
+from goldloop.formats.sampledir import ID_KINDS
 from goldloop.kb import KB
 from goldloop.sample.corpus import CorpusRecord
+from goldloop.sample.distributed import detect_on_dask
 from goldloop.sample.gate import Gate
-from goldloop.sample.sampledir import ID_KINDS
+from goldloop.sample.mentions import PoolMention, detect_here
 from goldloop.settings import spacy_model_names
 
 POOL_FILE = "pool_mentions.csv.gz"
@@ -44,16 +46,6 @@ POOL_COLUMNS = (
     "mentions",
 )
 PROGRESS_EVERY = 256
-
-
-@dataclass(frozen=True)
-class PoolMention:
-    a: int
-    b: int
-    entity_id: str
-    label: str
-    direction: str | None
-    verbal: bool
 
 
 @dataclass(frozen=True)
@@ -107,7 +99,7 @@ def model_identity() -> str:
                 return f"{name}=={importlib.metadata.version(name)}"
         except (ValueError, ImportError, importlib.metadata.PackageNotFoundError):
             break
-    from goldloop.nlp import load_nlp
+    from goldloop.nlp import load_nlp  # spaCy loads only for a pipeline given as a path
 
     meta = load_nlp().meta
     return f"{meta.get('lang')}_{meta.get('name')}=={meta.get('version')}"
@@ -213,29 +205,11 @@ def parse_pool(
             yield record.text
 
     if scheduler is not None:
-        from goldloop.sample.distributed import detect_on_dask
-
         found = detect_on_dask(texts(), kb, scheduler, batch_size=batch_size)
     else:
         found = detect_here(texts(), kb, workers=workers, batch_size=batch_size)
     for mentions in found:
         yield _pool_doc(waiting.popleft(), mentions)
-
-
-def detect_here(
-    texts: Iterable[str], kb: KB, *, workers: int = 1, batch_size: int = 64
-) -> Iterator[tuple[PoolMention, ...]]:
-    """Pool mentions of each text, in order, parsed through the one bulk-parse path."""
-    from goldloop.nlp import detect_mentions, parse_many
-
-    for doc in parse_many(texts, n_process=workers, batch_size=batch_size):
-        yield pool_mentions(detect_mentions(doc, kb))
-
-
-def pool_mentions(mentions: Iterable[Any]) -> tuple[PoolMention, ...]:
-    return tuple(
-        PoolMention(m.a, m.b, m.entity_id, m.label, m.direction, bool(m.verbal)) for m in mentions
-    )
 
 
 def _pool_doc(record: CorpusRecord, mentions: tuple[PoolMention, ...]) -> PoolDoc:

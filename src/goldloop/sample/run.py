@@ -21,6 +21,7 @@ from typing import Any
 
 from goldloop.atomic import atomic_write_json
 from goldloop.errors import GoldloopError, SettingError
+from goldloop.formats.sampledir import MANIFEST, ManifestRow, append_batch, read_manifest
 from goldloop.kb import KB
 from goldloop.sample.corpus import CorpusColumns, file_sha256, read_corpus, texts_for
 from goldloop.sample.gate import Gate, GateSettings, exclusion_sets
@@ -35,7 +36,6 @@ from goldloop.sample.pool import (
     parse_pool,
     write_pool,
 )
-from goldloop.sample.sampledir import MANIFEST, ManifestRow, append_batch, read_manifest
 from goldloop.sample.strata import (
     ROLES,
     Boundaries,
@@ -352,7 +352,7 @@ def _pool(
 ) -> tuple[Pool, dict[str, Any]]:
     """The cached pool when its fingerprint holds (and, in two phases, it is long enough),
     else a fresh read of the corpus that parses only what the cache lacks (then cached)."""
-    from goldloop.nlp import DETECTOR_VERSION
+    from goldloop.nlp import DETECTOR_VERSION  # spaCy loads only when a pool is read
 
     if not corpus.is_file():
         raise GoldloopError(f"{corpus}: no such corpus file")

@@ -16,8 +16,10 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from goldloop.csvfile import read_csv
+from goldloop.documents import read_gold_documents
 from goldloop.errors import GoldloopError
-from goldloop.gold import Document, read_gold
+from goldloop.formats.labelstudio.tasks import is_label_studio_export, read_export
+from goldloop.gold import Document
 from goldloop.jsonl import json_lines
 from goldloop.kb import DIRECTIONS, KB
 
@@ -53,23 +55,6 @@ class SystemPredictions:
     malformed: Counter[str] = field(default_factory=Counter)
 
 
-def read_gold_documents(path: str | Path, kb: KB | None) -> list[Document]:
-    """Documents from a gold file (any form :func:`goldloop.gold.read_gold` reads) or from a
-    Label Studio JSON export, verified as ``goldloop pull`` verifies it."""
-    tasks = _label_studio_tasks(Path(path))
-    if tasks is None:
-        return read_gold(path, kb).documents
-    if kb is None:
-        raise PredictionsError(f"{path}: reading a Label Studio export needs the KB")
-    try:
-        from goldloop.studio.verify import verify
-    except ImportError as exc:
-        raise PredictionsError(
-            f"{path}: reading a Label Studio export needs goldloop[studio]"
-        ) from exc
-    return verify(tasks, kb).documents
-
-
 def read_predictions(
     path: str | Path, gold: Sequence[Document], *, name: str | None = None, kb: KB | None = None
 ) -> SystemPredictions:
@@ -99,7 +84,7 @@ def read_predictions(
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
         raise PredictionsError(f"{source}: not valid JSON: {exc}") from exc
-    if _is_gold_format(data) or _is_label_studio_export(data):
+    if _is_gold_format(data) or is_label_studio_export(data):
         return _gold_format(label, source, gold, kb)
     if not isinstance(data, list):
         raise PredictionsError(f"{source}: expected a list of prediction rows or gold documents")
@@ -161,22 +146,6 @@ def _is_gold_format(data: Any) -> bool:
     return isinstance(first, dict) and "ground_truth" in first and "text" in first
 
 
-def _is_label_studio_export(data: Any) -> bool:
-    first = data[0] if isinstance(data, list) and data else None
-    return (
-        isinstance(first, dict) and isinstance(first.get("data"), dict) and "annotations" in first
-    )
-
-
-def _label_studio_tasks(path: Path) -> list[dict[str, Any]] | None:
-    """The tasks when ``path`` is a Label Studio JSON export, else None (read it as gold)."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8-sig"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return None  # read_gold reports what is wrong with the file
-    return data if _is_label_studio_export(data) else None
-
-
 def _gold_format(
     name: str, source: Path, gold: Sequence[Document], kb: KB | None
 ) -> SystemPredictions:
@@ -193,7 +162,7 @@ def _gold_format(
         for document in read_gold_documents(source, kb)
         for hit in document.ground_truth
     ]
-    fmt = "label-studio-export" if _label_studio_tasks(source) is not None else "gold"
+    fmt = "label-studio-export" if read_export(source) is not None else "gold"
     return rows_to_predictions(name, source, fmt, rows, gold)
 
 

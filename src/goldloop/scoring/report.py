@@ -154,7 +154,7 @@ def write_reports(
 def write_chart(results: Sequence[dict[str, Any]], path: Path) -> None:
     """One panel per regime: each system's overall figures and its metric per slice (recall
     end-to-end, accuracy_overall linking-only), with 95% bootstrap intervals when computed."""
-    import matplotlib
+    import matplotlib  # matplotlib loads only when a chart is drawn
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

@@ -68,7 +68,7 @@ def evaluate_with_nervaluate(
     min_overlap_percentage: float = 1.0,
 ) -> dict[str, Any]:
     """The same result from the ``nervaluate`` package: the oracle, and ``--engine nervaluate``."""
-    from nervaluate import Evaluator
+    from nervaluate import Evaluator  # nervaluate loads only for --engine nervaluate
 
     def inclusive(docs: Sequence[Sequence[Mapping[str, Any]]]) -> list[list[dict[str, Any]]]:
         return [

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from goldloop.agreement import AgreementReport, agreement
+from goldloop.formats.labelstudio.tasks import Task, completed_annotations, two_annotators
+from goldloop.formats.labelstudio.verify import verify
 from goldloop.gold import Document
 from goldloop.kb import KB
 from goldloop.scoring.completeness import Completeness, estimate_completeness
-from goldloop.studio.tasks import Task, completed_annotations, two_annotators
-from goldloop.studio.verify import verify
 
 
 @dataclass(frozen=True)

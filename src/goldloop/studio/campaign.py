@@ -12,12 +12,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from goldloop.agreement import agreement
+from goldloop.formats.labelstudio.tasks import Campaign, double_name
+from goldloop.formats.labelstudio.verify import PullResult, verify
 from goldloop.gold import Document
 from goldloop.kb import KB
 from goldloop.studio.agreement import DoubleTasks, double_completeness, double_versions
 from goldloop.studio.effort import IDLE_CAP_MINUTES, effort_report, effort_rows
-from goldloop.studio.tasks import Campaign, double_name
-from goldloop.studio.verify import PullResult, verify
 
 
 def verify_campaign(

@@ -20,9 +20,13 @@ import httpx
 from tenacity import retry, retry_if_exception, stop_after_attempt, wait_exponential
 
 from goldloop.errors import ServiceError
+from goldloop.formats.labelstudio.errors import (
+    StudioError as StudioError,  # re-exported: callers catch it here
+)
 from goldloop.studio import server
-from goldloop.studio.errors import StudioError as StudioError  # re-exported: callers catch it here
 
+# label_studio_sdk (the studio extra) is imported in the functions that use it, so this module
+# imports without it.
 if TYPE_CHECKING:
     from label_studio_sdk import LabelStudio
 

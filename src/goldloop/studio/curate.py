@@ -13,19 +13,20 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from goldloop.kb import KB
-from goldloop.studio import project as projects
-from goldloop.studio.connection import Connection, StudioError
-from goldloop.studio.curation import curate_tag, curation_predictions, versions_agree
-from goldloop.studio.label_config import prediction_checker
-from goldloop.studio.review import REVIEW_PREFIX
-from goldloop.studio.tasks import (
+from goldloop.formats.labelstudio.tasks import (
+    REVIEW_PREFIX,
     Task,
     doc_id_of,
     latest_prediction,
     text_of,
 )
-from goldloop.studio.verify import annotator_versions
+from goldloop.formats.labelstudio.verify import annotator_versions
+from goldloop.formats.labelstudio.versions import versions_agree
+from goldloop.kb import KB
+from goldloop.studio import project as projects
+from goldloop.studio.connection import Connection, StudioError
+from goldloop.studio.curation import curate_tag, curation_predictions
+from goldloop.studio.label_config import prediction_checker
 
 
 @dataclass

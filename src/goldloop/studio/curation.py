@@ -1,12 +1,12 @@
-"""Curation of double annotations: when two versions agree, and what the curator is shown.
+"""Curation of double annotations: what the curator is shown.
 
-Pure functions of two annotators' hits (as ``goldloop.studio.verify`` reads them). Two versions
-agree when they hold the same regions: the same span exactly, with the same folded relation and
-direction. A disputed task goes to ``NAME-curate`` with a curation prediction, tagged
-``curate:<review tag>``, that the project pre-fills from: one region per span either annotator
-marked, with the first annotator's values where they marked it; its ``meta`` and its ``note`` say
-``both``, or who kept it with which relation and direction. Each annotator's own version is a
-prediction too (``annotator:<email>``), for Label Studio's compare view.
+Pure functions of two annotators' hits (as ``goldloop.studio.verify`` reads them); when two
+versions agree is decided in ``goldloop.formats.labelstudio.versions``. A disputed task goes to
+``NAME-curate`` with a curation prediction, tagged ``curate:<review tag>``, that the project
+pre-fills from: one region per span either annotator marked, with the first annotator's values
+where they marked it; its ``meta`` and its ``note`` say ``both``, or who kept it with which
+relation and direction. Each annotator's own version is a prediction too
+(``annotator:<email>``), for Label Studio's compare view.
 """
 
 from __future__ import annotations
@@ -14,10 +14,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from goldloop.formats.labelstudio.offsets import to_label_studio
+from goldloop.formats.labelstudio.tasks import CURATE_PREFIX
+from goldloop.formats.labelstudio.versions import hit_key
 from goldloop.gold import Hit
 from goldloop.kb import KB
 from goldloop.studio import label_config as lc
-from goldloop.studio.offsets import to_label_studio
 from goldloop.studio.review import (
     Prediction,
     annotator_prediction,
@@ -26,11 +28,8 @@ from goldloop.studio.review import (
     region_id,
 )
 
-CURATE_PREFIX = "curate:"
 VERSION_PREFIX = "annotator:"
 BOTH = "both"
-
-HitKey = tuple[int, int, str, str | None]
 
 
 def curate_tag(review: str | None) -> str:
@@ -40,21 +39,6 @@ def curate_tag(review: str | None) -> str:
 
 def version_tag(email: str) -> str:
     return f"{VERSION_PREFIX}{email}"
-
-
-def hit_key(hit: Hit) -> HitKey:
-    """What two versions must share for a region to agree: span, folded relation and direction."""
-    return hit.a, hit.b, hit.entity_id, hit.direction
-
-
-def versions_agree(first: Sequence[Hit], second: Sequence[Hit]) -> bool:
-    return sorted(map(hit_key, first)) == sorted(map(hit_key, second))
-
-
-def kept_by(hit: Hit, versions: Mapping[str, Sequence[Hit]]) -> list[str]:
-    """The annotators whose version holds ``hit`` (same span, relation and direction)."""
-    key = hit_key(hit)
-    return [email for email, hits in versions.items() if key in set(map(hit_key, hits))]
 
 
 def dispute_notes(

@@ -19,9 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from goldloop.atomic import atomic_open
-from goldloop.kb import KB
-from goldloop.studio.review import REVIEW_PREFIX
-from goldloop.studio.tasks import (
+from goldloop.formats.labelstudio.tasks import (
+    REVIEW_PREFIX,
     ROLES,
     Campaign,
     annotator_of,
@@ -30,7 +29,8 @@ from goldloop.studio.tasks import (
     review_seen,
     text_of,
 )
-from goldloop.studio.verify import read_annotation
+from goldloop.formats.labelstudio.verify import read_annotation
+from goldloop.kb import KB
 
 IDLE_CAP_MINUTES = 15.0
 """Longer than any abstract takes to verify (a few minutes): beyond this, the task sat idle."""
@@ -150,7 +150,7 @@ def effort_report(
 
 def effort_png(rows: Sequence[EffortRow], path: Path) -> None:
     """Two panels: the distribution of minutes per document, and annotations done over time."""
-    import matplotlib
+    import matplotlib  # matplotlib loads only when a chart is drawn
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

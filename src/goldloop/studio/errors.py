@@ -1,9 +1,6 @@
-"""The error of the Label Studio loop, importable without the network client."""
+"""``StudioError`` under the name the Label Studio workflow imports it by (the class is in
+:mod:`goldloop.formats.labelstudio.errors`: reading an export raises it too)."""
 
-from __future__ import annotations
+from goldloop.formats.labelstudio.errors import StudioError
 
-from goldloop.errors import GoldloopError
-
-
-class StudioError(GoldloopError):
-    """Label Studio is unreachable, refuses the key, or holds something goldloop cannot use."""
+__all__ = ["StudioError"]

@@ -17,6 +17,18 @@ from typing import TYPE_CHECKING, Any
 from xml.sax.saxutils import quoteattr
 
 from goldloop.errors import GoldloopError
+
+# The controls' names, re-exported: the export's reader (below the workflow) owns them.
+from goldloop.formats.labelstudio.controls import CONTROLS as CONTROLS
+from goldloop.formats.labelstudio.controls import DIRECTION as DIRECTION
+from goldloop.formats.labelstudio.controls import NOTE as NOTE
+from goldloop.formats.labelstudio.controls import OBJECT as OBJECT
+from goldloop.formats.labelstudio.controls import RELATION as RELATION
+from goldloop.formats.labelstudio.controls import RELATION_TYPE as RELATION_TYPE
+from goldloop.formats.labelstudio.controls import SPAN as SPAN
+from goldloop.formats.labelstudio.controls import SPAN_LABEL as SPAN_LABEL
+from goldloop.formats.labelstudio.controls import read_relation as read_relation
+from goldloop.formats.labelstudio.controls import relation_value as relation_value
 from goldloop.kb import KB, Relation
 from goldloop.verb_forms import VerbForms, verb_forms
 
@@ -27,16 +39,6 @@ _BUNDLED = files("goldloop") / "data" / "label_config"
 TEMPLATE = Path(str(_BUNDLED / "relations.template.xml"))
 INSTRUCTIONS = Path(str(_BUNDLED / "instructions.html"))
 MARKER = "{relation_choices}"
-OBJECT = "text"
-SPAN = "mention"
-SPAN_LABEL = "Predicate"
-RELATION = "relation"
-DIRECTION = "direction"
-NOTE = "note"
-# The relation picker is a Taxonomy: Label Studio 1.23 renders it with a search box per region
-# (label_config/README.md records the browser check); its value is a list of paths.
-RELATION_TYPE = "taxonomy"
-CONTROLS = {SPAN: "labels", RELATION: RELATION_TYPE, DIRECTION: "choices", NOTE: "textarea"}
 _HINT_CHARS = 300
 # A label headed by an auxiliary ("is part of", "has input") has no verb of its own to search by.
 _AUXILIARIES = frozenset(("be", "have"))
@@ -95,17 +97,6 @@ def _choice(relation: Relation, also: list[str]) -> str:
         f"      <Choice value={quoteattr(shown)} alias={quoteattr(relation.label)}"
         f"{_hint(relation.description)}/>"
     )
-
-
-def relation_value(label: str) -> dict[str, Any]:
-    """The region value that picks ``label`` in the relation control."""
-    return {RELATION_TYPE: [[label]]}
-
-
-def read_relation(value: dict[str, Any]) -> str | None:
-    """The label picked in a relation region value, or None when nothing is picked."""
-    paths = value.get(RELATION_TYPE) or []
-    return str(paths[0][-1]) if paths and paths[0] else None
 
 
 def check_label_config(config: str, where: str) -> None:

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from goldloop.atomic import atomic_write_json
+from goldloop.formats.labelstudio.tasks import Campaign, campaign_titles, utc_time
 from goldloop.studio import project as projects
 from goldloop.studio.connection import Connection, call, call_delete, call_once
-from goldloop.studio.tasks import Campaign, campaign_titles, utc_time
 
 FORMAT = 2
 VOLATILE = ("created_ago",)  # "3 minutes" ago: the export renders the clock into it

@@ -20,6 +20,16 @@ from pathlib import Path
 from typing import Any
 
 from goldloop.atomic import atomic_write_json
+from goldloop.formats.labelstudio.tasks import campaign_titles
+from goldloop.formats.labelstudio.verify import (
+    COUNTS,
+    SLICES,
+    PullResult,
+    Tally,
+    annotators,
+    summary_rows,
+    verify,
+)
 from goldloop.gold import Document, write_gold
 from goldloop.gold_lock import gold_lock
 from goldloop.kb import KB
@@ -33,16 +43,6 @@ from goldloop.studio.mirror import (
     read_campaign,
     read_mirror,
     write_mirror,
-)
-from goldloop.studio.tasks import campaign_titles
-from goldloop.studio.verify import (
-    COUNTS,
-    SLICES,
-    PullResult,
-    Tally,
-    annotators,
-    summary_rows,
-    verify,
 )
 
 # The reading moved to ``verify``; these names stay importable from here (README, DESIGN).
@@ -108,7 +108,7 @@ def write_campaign(
 
 def anchor(documents: Sequence[Document], kb: KB, *, nlp: Any = None) -> None:
     """Set ``surface_anchored`` on every hit; each distinct text with hits is parsed once."""
-    from goldloop.nlp import parse_many, surface_anchored
+    from goldloop.nlp import parse_many, surface_anchored  # spaCy loads only to anchor hits
 
     texts = list(dict.fromkeys(doc.text for doc in documents if doc.ground_truth))
     parsed = dict(zip(texts, parse_many(texts, nlp=nlp), strict=True))

@@ -11,13 +11,13 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from goldloop.errors import GoldloopError
+from goldloop.formats.labelstudio.tasks import REVIEW_PREFIX
 from goldloop.gold import Hit
 from goldloop.kb import KB
 from goldloop.studio import label_config as lc
 from goldloop.studio.offsets import to_label_studio
 
 Prediction = dict[str, Any]
-REVIEW_PREFIX = "review:"
 
 
 def review_tag(tag_a: str, tag_b: str | None = None) -> str:

@@ -16,16 +16,16 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from goldloop.kb import KB
-from goldloop.studio.campaign import verify_campaign
-from goldloop.studio.effort import IDLE_CAP_MINUTES, EffortRow, effort_rows, figures
-from goldloop.studio.tasks import (
+from goldloop.formats.labelstudio.tasks import (
     ROLES,
     Campaign,
     cancelled_annotations,
     completed_annotations,
     doc_id_of,
 )
+from goldloop.kb import KB
+from goldloop.studio.campaign import verify_campaign
+from goldloop.studio.effort import IDLE_CAP_MINUTES, EffortRow, effort_rows, figures
 
 NEEDED = {"primary": 1, "double": 2, "curate": 1}
 

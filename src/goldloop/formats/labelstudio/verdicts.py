@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from goldloop.formats.labelstudio import controls as lc
+from goldloop.formats.labelstudio.offsets import from_label_studio
 from goldloop.kb import KB
-from goldloop.studio import label_config as lc
-from goldloop.studio.offsets import from_label_studio
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,358 @@
+"""Verified gold from exported Label Studio tasks: verdicts, hits and the sidecar's counts.
+
+Pure (no network client): ``goldloop pull`` feeds it a fresh export, ``goldloop score`` a Label
+Studio JSON export file. Per document the gold takes the curated annotation when there is one,
+else the two double annotations when they agree, else the earliest completed annotation (or one
+person's, with ``annotator``); each hit says how it was decided (``decided``: ``single``,
+``agreed`` or ``curated``; curated hits also carry ``kept_by``, the annotators who had them). The
+chosen annotation is compared with the task's review prediction (``verdicts``); accepted, fixed and
+added regions become hits with the annotator's email and ``source: human``. Skipped and cancelled
+annotations, tasks with several annotations, rejected candidates and incomplete regions are
+reported in the sidecar.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from goldloop.formats.labelstudio.tasks import (
+    CURATE_PREFIX,
+    Annotation,
+    Task,
+    annotator_of,
+    by_doc_id,
+    cancelled_annotations,
+    completed_annotations,
+    doc_id_of,
+    latest_prediction,
+    review_seen,
+    text_of,
+    two_annotators,
+)
+from goldloop.formats.labelstudio.verdicts import (
+    Comparison,
+    Decision,
+    Region,
+    compare,
+    read_regions,
+)
+from goldloop.formats.labelstudio.versions import hit_key, kept_by, versions_agree
+from goldloop.gold import Document, Hit
+from goldloop.kb import KB
+
+SLICES = ("anchored", "paraphrase", "unknown")
+COUNTS = ("candidates", "accept", "fix", "reject", "added", "incomplete")
+DECIDED = ("single", "agreed", "curated")
+KEPT = ("accept", "fix", "added")
+DOUBLE_ROLE = "double"
+
+
+@dataclass
+class Tally:
+    candidates: int = 0
+    accept: int = 0
+    fix: int = 0
+    reject: int = 0
+    added: int = 0
+    incomplete: int = 0
+
+    def add(self, verdict: str) -> None:
+        setattr(self, verdict, getattr(self, verdict) + 1)
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {name: getattr(self, name) for name in COUNTS}
+        out["correction_rate"] = (
+            (self.fix + self.reject) / self.candidates if self.candidates else None
+        )
+        return out
+
+
+@dataclass
+class PullResult:
+    """Verified documents and the sidecar's content."""
+
+    documents: list[Document]
+    tally: Tally = field(default_factory=Tally)
+    by_slice: dict[str, Tally] = field(default_factory=lambda: {s: Tally() for s in SLICES})
+    verified_by: set[str] = field(default_factory=set)
+    adopted_from_second_annotator: int = 0
+    rejected: list[dict[str, Any]] = field(default_factory=list)
+    incomplete_regions: list[dict[str, Any]] = field(default_factory=list)
+    skipped_tasks: list[dict[str, Any]] = field(default_factory=list)
+    multi_annotation_tasks: list[dict[str, Any]] = field(default_factory=list)
+    tasks: int = 0
+    unannotated_tasks: int = 0
+    not_by_annotator: int = 0
+    projects: list[str] = field(default_factory=list)
+    decided: dict[str, int] = field(default_factory=lambda: dict.fromkeys(DECIDED, 0))
+    disputed_tasks: int = 0
+    awaiting_curation: list[str] = field(default_factory=list)
+    regions_changed_by_curator: int = 0
+    curated_hits_kept_by: dict[str, int] = field(
+        default_factory=lambda: {"both": 0, "one": 0, "neither": 0}
+    )
+    sections: dict[str, Any] = field(default_factory=dict)
+
+    def sidecar(self) -> dict[str, Any]:
+        return {
+            "projects": self.projects,
+            "verified_by": sorted(self.verified_by),
+            **self.tally.as_dict(),
+            "by_slice": {name: tally.as_dict() for name, tally in self.by_slice.items()},
+            "adopted_from_second_annotator": self.adopted_from_second_annotator,
+            "tasks": self.tasks,
+            "verified_tasks": len(self.documents),
+            "unannotated_tasks": self.unannotated_tasks,
+            "tasks_without_the_annotator": self.not_by_annotator,
+            "rejected": self.rejected,
+            "incomplete_regions": self.incomplete_regions,
+            "skipped_tasks": self.skipped_tasks,
+            "multi_annotation_tasks": self.multi_annotation_tasks,
+            "decided": self.decided,
+            "curation": {
+                "disputed_tasks": self.disputed_tasks,
+                "curated_tasks": self.decided["curated"],
+                "awaiting_curation": self.awaiting_curation,
+                "regions_changed_by_curator": self.regions_changed_by_curator,
+                "curated_hits_kept_by": self.curated_hits_kept_by,
+            },
+            **self.sections,
+        }
+
+
+def verify(
+    tasks: Sequence[Task],
+    kb: KB,
+    *,
+    annotator: str | None = None,
+    curated: Sequence[Task] = (),
+    where: str = "the double project",
+) -> PullResult:
+    """Turn exported tasks into verified documents and the sidecar's counts.
+
+    ``curated`` holds the tasks of the campaign's curate project (by ``doc_id``); with
+    ``annotator``, every document is that person's annotation and nothing is agreed or curated.
+    ``where`` names the double project in errors (a task one person annotated twice is refused).
+    """
+    result = PullResult([])
+    curations = by_doc_id(curated)
+    for task in sorted(tasks, key=lambda t: int(t["id"])):
+        result.tasks += 1
+        _verify_task(task, kb, annotator, curations, where, result)
+    return result
+
+
+def read_annotation(task: Task, annotation: Annotation, kb: KB) -> tuple[Comparison, list[Hit]]:
+    """``annotation`` compared with the review prediction it was made over, and the hits it
+    keeps."""
+    text = text_of(task)
+    review = review_seen(task, annotation)
+    candidates, _ = read_regions(text, list(review.get("result") or []) if review else [])
+    regions, _ = read_regions(text, annotation.get("result") or [])
+    comparison = compare(candidates, regions, kb)
+    email = annotator_of(annotation)
+    hits = [_hit(text, d, kb, email) for d in comparison.decisions if d.verdict in KEPT]
+    return comparison, sorted(hits, key=lambda h: (h.a, h.b))
+
+
+def annotator_versions(
+    task: Task, kb: KB, where: str
+) -> tuple[Annotation, dict[str, list[Hit]]] | None:
+    """A double task's first annotation, and each of its two annotators' hits (None with fewer
+    than two annotators; one person's two annotations are refused)."""
+    pair = two_annotators(task, where)
+    if pair is None:
+        return None
+    return pair[0], {annotator_of(a): read_annotation(task, a, kb)[1] for a in pair}
+
+
+def annotators(tasks: Sequence[Task]) -> list[str]:
+    """Everyone with a completed annotation, for ``--per-annotator``."""
+    return sorted({annotator_of(a) for t in tasks for a in completed_annotations(t)})
+
+
+def _verify_task(
+    task: Task,
+    kb: KB,
+    annotator: str | None,
+    curations: dict[str, Task],
+    where: str,
+    result: PullResult,
+) -> None:
+    data = task.get("data", {})
+    doc_id = doc_id_of(task)
+    completed = completed_annotations(task)
+    for skipped in cancelled_annotations(task):
+        result.skipped_tasks.append(
+            {"doc_id": doc_id, "task": task["id"], "annotator": annotator_of(skipped)}
+        )
+    if annotator is not None:
+        mine = [a for a in completed if annotator_of(a) == annotator]
+        if completed and not mine:
+            result.not_by_annotator += 1
+        completed = mine
+    if not completed:
+        if not task.get("annotations"):
+            result.unannotated_tasks += 1
+        return
+    chosen = _decide(task, kb, annotator, curations, where, result)
+    if chosen is None:
+        chosen = completed[0], "single", None
+        if len(completed) > 1:
+            result.multi_annotation_tasks.append({
+                "doc_id": doc_id, "task": task["id"], "used": annotator_of(completed[0]),
+                "others": [annotator_of(a) for a in completed[1:]],
+            })  # fmt: skip
+    annotation, decided, versions = chosen
+    comparison, hits = read_annotation(task, annotation, kb)
+    result.verified_by.add(annotator_of(annotation))
+    if versions is not None:  # an agreed or curated document rests on both annotators' work
+        result.verified_by.update(versions)
+    result.decided[decided] += 1
+    for hit in hits:
+        hit.decided = decided  # type: ignore[attr-defined]  # an extra field of Hit
+    if decided == "curated" and versions is not None:
+        _curated(task, curations[doc_id], hits, versions, kb, result)
+    _count(doc_id, text_of(task), comparison, result)
+    result.documents.append(
+        Document(
+            doc_id=doc_id, text=text_of(task), role=data.get("role"), batch=data.get("batch"),
+            p_incl=data.get("p_incl"), ground_truth=hits,
+        )
+    )  # fmt: skip
+
+
+Chosen = tuple[Annotation, str, dict[str, list[Hit]] | None]
+
+
+def _decide(
+    task: Task,
+    kb: KB,
+    annotator: str | None,
+    curations: dict[str, Task],
+    where: str,
+    result: PullResult,
+) -> Chosen | None:
+    """A double task's agreed or curated annotation; None when the default rule applies."""
+    if annotator is not None or (task.get("data") or {}).get("role") != DOUBLE_ROLE:
+        return None
+    both = annotator_versions(task, kb, where)
+    if both is None:
+        return None
+    first, versions = both
+    if versions_agree(*versions.values()):
+        return first, "agreed", versions
+    result.disputed_tasks += 1
+    curation = curations.get(doc_id_of(task))
+    done = completed_annotations(curation) if curation is not None else []
+    if not done:
+        result.awaiting_curation.append(doc_id_of(task))
+        return None
+    return done[0], "curated", versions
+
+
+def _curated(
+    task: Task,
+    curation: Task,
+    hits: list[Hit],
+    versions: dict[str, list[Hit]],
+    kb: KB,
+    result: PullResult,
+) -> None:
+    """Mark who had each curated hit, drop pre-filled notes, count the curator's changes."""
+    prefill: dict[tuple[int, int], tuple[Any, ...]] = {}
+    notes: dict[tuple[int, int], str | None] = {}
+    start = latest_prediction(curation, CURATE_PREFIX)
+    regions, _ = read_regions(text_of(task), (start or {}).get("result") or [])
+    for region in regions:
+        folded = kb.decode_label(region.label, region.direction) if region.label else None
+        prefill[(region.a, region.b)] = (
+            (folded.entity_id, folded.direction) if folded else (region.label, region.direction)
+        )
+        notes[(region.a, region.b)] = region.note
+    final = {(h.a, h.b): hit_key(h)[2:] for h in hits}
+    result.regions_changed_by_curator += sum(
+        prefill.get(span) != final.get(span) for span in prefill.keys() | final.keys()
+    )
+    for hit in hits:
+        who = kept_by(hit, versions)
+        hit.kept_by = who  # type: ignore[attr-defined]  # an extra field of Hit
+        result.curated_hits_kept_by[
+            "neither" if not who else "both" if len(who) == len(versions) else "one"
+        ] += 1
+        extra = hit.model_extra or {}
+        if "note" in extra and extra["note"] == notes.get((hit.a, hit.b)):
+            del extra["note"]
+
+
+def _count(doc_id: str, text: str, comparison: Comparison, result: PullResult) -> None:
+    for decision in comparison.decisions:
+        candidate = decision.candidate
+        slice_tally = result.by_slice[_slice(candidate or decision.region)]
+        if candidate is not None:
+            result.tally.candidates += 1
+            slice_tally.candidates += 1
+        result.tally.add(decision.verdict)
+        slice_tally.add(decision.verdict)
+        if (
+            decision.verdict in ("accept", "fix")
+            and candidate is not None
+            and candidate.origin == "B"
+        ):
+            result.adopted_from_second_annotator += 1
+        if decision.verdict == "reject" and candidate is not None:
+            result.rejected.append(_describe(doc_id, text, candidate, decision.reason))
+        if decision.verdict == "incomplete" and decision.region is not None:
+            result.incomplete_regions.append(
+                _describe(doc_id, text, decision.region, decision.reason)
+            )
+
+
+def _slice(region: Region | None) -> str:
+    if region is None or region.anchored is None:
+        return "unknown"
+    return "anchored" if region.anchored else "paraphrase"
+
+
+def _describe(doc_id: str, text: str, region: Region, reason: str | None) -> dict[str, Any]:
+    return {
+        "doc_id": doc_id, "a": region.a, "b": region.b, "surface": text[region.a : region.b],
+        "label": region.label, "direction": region.direction, "origin": region.origin, "reason": reason,
+    }  # fmt: skip
+
+
+def _hit(text: str, decision: Decision, kb: KB, email: str) -> Hit:
+    region = decision.region
+    assert region is not None and region.label is not None
+    folded = kb.decode_label(region.label, region.direction)
+    assert folded is not None  # incomplete regions (unknown labels) never reach here
+    extra: dict[str, Any] = {}
+    if decision.fixed_boundary:
+        extra["fixed_boundary"] = True
+    if region.note:
+        extra["note"] = region.note
+    return Hit(
+        a=region.a, b=region.b, surface=text[region.a : region.b], entity_id=folded.entity_id,
+        label=region.label, direction=folded.direction, annotator=email, source="human",
+        verdict=decision.verdict, label_canonicalized=folded.label_canonicalized,
+        direction_coerced=folded.direction_coerced, **extra,
+    )  # fmt: skip
+
+
+def summary_rows(result: PullResult) -> list[tuple[str, Any]]:
+    """The sidecar's headline numbers, for the CLI table."""
+    sidecar = result.sidecar()
+    rate = sidecar["correction_rate"]
+    return [
+        ("tasks", result.tasks),
+        ("verified tasks", len(result.documents)),
+        ("unannotated tasks", result.unannotated_tasks),
+        ("skipped/cancelled annotations", len(result.skipped_tasks)),
+        ("tasks with several annotations", len(result.multi_annotation_tasks)),
+        *((name, sidecar[name]) for name in COUNTS),
+        ("correction rate", "n/a" if rate is None else f"{rate:.3f}"),
+        ("B-only candidates kept", result.adopted_from_second_annotator),
+        ("verified by", ", ".join(sorted(result.verified_by)) or "nobody yet"),
+    ]

@@ -1,0 +1,39 @@
+"""A pool document's mentions: detected in this process through the one bulk parse.
+
+``goldloop.sample.pool`` calls :func:`detect_here`, and each Dask worker does too
+(``goldloop.sample.distributed``), so both parse and detect alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from goldloop.kb import KB
+
+
+@dataclass(frozen=True)
+class PoolMention:
+    a: int
+    b: int
+    entity_id: str
+    label: str
+    direction: str | None
+    verbal: bool
+
+
+def detect_here(
+    texts: Iterable[str], kb: KB, *, workers: int = 1, batch_size: int = 64
+) -> Iterator[tuple[PoolMention, ...]]:
+    """Pool mentions of each text, in order, parsed through the one bulk-parse path."""
+    from goldloop.nlp import detect_mentions, parse_many  # spaCy loads only when texts are parsed
+
+    for doc in parse_many(texts, n_process=workers, batch_size=batch_size):
+        yield pool_mentions(detect_mentions(doc, kb))
+
+
+def pool_mentions(mentions: Iterable[Any]) -> tuple[PoolMention, ...]:
+    return tuple(
+        PoolMention(m.a, m.b, m.entity_id, m.label, m.direction, bool(m.verbal)) for m in mentions
+    )

@@ -1,0 +1,123 @@
+"""docs/architecture.md is true: every module and name its decision table gives exists, its layers
+table lists the modules of import-linter's ``layers`` contract, and it names every contract.
+
+In the decision table's right column, a backticked dotted name is a module of ``goldloop`` (with
+or without the ``goldloop.`` prefix) followed by attributes (``kb.KB.lookup``). A bare name is an
+attribute of a module or class the same row names (``make_llm`` beside ``llm.factory...``, also
+``KB.fold``); ``name_*`` means some attribute starts with ``name_``. Not code, and not checked:
+a name in capitals (an environment variable) and anything else that is no Python name
+(``<gold>.tasks.json``).
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import tomllib
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+PAGE = REPO / "docs" / "architecture.md"
+NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*\*?")
+
+
+def _section(title: str) -> str:
+    text = PAGE.read_text(encoding="utf-8")
+    start = text.index(f"## {title}")
+    end = text.find("\n## ", start + 1)
+    return text[start : end if end != -1 else len(text)]
+
+
+def _rows(section: str) -> list[list[str]]:
+    """The cells of a Markdown table's body rows (the header and the rule left out)."""
+    rows = [line for line in section.splitlines() if line.startswith("| ")]
+    return [[cell.strip() for cell in row.strip().strip("|").split(" | ")] for row in rows[1:]]
+
+
+def _module(dotted: str) -> tuple[ModuleType, list[str]] | None:
+    """The longest importable ``goldloop`` module that ``dotted`` starts with, and the rest."""
+    parts = dotted.removeprefix("goldloop.").split(".")
+    for end in range(len(parts), 0, -1):
+        try:
+            return importlib.import_module("goldloop." + ".".join(parts[:end])), parts[end:]
+        except ModuleNotFoundError:
+            continue
+    return None
+
+
+def _attribute(owner: Any, path: list[str]) -> list[Any] | None:
+    """``owner`` and each object along ``path`` (None when one is missing; ``x_*`` a prefix)."""
+    found = [owner]
+    for name in path:
+        if name.endswith("*"):
+            if not any(attr.startswith(name[:-1]) for attr in dir(found[-1])):
+                return None
+            return found
+        if not hasattr(found[-1], name):
+            return None
+        found.append(getattr(found[-1], name))
+    return found
+
+
+def _decisions() -> list[Any]:
+    return [
+        pytest.param(decision, re.findall(r"`([^`]+)`", place), id=decision[:48])
+        for decision, place in _rows(_section("Where each decision lives"))
+    ]
+
+
+def test_the_decision_table_has_rows() -> None:
+    assert len(_decisions()) > 30
+
+
+@pytest.mark.parametrize("decision,names", _decisions())
+def test_every_name_in_the_decision_table_exists(decision: str, names: list[str]) -> None:
+    scope: list[Any] = []
+    bare: list[str] = []
+    missing: list[str] = []
+    for name in names:
+        if not NAME.fullmatch(name) or name.isupper():
+            continue  # a file name, an environment variable: not code
+        found = _module(name)
+        if found is None:
+            bare.append(name)
+            continue
+        module, rest = found
+        objects = _attribute(module, rest)
+        if objects is None:
+            missing.append(name)
+        else:
+            scope += objects
+    for name in bare:
+        path = name.split(".")
+        if not any(_attribute(owner, path) for owner in scope):
+            missing.append(name)
+    assert not missing, f"docs/architecture.md, {decision!r}: no such module or name: {missing}"
+
+
+def _contracts() -> list[dict[str, Any]]:
+    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    return config["tool"]["importlinter"]["contracts"]
+
+
+def test_the_layers_table_lists_the_modules_of_the_layers_contract() -> None:
+    (layers,) = [c for c in _contracts() if c["type"] == "layers"]
+    in_contract = {name.strip() for layer in layers["layers"] for name in re.split(r"[|:]", layer)}
+    in_table = {
+        name.removesuffix("/*")
+        for row in _rows(_section("The layers, bottom up"))
+        for name in re.findall(r"`([^`]+)`", row[1])
+    }
+    assert in_table == in_contract
+    for name in in_contract:
+        importlib.import_module(f"goldloop.{name}")
+
+
+def test_the_page_names_every_contract() -> None:
+    page = PAGE.read_text(encoding="utf-8")
+    for contract in _contracts():
+        assert f"**`{contract['id']}`**" in page, contract["id"]
