@@ -19,13 +19,13 @@ from pathlib import Path
 
 import pytest
 
+from goldloop.formats.labelstudio.verdicts import Region, read_regions
 from goldloop.gold import Document, Hit
 from goldloop.kb import load_kb
 from goldloop.studio import server
 from goldloop.studio.label_config import render_instructions
 from goldloop.studio.project import curate_name, find_project
 from goldloop.studio.push import Candidates, push
-from goldloop.studio.verdicts import Region, read_regions
 from tests.conftest import in_ci
 from tests.studio.loop_data import DOCS, STIMULATES, span, text_of, write_inputs
 
