@@ -138,6 +138,13 @@ def read_gold(path: str | Path, kb: KB | None = None) -> GoldFile:
         raise GoldError(f"{gold_path}: cannot read: {exc.strerror or exc}") from exc
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise GoldError(f"{gold_path}: not valid JSON: {exc}") from exc
+    return gold_from_data(gold_path, data, kb)
+
+
+def gold_from_data(path: Path, data: Any, kb: KB | None = None) -> GoldFile:
+    """Validate gold data already in memory (a file's parsed JSON, or documents an importer built
+    from another format); ``path`` is the file that errors name."""
+    gold_path = path
     legacy = isinstance(data, dict)
     if legacy:
         items = [data]
