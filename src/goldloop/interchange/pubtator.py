@@ -58,7 +58,8 @@ def document_lines(document: Document, counts: dict[str, int]) -> str:
     if breaks:
         header["line_breaks"] = breaks
     lines = [
-        HEADER + json.dumps(header, ensure_ascii=False),
+        # ASCII: a line separator in a field (a key of line_breaks) must not cut the line.
+        HEADER + json.dumps(header),
         f"{document.doc_id}|t|",
         f"{document.doc_id}|a|{flat}",
     ]
