@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from goldloop.atomic import atomic_write_bytes, atomic_write_json
+from goldloop.atomic import atomic_write_files
 from goldloop.gold import Document
 from goldloop.interchange.spans import (
     MENTION_TYPE,
@@ -79,12 +79,12 @@ def write(folder: Path, documents: list[Document]) -> dict[str, int]:
             name = f"{name}.{index}"
         names[name] = {"doc_id": document.doc_id, **document_fields(document)}
         files.append((name, document.text, ann_lines(document, counts)))
-    folder.mkdir(parents=True, exist_ok=True)
+    # Bytes, so that no newline translation touches a CR or an LF.
+    contents = {SIDE_FILE: json.dumps({"documents": names}, ensure_ascii=False, indent=1).encode()}
     for name, text, ann in files:
-        # Bytes, so that no newline translation touches a CR or an LF.
-        atomic_write_bytes(folder / f"{name}.txt", text.encode("utf-8"))
-        atomic_write_bytes(folder / f"{name}.ann", ann.encode("utf-8"))
-    atomic_write_json(folder / SIDE_FILE, {"documents": names})
+        contents[f"{name}.txt"] = text.encode("utf-8")
+        contents[f"{name}.ann"] = ann.encode("utf-8")
+    atomic_write_files(folder, contents)
     return counts
 
 

@@ -107,17 +107,20 @@ def _document(
     passages: dict[str, str] = {}
     doc_id: str | None = None
     annotations: list[tuple[int, list[str]]] = []
+    name = str(path)  # formatted once: a Path formats slowly, and every line needs a name
     for number, line in block:
-        where = f"{path}: line {number}"
         if line.startswith(HEADER):
             try:
                 header = json.loads(line[len(HEADER) :])
             except ValueError as exc:
-                raise FormatError(f"{where}: the goldloop header is not JSON: {exc}") from None
+                raise FormatError(
+                    f"{name}: line {number}: the goldloop header is not JSON: {exc}"
+                ) from None
             continue
         if line.startswith("#"):
             continue
-        match = _PASSAGE.fullmatch(line)
+        # A title or abstract line has '|' before any tab; an annotation line a tab first.
+        match = _PASSAGE.fullmatch(line) if "|" in line.partition("\t")[0] else None
         if match:
             doc_id = doc_id or match[1]
             passages[match[2]] = match[3]
@@ -125,7 +128,7 @@ def _document(
         columns = line.split("\t")
         if len(columns) < 4:
             raise FormatError(
-                f"{where}: not a PubTator title, abstract or annotation line: {line[:80]!r}"
+                f"{name}: line {number}: not a PubTator title, abstract or annotation line: {line[:80]!r}"
             )
         annotations.append((number, columns))
     if doc_id is None:
@@ -141,7 +144,7 @@ def _document(
     carried_hits = header.get("hits", [])
     hits = []
     for k, (number, columns) in enumerate(annotations):
-        where = f"{path}: line {number}"
+        where = f"{name}: line {number}"
         try:
             start, end = int(columns[1]), int(columns[2])
         except ValueError:

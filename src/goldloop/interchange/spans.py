@@ -72,8 +72,7 @@ def hit_fields(hit: Hit) -> dict[str, Any]:
 
 def document_fields(document: Document) -> dict[str, Any]:
     """A document's fields beyond its id, text and hits, as written in gold."""
-    skip = ("doc_id", "text", "ground_truth")
-    return {k: v for k, v in document.to_json().items() if k not in skip}
+    return {k: v for k, v in document.fields_json().items() if k not in ("doc_id", "text")}
 
 
 def to_strings(fields: dict[str, Any]) -> dict[str, str]:
@@ -124,9 +123,10 @@ class TypeMap:
 
     def entity_id(self, ids: list[str], kind: str | None) -> str | None:
         """The KB id of an annotation: a mapped id, else its mapped type, else its own id."""
-        for key in [*ids, kind]:
-            if key is not None and key in self.ids:
-                return self.ids[key]
+        if self.ids:
+            for key in [*ids, kind]:
+                if key is not None and key in self.ids:
+                    return self.ids[key]
         return ids[0] if ids else None
 
 
