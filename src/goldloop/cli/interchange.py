@@ -28,7 +28,7 @@ from goldloop.interchange import (
     read_verification,
     verification_path,
 )
-from goldloop.interchange.spans import read_type_map
+from goldloop.interchange.spans import FormatError, read_type_map
 
 
 def _format(value: str, known: tuple[str, ...]) -> str:
@@ -55,7 +55,10 @@ def export(
         outputs["--out (verification counts)"] = verification_path(out)
     check_outputs(outputs, {"--gold": gold}, folders=("--out",) if fmt in FOLDER_FORMATS else ())
     documents = read_gold(gold, open_kb(kb, equivalences)).documents
-    report = export_gold(fmt, documents, out, verification)
+    try:
+        report = export_gold(fmt, documents, out, verification)
+    except FormatError as exc:  # the library names the document; the line names the file too
+        raise FormatError(f"{gold}: {exc}") from None
     rows: list[tuple[str, object]] = [("documents", report.documents), ("hits", report.hits)]
     rows += sorted(report.counts.items())
     console.print(key_value_table(f"export {gold} → {out} ({fmt})", rows))

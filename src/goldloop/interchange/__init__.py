@@ -41,6 +41,14 @@ def export_gold(
     """Write ``documents`` to ``out`` in ``fmt``. The verification counts (a pulled gold's
     ``.verification.json``) go into BioC's collection infons, else beside ``out`` as
     ``<out>.verification.json``."""
+    for document in documents:
+        try:
+            document.text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            # A gold file's JSON can hold an escaped lone surrogate; no format's file can.
+            raise FormatError(
+                f"document {document.doc_id}: its text holds a lone surrogate at {exc.start}"
+            ) from None
     counts: dict[str, int] = {}
     sidecar = None
     if fmt == "bioc-xml":

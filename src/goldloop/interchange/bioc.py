@@ -11,6 +11,7 @@ as the ``identifier`` infon, beside ``type``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,8 @@ from goldloop.interchange.spans import (
     to_strings,
 )
 
+# Characters XML 1.0 cannot carry, not even as a character reference.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 # Names a BioC object in an error: a line in XML, the document and annotation in JSON.
 Where = Callable[[object], str]
 
@@ -71,7 +74,20 @@ def collection(
 
 
 def write_xml(path: Path, documents: list[Document], infons: dict[str, Any] | None = None) -> None:
-    atomic_write_text(path, biocxml.dumps(collection(documents, infons)))
+    """BioC XML; a text holding a character XML 1.0 cannot carry, even as a reference (most C0
+    controls), is refused, naming the document: BioC JSON carries it."""
+    for document in documents:
+        bad = _NOT_XML.search(document.text)
+        if bad:
+            raise FormatError(
+                f"document {document.doc_id}: its text holds U+{ord(bad.group()):04X} at "
+                f"{bad.start()}, which XML cannot carry (BioC JSON can)"
+            )
+    try:
+        text = biocxml.dumps(collection(documents, infons))
+    except ValueError as exc:  # lxml's refusal of such a character in a field
+        raise FormatError(f"{path}: {exc} (BioC JSON can carry it)") from None
+    atomic_write_text(path, text)
 
 
 def write_json(path: Path, documents: list[Document], infons: dict[str, Any] | None = None) -> None:
