@@ -7,8 +7,11 @@ canonical id with the direction flipped, and counted.
 
 from __future__ import annotations
 
+import gc
 import json
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -144,9 +147,31 @@ def read_gold(path: str | Path, kb: KB | None = None) -> GoldFile:
     return gold_from_data(gold_path, data, kb)
 
 
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Hold the cyclic garbage collector back while many objects are built.
+
+    Reading a gold of 80,000 hits creates as many models and dicts, none in a cycle (reference
+    counting frees them), and the collector's passes over the growing heap took about 40% of the
+    time (measured on 40,000 hits: 0.60-0.73 s with it, 0.40-0.44 s without).
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def gold_from_data(path: Path, data: Any, kb: KB | None = None) -> GoldFile:
     """Validate gold data already in memory (a file's parsed JSON, or documents an importer built
     from another format); ``path`` is the file that errors name."""
+    with paused_gc():
+        return _gold_from_data(path, data, kb)
+
+
+def _gold_from_data(path: Path, data: Any, kb: KB | None) -> GoldFile:
     gold_path = path
     legacy = isinstance(data, dict)
     if legacy:

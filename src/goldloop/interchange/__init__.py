@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from goldloop.atomic import atomic_write_json
-from goldloop.gold import Document, GoldFile, gold_from_data
+from goldloop.gold import Document, GoldFile, gold_from_data, paused_gc
 from goldloop.interchange import bioc, brat, docbin, pubtator
 from goldloop.interchange.spans import FormatError, ImportCounts, TypeMap
 from goldloop.kb import KB
@@ -49,6 +49,15 @@ def export_gold(
             raise FormatError(
                 f"document {document.doc_id}: its text holds a lone surrogate at {exc.start}"
             ) from None
+    with paused_gc():
+        counts, sidecar = _export(fmt, documents, out, verification)
+    hits = sum(len(d.ground_truth) for d in documents)
+    return ExportReport(len(documents), hits, counts, sidecar)
+
+
+def _export(
+    fmt: str, documents: list[Document], out: Path, verification: dict[str, Any] | None
+) -> tuple[dict[str, int], Path | None]:
     counts: dict[str, int] = {}
     sidecar = None
     if fmt == "bioc-xml":
@@ -63,8 +72,7 @@ def export_gold(
         if verification is not None:
             sidecar = verification_path(out)
             atomic_write_json(sidecar, verification)
-    hits = sum(len(d.ground_truth) for d in documents)
-    return ExportReport(len(documents), hits, counts, sidecar)
+    return counts, sidecar
 
 
 def verification_path(out: Path) -> Path:
@@ -85,8 +93,9 @@ def import_corpus(
     if fmt not in readers:
         raise FormatError(f"unknown import format {fmt!r} (known: {', '.join(IMPORT_FORMATS)})")
     counts = ImportCounts()
-    items = readers[fmt](source, type_map or TypeMap(), counts)
-    return gold_from_data(source, items, kb), counts
+    with paused_gc():
+        items = readers[fmt](source, type_map or TypeMap(), counts)
+        return gold_from_data(source, items, kb), counts
 
 
 def read_verification(path: Path) -> dict[str, Any] | None:
