@@ -138,3 +138,21 @@ def test_passages_are_placed_at_their_offsets(tmp_path: Path, kb: KB) -> None:
     (document,) = gold.documents
     assert document.text == "A title. X binds Y."
     assert [(h.a, h.b, h.surface) for h in document.ground_truth] == [(11, 16, "binds")]
+
+
+def test_sentence_annotations_are_imported_and_relations_counted(tmp_path: Path, kb: KB) -> None:
+    relation = next(r for r in kb if r.is_canonical)
+    source = tmp_path / "c.xml"
+    source.write_text(
+        "<?xml version='1.0' encoding='utf-8'?>\n<collection><source/><date/><key/>\n"
+        "<document><id>d</id><passage><offset>0</offset><text>X binds Y.</text>\n"
+        "<sentence><offset>0</offset><text>X binds Y.</text>\n"
+        f'<annotation id="1"><infon key="identifier">{relation.entity_id}</infon>'
+        '<location offset="2" length="5"/><text>binds</text></annotation>\n'
+        '<relation id="R1"><node refid="1" role="trigger"/></relation>\n'
+        "</sentence></passage></document></collection>\n",
+        encoding="utf-8",
+    )
+    gold, counts = import_corpus("bioc-xml", source, kb)
+    assert [(h.a, h.b, h.surface) for h in gold.documents[0].ground_truth] == [(2, 7, "binds")]
+    assert counts.by_format["relations not imported"] == 1

@@ -122,6 +122,11 @@ def read_json(path: Path, type_map: TypeMap, counts: ImportCounts) -> list[dict[
             names[id(passage)] = f"document {d} ({doc.id}): passage {p}"
             for ann in passage.annotations:
                 names[id(ann)] = f"document {d} ({doc.id}): passage {p}: annotation {ann.id}"
+            for s, sentence in enumerate(passage.sentences):
+                for ann in sentence.annotations:
+                    names[id(ann)] = (
+                        f"document {d} ({doc.id}): passage {p}: sentence {s}: annotation {ann.id}"
+                    )
         for ann in doc.annotations:
             names[id(ann)] = f"document {d} ({doc.id}): annotation {ann.id}"
     return _gold_items(parsed, lambda obj: f"{path}: {names.get(id(obj), '?')}", type_map, counts)
@@ -134,8 +139,17 @@ def _gold_items(
     for doc in parsed.documents:
         text = _document_text(doc, where)
         hits = []
+        # Offsets are the document's at every level: passages and sentences only group them.
         in_passages = [ann for passage in doc.passages for ann in passage.annotations]
-        for ann in [*in_passages, *doc.annotations]:
+        in_sentences = [
+            ann for passage in doc.passages for s in passage.sentences for ann in s.annotations
+        ]
+        relations = len(doc.relations) + sum(
+            len(p.relations) + sum(len(s.relations) for s in p.sentences) for p in doc.passages
+        )
+        if relations:
+            counts.by_format["relations not imported"] += relations
+        for ann in [*in_passages, *in_sentences, *doc.annotations]:
             if not ann.locations:
                 raise FormatError(f"{where(ann)}: annotation {ann.id} has no location")
             first, last = ann.locations[0], ann.locations[-1]
@@ -221,8 +235,21 @@ def _collection_from_xml(path: Path, root: Any, lines: dict[int, int]) -> bioc.B
             lines[id(passage)] = child.sourceline
             for ann in child.findall("annotation"):
                 passage.add_annotation(annotation(ann))
+            for sentence_element in child.findall("sentence"):
+                sentence = bioc.BioCSentence()
+                for ann in sentence_element.findall("annotation"):
+                    sentence.add_annotation(annotation(ann))
+                sentence.relations = _placeholders(sentence_element)
+                passage.add_sentence(sentence)
+            passage.relations = _placeholders(child)
             doc.add_passage(passage)
         for ann in element.findall("annotation"):
             doc.add_annotation(annotation(ann))
+        doc.relations = _placeholders(element)
         out.add_document(doc)
     return out
+
+
+def _placeholders(element: Any) -> list[bioc.BioCRelation]:
+    """One empty relation per ``<relation>``: relations are counted, not imported."""
+    return [bioc.BioCRelation() for _ in element.findall("relation")]
