@@ -77,3 +77,16 @@ def test_a_non_integer_offset_names_file_and_line(
     assert f"{source}: line {number + 1}: offsets must be integers, got 'one'" in result.err
     assert "Traceback" not in result.stderr
     assert not out.exists()
+
+
+def test_the_verification_counts_go_beside_the_output(
+    tmp_path: Path, gold_file: Path, cli: Cli
+) -> None:
+    sidecar = gold_file.with_name(gold_file.name + ".verification.json")
+    sidecar.write_text('{"accept": 7}', encoding="utf-8")
+    out = tmp_path / "gold.pubtator"
+    result = cli("export", "--gold", gold_file, "--format", "pubtator", "--out", out)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "gold.pubtator.verification.json").read_text(encoding="utf-8").strip() == (
+        '{\n  "accept": 7\n}'
+    )
