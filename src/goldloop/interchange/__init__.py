@@ -76,7 +76,8 @@ def _export(
 
 
 def verification_path(out: Path) -> Path:
-    """Where a non-BioC export puts the verification counts: ``<out>.verification.json``."""
+    """``<out>.verification.json``: where pull puts a gold's verification counts, and where a
+    non-BioC export puts them beside its output."""
     return out.with_name(out.name + ".verification.json")
 
 
@@ -100,7 +101,7 @@ def import_corpus(
 
 def read_verification(path: Path) -> dict[str, Any] | None:
     """A gold file's ``.verification.json`` (written by ``pull``) when it is there."""
-    sidecar = path.with_name(path.name + ".verification.json")
+    sidecar = verification_path(path)  # the name pull gives it (studio.pull.sidecar_path)
     if not sidecar.exists():
         return None
     try:
