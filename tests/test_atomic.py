@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from goldloop.atomic import atomic_write_json, output_problem, same_file
+from goldloop.atomic import atomic_write_files, atomic_write_json, output_problem, same_file
 
 
 def test_a_private_file_is_0600_even_over_a_readable_one(tmp_path: Path) -> None:
@@ -47,3 +47,25 @@ def test_same_file_sees_through_links_and_dots(tmp_path: Path) -> None:
     assert same_file(tmp_path / "link.csv", real)
     assert same_file(tmp_path / "sub" / ".." / "in.csv", real)
     assert not same_file(tmp_path / "other.csv", real)
+
+
+def test_atomic_write_files_renames_whole_files_and_leaves_no_staging(tmp_path: Path) -> None:
+    folder = tmp_path / "brat"
+    folder.mkdir()
+    (folder / "a.txt").write_bytes(b"old")
+    (folder / "keep.txt").write_bytes(b"mine")
+    atomic_write_files(folder, {"a.txt": b"new\r\n", "b.ann": b"T1"})
+    assert (folder / "a.txt").read_bytes() == b"new\r\n"  # bytes: no newline translation
+    assert (folder / "b.ann").read_bytes() == b"T1"
+    assert (folder / "keep.txt").read_bytes() == b"mine"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["brat"]
+
+
+def test_atomic_write_files_failing_while_staging_changes_nothing(tmp_path: Path) -> None:
+    folder = tmp_path / "brat"
+    folder.mkdir()
+    (folder / "a.txt").write_bytes(b"old")
+    with pytest.raises(OSError):
+        atomic_write_files(folder, {"a.txt": b"new", "missing/b.ann": b"T1"})
+    assert (folder / "a.txt").read_bytes() == b"old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["brat"]

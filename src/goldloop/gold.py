@@ -7,8 +7,11 @@ canonical id with the direction flipped, and counted.
 
 from __future__ import annotations
 
+import gc
 import json
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -92,6 +95,10 @@ class Document(BaseModel):
     ground_truth: list[Hit] = []
 
     def to_json(self) -> dict[str, Any]:
+        return {**self.fields_json(), "ground_truth": [hit.to_json() for hit in self.ground_truth]}
+
+    def fields_json(self) -> dict[str, Any]:
+        """The file form without the hits."""
         out: dict[str, Any] = {"doc_id": self.doc_id}
         for name in ("doc_uid", "ids"):
             if getattr(self, name) is not None:
@@ -101,7 +108,6 @@ class Document(BaseModel):
             if getattr(self, name) is not None:
                 out[name] = getattr(self, name)
         out.update(self.model_extra or {})
-        out["ground_truth"] = [hit.to_json() for hit in self.ground_truth]
         return out
 
 
@@ -138,6 +144,35 @@ def read_gold(path: str | Path, kb: KB | None = None) -> GoldFile:
         raise GoldError(f"{gold_path}: cannot read: {exc.strerror or exc}") from exc
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise GoldError(f"{gold_path}: not valid JSON: {exc}") from exc
+    return gold_from_data(gold_path, data, kb)
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Hold the cyclic garbage collector back while many objects are built.
+
+    Reading a gold of 80,000 hits creates as many models and dicts, none in a cycle (reference
+    counting frees them), and the collector's passes over the growing heap took about 40% of the
+    time (measured on 40,000 hits: 0.60-0.73 s with it, 0.40-0.44 s without).
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def gold_from_data(path: Path, data: Any, kb: KB | None = None) -> GoldFile:
+    """Validate gold data already in memory (a file's parsed JSON, or documents an importer built
+    from another format); ``path`` is the file that errors name."""
+    with paused_gc():
+        return _gold_from_data(path, data, kb)
+
+
+def _gold_from_data(path: Path, data: Any, kb: KB | None) -> GoldFile:
+    gold_path = path
     legacy = isinstance(data, dict)
     if legacy:
         items = [data]
@@ -225,7 +260,10 @@ def _read_hit(
         raise GoldError(
             f"{where}: surface {raw['surface']!r} differs from text[{hit.a}:{hit.b}] = {surface!r}"
         )
-    hit.surface = surface
+    # Assigned only when they change: a pydantic attribute assignment costs as much as reading
+    # the rest of the hit (an import of 80,000 hits).
+    if hit.surface != surface:
+        hit.surface = surface
     if kb is not None:
         if hit.entity_id in kb:
             folded = kb.fold(hit.entity_id, hit.direction)
@@ -235,8 +273,10 @@ def _read_hit(
             if folded.direction_coerced:
                 stats.direction_coerced += 1
                 hit.direction_coerced = True
-            hit.entity_id = folded.entity_id
-            hit.direction = folded.direction  # type: ignore[assignment]
+            if folded.entity_id != hit.entity_id:
+                hit.entity_id = folded.entity_id
+            if folded.direction != hit.direction:
+                hit.direction = folded.direction  # type: ignore[assignment]
         else:
             stats.not_in_kb[hit.entity_id] += 1
             stats.first_not_in_kb = stats.first_not_in_kb or f"{where}: {hit.entity_id!r}"

@@ -20,6 +20,7 @@ from goldloop.cli import baselines as baselines_commands
 from goldloop.cli import curate as curate_commands
 from goldloop.cli import demo as demo_commands
 from goldloop.cli import gold as gold_commands
+from goldloop.cli import interchange as interchange_commands
 from goldloop.cli import kb as kb_commands
 from goldloop.cli import loop as loop_commands
 from goldloop.cli import pool as pool_commands
@@ -42,6 +43,8 @@ app = typer.Typer(
 # pre-annotation, Label Studio, analysis.
 app.add_typer(kb_commands.app, name="kb")
 app.add_typer(gold_commands.app, name="gold")
+app.command("export")(interchange_commands.export)
+app.command("import")(interchange_commands.import_)
 app.command("sample")(sample_commands.sample)
 app.command("audit")(sample_commands.audit)
 app.command("stats")(sample_commands.stats)

@@ -1,0 +1,113 @@
+"""The gold in the field's formats, both ways: BioC XML and JSON, PubTator, BRAT standoff, and
+spaCy's ``DocBin`` (export only). Pure file code, beside :mod:`goldloop.gold`.
+
+One module per format; :mod:`goldloop.interchange.spans` holds what they share (offsets in each
+format's unit and the surface check on both sides, fields as strings, the type map). Every
+conversion checks ``text[a:b] == surface``: an export refuses a hit whose surface is not its
+text, an import an annotation whose text is not the document's there.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from goldloop.atomic import atomic_write_json
+from goldloop.gold import Document, GoldFile, gold_from_data, paused_gc
+from goldloop.interchange import bioc, brat, docbin, pubtator
+from goldloop.interchange.spans import FormatError, ImportCounts, TypeMap
+from goldloop.kb import KB
+
+EXPORT_FORMATS = ("bioc-xml", "bioc-json", "pubtator", "brat", "spacy")
+IMPORT_FORMATS = ("bioc-xml", "bioc-json", "pubtator", "brat")
+# BRAT writes a folder; every other format one file.
+FOLDER_FORMATS = ("brat",)
+
+
+@dataclass
+class ExportReport:
+    documents: int
+    hits: int
+    # Per-format counts: spans not on token boundaries, line breaks written as spaces, ...
+    counts: dict[str, int] = field(default_factory=dict)
+    sidecar: Path | None = None
+
+
+def export_gold(
+    fmt: str, documents: list[Document], out: Path, verification: dict[str, Any] | None = None
+) -> ExportReport:
+    """Write ``documents`` to ``out`` in ``fmt``. The verification counts (a pulled gold's
+    ``.verification.json``) go into BioC's collection infons, else beside ``out`` as
+    ``<out>.verification.json``."""
+    for document in documents:
+        try:
+            document.text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            # A gold file's JSON can hold an escaped lone surrogate; no format's file can.
+            raise FormatError(
+                f"document {document.doc_id}: its text holds a lone surrogate at {exc.start}"
+            ) from None
+    with paused_gc():
+        counts, sidecar = _export(fmt, documents, out, verification)
+    hits = sum(len(d.ground_truth) for d in documents)
+    return ExportReport(len(documents), hits, counts, sidecar)
+
+
+def _export(
+    fmt: str, documents: list[Document], out: Path, verification: dict[str, Any] | None
+) -> tuple[dict[str, int], Path | None]:
+    counts: dict[str, int] = {}
+    sidecar = None
+    if fmt == "bioc-xml":
+        bioc.write_xml(out, documents, verification)
+    elif fmt == "bioc-json":
+        bioc.write_json(out, documents, verification)
+    else:
+        writers = {"pubtator": pubtator.write, "brat": brat.write, "spacy": docbin.write}
+        if fmt not in writers:
+            raise FormatError(f"unknown export format {fmt!r} (known: {', '.join(EXPORT_FORMATS)})")
+        counts = writers[fmt](out, documents)
+        if verification is not None:
+            sidecar = verification_path(out)
+            atomic_write_json(sidecar, verification)
+    return counts, sidecar
+
+
+def verification_path(out: Path) -> Path:
+    """``<out>.verification.json``: where pull puts a gold's verification counts, and where a
+    non-BioC export puts them beside its output."""
+    return out.with_name(out.name + ".verification.json")
+
+
+def import_corpus(
+    fmt: str, source: Path, kb: KB | None, type_map: TypeMap | None = None
+) -> tuple[GoldFile, ImportCounts]:
+    """Read a corpus in ``fmt`` as gold, validated and folded through ``kb`` like a gold file."""
+    readers = {
+        "bioc-xml": bioc.read_xml,
+        "bioc-json": bioc.read_json,
+        "pubtator": pubtator.read,
+        "brat": brat.read,
+    }
+    if fmt not in readers:
+        raise FormatError(f"unknown import format {fmt!r} (known: {', '.join(IMPORT_FORMATS)})")
+    counts = ImportCounts()
+    with paused_gc():
+        items = readers[fmt](source, type_map or TypeMap(), counts)
+        return gold_from_data(source, items, kb), counts
+
+
+def read_verification(path: Path) -> dict[str, Any] | None:
+    """A gold file's ``.verification.json`` (written by ``pull``) when it is there."""
+    sidecar = verification_path(path)  # the name pull gives it (studio.pull.sidecar_path)
+    if not sidecar.exists():
+        return None
+    try:
+        value = json.loads(sidecar.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise FormatError(f"{sidecar}: not valid JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise FormatError(f"{sidecar}: expected a JSON object")
+    return value

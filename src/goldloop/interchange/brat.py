@@ -1,0 +1,208 @@
+"""BRAT standoff: a folder with ``<name>.txt`` (the text, written byte for byte: CRLF stays) and
+``<name>.ann`` per document, and ``goldloop.json`` (each file name's ``doc_id`` and document
+fields, in gold order).
+
+Offsets are code points over the ``.txt`` as written (BRAT's server slices Python ``str``). A hit
+is a text-bound annotation ``T`` of type ``Predicate``; its direction an attribute ``A``
+(``Direction``), its KB id a normalisation ``N`` (``Reference T1 goldloop:<id>`` with the label),
+its other fields a note ``#`` (``AnnotatorNotes``, JSON). A span across a line break is written as
+BRAT writes one: fragments split at the break, their texts joined by a space.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from goldloop.atomic import atomic_write_files
+from goldloop.gold import Document
+from goldloop.interchange.spans import (
+    MENTION_TYPE,
+    FormatError,
+    ImportCounts,
+    TypeMap,
+    document_fields,
+    hit_fields,
+    settle_hit,
+    span_in,
+    span_out,
+)
+
+SIDE_FILE = "goldloop.json"
+# The normalisation database goldloop's ids are written under.
+KB_DB = "goldloop"
+LINE_BREAK = re.compile(r"[\r\n]+")
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+_OFFSETS = re.compile(r"(\d+) (\d+)")
+
+
+def ann_lines(document: Document, counts: dict[str, int]) -> str:
+    """The ``.ann`` file of one document."""
+    lines: list[str] = []
+    notes = 0
+    for k, hit in enumerate(document.ground_truth):
+        a, b = span_out(document, hit, k)
+        t = f"T{k + 1}"
+        fragments = _fragments(document.text, a, b)
+        if fragments[0][0] != a or fragments[-1][1] != b:
+            raise FormatError(
+                f"document {document.doc_id}: hit {k}: a span that begins or ends with a line "
+                "break has no BRAT form (its fragments leave the break out)"
+            )
+        if len(fragments) > 1:
+            counts["spans split at line breaks"] = counts.get("spans split at line breaks", 0) + 1
+        offsets = ";".join(f"{start} {end}" for start, end in fragments)
+        surface = " ".join(document.text[start:end] for start, end in fragments)
+        lines.append(f"{t}\t{MENTION_TYPE} {offsets}\t{surface}")
+        fields = hit_fields(hit)
+        direction = fields.pop("direction", None)
+        label = fields.pop("label", None)
+        if direction is not None:
+            lines.append(f"A{k + 1}\tDirection {t} {direction}")
+        lines.append(f"N{k + 1}\tReference {t} {KB_DB}:{hit.entity_id}\t{label or ''}")
+        if fields:
+            notes += 1
+            lines.append(f"#{notes}\tAnnotatorNotes {t}\t{json.dumps(fields, ensure_ascii=False)}")
+    return "".join(line + "\n" for line in lines)
+
+
+def write(folder: Path, documents: list[Document]) -> dict[str, int]:
+    """Write the folder; every file is built in memory first, so a bad hit writes nothing."""
+    counts: dict[str, int] = {}
+    names: dict[str, dict[str, Any]] = {}
+    files: list[tuple[str, str, str]] = []
+    for index, document in enumerate(documents):
+        name = _UNSAFE.sub("_", document.doc_id) or "doc"
+        if name in names:
+            name = f"{name}.{index}"
+        names[name] = {"doc_id": document.doc_id, **document_fields(document)}
+        files.append((name, document.text, ann_lines(document, counts)))
+    # Bytes, so that no newline translation touches a CR or an LF.
+    contents = {SIDE_FILE: json.dumps({"documents": names}, ensure_ascii=False, indent=1).encode()}
+    for name, text, ann in files:
+        contents[f"{name}.txt"] = text.encode("utf-8")
+        contents[f"{name}.ann"] = ann.encode("utf-8")
+    atomic_write_files(folder, contents)
+    return counts
+
+
+def read(folder: Path, type_map: TypeMap, counts: ImportCounts) -> list[dict[str, Any]]:
+    """A BRAT folder as gold items: the side file's documents in its order when it is there, else
+    every ``.ann`` by name (its ``doc_id`` the file name)."""
+    if not folder.is_dir():
+        raise FormatError(f"{folder}: a BRAT corpus is a folder of .txt and .ann files")
+    side = folder / SIDE_FILE
+    known: dict[str, dict[str, Any]] = {}
+    if side.exists():
+        try:
+            known = json.loads(side.read_text(encoding="utf-8"))["documents"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise FormatError(f"{side}: not a goldloop BRAT side file: {exc}") from None
+    names = list(known) or sorted(p.stem for p in folder.glob("*.ann"))
+    if not names:
+        raise FormatError(f"{folder}: no .ann files")
+    return [_read_document(folder, name, known.get(name), type_map, counts) for name in names]
+
+
+def _read_document(
+    folder: Path, name: str, fields: dict[str, Any] | None, type_map: TypeMap, counts: ImportCounts
+) -> dict[str, Any]:
+    text = _read_exact(folder / f"{name}.txt")
+    ann_path = folder / f"{name}.ann"
+    spans: dict[str, tuple[int, int, str]] = {}  # T id → a, b, type
+    carried: dict[str, dict[str, Any]] = {}
+    ids: dict[str, list[str]] = {}
+    for number, line in enumerate(_read_exact(ann_path).split("\n"), start=1):
+        line = line.removesuffix("\r")
+        if not line.strip():
+            continue
+        where = f"{ann_path}: line {number}"
+        key, _, rest = line.partition("\t")
+        head, _, tail = rest.partition("\t")
+        if key.startswith("T"):
+            spans[key] = _text_bound(where, text, head, tail, counts)
+        elif key.startswith(("A", "M")):
+            parts = head.split(" ")
+            if len(parts) < 2:
+                raise FormatError(f"{where}: an attribute needs a name and an annotation: {line!r}")
+            name_, target = parts[0], parts[1]
+            value: Any = parts[2] if len(parts) > 2 else True
+            carried.setdefault(target, {})["direction" if name_ == "Direction" else name_] = value
+        elif key.startswith("N"):
+            parts = head.split(" ")
+            if len(parts) != 3 or ":" not in parts[2]:
+                raise FormatError(f"{where}: a normalisation reads 'Reference T1 DB:ID': {line!r}")
+            db, _, entity = parts[2].partition(":")
+            ids.setdefault(parts[1], []).append(entity if db == KB_DB else parts[2])
+            if db == KB_DB and tail:
+                carried.setdefault(parts[1], {})["label"] = tail
+        elif key.startswith("#"):
+            target = head.split(" ")[-1]
+            carried.setdefault(target, {}).update(_note(tail))
+        elif key.startswith(("R", "E", "*")):
+            counts.by_format["relations and events not imported"] += 1
+        else:
+            raise FormatError(f"{where}: not a BRAT annotation line: {line!r}")
+    hits = []
+    for t, (a, b, kind) in spans.items():
+        hit = settle_hit(a, b, text, ids.get(t, []), kind, carried.get(t, {}), type_map, counts)
+        if hit is not None:
+            hits.append(hit)
+    counts.documents += 1
+    document = {"doc_id": name, **(fields or {})}
+    return {**document, "text": text, "ground_truth": hits}
+
+
+def _text_bound(
+    where: str, text: str, head: str, surface: str, counts: ImportCounts
+) -> tuple[int, int, str]:
+    kind, _, offsets = head.partition(" ")
+    fragments = []
+    for part in offsets.split(";"):
+        match = _OFFSETS.fullmatch(part.strip())
+        if match is None:
+            raise FormatError(f"{where}: offsets must be 'start end' integers, got {part!r}")
+        fragments.append((int(match[1]), int(match[2])))
+    for start, end in fragments:
+        span_in(where, text, start, end, None)
+    joined = " ".join(text[start:end] for start, end in fragments)
+    if joined != surface:
+        raise FormatError(
+            f"{where}: the annotation's text {surface!r} differs from the .txt at {offsets}: {joined!r}"
+        )
+    if len(fragments) > 1:
+        counts.by_format["fragmented spans joined"] += 1
+    return fragments[0][0], fragments[-1][1], kind
+
+
+def _note(note: str) -> dict[str, Any]:
+    """goldloop's notes are a JSON object of fields; any other note is kept as ``note``."""
+    try:
+        value = json.loads(note)
+    except ValueError:
+        return {"note": note}
+    return value if isinstance(value, dict) else {"note": note}
+
+
+def _fragments(text: str, a: int, b: int) -> list[tuple[int, int]]:
+    """``[a, b)`` cut at runs of line breaks (BRAT's annotation line holds no line break)."""
+    out, start = [], a
+    for match in LINE_BREAK.finditer(text, a, b):
+        if match.start() > start:
+            out.append((start, match.start()))
+        start = match.end()
+    if start < b or not out:
+        out.append((start, b))
+    return out
+
+
+def _read_exact(path: Path) -> str:
+    try:
+        with path.open(encoding="utf-8", newline="") as handle:
+            return handle.read()
+    except OSError as exc:
+        raise FormatError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    except UnicodeDecodeError as exc:
+        raise FormatError(f"{path}: not UTF-8: {exc}") from None
