@@ -13,6 +13,7 @@ from goldloop.formats.labelstudio.tasks import SameAnnotatorError
 from goldloop.gold import Document
 from goldloop.kb import load_kb
 from goldloop.studio.curate import curate
+from goldloop.studio.label_config import CURATE_INSTRUCTIONS, render_instructions
 from goldloop.studio.project import curate_name, find_project
 from goldloop.studio.push import push
 from goldloop.studio.review import hit_regions, review_tag
@@ -41,6 +42,11 @@ def test_disputes_go_to_the_curate_project_once(
     assert project is not None and project.model_version == CURATE_TAG
     listed = list(label_studio.client.tasks.list(project=project.id))
     assert len(listed) == 4
+    # Curators read their own instructions, not the annotators'.
+    assert project.instructions == render_instructions(CURATE_INSTRUCTIONS)
+    assert "Settle the disputed mentions" in project.instructions
+    shown = label_studio.client.projects.get(id=project.id)
+    assert shown.show_instruction and shown.expert_instruction == project.instructions
 
 
 def test_curation_prediction_marks_both_and_each_dispute(campaign: Campaign) -> None:

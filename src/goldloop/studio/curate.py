@@ -26,7 +26,11 @@ from goldloop.kb import KB
 from goldloop.studio import project as projects
 from goldloop.studio.connection import Connection, StudioError
 from goldloop.studio.curation import curate_tag, curation_predictions
-from goldloop.studio.label_config import prediction_checker
+from goldloop.studio.label_config import (
+    CURATE_INSTRUCTIONS,
+    prediction_checker,
+    render_instructions,
+)
 
 
 @dataclass
@@ -71,7 +75,10 @@ def curate(connection: Connection, client: Any, name: str, kb: KB) -> CurateRepo
         for task in sorted(tasks, key=lambda t: int(t["id"]))
         if (payload := _curate_task(task, kb, title, report)) is not None
     ]
-    target = projects.ensure_project(connection, client, report.curate_project, double.label_config)
+    target = projects.ensure_project(
+        connection, client, report.curate_project, double.label_config,
+        instructions=render_instructions(CURATE_INSTRUCTIONS),
+    )  # fmt: skip
     report.project_id = target.id
     existing = projects.existing_tasks(connection, client, target)
     check = prediction_checker(target.label_config)

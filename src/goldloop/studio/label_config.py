@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 _BUNDLED = files("goldloop") / "data" / "label_config"
 TEMPLATE = Path(str(_BUNDLED / "relations.template.xml"))
 INSTRUCTIONS = Path(str(_BUNDLED / "instructions.html"))
+CURATE_INSTRUCTIONS = Path(str(_BUNDLED / "curate_instructions.html"))
 MARKER = "{relation_choices}"
 _HINT_CHARS = 300
 # A label headed by an auxiliary ("is part of", "has input") has no verb of its own to search by.
@@ -61,7 +62,8 @@ def render_label_config(kb: KB, template: Path = TEMPLATE) -> str:
 
 
 def render_instructions(path: Path = INSTRUCTIONS) -> str:
-    """The project instructions (HTML) Label Studio shows before the first task."""
+    """The project instructions (HTML) Label Studio shows before the first task (curators':
+    ``CURATE_INSTRUCTIONS``)."""
     return path.read_text(encoding="utf-8")
 
 
