@@ -171,8 +171,7 @@ def gold_from_data(path: Path, data: Any, kb: KB | None = None) -> GoldFile:
         return _gold_from_data(path, data, kb)
 
 
-def _gold_from_data(path: Path, data: Any, kb: KB | None) -> GoldFile:
-    gold_path = path
+def _gold_from_data(gold_path: Path, data: Any, kb: KB | None) -> GoldFile:
     legacy = isinstance(data, dict)
     if legacy:
         items = [data]
