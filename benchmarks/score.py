@@ -26,7 +26,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
-from goldloop.ground_truth import GtSpan, score_predictions_against_ground_truth
+from goldloop.scoring.detection import GtSpan, score_predictions_against_ground_truth
 from goldloop.scoring.matching import match_spans
 from goldloop.scoring.schemas import evaluate
 

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from goldloop.agreement import agreement
-from goldloop.gold import Document, Hit
+from goldloop.formats.gold import Document, Hit
 from goldloop.kb import load_kb
+from goldloop.scoring.agreement import agreement
 from goldloop.studio.push import push
 from goldloop.studio.review import hit_regions
 from tests.conftest import Cli

@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from goldloop.atomic import atomic_write_json
 from goldloop.cli.common import (
     EquivalencesOption,
     KbOption,
@@ -19,7 +18,8 @@ from goldloop.cli.common import (
     open_kb,
 )
 from goldloop.errors import GoldloopError
-from goldloop.gold import read_gold
+from goldloop.files.atomic import atomic_write_json
+from goldloop.formats.gold import read_gold
 from goldloop.kb import KB
 from goldloop.scoring.agreement import NONE, AgreementReport, agreement
 from goldloop.studio.agreement import double_agreement

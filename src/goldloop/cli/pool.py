@@ -8,11 +8,11 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from goldloop.atomic import atomic_write_json
 from goldloop.cli.common import EquivalencesOption, KbOption, check_outputs, console, open_kb
 from goldloop.cli.named import named_files
-from goldloop.documents import input_files, read_documents
 from goldloop.errors import GoldloopError
+from goldloop.files.atomic import atomic_write_json
+from goldloop.formats.documents import input_files, read_documents
 from goldloop.scoring.inputs import read_predictions
 from goldloop.scoring.pooled import CAVEAT, relative_recall
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from goldloop.gold import Document
+from goldloop.formats.gold import Document
 from goldloop.precision.judge import CLOSE, OPEN
 from goldloop.precision.mentions import JudgedMention, Label, PrecisionError
 from goldloop.scoring.ppi import Estimate, is_calibrated, prediction_powered

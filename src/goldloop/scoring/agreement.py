@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from goldloop.errors import GoldloopError
-from goldloop.gold import Document, Hit
+from goldloop.formats.gold import Document, Hit
 from goldloop.kb import KB
 from goldloop.scoring.folding import fold_answer
 from goldloop.scoring.matching import match_spans

@@ -2,7 +2,7 @@
 
 Each annotation is turned into hits by pull's own reading (``goldloop.studio.verify.verify``), so
 the two annotators' documents are exactly what pull would make of each; then
-``goldloop.agreement`` compares them. Tasks with fewer than two completed annotations are not
+``goldloop.scoring.agreement`` compares them. Tasks with fewer than two completed annotations are not
 compared and are counted, as are annotations beyond the second; a task one person annotated twice
 is refused (``goldloop.studio.tasks.two_annotators``). Pure: the door exports the project.
 """
@@ -13,11 +13,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from goldloop.agreement import AgreementReport, agreement
+from goldloop.formats.gold import Document
 from goldloop.formats.labelstudio.tasks import Task, completed_annotations, two_annotators
 from goldloop.formats.labelstudio.verify import verify
-from goldloop.gold import Document
 from goldloop.kb import KB
+from goldloop.scoring.agreement import AgreementReport, agreement
 from goldloop.scoring.completeness import Completeness, estimate_completeness
 
 
