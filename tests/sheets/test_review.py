@@ -19,6 +19,7 @@ from goldloop.csvfile import read_csv, table_text
 from goldloop.sheets.review import COLUMNS
 from tests.conftest import Cli, CliResult, run_goldloop
 from tests.studio.loop_data import (
+    ACTIVATES,
     BINDS,
     DOCS,
     HITS_A,
@@ -151,3 +152,87 @@ def test_sheet_and_label_studio_give_the_same_verified_gold(
     assert sheet_side["correction_rate"] == pytest.approx(6 / 12)
     assert sheet_side["adopted_from_second_annotator"] == 1
     assert {h["annotator"] for d in from_sheet for h in d["ground_truth"]} == {ADMIN}
+
+
+def test_export_columns_not_covered_and_same_bytes(tmp_path, cli: Cli) -> None:
+    _, gold_a, gold_b = _inputs(tmp_path)
+    first, second = tmp_path / "one.tsv", tmp_path / "two.tsv"
+    _ok(cli("sheet", "export", "--gold", gold_a, "--other", gold_b, "--output", first))
+    _ok(cli("sheet", "export", "--gold", gold_a, "--other", gold_b, "--output", second))
+    assert first.read_bytes() == second.read_bytes()
+    table = read_csv(first)
+    assert tuple(table.columns) == COLUMNS
+    rows = {(r["doc_id"], r["surface"]): r for _, r in table.rows}
+    assert len(rows) == len(VERDICTS)
+    pick = ("origin", "other_entity_id", "other_direction", "agrees", "agrees_direction")
+    view = {key: tuple(rows[key][c] for c in pick) for key in rows}
+    assert view[("pmid:1", "activates")] == ("gold", ACTIVATES, "forward", "True", "True")
+    # Same relation, other direction: a pure direction dispute.
+    assert view[("pmid:2", "inhibits")] == ("gold", "PEL.000018", "inverse", "True", "False")
+    assert view[("pmid:2", "regulates")] == ("gold", "", "", "False", "")
+    assert view[("pmid:3", "lipids")] == ("other", "", "", "False", "")
+    assert view[("pmid:8", "suppresses")] == ("gold", *["not-covered"] * 4)
+    assert rows[("pmid:3", "binds to")]["context"] == (
+        "𝛼-synuclein [[binds to]] lipids and activates microglia 🧬."
+    )
+    assert all(r["verdict"] == "" for r in rows.values())
+
+
+def test_a_symmetric_relation_agrees_in_any_direction(tmp_path, cli: Cli, kb) -> None:
+    _, gold_a, _ = _inputs(tmp_path)
+    other = tmp_path / "other.json"
+    docs = _gold([("pmid:3", "binds to", BINDS, "symmetric", True)], TAG_B)
+    other.write_text(json.dumps([d for d in docs if d["doc_id"] == "pmid:3"]), "utf-8")
+    assert kb.get(BINDS).is_symmetric
+    sheet = tmp_path / "review.tsv"
+    _ok(cli("sheet", "export", "--gold", gold_a, "--other", other, "--output", sheet))
+    row = next(r for _, r in read_csv(sheet).rows if r["surface"] == "binds to")
+    assert (row["agrees"], row["agrees_direction"]) == ("True", "True")
+
+
+def test_every_problem_is_listed_and_nothing_is_written(tmp_path, cli: Cli) -> None:
+    _, gold_a, gold_b = _inputs(tmp_path)
+    sheet = tmp_path / "review.tsv"
+    _ok(cli("sheet", "export", "--gold", gold_a, "--other", gold_b, "--output", sheet))
+    bad = dict(VERDICTS)
+    bad[("pmid:1", "activates")] = ("", "", "", "")  # no verdict
+    bad[("pmid:2", "inhibits")] = ("maybe", "", "", "")  # not a verdict
+    bad[("pmid:2", "regulates")] = ("fix", "", "", "")  # a fix of nothing
+    bad[("pmid:3", "binds to")] = ("fix", "PEL.999999", "", "")  # an unknown id
+    added = [
+        {**ADDED, "surface": "absent words"},  # not in the text
+        {**ADDED, "surface": "induces", "occurrence": "", "a": "0", "b": "3"},  # wrong span
+    ]
+    fill(sheet, bad, added)
+    out = tmp_path / "gold.verified.json"
+    result = cli("sheet", "import", "--sheet", sheet, "--gold", gold_a, "--other", gold_b,
+                 "--verified-by", ADMIN, "--output", out)  # fmt: skip
+    assert result.returncode == 2
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "6 problem(s)" in result.err and str(sheet) in result.err
+    for line, words in ((2, "verdict must be"), (3, "'maybe'"), (4, "fix needs fix_entity_id"),
+                        (5, "'PEL.999999' is not in the KB"), (14, "surface_not_found"),
+                        (15, "no longer matches")):  # fmt: skip
+        assert f"line {line}: " in result.err and words in result.err
+    assert not out.exists() and not Path(f"{out}.verification.json").exists()
+
+
+def test_an_accepted_other_row_needs_the_other_file(tmp_path, cli: Cli) -> None:
+    _, gold_a, gold_b = _inputs(tmp_path)
+    sheet = tmp_path / "review.tsv"
+    _ok(cli("sheet", "export", "--gold", gold_a, "--other", gold_b, "--output", sheet))
+    fill(sheet, VERDICTS, [])
+    out = tmp_path / "gold.verified.json"
+    result = cli("sheet", "import", "--sheet", sheet, "--gold", gold_a, "--verified-by", ADMIN,
+                 "--output", out)  # fmt: skip
+    assert result.returncode == 2
+    assert "line 9: an other row with verdict accept needs the other annotator's gold" in result.err
+    assert not out.exists()
+    # Rejected, the B-only row needs no file: its candidate is on the sheet.
+    fill(sheet, {**VERDICTS, ("pmid:4", "inhibited by"): ("reject", "", "", "")}, [])
+    _ok(cli("sheet", "import", "--sheet", sheet, "--gold", gold_a, "--verified-by", ADMIN,
+            "--output", out))  # fmt: skip
+    sidecar = json.loads(Path(f"{out}.verification.json").read_text())
+    assert (sidecar["reject"], sidecar["adopted_from_second_annotator"]) == (4, 0)
+    rejected = {(r["doc_id"], r["surface"], r["origin"]) for r in sidecar["rejected"]}
+    assert ("pmid:4", "inhibited by", "B") in rejected and ("pmid:3", "lipids", "B") in rejected

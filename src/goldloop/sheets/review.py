@@ -208,13 +208,13 @@ def _read_row(
             raise SheetError(f"an added row's verdict must be accept, got {verdict!r}")
         kept.regions.append(_added(row, document, kb, kept, note))
         return
-    if verdict not in VERDICTS:
-        raise SheetError(f"verdict must be one of {', '.join(VERDICTS)}, got {verdict!r}")
     a, b = _offsets(row, document)
     if (a, b) in kept.rows:
         raise SheetError(f"the span [{a}, {b}) of {doc_id!r} has a row already")
+    kept.rows.add((a, b))  # a row with a problem is reported once, not again as missing
+    if verdict not in VERDICTS:
+        raise SheetError(f"verdict must be one of {', '.join(VERDICTS)}, got {verdict!r}")
     candidate = _candidate(row, origin, verdict, document, theirs, kb, (a, b))
-    kept.rows.add((a, b))
     kept.candidates.append(candidate)
     fix_id, fix_direction = (
         row.get("fix_entity_id", "").strip(),
