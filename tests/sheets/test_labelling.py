@@ -154,3 +154,8 @@ def test_malformed_sheets_list_every_problem_and_write_nothing(cli: Cli, tmp_pat
     assert f"{second}: line" in result.err and "mark 'v' in a box" in result.err
     assert "unknown heading '## Item four'" in result.err
     assert not labels.exists()
+    # Sampling again into the same folder would lose the ticks: refused.
+    again = cli("precision", "sample", "--verdicts", tmp_path / "verdicts.jsonl", "--documents",
+                tmp_path / "documents.jsonl", "--out", tmp_path / "again.jsonl", "--sheets", sheets)  # fmt: skip
+    assert again.returncode == 2 and "holds labelling sheets already" in again.err
+    assert not (tmp_path / "again.jsonl").exists()

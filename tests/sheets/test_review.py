@@ -215,6 +215,11 @@ def test_every_problem_is_listed_and_nothing_is_written(tmp_path, cli: Cli) -> N
                         (15, "no longer matches")):  # fmt: skip
         assert f"line {line}: " in result.err and words in result.err
     assert not out.exists() and not Path(f"{out}.verification.json").exists()
+    # Exporting again over a sheet with verdicts would lose them: refused, the sheet unchanged.
+    before = sheet.read_bytes()
+    again = cli("sheet", "export", "--gold", gold_a, "--other", gold_b, "--output", sheet)
+    assert again.returncode == 2 and "holds verdicts already" in again.err
+    assert sheet.read_bytes() == before
 
 
 def test_an_accepted_other_row_needs_the_other_file(tmp_path, cli: Cli) -> None:

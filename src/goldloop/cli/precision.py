@@ -34,7 +34,13 @@ from goldloop.precision.mentions import (
 from goldloop.precision.study import PrecisionReport, draw_sample, labelling_rows, precision_report
 from goldloop.scoring.inputs import read_predictions
 from goldloop.scoring.ppi import MIN_CALIBRATED_LABELS
-from goldloop.sheets.labelling import PER_SHEET, read_sheets, row_sentences, sheet_files
+from goldloop.sheets.labelling import (
+    PER_SHEET,
+    SHEET_GLOB,
+    read_sheets,
+    row_sentences,
+    sheet_files,
+)
 from goldloop.studio.connection import connect, resolve_connection
 from goldloop.studio.precision import pull_labels, push_sample
 
@@ -172,6 +178,11 @@ def sample(
         {"--verdicts": verdicts, "--documents": input_files(documents)},
         folders=("--sheets",),
     )
+    if sheets is not None and sheets.is_dir() and any(sheets.glob(SHEET_GLOB)):
+        # Sheets there may hold a person's ticks: never written over.
+        raise GoldloopError(
+            f"--sheets {sheets}: holds labelling sheets already; choose another folder"
+        )
     judged = read_verdicts(verdicts)
     drawn = draw_sample(judged, n, seed, by_relation=by_relation)
     texts = {doc.doc_id: doc for doc in read_documents(documents)}
@@ -213,9 +224,9 @@ def labels_command(
 ) -> None:
     """Read ticked labelling sheets into labels: one tick is a label, none leaves the item
     unlabelled."""
-    paths = sorted(sheets.glob("sheet-*.md")) if sheets.is_dir() else [sheets]
+    paths = sorted(sheets.glob(SHEET_GLOB)) if sheets.is_dir() else [sheets]
     if not paths:
-        raise GoldloopError(f"--sheets {sheets}: no sheet-*.md files")
+        raise GoldloopError(f"--sheets {sheets}: no {SHEET_GLOB} files")
     check_outputs({"--out": out}, {"--sheets": paths})
     found, notes = read_sheets(paths)
     write_jsonl(

@@ -20,7 +20,7 @@ from goldloop.cli.common import (
 from goldloop.errors import GoldloopError
 from goldloop.gold import read_gold
 from goldloop.gold_lock import gold_lock
-from goldloop.sheets.review import read_sheet, sheet_text
+from goldloop.sheets.review import has_verdicts, read_sheet, sheet_text
 from goldloop.studio.pull import anchor, sidecar_path, summary_rows, write_verified
 
 app = typer.Typer(
@@ -47,6 +47,8 @@ def export(
     if output.suffix.lower() != ".tsv":
         raise GoldloopError(f"--output {output}: the review sheet is a .tsv file")
     check_outputs({"--output": output}, {"--gold": gold, "--other": other})
+    if has_verdicts(output):
+        raise GoldloopError(f"--output {output}: holds verdicts already; choose another file")
     knowledge = open_kb(kb, equivalences)
     first = read_gold(gold, knowledge).documents
     second = None if other is None else read_gold(other, knowledge).documents

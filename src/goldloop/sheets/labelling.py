@@ -23,6 +23,7 @@ from goldloop.errors import GoldloopError
 from goldloop.precision.mentions import LABELS, Label
 
 PER_SHEET = 50
+SHEET_GLOB = "sheet-*.md"
 BOXES = {label: label.replace("_", " ") for label in LABELS}
 ITEM = re.compile(r"^##\s+(G-\d{4,})\s*$")
 HEADING = re.compile(r"^#{2,}\s")

@@ -128,6 +128,17 @@ def context(text: str, a: int, b: int) -> str:
     return re.sub(r"\s+", " ", f"{left}{MARK[0]}{text[a:b]}{MARK[1]}{right}")
 
 
+def has_verdicts(path: Path) -> bool:
+    """Whether ``path`` is a review sheet with a verdict filled in (a person's work)."""
+    if not path.is_file():
+        return False
+    try:
+        table = read_csv(path, error=SheetError)
+    except SheetError:
+        return False
+    return any(row.get("verdict", "").strip() for _, row in table.rows)
+
+
 @dataclass
 class _Document:
     """What a reviewer kept of one document: the candidates shown and the regions left."""
