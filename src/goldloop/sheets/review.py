@@ -27,7 +27,7 @@ from goldloop.csvfile import format_bool, parse_bool, read_csv, table_text
 from goldloop.errors import GoldloopError
 from goldloop.formats.labelstudio.verdicts import Region
 from goldloop.formats.labelstudio.verify import PullResult, add_document, judge
-from goldloop.gold import Document, Hit
+from goldloop.gold import Document, Hit, hits_by_span
 from goldloop.kb import DIRECTIONS, KB
 from goldloop.resolve import ResolutionError, resolve_occurrence
 
@@ -60,8 +60,8 @@ def sheet_text(gold: Sequence[Document], other: Sequence[Document] | None, kb: K
                 f"document {document.doc_id!r}: the two gold files hold different texts"
             )
         mine, others = (
-            _by_span(document.ground_truth),
-            _by_span(second.ground_truth if second else ()),
+            hits_by_span(document.ground_truth),
+            hits_by_span(second.ground_truth if second else ()),
         )
         for span in sorted(mine.keys() | others.keys()):
             hit = mine.get(span)
@@ -73,14 +73,6 @@ def sheet_text(gold: Sequence[Document], other: Sequence[Document] | None, kb: K
                 _compare(row, others[span], None, covered=True, kb=kb)
             rows.append(row)
     return table_text(COLUMNS, rows, delimiter="\t")
-
-
-def _by_span(hits: Sequence[Hit]) -> dict[tuple[int, int], Hit]:
-    """One hit per span, the first (as the review prediction takes it)."""
-    spans: dict[tuple[int, int], Hit] = {}
-    for hit in hits:
-        spans.setdefault((hit.a, hit.b), hit)
-    return spans
 
 
 def _row(document: Document, hit: Hit, origin: str, kb: KB) -> dict[str, str]:
@@ -171,7 +163,7 @@ def read_sheet(
         except SheetError as exc:
             problems.append(f"line {line}: {exc}")
     for document in gold:
-        for span, hit in _by_span(document.ground_truth).items():
+        for span, hit in hits_by_span(document.ground_truth).items():
             if span not in reviewed[document.doc_id].rows:
                 problems.append(
                     f"document {document.doc_id!r}: the gold hit {hit.surface!r} "
@@ -278,12 +270,12 @@ def _candidate(
     """The candidate region a row was about, read from the gold file that proposed it."""
     entity_id = row["entity_id"].strip()
     if origin == "gold":
-        hit = _by_span(document.ground_truth).get(span)
+        hit = hits_by_span(document.ground_truth).get(span)
         if hit is None:
             raise SheetError(f"the gold file has no hit at [{span[0]}, {span[1]})")
         second = None if theirs is None else theirs.get(document.doc_id)
         proposed_too = (
-            span in _by_span(second.ground_truth)
+            span in hits_by_span(second.ground_truth)
             if second is not None
             else row.get("other_entity_id", "").strip() not in ("", NOT_COVERED)
         )
@@ -298,7 +290,7 @@ def _candidate(
         where = "B"
     else:
         second = theirs.get(document.doc_id)
-        hit = _by_span(second.ground_truth).get(span) if second is not None else None
+        hit = hits_by_span(second.ground_truth).get(span) if second is not None else None
         if hit is None:
             raise SheetError(f"the other gold file has no hit at [{span[0]}, {span[1]})")
         where = "B"
