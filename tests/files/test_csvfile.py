@@ -174,3 +174,24 @@ def test_lines_without_quotes_split_as_the_csv_module_reads_them(tmp_path: Path,
         assert header == [c.strip() for c in expected[0][1]], text
         padded = [(n, f + [""] * (len(header) - len(f))) for n, f in expected[1:]]
         assert rows == padded, text
+
+
+def test_a_written_table_reads_back_unchanged(tmp_path: Path) -> None:
+    from goldloop.files.csvfile import format_bool, table_text
+
+    rows = [
+        {"id": "1", "text": 'tab\there, "quoted", comma, é 𝛼', "flag": format_bool(True)},
+        {"id": "2", "text": "line one\nline two\r\nthree", "flag": format_bool(False)},
+        {"id": "3", "text": "", "flag": ""},
+    ]
+    for name, delimiter in (("t.tsv", "\t"), ("t.csv", ",")):
+        path = tmp_path / name
+        path.write_text(table_text(["id", "text", "flag"], rows, delimiter=delimiter), "utf-8")
+        table = read_csv(path)
+        assert table.columns == ["id", "text", "flag"]
+        assert [row for _, row in table.rows] == rows
+        assert [parse_bool(r["flag"], "here", "flag") for _, r in table.rows] == [
+            True,
+            False,
+            False,
+        ]

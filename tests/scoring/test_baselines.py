@@ -178,3 +178,72 @@ def test_baselines_command_exits_3_on_a_failed_span_and_keeps_a_fuller_result(
     llm_server.fail(500, times=100)
     monkeypatch.setenv("GOLDLOOP_HOME", str(tmp_path / "colder"))
     assert cli(*args, "--force").returncode == 4
+
+
+DEMO_GOLD = (
+    Path(__file__).parents[1] / "data" / "recorded" / "studio" / "files" / "demo.verified.json"
+)
+
+
+def test_encoder_baseline_on_the_demo_gold_is_deterministic(
+    encoder_dir: Path, kb: KB, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from goldloop.llm.encoder import Encoder
+
+    monkeypatch.setenv("GOLDLOOP_HOME", str(tmp_path))  # the KB embeddings' cache
+    documents = read_gold(DEMO_GOLD, kb).documents
+    n_gold = sum(len(d.ground_truth) for d in documents)
+    encoder = Encoder(encoder_dir)
+    first = run_baselines(documents, ["encoder"], kb, encoder=encoder)
+    second = run_baselines(documents, ["encoder"], kb, encoder=Encoder(encoder_dir))
+    assert [r["regime"] for r in first] == ["end-to-end", "linking-only"]
+    strip = [{k: v for k, v in r.items() if k != "wall_time_s"} for r in first]
+    assert strip == [{k: v for k, v in r.items() if k != "wall_time_s"} for r in second]
+    assert all(r["wall_time_s"] > 0 for r in first)
+    linking = first[1]["linking"]
+    assert (linking["n_gold"], linking["n_answered"]) == (n_gold, n_gold)
+    lexical = run_baselines(documents, ["lexical"], kb)[0]
+    # End-to-end reuses the lexical detector's spans: the same spans, linked by the encoder.
+    assert first[0]["baseline"]["spans"]["end-to-end"] == lexical["baseline"]["mentions"]
+    assert first[0]["baseline"]["spans"]["linking-only"] == n_gold
+    assert len(list((tmp_path / "encoder").iterdir())) == 1  # one KB, one encoder, one cache file
+
+
+def test_a_sentence_naming_a_relation_verbatim_is_linked_to_it(
+    encoder_dir: Path, kb: KB, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from goldloop.formats.gold import Document, Hit
+    from goldloop.llm.encoder import Encoder
+    from goldloop.scoring.baselines import encoder_baseline
+
+    monkeypatch.setenv("GOLDLOOP_HOME", str(tmp_path))
+    texts = {
+        "pmid:1": "Leptin suppresses appetite.",
+        "pmid:2": "Insulin stimulates glucose uptake.",
+    }
+    documents = []
+    for doc_id, text in texts.items():
+        surface = text.split()[1]
+        a = text.index(surface)
+        relation = kb.lookup(surface)
+        assert relation is not None
+        hit = Hit(a=a, b=a + len(surface), surface=surface, entity_id=relation.entity_id)
+        documents.append(Document(doc_id=doc_id, text=text, ground_truth=[hit]))
+    run = encoder_baseline(documents, kb, Encoder(encoder_dir))
+    predicted = [p.entity_id for p in run.predictions.predictions]
+    assert predicted == [kb.lookup("suppresses").entity_id, kb.lookup("stimulates").entity_id]
+
+
+def test_encoder_option_missing_or_not_a_model_exits_2(
+    cli: Cli, gold_file: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "report"
+    result = cli("baselines", "--gold", gold_file, "--systems", "encoder", "--report-dir", out)
+    assert result.returncode == 2
+    assert "--encoder: the encoder baseline needs a model directory" in result.err
+    result = cli("baselines", "--gold", gold_file, "--systems", "encoder", "--encoder", tmp_path,
+                 "--report-dir", out)  # fmt: skip
+    assert result.returncode == 2
+    assert f"--encoder: {tmp_path}: not a model directory: it lacks an ONNX export" in result.err
+    assert "tokenizer.json" in result.err and "Traceback" not in result.stderr
+    assert not out.exists()

@@ -35,7 +35,7 @@ from goldloop.llm.prompt import relation_line
 from goldloop.llm.runner import run_requests
 from goldloop.studio import label_config as lc
 from goldloop.studio.review import hit_regions, region_id
-from goldloop.text.nlp import detect_mentions, parse_many
+from goldloop.text.nlp import detect_mentions, parse_many, sentence_of
 from goldloop.text.resolve import find_occurrences
 
 if TYPE_CHECKING:
@@ -194,8 +194,7 @@ class Suggester:
     def request(self, doc: Doc, a: int, b: int) -> LLMRequest:
         """The short prompt: the sentence holding ``[a, b)`` and the phrase (with which
         occurrence in the sentence, when it repeats)."""
-        sentence = doc.char_span(a, b, alignment_mode="expand")
-        sent = sentence.sent if sentence is not None else doc[:]
+        sent = sentence_of(doc, a, b)
         surface = doc.text[a:b]
         before = [s for s, _ in find_occurrences(sent.text, surface) if sent.start_char + s < a]
         user = f"Sentence: {sent.text}\nPhrase: {surface}"

@@ -27,6 +27,7 @@ from goldloop.cli import pool as pool_commands
 from goldloop.cli import precision as precision_commands
 from goldloop.cli import sample as sample_commands
 from goldloop.cli import score as score_commands
+from goldloop.cli import sheet as sheet_commands
 from goldloop.cli import status as status_commands
 from goldloop.cli import studio as studio_commands
 from goldloop.cli.common import err_console
@@ -56,6 +57,7 @@ app.command("push")(loop_commands.push_command)
 app.command("pull")(loop_commands.pull_command)
 app.command("sync")(loop_commands.sync_command)
 app.command("curate")(curate_commands.curate_command)
+app.add_typer(sheet_commands.app, name="sheet")
 app.command("status")(status_commands.status_command)
 app.command("effort")(status_commands.effort_command)
 app.command("demo")(demo_commands.demo)

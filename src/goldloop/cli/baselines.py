@@ -1,4 +1,5 @@
-"""``goldloop baselines``: the lexical floor and an LLM linker, scored on one gold file."""
+"""``goldloop baselines``: the lexical floor, a sentence encoder and an LLM linker, scored on one
+gold file."""
 
 from __future__ import annotations
 
@@ -20,7 +21,9 @@ from goldloop.cli.score import (
     check_report_dir,
     show_results,
 )
+from goldloop.errors import SettingError
 from goldloop.llm import choose_annotator, make_llm
+from goldloop.llm.encoder import Encoder
 from goldloop.scoring.baselines import BASELINES, run_baselines
 from goldloop.scoring.inputs import read_gold_documents
 
@@ -33,6 +36,15 @@ def baselines(
     systems: Annotated[
         str, typer.Option("--systems", help=f"Comma-separated baselines: {', '.join(BASELINES)}.")
     ] = "lexical",
+    encoder: Annotated[
+        Path | None,
+        typer.Option(
+            "--encoder",
+            help="Model directory for the encoder baseline: an ONNX export (model.onnx or "
+            "onnx/model.onnx) with tokenizer.json; nothing is downloaded.",
+            show_default=False,
+        ),
+    ] = None,
     provider: llm_options.ProviderOption = None,
     model: llm_options.ModelOption = None,
     effort: llm_options.EffortOption = None,
@@ -47,7 +59,8 @@ def baselines(
     kb: KbOption = None,
     equivalences: EquivalencesOption = None,
 ) -> None:
-    """Run baselines on the gold and score them (lexical: both regimes; llm: linking-only)."""
+    """Run baselines on the gold and score them (lexical, encoder: both regimes; llm:
+    linking-only)."""
     check_report_dir(
         report_dir, "baseline_results", {"--gold": gold, "--kb": kb, "--equivalences": equivalences}
     )
@@ -57,6 +70,11 @@ def baselines(
     if "llm" in names:
         spec = choose_annotator(provider, model, effort, base_url, llm_required=True)
         linker = make_llm(spec, retry=llm_options.retry_policy(timeout, attempts))
+    sentence_encoder = None
+    if "encoder" in names:
+        if encoder is None:
+            raise SettingError("encoder", "the encoder baseline needs a model directory")
+        sentence_encoder = Encoder(encoder)
     documents = read_gold_documents(gold, knowledge)
     with (
         llm_options.exit_130_on_ctrl_c(linker),
@@ -72,6 +90,7 @@ def baselines(
             names,
             knowledge,
             provider=linker,
+            encoder=sentence_encoder,
             match_mode=match,
             bootstrap=bootstrap,
             seed=seed,

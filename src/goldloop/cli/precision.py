@@ -20,7 +20,7 @@ from goldloop.cli.common import (
     report_path,
 )
 from goldloop.errors import GoldloopError
-from goldloop.files.atomic import atomic_write_json
+from goldloop.files.atomic import atomic_write_files, atomic_write_json
 from goldloop.files.jsonl import write_jsonl
 from goldloop.formats.documents import input_files, read_documents
 from goldloop.llm import choose_annotator, make_llm
@@ -34,6 +34,13 @@ from goldloop.precision.mentions import (
 from goldloop.precision.study import PrecisionReport, draw_sample, labelling_rows, precision_report
 from goldloop.scoring.inputs import read_predictions
 from goldloop.scoring.ppi import MIN_CALIBRATED_LABELS
+from goldloop.sheets.labelling import (
+    PER_SHEET,
+    SHEET_GLOB,
+    read_sheets,
+    row_sentences,
+    sheet_files,
+)
 from goldloop.studio.connection import connect, resolve_connection
 from goldloop.studio.precision import pull_labels, push_sample
 
@@ -155,15 +162,39 @@ def sample(
         bool, typer.Option("--by-relation", help="Give each relation its proportional share.")
     ] = False,
     studio_project: StudioProjectOption = None,
+    sheets: Annotated[
+        Path | None,
+        typer.Option("--sheets", help="Also write markdown labelling sheets into this folder."),
+    ] = None,
+    per_sheet: Annotated[
+        int, typer.Option("--per-sheet", min=1, help="Items per sheet (one sitting).")
+    ] = PER_SHEET,
     url: UrlOption = None,
 ) -> None:
-    """Draw a random sample of judged mentions to label: a JSONL, and a Label Studio project."""
-    check_outputs({"--out": out}, {"--verdicts": verdicts, "--documents": input_files(documents)})
+    """Draw a random sample of judged mentions to label: a JSONL, and a Label Studio project or
+    markdown sheets."""
+    check_outputs(
+        {"--out": out, "--sheets": sheets},
+        {"--verdicts": verdicts, "--documents": input_files(documents)},
+        folders=("--sheets",),
+    )
+    if sheets is not None and sheets.is_dir() and any(sheets.glob(SHEET_GLOB)):
+        # Sheets there may hold a person's ticks: never written over.
+        raise GoldloopError(
+            f"--sheets {sheets}: holds labelling sheets already; choose another folder"
+        )
     judged = read_verdicts(verdicts)
     drawn = draw_sample(judged, n, seed, by_relation=by_relation)
     texts = {doc.doc_id: doc for doc in read_documents(documents)}
     rows = labelling_rows(drawn, texts, str(verdicts))
+    files = None
+    if sheets is not None:
+        sentences = row_sentences(rows, {k: doc.text for k, doc in texts.items()})
+        files = sheet_files(rows, sentences, per_sheet)
     write_jsonl(out, rows)
+    if sheets is not None and files is not None:
+        atomic_write_files(sheets, files)
+        console.print(f"{len(files)} labelling sheet(s) in {sheets}: tick one box per item")
     console.print(
         f"drew {len(drawn)} of {len(judged)} judged mentions (seed {seed}) → {out}; "
         "label each row supported, contradicted or not_found"
@@ -182,6 +213,37 @@ def sample(
         console.print(
             f"[yellow]under {MIN_CALIBRATED_LABELS} labels the corrected precision is uncalibrated"
         )
+
+
+@app.command("labels")
+def labels_command(
+    sheets: Annotated[
+        Path, typer.Option("--sheets", help="The folder of ticked sheets, or one sheet.")
+    ],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Labels JSONL for `report --labels`.")],
+) -> None:
+    """Read ticked labelling sheets into labels: one tick is a label, none leaves the item
+    unlabelled."""
+    paths = sorted(sheets.glob(SHEET_GLOB)) if sheets.is_dir() else [sheets]
+    if not paths:
+        raise GoldloopError(f"--sheets {sheets}: no {SHEET_GLOB} files")
+    check_outputs({"--out": out}, {"--sheets": paths})
+    found, notes = read_sheets(paths)
+    write_jsonl(
+        out,
+        (
+            {
+                "key": label.key,
+                "label": label.label,
+                **({"note": notes[label.key]} if label.key in notes else {}),
+            }
+            for label in found
+        ),
+    )
+    labelled = sum(label.label is not None for label in found)
+    console.print(
+        f"{labelled} of {len(found)} items labelled ({len(found) - labelled} unlabelled) → {out}"
+    )
 
 
 @app.command("report")

@@ -1,5 +1,5 @@
 """CSV and TSV files: the one reader of every table goldloop reads (KB, equivalences, review and
-symmetric sheets, id bridges, corpora), and the one rule for booleans in them.
+symmetric sheets, id bridges, corpora), the one rule for booleans in them, and a table's text.
 
 The rules, the same for every file:
 
@@ -23,7 +23,7 @@ import csv
 import gzip
 import io
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -226,3 +226,21 @@ def parse_bool(value: str, where: str, column: str, error: type[GoldloopError] =
     raise error(
         f"{where}: {column} must be True or False (or yes/no, 1/0, in any case), got {value!r}"
     )
+
+
+def format_bool(value: bool) -> str:
+    """A boolean cell as :func:`parse_bool` reads it back."""
+    return "True" if value else "False"
+
+
+def table_text(
+    columns: Sequence[str], rows: Iterable[Mapping[str, str]], *, delimiter: str = ","
+) -> str:
+    """A table as text the reader reads back unchanged (LF line ends, quoted only where needed)."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(
+        buffer, fieldnames=list(columns), delimiter=delimiter, lineterminator="\n"
+    )
+    writer.writeheader()
+    writer.writerows(rows)
+    return buffer.getvalue()

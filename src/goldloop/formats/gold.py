@@ -10,7 +10,7 @@ from __future__ import annotations
 import gc
 import json
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -191,6 +191,15 @@ def _gold_from_data(gold_path: Path, data: Any, kb: KB | None) -> GoldFile:
         seen[document.doc_id] = index
         documents.append(document)
     return GoldFile(gold_path, documents, stats)
+
+
+def hits_by_span(hits: Iterable[Hit]) -> dict[tuple[int, int], Hit]:
+    """One hit per span, the first: a review region (Label Studio's or a review sheet's row)
+    stands for one span."""
+    spans: dict[tuple[int, int], Hit] = {}
+    for hit in hits:
+        spans.setdefault((hit.a, hit.b), hit)
+    return spans
 
 
 def write_gold(path: str | Path, documents: list[Document]) -> None:

@@ -1,7 +1,10 @@
-"""Baseline systems on the gold: ``lexical`` (the floor) and ``llm`` (linking-only).
+"""Baseline systems on the gold: ``lexical`` (the floor), ``encoder`` and ``llm`` (linking-only).
 
 ``lexical`` is the shared mention detector (:func:`goldloop.text.nlp.detect_mentions`): spans and ids
-from lemma matches to KB labels, scored end-to-end and linking-only. ``llm`` is given each gold
+from lemma matches to KB labels, scored end-to-end and linking-only. ``encoder`` embeds each
+span's sentence (the span marked) with a local sentence encoder (:mod:`goldloop.llm.encoder`) and
+takes the canonical relation whose ``label: description`` is nearest by cosine: on the gold spans
+(linking-only) and on the lexical detector's spans (end-to-end). ``llm`` is given each gold
 span marked in its abstract and picks one KB label or ``NONE``, through the providers and cache
 of :mod:`goldloop.llm`; it is scored linking-only. Use a model that did not annotate the gold, or
 the comparison is circular (nothing enforces this).
@@ -24,10 +27,15 @@ from goldloop.scoring.regimes import score_system
 
 if TYPE_CHECKING:
     from goldloop.llm import Provider
+    from goldloop.llm.encoder import Encoder
 
-BASELINES = ("lexical", "llm")
+BASELINES = ("lexical", "encoder", "llm")
 # Which regimes each baseline is scored in.
-BASELINE_REGIMES = {"lexical": ("end-to-end", "linking-only"), "llm": ("linking-only",)}
+BASELINE_REGIMES = {
+    "lexical": ("end-to-end", "linking-only"),
+    "encoder": ("end-to-end", "linking-only"),
+    "llm": ("linking-only",),
+}
 NONE_LABEL = "NONE"
 MARK_OPEN, MARK_CLOSE = "[[", "]]"
 
@@ -50,11 +58,13 @@ def _silent(_: str, __: int) -> Callable[[], None]:
 
 @dataclass
 class BaselineRun:
-    """A baseline's predictions, how long producing them took, and what happened on the way."""
+    """A baseline's predictions, how long producing them took, and what happened on the way;
+    ``by_regime``: other predictions for a regime (the encoder's end-to-end spans)."""
 
     predictions: SystemPredictions
     wall_time_s: float
     report: dict[str, Any] = field(default_factory=dict)
+    by_regime: dict[str, SystemPredictions] = field(default_factory=dict)
 
 
 def lexical_baseline(
@@ -89,11 +99,70 @@ def lexical_baseline(
     )
 
 
+def encoder_baseline(
+    documents: Sequence[Document],
+    kb: KB,
+    encoder: Encoder,
+    model: str | None = None,
+    progress: Progress | None = None,
+) -> BaselineRun:
+    """Cosine top 1 over the canonical relations, for each gold span (linking-only) and each
+    span the lexical detector finds (end-to-end)."""
+    from goldloop.llm.encoder import kb_embeddings
+    from goldloop.text.nlp import detect_mentions, load_nlp, parse_many, sentence_of
+
+    started = time.perf_counter()
+    relations, vectors = kb_embeddings(encoder, kb)
+    step = (progress or _silent)("encoder", len(documents))
+    spans: dict[str, list[tuple[str, int, int, str]]] = {"linking-only": [], "end-to-end": []}
+    texts = (d.text for d in documents)
+    for document, doc in zip(documents, parse_many(texts, nlp=load_nlp(model)), strict=True):
+        found = [(m.a, m.b) for m in detect_mentions(doc, kb)]
+        gold = [(h.a, h.b) for h in document.ground_truth]
+        for regime, pairs in (("linking-only", gold), ("end-to-end", found)):
+            for a, b in pairs:
+                sent = sentence_of(doc, a, b)
+                spans[regime].append(
+                    (
+                        document.doc_id,
+                        a,
+                        b,
+                        _marked(sent.text, a - sent.start_char, b - sent.start_char),
+                    )
+                )
+        step()
+    runs: dict[str, SystemPredictions] = {}
+    for regime, rows in spans.items():
+        embedded = encoder.embed([marked for *_, marked in rows])
+        best = (embedded @ vectors.T).argmax(axis=1) if rows else []
+        predicted = [
+            {"doc_id": doc_id, "a": a, "b": b, "entity_id_predicted": relations[int(i)].entity_id}
+            for (doc_id, a, b, _), i in zip(rows, best, strict=True)
+        ]
+        runs[regime] = rows_to_predictions("encoder", None, "encoder", predicted, documents)
+    report = {
+        "encoder": str(encoder.path),
+        "encoder_identity": encoder.identity,
+        "kb_tag": kb.tag,
+        "spans": {regime: len(rows) for regime, rows in spans.items()},
+    }
+    return BaselineRun(
+        runs["linking-only"],
+        time.perf_counter() - started,
+        report,
+        {"end-to-end": runs["end-to-end"]},
+    )
+
+
+def _marked(text: str, a: int, b: int) -> str:
+    return f"{text[:a]}{MARK_OPEN}{text[a:b]}{MARK_CLOSE}{text[b:]}"
+
+
 def linking_request(
     text: str, a: int, b: int, labels: Sequence[str]
 ) -> tuple[str, str, dict[str, Any]]:
     """The user prompt and answer schema for one marked span: a choice over ``labels`` or NONE."""
-    marked = f"{text[:a]}{MARK_OPEN}{text[a:b]}{MARK_CLOSE}{text[b:]}"
+    marked = _marked(text, a, b)
     listing = "\n".join(f"- {label}" for label in labels)
     question = f"Which relation does {MARK_OPEN}{text[a:b]}{MARK_CLOSE} express?"
     user = f"Relations:\n{listing}\n\nAbstract:\n{marked}\n\n{question}"
@@ -194,6 +263,7 @@ def run_baselines(
     kb: KB,
     *,
     provider: Provider | None = None,
+    encoder: Encoder | None = None,
     spacy_model: str | None = None,
     match_mode: str = "overlap",
     bootstrap: int = 0,
@@ -214,13 +284,17 @@ def run_baselines(
             if provider is None:
                 raise GoldloopError("the llm baseline needs an LLM provider")
             run = llm_baseline(documents, kb, provider, progress=progress, concurrency=concurrency)
+        elif name == "encoder":
+            if encoder is None:
+                raise GoldloopError("the encoder baseline needs a sentence encoder")
+            run = encoder_baseline(documents, kb, encoder, spacy_model, progress)
         else:
             run = lexical_baseline(documents, kb, spacy_model, progress)
         for regime in BASELINE_REGIMES[name]:
             started = time.perf_counter()
             result = score_system(
                 documents,
-                run.predictions,
+                run.by_regime.get(regime, run.predictions),
                 kb=kb,
                 regime=regime,
                 match_mode=match_mode,

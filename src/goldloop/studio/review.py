@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from goldloop.errors import GoldloopError
-from goldloop.formats.gold import Hit
+from goldloop.formats.gold import Hit, hits_by_span
 from goldloop.formats.labelstudio.tasks import REVIEW_PREFIX
 from goldloop.kb import KB
 from goldloop.studio import label_config as lc
@@ -65,7 +65,7 @@ def hit_regions(
 
 def annotator_prediction(text: str, hits: Sequence[Hit], tag: str, kb: KB) -> Prediction:
     """One annotator's own prediction: a region per span (first hit wins on a repeated span)."""
-    chosen = _by_span(hits)
+    chosen = hits_by_span(hits)
     result = [item for hit in chosen.values() for item in hit_regions(text, hit, kb)]
     return _prediction(result, tag, chosen.values())
 
@@ -83,8 +83,8 @@ def build_review_prediction(
     Relation and direction are A's where A proposed the span, else B's; with a B, ``meta.text``
     tells the annotator where the region came from (:func:`origin_note`).
     """
-    spans_a = _by_span(hits_a)
-    spans_b = _by_span(hits_b or ())
+    spans_a = hits_by_span(hits_a)
+    spans_b = hits_by_span(hits_b or ())
     result: list[dict[str, Any]] = []
     chosen: list[Hit] = []
     for span in sorted(spans_a.keys() | spans_b.keys()):
@@ -155,13 +155,6 @@ def describe_hit(hit: Hit, kb: KB) -> str:
     relation = kb.get(hit.entity_id)
     label = relation.label if relation else hit.entity_id
     return f"{label} · {hit.direction or 'no direction'}"
-
-
-def _by_span(hits: Iterable[Hit]) -> dict[tuple[int, int], Hit]:
-    spans: dict[tuple[int, int], Hit] = {}
-    for hit in hits:
-        spans.setdefault((hit.a, hit.b), hit)
-    return spans
 
 
 def _prediction(result: list[dict[str, Any]], tag: str, hits: Iterable[Hit]) -> Prediction:

@@ -267,6 +267,12 @@ def _tokens_in(doc: Doc, a: int, b: int) -> Span | None:
     return doc.char_span(a, b, alignment_mode="expand")
 
 
+def sentence_of(doc: Doc, a: int, b: int) -> Span:
+    """The sentence holding the character span ``[a, b)`` (the whole text when none is found)."""
+    tokens = doc.char_span(a, b, alignment_mode="expand")
+    return tokens.sent if tokens is not None else doc[:]
+
+
 def span_has_verb(doc: Doc, a: int, b: int) -> bool:
     """Whether ``doc.text[a:b]`` holds a verb: a main verb or an adjectival participle."""
     span = _tokens_in(doc, a, b)

@@ -151,8 +151,15 @@ def read_annotation(task: Task, annotation: Annotation, kb: KB) -> tuple[Compari
     review = review_seen(task, annotation)
     candidates, _ = read_regions(text, list(review.get("result") or []) if review else [])
     regions, _ = read_regions(text, annotation.get("result") or [])
+    return judge(text, candidates, regions, kb, annotator_of(annotation))
+
+
+def judge(
+    text: str, candidates: Sequence[Region], regions: Sequence[Region], kb: KB, email: str
+) -> tuple[Comparison, list[Hit]]:
+    """The verdicts of ``regions`` (what a person kept) over ``candidates``, and the hits kept:
+    every road to verified gold (Label Studio, the review sheet) ends here."""
     comparison = compare(candidates, regions, kb)
-    email = annotator_of(annotation)
     hits = [_hit(text, d, kb, email) for d in comparison.decisions if d.verdict in KEPT]
     return comparison, sorted(hits, key=lambda h: (h.a, h.b))
 
@@ -210,15 +217,28 @@ def _verify_task(
     result.verified_by.add(annotator_of(annotation))
     if versions is not None:  # an agreed or curated document rests on both annotators' work
         result.verified_by.update(versions)
+    add_document(result, data, doc_id, text_of(task), comparison, hits, decided)
+    if decided == "curated" and versions is not None:
+        _curated(task, curations[doc_id], hits, versions, kb, result)
+
+
+def add_document(
+    result: PullResult,
+    data: dict[str, Any],
+    doc_id: str,
+    text: str,
+    comparison: Comparison,
+    hits: list[Hit],
+    decided: str,
+) -> None:
+    """Count one verified document's verdicts and add it (``data``: its role, batch, p_incl)."""
     result.decided[decided] += 1
     for hit in hits:
         hit.decided = decided  # type: ignore[attr-defined]  # an extra field of Hit
-    if decided == "curated" and versions is not None:
-        _curated(task, curations[doc_id], hits, versions, kb, result)
-    _count(doc_id, text_of(task), comparison, result)
+    _count(doc_id, text, comparison, result)
     result.documents.append(
         Document(
-            doc_id=doc_id, text=text_of(task), role=data.get("role"), batch=data.get("batch"),
+            doc_id=doc_id, text=text, role=data.get("role"), batch=data.get("batch"),
             p_incl=data.get("p_incl"), ground_truth=hits,
         )
     )  # fmt: skip

@@ -1,0 +1,147 @@
+"""A local sentence encoder: an ONNX export and its tokenizer, run with ONNX Runtime.
+
+The model directory is what the reference's ``--model-path`` names: a sentence-transformers
+folder with an ONNX export (``model.onnx`` or ``onnx/model.onnx``) and ``tokenizer.json``.
+Nothing is ever downloaded; a directory that lacks a part is refused, naming the part. The
+pooling is the folder's (``1_Pooling/config.json``: CLS or mean over real tokens, mean when
+absent), and every embedding is L2-normalised, so a dot product is the cosine.
+
+The embeddings of the KB's ``label: description`` texts are cached per KB and encoder (both by
+content digest) under ``<workdir>/encoder/``.
+
+ONNX Runtime and tokenizers are the ``encoder`` extra: they load when an encoder is opened.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from goldloop.errors import GoldloopError, SettingError
+from goldloop.files.atomic import atomic_write_bytes
+from goldloop.kb import KB, Relation
+from goldloop.settings import workdir
+
+MODEL_FILES = ("model.onnx", "onnx/model.onnx")
+TOKENIZER = "tokenizer.json"
+MAX_LENGTH = 256  # all-MiniLM's limit, when the folder does not say (sentence_bert_config.json)
+BATCH = 32
+
+
+class Encoder:
+    """An opened model directory: :meth:`embed` gives unit vectors, one row per text."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        model, tokenizer = _parts(path)
+        try:
+            # The encoder extra loads only when an encoder is opened.
+            import onnxruntime
+            from tokenizers import Tokenizer
+        except ImportError:
+            raise GoldloopError(
+                "the encoder baseline needs the encoder extra (onnxruntime, tokenizers): "
+                "pip install 'goldloop[encoder]'"
+            ) from None
+        options = onnxruntime.SessionOptions()
+        options.log_severity_level = 3  # warnings about unused initialisers are not the user's
+        try:
+            self._session = onnxruntime.InferenceSession(
+                str(model), options, providers=["CPUExecutionProvider"]
+            )
+            self._tokenizer = Tokenizer.from_file(str(tokenizer))
+        except Exception as exc:  # both libraries raise their own, untyped, errors
+            raise SettingError("encoder", f"{path}: cannot load the model: {exc}") from None
+        self._tokenizer.enable_truncation(max_length=_max_length(path))
+        self._tokenizer.enable_padding()
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        self._cls = _cls_pooling(path)
+        digest = hashlib.sha256(model.read_bytes())
+        digest.update(tokenizer.read_bytes())
+        self.identity = digest.hexdigest()[:16]
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit-length embeddings of ``texts`` (float32, one row each)."""
+        chunks = [self._batch(texts[i : i + BATCH]) for i in range(0, len(texts), BATCH)]
+        return np.concatenate(chunks) if chunks else np.zeros((0, 0), dtype=np.float32)
+
+    def _batch(self, texts: Sequence[str]) -> np.ndarray:
+        encodings = self._tokenizer.encode_batch(list(texts))
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden = self._session.run(None, feeds)[0]
+        if self._cls:
+            pooled = hidden[:, 0, :]
+        else:
+            weights = mask[:, :, None].astype(hidden.dtype)
+            pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+
+
+def _parts(path: Path) -> tuple[Path, Path]:
+    """The ONNX file and the tokenizer of a model directory; what is missing, named."""
+    if not path.is_dir():
+        raise SettingError("encoder", f"{path}: not a model directory")
+    model = next((path / name for name in MODEL_FILES if (path / name).is_file()), None)
+    missing = [] if model else [f"an ONNX export ({' or '.join(MODEL_FILES)})"]
+    if not (path / TOKENIZER).is_file():
+        missing.append(TOKENIZER)
+    if missing or model is None:
+        raise SettingError(
+            "encoder", f"{path}: not a model directory: it lacks {' and '.join(missing)}"
+        )
+    return model, path / TOKENIZER
+
+
+def _json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _max_length(path: Path) -> int:
+    value = _json(path / "sentence_bert_config.json").get("max_seq_length")
+    return value if isinstance(value, int) and value > 0 else MAX_LENGTH
+
+
+def _cls_pooling(path: Path) -> bool:
+    return bool(_json(path / "1_Pooling" / "config.json").get("pooling_mode_cls_token"))
+
+
+def relation_text(relation: Relation) -> str:
+    """What a relation is embedded as: ``label: description`` (the label alone without one)."""
+    return f"{relation.label}: {relation.description}" if relation.description else relation.label
+
+
+def kb_embeddings(
+    encoder: Encoder, kb: KB, cache_dir: Path | None = None
+) -> tuple[list[Relation], np.ndarray]:
+    """The KB's canonical relations and their embeddings, from the cache when it has them."""
+    relations = kb.canonical_relations()
+    folder = cache_dir or workdir() / "encoder"
+    cached = folder / f"{kb.sha256[:16]}-{encoder.identity}.npy"
+    if cached.is_file():
+        try:
+            vectors = np.load(cached, allow_pickle=False)
+            if vectors.shape[0] == len(relations):
+                return relations, vectors
+        except (OSError, ValueError):
+            pass  # a damaged cache file is computed again and replaced
+    vectors = encoder.embed([relation_text(r) for r in relations])
+    buffer = io.BytesIO()
+    np.save(buffer, vectors, allow_pickle=False)
+    folder.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(cached, buffer.getvalue())
+    return relations, vectors

