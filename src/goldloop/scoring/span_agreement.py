@@ -1,0 +1,260 @@
+"""Pairwise span agreement between two annotators: F1, strict and lenient, overall and labelled,
+per folded relation and per direction, with document bootstrap intervals; and α_u.
+
+F1 between two annotators is the positive specific agreement 2m / (n_a + n_b) (Hripcsak &
+Rothschild, JAMIA 12, 2005), where m spans are paired one to one by the shared matcher
+(``scoring.matching.match_spans``): ``strict`` needs the same offsets, ``lenient`` any shared
+character. Precision is the share of B's spans paired, recall the share of A's. *Labelled*
+pairs also need the same folded relation and direction (a symmetric relation agrees in any
+direction); *per relation* pairs only spans both sides gave that folded relation. The figures
+describe the shared documents (the sample); ``weights`` (per document, default 1) let a caller
+weight documents, e.g. by inverse inclusion probability for the corpus, and the bootstrap
+resamples the weighted counts. *Incomplete* positions (INCEpTION's term) are the spans only
+one side marked, leniently: the ones κ pairs with ``∅``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from goldloop.gold import Document, Hit
+from goldloop.kb import KB
+from goldloop.scoring.alpha_u import AlphaU, Unit, alpha_u
+from goldloop.scoring.bootstrap import document_bootstrap, ratio
+from goldloop.scoring.folding import fold_answer
+from goldloop.scoring.matching import match_spans
+
+MODES = ("strict", "lenient")
+_MATCH_MODE = {"strict": "exact", "lenient": "overlap"}
+# Per group of counts: n_a, n_b, then the pairs found strictly and leniently.
+_GROUP = ("n_a", "n_b", "strict", "lenient")
+SAMPLE = "sample"
+
+
+@dataclass(frozen=True)
+class Figure:
+    """F1, precision and recall of one kind of pairing, with the F1's bootstrap interval."""
+
+    f1: float | None
+    precision: float | None
+    recall: float | None
+    interval: list[float | None]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "f1": self.f1,
+            "precision": self.precision,
+            "recall": self.recall,
+            "interval": self.interval,
+            "of": SAMPLE,
+        }
+
+
+@dataclass(frozen=True)
+class GroupRow:
+    """Counts and F1 within one folded relation (or one direction)."""
+
+    key: str
+    n_a: float
+    n_b: float
+    f1_strict: float | None
+    f1_lenient: float | None
+    interval_strict: list[float | None]
+    interval_lenient: list[float | None]
+
+    def to_json(self, key_name: str) -> dict[str, Any]:
+        return {
+            key_name: self.key,
+            "n_a": _number(self.n_a),
+            "n_b": _number(self.n_b),
+            "f1_strict": self.f1_strict,
+            "f1_lenient": self.f1_lenient,
+            "f1_strict_interval": self.interval_strict,
+            "f1_lenient_interval": self.interval_lenient,
+        }
+
+
+@dataclass(frozen=True)
+class SpanAgreement:
+    span_f1: dict[str, Figure]
+    span_f1_labelled: dict[str, Figure]
+    only_a: float
+    only_b: float
+    per_relation: list[GroupRow]
+    per_direction: list[GroupRow]
+    alpha_spans: AlphaU
+    alpha_relations: AlphaU
+    n_boot: int
+    seed: int
+    level: float
+
+    def to_json(self) -> dict[str, Any]:
+        """The report keys ``span_f1``, ``span_f1_labelled``, ``alpha_u``, ``incomplete``,
+        ``per_relation``, ``per_direction``, with α_u's intervals and the bootstrap settings."""
+        return {
+            "span_f1": {mode: figure.to_json() for mode, figure in self.span_f1.items()},
+            "span_f1_labelled": {
+                mode: figure.to_json() for mode, figure in self.span_f1_labelled.items()
+            },
+            "alpha_u": {"spans": self.alpha_spans.value, "relations": self.alpha_relations.value},
+            "alpha_u_interval": {
+                "spans": self.alpha_spans.interval,
+                "relations": self.alpha_relations.interval,
+                "of": SAMPLE,
+            },
+            "incomplete": {"only_a": _number(self.only_a), "only_b": _number(self.only_b)},
+            "per_relation": [row.to_json("entity_id") for row in self.per_relation],
+            "per_direction": [row.to_json("direction") for row in self.per_direction],
+            "span_bootstrap": {"n": self.n_boot, "seed": self.seed, "level": self.level},
+        }
+
+
+def span_agreement(
+    shared: Sequence[tuple[Document, Document]],
+    kb: KB | None,
+    *,
+    weights: Mapping[str, float] | None = None,
+    n_boot: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> SpanAgreement:
+    """Span F1, α_u and incomplete positions over ``(A's, B's)`` version of each shared document.
+
+    ``weights`` maps a ``doc_id`` to its weight (missing: 1).
+    """
+    labelled = [_labelled(doc_a.ground_truth, kb) for doc_a, _ in shared]
+    labelled_b = [_labelled(doc_b.ground_truth, kb) for _, doc_b in shared]
+    relations = sorted({r for doc in labelled + labelled_b for _, _, r, _ in doc})
+    directions = sorted({d for doc in labelled + labelled_b for _, _, _, d in doc})
+    # Columns: overall, labelled, each relation, each direction; four counts each.
+    groups = 2 + len(relations) + len(directions)
+    counts = np.zeros((len(shared), 4 * groups))
+    for row, (hits_a, hits_b) in enumerate(zip(labelled, labelled_b, strict=True)):
+        counts[row, 0:4] = _counts(hits_a, hits_b, lambda h: "")
+        counts[row, 4:8] = _counts(hits_a, hits_b, lambda h: (h[2], h[3]))
+        for g, relation in enumerate(relations, start=2):
+            counts[row, 4 * g : 4 * g + 4] = _counts(
+                [h for h in hits_a if h[2] == relation],
+                [h for h in hits_b if h[2] == relation],
+                lambda h: "",
+            )
+        for g, direction in enumerate(directions, start=2 + len(relations)):
+            counts[row, 4 * g : 4 * g + 4] = _counts(
+                [h for h in hits_a if h[3] == direction],
+                [h for h in hits_b if h[3] == direction],
+                lambda h: h[2],
+            )
+    if weights is not None:
+        counts *= np.array([weights.get(a.doc_id, 1.0) for a, _ in shared])[:, None]
+    totals = counts.sum(axis=0)
+    intervals = document_bootstrap(counts, _f1_of_groups, n_boot, seed, level)
+
+    def figures(group: int) -> dict[str, Figure]:
+        n_a, n_b = totals[4 * group], totals[4 * group + 1]
+        out = {}
+        for offset, mode in enumerate(MODES, start=2):
+            m = totals[4 * group + offset]
+            out[mode] = Figure(
+                f1=_value(ratio(2 * m, n_a + n_b)),
+                precision=_value(ratio(m, n_b)),
+                recall=_value(ratio(m, n_a)),
+                interval=intervals.get(f"{group}:{mode}", [None, None]),
+            )
+        return out
+
+    def row(group: int, key: str) -> GroupRow:
+        found = figures(group)
+        return GroupRow(
+            key=key,
+            n_a=float(totals[4 * group]),
+            n_b=float(totals[4 * group + 1]),
+            f1_strict=found["strict"].f1,
+            f1_lenient=found["lenient"].f1,
+            interval_strict=found["strict"].interval,
+            interval_lenient=found["lenient"].interval,
+        )
+
+    per_relation = [row(g, r) for g, r in enumerate(relations, start=2)]
+    per_relation.sort(key=lambda r: (-(r.n_a + r.n_b), r.key))
+    return SpanAgreement(
+        span_f1=figures(0),
+        span_f1_labelled=figures(1),
+        only_a=float(totals[0] - totals[3]),
+        only_b=float(totals[1] - totals[3]),
+        per_relation=per_relation,
+        per_direction=[
+            row(g, d) for g, d in enumerate(directions, start=2 + len(relations))
+        ],
+        alpha_spans=alpha_u(_units(shared, labelled, labelled_b, False), n_boot=n_boot, seed=seed, level=level),
+        alpha_relations=alpha_u(
+            _units(shared, labelled, labelled_b, True), n_boot=n_boot, seed=seed, level=level
+        ),
+        n_boot=n_boot,
+        seed=seed,
+        level=level,
+    )
+
+
+# A span as compared: offsets, folded relation id, direction ("symmetric" on a symmetric relation).
+_Labelled = tuple[int, int, str, str]
+
+
+def _labelled(hits: Sequence[Hit], kb: KB | None) -> list[_Labelled]:
+    out = []
+    for hit in hits:
+        relation_id, direction = fold_answer(kb, hit.entity_id, hit.direction)
+        relation = kb.get(str(relation_id)) if kb is not None else None
+        if relation is not None and relation.is_symmetric:
+            direction = "symmetric"
+        out.append((hit.a, hit.b, str(relation_id), direction or "none"))
+    return out
+
+
+def _counts(hits_a: list[_Labelled], hits_b: list[_Labelled], label: Any) -> list[int]:
+    """n_a, n_b and the pairs found strictly and leniently, pairing only spans of one label."""
+    found = [0, 0]
+    for key in {label(h) for h in hits_a} & {label(h) for h in hits_b}:
+        spans_a = sorted((h[0], h[1]) for h in hits_a if label(h) == key)
+        spans_b = sorted((h[0], h[1]) for h in hits_b if label(h) == key)
+        for i, mode in enumerate(MODES):
+            taken = match_spans(spans_a, spans_b, _MATCH_MODE[mode])
+            found[i] += sum(k is not None for k in taken)
+    return [len(hits_a), len(hits_b), *found]
+
+
+def _f1_of_groups(sums: np.ndarray) -> dict[str, np.ndarray]:
+    out = {}
+    for group in range(sums.shape[1] // 4):
+        both = sums[:, 4 * group] + sums[:, 4 * group + 1]
+        for offset, mode in enumerate(MODES, start=2):
+            out[f"{group}:{mode}"] = ratio(2 * sums[:, 4 * group + offset], both)
+    return out
+
+
+def _units(
+    shared: Sequence[tuple[Document, Document]],
+    labelled_a: list[list[_Labelled]],
+    labelled_b: list[list[_Labelled]],
+    by_relation: bool,
+) -> list[tuple[int, list[Unit], list[Unit]]]:
+    def units(hits: list[_Labelled]) -> list[Unit]:
+        return [(a, b, relation if by_relation else "span") for a, b, relation, _ in hits]
+
+    return [
+        (len(doc_a.text), units(a), units(b))
+        for (doc_a, _), a, b in zip(shared, labelled_a, labelled_b, strict=True)
+    ]
+
+
+def _value(x: np.ndarray) -> float | None:
+    value = float(x)
+    return None if np.isnan(value) else value
+
+
+def _number(x: float) -> float | int:
+    """A count as an int when unweighted, so the report reads 3, not 3.0."""
+    return int(x) if float(x).is_integer() else x
