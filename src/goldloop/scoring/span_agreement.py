@@ -15,7 +15,7 @@ one side marked, leniently: the ones κ pairs with ``∅``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -133,20 +133,21 @@ def span_agreement(
     # Columns: overall, labelled, each relation, each direction; four counts each.
     groups = 2 + len(relations) + len(directions)
     counts = np.zeros((len(shared), 4 * groups))
-    for row, (hits_a, hits_b) in enumerate(zip(labelled, labelled_b, strict=True)):
-        counts[row, 0:4] = _counts(hits_a, hits_b, lambda h: "")
-        counts[row, 4:8] = _counts(hits_a, hits_b, lambda h: (h[2], h[3]))
+    for d, (hits_a, hits_b) in enumerate(zip(labelled, labelled_b, strict=True)):
+        counts[d, 0:4] = _counts(hits_a, hits_b, _anything)
+        counts[d, 4:8] = _counts(hits_a, hits_b, _relation_and_direction)
         for g, relation in enumerate(relations, start=2):
-            counts[row, 4 * g : 4 * g + 4] = _counts(
+            counts[d, 4 * g : 4 * g + 4] = _counts(
                 [h for h in hits_a if h[2] == relation],
                 [h for h in hits_b if h[2] == relation],
-                lambda h: "",
+                _anything,
             )
+        # Per direction, a pair also needs the same relation (the labelled pairing, split).
         for g, direction in enumerate(directions, start=2 + len(relations)):
-            counts[row, 4 * g : 4 * g + 4] = _counts(
+            counts[d, 4 * g : 4 * g + 4] = _counts(
                 [h for h in hits_a if h[3] == direction],
                 [h for h in hits_b if h[3] == direction],
-                lambda h: h[2],
+                _relation_and_direction,
             )
     if weights is not None:
         counts *= np.array([weights.get(a.doc_id, 1.0) for a, _ in shared])[:, None]
@@ -186,10 +187,10 @@ def span_agreement(
         only_a=float(totals[0] - totals[3]),
         only_b=float(totals[1] - totals[3]),
         per_relation=per_relation,
-        per_direction=[
-            row(g, d) for g, d in enumerate(directions, start=2 + len(relations))
-        ],
-        alpha_spans=alpha_u(_units(shared, labelled, labelled_b, False), n_boot=n_boot, seed=seed, level=level),
+        per_direction=[row(g, d) for g, d in enumerate(directions, start=2 + len(relations))],
+        alpha_spans=alpha_u(
+            _units(shared, labelled, labelled_b, False), n_boot=n_boot, seed=seed, level=level
+        ),
         alpha_relations=alpha_u(
             _units(shared, labelled, labelled_b, True), n_boot=n_boot, seed=seed, level=level
         ),
@@ -214,7 +215,17 @@ def _labelled(hits: Sequence[Hit], kb: KB | None) -> list[_Labelled]:
     return out
 
 
-def _counts(hits_a: list[_Labelled], hits_b: list[_Labelled], label: Any) -> list[int]:
+def _anything(hit: _Labelled) -> object:
+    return None
+
+
+def _relation_and_direction(hit: _Labelled) -> object:
+    return hit[2:]
+
+
+def _counts(
+    hits_a: list[_Labelled], hits_b: list[_Labelled], label: Callable[[_Labelled], object]
+) -> list[int]:
     """n_a, n_b and the pairs found strictly and leniently, pairing only spans of one label."""
     found = [0, 0]
     for key in {label(h) for h in hits_a} & {label(h) for h in hits_b}:
