@@ -17,10 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from goldloop.atomic import atomic_open
 from goldloop.gold import Document, Hit
 from goldloop.kb import KB
 from goldloop.scoring.alpha_u import AlphaU, Unit, alpha_u
@@ -29,6 +31,7 @@ from goldloop.scoring.folding import fold_answer
 from goldloop.scoring.matching import match_spans
 
 MODES = ("strict", "lenient")
+CHART_RELATIONS = 10
 _MATCH_MODE = {"strict": "exact", "lenient": "overlap"}
 # Per group of counts: n_a, n_b, then the pairs found strictly and leniently.
 _GROUP = ("n_a", "n_b", "strict", "lenient")
@@ -269,3 +272,39 @@ def _value(x: np.ndarray) -> float | None:
 def _number(x: float) -> float | int:
     """A count as an int when unweighted, so the report reads 3, not 3.0."""
     return int(x) if float(x).is_integer() else x
+
+
+def write_relation_chart(rows: Sequence[GroupRow], names: Mapping[str, str], path: Path) -> None:
+    """Per relation F1 (lenient, strict) with intervals, the most marked relations first."""
+    import matplotlib  # matplotlib loads only when a chart is drawn
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    top = list(rows[:CHART_RELATIONS])[::-1]
+    figure, axes = plt.subplots(figsize=(8, 1.2 + 0.45 * max(len(top), 1)))
+    for shift, mode, colour in ((0.15, "lenient", "#3070b0"), (-0.15, "strict", "#f0a030")):
+        ys, xs, low, high = [], [], [], []
+        for y, row in enumerate(top):
+            f1 = row.f1_lenient if mode == "lenient" else row.f1_strict
+            interval = row.interval_lenient if mode == "lenient" else row.interval_strict
+            if f1 is None:
+                continue
+            ys.append(y + shift)
+            xs.append(f1)
+            low.append(f1 - interval[0] if interval[0] is not None else 0.0)
+            high.append(interval[1] - f1 if interval[1] is not None else 0.0)
+        axes.errorbar(xs, ys, xerr=[low, high], fmt="o", color=colour, capsize=3, label=mode)
+    axes.set_yticks(
+        range(len(top)),
+        [f"{names.get(row.key, row.key)} ({_number(row.n_a)}/{_number(row.n_b)})" for row in top],
+    )
+    axes.set(
+        xlim=(-0.02, 1.02), xlabel="span F1 between A and B (bootstrap interval over documents)"
+    )
+    axes.set_title(f"per relation span F1, the {len(top)} most marked (spans A/B)")
+    axes.legend(loc="lower right")
+    figure.tight_layout()
+    with atomic_open(path, "wb") as handle:
+        figure.savefig(handle, format="png", dpi=100)
+    plt.close(figure)
