@@ -121,15 +121,22 @@ def alpha_u(
     level: float = 0.95,
 ) -> AlphaU:
     """α_u over ``(length, units_a, units_b)`` per document, with a document bootstrap interval."""
-    index = category_index([side for _, *sides in documents for side in sides])
-    counts = np.array(
-        [document_counts(length, a, b, index) for length, a, b in documents], dtype=np.int64
-    ).reshape(len(documents), _FIRST + 2 * (len(index) + 1))
-    value = float(alpha_from_counts(counts.sum(axis=0))[0])
+    counts = alpha_counts(documents)
     interval = document_bootstrap(
         counts, lambda sums: {"alpha": alpha_from_counts(sums)}, n_boot, seed, level
     )
-    return AlphaU(
-        value=None if np.isnan(value) else value,
-        interval=interval.get("alpha", [None, None]),
-    )
+    return AlphaU(alpha_value(counts), interval.get("alpha", [None, None]))
+
+
+def alpha_counts(documents: Sequence[tuple[int, Sequence[Unit], Sequence[Unit]]]) -> np.ndarray:
+    """One row of additive counts per ``(length, units_a, units_b)`` document."""
+    index = category_index([side for _, *sides in documents for side in sides])
+    return np.array(
+        [document_counts(length, a, b, index) for length, a, b in documents], dtype=np.int64
+    ).reshape(len(documents), _FIRST + 2 * (len(index) + 1))
+
+
+def alpha_value(counts: np.ndarray) -> float | None:
+    """α_u of the documents whose :func:`alpha_counts` rows are ``counts`` (None: undefined)."""
+    value = float(alpha_from_counts(counts.sum(axis=0))[0])
+    return None if np.isnan(value) else value

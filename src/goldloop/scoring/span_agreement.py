@@ -23,9 +23,9 @@ from typing import Any
 import numpy as np
 
 from goldloop.atomic import atomic_open
-from goldloop.gold import Document, Hit
+from goldloop.gold import Document, Hit, paused_gc
 from goldloop.kb import KB
-from goldloop.scoring.alpha_u import AlphaU, Unit, alpha_u
+from goldloop.scoring.alpha_u import AlphaU, Unit, alpha_counts, alpha_from_counts, alpha_value
 from goldloop.scoring.bootstrap import document_bootstrap, ratio
 from goldloop.scoring.folding import fold_answer
 from goldloop.scoring.matching import match_spans
@@ -129,33 +129,33 @@ def span_agreement(
 
     ``weights`` maps a ``doc_id`` to its weight (missing: 1).
     """
-    labelled = [_labelled(doc_a.ground_truth, kb) for doc_a, _ in shared]
-    labelled_b = [_labelled(doc_b.ground_truth, kb) for _, doc_b in shared]
-    relations = sorted({r for doc in labelled + labelled_b for _, _, r, _ in doc})
-    directions = sorted({d for doc in labelled + labelled_b for _, _, _, d in doc})
-    # Columns: overall, labelled, each relation, each direction; four counts each.
-    groups = 2 + len(relations) + len(directions)
-    counts = np.zeros((len(shared), 4 * groups))
-    for d, (hits_a, hits_b) in enumerate(zip(labelled, labelled_b, strict=True)):
-        counts[d, 0:4] = _counts(hits_a, hits_b, _anything)
-        counts[d, 4:8] = _counts(hits_a, hits_b, _relation_and_direction)
-        for g, relation in enumerate(relations, start=2):
-            counts[d, 4 * g : 4 * g + 4] = _counts(
-                [h for h in hits_a if h[2] == relation],
-                [h for h in hits_b if h[2] == relation],
-                _anything,
-            )
-        # Per direction, a pair also needs the same relation (the labelled pairing, split).
-        for g, direction in enumerate(directions, start=2 + len(relations)):
-            counts[d, 4 * g : 4 * g + 4] = _counts(
-                [h for h in hits_a if h[3] == direction],
-                [h for h in hits_b if h[3] == direction],
-                _relation_and_direction,
-            )
-    if weights is not None:
-        counts *= np.array([weights.get(a.doc_id, 1.0) for a, _ in shared])[:, None]
-    totals = counts.sum(axis=0)
-    intervals = document_bootstrap(counts, _f1_of_groups, n_boot, seed, level)
+    # Many small tuples and none in a cycle: the collector's passes would only cost time.
+    with paused_gc():
+        labelled = [_labelled(doc_a.ground_truth, kb) for doc_a, _ in shared]
+        labelled_b = [_labelled(doc_b.ground_truth, kb) for _, doc_b in shared]
+        relations = sorted({r for doc in labelled + labelled_b for _, _, r, _ in doc})
+        directions = sorted({d for doc in labelled + labelled_b for _, _, _, d in doc})
+        # Columns: overall, labelled, each relation, each direction; four counts each.
+        group_of = {key: g for g, key in enumerate([*relations, *directions], start=2)}
+        counts = _group_counts(labelled, labelled_b, group_of)
+        if weights is not None:
+            counts *= np.array([weights.get(a.doc_id, 1.0) for a, _ in shared])[:, None]
+        totals = counts.sum(axis=0)
+        # One bootstrap for every figure: the same resamples, drawn once.
+        alpha_spans = alpha_counts(_units(shared, labelled, labelled_b, False))
+        alpha_relations = alpha_counts(_units(shared, labelled, labelled_b, True))
+        ends = np.cumsum([counts.shape[1], alpha_spans.shape[1], alpha_relations.shape[1]])
+
+        def metrics(sums: np.ndarray) -> dict[str, np.ndarray]:
+            return {
+                **_f1_of_groups(sums[:, : ends[0]]),
+                "alpha:spans": alpha_from_counts(sums[:, ends[0] : ends[1]]),
+                "alpha:relations": alpha_from_counts(sums[:, ends[1] :]),
+            }
+
+        intervals = document_bootstrap(
+            np.hstack([counts, alpha_spans, alpha_relations]), metrics, n_boot, seed, level
+        )
 
     def figures(group: int) -> dict[str, Figure]:
         n_a, n_b = totals[4 * group], totals[4 * group + 1]
@@ -182,7 +182,7 @@ def span_agreement(
             interval_lenient=found["lenient"].interval,
         )
 
-    per_relation = [row(g, r) for g, r in enumerate(relations, start=2)]
+    per_relation = [row(group_of[r], r) for r in relations]
     per_relation.sort(key=lambda r: (-(r.n_a + r.n_b), r.key))
     return SpanAgreement(
         span_f1=figures(0),
@@ -190,12 +190,10 @@ def span_agreement(
         only_a=float(totals[0] - totals[3]),
         only_b=float(totals[1] - totals[3]),
         per_relation=per_relation,
-        per_direction=[row(g, d) for g, d in enumerate(directions, start=2 + len(relations))],
-        alpha_spans=alpha_u(
-            _units(shared, labelled, labelled_b, False), n_boot=n_boot, seed=seed, level=level
-        ),
-        alpha_relations=alpha_u(
-            _units(shared, labelled, labelled_b, True), n_boot=n_boot, seed=seed, level=level
+        per_direction=[row(group_of[d], d) for d in directions],
+        alpha_spans=AlphaU(alpha_value(alpha_spans), intervals.get("alpha:spans", [None, None])),
+        alpha_relations=AlphaU(
+            alpha_value(alpha_relations), intervals.get("alpha:relations", [None, None])
         ),
         n_boot=n_boot,
         seed=seed,
@@ -216,6 +214,33 @@ def _labelled(hits: Sequence[Hit], kb: KB | None) -> list[_Labelled]:
             direction = "symmetric"
         out.append((hit.a, hit.b, str(relation_id), direction or "none"))
     return out
+
+
+def _group_counts(
+    labelled_a: list[list[_Labelled]], labelled_b: list[list[_Labelled]], group_of: dict[str, int]
+) -> np.ndarray:
+    """Per document: four counts for all spans, for labelled pairs, then per relation and
+    per direction at the column ``group_of`` gives."""
+    counts = np.zeros((len(labelled_a), 4 * len(group_of) + 8))
+    for d, (hits_a, hits_b) in enumerate(zip(labelled_a, labelled_b, strict=True)):
+        counts[d, 0:4] = _counts(hits_a, hits_b, _anything)
+        counts[d, 4:8] = _counts(hits_a, hits_b, _relation_and_direction)
+        for relation in {h[2] for h in hits_a} | {h[2] for h in hits_b}:
+            g = group_of[relation]
+            counts[d, 4 * g : 4 * g + 4] = _counts(
+                [h for h in hits_a if h[2] == relation],
+                [h for h in hits_b if h[2] == relation],
+                _anything,
+            )
+        # Per direction, a pair also needs the same relation (the labelled pairing, split).
+        for direction in {h[3] for h in hits_a} | {h[3] for h in hits_b}:
+            g = group_of[direction]
+            counts[d, 4 * g : 4 * g + 4] = _counts(
+                [h for h in hits_a if h[3] == direction],
+                [h for h in hits_b if h[3] == direction],
+                _relation_and_direction,
+            )
+    return counts
 
 
 def _anything(hit: _Labelled) -> object:
