@@ -23,7 +23,7 @@ from goldloop.gold import read_gold
 from goldloop.kb import KB
 from goldloop.scoring.agreement import NONE, AgreementReport, agreement
 from goldloop.scoring.span_agreement import Figure, SpanAgreement, write_relation_chart
-from goldloop.studio.agreement import double_agreement
+from goldloop.studio.agreement import RoleAgreements, double_agreement, role_agreements
 from goldloop.studio.connection import connect, resolve_connection
 from goldloop.studio.project import export_campaign
 
@@ -70,6 +70,7 @@ def agree(
     if files == (studio_project is not None) or (gold is None) != (other is None):
         raise GoldloopError("give --gold A --other B, or --studio-project NAME")
     the_kb = open_kb(kb, equivalences)
+    roles: RoleAgreements | None = None
     if gold is not None and other is not None:
         target = out or gold.with_name(gold.name + ".agreement.json")
         chart = png or target.with_suffix(".png")
@@ -84,10 +85,12 @@ def agree(
         check_outputs({"--out": target, "--png": chart})
         connection = resolve_connection(url)
         campaign = export_campaign(
-            connection, connect(connection), str(studio_project), roles=("double",)
+            connection, connect(connection), str(studio_project), roles=("double", "curate")
         )
-        report, double = double_agreement(campaign.of("double"), the_kb, campaign.titles["double"])
-        data = {**report.to_json(), "label_studio": double.to_json()}
+        where = campaign.titles["double"]
+        report, double = double_agreement(campaign.of("double"), the_kb, where)
+        roles = role_agreements(campaign.of("double"), campaign.of("curate"), the_kb, where)
+        data = {**report.to_json(), "label_studio": double.to_json(), **roles.to_json()}
         title = f"agreement in {double.project}: first vs second annotation per task"
         console.print(
             f"{double.compared} of {double.tasks} task(s) compared; "
@@ -98,6 +101,8 @@ def agree(
         write_relation_chart(report.spans.per_relation, _names(the_kb), chart)
     atomic_write_json(target, data)
     show_report(report, the_kb, title)
+    if roles is not None:
+        show_roles(roles)
     console.print(f"report: {target}\nchart: {chart}")
 
 
@@ -122,6 +127,28 @@ def show_report(report: AgreementReport, kb: KB, title: str) -> None:
     for count, a, b in sorted(cells, key=lambda c: (-c[0], c[1], c[2]))[:TOP_DISAGREEMENTS]:
         table.add_row(_name(a, kb), _name(b, kb), str(count))
     console.print(table)
+
+
+def show_roles(roles: RoleAgreements) -> None:
+    """Who agrees with whom: each person against the pre-annotation shown and the curator."""
+    table = Table(title="who agrees with whom (span F1 lenient, labelled)", title_justify="left")
+    for column in ("A", "B", "docs", "F1", "labelled F1", "α_u spans"):
+        table.add_column(column, justify="left" if column in ("A", "B") else "right")
+    rows = [("pre-annotation shown", who, r) for who, r in roles.person_pre_annotation.items()]
+    rows += [("curator", who, r) for who, r in roles.curator_person.items()]
+    for a, b, report in sorted(rows, key=lambda row: (row[0], row[1])):
+        spans = report.spans
+        assert spans is not None  # agreement() always computes them
+        table.add_row(
+            a,
+            b,
+            str(report.n_docs_shared),
+            _fmt(spans.span_f1["lenient"].f1),
+            _fmt(spans.span_f1_labelled["lenient"].f1),
+            _fmt(spans.alpha_spans.value),
+        )
+    if rows:
+        console.print(table)
 
 
 def show_spans(spans: SpanAgreement, kb: KB) -> None:

@@ -1,4 +1,5 @@
-"""Agreement from the ``<NAME>-double`` project's export: the first two annotators per task.
+"""Agreement from the ``<NAME>-double`` project's export: the first two annotators per task,
+each person against the pre-annotation shown, and the curator against each person.
 
 Each annotation is turned into hits by pull's own reading (``goldloop.studio.verify.verify``), so
 the two annotators' documents are exactly what pull would make of each; then
@@ -14,9 +15,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from goldloop.agreement import AgreementReport, agreement
-from goldloop.formats.labelstudio.tasks import Task, completed_annotations, two_annotators
-from goldloop.formats.labelstudio.verify import verify
-from goldloop.gold import Document
+from goldloop.formats.labelstudio.tasks import (
+    Annotation,
+    Task,
+    annotator_of,
+    by_doc_id,
+    completed_annotations,
+    doc_id_of,
+    text_of,
+    two_annotators,
+)
+from goldloop.formats.labelstudio.verify import read_annotation, shown_hits, verify
+from goldloop.gold import Document, Hit
 from goldloop.kb import KB
 from goldloop.scoring.completeness import Completeness, estimate_completeness
 
@@ -86,3 +96,66 @@ def double_completeness(first: Sequence[Document], second: Sequence[Document]) -
             if d.doc_id in spans
         ]
     )
+
+
+@dataclass
+class RoleAgreements:
+    """Per person: agreement with the pre-annotation shown (A: the pre-annotation, B: the
+    person) and with the curator of their curated tasks (A: the curator, B: the person)."""
+
+    person_pre_annotation: dict[str, AgreementReport]
+    curator_person: dict[str, AgreementReport]
+    curators: list[str]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "person_pre_annotation": {
+                who: r.to_json() for who, r in sorted(self.person_pre_annotation.items())
+            },
+            "curator_person": {who: r.to_json() for who, r in sorted(self.curator_person.items())},
+            "curators": self.curators,
+        }
+
+
+def role_agreements(
+    tasks: Sequence[Task], curated: Sequence[Task], kb: KB, where: str
+) -> RoleAgreements:
+    """Each person's completed annotations (their first per task) of the double tasks against
+    the review prediction each was made over; on the tasks a curator settled (the first
+    completed annotation of the task's ``curated`` copy), the curator against each of the
+    task's two annotators."""
+    shown: dict[str, tuple[list[Document], list[Document]]] = {}
+    settled: dict[str, tuple[list[Document], list[Document]]] = {}
+    curators: set[str] = set()
+    curations = by_doc_id(curated)
+    for task in sorted(tasks, key=lambda t: int(t["id"])):
+        people: dict[str, Annotation] = {}
+        for annotation in completed_annotations(task):
+            people.setdefault(annotator_of(annotation), annotation)
+        for person, annotation in people.items():
+            before = shown_hits(task, annotation, kb)
+            if before is not None:
+                pair = shown.setdefault(person, ([], []))
+                pair[0].append(_document(task, before))
+                pair[1].append(_document(task, read_annotation(task, annotation, kb)[1]))
+        both = two_annotators(task, where)
+        curation = curations.get(doc_id_of(task))
+        done = completed_annotations(curation) if curation is not None else []
+        if both is None or not done:
+            continue
+        curators.add(annotator_of(done[0]))
+        # Read as pull reads a curated document: the curator's annotation on the double task.
+        curator_hits = read_annotation(task, done[0], kb)[1]
+        for annotation in both:
+            pair = settled.setdefault(annotator_of(annotation), ([], []))
+            pair[0].append(_document(task, curator_hits))
+            pair[1].append(_document(task, read_annotation(task, annotation, kb)[1]))
+    return RoleAgreements(
+        person_pre_annotation={who: agreement(*pair, kb) for who, pair in shown.items()},
+        curator_person={who: agreement(*pair, kb) for who, pair in settled.items()},
+        curators=sorted(curators),
+    )
+
+
+def _document(task: Task, hits: list[Hit]) -> Document:
+    return Document(doc_id=doc_id_of(task), text=text_of(task), ground_truth=hits)

@@ -157,6 +157,27 @@ def read_annotation(task: Task, annotation: Annotation, kb: KB) -> tuple[Compari
     return comparison, sorted(hits, key=lambda h: (h.a, h.b))
 
 
+def shown_hits(task: Task, annotation: Annotation, kb: KB) -> list[Hit] | None:
+    """The review prediction ``annotation`` was made over, read as hits (None: none was shown;
+    regions without a known label are left out)."""
+    review = review_seen(task, annotation)
+    if review is None:
+        return None
+    text = text_of(task)
+    regions, _ = read_regions(text, list(review.get("result") or []))
+    out = []
+    for region in regions:
+        folded = kb.decode_label(region.label, region.direction) if region.label else None
+        if folded is not None:
+            out.append(
+                Hit(
+                    a=region.a, b=region.b, surface=text[region.a : region.b],
+                    entity_id=folded.entity_id, direction=folded.direction,
+                )
+            )  # fmt: skip
+    return sorted(out, key=lambda h: (h.a, h.b))
+
+
 def annotator_versions(
     task: Task, kb: KB, where: str
 ) -> tuple[Annotation, dict[str, list[Hit]]] | None:
