@@ -51,7 +51,7 @@ def test_status_table_json_and_watch(
     assert status["agreement"] == sections["agreement_before_curation"]
     f1 = status["agreement"]["span_f1"]["lenient"]["f1"]
     labelled = status["agreement"]["span_f1_labelled"]["lenient"]["f1"]
-    line = rf"span F1 \(lenient / labelled\) on double tasks\s*│\s*{f1:.3f} / {labelled:.3f}"
+    line = rf"span F1 lenient / labelled, double tasks\s*│\s*{f1:.3f} / {labelled:.3f}"
     assert re.search(line, done.out)
     assert status["completeness"] == json.loads(json.dumps(sections["completeness"]))
     assert status["completeness"]["n_docs"] == 5

@@ -144,7 +144,7 @@ def status_view(project: str, data: dict[str, Any], target: Path) -> Group:
         ("correction rate (anchored)", _num(verdicts["anchored"]["correction_rate"])),
         ("correction rate (paraphrase)", _num(verdicts["paraphrase"]["correction_rate"])),
         ("decided (single / agreed / curated)", "{single} / {agreed} / {curated}".format(**data["decided"])),
-        ("span F1 (lenient / labelled) on double tasks", _span_f1(agreement)),
+        ("span F1 lenient / labelled, double tasks", _span_f1(agreement)),
         ("κ relation (folded) on double tasks", _num(agreement.get("kappa_entity_id_folded"))),
         ("κ direction on double tasks", _num(agreement.get("kappa_direction"))),
         ("estimated recall (first / second / both)", _recalls(data["completeness"])),

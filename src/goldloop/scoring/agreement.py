@@ -5,7 +5,8 @@ matcher; a span only one side marked enters the relation κ against an explicit 
 other side, so missing a mention and inventing one cost the same. κ is given on the ids as
 written (raw) and folded through the KB (converse → canonical, then equivalences), so two
 annotators naming one relation two ways agree. Direction κ is taken over span pairs whose folded
-relation agrees; a symmetric relation agrees in any direction.
+relation agrees; a symmetric relation agrees in any direction. The report also carries the span
+agreement of :mod:`goldloop.scoring.span_agreement` (span F1, α_u, incomplete positions).
 """
 
 from __future__ import annotations
