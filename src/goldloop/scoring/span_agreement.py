@@ -157,18 +157,23 @@ def span_agreement(
             np.hstack([counts, alpha_spans, alpha_relations]), metrics, n_boot, seed, level
         )
 
+    # Every group's figures at once: rows are groups; columns n_a, n_b, strict, lenient.
+    by_group = totals.reshape(-1, 4)
+    paired = by_group[:, 2:]
+    f1s = ratio(2 * paired, (by_group[:, 0] + by_group[:, 1])[:, None])
+    precisions = ratio(paired, by_group[:, 1:2])
+    recalls = ratio(paired, by_group[:, 0:1])
+
     def figures(group: int) -> dict[str, Figure]:
-        n_a, n_b = totals[4 * group], totals[4 * group + 1]
-        out = {}
-        for offset, mode in enumerate(MODES, start=2):
-            m = totals[4 * group + offset]
-            out[mode] = Figure(
-                f1=_value(ratio(2 * m, n_a + n_b)),
-                precision=_value(ratio(m, n_b)),
-                recall=_value(ratio(m, n_a)),
+        return {
+            mode: Figure(
+                f1=_value(f1s[group, i]),
+                precision=_value(precisions[group, i]),
+                recall=_value(recalls[group, i]),
                 interval=intervals.get(f"{group}:{mode}", [None, None]),
             )
-        return out
+            for i, mode in enumerate(MODES)
+        }
 
     def row(group: int, key: str) -> GroupRow:
         found = figures(group)
@@ -266,12 +271,13 @@ def _counts(
 
 
 def _f1_of_groups(sums: np.ndarray) -> dict[str, np.ndarray]:
-    out = {}
-    for group in range(sums.shape[1] // 4):
-        both = sums[:, 4 * group] + sums[:, 4 * group + 1]
-        for offset, mode in enumerate(MODES, start=2):
-            out[f"{group}:{mode}"] = ratio(2 * sums[:, 4 * group + offset], both)
-    return out
+    groups = sums.reshape(len(sums), -1, 4)
+    f1 = ratio(2 * groups[:, :, 2:], (groups[:, :, 0] + groups[:, :, 1])[:, :, None])
+    return {
+        f"{group}:{mode}": f1[:, group, i]
+        for group in range(groups.shape[1])
+        for i, mode in enumerate(MODES)
+    }
 
 
 def _units(
