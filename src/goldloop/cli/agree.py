@@ -136,6 +136,11 @@ def show_roles(roles: RoleAgreements) -> None:
         table.add_column(column, justify="left" if column in ("A", "B") else "right")
     rows = [("pre-annotation shown", who, r) for who, r in roles.person_pre_annotation.items()]
     rows += [("curator", who, r) for who, r in roles.curator_person.items()]
+    rows += [
+        (f"pre-annotator {tag}", who, r)
+        for who, by_tag in roles.person_pre_annotator.items()
+        for tag, r in by_tag.items()
+    ]
     for a, b, report in sorted(rows, key=lambda row: (row[0], row[1])):
         spans = report.spans
         assert spans is not None  # agreement() always computes them

@@ -22,13 +22,20 @@ from goldloop.formats.labelstudio.tasks import (
     by_doc_id,
     completed_annotations,
     doc_id_of,
+    review_seen,
     text_of,
     two_annotators,
 )
-from goldloop.formats.labelstudio.verify import read_annotation, shown_hits, verify
+from goldloop.formats.labelstudio.verify import (
+    prediction_hits,
+    read_annotation,
+    shown_hits,
+    verify,
+)
 from goldloop.gold import Document, Hit
 from goldloop.kb import KB
 from goldloop.scoring.completeness import Completeness, estimate_completeness
+from goldloop.studio.review import review_tag
 
 
 @dataclass(frozen=True)
@@ -106,6 +113,9 @@ class RoleAgreements:
     person_pre_annotation: dict[str, AgreementReport]
     curator_person: dict[str, AgreementReport]
     curators: list[str]
+    # With two pre-annotators: per person, each pre-annotator's own version (by tag) against
+    # the person, over the tasks whose review prediction combined them.
+    person_pre_annotator: dict[str, dict[str, AgreementReport]]
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -114,6 +124,10 @@ class RoleAgreements:
             },
             "curator_person": {who: r.to_json() for who, r in sorted(self.curator_person.items())},
             "curators": self.curators,
+            "person_pre_annotator": {
+                who: {tag: r.to_json() for tag, r in sorted(by_tag.items())}
+                for who, by_tag in sorted(self.person_pre_annotator.items())
+            },
         }
 
 
@@ -125,6 +139,7 @@ def role_agreements(
     completed annotation of the task's ``curated`` copy), the curator against each of the
     task's two annotators."""
     shown: dict[str, tuple[list[Document], list[Document]]] = {}
+    each: dict[tuple[str, str], tuple[list[Document], list[Document]]] = {}
     settled: dict[str, tuple[list[Document], list[Document]]] = {}
     curators: set[str] = set()
     curations = by_doc_id(curated)
@@ -134,10 +149,16 @@ def role_agreements(
             people.setdefault(annotator_of(annotation), annotation)
         for person, annotation in people.items():
             before = shown_hits(task, annotation, kb)
-            if before is not None:
-                pair = shown.setdefault(person, ([], []))
-                pair[0].append(_document(task, before))
-                pair[1].append(_document(task, read_annotation(task, annotation, kb)[1]))
+            if before is None:
+                continue
+            mine = _document(task, read_annotation(task, annotation, kb)[1])
+            pair = shown.setdefault(person, ([], []))
+            pair[0].append(_document(task, before))
+            pair[1].append(mine)
+            for tag, prediction in _pre_annotators(task, annotation):
+                pair = each.setdefault((person, tag), ([], []))
+                pair[0].append(_document(task, prediction_hits(task, prediction, kb)))
+                pair[1].append(mine)
         both = two_annotators(task, where)
         curation = curations.get(doc_id_of(task))
         done = completed_annotations(curation) if curation is not None else []
@@ -154,7 +175,31 @@ def role_agreements(
         person_pre_annotation={who: agreement(*pair, kb) for who, pair in shown.items()},
         curator_person={who: agreement(*pair, kb) for who, pair in settled.items()},
         curators=sorted(curators),
+        person_pre_annotator=_by_person({key: agreement(*pair, kb) for key, pair in each.items()}),
     )
+
+
+def _pre_annotators(task: Task, annotation: Annotation) -> list[tuple[str, dict[str, Any]]]:
+    """The two pre-annotators' own predictions whose review ``annotation`` was made over, by
+    tag (none when that review had one pre-annotator: it is then that one's version)."""
+    review = review_seen(task, annotation)
+    if review is None:
+        return []
+    own = {str(p.get("model_version")): p for p in task.get("predictions") or []}
+    for tag_a, first in own.items():
+        for tag_b, second in own.items():
+            if tag_a != tag_b and review_tag(tag_a, tag_b) == review.get("model_version"):
+                return [(tag_a, first), (tag_b, second)]
+    return []
+
+
+def _by_person(
+    reports: dict[tuple[str, str], AgreementReport],
+) -> dict[str, dict[str, AgreementReport]]:
+    out: dict[str, dict[str, AgreementReport]] = {}
+    for (person, tag), report in reports.items():
+        out.setdefault(person, {})[tag] = report
+    return out
 
 
 def _document(task: Task, hits: list[Hit]) -> Document:

@@ -158,13 +158,16 @@ def read_annotation(task: Task, annotation: Annotation, kb: KB) -> tuple[Compari
 
 
 def shown_hits(task: Task, annotation: Annotation, kb: KB) -> list[Hit] | None:
-    """The review prediction ``annotation`` was made over, read as hits (None: none was shown;
-    regions without a known label are left out)."""
+    """The review prediction ``annotation`` was made over, read as hits (None: none was shown)."""
     review = review_seen(task, annotation)
-    if review is None:
-        return None
+    return None if review is None else prediction_hits(task, review, kb)
+
+
+def prediction_hits(task: Task, prediction: dict[str, Any], kb: KB) -> list[Hit]:
+    """A prediction's regions on ``task`` as hits, in offset order (regions without a known
+    label are left out)."""
     text = text_of(task)
-    regions, _ = read_regions(text, list(review.get("result") or []))
+    regions, _ = read_regions(text, list(prediction.get("result") or []))
     out = []
     for region in regions:
         folded = kb.decode_label(region.label, region.direction) if region.label else None
