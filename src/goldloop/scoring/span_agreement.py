@@ -9,7 +9,7 @@ pairs also need the same folded relation and direction (a symmetric relation agr
 direction); *per relation* pairs only spans both sides gave that folded relation. The figures
 describe the shared documents (the sample); ``weights`` (per document, default 1) let a caller
 weight documents, e.g. by inverse inclusion probability for the corpus, and the bootstrap
-resamples the weighted counts. *Incomplete* positions (INCEpTION's term) are the spans only
+resamples the weighted counts (α_u stays unweighted: a figure of the sample). *Incomplete* positions (INCEpTION's term) are the spans only
 one side marked, leniently: the ones κ pairs with ``∅``.
 """
 
@@ -33,8 +33,6 @@ from goldloop.scoring.matching import match_spans
 MODES = ("strict", "lenient")
 CHART_RELATIONS = 10
 _MATCH_MODE = {"strict": "exact", "lenient": "overlap"}
-# Per group of counts: n_a, n_b, then the pairs found strictly and leniently.
-_GROUP = ("n_a", "n_b", "strict", "lenient")
 SAMPLE = "sample"
 
 
