@@ -6,24 +6,37 @@ Builds two annotators over synthetic documents (bundled KB ids), then times:
   scikit-learn's κ alone on its raw pairs (the floor any implementation pays);
 - ``relative_recall`` over three runs with a 1,000-draw document bootstrap;
 - ``estimate_completeness`` (capture–recapture) on the two annotators, 1,000 draws, against the
-  agreement run.
+  agreement run;
+- ``alpha_u`` on 1,000 documents of 1,500 characters with 20 spans a side against the tests'
+  independent implementation (``tests/scoring/test_alpha_u.py``: character by character), same
+  value asserted; target: at most its time;
+- the whole agreement report (κ, span F1 with intervals, α_u) on a 200-document double set
+  against the κ-only report it extends (pairing, raw + folded + direction κ, confusion);
+  target: under 2x.
 
-    .venv/bin/python benchmarks/agreement.py [--docs 5000]
+    .venv/bin/python benchmarks/agreement.py [--docs 5000] [--alpha-docs 1000] [--double-docs 200]
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from sklearn.metrics import cohen_kappa_score
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.scoring
+
+from tests.scoring.test_alpha_u import reference_alpha
+
 from goldloop.formats.gold import Document, Hit
 from goldloop.kb import load_kb
-from goldloop.scoring.agreement import NONE, agreement, cohen_kappa, pair_spans
+from goldloop.scoring.agreement import NONE, agreement, cohen_kappa, direction_pairs, pair_spans
+from goldloop.scoring.alpha_u import Unit, alpha_u
 from goldloop.scoring.completeness import estimate_completeness
 from goldloop.scoring.inputs import Prediction, SystemPredictions
 from goldloop.scoring.pooled import relative_recall
@@ -78,6 +91,8 @@ def annotators(n_docs: int, ids: list[str], seed: int = 0) -> tuple[list[Documen
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=5000)
+    parser.add_argument("--alpha-docs", type=int, default=1000)
+    parser.add_argument("--double-docs", type=int, default=200)
     args = parser.parse_args()
     kb = load_kb()
     ids = [r.entity_id for r in kb][:300]
@@ -96,7 +111,8 @@ def main() -> None:
 
     full_s, report = timed(lambda: agreement(docs_a, docs_b, kb))
     print(
-        f"agreement on {args.docs:,} documents (pairing, raw + folded + direction kappa, confusion): "
+        f"agreement on {args.docs:,} documents (pairing, kappa, confusion, span F1 and alpha_u "
+        f"with 1,000-draw intervals): "
         f"{full_s:.3f} s = {full_s / sk_s:.1f}x scikit-learn's kappa alone; "
         f"kappa {report.kappa_entity_id:.4f}, folded {report.kappa_entity_id_folded:.4f}"
     )
@@ -132,6 +148,67 @@ def main() -> None:
         f"{completeness_s:.3f} s = {completeness_s / full_s:.1f}x the agreement run; "
         f"N^ {completeness.n_hat:.0f}, recall together {completeness.recall_both:.3f}"
     )
+
+    documents = alpha_documents(args.alpha_docs)
+    ours_s, ours_alpha = timed(lambda: alpha_u(documents, n_boot=0).value)
+    ref_s, ref_alpha = timed(lambda: reference_alpha(documents), repeat=1)
+    assert ours_alpha is not None and ref_alpha is not None
+    assert abs(ours_alpha - ref_alpha) < 1e-9, (ours_alpha, ref_alpha)
+    print(
+        f"alpha_u on {len(documents):,} documents of 1,500 characters, 20 spans a side: "
+        f"goldloop {ours_s:.3f} s, independent implementation {ref_s:.3f} s, "
+        f"ratio {ours_s / ref_s:.3f}x its time (target <= 1x; same value {ours_alpha:.4f})"
+    )
+
+    double_a, double_b = annotators(args.double_docs, ids, seed=1)
+    base_s, _ = timed(lambda: kappa_only(double_a, double_b, kb))
+    whole_s, whole = timed(lambda: agreement(double_a, double_b, kb))
+    assert whole.spans is not None
+    print(
+        f"whole agreement report on {args.double_docs:,} double documents (kappa, span F1 "
+        f"strict/lenient/labelled/per relation and alpha_u, 1,000-draw intervals): "
+        f"{whole_s:.3f} s = {whole_s / base_s:.2f}x the kappa-only report ({base_s:.3f} s; "
+        f"target < 2x); lenient F1 {whole.spans.span_f1['lenient'].f1:.3f}"
+    )
+
+
+def alpha_documents(n_docs: int, seed: int = 2) -> list[tuple[int, list[Unit], list[Unit]]]:
+    """Two annotators over 1,500-character documents, 20 spans each, many moved or relabelled."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n_docs):
+        units_a: list[Unit] = []
+        units_b: list[Unit] = []
+        for k in range(20):
+            a = 75 * k + rng.randrange(30)
+            b = a + rng.randint(3, 40)
+            category = rng.choice("ABCDE")
+            units_a.append((a, b, category))
+            shift = rng.randint(-5, 5) if rng.random() < 0.4 else 0
+            other = category if rng.random() < 0.8 else rng.choice("ABCDE")
+            units_b.append((max(0, a + shift), min(1500, b + shift), other))
+        out.append((1500, units_a, units_b))
+    return out
+
+
+def kappa_only(docs_a: list[Document], docs_b: list[Document], kb: Any) -> dict[str, Any]:
+    """The agreement report before span F1 and α_u: pairing, raw and folded κ, direction κ,
+    confusion (what ``agreement`` computed on its own)."""
+    pairs, *_ = pair_spans(docs_a, docs_b)
+    raw = [(p.a.entity_id if p.a else NONE, p.b.entity_id if p.b else NONE) for p in pairs]
+    folded = [
+        (kb.fold_id(a) if a != NONE else a, kb.fold_id(b) if b != NONE else b) for a, b in raw
+    ]
+    confusion: dict[str, dict[str, int]] = {}
+    for a, b in folded:
+        row = confusion.setdefault(a, {})
+        row[b] = row.get(b, 0) + 1
+    return {
+        "kappa": cohen_kappa(raw),
+        "folded": cohen_kappa(folded),
+        "direction": cohen_kappa(direction_pairs(pairs, kb)),
+        "confusion": confusion,
+    }
 
 
 if __name__ == "__main__":

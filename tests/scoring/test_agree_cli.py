@@ -39,6 +39,18 @@ def test_agree_writes_the_report_and_prints_a_table(tmp_path: Path, cli: Cli) ->
     assert report["confusion"]["PEL.000018"] == {"PEL.000000": 1}
     assert "kappa_entity_id_folded" in result.out
     assert "inhibits (PEL.000018)" in result.out
+    # Span agreement: both spans at the same offsets; only 5-14 also agrees on relation.
+    assert report["span_f1"]["strict"]["f1"] == 1.0
+    assert report["span_f1_labelled"]["strict"]["f1"] == 0.5
+    assert report["incomplete"] == {"only_a": 0, "only_b": 0}
+    assert [row["entity_id"] for row in report["per_relation"]] == [
+        "RO.0002211",
+        "PEL.000000",
+        "PEL.000018",
+    ]  # fmt: skip  (B's converse folds onto A's RO.0002211: two spans a side)
+    assert "labelled F1 strict" in result.out and "α_u spans" in result.out
+    chart = tmp_path / "k.png"
+    assert chart.read_bytes().startswith(b"\x89PNG")
 
 
 def test_agree_default_report_path(tmp_path: Path, cli: Cli) -> None:
@@ -46,6 +58,7 @@ def test_agree_default_report_path(tmp_path: Path, cli: Cli) -> None:
     result = cli("agree", "--gold", a, "--other", a)
     assert result.returncode == 0, result.stderr
     assert json.loads((tmp_path / "a.json.agreement.json").read_text())["n_pairs"] == 1
+    assert (tmp_path / "a.json.agreement.png").exists()
 
 
 def test_agree_bad_input_exits_2_and_writes_nothing(tmp_path: Path, cli: Cli) -> None:
@@ -56,6 +69,7 @@ def test_agree_bad_input_exits_2_and_writes_nothing(tmp_path: Path, cli: Cli) ->
     assert result.returncode == 2
     assert "b.json" in result.stderr and "text" in result.stderr
     assert not (tmp_path / "k.json").exists()
+    assert not (tmp_path / "k.png").exists()
     assert cli("agree", "--gold", a).returncode == 2
 
 
@@ -65,4 +79,7 @@ def test_agree_never_writes_over_an_input(tmp_path: Path, cli: Cli) -> None:
     result = cli("agree", "--gold", a, "--other", a, "-o", a)
     assert result.returncode == 2
     assert "--out" in result.err and "an input is never overwritten" in result.err
+    assert a.read_bytes() == before
+    result = cli("agree", "--gold", a, "--other", a, "--png", a)
+    assert result.returncode == 2 and "--png" in result.err
     assert a.read_bytes() == before

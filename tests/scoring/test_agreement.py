@@ -92,7 +92,8 @@ def test_report_keys_counts_and_kappa(kb: KB) -> None:
     assert list(data) == [
         "n_docs_shared", "n_pairs", "n_span_matched", "n_only_a", "n_only_b",
         "kappa_entity_id", "kappa_entity_id_folded", "n_direction_pairs", "kappa_direction",
-        "confusion",
+        "confusion", "span_f1", "span_f1_labelled", "alpha_u", "alpha_u_interval", "incomplete",
+        "per_relation", "per_direction", "span_bootstrap",
     ]  # fmt: skip
     assert (data["n_docs_shared"], report.n_docs_only_a, report.n_docs_only_b) == (2, 1, 1)
     assert (data["n_pairs"], data["n_span_matched"], data["n_only_a"], data["n_only_b"]) == (

@@ -1,5 +1,7 @@
 """``goldloop agree --studio-project NAME`` against a real Label Studio: two people annotate the
-tasks of ``NAME-double``; κ read from Label Studio equals κ of the same hits given as files."""
+tasks of ``NAME-double``; κ read from Label Studio equals κ of the same hits given as files; in
+the session's curation campaign, each person against the pre-annotation shown and the curator
+against each person equal the same figures computed from the versions the test wrote."""
 
 from __future__ import annotations
 
@@ -13,9 +15,11 @@ import pytest
 from goldloop.formats.gold import Document, Hit
 from goldloop.kb import load_kb
 from goldloop.scoring.agreement import agreement
-from goldloop.studio.push import push
+from goldloop.studio.push import Candidates, push
 from goldloop.studio.review import hit_regions
 from tests.conftest import Cli
+from tests.studio import campaign_data
+from tests.studio.campaign_data import ALICE, BOB, CANDIDATES, CAROL, Campaign
 
 pytestmark = pytest.mark.studio
 
@@ -106,6 +110,9 @@ def test_agree_from_the_double_project(
         "tasks_with_fewer_than_two_annotations": 1,
         "annotations_beyond_the_second": 1,
     }
+    # Pushed without candidates and never curated: no pre-annotation or curator to compare.
+    roles = ("person_pre_annotation", "curator_person", "curators", "person_pre_annotator")
+    assert [report.pop(k) for k in roles] == [{}, {}, [], {}]
     expected = agreement(documents(FIRST), documents(SECOND), kb).to_json()
     assert report == expected
     assert (report["n_span_matched"], report["n_only_a"], report["n_only_b"]) == (3, 1, 0)
@@ -143,3 +150,99 @@ def test_agree_refuses_two_annotations_by_one_person(
     assert refused.returncode == 2
     assert f"task {task.id} (pmid:1) holds two annotations by" in refused.err
     assert f"ids {first.id} and {second.id}" in refused.err
+
+
+def test_agree_reports_people_pre_annotation_and_curator(
+    campaign: Campaign, label_studio: Any, tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kb = load_kb()
+    monkeypatch.setenv("LABEL_STUDIO_API_KEY", label_studio.token)
+    result = cli(
+        "agree", "--studio-project", campaign.name, "--url", label_studio.url,
+        "-o", tmp_path / "k.json",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    report = json.loads((tmp_path / "k.json").read_text())
+    alice, bob = campaign.email("alice"), campaign.email("bob")
+
+    def docs(version: dict[str, list[tuple[str, str, str]]]) -> list[Document]:
+        return campaign_data.documents(version)
+
+    def only(version: dict[str, Any], doc_ids: Any) -> dict[str, Any]:
+        return {d: rows for d, rows in version.items() if d in doc_ids}
+
+    # Two people: the double tasks both annotated.
+    expected = agreement(docs(only(ALICE, BOB)), docs(BOB), kb).to_json()
+    assert {key: report[key] for key in expected} == expected
+    # Each person against the pre-annotator's candidates pushed on the tasks they annotated.
+    shown = {d: [(s, e, di) for doc, s, e, di in CANDIDATES if doc == d] for d in ALICE}
+    assert report["person_pre_annotation"] == {
+        alice: agreement(docs(shown), docs(ALICE), kb).to_json(),
+        bob: agreement(docs(only(shown, BOB)), docs(BOB), kb).to_json(),
+    }
+    assert report["person_pre_annotator"] == {}  # one pre-annotator: its version is the review
+    # The curator (carol settled three disputes) against each annotator on those tasks.
+    assert report["curators"] == [campaign.email("carol")]
+    assert report["curator_person"] == {
+        alice: agreement(docs(CAROL), docs(only(ALICE, CAROL)), kb).to_json(),
+        bob: agreement(docs(CAROL), docs(only(BOB, CAROL)), kb).to_json(),
+    }
+    # Bob moved away from the candidates on pmid:12-14; alice kept them all and added one.
+    moved = report["person_pre_annotation"]
+    assert moved[alice]["span_f1"]["strict"]["recall"] == 1.0
+    assert moved[bob]["span_f1_labelled"]["strict"]["f1"] < 1.0
+    assert "pre-annotation shown" in result.out and "curator" in result.out
+
+
+def test_agree_compares_each_person_with_each_pre_annotator(
+    label_studio: Any, tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kb = load_kb()
+    client = label_studio.client
+    name = f"two-llms-{uuid.uuid4().hex[:6]}"
+    shared = ("pmid:1", "pmid:2")
+    llm_a = [
+        ("pmid:1", "activates", ACTIVATES, "forward"),
+        ("pmid:1", "inhibits", INHIBITS, "forward"),
+    ]
+    llm_b = [
+        ("pmid:1", "activates", ACTIVATES, "forward"),
+        ("pmid:2", "binds to", BINDS, "symmetric"),
+    ]
+    push(
+        label_studio.connection, client,
+        [Document(doc_id=d, text=TEXTS[d], role="double") for d in shared], name, kb,
+        a=Candidates("llm-a", {d: hits(llm_a, d) for d in shared}),
+        b=Candidates("llm-b", {d: hits(llm_b, d) for d in shared}),
+    )  # fmt: skip
+    project = next(
+        p for p in client.projects.list(include="id,title") if p.title == f"{name}-double"
+    )
+    tasks = {t.data["doc_id"]: t.id for t in client.tasks.list(project=project.id, fields="all")}
+    second = client.users.create(
+        email=f"b-{uuid.uuid4().hex[:6]}@goldloop.local", username=uuid.uuid4().hex[:8]
+    )
+    for doc_id in shared:
+        for rows, who in ((FIRST, {}), (SECOND, {"completed_by": second.id})):
+            result = [
+                item for h in hits(rows, doc_id) for item in hit_regions(TEXTS[doc_id], h, kb)
+            ]
+            client.annotations.create(id=tasks[doc_id], result=result, **who)
+    monkeypatch.setenv("LABEL_STUDIO_API_KEY", label_studio.token)
+    done = cli(
+        "agree", "--studio-project", name, "--url", label_studio.url, "-o", tmp_path / "k.json"
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "k.json").read_text())
+    admin = client.users.whoami().email
+    # The review prediction shown: one region per span either proposed, A's relation first.
+    review = llm_a + [row for row in llm_b if row[1] != "activates"]
+    for person, rows in ((admin, FIRST), (second.email, SECOND)):
+        assert (
+            report["person_pre_annotation"][person]
+            == agreement(documents(review), documents(rows), kb).to_json()
+        )
+        assert report["person_pre_annotator"][person] == {
+            "llm-a": agreement(documents(llm_a), documents(rows), kb).to_json(),
+            "llm-b": agreement(documents(llm_b), documents(rows), kb).to_json(),
+        }

@@ -1,4 +1,4 @@
-"""``goldloop agree``: Cohen's κ between two annotators."""
+"""``goldloop agree``: span F1, α_u and Cohen's κ between two annotators."""
 
 from __future__ import annotations
 
@@ -22,11 +22,18 @@ from goldloop.files.atomic import atomic_write_json
 from goldloop.formats.gold import read_gold
 from goldloop.kb import KB
 from goldloop.scoring.agreement import NONE, AgreementReport, agreement
-from goldloop.studio.agreement import double_agreement
+from goldloop.scoring.span_agreement import Figure, SpanAgreement, write_relation_chart
+from goldloop.studio.agreement import RoleAgreements, double_agreement, role_agreements
 from goldloop.studio.connection import connect, resolve_connection
 from goldloop.studio.project import export_campaign
 
 TOP_DISAGREEMENTS = 15
+TOP_RELATIONS = 10
+# The κ report's own keys (the table before the span figures).
+KAPPA_KEYS = (
+    "n_docs_shared", "n_pairs", "n_span_matched", "n_only_a", "n_only_b", "kappa_entity_id",
+    "kappa_entity_id_folded", "n_direction_pairs", "kappa_direction",
+)  # fmt: skip
 
 
 def agree(
@@ -48,45 +55,62 @@ def agree(
             help="Report JSON (default: <gold>.agreement.json or <NAME>.agreement.json).",
         ),
     ] = None,
+    png: Annotated[
+        Path | None,
+        typer.Option(
+            "--png", help="Per relation span F1 chart (default: the report's name with .png)."
+        ),
+    ] = None,
     kb: KbOption = None,
     equivalences: EquivalencesOption = None,
 ) -> None:
-    """κ on relation (raw and KB-folded) and on direction, over documents both annotated."""
+    """Span F1 (strict, lenient, labelled, per relation), α_u, and κ on relation (raw and
+    KB-folded) and direction, over documents both annotated."""
     files = gold is not None and other is not None
     if files == (studio_project is not None) or (gold is None) != (other is None):
         raise GoldloopError("give --gold A --other B, or --studio-project NAME")
     the_kb = open_kb(kb, equivalences)
+    roles: RoleAgreements | None = None
     if gold is not None and other is not None:
         target = out or gold.with_name(gold.name + ".agreement.json")
-        check_outputs({"--out": target}, {"--gold": gold, "--other": other})
+        chart = png or target.with_suffix(".png")
+        check_outputs({"--out": target, "--png": chart}, {"--gold": gold, "--other": other})
         # Read without folding: the raw κ compares ids as the annotators wrote them.
         report = agreement(read_gold(gold).documents, read_gold(other).documents, the_kb)
         data = report.to_json()
         title = f"agreement {gold.name} (A) vs {other.name} (B)"
     else:
         target = out or Path(f"{studio_project}.agreement.json")
-        check_outputs({"--out": target})
+        chart = png or target.with_suffix(".png")
+        check_outputs({"--out": target, "--png": chart})
         connection = resolve_connection(url)
         campaign = export_campaign(
-            connection, connect(connection), str(studio_project), roles=("double",)
+            connection, connect(connection), str(studio_project), roles=("double", "curate")
         )
-        report, double = double_agreement(campaign.of("double"), the_kb, campaign.titles["double"])
-        data = {**report.to_json(), "label_studio": double.to_json()}
+        where = campaign.titles["double"]
+        report, double = double_agreement(campaign.of("double"), the_kb, where)
+        roles = role_agreements(campaign.of("double"), campaign.of("curate"), the_kb, where)
+        data = {**report.to_json(), "label_studio": double.to_json(), **roles.to_json()}
         title = f"agreement in {double.project}: first vs second annotation per task"
         console.print(
             f"{double.compared} of {double.tasks} task(s) compared; "
             f"{double.fewer_than_two} with fewer than two annotations, "
             f"{double.extra_annotations} annotation(s) beyond the second not used"
         )
+    if report.spans is not None:
+        write_relation_chart(report.spans.per_relation, _names(the_kb), chart)
     atomic_write_json(target, data)
     show_report(report, the_kb, title)
-    console.print(f"report: {target}")
+    if roles is not None:
+        show_roles(roles)
+    console.print(f"report: {target}\nchart: {chart}")
 
 
 def show_report(report: AgreementReport, kb: KB, title: str) -> None:
     data = report.to_json()
-    rows = [(key, _fmt(value)) for key, value in data.items() if key != "confusion"]
-    console.print(key_value_table(title, rows))
+    console.print(key_value_table(title, [(key, _fmt(data[key])) for key in KAPPA_KEYS]))
+    if report.spans is not None:
+        show_spans(report.spans, kb)
     if report.n_docs_only_a or report.n_docs_only_b:
         console.print(
             f"[yellow]not compared:[/] {report.n_docs_only_a} document(s) only A annotated, "
@@ -103,6 +127,88 @@ def show_report(report: AgreementReport, kb: KB, title: str) -> None:
     for count, a, b in sorted(cells, key=lambda c: (-c[0], c[1], c[2]))[:TOP_DISAGREEMENTS]:
         table.add_row(_name(a, kb), _name(b, kb), str(count))
     console.print(table)
+
+
+def show_roles(roles: RoleAgreements) -> None:
+    """Who agrees with whom: each person against the pre-annotation shown and the curator."""
+    table = Table(title="who agrees with whom (span F1 lenient, labelled)", title_justify="left")
+    for column in ("A", "B", "docs", "F1", "labelled F1", "α_u spans"):
+        table.add_column(column, justify="left" if column in ("A", "B") else "right")
+    rows = [("pre-annotation shown", who, r) for who, r in roles.person_pre_annotation.items()]
+    rows += [("curator", who, r) for who, r in roles.curator_person.items()]
+    rows += [
+        (f"pre-annotator {tag}", who, r)
+        for who, by_tag in roles.person_pre_annotator.items()
+        for tag, r in by_tag.items()
+    ]
+    for a, b, report in sorted(rows, key=lambda row: (row[0], row[1])):
+        spans = report.spans
+        assert spans is not None  # agreement() always computes them
+        table.add_row(
+            a,
+            b,
+            str(report.n_docs_shared),
+            _fmt(spans.span_f1["lenient"].f1),
+            _fmt(spans.span_f1_labelled["lenient"].f1),
+            _fmt(spans.alpha_spans.value),
+        )
+    if rows:
+        console.print(table)
+
+
+def show_spans(spans: SpanAgreement, kb: KB) -> None:
+    """Span F1 and α_u with their intervals, incomplete positions, the most marked relations."""
+    table = Table(title="span agreement over the shared documents (sample)", title_justify="left")
+    for column in ("figure", "value", "interval", "precision", "recall"):
+        table.add_column(column, justify="left" if column == "figure" else "right")
+    figures: list[tuple[str, Figure]] = [
+        *((f"span F1 {mode}", figure) for mode, figure in spans.span_f1.items()),
+        *((f"labelled F1 {mode}", figure) for mode, figure in spans.span_f1_labelled.items()),
+    ]
+    for name, figure in figures:
+        table.add_row(
+            name,
+            _fmt(figure.f1),
+            _interval(figure.interval),
+            _fmt(figure.precision),
+            _fmt(figure.recall),
+        )
+    for name, alpha in (("α_u spans", spans.alpha_spans), ("α_u relations", spans.alpha_relations)):
+        table.add_row(name, _fmt(alpha.value), _interval(alpha.interval), "", "")
+    console.print(table)
+    console.print(
+        f"incomplete: {_count(spans.only_a)} span(s) only A marked, {_count(spans.only_b)} only B "
+        "(κ pairs them with ∅)"
+    )
+    if not spans.per_relation:
+        return
+    rows = Table(title=f"per relation, the {TOP_RELATIONS} most marked", title_justify="left")
+    for column in ("relation", "A", "B", "F1 strict", "F1 lenient", "interval"):
+        rows.add_column(column, justify="left" if column == "relation" else "right")
+    for row in spans.per_relation[:TOP_RELATIONS]:
+        rows.add_row(
+            _name(row.key, kb),
+            _count(row.n_a),
+            _count(row.n_b),
+            _fmt(row.f1_strict),
+            _fmt(row.f1_lenient),
+            _interval(row.interval_lenient),
+        )
+    console.print(rows)
+
+
+def _names(kb: KB) -> dict[str, str]:
+    return {relation.entity_id: relation.label for relation in kb}
+
+
+def _count(value: float) -> str:
+    """A count, held as a float because weighted counts may be fractional."""
+    return str(int(value)) if float(value).is_integer() else f"{value:.1f}"
+
+
+def _interval(interval: list[float | None]) -> str:
+    low, high = interval if interval else (None, None)
+    return "" if low is None or high is None else f"[{low:.3f}, {high:.3f}]"
 
 
 def _name(entity_id: str, kb: KB) -> str:

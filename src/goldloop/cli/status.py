@@ -144,6 +144,7 @@ def status_view(project: str, data: dict[str, Any], target: Path) -> Group:
         ("correction rate (anchored)", _num(verdicts["anchored"]["correction_rate"])),
         ("correction rate (paraphrase)", _num(verdicts["paraphrase"]["correction_rate"])),
         ("decided (single / agreed / curated)", "{single} / {agreed} / {curated}".format(**data["decided"])),
+        ("span F1 lenient / labelled, double tasks", _span_f1(agreement)),
         ("κ relation (folded) on double tasks", _num(agreement.get("kappa_entity_id_folded"))),
         ("κ direction on double tasks", _num(agreement.get("kappa_direction"))),
         ("estimated recall (first / second / both)", _recalls(data["completeness"])),
@@ -155,6 +156,14 @@ def status_view(project: str, data: dict[str, Any], target: Path) -> Group:
         ("JSON", target),
     ]  # fmt: skip
     return Group(roles, people, key_value_table("so far", summary))
+
+
+def _span_f1(agreement: dict[str, Any]) -> str:
+    """The agreement section's headline span F1s (a sidecar from before them has none)."""
+    if "span_f1" not in agreement:
+        return _num(None)
+    lenient = agreement["span_f1"]["lenient"]["f1"]
+    return f"{_num(lenient)} / {_num(agreement['span_f1_labelled']['lenient']['f1'])}"
 
 
 def _figures_table(title: str, groups: dict[str, dict[str, Any]]) -> Table:

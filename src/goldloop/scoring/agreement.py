@@ -5,13 +5,14 @@ matcher; a span only one side marked enters the relation κ against an explicit 
 other side, so missing a mention and inventing one cost the same. κ is given on the ids as
 written (raw) and folded through the KB (converse → canonical, then equivalences), so two
 annotators naming one relation two ways agree. Direction κ is taken over span pairs whose folded
-relation agrees; a symmetric relation agrees in any direction.
+relation agrees; a symmetric relation agrees in any direction. The report also carries the span
+agreement of :mod:`goldloop.scoring.span_agreement` (span F1, α_u, incomplete positions).
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,6 +21,7 @@ from goldloop.formats.gold import Document, Hit
 from goldloop.kb import KB
 from goldloop.scoring.folding import fold_answer
 from goldloop.scoring.matching import match_spans
+from goldloop.scoring.span_agreement import SpanAgreement, span_agreement
 
 NONE = "∅"
 
@@ -66,6 +68,7 @@ class AgreementReport:
     n_direction_pairs: int
     kappa_direction: float | None
     confusion: dict[str, Counter[str]] = field(default_factory=dict)
+    spans: SpanAgreement | None = None
 
     @property
     def n_span_matched(self) -> int:
@@ -95,6 +98,8 @@ class AgreementReport:
         out["confusion"] = {
             a: dict(sorted(row.items())) for a, row in sorted(self.confusion.items())
         }
+        if self.spans is not None:
+            out.update(self.spans.to_json())
         return out
 
 
@@ -102,10 +107,21 @@ def pair_spans(
     documents_a: Sequence[Document], documents_b: Sequence[Document]
 ) -> tuple[list[SpanPair], int, int, int]:
     """Span pairs over the shared documents, with (shared, only-A, only-B) document counts."""
+    both, only_a, only_b = shared_documents(documents_a, documents_b)
+    pairs: list[SpanPair] = []
+    for doc_a, doc_b in both:
+        pairs.extend(_pair_document(doc_a.doc_id, doc_a.ground_truth, doc_b.ground_truth))
+    return pairs, len(both), only_a, only_b
+
+
+def shared_documents(
+    documents_a: Sequence[Document], documents_b: Sequence[Document]
+) -> tuple[list[tuple[Document, Document]], int, int]:
+    """``(A's, B's)`` version of each document both annotated, in A's order, with the numbers
+    of documents only A and only B annotated."""
     by_id_b = {doc.doc_id: doc for doc in documents_b}
     ids_a = {doc.doc_id for doc in documents_a}
-    pairs: list[SpanPair] = []
-    shared = 0
+    both: list[tuple[Document, Document]] = []
     for doc_a in documents_a:
         doc_b = by_id_b.get(doc_a.doc_id)
         if doc_b is None:
@@ -114,9 +130,8 @@ def pair_spans(
             raise AgreementError(
                 f"document {doc_a.doc_id}: the two annotations carry different texts"
             )
-        shared += 1
-        pairs.extend(_pair_document(doc_a.doc_id, doc_a.ground_truth, doc_b.ground_truth))
-    return pairs, shared, len(ids_a) - shared, len(by_id_b.keys() - ids_a)
+        both.append((doc_a, doc_b))
+    return both, len(ids_a) - len(both), len(by_id_b.keys() - ids_a)
 
 
 def _pair_document(doc_id: str, hits_a: list[Hit], hits_b: list[Hit]) -> list[SpanPair]:
@@ -146,10 +161,23 @@ def span_pairs(
 
 
 def agreement(
-    documents_a: Sequence[Document], documents_b: Sequence[Document], kb: KB | None
+    documents_a: Sequence[Document],
+    documents_b: Sequence[Document],
+    kb: KB | None,
+    *,
+    weights: Mapping[str, float] | None = None,
+    n_boot: int = 1000,
+    seed: int = 0,
 ) -> AgreementReport:
-    """κ between annotators A and B; ids are compared as written and, with ``kb``, folded."""
-    pairs, shared, only_a, only_b = pair_spans(documents_a, documents_b)
+    """κ between annotators A and B (ids compared as written and, with ``kb``, folded), and the
+    span agreement of :mod:`goldloop.scoring.span_agreement` (``weights`` per ``doc_id``)."""
+    both, only_a, only_b = shared_documents(documents_a, documents_b)
+    shared = len(both)
+    pairs = [
+        pair
+        for doc_a, doc_b in both
+        for pair in _pair_document(doc_a.doc_id, doc_a.ground_truth, doc_b.ground_truth)
+    ]
     raw = [(_id(p.a), _id(p.b)) for p in pairs]
     folded = None if kb is None else [(_folded_id(p.a, kb), _folded_id(p.b, kb)) for p in pairs]
     directions = direction_pairs(pairs, kb)
@@ -166,6 +194,7 @@ def agreement(
         n_direction_pairs=len(directions),
         kappa_direction=cohen_kappa(directions),
         confusion=confusion,
+        spans=span_agreement(both, kb, weights=weights, n_boot=n_boot, seed=seed),
     )
 
 

@@ -36,7 +36,9 @@ def document_bootstrap(
     if n <= 0 or len(per_document) == 0:
         return {}
     rng = np.random.default_rng(seed)
-    counts = np.asarray(per_document, dtype=np.int64)
+    counts = np.asarray(per_document)
+    # Weighted counts (corpus figures) stay real; plain counts sum exactly as integers.
+    counts = counts if counts.dtype.kind == "f" else counts.astype(np.int64)
     rows = len(counts)
     chunk = max(1, min(n, 2_000_000 // max(rows, 1)))
     values: dict[str, list[np.ndarray]] = {}

@@ -1,4 +1,5 @@
-"""Agreement from the ``<NAME>-double`` project's export: the first two annotators per task.
+"""Agreement from the ``<NAME>-double`` project's export: the first two annotators per task,
+each person against the pre-annotation shown, and the curator against each person.
 
 Each annotation is turned into hits by pull's own reading (``goldloop.studio.verify.verify``), so
 the two annotators' documents are exactly what pull would make of each; then
@@ -13,12 +14,28 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from goldloop.formats.gold import Document
-from goldloop.formats.labelstudio.tasks import Task, completed_annotations, two_annotators
-from goldloop.formats.labelstudio.verify import verify
+from goldloop.formats.gold import Document, Hit
+from goldloop.formats.labelstudio.tasks import (
+    Annotation,
+    Task,
+    annotator_of,
+    by_doc_id,
+    completed_annotations,
+    doc_id_of,
+    review_seen,
+    text_of,
+    two_annotators,
+)
+from goldloop.formats.labelstudio.verify import (
+    prediction_hits,
+    read_annotation,
+    shown_hits,
+    verify,
+)
 from goldloop.kb import KB
 from goldloop.scoring.agreement import AgreementReport, agreement
 from goldloop.scoring.completeness import Completeness, estimate_completeness
+from goldloop.studio.review import review_tag
 
 
 @dataclass(frozen=True)
@@ -86,3 +103,104 @@ def double_completeness(first: Sequence[Document], second: Sequence[Document]) -
             if d.doc_id in spans
         ]
     )
+
+
+@dataclass
+class RoleAgreements:
+    """Per person: agreement with the pre-annotation shown (A: the pre-annotation, B: the
+    person) and with the curator of their curated tasks (A: the curator, B: the person)."""
+
+    person_pre_annotation: dict[str, AgreementReport]
+    curator_person: dict[str, AgreementReport]
+    curators: list[str]
+    # With two pre-annotators: per person, each pre-annotator's own version (by tag) against
+    # the person, over the tasks whose review prediction combined them.
+    person_pre_annotator: dict[str, dict[str, AgreementReport]]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "person_pre_annotation": {
+                who: r.to_json() for who, r in sorted(self.person_pre_annotation.items())
+            },
+            "curator_person": {who: r.to_json() for who, r in sorted(self.curator_person.items())},
+            "curators": self.curators,
+            "person_pre_annotator": {
+                who: {tag: r.to_json() for tag, r in sorted(by_tag.items())}
+                for who, by_tag in sorted(self.person_pre_annotator.items())
+            },
+        }
+
+
+def role_agreements(
+    tasks: Sequence[Task], curated: Sequence[Task], kb: KB, where: str
+) -> RoleAgreements:
+    """Each person's completed annotations (their first per task) of the double tasks against
+    the review prediction each was made over; on the tasks a curator settled (the first
+    completed annotation of the task's ``curated`` copy), the curator against each of the
+    task's two annotators."""
+    shown: dict[str, tuple[list[Document], list[Document]]] = {}
+    each: dict[tuple[str, str], tuple[list[Document], list[Document]]] = {}
+    settled: dict[str, tuple[list[Document], list[Document]]] = {}
+    curators: set[str] = set()
+    curations = by_doc_id(curated)
+    for task in sorted(tasks, key=lambda t: int(t["id"])):
+        people: dict[str, Annotation] = {}
+        for annotation in completed_annotations(task):
+            people.setdefault(annotator_of(annotation), annotation)
+        for person, annotation in people.items():
+            before = shown_hits(task, annotation, kb)
+            if before is None:
+                continue
+            mine = _document(task, read_annotation(task, annotation, kb)[1])
+            pair = shown.setdefault(person, ([], []))
+            pair[0].append(_document(task, before))
+            pair[1].append(mine)
+            for tag, prediction in _pre_annotators(task, annotation):
+                pair = each.setdefault((person, tag), ([], []))
+                pair[0].append(_document(task, prediction_hits(task, prediction, kb)))
+                pair[1].append(mine)
+        both = two_annotators(task, where)
+        curation = curations.get(doc_id_of(task))
+        done = completed_annotations(curation) if curation is not None else []
+        if both is None or not done:
+            continue
+        curators.add(annotator_of(done[0]))
+        # Read as pull reads a curated document: the curator's annotation on the double task.
+        curator_hits = read_annotation(task, done[0], kb)[1]
+        for annotation in both:
+            pair = settled.setdefault(annotator_of(annotation), ([], []))
+            pair[0].append(_document(task, curator_hits))
+            pair[1].append(_document(task, read_annotation(task, annotation, kb)[1]))
+    return RoleAgreements(
+        person_pre_annotation={who: agreement(*pair, kb) for who, pair in shown.items()},
+        curator_person={who: agreement(*pair, kb) for who, pair in settled.items()},
+        curators=sorted(curators),
+        person_pre_annotator=_by_person({key: agreement(*pair, kb) for key, pair in each.items()}),
+    )
+
+
+def _pre_annotators(task: Task, annotation: Annotation) -> list[tuple[str, dict[str, Any]]]:
+    """The two pre-annotators' own predictions whose review ``annotation`` was made over, by
+    tag (none when that review had one pre-annotator: it is then that one's version)."""
+    review = review_seen(task, annotation)
+    if review is None:
+        return []
+    own = {str(p.get("model_version")): p for p in task.get("predictions") or []}
+    for tag_a, first in own.items():
+        for tag_b, second in own.items():
+            if tag_a != tag_b and review_tag(tag_a, tag_b) == review.get("model_version"):
+                return [(tag_a, first), (tag_b, second)]
+    return []
+
+
+def _by_person(
+    reports: dict[tuple[str, str], AgreementReport],
+) -> dict[str, dict[str, AgreementReport]]:
+    out: dict[str, dict[str, AgreementReport]] = {}
+    for (person, tag), report in reports.items():
+        out.setdefault(person, {})[tag] = report
+    return out
+
+
+def _document(task: Task, hits: list[Hit]) -> Document:
+    return Document(doc_id=doc_id_of(task), text=text_of(task), ground_truth=hits)

@@ -164,6 +164,30 @@ def judge(
     return comparison, sorted(hits, key=lambda h: (h.a, h.b))
 
 
+def shown_hits(task: Task, annotation: Annotation, kb: KB) -> list[Hit] | None:
+    """The review prediction ``annotation`` was made over, read as hits (None: none was shown)."""
+    review = review_seen(task, annotation)
+    return None if review is None else prediction_hits(task, review, kb)
+
+
+def prediction_hits(task: Task, prediction: dict[str, Any], kb: KB) -> list[Hit]:
+    """A prediction's regions on ``task`` as hits, in offset order (regions without a known
+    label are left out)."""
+    text = text_of(task)
+    regions, _ = read_regions(text, list(prediction.get("result") or []))
+    out = []
+    for region in regions:
+        folded = kb.decode_label(region.label, region.direction) if region.label else None
+        if folded is not None:
+            out.append(
+                Hit(
+                    a=region.a, b=region.b, surface=text[region.a : region.b],
+                    entity_id=folded.entity_id, direction=folded.direction,
+                )
+            )  # fmt: skip
+    return sorted(out, key=lambda h: (h.a, h.b))
+
+
 def annotator_versions(
     task: Task, kb: KB, where: str
 ) -> tuple[Annotation, dict[str, list[Hit]]] | None:

@@ -1,0 +1,339 @@
+"""Pairwise span agreement between two annotators: F1, strict and lenient, overall and labelled,
+per folded relation and per direction, with document bootstrap intervals; and α_u.
+
+F1 between two annotators is the positive specific agreement 2m / (n_a + n_b) (Hripcsak &
+Rothschild, JAMIA 12, 2005), where m spans are paired one to one by the shared matcher
+(``scoring.matching.match_spans``): ``strict`` needs the same offsets, ``lenient`` any shared
+character. Precision is the share of B's spans paired, recall the share of A's. *Labelled*
+pairs also need the same folded relation and direction (a symmetric relation agrees in any
+direction); *per relation* pairs only spans both sides gave that folded relation. The figures
+describe the shared documents (the sample); ``weights`` (per document, default 1) let a caller
+weight documents, e.g. by inverse inclusion probability for the corpus, and the bootstrap
+resamples the weighted counts (α_u stays unweighted: a figure of the sample). *Incomplete* positions (INCEpTION's term) are the spans only
+one side marked, leniently: the ones κ pairs with ``∅``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from goldloop.files.atomic import atomic_open
+from goldloop.formats.gold import Document, Hit, paused_gc
+from goldloop.kb import KB
+from goldloop.scoring.alpha_u import AlphaU, Unit, alpha_counts, alpha_from_counts, alpha_value
+from goldloop.scoring.bootstrap import document_bootstrap, ratio
+from goldloop.scoring.folding import fold_answer
+from goldloop.scoring.matching import match_spans
+
+MODES = ("strict", "lenient")
+CHART_RELATIONS = 10
+_MATCH_MODE = {"strict": "exact", "lenient": "overlap"}
+SAMPLE = "sample"
+
+
+@dataclass(frozen=True)
+class Figure:
+    """F1, precision and recall of one kind of pairing, with the F1's bootstrap interval."""
+
+    f1: float | None
+    precision: float | None
+    recall: float | None
+    interval: list[float | None]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "f1": self.f1,
+            "precision": self.precision,
+            "recall": self.recall,
+            "interval": self.interval,
+            "of": SAMPLE,
+        }
+
+
+@dataclass(frozen=True)
+class GroupRow:
+    """Counts and F1 within one folded relation (or one direction)."""
+
+    key: str
+    n_a: float
+    n_b: float
+    f1_strict: float | None
+    f1_lenient: float | None
+    interval_strict: list[float | None]
+    interval_lenient: list[float | None]
+
+    def to_json(self, key_name: str) -> dict[str, Any]:
+        return {
+            key_name: self.key,
+            "n_a": _number(self.n_a),
+            "n_b": _number(self.n_b),
+            "f1_strict": self.f1_strict,
+            "f1_lenient": self.f1_lenient,
+            "f1_strict_interval": self.interval_strict,
+            "f1_lenient_interval": self.interval_lenient,
+        }
+
+
+@dataclass(frozen=True)
+class SpanAgreement:
+    span_f1: dict[str, Figure]
+    span_f1_labelled: dict[str, Figure]
+    only_a: float
+    only_b: float
+    per_relation: list[GroupRow]
+    per_direction: list[GroupRow]
+    alpha_spans: AlphaU
+    alpha_relations: AlphaU
+    n_boot: int
+    seed: int
+    level: float
+
+    def to_json(self) -> dict[str, Any]:
+        """The report keys ``span_f1``, ``span_f1_labelled``, ``alpha_u``, ``incomplete``,
+        ``per_relation``, ``per_direction``, with α_u's intervals and the bootstrap settings."""
+        return {
+            "span_f1": {mode: figure.to_json() for mode, figure in self.span_f1.items()},
+            "span_f1_labelled": {
+                mode: figure.to_json() for mode, figure in self.span_f1_labelled.items()
+            },
+            "alpha_u": {"spans": self.alpha_spans.value, "relations": self.alpha_relations.value},
+            "alpha_u_interval": {
+                "spans": self.alpha_spans.interval,
+                "relations": self.alpha_relations.interval,
+                "of": SAMPLE,
+            },
+            "incomplete": {"only_a": _number(self.only_a), "only_b": _number(self.only_b)},
+            "per_relation": [row.to_json("entity_id") for row in self.per_relation],
+            "per_direction": [row.to_json("direction") for row in self.per_direction],
+            "span_bootstrap": {"n": self.n_boot, "seed": self.seed, "level": self.level},
+        }
+
+
+def span_agreement(
+    shared: Sequence[tuple[Document, Document]],
+    kb: KB | None,
+    *,
+    weights: Mapping[str, float] | None = None,
+    n_boot: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> SpanAgreement:
+    """Span F1, α_u and incomplete positions over ``(A's, B's)`` version of each shared document.
+
+    ``weights`` maps a ``doc_id`` to its weight (missing: 1).
+    """
+    # Many small tuples and none in a cycle: the collector's passes would only cost time.
+    with paused_gc():
+        labelled = [_labelled(doc_a.ground_truth, kb) for doc_a, _ in shared]
+        labelled_b = [_labelled(doc_b.ground_truth, kb) for _, doc_b in shared]
+        relations = sorted({r for doc in labelled + labelled_b for _, _, r, _ in doc})
+        directions = sorted({d for doc in labelled + labelled_b for _, _, _, d in doc})
+        # Columns: overall, labelled, each relation, each direction; four counts each.
+        group_of = {key: g for g, key in enumerate([*relations, *directions], start=2)}
+        counts = _group_counts(labelled, labelled_b, group_of)
+        if weights is not None:
+            counts *= np.array([weights.get(a.doc_id, 1.0) for a, _ in shared])[:, None]
+        totals = counts.sum(axis=0)
+        # One bootstrap for every figure: the same resamples, drawn once.
+        alpha_spans = alpha_counts(_units(shared, labelled, labelled_b, False))
+        alpha_relations = alpha_counts(_units(shared, labelled, labelled_b, True))
+        ends = np.cumsum([counts.shape[1], alpha_spans.shape[1], alpha_relations.shape[1]])
+
+        def metrics(sums: np.ndarray) -> dict[str, np.ndarray]:
+            return {
+                **_f1_of_groups(sums[:, : ends[0]]),
+                "alpha:spans": alpha_from_counts(sums[:, ends[0] : ends[1]]),
+                "alpha:relations": alpha_from_counts(sums[:, ends[1] :]),
+            }
+
+        intervals = document_bootstrap(
+            np.hstack([counts, alpha_spans, alpha_relations]), metrics, n_boot, seed, level
+        )
+
+    # Every group's figures at once: rows are groups; columns n_a, n_b, strict, lenient.
+    by_group = totals.reshape(-1, 4)
+    paired = by_group[:, 2:]
+    f1s = ratio(2 * paired, (by_group[:, 0] + by_group[:, 1])[:, None])
+    precisions = ratio(paired, by_group[:, 1:2])
+    recalls = ratio(paired, by_group[:, 0:1])
+
+    def figures(group: int) -> dict[str, Figure]:
+        return {
+            mode: Figure(
+                f1=_value(f1s[group, i]),
+                precision=_value(precisions[group, i]),
+                recall=_value(recalls[group, i]),
+                interval=intervals.get(f"{group}:{mode}", [None, None]),
+            )
+            for i, mode in enumerate(MODES)
+        }
+
+    def row(group: int, key: str) -> GroupRow:
+        found = figures(group)
+        return GroupRow(
+            key=key,
+            n_a=float(totals[4 * group]),
+            n_b=float(totals[4 * group + 1]),
+            f1_strict=found["strict"].f1,
+            f1_lenient=found["lenient"].f1,
+            interval_strict=found["strict"].interval,
+            interval_lenient=found["lenient"].interval,
+        )
+
+    per_relation = [row(group_of[r], r) for r in relations]
+    per_relation.sort(key=lambda r: (-(r.n_a + r.n_b), r.key))
+    return SpanAgreement(
+        span_f1=figures(0),
+        span_f1_labelled=figures(1),
+        only_a=float(totals[0] - totals[3]),
+        only_b=float(totals[1] - totals[3]),
+        per_relation=per_relation,
+        per_direction=[row(group_of[d], d) for d in directions],
+        alpha_spans=AlphaU(alpha_value(alpha_spans), intervals.get("alpha:spans", [None, None])),
+        alpha_relations=AlphaU(
+            alpha_value(alpha_relations), intervals.get("alpha:relations", [None, None])
+        ),
+        n_boot=n_boot,
+        seed=seed,
+        level=level,
+    )
+
+
+# A span as compared: offsets, folded relation id, direction ("symmetric" on a symmetric relation).
+_Labelled = tuple[int, int, str, str]
+
+
+def _labelled(hits: Sequence[Hit], kb: KB | None) -> list[_Labelled]:
+    out = []
+    for hit in hits:
+        relation_id, direction = fold_answer(kb, hit.entity_id, hit.direction)
+        relation = kb.get(str(relation_id)) if kb is not None else None
+        if relation is not None and relation.is_symmetric:
+            direction = "symmetric"
+        out.append((hit.a, hit.b, str(relation_id), direction or "none"))
+    return out
+
+
+def _group_counts(
+    labelled_a: list[list[_Labelled]], labelled_b: list[list[_Labelled]], group_of: dict[str, int]
+) -> np.ndarray:
+    """Per document: four counts for all spans, for labelled pairs, then per relation and
+    per direction at the column ``group_of`` gives."""
+    counts = np.zeros((len(labelled_a), 4 * len(group_of) + 8))
+    for d, (hits_a, hits_b) in enumerate(zip(labelled_a, labelled_b, strict=True)):
+        counts[d, 0:4] = _counts(hits_a, hits_b, _anything)
+        counts[d, 4:8] = _counts(hits_a, hits_b, _relation_and_direction)
+        for relation in {h[2] for h in hits_a} | {h[2] for h in hits_b}:
+            g = group_of[relation]
+            counts[d, 4 * g : 4 * g + 4] = _counts(
+                [h for h in hits_a if h[2] == relation],
+                [h for h in hits_b if h[2] == relation],
+                _anything,
+            )
+        # Per direction, a pair also needs the same relation (the labelled pairing, split).
+        for direction in {h[3] for h in hits_a} | {h[3] for h in hits_b}:
+            g = group_of[direction]
+            counts[d, 4 * g : 4 * g + 4] = _counts(
+                [h for h in hits_a if h[3] == direction],
+                [h for h in hits_b if h[3] == direction],
+                _relation_and_direction,
+            )
+    return counts
+
+
+def _anything(hit: _Labelled) -> object:
+    return None
+
+
+def _relation_and_direction(hit: _Labelled) -> object:
+    return hit[2:]
+
+
+def _counts(
+    hits_a: list[_Labelled], hits_b: list[_Labelled], label: Callable[[_Labelled], object]
+) -> list[int]:
+    """n_a, n_b and the pairs found strictly and leniently, pairing only spans of one label."""
+    found = [0, 0]
+    for key in {label(h) for h in hits_a} & {label(h) for h in hits_b}:
+        spans_a = sorted((h[0], h[1]) for h in hits_a if label(h) == key)
+        spans_b = sorted((h[0], h[1]) for h in hits_b if label(h) == key)
+        for i, mode in enumerate(MODES):
+            taken = match_spans(spans_a, spans_b, _MATCH_MODE[mode])
+            found[i] += sum(k is not None for k in taken)
+    return [len(hits_a), len(hits_b), *found]
+
+
+def _f1_of_groups(sums: np.ndarray) -> dict[str, np.ndarray]:
+    groups = sums.reshape(len(sums), -1, 4)
+    f1 = ratio(2 * groups[:, :, 2:], (groups[:, :, 0] + groups[:, :, 1])[:, :, None])
+    return {
+        f"{group}:{mode}": f1[:, group, i]
+        for group in range(groups.shape[1])
+        for i, mode in enumerate(MODES)
+    }
+
+
+def _units(
+    shared: Sequence[tuple[Document, Document]],
+    labelled_a: list[list[_Labelled]],
+    labelled_b: list[list[_Labelled]],
+    by_relation: bool,
+) -> list[tuple[int, list[Unit], list[Unit]]]:
+    def units(hits: list[_Labelled]) -> list[Unit]:
+        return [(a, b, relation if by_relation else "span") for a, b, relation, _ in hits]
+
+    return [
+        (len(doc_a.text), units(a), units(b))
+        for (doc_a, _), a, b in zip(shared, labelled_a, labelled_b, strict=True)
+    ]
+
+
+def _value(x: np.ndarray) -> float | None:
+    value = float(x)
+    return None if np.isnan(value) else value
+
+
+def _number(x: float) -> float | int:
+    """A count as an int when unweighted, so the report reads 3, not 3.0."""
+    return int(x) if float(x).is_integer() else x
+
+
+def write_relation_chart(rows: Sequence[GroupRow], names: Mapping[str, str], path: Path) -> None:
+    """Per relation F1 (lenient, strict) with intervals, the most marked relations first."""
+    import matplotlib  # matplotlib loads only when a chart is drawn
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    top = list(rows[:CHART_RELATIONS])[::-1]
+    figure, axes = plt.subplots(figsize=(8, 1.2 + 0.45 * max(len(top), 1)))
+    for shift, mode, colour in ((0.15, "lenient", "#3070b0"), (-0.15, "strict", "#f0a030")):
+        ys, xs, low, high = [], [], [], []
+        for y, row in enumerate(top):
+            f1 = row.f1_lenient if mode == "lenient" else row.f1_strict
+            interval = row.interval_lenient if mode == "lenient" else row.interval_strict
+            if f1 is None:
+                continue
+            ys.append(y + shift)
+            xs.append(f1)
+            low.append(f1 - interval[0] if interval[0] is not None else 0.0)
+            high.append(interval[1] - f1 if interval[1] is not None else 0.0)
+        axes.errorbar(xs, ys, xerr=[low, high], fmt="o", color=colour, capsize=3, label=mode)
+    axes.set_yticks(
+        range(len(top)),
+        [f"{names.get(row.key, row.key)} ({_number(row.n_a)}/{_number(row.n_b)})" for row in top],
+    )
+    axes.set(
+        xlim=(-0.02, 1.02), xlabel="span F1 between A and B (bootstrap interval over documents)"
+    )
+    axes.set_title(f"per relation span F1, the {len(top)} most marked (spans A/B)")
+    axes.legend(loc="lower right")
+    figure.tight_layout()
+    with atomic_open(path, "wb") as handle:
+        figure.savefig(handle, format="png", dpi=100)
+    plt.close(figure)

@@ -1,0 +1,172 @@
+"""Pairwise span F1 between two annotators: a hand count, the nervaluate package's figures, the
+weights, and a seeded simulation whose true F1 is known."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from goldloop.formats.gold import Document, Hit
+from goldloop.kb import KB
+from goldloop.scoring.agreement import agreement
+from goldloop.scoring.schemas import evaluate_with_nervaluate
+from goldloop.scoring.span_agreement import span_agreement
+
+TEXT = "IL-6 regulates TNF. TNF is expressed in liver. A inhibits B and C activates D." + " " * 120
+
+
+def hit(a: int, b: int, entity_id: str, direction: str | None = "forward") -> Hit:
+    return Hit(a=a, b=b, surface=TEXT[a:b], entity_id=entity_id, direction=direction)
+
+
+def doc(doc_id: str, *hits: Hit) -> Document:
+    return Document(doc_id=doc_id, text=TEXT, ground_truth=list(hits))
+
+
+def test_hand_count(kb: KB) -> None:
+    a = doc(
+        "d1",
+        hit(5, 14, "RO.0002211"),  # B: same offsets, same relation
+        hit(27, 39, "RO.0002206", "inverse"),  # B: overlapping; both fold to RO.0002292 forward
+        hit(49, 57, "PEL.000018"),  # B: same offsets, another relation
+        hit(62, 71, "PEL.000018"),  # only A
+    )
+    b = doc(
+        "d1",
+        hit(5, 14, "RO.0002211"),
+        hit(30, 39, "RO.0002292", "forward"),
+        hit(49, 57, "PEL.000000"),
+        hit(90, 95, "PEL.000000"),  # only B
+        hit(100, 104, "PEL.000000"),  # only B
+    )
+    found = span_agreement([(a, b)], kb, n_boot=0)
+    # n_a = 4, n_b = 5. Strict: 2 pairs (5-14, 49-57); lenient: 3 (27-39 overlaps 30-39).
+    strict, lenient = found.span_f1["strict"], found.span_f1["lenient"]
+    assert (strict.precision, strict.recall, strict.f1) == pytest.approx((2 / 5, 2 / 4, 4 / 9))
+    assert (lenient.precision, lenient.recall, lenient.f1) == pytest.approx((3 / 5, 3 / 4, 6 / 9))
+    # Labelled: relation and direction must agree: 5-14 strictly, 27-39 only leniently.
+    labelled = found.span_f1_labelled
+    assert labelled["strict"].f1 == pytest.approx(2 / 9)
+    assert labelled["lenient"].f1 == pytest.approx(4 / 9)
+    assert (found.only_a, found.only_b) == (1, 2)
+    rows = {row.key: row for row in found.per_relation}
+    assert (rows["PEL.000000"].n_a, rows["PEL.000000"].n_b) == (0, 3)
+    assert (rows["RO.0002292"].f1_strict, rows["RO.0002292"].f1_lenient) == (0.0, 1.0)
+    assert rows["PEL.000018"].f1_lenient == 0.0
+    # The most marked relation comes first.
+    assert found.per_relation[0].key == "PEL.000000"
+    # Incomplete positions are exactly the spans κ pairs with ∅.
+    report = agreement([a], [b], kb, n_boot=0)
+    assert (report.n_only_a, report.n_only_b) == (found.only_a, found.only_b)
+    data = report.to_json()
+    assert data["incomplete"] == {"only_a": 1, "only_b": 2}
+    assert set(data["span_f1"]["strict"]) >= {"f1", "precision", "recall", "interval"}
+    assert set(data["alpha_u"]) == {"spans", "relations"}
+    assert set(data["per_relation"][0]) >= {"entity_id", "n_a", "n_b", "f1_strict", "f1_lenient"}
+
+
+def slotted(rng: random.Random, n_docs: int, labels: list[str]) -> tuple[list[Any], list[Any]]:
+    """Two sides whose spans sit in 20-character slots: each span overlaps at most one other,
+    the case where nervaluate's counting and the one-to-one matcher coincide."""
+    docs_a, docs_b = [], []
+    for d in range(n_docs):
+        spans_a, spans_b = [], []
+        for slot in range(10):
+            base = 20 * slot
+            start, end = sorted(rng.sample(range(19), 2))
+            label = rng.choice(labels)
+            if rng.random() < 0.8:
+                spans_a.append((base + start, base + end, label))
+            if rng.random() < 0.8:
+                if rng.random() < 0.5:
+                    start, end = sorted(rng.sample(range(19), 2))
+                if rng.random() < 0.3:
+                    label = rng.choice(labels)
+                spans_b.append((base + start, base + end, label))
+        docs_a.append(Document(doc_id=f"d{d}", text=TEXT, ground_truth=[_hit(*s) for s in spans_a]))
+        docs_b.append(Document(doc_id=f"d{d}", text=TEXT, ground_truth=[_hit(*s) for s in spans_b]))
+    return docs_a, docs_b
+
+
+def _hit(a: int, b: int, label: str) -> Hit:
+    return Hit(a=a, b=b, surface=TEXT[a:b], entity_id=label, direction="forward")
+
+
+def _spans(docs: list[Document], labelled: bool) -> list[list[dict[str, Any]]]:
+    return [
+        [
+            {"label": h.entity_id if labelled else "span", "start": h.a, "end": h.b}
+            for h in d.ground_truth
+        ]
+        for d in docs
+    ]
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_equals_nervaluate_where_the_definitions_coincide(seed: int) -> None:
+    rng = random.Random(seed)
+    docs_a, docs_b = slotted(rng, 8, ["R1", "R2", "R3"])
+    found = span_agreement(list(zip(docs_a, docs_b, strict=True)), None, n_boot=0)
+    # A is nervaluate's gold, B its prediction: precision = share of B's spans paired.
+    plain = evaluate_with_nervaluate(_spans(docs_a, False), _spans(docs_b, False))["overall"]
+    typed = evaluate_with_nervaluate(_spans(docs_a, True), _spans(docs_b, True))["overall"]
+    for ours, theirs in (
+        (found.span_f1["strict"], plain["exact"]),
+        (found.span_f1_labelled["strict"], typed["strict"]),
+    ):
+        assert ours.precision == pytest.approx(theirs["precision"], abs=1e-12)
+        assert ours.recall == pytest.approx(theirs["recall"], abs=1e-12)
+        assert ours.f1 == pytest.approx(theirs["f1"], abs=1e-12)
+    # Lenient pairs are nervaluate's correct + partial of the partial schema (which scores a
+    # partial pair as a half): equal counts, and equal figures when no pair is partial.
+    partial = plain["partial"]
+    paired = partial["correct"] + partial["partial"]
+    actual = paired + partial["incorrect"] + partial["spurious"]
+    possible = paired + partial["incorrect"] + partial["missed"]
+    lenient = found.span_f1["lenient"]
+    assert lenient.precision == pytest.approx(paired / actual, abs=1e-12)
+    assert lenient.recall == pytest.approx(paired / possible, abs=1e-12)
+    if partial["partial"] == 0:
+        assert lenient.f1 == pytest.approx(partial["f1"], abs=1e-12)
+    assert found.only_a == partial["missed"] and found.only_b == partial["spurious"]
+
+
+def test_weights_scale_documents(kb: KB) -> None:
+    rng = random.Random(5)
+    docs_a, docs_b = slotted(rng, 6, ["R1", "R2"])
+    shared = list(zip(docs_a, docs_b, strict=True))
+    plain = span_agreement(shared, None, n_boot=50)
+    equal = span_agreement(shared, None, weights={d.doc_id: 1.0 for d in docs_a}, n_boot=50)
+    assert equal.span_f1 == plain.span_f1
+    # A weight of 3 counts a document as three copies of it.
+    weighted = span_agreement(shared, None, weights={"d0": 3.0}, n_boot=0)
+    copied = span_agreement([*shared, shared[0], shared[0]], None, n_boot=0)
+    for mode in ("strict", "lenient"):
+        assert weighted.span_f1[mode].f1 == pytest.approx(copied.span_f1[mode].f1, abs=1e-12)
+        assert weighted.span_f1_labelled[mode].f1 == pytest.approx(
+            copied.span_f1_labelled[mode].f1, abs=1e-12
+        )
+    assert weighted.only_a == copied.only_a
+
+
+def test_interval_covers_the_known_f1_in_a_seeded_simulation() -> None:
+    # Each annotator keeps each true mention independently (A with 0.9, B with 0.7), at the
+    # true offsets, and adds nothing: the population F1 is 2 p_a p_b / (p_a + p_b).
+    p_a, p_b = 0.9, 0.7
+    truth = 2 * p_a * p_b / (p_a + p_b)
+    covered = 0
+    for seed in range(40):
+        rng = random.Random(seed)
+        shared = []
+        for d in range(40):
+            mentions = [(20 * k, 20 * k + 8) for k in range(rng.randint(1, 9))]
+            a = [_hit(x, y, "R") for x, y in mentions if rng.random() < p_a]
+            b = [_hit(x, y, "R") for x, y in mentions if rng.random() < p_b]
+            shared.append((doc(f"d{d}", *a), doc(f"d{d}", *b)))
+        found = span_agreement(shared, None, n_boot=400, seed=seed).span_f1["strict"]
+        low, high = found.interval
+        assert low is not None and high is not None and low <= found.f1 <= high  # type: ignore[operator]
+        covered += low <= truth <= high
+    assert covered >= 33, covered  # 95% nominal
