@@ -68,7 +68,11 @@ def agree(
         check_outputs({"--out": target})
         connection = resolve_connection(url)
         campaign = export_campaign(
-            connection, connect(connection), str(studio_project), roles=("double",)
+            connection,
+            connect(connection),
+            str(studio_project),
+            roles=("double",),
+            need=("double",),
         )
         report, double = double_agreement(campaign.of("double"), the_kb, campaign.titles["double"])
         data = {**report.to_json(), "label_studio": double.to_json()}

@@ -26,7 +26,7 @@ from goldloop.kb import KB
 from goldloop.studio.connection import connect, resolve_connection
 from goldloop.studio.pull import PullResult, pull, sidecar_path, summary_rows
 from goldloop.studio.push import Candidates, PushReport, push
-from goldloop.studio.sync import sync
+from goldloop.studio.sync import PrefillChange, sync
 
 Sample = Annotated[Path, typer.Option("--sample", help="Sample dir or documents JSONL.")]
 Project = Annotated[
@@ -145,10 +145,18 @@ def sync_command(
     documents = read_documents(sample)
     a, b = _candidates(knowledge, candidates, candidates_tag, other, other_tag)
     connection = resolve_connection(url)
-    report = sync(
-        connection, connect(connection), documents, project, knowledge, out, a=a, b=b,
-        roles=wanted_roles, annotator=annotator,
-    )  # fmt: skip
+    try:
+        report = sync(
+            connection, connect(connection), documents, project, knowledge, out, a=a, b=b,
+            roles=wanted_roles, annotator=annotator,
+        )  # fmt: skip
+    except PrefillChange as exc:
+        given = f"give {exc.given}" if exc.given else "give none"
+        raise GoldloopError(
+            f"--candidates/--other: project {exc.title!r} pre-fills from {exc.current} and these "
+            f"{given}; sync with the --candidates and --other it was pushed with (push changes "
+            "the pre-fill)"
+        ) from exc
     _print_push(report.push, connection.url)
     _print_pull(report.pull, out)
 
