@@ -41,8 +41,8 @@ EquivalencesOption = Annotated[
     Path | None,
     typer.Option(
         "--equivalences",
-        help="equivalences.csv for the second folding tier (default: the bundled one with the "
-        "bundled KB).",
+        help="equivalences.csv for the second folding tier (default: equivalences.csv beside "
+        "the KB, when there is one).",
         show_default=False,
     ),
 ]
