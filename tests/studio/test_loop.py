@@ -168,7 +168,9 @@ def test_sync_without_b_keeps_the_campaigns_prefill(pushed, label_studio) -> Non
     """The README's sync (no --other) on an A+B campaign refuses before sending anything."""
     env = {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token}
     out = pushed["dir"] / "sync-a-only.json"
-    before = {d: len(t.predictions) for d, t in tasks_of(label_studio.client, pushed["main"].id).items()}
+    before = {
+        d: len(t.predictions) for d, t in tasks_of(label_studio.client, pushed["main"].id).items()
+    }
     result = run_goldloop(
         ["sync", "--sample", str(pushed["documents"]), "--project", pushed["name"], "--out", str(out),
          "--candidates", str(pushed["gold_a"])], env,
@@ -178,7 +180,9 @@ def test_sync_without_b_keeps_the_campaigns_prefill(pushed, label_studio) -> Non
     assert "--other" in result.err and REVIEW in result.err and f"review:{TAG_A}" in result.err
     assert project_titled(label_studio.client, pushed["name"]).model_version == REVIEW
     assert project_titled(label_studio.client, f"{pushed['name']}-double").model_version == REVIEW
-    after = {d: len(t.predictions) for d, t in tasks_of(label_studio.client, pushed["main"].id).items()}
+    after = {
+        d: len(t.predictions) for d, t in tasks_of(label_studio.client, pushed["main"].id).items()
+    }
     assert after == before
     assert not out.exists()
 

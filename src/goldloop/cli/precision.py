@@ -156,10 +156,13 @@ def sample(
     ] = False,
     studio_project: StudioProjectOption = None,
     url: UrlOption = None,
+    kb: KbOption = None,
 ) -> None:
     """Draw a random sample of judged mentions to label: a JSONL, and a Label Studio project."""
-    check_outputs({"--out": out}, {"--verdicts": verdicts, "--documents": input_files(documents)})
-    judged = read_verdicts(verdicts)
+    check_outputs(
+        {"--out": out}, {"--verdicts": verdicts, "--documents": input_files(documents), "--kb": kb}
+    )
+    judged = read_verdicts(verdicts, open_kb(kb))
     drawn = draw_sample(judged, n, seed, by_relation=by_relation)
     texts = {doc.doc_id: doc for doc in read_documents(documents)}
     rows = labelling_rows(drawn, texts, str(verdicts))
