@@ -20,6 +20,8 @@ from goldloop.errors import GoldloopError
 from goldloop.scoring.matching import MATCH_MODES
 from goldloop.scoring.regimes import ENGINES, REGIMES
 from goldloop.scoring.report import (
+    NOTHING_ANNOTATED,
+    nothing_to_chart,
     report_paths,
     results_tables,
     seed_compatibility_line,
@@ -130,6 +132,8 @@ def show_results(
         unmapped = result["inputs"]["unmapped_by_id_bridge"]
         if unmapped:
             err_console.print(f"{result['system']}: {unmapped} predicted ids not in the id bridge")
+    if nothing_to_chart(results):
+        console.print(f"{NOTHING_ANNOTATED}: the gold holds no mentions, so no figure to chart")
     for path in write_reports(results, report_dir, stem, meta):
         console.print(f"wrote {path}")
 

@@ -21,6 +21,7 @@ from goldloop.cli.common import (
     open_kb,
 )
 from goldloop.cli.loop import Project
+from goldloop.scoring.report import NOTHING_ANNOTATED
 from goldloop.studio.connection import connect, resolve_connection
 from goldloop.studio.effort import IDLE_CAP_MINUTES, effort_png, effort_report, effort_rows
 from goldloop.studio.project import export_campaign
@@ -119,6 +120,8 @@ def effort_command(
     )
     for group in ("by_annotator", "by_pre_annotator", "by_correction_rate", "by_length"):
         console.print(_figures_table(group.replace("_", " "), report[group]))
+    if not rows:
+        console.print(f"{NOTHING_ANNOTATED}: no completed annotation in {project}")
     console.print(f"report: {target}; chart: {chart}")
 
 

@@ -135,6 +135,9 @@ def report_paths(directory: Path, stem: str) -> tuple[Path, Path, Path]:
     return json_path, csv_path, png_path
 
 
+NOTHING_ANNOTATED = "nothing annotated yet"
+
+
 def write_reports(
     results: Sequence[dict[str, Any]], directory: Path, stem: str, meta: dict[str, Any]
 ) -> list[Path]:
@@ -151,20 +154,48 @@ def write_reports(
     return [json_path, csv_path, png_path]
 
 
-def write_chart(results: Sequence[dict[str, Any]], path: Path) -> None:
-    """One panel per regime: each system's overall figures and its metric per slice (recall
-    end-to-end, accuracy_overall linking-only), with 95% bootstrap intervals when computed."""
+def _panels(
+    results: Sequence[dict[str, Any]],
+) -> list[tuple[str, list[tuple[str, dict[str, _Point]]]]]:
+    regimes = [r for r in _CHART if any(result["regime"] == r for result in results)]
+    return [
+        (regime, chart_rows([result for result in results if result["regime"] == regime]))
+        for regime in regimes
+    ]
+
+
+def nothing_to_chart(results: Sequence[dict[str, Any]]) -> bool:
+    """No figure has a value (a gold without mentions, before anyone annotated)."""
+    return not any(points for _, rows in _panels(results) for _, points in rows)
+
+
+def write_placeholder_png(path: Path, message: str) -> None:
+    """A chart with nothing to draw says so in words: no empty axes on a made-up scale."""
     import matplotlib  # matplotlib loads only when a chart is drawn
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    regimes = [r for r in _CHART if any(result["regime"] == r for result in results)]
+    figure = plt.figure(figsize=(6, 1.2))
+    figure.text(0.5, 0.5, message, ha="center", va="center", fontsize=11)
+    with atomic_open(path, "wb") as handle:
+        figure.savefig(handle, format="png", dpi=100)
+    plt.close(figure)
+
+
+def write_chart(results: Sequence[dict[str, Any]], path: Path) -> None:
+    """One panel per regime: each system's overall figures and its metric per slice (recall
+    end-to-end, accuracy_overall linking-only), with 95% bootstrap intervals when computed."""
+    if nothing_to_chart(results):
+        write_placeholder_png(path, f"{NOTHING_ANNOTATED}: the gold holds no mentions")
+        return
+    import matplotlib  # matplotlib loads only when a chart is drawn
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     systems = list(dict.fromkeys(result["system"] for result in results))
-    panels = [
-        (regime, chart_rows([result for result in results if result["regime"] == regime]))
-        for regime in regimes
-    ]
+    panels = _panels(results)
     n_rows = max((len(rows) for _, rows in panels), default=1)
     height = 1.6 + n_rows * max(0.3, 0.16 * len(systems))
     figure, axes = plt.subplots(
