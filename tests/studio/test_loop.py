@@ -15,7 +15,7 @@ import pytest
 
 from goldloop.gold import read_gold
 from goldloop.kb import load_kb
-from tests.conftest import CliResult, run_goldloop
+from tests.conftest import CliResult, assert_fits, run_goldloop
 from tests.studio.loop_data import (
     ACTIVATES,
     BINDS,
@@ -205,3 +205,13 @@ def test_a_campaign_of_double_documents_only_is_pulled(label_studio, tmp_path) -
     again = tmp_path / "since.json"
     _run(["pull", "--project", name, "--out", str(again), "--since"], label_studio)
     assert read_gold(again).documents == read_gold(out).documents
+
+
+def test_push_prints_the_review_tag_whole_at_80_columns(pushed, label_studio, terminal) -> None:
+    env = {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token}
+    result = run_goldloop(["push", "--sample", pushed["documents"], "--project", pushed["name"],
+                           "--candidates", pushed["gold_a"], "--other", pushed["gold_b"]], env)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert_fits(result.stdout)
+    lines = result.stdout.splitlines()
+    assert f"review tag of {pushed['name']} (the ML backend's title): {REVIEW}" in lines

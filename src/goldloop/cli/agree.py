@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from goldloop.atomic import atomic_write_json
 from goldloop.cli.common import (
@@ -15,6 +14,7 @@ from goldloop.cli.common import (
     UrlOption,
     check_outputs,
     console,
+    figures_table,
     key_value_table,
     open_kb,
 )
@@ -101,12 +101,15 @@ def show_report(report: AgreementReport, kb: KB, title: str) -> None:
     ]
     if not cells:
         return
-    table = Table(title="most frequent disagreements (folded)", title_justify="left")
-    for column in ("A", "B", "spans"):
-        table.add_column(column, justify="right" if column == "spans" else "left")
-    for count, a, b in sorted(cells, key=lambda c: (-c[0], c[1], c[2]))[:TOP_DISAGREEMENTS]:
-        table.add_row(_name(a, kb), _name(b, kb), str(count))
-    console.print(table)
+    top = sorted(cells, key=lambda c: (-c[0], c[1], c[2]))[:TOP_DISAGREEMENTS]
+    console.print(
+        figures_table(
+            "most frequent disagreements (folded)",
+            ("A", "B", "spans"),
+            [[_name(a, kb), _name(b, kb), count] for count, a, b in top],
+            names=2,
+        )
+    )
 
 
 def _name(entity_id: str, kb: KB) -> str:

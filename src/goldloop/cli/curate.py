@@ -8,6 +8,7 @@ from goldloop.cli.common import (
     console,
     key_value_table,
     open_kb,
+    print_whole,
 )
 from goldloop.cli.loop import Project
 from goldloop.studio.connection import connect, resolve_connection
@@ -35,3 +36,5 @@ def curate_command(project: Project, url: UrlOption = None, kb: KbOption = None)
             ],
         )
     )
+    if report.model_version:
+        print_whole(f"curation tag of {report.curate_project}", report.model_version)

@@ -19,6 +19,7 @@ from goldloop.cli.common import (
     key_value_table,
     open_kb,
     parse_roles,
+    print_whole,
 )
 from goldloop.documents import input_files, read_documents
 from goldloop.errors import GoldloopError
@@ -183,6 +184,9 @@ def _print_push(report: PushReport, url: str) -> None:
             ("model version (pre-fill)", done.model_version or "none (no candidates)"),
         ]
         console.print(key_value_table(f"push → {url}", rows))
+        if done.model_version:
+            # The title of the ML backend's connection in Label Studio: copied, so never wrapped.
+            print_whole(f"review tag of {done.title} (the ML backend's title)", done.model_version)
     if report.skipped_roles:
         console.print(
             "roles not pushed: "

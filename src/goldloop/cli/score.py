@@ -13,6 +13,7 @@ from goldloop.cli.common import (
     check_outputs,
     console,
     err_console,
+    figures_table,
     open_kb,
 )
 from goldloop.cli.named import named_files, parse_named
@@ -117,7 +118,7 @@ def show_results(
 ) -> None:
     """Print the table and what was not scored, then write JSON, CSV and the chart."""
     for table in results_tables(results, title):
-        console.print(table)
+        console.print(figures_table(table.title, table.headers, table.rows, legend=table.legend))
     for result in results:
         line = seed_compatibility_line(result)
         if line:

@@ -9,7 +9,14 @@ from typing import Annotated, Any
 import typer
 
 from goldloop.atomic import atomic_write_text
-from goldloop.cli.common import KbOption, check_outputs, console, key_value_table, open_kb
+from goldloop.cli.common import (
+    KbOption,
+    check_outputs,
+    console,
+    key_value_table,
+    open_kb,
+    print_whole,
+)
 from goldloop.errors import GoldloopError
 from goldloop.formats.labelstudio.tasks import campaign_titles
 from goldloop.studio import server
@@ -90,6 +97,7 @@ def _print_state(state: server.ServerState) -> None:
             ],
         )
     )
+    print_whole("url", state.url)
     console.print("goldloop commands use this server when LABEL_STUDIO_URL is not set.")
 
 

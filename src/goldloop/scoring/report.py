@@ -6,9 +6,7 @@ import csv
 import io
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
-
-from rich.table import Table
+from typing import Any, NamedTuple
 
 from goldloop.atomic import atomic_open, atomic_write_json, atomic_write_text
 
@@ -249,19 +247,30 @@ def write_chart(results: Sequence[dict[str, Any]], path: Path) -> None:
     plt.close(figure)
 
 
-def results_tables(results: Sequence[dict[str, Any]], title: str) -> list[Table]:
+class ResultsTable(NamedTuple):
+    """A table's title, column heads, rows of printed cells, and a line saying what they mean."""
+
+    title: str
+    headers: list[str]
+    rows: list[list[str]]
+    legend: str
+
+
+def results_tables(results: Sequence[dict[str, Any]], title: str) -> list[ResultsTable]:
     """One table per regime, one line per system, with the numbers an analyst reads first."""
     tables = []
     for regime, columns in _TABLE_COLUMNS.items():
         rows = [summary_row(r) for r in results if r["regime"] == regime]
         if not rows:
             continue
-        table = Table(title=f"{title}: {regime}", title_justify="left")
-        for header, _ in columns:
-            table.add_column(header, justify="left" if header == "system" else "right")
-        for row in rows:
-            table.add_row(*(_cell(row, key) for _, key in columns))
-        tables.append(table)
+        tables.append(
+            ResultsTable(
+                f"{title}: {regime}",
+                [header for header, _ in columns],
+                [[_cell(row, key) for _, key in columns] for row in rows],
+                _LEGENDS[regime],
+            )
+        )
     return tables
 
 
@@ -279,6 +288,19 @@ _TABLE_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
         ("dir acc", "direction_accuracy"), ("skipped", "malformed"),
     ),
 }  # fmt: skip
+_LEGENDS = {
+    "end-to-end": (
+        "gold / pred: mentions in the gold / the system; match: predicted spans matched to a gold "
+        "span; P = match/pred, R = match/gold; ent acc: matched spans with the gold's "
+        "relation (folded); strict F1: span and relation both exact (nervaluate strict); dir "
+        "acc: matched spans with the gold's direction; skipped: rows not scored (malformed)"
+    ),
+    "linking-only": (
+        "gold: gold spans asked about; answered: those the system gave an id; acc overall: right "
+        "ids / gold; acc on pred: right ids / answered; coverage = answered / gold; dir acc: "
+        "right directions; skipped: rows not scored (malformed)"
+    ),
+}
 
 
 def _cell(row: dict[str, Any], key: str) -> str:
