@@ -18,11 +18,12 @@ from goldloop.cli.common import (
     key_value_table,
     open_kb,
 )
+from goldloop.errors import GoldloopError
 from goldloop.sample.audit import audit_sample
 from goldloop.sample.corpus import CorpusColumns
 from goldloop.sample.gate import GateSettings
 from goldloop.sample.phase1 import AUTO_MULTIPLE
-from goldloop.sample.run import SampleResult, SampleSettings, run_sample
+from goldloop.sample.run import SampleExists, SampleResult, SampleSettings, run_sample
 from goldloop.sample.stats import dataset_stats
 
 DEFAULTS = SampleSettings()
@@ -149,15 +150,21 @@ def sample(
         transient=True,
     ) as progress:
         task = progress.add_task("parse", total=None)
-        result = run_sample(
-            corpus,
-            out,
-            knowledge,
-            settings,
-            extend=extend,
-            exclude=exclude_corpus or (),
-            on_rows=lambda n: progress.advance(task, n),
-        )
+        try:
+            result = run_sample(
+                corpus,
+                out,
+                knowledge,
+                settings,
+                extend=extend,
+                exclude=exclude_corpus or (),
+                on_rows=lambda n: progress.advance(task, n),
+            )
+        except SampleExists as exc:
+            raise GoldloopError(
+                f"--out {exc.sample_dir} already holds a sample: choose another --out, or add "
+                "--extend to append a batch to it"
+            ) from exc
     _print_sample(result)
 
 
