@@ -215,3 +215,19 @@ def test_push_prints_the_review_tag_whole_at_80_columns(pushed, label_studio, te
     assert_fits(result.stdout)
     lines = result.stdout.splitlines()
     assert f"review tag of {pushed['name']} (the ML backend's title): {REVIEW}" in lines
+
+
+def test_a_campaign_without_double_documents_has_nothing_to_curate(label_studio, tmp_path) -> None:
+    documents, gold_a, _ = write_inputs(tmp_path)
+    name = f"primary-only-{uuid.uuid4().hex[:6]}"
+    _run(["push", "--sample", str(documents), "--project", name, "--candidates", str(gold_a),
+          "--roles", "primary"], label_studio)  # fmt: skip
+    out = _run(["curate", "--project", name], label_studio).stdout
+    assert f"{name} has no double tasks ({name}-double): nothing to curate" in out
+    titles = {p.title for p in label_studio.client.projects.list(include="id,title")}
+    assert name in titles and f"{name}-curate" not in titles and f"{name}-double" not in titles
+    _run(["status", "--project", name, "-o", str(tmp_path / "status.json")], label_studio)
+    _run(["pull", "--project", name, "--out", str(tmp_path / "gold.json")], label_studio)
+    missing = run_goldloop(["curate", "--project", f"{name}-nope"],
+                           {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token})  # fmt: skip
+    assert missing.returncode == 2 and f"'{name}-nope' or '{name}-nope-double'" in missing.err

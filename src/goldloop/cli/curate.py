@@ -20,6 +20,9 @@ def curate_command(project: Project, url: UrlOption = None, kb: KbOption = None)
     knowledge = open_kb(kb)
     connection = resolve_connection(url)
     report = curate(connection, connect(connection), project, knowledge)
+    if report.project_id is None:
+        console.print(f"{project} has no double tasks ({report.double_project}): nothing to curate")
+        return
     console.print(
         key_value_table(
             f"curate → {connection.url}",
