@@ -113,3 +113,16 @@ def test_each_offline_commands_table_reads_whole_at_80_columns(
     assert sample.returncode == 0, sample.stderr
     report = json.loads((tmp_path / "sample" / "sampling_report.batch0.json").read_text())
     assert_fits(sample.stdout, [f"{s['p_incl']:.4f}" for s in report["strata"].values()])
+    audit = run_goldloop(["audit", "--sample", tmp_path / "sample"])
+    assert audit.returncode == 0, audit.stderr
+    curve = json.loads((tmp_path / "sample" / "audit.json").read_text())["coverage"]["curve"]
+    assert_fits(audit.stdout, [point["coverage"] for point in curve])
+    annotate = run_goldloop(["annotate", "--documents", documents, "--out", tmp_path / "lex.json",
+                             "--provider", "lexical"])  # fmt: skip
+    assert annotate.returncode == 0, annotate.stderr
+    counts = json.loads((tmp_path / "lex.json.report.json").read_text())["counts"]
+    assert_fits(annotate.stdout, [counts["hits"], counts["rejections"]])
+    for command in (["gold", "check", gold_a], ["kb", "check"]):
+        checked = run_goldloop(command)
+        assert checked.returncode == 0, checked.stderr
+        assert_fits(checked.stdout)

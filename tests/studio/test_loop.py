@@ -215,6 +215,11 @@ def test_push_prints_the_review_tag_whole_at_80_columns(pushed, label_studio, te
     assert_fits(result.stdout)
     lines = result.stdout.splitlines()
     assert f"review tag of {pushed['name']} (the ML backend's title): {REVIEW}" in lines
+    out = pushed["dir"] / "narrow.json"
+    pulled = run_goldloop(["pull", "--project", pushed["name"], "--out", out], env)
+    assert pulled.returncode == 0, pulled.stderr
+    sidecar = json.loads((pushed["dir"] / "narrow.json.verification.json").read_text())
+    assert_fits(pulled.stdout, [f"{sidecar['correction_rate']:.3f}", sidecar["candidates"]])
 
 
 def test_a_campaign_without_double_documents_has_nothing_to_curate(label_studio, tmp_path) -> None:
