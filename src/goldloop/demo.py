@@ -116,13 +116,15 @@ def check_pushed(run: DemoRun, kb: KB) -> list[str]:
 
 
 def next_commands(run: DemoRun) -> list[str]:
-    """What to run once people have annotated: status, curation of the double tasks, pull,
-    effort, score, and stopping Label Studio; every report goes beside the demo's work files,
-    never into the current folder."""
+    """Logins for the annotators, then what to run once people have annotated: status, curation
+    of the double tasks, pull, effort, score, and stopping Label Studio; every report goes beside
+    the demo's work files, never into the current folder."""
     here = run.sample_dir.parent
     gold = here / "gold.verified.json"
     system = run.annotator.split("@")[0]
     return [
+        "goldloop studio users alice@example.org bob@example.org   # a login per annotator "
+        "(a double task needs two people)",
         f"goldloop status --project {PROJECT} -o {here / PROJECT}.status.json",
         f"goldloop curate --project {PROJECT}   # once two people annotated {double_name(PROJECT)}",
         f"goldloop pull --project {PROJECT} --out {gold}",
