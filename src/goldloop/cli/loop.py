@@ -152,11 +152,10 @@ def sync_command(
             roles=wanted_roles, annotator=annotator,
         )  # fmt: skip
     except PrefillChange as exc:
-        given = f"give {exc.given}" if exc.given else "give none"
         raise GoldloopError(
-            f"--candidates/--other: project {exc.title!r} pre-fills from {exc.current} and these "
-            f"{given}; sync with the --candidates and --other it was pushed with (push changes "
-            "the pre-fill)"
+            f"--candidates/--other: project {exc.title!r} pre-fills from {exc.current}, these "
+            f"give {exc.given or 'no pre-fill'}; sync with the --candidates and --other it was "
+            "pushed with (push changes the pre-fill)"
         ) from exc
     _print_push(report.push, connection.url)
     _print_pull(report.pull, out)
