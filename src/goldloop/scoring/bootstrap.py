@@ -1,4 +1,10 @@
-"""Percentile bootstrap over documents: resample documents, re-sum their counts, recompute."""
+"""Percentile bootstrap over documents: resample documents, re-sum their counts, recompute.
+
+With a design (per-document ``weights`` and ``cells``) the resampling is the stratified
+Rao–Wu bootstrap: in each cell of ``n_h`` documents, ``n_h - 1`` are drawn with replacement and
+each draw weighs ``w · n_h / (n_h - 1)``, so the replicates' variance of a weighted total is the
+stratified estimator's; a cell of one document keeps its weight (it adds no variance).
+"""
 
 from __future__ import annotations
 
@@ -25,29 +31,42 @@ def f1(precision: np.ndarray, recall: np.ndarray) -> np.ndarray:
 
 
 def document_bootstrap(
-    per_document: np.ndarray, metrics: Metrics, n: int, seed: int, level: float = 0.95
+    per_document: np.ndarray,
+    metrics: Metrics,
+    n: int,
+    seed: int,
+    level: float = 0.95,
+    *,
+    weights: np.ndarray | None = None,
+    cells: np.ndarray | None = None,
 ) -> dict[str, list[float | None]]:
     """``[low, high]`` per metric from ``n`` resamples of the rows (documents) of ``per_document``.
 
     ``metrics`` maps summed counts (shape ``(resamples, columns)``) to one value per resample;
     NaN resamples (undefined metric) are left out, and a metric undefined in every resample gets
-    ``[None, None]``. The same ``seed`` gives the same intervals.
+    ``[None, None]``. The same ``seed`` gives the same intervals. ``weights`` and ``cells`` (one
+    per document, both or neither) make the sums design-weighted and the resampling stratified
+    (Rao–Wu, within each cell).
     """
     if n <= 0 or len(per_document) == 0:
         return {}
+    if (weights is None) != (cells is None):
+        raise ValueError("weights and cells go together")
     rng = np.random.default_rng(seed)
-    counts = np.asarray(per_document, dtype=np.int64)
-    rows = len(counts)
+    rows = len(per_document)
+    if weights is None:
+        counts: np.ndarray = np.asarray(per_document, dtype=np.int64)
+        draw = _plain_draws(rng, rows)
+    else:
+        counts = np.asarray(per_document, dtype=float)
+        draw = _stratified_draws(rng, np.asarray(weights, dtype=float), np.asarray(cells))
     chunk = max(1, min(n, 2_000_000 // max(rows, 1)))
     values: dict[str, list[np.ndarray]] = {}
     done = 0
     while done < n:
         size = min(chunk, n - done)
-        # How often each document is drawn in each resample, then the counts those draws sum to.
-        weights = np.stack(
-            [np.bincount(rng.integers(0, rows, rows), minlength=rows) for _ in range(size)]
-        )
-        for name, value in metrics(weights @ counts).items():
+        # Each document's weight in each resample, then the counts those weights sum to.
+        for name, value in metrics(draw(size) @ counts).items():
             values.setdefault(name, []).append(value)
         done += size
     tail = (1 - level) / 2 * 100
@@ -61,3 +80,44 @@ def document_bootstrap(
             low, high = np.percentile(sample, [tail, 100 - tail])
             out[name] = [float(low), float(high)]
     return out
+
+
+def _plain_draws(rng: np.random.Generator, rows: int) -> Callable[[int], np.ndarray]:
+    """How often each document is drawn in each of ``size`` resamples of all ``rows``."""
+
+    def draw(size: int) -> np.ndarray:
+        return np.stack(
+            [np.bincount(rng.integers(0, rows, rows), minlength=rows) for _ in range(size)]
+        )
+
+    return draw
+
+
+def _stratified_draws(
+    rng: np.random.Generator, weights: np.ndarray, cells: np.ndarray
+) -> Callable[[int], np.ndarray]:
+    """Each document's Rao–Wu weight in each of ``size`` resamples within its cell."""
+    rows = len(weights)
+    order = np.argsort(cells, kind="stable")
+    _, starts, sizes = np.unique(cells[order], return_index=True, return_counts=True)
+    resampled = sizes > 1
+    # One slot per draw: the cell's first position in ``order`` and its size; n_h - 1 slots each.
+    slot_start = np.repeat(starts[resampled], sizes[resampled] - 1)
+    slot_size = np.repeat(sizes[resampled], sizes[resampled] - 1)
+    scale = np.ones(rows)
+    fixed = np.zeros(rows)
+    for start, size in zip(starts, sizes, strict=True):
+        members = order[start : start + size]
+        if size > 1:
+            scale[members] = size / (size - 1)
+        else:
+            fixed[members] = 1.0
+    per_draw = weights * scale
+
+    def draw(size: int) -> np.ndarray:
+        picked = order[slot_start + (rng.random((size, len(slot_start))) * slot_size).astype(int)]
+        flat = picked + rows * np.arange(size)[:, None]
+        times = np.bincount(flat.ravel(), minlength=size * rows).reshape(size, rows)
+        return times * per_draw + fixed * weights
+
+    return draw
