@@ -54,19 +54,21 @@ def document_bootstrap(
         raise ValueError("weights and cells go together")
     rng = np.random.default_rng(seed)
     rows = len(per_document)
-    if weights is None:
-        counts: np.ndarray = np.asarray(per_document, dtype=np.int64)
-        draw = _plain_draws(rng, rows)
+    if weights is None or cells is None:
+        resample = _plain_sums(rng, np.asarray(per_document, dtype=np.int64))
     else:
-        counts = np.asarray(per_document, dtype=float)
-        draw = _stratified_draws(rng, np.asarray(weights, dtype=float), np.asarray(cells))
+        resample = _stratified_sums(
+            rng,
+            np.asarray(per_document, dtype=float),
+            np.asarray(weights, dtype=float),
+            np.asarray(cells),
+        )
     chunk = max(1, min(n, 2_000_000 // max(rows, 1)))
     values: dict[str, list[np.ndarray]] = {}
     done = 0
     while done < n:
         size = min(chunk, n - done)
-        # Each document's weight in each resample, then the counts those weights sum to.
-        for name, value in metrics(draw(size) @ counts).items():
+        for name, value in metrics(resample(size)).items():
             values.setdefault(name, []).append(value)
         done += size
     tail = (1 - level) / 2 * 100
@@ -82,42 +84,43 @@ def document_bootstrap(
     return out
 
 
-def _plain_draws(rng: np.random.Generator, rows: int) -> Callable[[int], np.ndarray]:
-    """How often each document is drawn in each of ``size`` resamples of all ``rows``."""
+def _plain_sums(rng: np.random.Generator, counts: np.ndarray) -> Callable[[int], np.ndarray]:
+    """The summed counts of ``size`` resamples of all rows: how often each document is drawn,
+    then the counts those draws sum to."""
+    rows = len(counts)
 
-    def draw(size: int) -> np.ndarray:
-        return np.stack(
+    def resample(size: int) -> np.ndarray:
+        times = np.stack(
             [np.bincount(rng.integers(0, rows, rows), minlength=rows) for _ in range(size)]
         )
+        return times @ counts
 
-    return draw
+    return resample
 
 
-def _stratified_draws(
-    rng: np.random.Generator, weights: np.ndarray, cells: np.ndarray
+def _stratified_sums(
+    rng: np.random.Generator, counts: np.ndarray, weights: np.ndarray, cells: np.ndarray
 ) -> Callable[[int], np.ndarray]:
-    """Each document's Rao–Wu weight in each of ``size`` resamples within its cell."""
-    rows = len(weights)
+    """The weighted summed counts of ``size`` Rao–Wu resamples within cells."""
     order = np.argsort(cells, kind="stable")
     _, starts, sizes = np.unique(cells[order], return_index=True, return_counts=True)
+    # Rows in cell order, each scaled by its weight in one draw: a resample's sums are then the
+    # draw counts times these rows, plus the lone cells' fixed part.
+    scale = np.repeat(np.where(sizes > 1, sizes / np.maximum(sizes - 1, 1), 0.0), sizes)
+    ordered = counts[order] * (weights[order] * scale)[:, None]
+    lone = np.repeat(sizes == 1, sizes)
+    fixed = weights[order][lone] @ counts[order][lone]
+    # One slot per draw: n_h - 1 per cell, each uniform over the cell's rows.
     resampled = sizes > 1
-    # One slot per draw: the cell's first position in ``order`` and its size; n_h - 1 slots each.
-    slot_start = np.repeat(starts[resampled], sizes[resampled] - 1)
-    slot_size = np.repeat(sizes[resampled], sizes[resampled] - 1)
-    scale = np.ones(rows)
-    fixed = np.zeros(rows)
-    for start, size in zip(starts, sizes, strict=True):
-        members = order[start : start + size]
-        if size > 1:
-            scale[members] = size / (size - 1)
-        else:
-            fixed[members] = 1.0
-    per_draw = weights * scale
+    slot_start = np.repeat(starts[resampled], sizes[resampled] - 1).astype(np.int32)
+    slot_size = np.repeat(sizes[resampled], sizes[resampled] - 1).astype(float)
+    rows = len(counts)
 
-    def draw(size: int) -> np.ndarray:
-        picked = order[slot_start + (rng.random((size, len(slot_start))) * slot_size).astype(int)]
-        flat = picked + rows * np.arange(size)[:, None]
-        times = np.bincount(flat.ravel(), minlength=size * rows).reshape(size, rows)
-        return times * per_draw + fixed * weights
+    def resample(size: int) -> np.ndarray:
+        picks = rng.random((size, len(slot_start)))
+        np.multiply(picks, slot_size, out=picks)
+        index = picks.astype(np.int32)
+        index += slot_start
+        return np.stack([np.bincount(row, minlength=rows) @ ordered for row in index]) + fixed
 
-    return draw
+    return resample
