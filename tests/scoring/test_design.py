@@ -9,12 +9,14 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 import pytest
+from sklearn.metrics import cohen_kappa_score
 
 from goldloop.errors import SettingError
-from goldloop.gold import Document
+from goldloop.gold import Document, Hit
 from goldloop.sample.mentions import PoolMention
 from goldloop.sample.pool import PoolDoc
 from goldloop.sample.run import SampleSettings, draw_batch
+from goldloop.scoring.agreement import AgreementReport, SpanPair, cohen_kappa, corpus_agreement
 from goldloop.scoring.bootstrap import f1, ratio
 from goldloop.scoring.design import (
     Design,
@@ -278,3 +280,84 @@ def test_mixed_or_out_of_range_p_incl_is_refused_unless_ignored(
 def test_batch_weights_sum_to_one_over_p_for_one_batch() -> None:
     p = np.array([0.1, 0.5, 1.0])
     assert batch_weights(p, np.zeros(3, dtype=int)).tolist() == pytest.approx([10.0, 2.0, 1.0])
+
+
+# κ: two annotators label each document's mentions; they agree less on tail relations.
+CATEGORIES = ("R1", "R2", "R3", "R4", "∅")
+
+
+def kappa_corpus(corpus: Corpus, seed: int = 11) -> dict[str, list[tuple[str, str]]]:
+    """Per document, the (A, B) label pairs of its gold mentions."""
+    rng = np.random.default_rng(seed)
+    pairs: dict[str, list[tuple[str, str]]] = {}
+    for doc in corpus.docs:
+        gold = int(corpus.counts[doc.doc_id][0])
+        tail = any(int(m.entity_id[1:]) >= 10 for m in doc.mentions)
+        agree, labels = (0.45, CATEGORIES) if tail else (0.9, CATEGORIES[:2])
+        out = []
+        for _ in range(gold):
+            a = str(rng.choice(labels))
+            b = a if rng.random() < agree else str(rng.choice(CATEGORIES))
+            out.append((a, b))
+        pairs[doc.doc_id] = out
+    return pairs
+
+
+def _kappa_of(pairs: dict[str, list[tuple[str, str]]], doc_ids: list[str]) -> AgreementReport:
+    spans = [SpanPair(d, _hit(a), _hit(b)) for d in doc_ids for a, b in pairs[d]]
+    return AgreementReport(len(doc_ids), 0, 0, spans, None, None, 0, None)
+
+
+def _hit(label: str) -> Hit | None:
+    return None if label == "∅" else Hit(a=0, b=1, surface="x", entity_id=label)
+
+
+def test_corpus_kappa_recovers_the_corpus_kappa(corpus: Corpus) -> None:
+    pairs = kappa_corpus(corpus)
+    everything = [pair for doc in corpus.docs for pair in pairs[doc.doc_id]]
+    truth = cohen_kappa(everything)
+    assert truth is not None
+    estimates, plain, covered = [], [], 0
+    for rep in range(REPLICATES):
+        documents, _ = sample_gold(corpus, rep, phase1=None, batches=2, reserve=True)
+        design = read_design(documents)
+        assert design is not None
+        doc_ids = [d.doc_id for d in documents]
+        figures = corpus_agreement(_kappa_of(pairs, doc_ids), doc_ids, None, design, 200, rep)
+        estimates.append(figures["kappa_entity_id"])
+        sample = cohen_kappa([pair for d in doc_ids for pair in pairs[d]])
+        assert sample is not None
+        plain.append(sample)
+        low, high = figures["intervals"]["kappa_entity_id"]
+        covered += low <= truth <= high
+    assert abs(np.mean(estimates) / truth - 1) <= 0.02, (np.mean(estimates), truth)
+    assert covered / REPLICATES >= 0.90, covered
+    # The sample κ leans to the over-drawn tail's poor agreement: more than 10% low.
+    assert np.mean(plain) / truth - 1 < -0.10, (np.mean(plain), truth)
+
+
+def test_weighted_kappa_equals_scikit_learns_with_sample_weights() -> None:
+    rng = np.random.default_rng(3)
+    doc_ids = [f"d{i}" for i in range(30)]
+    pairs = {
+        d: [(str(rng.choice(CATEGORIES)), str(rng.choice(CATEGORIES[:3]))) for _ in range(4)]
+        for d in doc_ids
+    }
+    documents = [
+        Document(doc_id=d, text="x", p_incl=float(rng.choice([0.1, 0.5, 1.0])), stratum="s")
+        for d in doc_ids
+    ]
+    design = read_design(documents)
+    assert design is not None
+    figures = corpus_agreement(_kappa_of(pairs, doc_ids), doc_ids, None, design, 0, 0)
+    a = [x for d in doc_ids for x, _ in pairs[d]]
+    b = [y for d in doc_ids for _, y in pairs[d]]
+    weights = [w for w, d in zip(design.weights, doc_ids, strict=True) for _ in pairs[d]]
+    assert figures["kappa_entity_id"] == pytest.approx(
+        cohen_kappa_score(a, b, sample_weight=weights)
+    )
+    # Equal weights: the plain κ of the same pairs.
+    equal = read_design(documents, "ignore")
+    assert equal is not None
+    same = corpus_agreement(_kappa_of(pairs, doc_ids), doc_ids, None, equal, 0, 0)
+    assert same["kappa_entity_id"] == pytest.approx(cohen_kappa(list(zip(a, b, strict=True))))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -15,13 +15,16 @@ from goldloop.cli.common import (
     UrlOption,
     check_outputs,
     console,
+    err_console,
     key_value_table,
     open_kb,
 )
+from goldloop.cli.score import BootstrapOption, DesignOption, SeedOption, design_mode
 from goldloop.errors import GoldloopError
 from goldloop.gold import read_gold
 from goldloop.kb import KB
-from goldloop.scoring.agreement import NONE, AgreementReport, agreement
+from goldloop.scoring.agreement import NONE, AgreementReport, agreement, corpus_agreement
+from goldloop.scoring.design import NO_DESIGN, read_design
 from goldloop.studio.agreement import double_agreement
 from goldloop.studio.connection import connect, resolve_connection
 from goldloop.studio.project import export_campaign
@@ -50,8 +53,12 @@ def agree(
     ] = None,
     kb: KbOption = None,
     equivalences: EquivalencesOption = None,
+    bootstrap: BootstrapOption = 0,
+    seed: SeedOption = 0,
+    design: DesignOption = "use",
 ) -> None:
-    """κ on relation (raw and KB-folded) and on direction, over documents both annotated."""
+    """κ on relation (raw and KB-folded) and on direction, over documents both annotated; with
+    gold files, the corpus (design-weighted) κ beside them."""
     files = gold is not None and other is not None
     if files == (studio_project is not None) or (gold is None) != (other is None):
         raise GoldloopError("give --gold A --other B, or --studio-project NAME")
@@ -60,8 +67,22 @@ def agree(
         target = out or gold.with_name(gold.name + ".agreement.json")
         check_outputs({"--out": target}, {"--gold": gold, "--other": other})
         # Read without folding: the raw κ compares ids as the annotators wrote them.
-        report = agreement(read_gold(gold).documents, read_gold(other).documents, the_kb)
+        documents, others = read_gold(gold).documents, read_gold(other).documents
+        report = agreement(documents, others, the_kb)
         data = report.to_json()
+        # The design is A's, over the documents both annotated (A's order, as the pairs').
+        in_b = {d.doc_id for d in others}
+        shared = [d for d in documents if d.doc_id in in_b]
+        weights = read_design(shared, design_mode(design), gold)
+        data["corpus"] = (
+            None
+            if weights is None
+            else corpus_agreement(
+                report, [d.doc_id for d in shared], the_kb, weights, bootstrap, seed
+            )
+        )
+        if weights is None:
+            err_console.print(NO_DESIGN)
         title = f"agreement {gold.name} (A) vs {other.name} (B)"
     else:
         target = out or Path(f"{studio_project}.agreement.json")
@@ -80,6 +101,8 @@ def agree(
         )
     atomic_write_json(target, data)
     show_report(report, the_kb, title)
+    if data.get("corpus"):
+        console.print(corpus_line(data["corpus"]))
     console.print(f"report: {target}")
 
 
@@ -103,6 +126,20 @@ def show_report(report: AgreementReport, kb: KB, title: str) -> None:
     for count, a, b in sorted(cells, key=lambda c: (-c[0], c[1], c[2]))[:TOP_DISAGREEMENTS]:
         table.add_row(_name(a, kb), _name(b, kb), str(count))
     console.print(table)
+
+
+def corpus_line(corpus: dict[str, Any]) -> str:
+    """The corpus κ figures with their intervals, and what the documents stand for."""
+    figures = []
+    for key in ("kappa_entity_id_folded", "kappa_entity_id", "kappa_direction"):
+        if key in corpus:
+            low, high = corpus["intervals"].get(key, [None, None])
+            interval = "" if low is None or high is None else f" [{low:.3f}, {high:.3f}]"
+            figures.append(f"{key} {_fmt(corpus[key])}{interval}")
+    return (
+        f"corpus ({corpus['n_docs']} documents standing for {corpus['population_docs']:.0f}): "
+        + ", ".join(figures)
+    )
 
 
 def _name(entity_id: str, kb: KB) -> str:

@@ -91,7 +91,7 @@ def score(
     linking-only accuracy and coverage, direction, slices and bootstrap intervals; beside
     them, the corpus (design-weighted) figures."""
     options = ScoreOptions(
-        _regimes(regime), _match(match), _engine(engine), bootstrap, seed, _design(design)
+        _regimes(regime), _match(match), _engine(engine), bootstrap, seed, design_mode(design)
     )
     systems = named_files(system, "--system")
     if not systems:
@@ -156,7 +156,8 @@ def _regimes(regime: str) -> tuple[str, ...]:
     return (regime,)
 
 
-def _design(design: str) -> str:
+def design_mode(design: str) -> str:
+    """``--design``'s value, checked."""
     if design not in DESIGN_MODES:
         raise typer.BadParameter(f"--design must be one of {', '.join(DESIGN_MODES)}")
     return design
