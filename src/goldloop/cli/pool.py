@@ -3,16 +3,25 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
 
 from goldloop.atomic import atomic_write_json
-from goldloop.cli.common import EquivalencesOption, KbOption, check_outputs, console, open_kb
+from goldloop.cli.common import (
+    EquivalencesOption,
+    KbOption,
+    check_outputs,
+    console,
+    err_console,
+    open_kb,
+)
 from goldloop.cli.named import named_files
+from goldloop.cli.score import DesignOption, design_mode
 from goldloop.documents import input_files, read_documents
 from goldloop.errors import GoldloopError
+from goldloop.scoring.design import NO_DESIGN, read_design
 from goldloop.scoring.inputs import read_predictions
 from goldloop.scoring.pooled import CAVEAT, relative_recall
 
@@ -31,10 +40,12 @@ def pool(
     out: Annotated[Path, typer.Option("--out", "-o", help="Report JSON.")] = Path("pool.json"),
     bootstrap: Annotated[int, typer.Option(min=0, help="Bootstrap draws over documents.")] = 1000,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap.")] = 0,
+    design: DesignOption = "use",
     kb: KbOption = None,
     equivalences: EquivalencesOption = None,
 ) -> None:
-    """Each run's share of the pool of everything any run found (after KB folding)."""
+    """Each run's share of the pool of everything any run found (after KB folding); with the
+    documents' p_incl, also on the corpus."""
     if len(runs) < 2:
         raise GoldloopError("pool needs at least two runs")
     named = named_files(runs, "run")
@@ -44,24 +55,36 @@ def pool(
     the_kb = open_kb(kb, equivalences)
     docs = read_documents(documents, the_kb)
     outputs = [read_predictions(path, docs, name=name, kb=the_kb) for name, path in named]
-    report = relative_recall(len(docs), outputs, the_kb, n_bootstrap=bootstrap, seed=seed)
+    weights = read_design(docs, design_mode(design), documents)
+    report = relative_recall(
+        len(docs), outputs, the_kb, n_bootstrap=bootstrap, seed=seed, design=weights
+    )
     atomic_write_json(out, report.to_json())
     table = Table(
         title=f"relative recall over a pool of {report.n_pool} mentions "
         f"in {report.n_documents} documents",
         title_justify="left",
     )
-    for column in ("run", "mentions", "found", "relative recall (95%)", "found alone"):
+    corpus = report.corpus
+    columns = ["run", "mentions", "found", "relative recall (95%)", "found alone"]
+    if corpus is not None:
+        columns.insert(4, "corpus (95%)")
+    for column in columns:
         table.add_column(column, justify="left" if column == "run" else "right")
     for run in report.runs:
-        table.add_row(
+        cells = [
             run.name,
             str(run.n_mentions),
             str(run.n_found),
             "undefined" if run.relative_recall is None else str(run.relative_recall),
             str(run.found_alone),
-        )
+        ]
+        if corpus is not None:
+            cells.insert(4, _corpus_cell(corpus, run.name))
+        table.add_row(*cells)
     console.print(table)
+    if corpus is None:
+        err_console.print(NO_DESIGN)
     abstained = {run.name: run.n_abstained for run in report.runs if run.n_abstained}
     if abstained:
         console.print(f"[yellow]abstentions (no id, not pooled):[/] {abstained}")
@@ -71,3 +94,12 @@ def pool(
             console.print(f"[yellow]{output.name}: rows left out:[/] {reasons}")
     console.print(f"[yellow]caveat:[/] {CAVEAT}")
     console.print(f"report: {out}")
+
+
+def _corpus_cell(corpus: dict[str, Any], name: str) -> str:
+    value = corpus["relative_recall"][name]
+    if value is None:
+        return "undefined"
+    low, high = corpus["intervals"].get(name, [None, None])
+    interval = "" if low is None or high is None else f" [{low:.3f}, {high:.3f}]"
+    return f"{value:.3f}{interval}"
