@@ -284,3 +284,14 @@ def test_weighted_kappa_equals_scikit_learns_with_sample_weights() -> None:
     assert equal is not None
     same = corpus_agreement(_kappa_of(pairs, doc_ids), doc_ids, None, equal, 0, 0)
     assert same["kappa_entity_id"] == pytest.approx(cohen_kappa(list(zip(a, b, strict=True))))
+
+
+def test_lone_documents_of_a_batch_share_one_bootstrap_cell() -> None:
+    documents = [
+        Document(doc_id=f"d{i}", text="x", p_incl=0.5, stratum=stratum, batch=0)
+        for i, stratum in enumerate(("a", "a", "b", "c"))
+    ]
+    design = read_design(documents)
+    assert design is not None
+    assert design.cells.tolist() == [0, 0, 1, 1]  # b and c (one document each) pooled
+    assert design.n_strata == 3
