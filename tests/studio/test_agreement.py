@@ -72,7 +72,11 @@ def test_agree_from_the_double_project(
     kb = load_kb()
     client = label_studio.client
     name = f"agree-{uuid.uuid4().hex[:6]}"
-    docs = [Document(doc_id=d, text=t, role="double") for d, t in TEXTS.items()]
+    p_incl = {"pmid:1": 0.5, "pmid:2": 0.25, "pmid:3": 1.0}
+    docs = [
+        Document(doc_id=d, text=t, role="double", p_incl=p_incl[d], batch=0)
+        for d, t in TEXTS.items()
+    ]
     push(label_studio.connection, client, docs, name, kb)
     project = next(
         p for p in client.projects.list(include="id,title") if p.title == f"{name}-double"
@@ -110,8 +114,14 @@ def test_agree_from_the_double_project(
         "tasks_with_fewer_than_two_annotations": 1,
         "annotations_beyond_the_second": 1,
     }
-    expected = agreement(documents(FIRST), documents(SECOND), kb).to_json()
-    assert report == expected
+    # The corpus κ from the tasks' p_incl (weights 2 and 4) is the files' with that design.
+    corpus = report.pop("corpus")
+    expected_report = agreement(documents(FIRST), documents(SECOND), kb)
+    design = read_design([d for d in docs if d.doc_id != "pmid:3"])
+    assert design is not None and design.weights.tolist() == [2.0, 4.0]
+    compared = ["pmid:1", "pmid:2"]
+    assert corpus == corpus_agreement(expected_report, compared, kb, design, 0, 0)
+    assert report == expected_report.to_json()
     assert (report["n_span_matched"], report["n_only_a"], report["n_only_b"]) == (3, 1, 0)
     assert "2 of 3 task(s) compared" in result.out
 

@@ -25,7 +25,7 @@ from goldloop.gold import read_gold
 from goldloop.kb import KB
 from goldloop.scoring.agreement import NONE, AgreementReport, agreement, corpus_agreement
 from goldloop.scoring.design import NO_DESIGN, read_design
-from goldloop.studio.agreement import double_agreement
+from goldloop.studio.agreement import double_versions
 from goldloop.studio.connection import connect, resolve_connection
 from goldloop.studio.project import export_campaign
 
@@ -57,8 +57,8 @@ def agree(
     seed: SeedOption = 0,
     design: DesignOption = "use",
 ) -> None:
-    """κ on relation (raw and KB-folded) and on direction, over documents both annotated; with
-    gold files, the corpus (design-weighted) κ beside them."""
+    """κ on relation (raw and KB-folded) and on direction, over documents both annotated, and
+    the corpus (design-weighted) κ beside them."""
     files = gold is not None and other is not None
     if files == (studio_project is not None) or (gold is None) != (other is None):
         raise GoldloopError("give --gold A --other B, or --studio-project NAME")
@@ -70,19 +70,7 @@ def agree(
         documents, others = read_gold(gold).documents, read_gold(other).documents
         report = agreement(documents, others, the_kb)
         data = report.to_json()
-        # The design is A's, over the documents both annotated (A's order, as the pairs').
-        in_b = {d.doc_id for d in others}
-        shared = [d for d in documents if d.doc_id in in_b]
-        weights = read_design(shared, design_mode(design), gold)
-        data["corpus"] = (
-            None
-            if weights is None
-            else corpus_agreement(
-                report, [d.doc_id for d in shared], the_kb, weights, bootstrap, seed
-            )
-        )
-        if weights is None:
-            err_console.print(NO_DESIGN)
+        source: Path | str = gold
         title = f"agreement {gold.name} (A) vs {other.name} (B)"
     else:
         target = out or Path(f"{studio_project}.agreement.json")
@@ -91,18 +79,34 @@ def agree(
         campaign = export_campaign(
             connection, connect(connection), str(studio_project), roles=("double",)
         )
-        report, double = double_agreement(campaign.of("double"), the_kb, campaign.titles["double"])
+        documents, others, double = double_versions(
+            campaign.of("double"), the_kb, campaign.titles["double"]
+        )
+        report = agreement(documents, others, the_kb)
         data = {**report.to_json(), "label_studio": double.to_json()}
+        source = double.project
         title = f"agreement in {double.project}: first vs second annotation per task"
         console.print(
             f"{double.compared} of {double.tasks} task(s) compared; "
             f"{double.fewer_than_two} with fewer than two annotations, "
             f"{double.extra_annotations} annotation(s) beyond the second not used"
         )
+    # The design is A's (the first annotation's task data), over the documents both annotated
+    # (A's order, as the pairs').
+    in_b = {d.doc_id for d in others}
+    shared = [d for d in documents if d.doc_id in in_b]
+    weights = read_design(shared, design_mode(design), source)
+    data["corpus"] = (
+        None
+        if weights is None
+        else corpus_agreement(report, [d.doc_id for d in shared], the_kb, weights, bootstrap, seed)
+    )
     atomic_write_json(target, data)
     show_report(report, the_kb, title)
-    if data.get("corpus"):
+    if data["corpus"] is not None:
         console.print(corpus_line(data["corpus"]))
+    else:
+        err_console.print(NO_DESIGN)
     console.print(f"report: {target}")
 
 

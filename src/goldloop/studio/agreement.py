@@ -13,7 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from goldloop.agreement import AgreementReport, agreement
 from goldloop.errors import SettingError
 from goldloop.formats.labelstudio.tasks import Task, completed_annotations, two_annotators
 from goldloop.formats.labelstudio.verify import verify
@@ -68,14 +67,6 @@ def double_versions(
         verify(second, kb).documents,
         DoubleTasks(where, len(tasks), len(first), fewer, extra),
     )
-
-
-def double_agreement(
-    tasks: Sequence[Task], kb: KB, where: str
-) -> tuple[AgreementReport, DoubleTasks]:
-    """κ between the first and second annotator over exported double tasks (``where``: project)."""
-    first, second, double = double_versions(tasks, kb, where)
-    return agreement(first, second, kb), double
 
 
 def shared_design(
