@@ -21,7 +21,7 @@ from typing import Any
 
 from sklearn.metrics import cohen_kappa_score
 
-from goldloop.gold import Document, Hit
+from goldloop.formats.gold import Document, Hit
 from goldloop.kb import load_kb
 from goldloop.scoring.agreement import NONE, agreement, cohen_kappa, pair_spans
 from goldloop.scoring.completeness import estimate_completeness

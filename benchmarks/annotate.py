@@ -33,14 +33,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.fakes
 
 from tests.fakes.llm_server import FakeLLMServer
 
-from goldloop import parse_cache
-from goldloop.annotate import annotate_documents, annotation_request
-from goldloop.decode import check_candidates, read_candidates
-from goldloop.gold import Document
+from goldloop.formats.gold import Document
 from goldloop.kb import load_kb
 from goldloop.llm import RetryPolicy, SQLiteCache, make_provider
+from goldloop.llm.annotate import annotate_documents, annotation_request
+from goldloop.llm.decode import check_candidates, read_candidates
 from goldloop.llm.prompt import parse_mentions, system_prompt
-from goldloop.nlp import load_nlp
+from goldloop.text import parse_cache
+from goldloop.text.nlp import load_nlp
 
 GENES = [
     "TNF",

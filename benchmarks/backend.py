@@ -39,15 +39,15 @@ from _cpu import group_cpu
 from tests.backend.conftest import free_port, llm_settings, running_backend
 from tests.fakes.llm_server import FakeLLMServer, FakeRequest
 
-from goldloop import parse_cache
 from goldloop.backend.predictor import Predictor
 from goldloop.backend.protocol import Task
 from goldloop.kb import load_kb
-from goldloop.lexical import LexicalAnnotator
-from goldloop.nlp import load_nlp
 from goldloop.studio.label_config import render_label_config
 from goldloop.studio.mirror import Mirror, ProjectTasks
 from goldloop.studio.pull import write_campaign
+from goldloop.text import parse_cache
+from goldloop.text.lexical import LexicalAnnotator
+from goldloop.text.nlp import load_nlp
 
 GENES = ["TNF", "IL-6", "STAT3", "SOCS3", "TP53", "MYC", "EGFR", "KRAS", "BRCA1", "VEGF"]
 VERBS = ["activates", "inhibits", "increases", "upregulates", "downregulates"]

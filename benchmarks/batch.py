@@ -24,8 +24,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.fakes 
 
 from benchmarks.annotate import fake_server_process, make_documents
 
-from goldloop.annotate import annotation_request
-from goldloop.decode import parsable
 from goldloop.kb import load_kb
 from goldloop.llm import (
     DEFAULT_MODELS,
@@ -35,7 +33,9 @@ from goldloop.llm import (
     SQLiteCache,
     make_provider,
 )
+from goldloop.llm.annotate import annotation_request
 from goldloop.llm.batch import BatchPolicy, collect_batch
+from goldloop.llm.decode import parsable
 from goldloop.llm.pricing import load_prices, usage_cost
 from goldloop.llm.prompt import system_prompt
 from goldloop.llm.runner import Answer, run_requests

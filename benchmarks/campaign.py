@@ -56,14 +56,14 @@ from tests.fakes.llm_server import FakeLLMServer, FakeRequest
 
 from goldloop.cli import app
 from goldloop.errors import GoldloopError
-from goldloop.gold import read_gold
+from goldloop.formats.gold import read_gold
 from goldloop.kb import KB, load_kb
 from goldloop.llm.prompt import user_prompt
-from goldloop.nlp import load_nlp
-from goldloop.resolve import find_occurrences
 from goldloop.settings import available_cores
 from goldloop.studio import label_config as lc
 from goldloop.studio import server
+from goldloop.text.nlp import load_nlp
+from goldloop.text.resolve import find_occurrences
 
 REPO = Path(__file__).resolve().parents[1]
 GENES = (

@@ -35,7 +35,7 @@ from bioc import brat as bioc_brat
 from bioc import pubtator as bioc_pubtator
 from spacy.tokens import DocBin
 
-from goldloop.gold import Document, Hit
+from goldloop.formats.gold import Document, Hit
 from goldloop.interchange import EXPORT_FORMATS, export_gold, import_corpus
 from goldloop.kb import KB, load_kb
 

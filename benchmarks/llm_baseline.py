@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.fakes
 
 from tests.fakes.llm_server import FakeLLMServer, FakeRequest
 
-from goldloop.gold import Document, Hit
+from goldloop.formats.gold import Document, Hit
 from goldloop.kb import KB, load_kb
 from goldloop.llm import RetryPolicy, SQLiteCache
 from goldloop.scoring.baselines import llm_baseline

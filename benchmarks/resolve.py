@@ -5,7 +5,7 @@ mentions the lexical detector finds in them as the items an annotator would quot
 occurrence), and times, in one run:
 
 - ``baseline``: a plain ``str.find`` loop to the n-th occurrence (no word boundaries, no claims);
-- ``resolve``: :func:`goldloop.resolve.resolve_occurrence` with claims accumulating per document;
+- ``resolve``: :func:`goldloop.text.resolve.resolve_occurrence` with claims accumulating per document;
 - ``post-checks``: ``span_has_verb`` + ``surface_anchored`` on the already-parsed documents;
 - ``detect_mentions``: the lexical detector on the parsed documents (documents per second);
 - ``parse``: the spaCy parse each document needs once (for scale: it dominates).
@@ -21,14 +21,14 @@ import time
 from collections.abc import Callable
 
 from goldloop.kb import load_kb
-from goldloop.nlp import (
+from goldloop.text.nlp import (
     detect_mentions,
     load_nlp,
     parse_many,
     span_has_verb,
     surface_anchored,
 )
-from goldloop.resolve import find_occurrences, resolve_occurrence
+from goldloop.text.resolve import find_occurrences, resolve_occurrence
 
 SENTENCES = (
     "Interleukin-6 (IL-6) is a pleiotropic cytokine that activates STAT3 in hepatocytes.",

@@ -29,10 +29,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
-from goldloop import parse_cache
 from goldloop.kb import KB, load_kb
-from goldloop.nlp import detect_mentions, load_nlp
 from goldloop.sample.run import SampleSettings, run_sample
+from goldloop.text import parse_cache
+from goldloop.text.nlp import detect_mentions, load_nlp
 
 AGENTS = (
     "TNF-alpha", "interleukin-6", "SOCS3", "the kinase inhibitor", "metformin", "hypoxia", "AMPK",

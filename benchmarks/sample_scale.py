@@ -40,14 +40,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from goldloop import parse_cache
 from goldloop.kb import load_kb
-from goldloop.nlp import detect_mentions, load_nlp, parse_many
 from goldloop.sample.corpus import CorpusColumns, read_corpus, texts_for
 from goldloop.sample.gate import Gate, GateSettings
 from goldloop.sample.mentions import detect_here
 from goldloop.sample.pool import POOL_FILE, admitted, read_pool_rows
 from goldloop.sample.run import SampleSettings, run_sample
+from goldloop.text import parse_cache
+from goldloop.text.nlp import detect_mentions, load_nlp, parse_many
 from sample import iter_documents
 
 # A PubMed-like export: besides the three columns sampling reads, the ones such files carry.
@@ -222,7 +222,7 @@ def main() -> None:
         print(f"gate rows/s vs reading: {ratio:.2f}x  (target >= 0.5x) {verdict}")
         checks = (gated["rows"] / gated["cpu"]) / (records["rows"] / records["cpu"])
         print(f"gate rows/s vs the corpus reader's records alone: {checks:.2f}x")
-        # goldloop.csvfile splits quote-free lines itself, faster than the csv module: beside
+        # goldloop.files.csvfile splits quote-free lines itself, faster than the csv module: beside
         # the target's ratio, the one against decompressing and cutting lines alone.
         floor = (gated["rows"] / gated["cpu"]) / (lines["rows"] / lines["cpu"])
         print(f"gate rows/s vs reading lines (floor): {floor:.2f}x")

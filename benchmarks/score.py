@@ -34,9 +34,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
 import numpy as np
 
-from goldloop.ground_truth import GtSpan, score_predictions_against_ground_truth
 from goldloop.scoring.bootstrap import document_bootstrap, f1, ratio
 from goldloop.scoring.design import Design, batch_weights, corpus_figures
+from goldloop.scoring.detection import GtSpan, score_predictions_against_ground_truth
 from goldloop.scoring.matching import match_spans
 from goldloop.scoring.schemas import evaluate
 

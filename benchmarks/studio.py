@@ -25,9 +25,8 @@ import time
 import uuid
 from pathlib import Path
 
-from goldloop.gold import Document, Hit
+from goldloop.formats.gold import Document, Hit
 from goldloop.kb import load_kb
-from goldloop.nlp import load_nlp, parse_many
 from goldloop.studio import server
 from goldloop.studio.campaign import verify_campaign
 from goldloop.studio.connection import StudioError, connect, resolve_connection
@@ -35,6 +34,7 @@ from goldloop.studio.label_config import render_label_config
 from goldloop.studio.project import export_campaign, find_project
 from goldloop.studio.pull import anchor, write_verified
 from goldloop.studio.push import Candidates, build_tasks, push
+from goldloop.text.nlp import load_nlp, parse_many
 
 WORDS = [
     "cells",

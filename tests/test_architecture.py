@@ -105,7 +105,7 @@ def _contracts() -> list[dict[str, Any]]:
 
 
 def test_the_layers_table_lists_the_modules_of_the_layers_contract() -> None:
-    (layers,) = [c for c in _contracts() if c["type"] == "layers"]
+    (layers,) = [c for c in _contracts() if c["id"] == "layers"]
     in_contract = {name.strip() for layer in layers["layers"] for name in re.split(r"[|:]", layer)}
     in_table = {
         name.removesuffix("/*")
@@ -115,6 +115,16 @@ def test_the_layers_table_lists_the_modules_of_the_layers_contract() -> None:
     assert in_table == in_contract
     for name in in_contract:
         importlib.import_module(f"goldloop.{name}")
+
+
+def test_every_module_a_layers_contract_names_exists() -> None:
+    for contract in _contracts():
+        if contract["type"] != "layers":
+            continue
+        for container in contract["containers"]:
+            for layer in contract["layers"]:
+                for name in re.split(r"[|:]", layer):
+                    importlib.import_module(f"{container}.{name.strip()}")
 
 
 def test_the_page_names_every_contract() -> None:

@@ -1,5 +1,5 @@
 """Every public name the README documents still imports: each ``goldloop.…`` name in its inline
-code (a module, or a module and its attributes: ``goldloop.gold.read_gold``,
+code (a module, or a module and its attributes: ``goldloop.formats.gold.read_gold``,
 ``goldloop.backend.BackendSettings.from_env``), and each name its Python examples import."""
 
 from __future__ import annotations

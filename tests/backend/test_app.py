@@ -14,17 +14,17 @@ from fastapi.testclient import TestClient
 from tests.backend.conftest import llm_settings, running_backend, span_of
 from tests.fakes.llm_server import FakeLLMServer, FakeRequest, Reply, llm_server
 
-from goldloop.annotate import annotate_documents
 from goldloop.backend import predictor as predictor_module
 from goldloop.backend.app import create_app
 from goldloop.backend.predictor import INLINE_MAX_TASKS, Predictor
 from goldloop.backend.settings import AnnotatorSpec, BackendSettings
-from goldloop.gold import Document
+from goldloop.formats.gold import Document
 from goldloop.kb import KB
-from goldloop.lexical import LexicalAnnotator
-from goldloop.nlp import load_nlp
+from goldloop.llm.annotate import annotate_documents
 from goldloop.studio.label_config import render_label_config
 from goldloop.studio.review import build_review_prediction
+from goldloop.text.lexical import LexicalAnnotator
+from goldloop.text.nlp import load_nlp
 
 __all__ = ["llm_server"]
 

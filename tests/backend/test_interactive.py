@@ -18,9 +18,9 @@ from goldloop.backend.predictor import Predictor
 from goldloop.backend.protocol import Task
 from goldloop.backend.settings import AnnotatorSpec, BackendSettings
 from goldloop.kb import KB
-from goldloop.lexical import LexicalAnnotator
-from goldloop.nlp import load_nlp
 from goldloop.studio.label_config import render_label_config
+from goldloop.text.lexical import LexicalAnnotator
+from goldloop.text.nlp import load_nlp
 
 __all__ = ["llm_server"]
 

@@ -38,14 +38,14 @@ from tests.studio.test_browser import _press_submit, _select_region, _wait, brow
 
 from goldloop.backend.predictor import Predictor
 from goldloop.backend.settings import AnnotatorSpec, BackendSettings
-from goldloop.gold import Document, read_gold
+from goldloop.formats.gold import Document, read_gold
 from goldloop.kb import KB
-from goldloop.lexical import LexicalAnnotator
-from goldloop.nlp import load_nlp
 from goldloop.studio.project import find_project
 from goldloop.studio.pull import pull
 from goldloop.studio.push import Candidates, push
 from goldloop.studio.review import region_id
+from goldloop.text.lexical import LexicalAnnotator
+from goldloop.text.nlp import load_nlp
 
 __all__ = ["browser"]
 

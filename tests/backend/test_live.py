@@ -29,11 +29,9 @@ from tests.studio.loop_data import INDUCES, TAG_A, TAG_B, span, text_of, write_i
 from goldloop.backend.live import Change, read_event
 from goldloop.backend.predictor import Predictor
 from goldloop.backend.settings import AnnotatorSpec, BackendSettings
+from goldloop.formats.gold import Hit
 from goldloop.formats.labelstudio.tasks import campaign_titles
-from goldloop.gold import Hit
 from goldloop.kb import KB
-from goldloop.lexical import LexicalAnnotator
-from goldloop.nlp import load_nlp
 from goldloop.sample import read_documents
 from goldloop.studio.connection import Connection, connect
 from goldloop.studio.curate import curate
@@ -43,6 +41,8 @@ from goldloop.studio.pull import pull, sidecar_path
 from goldloop.studio.push import Candidates, push
 from goldloop.studio.review import hit_regions, review_tag
 from goldloop.studio.webhooks import ACTIONS, register_webhooks
+from goldloop.text.lexical import LexicalAnnotator
+from goldloop.text.nlp import load_nlp
 
 AUTH = ("live-user", "live-pass-not-a-secret")
 REVIEW = review_tag(TAG_A, TAG_B)

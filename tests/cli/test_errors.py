@@ -396,7 +396,7 @@ def test_label_studio_stopped_mid_pull_writes_nothing_and_keeps_the_old_gold(
 ) -> None:
     from label_studio_sdk.projects.exports.client_ext import ExportsClientExt
 
-    from goldloop.gold import Document
+    from goldloop.formats.gold import Document
     from goldloop.kb import load_kb
     from goldloop.studio.push import push
 

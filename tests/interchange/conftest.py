@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from goldloop.gold import Document, Hit, write_gold
+from goldloop.formats.gold import Document, Hit, write_gold
 from goldloop.kb import KB
 
 TEXTS = [

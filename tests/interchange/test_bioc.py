@@ -9,7 +9,7 @@ import pytest
 from bioc import biocjson, biocxml
 from bioc.validator import BioCValidator
 
-from goldloop.gold import Document, read_gold
+from goldloop.formats.gold import Document, read_gold
 from goldloop.interchange import export_gold, import_corpus
 from goldloop.kb import KB
 from tests.conftest import Cli

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from goldloop.gold import Document, read_gold
+from goldloop.formats.gold import Document, read_gold
 from goldloop.interchange import export_gold, import_corpus
 from goldloop.interchange.brat import SIDE_FILE
 from goldloop.kb import KB

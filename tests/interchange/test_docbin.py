@@ -9,7 +9,7 @@ from pathlib import Path
 import spacy
 from spacy.tokens import DocBin
 
-from goldloop.gold import Document
+from goldloop.formats.gold import Document
 from goldloop.interchange import export_gold
 from goldloop.interchange.docbin import NOT_ON_TOKENS, SPANS_KEY, USER_DATA_KEY
 from tests.conftest import Cli

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from bioc import pubtator as bioc_pubtator
 
-from goldloop.gold import Document
+from goldloop.formats.gold import Document
 from goldloop.interchange import export_gold, import_corpus
 from goldloop.kb import KB
 from tests.conftest import Cli

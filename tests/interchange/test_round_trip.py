@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from goldloop.gold import Document, Hit
+from goldloop.formats.gold import Document, Hit
 from goldloop.interchange import IMPORT_FORMATS, export_gold, import_corpus
 from goldloop.interchange.spans import FormatError
 from goldloop.kb import KB

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from goldloop.gold import Document, Hit
+from goldloop.formats.gold import Document, Hit
 from goldloop.interchange.spans import FormatError, from_strings, span_in, span_out, to_strings
 from tests.conftest import Cli
 

@@ -17,7 +17,7 @@ PROVIDER_NAMES = ("openai", "anthropic", "gemini")
 
 @pytest.fixture(scope="session")
 def nlp() -> Any:
-    from goldloop.nlp import load_nlp
+    from goldloop.text.nlp import load_nlp
 
     return load_nlp()
 

@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 
-from goldloop.annotate import annotate_documents, dry_run, select_documents
-from goldloop.gold import Document
+from goldloop.formats.gold import Document
 from goldloop.kb import KB
-from goldloop.lexical import LexicalAnnotator
 from goldloop.llm import AnnotatorSpec, SQLiteCache
+from goldloop.llm.annotate import annotate_documents, dry_run, select_documents
+from goldloop.text.lexical import LexicalAnnotator
 from tests.fakes.llm_server import FakeLLMServer, Reply
 from tests.llm.conftest import PROVIDER_NAMES, answers_by_text, mentions_json
 

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from goldloop.annotate import annotate_documents
 from goldloop.errors import Pending
-from goldloop.gold import Document
+from goldloop.formats.gold import Document
 from goldloop.kb import KB
 from goldloop.llm import SQLiteCache
+from goldloop.llm.annotate import annotate_documents
 from goldloop.llm.batch import BatchMode, BatchPolicy, BatchProgress, BatchStateError
 from tests.fakes.llm_server import FakeLLMServer, FakeRequest
 from tests.llm.conftest import PROVIDER_NAMES, answers_by_text, mentions_json

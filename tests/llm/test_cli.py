@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from goldloop.formats.gold import read_gold
 from goldloop.formats.sampledir import ManifestRow, append_batch
-from goldloop.gold import read_gold
 from goldloop.kb import KB
 from tests.conftest import Cli, CliResult
 from tests.fakes.llm_server import KEY_ENV, FakeLLMServer, FakeRequest, Reply

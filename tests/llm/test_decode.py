@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from goldloop.decode import DocumentResult, decode_answer, nearest_occurrence
-from goldloop.gold import Document
+from goldloop.formats.gold import Document
 from goldloop.kb import KB
 from goldloop.llm import LLMError, LLMResponse
+from goldloop.llm.decode import DocumentResult, decode_answer, nearest_occurrence
 
 TEXT = (
     "IL-6 is activated by TNF in macrophages. TNF binds to TNFR1 and increases apoptosis, whereas "

@@ -10,7 +10,6 @@ import pytest
 from goldloop.backend.settings import BackendSettings
 from goldloop.errors import GoldloopError
 from goldloop.kb import KB
-from goldloop.lexical import LexicalAnnotator
 from goldloop.llm import (
     DEFAULT_MODELS,
     AmbiguousProvider,
@@ -25,6 +24,7 @@ from goldloop.llm import (
     make_annotator,
     make_llm,
 )
+from goldloop.text.lexical import LexicalAnnotator
 from tests.conftest import Cli
 from tests.fakes.llm_server import FakeLLMServer
 
@@ -144,7 +144,7 @@ def test_the_backend_and_the_cli_word_the_same_refusal_with_their_own_names(
 def test_the_demo_picks_by_the_same_rule_and_the_backends_variables(
     monkeypatch: pytest.MonkeyPatch, kb: KB
 ) -> None:
-    from goldloop.demo import pick_annotator
+    from goldloop.studio.demo import pick_annotator
 
     for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
         monkeypatch.delenv(name, raising=False)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from goldloop.documents import read_documents
+from goldloop.formats.documents import read_documents
 from goldloop.kb import KB
 from goldloop.llm import SQLiteCache
 from goldloop.precision.judge import FAILED, judge_mentions, judge_request, parse_verdict

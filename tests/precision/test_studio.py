@@ -128,7 +128,7 @@ def test_pull_from_a_missing_project_is_a_clear_error(
 
 def _many(n_docs: int) -> tuple[list[dict[str, Any]], dict[str, str]]:
     """Rows of ``3 * n_docs`` mentions (the three of TEXT in each of ``n_docs`` documents)."""
-    from goldloop.gold import Document
+    from goldloop.formats.gold import Document
 
     judged = [
         JudgedMention(
@@ -221,6 +221,6 @@ def test_an_import_whose_answer_is_lost_is_not_sent_again(label_studio: Any) -> 
 
 
 def _doc() -> Any:
-    from goldloop.gold import Document
+    from goldloop.formats.gold import Document
 
     return Document(doc_id="pmid:9", text=TEXT)

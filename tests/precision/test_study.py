@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from goldloop.gold import Document
+from goldloop.formats.gold import Document
 from goldloop.precision.mentions import JudgedMention, Label, read_labels, read_verdicts
 from goldloop.precision.study import corpus_precision, draw_sample, precision_report
 from goldloop.scoring.design import read_design

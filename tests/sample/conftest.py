@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 import pytest
 
-from goldloop.gold import Document, Hit, write_gold
+from goldloop.formats.gold import Document, Hit, write_gold
 from goldloop.kb import KB
 from goldloop.sample import read_documents
 from goldloop.sample.run import SampleSettings, run_sample

@@ -121,7 +121,7 @@ def test_corrupt_gzip_is_a_clear_error(tmp_path: Path) -> None:
     data = good.read_bytes()
     broken.write_bytes(data[: len(data) // 2])
     seen = 0
-    # goldloop.csvfile words it: "cannot read: Compressed file ended before the end-of-stream ..."
+    # goldloop.files.csvfile words it: "cannot read: Compressed file ended before the end-of-stream ..."
     with pytest.raises(CorpusError, match=r"broken\.tsv\.gz: cannot read: Compressed file ended"):
         for _ in read_corpus(broken):
             seen += 1

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from tests.conftest import Cli
 
-import goldloop.nlp
+import goldloop.text.nlp
 from goldloop.errors import GoldloopError
 from goldloop.kb import KB
 from goldloop.sample import read_manifest
@@ -30,7 +30,7 @@ ELIGIBLE = 26  # the demo corpus: 31 rows, 5 dropped (see test_run)
 def parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every text handed to the one bulk-parse path during the test (still parsed for real)."""
     seen: list[str] = []
-    real = goldloop.nlp.parse_many
+    real = goldloop.text.nlp.parse_many
 
     def counting(texts: Iterable[str], **kwargs: Any) -> Iterator[Any]:
         def tap() -> Iterator[str]:
@@ -40,7 +40,7 @@ def parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
         return real(tap(), **kwargs)
 
-    monkeypatch.setattr(goldloop.nlp, "parse_many", counting)
+    monkeypatch.setattr(goldloop.text.nlp, "parse_many", counting)
     return seen
 
 

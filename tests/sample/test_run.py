@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-import goldloop.nlp
+import goldloop.text.nlp
 from goldloop.errors import GoldloopError
 from goldloop.kb import KB, load_kb
 from goldloop.sample import read_documents, read_manifest
@@ -29,7 +29,7 @@ def _forbid_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("the pool was parsed again although its cache is valid")
 
-    monkeypatch.setattr(goldloop.nlp, "parse_many", refuse)
+    monkeypatch.setattr(goldloop.text.nlp, "parse_many", refuse)
 
 
 def test_first_batch_accounts_for_every_row(tmp_path: Path, kb: KB) -> None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from goldloop.gold import Document
+from goldloop.formats.gold import Document
 from goldloop.sample.mentions import PoolMention
 from goldloop.sample.pool import PoolDoc
 from goldloop.sample.run import SampleSettings, draw_batch

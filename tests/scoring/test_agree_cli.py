@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from goldloop.gold import Document, Hit, write_gold
+from goldloop.formats.gold import Document, Hit, write_gold
 from tests.conftest import Cli
 
 TEXT = "IL-6 regulates TNF. A inhibits B."

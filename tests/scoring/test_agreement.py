@@ -9,9 +9,9 @@ import warnings
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from goldloop.agreement import NONE, AgreementError, agreement, cohen_kappa
-from goldloop.gold import Document, Hit
+from goldloop.formats.gold import Document, Hit
 from goldloop.kb import KB
+from goldloop.scoring.agreement import NONE, AgreementError, agreement, cohen_kappa
 
 TEXT = (
     "IL-6 regulates TNF. TNF is expressed in liver. X associates Y. A inhibits B and C activates D."

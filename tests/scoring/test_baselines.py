@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from goldloop.gold import read_gold
+from goldloop.formats.gold import read_gold
 from goldloop.kb import KB
 from goldloop.scoring.baselines import linking_request, run_baselines
 from tests.conftest import Cli

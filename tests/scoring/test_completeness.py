@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from goldloop.gold import Document
+from goldloop.formats.gold import Document
 from goldloop.scoring.completeness import estimate_completeness
 from goldloop.scoring.design import read_design
 from tests.scoring.design_simulation import N_DOCS, REPLICATES, make_corpus, sample_gold

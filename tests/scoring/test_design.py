@@ -8,7 +8,7 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from goldloop.errors import SettingError
-from goldloop.gold import Document, Hit
+from goldloop.formats.gold import Document, Hit
 from goldloop.scoring.agreement import AgreementReport, SpanPair, cohen_kappa, corpus_agreement
 from goldloop.scoring.bootstrap import f1, ratio
 from goldloop.scoring.design import (

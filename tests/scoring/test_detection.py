@@ -1,10 +1,10 @@
-"""goldloop.scoring.detection (also ``goldloop.ground_truth``): the seed's semantics, case by case."""
+"""goldloop.scoring.detection (also ``goldloop.scoring.detection``): the seed's semantics, case by case."""
 
 from __future__ import annotations
 
 import pytest
 
-from goldloop.ground_truth import (
+from goldloop.scoring.detection import (
     GtSpan,
     load_ground_truth_spans,
     score_predictions_against_ground_truth,

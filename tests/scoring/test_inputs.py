@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from goldloop.gold import Document, Hit
+from goldloop.formats.gold import Document, Hit
 from goldloop.kb import KB
 from goldloop.scoring.inputs import read_gold_documents, read_predictions
 from goldloop.studio.review import hit_regions

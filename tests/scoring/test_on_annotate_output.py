@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from goldloop.gold import read_gold
+from goldloop.formats.gold import read_gold
 from tests.conftest import Cli
 from tests.fakes.llm_server import FakeLLMServer, FakeRequest
 

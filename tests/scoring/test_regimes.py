@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from goldloop.gold import Document, read_gold
+from goldloop.formats.gold import Document, read_gold
 from goldloop.kb import KB
 from goldloop.scoring.bootstrap import document_bootstrap, ratio
 from goldloop.scoring.folding import direction_agrees, fold_answer

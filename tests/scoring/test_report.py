@@ -6,7 +6,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from goldloop.gold import read_gold
+from goldloop.formats.gold import read_gold
 from goldloop.kb import KB
 from goldloop.scoring.inputs import rows_to_predictions
 from goldloop.scoring.regimes import score_system

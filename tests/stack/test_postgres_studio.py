@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from goldloop.gold import read_gold
+from goldloop.formats.gold import read_gold
 from goldloop.kb import load_kb
 from goldloop.studio.review import review_tag
 from goldloop.studio.server import Database, StudioServerError

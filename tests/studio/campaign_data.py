@@ -17,7 +17,7 @@ from copy import deepcopy
 from dataclasses import dataclass, field
 from typing import Any
 
-from goldloop.gold import Document, Hit
+from goldloop.formats.gold import Document, Hit
 from goldloop.kb import load_kb
 from goldloop.studio.curate import CurateReport, curate
 from goldloop.studio.project import curate_name, double_name, find_project

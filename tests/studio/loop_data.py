@@ -9,7 +9,7 @@ from copy import deepcopy
 from pathlib import Path
 from typing import Any
 
-from goldloop.gold import Hit
+from goldloop.formats.gold import Hit
 from goldloop.kb import load_kb
 from goldloop.studio.offsets import to_label_studio
 from goldloop.studio.review import hit_regions, review_tag

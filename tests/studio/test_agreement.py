@@ -10,10 +10,9 @@ from typing import Any
 
 import pytest
 
-from goldloop.agreement import agreement
-from goldloop.gold import Document, Hit
+from goldloop.formats.gold import Document, Hit
 from goldloop.kb import load_kb
-from goldloop.scoring.agreement import corpus_agreement
+from goldloop.scoring.agreement import agreement, corpus_agreement
 from goldloop.scoring.design import read_design
 from goldloop.studio.agreement import DoubleTasks, double_completeness
 from goldloop.studio.campaign import CORPUS_BOOTSTRAP, kappa_section

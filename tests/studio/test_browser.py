@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from goldloop.formats.gold import Document, Hit
 from goldloop.formats.labelstudio.verdicts import Region, read_regions
-from goldloop.gold import Document, Hit
 from goldloop.kb import load_kb
 from goldloop.studio import server
 from goldloop.studio.label_config import render_instructions

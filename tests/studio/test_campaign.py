@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from goldloop.agreement import agreement
-from goldloop.gold import read_gold
+from goldloop.formats.gold import read_gold
 from goldloop.kb import load_kb
+from goldloop.scoring.agreement import agreement
 from goldloop.scoring.completeness import estimate_completeness
 from goldloop.studio.pull import pull
 from tests.studio.campaign_data import (

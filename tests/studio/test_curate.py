@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from goldloop.formats.gold import Document
 from goldloop.formats.labelstudio.tasks import SameAnnotatorError
-from goldloop.gold import Document
 from goldloop.kb import load_kb
 from goldloop.studio.curate import curate
 from goldloop.studio.label_config import CURATE_INSTRUCTIONS, render_instructions

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
+from goldloop.formats.gold import Hit
 from goldloop.formats.labelstudio.tasks import (
     SameAnnotatorError,
     completed_annotations,
     two_annotators,
 )
 from goldloop.formats.labelstudio.versions import kept_by, versions_agree
-from goldloop.gold import Hit
 from goldloop.kb import KB
 from goldloop.studio.curation import (
     curation_prediction,

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from goldloop.demo import PROJECT, check_pushed, next_commands, run_demo
 from goldloop.kb import load_kb
-from goldloop.lexical import LexicalAnnotator
+from goldloop.studio.demo import PROJECT, check_pushed, next_commands, run_demo
 from goldloop.studio.project import find_project
+from goldloop.text.lexical import LexicalAnnotator
 
 
 def test_demo_pushes_the_sample_and_the_check_sees_a_missing_task(

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from goldloop.kb import load_kb
+from goldloop.kb.verb_forms import verb_forms
 from goldloop.studio.label_config import (
     CONTROLS,
     LabelConfigError,
@@ -21,7 +22,6 @@ from goldloop.studio.label_config import (
     relation_value,
     render_label_config,
 )
-from goldloop.verb_forms import verb_forms
 from tests.conftest import Cli
 
 REPO = Path(__file__).resolve().parents[2]

@@ -31,7 +31,7 @@ PURE = (
     "goldloop.studio.campaign",
     "goldloop.studio.status",
     "goldloop.studio.label_config",
-    "goldloop.documents",
+    "goldloop.formats.documents",
     "goldloop.scoring.inputs",
 )
 NETWORK = ("label_studio_sdk", "httpx", "tenacity", "goldloop.studio.connection")

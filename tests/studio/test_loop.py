@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from goldloop.gold import read_gold
+from goldloop.formats.gold import read_gold
 from goldloop.kb import load_kb
 from tests.conftest import CliResult, run_goldloop
 from tests.studio.loop_data import (

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from goldloop.gold import Document
+from goldloop.formats.gold import Document
 from goldloop.kb import load_kb
 from goldloop.studio.mirror import (
     COUNTERS,

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from goldloop.errors import GoldloopError
-from goldloop.gold import Document
+from goldloop.formats.gold import Document
 from goldloop.kb import load_kb
 from goldloop.studio.label_config import (
     LabelConfigError,

@@ -10,7 +10,7 @@ from collections import Counter
 
 import pytest
 
-from goldloop.gold import Document
+from goldloop.formats.gold import Document
 from goldloop.kb import KB, load_kb
 from goldloop.studio.connection import StudioUnreachable
 from goldloop.studio.label_config import render_instructions, render_label_config

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from goldloop.gold import Hit
+from goldloop.formats.gold import Hit
 from goldloop.studio.review import build_review_prediction, review_tag, task_predictions
 
 TEXT = "🧬 TNF activates IL-6, which inhibits STAT3 and regulates growth."

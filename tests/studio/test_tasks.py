@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from goldloop.formats.gold import Hit
 from goldloop.formats.labelstudio.tasks import latest_prediction, review_seen
 from goldloop.formats.labelstudio.verify import read_annotation
-from goldloop.gold import Hit
 from goldloop.kb import KB
 from goldloop.studio.review import build_review_prediction
 

@@ -25,8 +25,8 @@ from goldloop.backend.protocol import (
     parse_body,
 )
 from goldloop.backend.settings import BackendSettings
-from goldloop.csvfile import TRUE_WORDS
 from goldloop.errors import GoldloopError
+from goldloop.files.csvfile import TRUE_WORDS
 from goldloop.studio.connection import Connection
 
 log = logging.getLogger("goldloop.backend")

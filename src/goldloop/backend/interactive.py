@@ -12,7 +12,7 @@ copies an accepted suggestion onto the drawn region without computing its offset
 left without them breaks the next one drawn on the page (see the browser test's docstring).
 
 The KB decides first: the relations :meth:`goldloop.kb.KB.lookup` finds for the surface and the
-lexical detector (:func:`goldloop.nlp.detect_mentions`) finds over the span. One relation and
+lexical detector (:func:`goldloop.text.nlp.detect_mentions`) finds over the span. One relation and
 direction is an exact KB match; none or several go to the configured LLM with a short prompt
 about the sentence alone (through :mod:`goldloop.llm.runner`, so the answer is cached like every
 other). Without an LLM the KB alone can name only what the lexical pre-annotation already marks
@@ -26,17 +26,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from goldloop.formats.gold import Hit
 from goldloop.formats.labelstudio.offsets import OffsetError, from_label_studio
-from goldloop.gold import Hit
 from goldloop.kb import DIRECTIONS, KB
 from goldloop.llm.answer import Unparsable, json_object, usable
 from goldloop.llm.base import LLMRequest, Provider
 from goldloop.llm.prompt import relation_line
 from goldloop.llm.runner import run_requests
-from goldloop.nlp import detect_mentions, parse_many
-from goldloop.resolve import find_occurrences
 from goldloop.studio import label_config as lc
 from goldloop.studio.review import hit_regions, region_id
+from goldloop.text.nlp import detect_mentions, parse_many
+from goldloop.text.resolve import find_occurrences
 
 if TYPE_CHECKING:
     from spacy.language import Language

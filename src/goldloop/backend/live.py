@@ -2,7 +2,7 @@
 
 Label Studio posts a webhook once, with a 1 s timeout, and never retries; a deletion carries only
 annotation ids. So :meth:`LiveGold.accept` only reads which tasks the event names and queues
-them, and a worker thread does the rest: under the gold file's lock (:mod:`goldloop.gold_lock`)
+them, and a worker thread does the rest: under the gold file's lock (:mod:`goldloop.files.gold_lock`)
 it re-reads those tasks from Label Studio into the mirror beside the gold
 (:mod:`goldloop.studio.mirror`) and rewrites the gold with pull's own code
 (:func:`goldloop.studio.pull.write_campaign`). An event is only "these tasks changed": the order
@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from goldloop.files.gold_lock import gold_lock
 from goldloop.formats.labelstudio.tasks import campaign_titles
-from goldloop.gold_lock import gold_lock
 from goldloop.kb import KB
 from goldloop.studio.connection import Connection, connect
 from goldloop.studio.mirror import (

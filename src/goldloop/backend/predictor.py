@@ -16,18 +16,18 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, overload
 
-from goldloop.annotate import Annotator, DocumentResult, annotate_documents, stored_outcomes
 from goldloop.backend.interactive import Suggester
 from goldloop.backend.protocol import Task
 from goldloop.backend.settings import MAX_TASK_CHARS, BackendSettings
-from goldloop.gold import Document
+from goldloop.formats.gold import Document
 from goldloop.kb import KB, load_kb
 from goldloop.llm import RetryPolicy, SQLiteCache, make_annotator
+from goldloop.llm.annotate import Annotator, DocumentResult, annotate_documents, stored_outcomes
 from goldloop.llm.base import Provider
 from goldloop.llm.cache import ResponseCache
-from goldloop.nlp import load_nlp
 from goldloop.studio.label_config import PredictionChecker, prediction_checker
 from goldloop.studio.review import build_review_prediction, review_tag
+from goldloop.text.nlp import load_nlp
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -142,7 +142,7 @@ class Predictor:
         self, tasks: Sequence[Task], label_config: str | None, *, stored_only: bool = False
     ) -> list[Any] | None:
         """One result per task, in order. ``stored_only``: only when no task needs a parse or a
-        provider call (:func:`goldloop.annotate.stored_outcomes`), else None."""
+        provider call (:func:`goldloop.llm.annotate.stored_outcomes`), else None."""
         results: list[Any] = [[] for _ in tasks]  # [] stores nothing: Label Studio asks again
         documents: dict[int, Document] = {}
         skipped: list[tuple[Task, Skipped]] = []

@@ -12,7 +12,7 @@ from rich.markup import escape
 # typer vendors click: its usage errors are raised from here when not in standalone mode.
 from typer._click import exceptions as click_errors
 
-from goldloop import __version__, parse_cache
+from goldloop import __version__
 from goldloop.cli import agree as agree_commands
 from goldloop.cli import annotate as annotate_commands
 from goldloop.cli import backend as backend_commands
@@ -31,6 +31,7 @@ from goldloop.cli import status as status_commands
 from goldloop.cli import studio as studio_commands
 from goldloop.cli.common import err_console
 from goldloop.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, GoldloopError, SettingError
+from goldloop.text import parse_cache
 
 app = typer.Typer(
     name="goldloop",

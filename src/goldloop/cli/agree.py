@@ -8,7 +8,6 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from goldloop.atomic import atomic_write_json
 from goldloop.cli.common import (
     EquivalencesOption,
     KbOption,
@@ -21,7 +20,8 @@ from goldloop.cli.common import (
 )
 from goldloop.cli.score import BootstrapOption, DesignOption, SeedOption, design_mode
 from goldloop.errors import GoldloopError
-from goldloop.gold import read_gold
+from goldloop.files.atomic import atomic_write_json
+from goldloop.formats.gold import read_gold
 from goldloop.kb import KB
 from goldloop.scoring.agreement import NONE, AgreementReport, agreement, corpus_agreement
 from goldloop.scoring.design import NO_DESIGN, read_design

@@ -9,15 +9,6 @@ from typing import Annotated, Any
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from goldloop.annotate import (
-    DEFAULT_MAX_TOKENS,
-    AnnotationRun,
-    DryRun,
-    annotate_documents,
-    dry_run,
-    select_documents,
-)
-from goldloop.atomic import atomic_write_json
 from goldloop.cli import llm_options
 from goldloop.cli.common import (
     DEFAULT_ROLES,
@@ -31,11 +22,20 @@ from goldloop.cli.common import (
     parse_roles,
     report_path,
 )
-from goldloop.documents import input_files
 from goldloop.errors import GoldloopError, Interrupted
-from goldloop.gold import Document, write_gold
+from goldloop.files.atomic import atomic_write_json
+from goldloop.formats.documents import input_files
+from goldloop.formats.gold import Document, write_gold
 from goldloop.kb import KB
 from goldloop.llm import AnnotatorSpec, SQLiteCache, choose_annotator, make_annotator
+from goldloop.llm.annotate import (
+    DEFAULT_MAX_TOKENS,
+    AnnotationRun,
+    DryRun,
+    annotate_documents,
+    dry_run,
+    select_documents,
+)
 from goldloop.llm.batch import BatchMode, BatchPolicy, BatchProgress, state_path_for
 from goldloop.llm.pricing import PRICES_VARIABLE, PriceTable, load_prices
 from goldloop.sample import read_documents

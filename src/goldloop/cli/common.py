@@ -14,8 +14,8 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
-from goldloop.atomic import output_problem, same_file
 from goldloop.errors import GoldloopError
+from goldloop.files.atomic import output_problem, same_file
 from goldloop.kb import KB, load_kb
 from goldloop.sample.strata import ROLES
 

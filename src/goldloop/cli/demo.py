@@ -7,9 +7,9 @@ from typing import Annotated
 import typer
 
 from goldloop.cli.common import KbOption, console, err_console, key_value_table, open_kb
-from goldloop.demo import PROJECT, check_pushed, next_commands, pick_annotator, run_demo
 from goldloop.llm.base import Provider
 from goldloop.studio import server
+from goldloop.studio.demo import PROJECT, check_pushed, next_commands, pick_annotator, run_demo
 
 
 def demo(

@@ -9,7 +9,7 @@ import typer
 
 from goldloop.cli.common import EquivalencesOption, KbOption, console, key_value_table, open_kb
 from goldloop.errors import CheckFailed
-from goldloop.gold import read_gold
+from goldloop.formats.gold import read_gold
 
 app = typer.Typer(help="Validate and describe gold JSON files.", no_args_is_help=True)
 

@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 
-from goldloop.atomic import atomic_write_json
 from goldloop.cli.common import (
     EquivalencesOption,
     KbOption,
@@ -18,7 +17,8 @@ from goldloop.cli.common import (
     report_path,
 )
 from goldloop.errors import GoldloopError
-from goldloop.gold import read_gold, write_gold
+from goldloop.files.atomic import atomic_write_json
+from goldloop.formats.gold import read_gold, write_gold
 from goldloop.interchange import (
     EXPORT_FORMATS,
     FOLDER_FORMATS,

@@ -15,7 +15,7 @@ from goldloop.cli.common import (
     key_value_table,
     open_kb,
 )
-from goldloop.derive import RULES, DeriveReport, derive_kb, pending_review_path
+from goldloop.kb.derive import RULES, DeriveReport, derive_kb, pending_review_path
 
 app = typer.Typer(help="Check and derive relation KBs.", no_args_is_help=True)
 

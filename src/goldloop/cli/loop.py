@@ -20,8 +20,8 @@ from goldloop.cli.common import (
     open_kb,
     parse_roles,
 )
-from goldloop.documents import input_files, read_documents
 from goldloop.errors import GoldloopError
+from goldloop.formats.documents import input_files, read_documents
 from goldloop.kb import KB
 from goldloop.studio.connection import connect, resolve_connection
 from goldloop.studio.pull import PullResult, pull, sidecar_path, summary_rows

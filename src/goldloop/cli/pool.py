@@ -8,7 +8,6 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from goldloop.atomic import atomic_write_json
 from goldloop.cli.common import (
     EquivalencesOption,
     KbOption,
@@ -19,8 +18,9 @@ from goldloop.cli.common import (
 )
 from goldloop.cli.named import named_files
 from goldloop.cli.score import DesignOption, design_mode
-from goldloop.documents import input_files, read_documents
 from goldloop.errors import GoldloopError
+from goldloop.files.atomic import atomic_write_json
+from goldloop.formats.documents import input_files, read_documents
 from goldloop.scoring.design import NO_DESIGN, read_design
 from goldloop.scoring.inputs import read_predictions
 from goldloop.scoring.pooled import CAVEAT, relative_recall

@@ -8,7 +8,6 @@ from typing import Annotated, Any
 import typer
 from rich.progress import Progress
 
-from goldloop.atomic import atomic_write_json
 from goldloop.cli import llm_options
 from goldloop.cli.common import (
     EquivalencesOption,
@@ -22,9 +21,10 @@ from goldloop.cli.common import (
     report_path,
 )
 from goldloop.cli.score import BootstrapOption, DesignOption, SeedOption, design_mode
-from goldloop.documents import input_files, read_documents
 from goldloop.errors import GoldloopError
-from goldloop.jsonl import write_jsonl
+from goldloop.files.atomic import atomic_write_json
+from goldloop.files.jsonl import write_jsonl
+from goldloop.formats.documents import input_files, read_documents
 from goldloop.llm import choose_annotator, make_llm
 from goldloop.precision.judge import FAILED, judge_mentions
 from goldloop.precision.mentions import (

@@ -10,8 +10,8 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from goldloop.atomic import atomic_write_json
 from goldloop.cli.common import KbOption, check_outputs, console, key_value_table, open_kb
+from goldloop.files.atomic import atomic_write_json
 from goldloop.sample.audit import audit_sample
 from goldloop.sample.corpus import CorpusColumns
 from goldloop.sample.gate import GateSettings

@@ -11,7 +11,6 @@ from rich.console import Group
 from rich.live import Live
 from rich.table import Table
 
-from goldloop.atomic import atomic_write_json
 from goldloop.cli.common import (
     KbOption,
     UrlOption,
@@ -21,6 +20,7 @@ from goldloop.cli.common import (
     open_kb,
 )
 from goldloop.cli.loop import Project
+from goldloop.files.atomic import atomic_write_json
 from goldloop.studio.connection import connect, resolve_connection
 from goldloop.studio.effort import IDLE_CAP_MINUTES, effort_png, effort_report, effort_rows
 from goldloop.studio.project import export_campaign

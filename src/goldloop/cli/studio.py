@@ -8,9 +8,9 @@ from typing import Annotated, Any
 
 import typer
 
-from goldloop.atomic import atomic_write_text
 from goldloop.cli.common import KbOption, check_outputs, console, key_value_table, open_kb
 from goldloop.errors import GoldloopError
+from goldloop.files.atomic import atomic_write_text
 from goldloop.formats.labelstudio.tasks import campaign_titles
 from goldloop.studio import server
 from goldloop.studio.connection import connect, resolve_connection

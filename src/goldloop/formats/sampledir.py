@@ -17,11 +17,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from goldloop.atomic import atomic_open
-from goldloop.csvfile import read_csv
 from goldloop.errors import GoldloopError
-from goldloop.gold import Document
-from goldloop.jsonl import json_lines, json_object
+from goldloop.files.atomic import atomic_open
+from goldloop.files.csvfile import read_csv
+from goldloop.files.jsonl import json_lines, json_object
+from goldloop.formats.gold import Document
 
 log = logging.getLogger(__name__)
 

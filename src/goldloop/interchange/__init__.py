@@ -1,5 +1,5 @@
 """The gold in the field's formats, both ways: BioC XML and JSON, PubTator, BRAT standoff, and
-spaCy's ``DocBin`` (export only). Pure file code, beside :mod:`goldloop.gold`.
+spaCy's ``DocBin`` (export only). Pure file code, beside :mod:`goldloop.formats.gold`.
 
 One module per format; :mod:`goldloop.interchange.spans` holds what they share (offsets in each
 format's unit and the surface check on both sides, fields as strings, the type map). Every
@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from goldloop.atomic import atomic_write_json
-from goldloop.gold import Document, GoldFile, gold_from_data, paused_gc
+from goldloop.files.atomic import atomic_write_json
+from goldloop.formats.gold import Document, GoldFile, gold_from_data, paused_gc
 from goldloop.interchange import bioc, brat, docbin, pubtator
 from goldloop.interchange.spans import FormatError, ImportCounts, TypeMap
 from goldloop.kb import KB

@@ -20,8 +20,8 @@ import bioc
 from bioc import biocjson, biocxml
 from lxml import etree
 
-from goldloop.atomic import atomic_write_text
-from goldloop.gold import Document
+from goldloop.files.atomic import atomic_write_text
+from goldloop.formats.gold import Document
 from goldloop.interchange.spans import (
     MENTION_TYPE,
     FormatError,

@@ -16,8 +16,8 @@ from pathlib import Path
 import spacy
 from spacy.tokens import DocBin
 
-from goldloop.atomic import atomic_write_bytes
-from goldloop.gold import Document
+from goldloop.files.atomic import atomic_write_bytes
+from goldloop.formats.gold import Document
 from goldloop.interchange.spans import FormatError, document_fields, span_out
 
 SPANS_KEY = "mentions"

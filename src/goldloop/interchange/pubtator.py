@@ -17,8 +17,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from goldloop.atomic import atomic_write_bytes
-from goldloop.gold import Document
+from goldloop.files.atomic import atomic_write_bytes
+from goldloop.formats.gold import Document
 from goldloop.interchange.spans import (
     MENTION_TYPE,
     FormatError,

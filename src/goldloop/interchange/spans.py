@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from goldloop.csvfile import read_csv
 from goldloop.errors import GoldloopError
-from goldloop.gold import Document, Hit
+from goldloop.files.csvfile import read_csv
+from goldloop.formats.gold import Document, Hit
 from goldloop.kb import KB
 
 # The hit fields every format carries in its own way; the others travel as carried fields.

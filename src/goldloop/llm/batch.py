@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from goldloop.atomic import atomic_write_json
 from goldloop.errors import GoldloopError, Pending, ServiceError
-from goldloop.interrupts import deferred_interrupt
+from goldloop.files.atomic import atomic_write_json
+from goldloop.files.interrupts import deferred_interrupt
 from goldloop.llm.base import LLMError, LLMRequest, LLMResponse, Provider
 from goldloop.llm.runner import Answer
 

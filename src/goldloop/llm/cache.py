@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from goldloop.errors import GoldloopError
-from goldloop.sqlite_file import connect
+from goldloop.files.sqlite_file import connect
 
 
 @dataclass(frozen=True)

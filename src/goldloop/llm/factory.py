@@ -42,7 +42,7 @@ from goldloop.settings import default_cache_path
 
 if TYPE_CHECKING:
     from goldloop.kb import KB
-    from goldloop.lexical import LexicalAnnotator
+    from goldloop.text.lexical import LexicalAnnotator
 
 LEXICAL: Final = "lexical"
 # name -> (module, class); modules import their SDK only when that provider is used.
@@ -283,6 +283,6 @@ def make_annotator(
     """The pre-annotator a spec names: an LLM provider, or ``lexical`` on ``kb``."""
     if spec.is_llm:
         return make_llm(spec, cache=cache, retry=retry)
-    from goldloop.lexical import LexicalAnnotator  # spaCy loads only when it is used
+    from goldloop.text.lexical import LexicalAnnotator  # spaCy loads only when it is used
 
     return LexicalAnnotator(kb)

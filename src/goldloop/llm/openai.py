@@ -138,7 +138,7 @@ class OpenAIProvider(Provider):
         )
         data = lines.encode("utf-8")
         upload = self.with_retries(
-            lambda: self._client.files.create(file=("goldloop.jsonl", data), purpose="batch")
+            lambda: self._client.files.create(file=("goldloop.files.jsonl", data), purpose="batch")
         )
         batch = self.with_retries(
             lambda: self._client.batches.create(

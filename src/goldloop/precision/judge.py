@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from goldloop.gold import Document
+from goldloop.formats.gold import Document
 from goldloop.kb import KB
 from goldloop.llm import LLMError, LLMRequest, Provider
 from goldloop.llm.answer import FAILED, TRUNCATED, UNPARSABLE, Unparsable, parse_json_answer, usable

@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from goldloop.errors import GoldloopError
-from goldloop.gold import Document
-from goldloop.jsonl import read_jsonl, write_jsonl
+from goldloop.files.jsonl import read_jsonl, write_jsonl
+from goldloop.formats.gold import Document
 from goldloop.kb import KB
 from goldloop.scoring.inputs import SystemPredictions
 

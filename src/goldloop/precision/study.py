@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from goldloop.gold import Document
+from goldloop.formats.gold import Document
 from goldloop.precision.judge import CLOSE, OPEN
 from goldloop.precision.mentions import JudgedMention, Label, PrecisionError
 from goldloop.scoring.bootstrap import ratio

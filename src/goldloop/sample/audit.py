@@ -19,10 +19,10 @@ from typing import Any
 
 import numpy as np
 
-from goldloop.atomic import atomic_write_bytes, atomic_write_json
 from goldloop.errors import GoldloopError
+from goldloop.files.atomic import atomic_write_bytes, atomic_write_json
+from goldloop.formats.gold import read_gold
 from goldloop.formats.sampledir import ManifestRow, read_documents, read_manifest
-from goldloop.gold import read_gold
 from goldloop.kb import KB
 from goldloop.sample.corpus import CorpusRecord, text_sha1
 from goldloop.sample.gate import Gate, GateSettings

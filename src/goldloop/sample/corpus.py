@@ -1,4 +1,4 @@
-"""Reading a corpus table in a stream: TSV/CSV (optionally gzipped, read by ``goldloop.csvfile``),
+"""Reading a corpus table in a stream: TSV/CSV (optionally gzipped, read by ``goldloop.files.csvfile``),
 JSONL, or Parquet.
 
 Each row becomes a ``CorpusRecord`` with its identifiers normalised and its ``doc_id`` built
@@ -19,10 +19,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import IO, Any, Generic, TypeVar
 
-from goldloop.csvfile import open_csv
 from goldloop.errors import GoldloopError
+from goldloop.files.csvfile import open_csv
+from goldloop.files.jsonl import json_lines, json_object
 from goldloop.formats.sampledir import ID_KINDS
-from goldloop.jsonl import json_lines, json_object
 
 TEXT_COLUMNS = ("abstract", "summary", "text")
 YEAR_COLUMNS = ("publication_year", "year", "pub_year", "publication_date")

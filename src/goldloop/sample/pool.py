@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from goldloop.atomic import atomic_open, atomic_write_json
-from goldloop.csvfile import open_csv
 from goldloop.errors import GoldloopError
+from goldloop.files.atomic import atomic_open, atomic_write_json
+from goldloop.files.csvfile import open_csv
 from goldloop.formats.sampledir import ID_KINDS
 from goldloop.kb import KB
 from goldloop.sample.corpus import CorpusRecord
@@ -99,7 +99,7 @@ def model_identity() -> str:
                 return f"{name}=={importlib.metadata.version(name)}"
         except (ValueError, ImportError, importlib.metadata.PackageNotFoundError):
             break
-    from goldloop.nlp import load_nlp  # spaCy loads only for a pipeline given as a path
+    from goldloop.text.nlp import load_nlp  # spaCy loads only for a pipeline given as a path
 
     meta = load_nlp().meta
     return f"{meta.get('lang')}_{meta.get('name')}=={meta.get('version')}"

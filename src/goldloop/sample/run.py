@@ -19,8 +19,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from goldloop.atomic import atomic_write_json
 from goldloop.errors import GoldloopError, SettingError
+from goldloop.files.atomic import atomic_write_json
 from goldloop.formats.sampledir import MANIFEST, ManifestRow, append_batch, read_manifest
 from goldloop.kb import KB
 from goldloop.sample.corpus import CorpusColumns, file_sha256, read_corpus, texts_for
@@ -352,7 +352,7 @@ def _pool(
 ) -> tuple[Pool, dict[str, Any]]:
     """The cached pool when its fingerprint holds (and, in two phases, it is long enough),
     else a fresh read of the corpus that parses only what the cache lacks (then cached)."""
-    from goldloop.nlp import DETECTOR_VERSION  # spaCy loads only when a pool is read
+    from goldloop.text.nlp import DETECTOR_VERSION  # spaCy loads only when a pool is read
 
     if not corpus.is_file():
         raise GoldloopError(f"{corpus}: no such corpus file")

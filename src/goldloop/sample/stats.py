@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from goldloop.formats.gold import read_gold
 from goldloop.formats.sampledir import ID_KINDS, is_sample_dir, read_documents, read_manifest
-from goldloop.gold import read_gold
 from goldloop.kb import KB
 from goldloop.sample.corpus import CorpusColumns, read_corpus
 

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from goldloop.errors import GoldloopError
-from goldloop.gold import Document, Hit
+from goldloop.formats.gold import Document, Hit
 from goldloop.kb import KB
 from goldloop.scoring.bootstrap import ratio
 from goldloop.scoring.design import Design, corpus_figures

@@ -1,6 +1,6 @@
 """Baseline systems on the gold: ``lexical`` (the floor) and ``llm`` (linking-only).
 
-``lexical`` is the shared mention detector (:func:`goldloop.nlp.detect_mentions`): spans and ids
+``lexical`` is the shared mention detector (:func:`goldloop.text.nlp.detect_mentions`): spans and ids
 from lemma matches to KB labels, scored end-to-end and linking-only. ``llm`` is given each gold
 span marked in its abstract and picks one KB label or ``NONE``, through the providers and cache
 of :mod:`goldloop.llm`; it is scored linking-only. Use a model that did not annotate the gold, or
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from goldloop.errors import GoldloopError
-from goldloop.gold import Document
+from goldloop.formats.gold import Document
 from goldloop.kb import KB
 from goldloop.llm.answer import FAILED, TRUNCATED, UNPARSABLE, Unparsable, json_object, usable
 from goldloop.scoring.inputs import SystemPredictions, rows_to_predictions
@@ -64,7 +64,7 @@ def lexical_baseline(
     progress: Progress | None = None,
 ) -> BaselineRun:
     """Mentions found by the shared detector, one row per mention."""
-    from goldloop.nlp import detect_mentions, load_nlp, parse_many
+    from goldloop.text.nlp import detect_mentions, load_nlp, parse_many
 
     started = time.perf_counter()
     nlp = load_nlp(model)

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from goldloop.errors import SettingError
-from goldloop.gold import Document
+from goldloop.formats.gold import Document
 from goldloop.scoring.bootstrap import document_bootstrap, ratio
 
 DESIGN_MODES = ("use", "ignore")

@@ -6,7 +6,7 @@ carried two comparable ids — most often because a system emits minted ids and 
 ``predicted_id_to_kb_in`` map was given. ``goldloop score`` fills :class:`GroundTruthScore` from
 per-document matching (:func:`goldloop.scoring.matching.match_spans`);
 :func:`score_predictions_against_ground_truth` is the seed's scorer, kept exactly (also as
-``goldloop.ground_truth``), and gives score's compatibility line.
+``goldloop.scoring.detection``), and gives score's compatibility line.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from goldloop.gold import read_gold
+from goldloop.formats.gold import read_gold
 from goldloop.scoring.matching import check_match_mode, overlaps
 
 
@@ -85,7 +85,7 @@ def load_ground_truth_spans(path: Path | str) -> list[GtSpan]:
     """Read a gold file (list of documents, or a legacy single object) into spans.
 
     A hit's ``itext`` is kept when present (legacy files carry it); otherwise the document's
-    position in the file stands in. Invalid files raise :class:`goldloop.gold.GoldError`.
+    position in the file stands in. Invalid files raise :class:`goldloop.formats.gold.GoldError`.
     """
     spans: list[GtSpan] = []
     for index, document in enumerate(read_gold(Path(path).expanduser()).documents):

@@ -15,12 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeGuard
 
-from goldloop.csvfile import read_csv
-from goldloop.documents import read_gold_documents
 from goldloop.errors import GoldloopError
+from goldloop.files.csvfile import read_csv
+from goldloop.files.jsonl import json_lines
+from goldloop.formats.documents import read_gold_documents
+from goldloop.formats.gold import Document
 from goldloop.formats.labelstudio.tasks import is_label_studio_export, read_export
-from goldloop.gold import Document
-from goldloop.jsonl import json_lines
 from goldloop.kb import DIRECTIONS, KB
 
 # A first row holding one of these names is the id bridge's header, not a mapping.

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from goldloop.gold import Document
+from goldloop.formats.gold import Document
 from goldloop.kb import KB
 from goldloop.scoring import schemas
 from goldloop.scoring.bootstrap import document_bootstrap, f1, ratio
@@ -233,6 +233,8 @@ def _seed_detection(
         [GtSpan(i, m.a, m.b, m.entity_id) for i, doc in enumerate(gold) for m in doc],
         match_mode=match_mode,
     )
+    # The scorer's name as reports have always given it (the seed's module name); the code is
+    # goldloop.scoring.detection.
     return {"scorer": "goldloop.ground_truth", **seed.to_jsonable()}
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from rich.table import Table
 
-from goldloop.atomic import atomic_open, atomic_write_json, atomic_write_text
+from goldloop.files.atomic import atomic_open, atomic_write_json, atomic_write_text
 
 COLUMNS = (
     "system", "regime", "match_mode", "rows", "scored", "malformed",

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from goldloop.errors import GoldloopError
-from goldloop.gold import Document
+from goldloop.formats.gold import Document
 from goldloop.kb import KB
 from goldloop.scoring.design import Design, read_design
 from goldloop.scoring.inputs import (

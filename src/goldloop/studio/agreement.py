@@ -2,7 +2,7 @@
 
 Each annotation is turned into hits by pull's own reading (``goldloop.studio.verify.verify``), so
 the two annotators' documents are exactly what pull would make of each; then
-``goldloop.agreement`` compares them. Tasks with fewer than two completed annotations are not
+``goldloop.scoring.agreement`` compares them. Tasks with fewer than two completed annotations are not
 compared and are counted, as are annotations beyond the second; a task one person annotated twice
 is refused (``goldloop.studio.tasks.two_annotators``). Pure: the door exports the project.
 """
@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from goldloop.errors import SettingError
+from goldloop.formats.gold import Document
 from goldloop.formats.labelstudio.tasks import Task, completed_annotations, two_annotators
 from goldloop.formats.labelstudio.verify import verify
-from goldloop.gold import Document
 from goldloop.kb import KB
 from goldloop.scoring.completeness import Completeness, estimate_completeness
 from goldloop.scoring.design import Design, read_design

@@ -11,12 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from goldloop.agreement import agreement
+from goldloop.formats.gold import Document
 from goldloop.formats.labelstudio.tasks import Campaign, double_name
 from goldloop.formats.labelstudio.verify import PullResult, verify
-from goldloop.gold import Document
 from goldloop.kb import KB
-from goldloop.scoring.agreement import corpus_agreement
+from goldloop.scoring.agreement import agreement, corpus_agreement
 from goldloop.studio.agreement import (
     DoubleTasks,
     double_completeness,

@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from goldloop.formats.gold import Hit
 from goldloop.formats.labelstudio.offsets import to_label_studio
 from goldloop.formats.labelstudio.tasks import CURATE_PREFIX
 from goldloop.formats.labelstudio.versions import hit_key
-from goldloop.gold import Hit
 from goldloop.kb import KB
 from goldloop.studio import label_config as lc
 from goldloop.studio.review import (

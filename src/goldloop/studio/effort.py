@@ -18,7 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from goldloop.atomic import atomic_open
+from goldloop.files.atomic import atomic_open
 from goldloop.formats.labelstudio.tasks import (
     REVIEW_PREFIX,
     ROLES,

@@ -30,7 +30,7 @@ from goldloop.formats.labelstudio.controls import SPAN_LABEL as SPAN_LABEL
 from goldloop.formats.labelstudio.controls import read_relation as read_relation
 from goldloop.formats.labelstudio.controls import relation_value as relation_value
 from goldloop.kb import KB, Relation
-from goldloop.verb_forms import VerbForms, verb_forms
+from goldloop.kb.verb_forms import VerbForms, verb_forms
 
 if TYPE_CHECKING:
     from label_studio_sdk.label_interface import LabelInterface

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from goldloop.atomic import atomic_write_json
+from goldloop.files.atomic import atomic_write_json
 from goldloop.formats.labelstudio.tasks import Campaign, campaign_titles, utc_time
 from goldloop.studio import project as projects
 from goldloop.studio.connection import Connection, call, call_delete, call_once

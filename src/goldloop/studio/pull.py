@@ -5,12 +5,12 @@ exported once through the project layer; the pure reading (per document: curated
 else the primary annotation; verdicts, hits, counts, κ before curation, effort) lives in
 :mod:`goldloop.studio.verify` and :mod:`goldloop.studio.campaign`. Then every kept or added hit
 gets ``surface_anchored`` from the same test pre-annotation uses
-(:func:`goldloop.nlp.surface_anchored`), one parse per pulled document.
+(:func:`goldloop.text.nlp.surface_anchored`), one parse per pulled document.
 
 The exported tasks are kept beside the gold (:mod:`goldloop.studio.mirror`): ``since`` re-reads
 only the tasks changed since then, and the backend's live gold does the same per event; every
 way of pulling then writes through :func:`write_campaign`, so all give the same files. Writers
-of one gold file take its lock (:mod:`goldloop.gold_lock`) first.
+of one gold file take its lock (:mod:`goldloop.files.gold_lock`) first.
 """
 
 from __future__ import annotations
@@ -19,7 +19,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from goldloop.atomic import atomic_write_json
+from goldloop.files.atomic import atomic_write_json
+from goldloop.files.gold_lock import gold_lock
+from goldloop.formats.gold import Document, write_gold
 from goldloop.formats.labelstudio.tasks import campaign_titles
 from goldloop.formats.labelstudio.verify import (
     COUNTS,
@@ -30,8 +32,6 @@ from goldloop.formats.labelstudio.verify import (
     summary_rows,
     verify,
 )
-from goldloop.gold import Document, write_gold
-from goldloop.gold_lock import gold_lock
 from goldloop.kb import KB
 from goldloop.studio import project as projects
 from goldloop.studio.campaign import verify_campaign
@@ -108,7 +108,7 @@ def write_campaign(
 
 def anchor(documents: Sequence[Document], kb: KB, *, nlp: Any = None) -> None:
     """Set ``surface_anchored`` on every hit; each distinct text with hits is parsed once."""
-    from goldloop.nlp import parse_many, surface_anchored  # spaCy loads only to anchor hits
+    from goldloop.text.nlp import parse_many, surface_anchored  # spaCy loads only to anchor hits
 
     texts = list(dict.fromkeys(doc.text for doc in documents if doc.ground_truth))
     parsed = dict(zip(texts, parse_many(texts, nlp=nlp), strict=True))

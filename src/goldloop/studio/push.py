@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from goldloop.errors import GoldloopError
-from goldloop.gold import Document, Hit, read_gold
+from goldloop.formats.gold import Document, Hit, read_gold
 from goldloop.kb import KB
 from goldloop.studio import project as projects
 from goldloop.studio.connection import Connection, call_once

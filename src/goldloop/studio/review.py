@@ -11,8 +11,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from goldloop.errors import GoldloopError
+from goldloop.formats.gold import Hit
 from goldloop.formats.labelstudio.tasks import REVIEW_PREFIX
-from goldloop.gold import Hit
 from goldloop.kb import KB
 from goldloop.studio import label_config as lc
 from goldloop.studio.offsets import to_label_studio

@@ -25,8 +25,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from goldloop.atomic import atomic_write_json
 from goldloop.errors import GoldloopError, ServiceError
+from goldloop.files.atomic import atomic_write_json
 from goldloop.settings import workdir
 
 LABEL_STUDIO_VERSION = "1.23.2"

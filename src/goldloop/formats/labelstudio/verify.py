@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from goldloop.formats.gold import Document, Hit
 from goldloop.formats.labelstudio.tasks import (
     CURATE_PREFIX,
     Annotation,
@@ -39,7 +40,6 @@ from goldloop.formats.labelstudio.verdicts import (
     read_regions,
 )
 from goldloop.formats.labelstudio.versions import hit_key, kept_by, versions_agree
-from goldloop.gold import Document, Hit
 from goldloop.kb import KB
 
 SLICES = ("anchored", "paraphrase", "unknown")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from goldloop.gold import Hit
+from goldloop.formats.gold import Hit
 
 HitKey = tuple[int, int, str, str | None]
 

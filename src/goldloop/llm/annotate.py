@@ -1,0 +1,363 @@
+"""Pre-annotation: documents in, hits and a report accounting for every item out.
+
+:func:`annotate_documents` is the one core behind ``goldloop annotate``, the demo and the ML
+backend. With an LLM provider, requests go out through :mod:`goldloop.llm.runner` (online) or
+:mod:`goldloop.llm.batch` (the provider's batch API) while this thread decodes answers as they
+arrive (:mod:`goldloop.llm.decode`) and parses each text that needs it once with spaCy, so the
+post-cache checks overlap the requests. A truncated, unparsable or failed answer leaves its
+document out of the output, is listed in the report and is not cached, so a re-run asks for it
+again. The report prices the run's usage (:mod:`goldloop.llm.pricing`); :func:`dry_run` counts
+and prices what a run would send (:mod:`goldloop.llm.estimate`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from goldloop.formats.gold import Document
+from goldloop.kb import KB
+from goldloop.llm.answer import FAILED
+from goldloop.llm.base import LLMRequest, LLMResponse, Provider
+from goldloop.llm.batch import BatchMode, collect_batch
+from goldloop.llm.cache import ResponseCache
+from goldloop.llm.decode import (
+    DOCUMENT_FAILURES,
+    DocumentResult,
+    decode_lexical,
+    finish_answer,
+    parsable,
+    read_answer,
+)
+from goldloop.llm.decoded_store import DecodedStore
+from goldloop.llm.estimate import CostEstimate, estimate_cost
+from goldloop.llm.factory import AnnotatorSpec
+from goldloop.llm.pricing import PriceTable, load_prices, usage_cost
+from goldloop.llm.prompt import OUTPUT_SCHEMA, system_prompt, user_prompt
+from goldloop.llm.runner import DEFAULT_CONCURRENCY, Answer, stream_requests
+from goldloop.llm.usage import add_usage
+from goldloop.text.lexical import LexicalAnnotator
+from goldloop.text.nlp import load_nlp, parse_many
+from goldloop.text.parse_cache import WINDOW
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+
+Annotator = Provider | LexicalAnnotator
+
+DEFAULT_MAX_TOKENS = 16000
+
+
+@dataclass
+class AnnotationRun:
+    """The annotated documents (failed ones left out) and the report for ``<out>.report.json``."""
+
+    documents: list[Document]
+    report: dict[str, Any]
+
+
+def annotation_request(
+    document: Document, kb: KB, max_tokens: int, system: str | None = None
+) -> LLMRequest:
+    """The request for one document (pass ``system`` to build the KB prompt only once)."""
+    return LLMRequest(
+        system or system_prompt(kb), user_prompt(document.text), OUTPUT_SCHEMA, max_tokens
+    )
+
+
+def annotate_documents(
+    documents: list[Document],
+    annotator: Annotator,
+    kb: KB,
+    *,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    verbal_only: bool = True,
+    nlp: Language | None = None,
+    on_document: Callable[[DocumentResult], None] | None = None,
+    batch: BatchMode | None = None,
+    prices: PriceTable | None = None,
+) -> AnnotationRun:
+    """Annotate one document or a batch; ``concurrency`` requests are in flight at once.
+
+    ``verbal_only=False`` switches the ``non_verbal`` check off (no new LLM call: the answers come
+    from the cache). ``on_document`` is called once per finished document, as each finishes; the
+    returned documents keep the input order. ``batch`` sends the requests through the provider's
+    batch API instead (:mod:`goldloop.llm.batch`). The report prices the run's usage with
+    ``prices`` (default: :func:`goldloop.llm.pricing.load_prices`).
+    """
+    nlp = nlp or load_nlp()
+    if isinstance(annotator, LexicalAnnotator):
+        results = _annotate_lexically(documents, annotator, kb, verbal_only, nlp, on_document)
+    else:
+        results = _annotate_with_llm(
+            documents, annotator, kb, max_tokens, concurrency, verbal_only, nlp, on_document, batch
+        )
+    report = build_report(results, annotator, kb, verbal_only=verbal_only, max_tokens=max_tokens)
+    if isinstance(annotator, Provider):
+        report.update(run_cost_report(report, annotator, batch is not None, prices))
+    return AnnotationRun(
+        documents=[r.document for r in results if r.document is not None], report=report
+    )
+
+
+def stored_outcomes(
+    documents: list[Document],
+    annotator: Annotator,
+    kb: KB,
+    *,
+    nlp: Language,
+    verbal_only: bool = True,
+) -> list[DocumentResult] | None:
+    """What :func:`annotate_documents` would give each document, when every outcome is stored
+    (:mod:`goldloop.llm.decoded_store`) and so needs no parse and no request; else None. Only the
+    lexical annotator's qualify: an LLM's is keyed by its answer, read from the response cache."""
+    if not isinstance(annotator, LexicalAnnotator):
+        return None
+    store = DecodedStore.open(nlp, "lexical", annotator.tag, kb, verbal_only)
+    if store is None:
+        return None
+    keys = [DecodedStore.key(d.text) for d in documents]
+    stored = store.get_many(keys)
+    if any(key not in stored for key in keys):
+        return None
+    return [DecodedStore.load(d, stored[key]) for d, key in zip(documents, keys, strict=True)]
+
+
+def _annotate_lexically(
+    documents: list[Document],
+    annotator: LexicalAnnotator,
+    kb: KB,
+    verbal_only: bool,
+    nlp: Language,
+    on_document: Callable[[DocumentResult], None] | None,
+) -> list[DocumentResult]:
+    """Stored outcomes where the parse cache has them (:mod:`goldloop.llm.decoded_store`); the
+    other texts parsed in one stream, decoded and stored, a window of documents at a time."""
+    store = DecodedStore.open(nlp, "lexical", annotator.tag, kb, verbal_only)
+    results: list[DocumentResult] = []
+    for start in range(0, len(documents), WINDOW):
+        window = documents[start : start + WINDOW]
+        keys = [DecodedStore.key(d.text) for d in window]
+        stored = store.get_many(keys) if store is not None else {}
+        parsed = parse_many(
+            (d.text for d, k in zip(window, keys, strict=True) if k not in stored), nlp=nlp
+        )
+        new: list[tuple[bytes, bytes]] = []
+        for document, key in zip(window, keys, strict=True):
+            blob = stored.get(key)
+            if blob is not None:
+                result = DecodedStore.load(document, blob)
+            else:
+                result = decode_lexical(document, next(parsed), annotator, kb, verbal_only)
+                new.append((key, DecodedStore.dump(result)))
+            results.append(result)
+            if on_document is not None:
+                on_document(result)
+        if store is not None and new:
+            store.put_many(new)
+    return results
+
+
+def _annotate_with_llm(
+    documents: list[Document],
+    provider: Provider,
+    kb: KB,
+    max_tokens: int,
+    concurrency: int,
+    verbal_only: bool,
+    nlp: Language,
+    on_document: Callable[[DocumentResult], None] | None,
+    batch_mode: BatchMode | None = None,
+) -> list[DocumentResult]:
+    """Decode answers as they arrive, parsing (once, per arriving batch) only the texts that
+    have candidates left, so spaCy overlaps the requests. The checks read the full pipeline's
+    parse, the one the sampler and pull read too: one parse per text serves the whole loop.
+    An answer decoded before (the same text and answer text) is read from the parse cache
+    (:mod:`goldloop.llm.decoded_store`) instead."""
+    system = system_prompt(kb)
+    requests = [annotation_request(d, kb, max_tokens, system) for d in documents]
+    results: list[DocumentResult | None] = [None] * len(documents)
+    store = DecodedStore.open(nlp, "llm", provider.tag, kb, verbal_only)
+    for batch in _answers(provider, requests, system, concurrency, batch_mode):
+        # Only a complete answer can decode to a document; the rest are decided each time.
+        responses = {i: a for i, a in batch if isinstance(a, LLMResponse) and not a.truncated}
+        keys = (
+            {i: DecodedStore.key(documents[i].text, a.text) for i, a in responses.items()}
+            if store is not None
+            else {}
+        )
+        stored = store.get_many(list(keys.values())) if store is not None and keys else {}
+        done = {
+            i: DecodedStore.load(documents[i], stored[key], responses[i].usage, responses[i].cached)
+            for i, key in keys.items()
+            if key in stored
+        }
+        read = {i: read_answer(documents[i], a, kb, max_tokens) for i, a in batch if i not in done}
+        to_parse = sorted(i for i, answer in read.items() if answer.candidates)
+        texts = (documents[i].text for i in to_parse)
+        parsed = dict(zip(to_parse, parse_many(texts, nlp=nlp), strict=True))
+        new: list[tuple[bytes, bytes]] = []
+        for index in sorted(i for i, _ in batch):
+            result = done.get(index)
+            if result is None:
+                result = finish_answer(
+                    read[index], documents[index], parsed.get(index), provider.tag, verbal_only
+                )
+                if index in keys and result.failure is None:
+                    new.append((keys[index], DecodedStore.dump(result)))
+            results[index] = result
+            if on_document is not None:
+                on_document(result)
+        if store is not None and new:
+            store.put_many(new)
+    return [r for r in results if r is not None]
+
+
+def _answers(
+    provider: Provider,
+    requests: list[LLMRequest],
+    system: str,
+    concurrency: int,
+    batch_mode: BatchMode | None,
+) -> Iterator[list[tuple[int, Answer]]]:
+    """The answers, online or through the batch API, as they arrive."""
+    if batch_mode is not None:
+        yield from collect_batch(
+            provider, requests, state_path=batch_mode.state_path, policy=batch_mode.policy,
+            usable=parsable, on_progress=batch_mode.on_progress,
+        )  # fmt: skip
+        return
+    yield from stream_requests(
+        provider, requests, concurrency=concurrency, usable=parsable, shared_system=system
+    )
+
+
+def run_cost_report(
+    report: dict[str, Any], provider: Provider, batch: bool, prices: PriceTable | None
+) -> dict[str, Any]:
+    """The report's mode, API and cost: what this run's fresh usage cost at the table's prices
+    (``null`` when the table does not price the model)."""
+    table = prices or load_prices()
+    price = table.price(provider.name, provider.model)
+    usd = None if price is None else usage_cost(report["usage"], price, batch=batch)
+    return {
+        "mode": "batch" if batch else "online",
+        "api": provider.api,
+        "cost": {
+            "usd": None if usd is None else round(usd, 6),
+            "prices": str(table.path),
+            "prices_date": table.date,
+        },
+    }
+
+
+def build_report(
+    results: list[DocumentResult],
+    annotator: Annotator,
+    kb: KB,
+    *,
+    verbal_only: bool,
+    max_tokens: int,
+) -> dict[str, Any]:
+    """The sidecar report: who annotated, counts, token usage, every failure and rejection."""
+    rejections = [r for result in results for r in result.rejections]
+    failures = [{"doc_id": r.doc_id, **r.failure} for r in results if r.failure is not None]
+    by_failure = Counter(f["reason"] for f in failures)
+    answered = [r for r in results if not (r.failure and r.failure["reason"] == FAILED)]
+    lexical = isinstance(annotator, LexicalAnnotator)
+    counts = {
+        "documents": len(results),
+        "annotated": sum(r.document is not None for r in results),
+        **{reason: by_failure.get(reason, 0) for reason in DOCUMENT_FAILURES},
+        "requests": 0 if lexical else sum(not r.cached for r in answered),
+        "from_cache": sum(r.cached for r in answered),
+        "items": sum(r.items for r in results),
+        "hits": sum(len(r.document.ground_truth) for r in results if r.document is not None),
+        "rejections": len(rejections),
+        "documents_without_hits": sum(
+            1 for r in results if r.document is not None and not r.document.ground_truth
+        ),
+    }
+    return {
+        "annotator": annotator.tag,
+        "provider": annotator.name,
+        "model": annotator.model,
+        "effort": annotator.effort,
+        "endpoint": annotator.endpoint,
+        "source": "lexical" if lexical else "llm",
+        "kb": {"path": str(kb.path), "tag": kb.tag},
+        "verbal_only": verbal_only,
+        "max_tokens": None if lexical else max_tokens,
+        "counts": counts,
+        "rejections_by_reason": dict(
+            Counter(reason for r in rejections for reason in r["reasons"])
+        ),
+        "usage": add_usage(r.usage for r in results if not r.cached),
+        "usage_from_cache": add_usage(r.usage for r in results if r.cached),
+        "failed_documents": failures,
+        "rejections": rejections,
+    }
+
+
+@dataclass(frozen=True)
+class DryRun:
+    """What a run would send: counts, estimated tokens and cost (:mod:`goldloop.llm.estimate`)."""
+
+    documents: int
+    cached: int
+    requests: int
+    input_tokens: int
+    max_output_tokens: int
+    input_cost: float | None
+    estimate: CostEstimate
+    prices: PriceTable
+
+
+def dry_run(
+    documents: list[Document],
+    kb: KB,
+    max_tokens: int,
+    spec: AnnotatorSpec,
+    *,
+    cache: ResponseCache | None = None,
+    input_price_per_mtok: float | None = None,
+    prices: PriceTable | None = None,
+) -> DryRun:
+    """Count and price what an LLM ``spec`` would be asked without calling anything (no client,
+    no key needed); answers already in the cache cost nothing. ``input_price_per_mtok`` prices
+    the input alone at a price of one's own."""
+    assert spec.model is not None, "a dry run is for an LLM annotator"
+    system = system_prompt(kb)
+    pending = [
+        request
+        for request in (annotation_request(d, kb, max_tokens, system) for d in documents)
+        if cache is None or cache.get(spec.key(request)) is None
+    ]
+    table = prices or load_prices()
+    calibrate = getattr(cache, "calibration", None)
+    calibration = calibrate(f"{spec.provider}/{spec.model}") if calibrate else None
+    estimate = estimate_cost(pending, table.price(spec.provider, spec.model), calibration)
+    tokens = estimate.usage["input_tokens"]
+    cost = None if input_price_per_mtok is None else tokens * input_price_per_mtok / 1e6
+    return DryRun(
+        len(documents),
+        len(documents) - len(pending),
+        len(pending),
+        tokens,
+        max_tokens * len(pending),
+        cost,
+        estimate,
+        table,
+    )
+
+
+def select_documents(
+    documents: list[Document], roles: Iterable[str] | None, limit: int | None
+) -> list[Document]:
+    """Documents whose role is one of ``roles`` (a document without a role is kept), first ``limit``."""
+    wanted = set(roles) if roles else None
+    chosen = [d for d in documents if wanted is None or d.role is None or d.role in wanted]
+    return chosen if limit is None else chosen[:limit]

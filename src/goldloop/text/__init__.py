@@ -1,0 +1,1 @@
+"""Text: the spaCy pipeline and its parse cache, quote resolution, the lexical detector."""
