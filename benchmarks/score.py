@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/score.py               # 2,000 documents: about a minute
     .venv/bin/python benchmarks/score.py --docs 10000  # the issue's size: 100,000 gold spans
+    .venv/bin/python benchmarks/score.py --bootstrap-only  # the corpus bootstrap alone
 
 nervaluate's time grows with documents x labels, so the full size takes minutes (353 s for
 nervaluate against 1.9 s for goldloop's schemas, 187x, on the shared 2-core machine).
@@ -10,6 +11,11 @@ Synthetic documents carry ``--spans`` gold spans each over ``--labels`` relation
 predictions copy, nudge, relabel, drop and add spans. Each engine runs in a forked child so its
 time and peak memory (growth of the resident set over the child's start) are its own. The schema
 counts of goldloop and nervaluate are asserted equal, overall and per label.
+
+First, the corpus figures' stratified bootstrap (``scoring.design.corpus_figures``: weights,
+Rao–Wu resampling within stratum × batch cells) against the plain document bootstrap
+(``document_bootstrap``) at the same size: ``--bootstrap-docs`` documents (10,000) in 40 strata
+over 2 batches, ``--systems`` systems (5), 1,000 replicates each; target ≤ 2×.
 """
 
 from __future__ import annotations
@@ -26,6 +32,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 
+import numpy as np
+
+from goldloop.scoring.bootstrap import document_bootstrap, f1, ratio
+from goldloop.scoring.design import Design, batch_weights, corpus_figures
 from goldloop.scoring.detection import GtSpan, score_predictions_against_ground_truth
 from goldloop.scoring.matching import match_spans
 from goldloop.scoring.schemas import evaluate
@@ -96,6 +106,41 @@ def measure(task: Callable[[], Any]) -> tuple[float, int, Any]:
     return outcome  # type: ignore[no-any-return]
 
 
+def _detection(s: np.ndarray) -> dict[str, np.ndarray]:
+    precision, recall = ratio(s[:, 2], s[:, 1]), ratio(s[:, 2], s[:, 0])
+    return {"precision": precision, "recall": recall, "f1": f1(precision, recall)}
+
+
+def bootstrap_benchmark(n_docs: int, n_systems: int, replicates: int, seed: int) -> float:
+    """Seconds of the stratified (corpus) bootstrap over the plain one, for every system."""
+    rng = np.random.default_rng(seed)
+    strata = rng.integers(0, 40, n_docs)
+    batches = rng.integers(0, 2, n_docs)
+    p_incl = np.array([0.02, 0.05, 0.1, 0.3])[strata % 4]
+    design = Design(batch_weights(p_incl, batches), strata * 2 + batches, 40, "1/p_incl")
+    systems = []
+    for _ in range(n_systems):
+        gold = rng.poisson(4, n_docs)
+        matched = rng.binomial(gold, 0.7)
+        systems.append(np.column_stack([gold, matched + rng.poisson(1, n_docs), matched]))
+
+    def plain() -> list[Any]:
+        return [document_bootstrap(c, _detection, replicates, seed) for c in systems]
+
+    def corpus() -> list[Any]:
+        return [corpus_figures(c, _detection, design, replicates, seed) for c in systems]
+
+    base, _, _ = measure(plain)
+    ours, _, figures = measure(corpus)
+    print(
+        f"bootstrap, {n_docs:,} documents x {n_systems} systems x {replicates:,} replicates:"
+        f" document {base:.2f} s, stratified corpus {ours:.2f} s"
+    )
+    print(f"corpus F1 of system 1: {figures[0]['f1']:.3f} {figures[0]['intervals']['f1']}")
+    print(f"stratified vs document bootstrap: {ours / base:.2f}x the time (target <= 2x)")
+    return ours / base
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -104,7 +149,15 @@ def main() -> None:
     parser.add_argument("--spans", type=int, default=10, help="gold spans per document")
     parser.add_argument("--labels", type=int, default=300)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--bootstrap-docs", type=int, default=10_000)
+    parser.add_argument("--systems", type=int, default=5)
+    parser.add_argument("--replicates", type=int, default=1_000)
+    parser.add_argument("--bootstrap-only", action="store_true")
     args = parser.parse_args()
+
+    bootstrap_benchmark(args.bootstrap_docs, args.systems, args.replicates, args.seed)
+    if args.bootstrap_only:
+        return
 
     gold, predicted = make_data(args.docs, args.spans, args.labels, args.seed)
     n_gold = sum(map(len, gold))

@@ -8,8 +8,12 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from goldloop.precision.mentions import JudgedMention, read_labels, read_verdicts
-from goldloop.precision.study import draw_sample, precision_report
+import pytest
+
+from goldloop.formats.gold import Document
+from goldloop.precision.mentions import JudgedMention, Label, read_labels, read_verdicts
+from goldloop.precision.study import corpus_precision, draw_sample, precision_report
+from goldloop.scoring.design import read_design
 from goldloop.settings import BUNDLED_KB
 from goldloop.studio.precision import claim
 from tests.conftest import Cli
@@ -133,3 +137,51 @@ def test_sample_by_relation_gives_each_relation_its_share() -> None:
     assert counts == {"A": 90, "B": 45, "C": 14, "D": 1}
     assert len({m.key for m in drawn}) == 150
     assert drawn == draw_sample(mentions, 150, seed=1, by_relation=True)
+
+
+def test_corpus_precision_by_hand_from_weighted_mentions() -> None:
+    def mention(doc: str, k: int, verdict: str) -> JudgedMention:
+        return JudgedMention(doc, 10 * k, 10 * k + 5, "PEL.000018", "x", "inhibits").judged(verdict)
+
+    d1 = [mention("d1", k, v) for k, v in enumerate(("supported", "supported", "not_found"))]
+    d2 = [mention("d2", k, v) for k, v in enumerate(("supported", "contradicted"))]
+    labels = [
+        Label(d1[0].key, "supported"),  # f 1, y 1
+        Label(d1[2].key, "supported"),  # f 0, y 1: lost by the judge
+        Label(d2[0].key, "contradicted"),  # f 1, y 0: false support
+    ]
+    report = precision_report(d1 + d2, labels)
+    documents = [
+        Document(doc_id="d1", text="x" * 40, p_incl=0.5, stratum="s", batch=0),  # weight 2
+        Document(doc_id="d2", text="x" * 40, p_incl=0.25, stratum="s", batch=0),  # weight 4
+    ]
+    design = read_design(documents)
+    assert design is not None
+    corpus = corpus_precision(d1 + d2, report, documents, design, bootstrap=0, seed=0)
+    judge = (2 * 2 + 4 * 1) / (2 * 3 + 4 * 2)  # 8 / 14
+    gap = (2 * 0 + 2 * 1 + 4 * -1) / (2 + 2 + 4)  # -2 / 8
+    assert corpus["judge"] == pytest.approx(judge)
+    assert corpus["corrected"] == pytest.approx(judge + gap)
+    assert corpus["labels"] == pytest.approx((2 + 2 + 0) / 8)
+    assert corpus["population_docs"] == 6.0
+
+
+def test_corpus_precision_with_equal_weights_is_the_ppi_estimate(
+    worked_example: tuple[Path, Path], tmp_path: Path, cli: Cli
+) -> None:
+    verdicts, labels = worked_example
+    documents = tmp_path / "docs.jsonl"
+    documents.write_text(json.dumps({"doc_id": "d", "text": "x" * 10_000, "p_incl": 0.5}) + "\n")
+    out = tmp_path / "p.json"
+    done = cli("precision", "report", "--verdicts", verdicts, "--labels", labels, "-o", out,
+               "--documents", documents, "--bootstrap", "100")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    data = json.loads(out.read_text())
+    assert data["corpus"]["corrected"] == pytest.approx(data["corrected"]["value"])  # 0.783
+    assert data["corpus"]["judge"] == pytest.approx(0.85)
+    assert data["corpus"]["labels"] == pytest.approx(data["labels"]["value"])
+    assert data["corpus"]["population_docs"] == 2.0
+    assert "corpus (1 documents standing for 2): corrected 0.783" in done.out
+    plain = cli("precision", "report", "--verdicts", verdicts, "--labels", labels, "-o", out)
+    assert plain.returncode == 0 and json.loads(out.read_text())["corpus"] is None
+    assert "no corpus figures: --documents gives the mentions' p_incl" in plain.err

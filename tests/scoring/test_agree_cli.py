@@ -83,3 +83,42 @@ def test_agree_never_writes_over_an_input(tmp_path: Path, cli: Cli) -> None:
     result = cli("agree", "--gold", a, "--other", a, "--png", a)
     assert result.returncode == 2 and "--png" in result.err
     assert a.read_bytes() == before
+
+
+def test_agree_reports_the_corpus_kappa_from_the_design(tmp_path: Path, cli: Cli) -> None:
+    # Document 1 (p 0.5, weight 2): both say RO.0002211. Document 2 (p 0.25, weight 4): A says
+    # PEL.000018, B PEL.000000. Pairs weighted by their document: observed 2/6; chance from the
+    # weighted margins, A (RO 2, PEL18 4), B (RO 2, PEL00 4): (2·2) / 6² = 1/9.
+    def gold(path: Path, second: str, design: bool) -> Path:
+        documents = [
+            Document(
+                doc_id=f"pmid:{k}",
+                text=TEXT,
+                ground_truth=[Hit(a=a, b=b, surface=TEXT[a:b], entity_id=entity_id)],
+                **({"p_incl": p, "stratum": "s", "batch": 0} if design else {}),
+            )
+            for k, (a, b, entity_id, p) in enumerate(
+                [(5, 14, "RO.0002211", 0.5), (22, 30, second, 0.25)], start=1
+            )
+        ]
+        write_gold(path, documents)
+        return path
+
+    a = gold(tmp_path / "a.json", "PEL.000018", True)
+    b = gold(tmp_path / "b.json", "PEL.000000", True)
+    done = cli("agree", "--gold", a, "--other", b, "-o", tmp_path / "k.json", "--bootstrap", "50")
+    assert done.returncode == 0, done.stderr
+    corpus = json.loads((tmp_path / "k.json").read_text())["corpus"]
+    observed, chance = 2 / 6, 4 / 36
+    assert corpus["observed_agreement"] == pytest.approx(observed)
+    assert corpus["chance_agreement"] == pytest.approx(chance)
+    assert corpus["kappa_entity_id_folded"] == pytest.approx((observed - chance) / (1 - chance))
+    assert (corpus["n_docs"], corpus["population_docs"]) == (2, 6.0)
+    assert "kappa_entity_id_folded" in corpus["intervals"]
+    assert "corpus (2 documents standing for 6)" in done.out
+    plain_a = gold(tmp_path / "c.json", "PEL.000018", False)
+    plain_b = gold(tmp_path / "d.json", "PEL.000000", False)
+    done = cli("agree", "--gold", plain_a, "--other", plain_b, "-o", tmp_path / "n.json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads((tmp_path / "n.json").read_text())["corpus"] is None
+    assert "no corpus figures: the gold carries no p_incl" in done.err

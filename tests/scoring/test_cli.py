@@ -10,7 +10,7 @@ import pytest
 
 from tests.conftest import LEGACY, Cli
 
-from .conftest import hit, row
+from .conftest import TEXTS, hit, row
 
 
 def _legacy_rows(tmp_path: Path) -> Path:
@@ -204,3 +204,96 @@ def test_the_headline_matches_within_each_document(tmp_path: Path, cli: Cli) -> 
     assert exact["detection"]["precision"] == schema["precision"] == 3 / 5
     assert exact["detection"]["recall"] == schema["recall"] == 3 / 4
     assert exact["slices"]["relation"]["PEL.000000"]["n_found"] == 2
+
+
+def _design_gold(tmp_path: Path, p_incl: list[float | None]) -> Path:
+    """Four documents (the two texts twice), two hits each, with the design fields given."""
+    documents = []
+    for k, p in enumerate(p_incl):
+        text = TEXTS[k % 2]
+        hits = (
+            [hit(text, "directly regulates", "RO.0002578"), hit(text, "binds to", "PEL.000003")]
+            if k % 2 == 0
+            else [hit(text, "activates", "PEL.000000"), hit(text, "associates with", "PEL.000002")]
+        )
+        document = {"doc_id": f"pmid:{k + 1}", "text": text, "ground_truth": hits}
+        if p is not None:
+            document |= {"p_incl": p, "stratum": "ab"[k % 2], "batch": 0}
+        documents.append(document)
+    path = tmp_path / "design_gold.json"
+    path.write_text(json.dumps(documents), encoding="utf-8")
+    return path
+
+
+def _design_system(tmp_path: Path) -> Path:
+    rows = [
+        row(0, "directly regulates", "RO.0002578"),
+        row(1, "activates", "PEL.000000"),
+        row(1, "kinase", "PEL.000000"),  # no gold span there: a false positive
+        {**row(1, "activates", "PEL.000003"), "doc_id": "pmid:4"},  # matched, wrong id
+    ]
+    path = tmp_path / "system.json"
+    path.write_text(json.dumps(rows), encoding="utf-8")
+    return path
+
+
+def test_score_reports_corpus_figures_beside_the_sample_figures(tmp_path: Path, cli: Cli) -> None:
+    gold = _design_gold(tmp_path, [0.5, 0.25, 0.5, 0.25])
+    out = tmp_path / "report"
+    done = cli(
+        "score", "--gold", gold, "--system", f"s={_design_system(tmp_path)}", "--regime", "both",
+        "--bootstrap", "200", "--report-dir", out,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    e2e, linking = json.loads((out / "score_results.json").read_text(encoding="utf-8"))["results"]
+    # Weights 1/p: 2, 4, 2, 4. Per document (gold, predicted, matched, id correct of comparable):
+    # (2, 1, 1, 1/1), (2, 2, 1, 1/1), (2, 0, 0, -), (2, 1, 1, 0/1).
+    gold_w, predicted_w, matched_w = 2 * 2 + 4 * 2 + 2 * 2 + 4 * 2, 2 + 4 * 2 + 4, 2 + 4 + 4
+    corpus = e2e["corpus"]
+    assert corpus["precision"] == pytest.approx(matched_w / predicted_w)  # 10/14
+    assert corpus["recall"] == pytest.approx(matched_w / gold_w)  # 10/24
+    precision, recall = matched_w / predicted_w, matched_w / gold_w
+    assert corpus["f1"] == pytest.approx(2 * precision * recall / (precision + recall))
+    assert corpus["entity_accuracy"] == pytest.approx((2 + 4) / (2 + 4 + 4))
+    assert (corpus["n_docs"], corpus["n_strata"], corpus["population_docs"]) == (4, 2, 12.0)
+    low, high = corpus["intervals"]["precision"]
+    assert low <= corpus["precision"] <= high
+    # The sample figures are unchanged: 3 of 4 predictions, 3 of 8 gold mentions.
+    assert (e2e["detection"]["precision"], e2e["detection"]["recall"]) == (0.75, 0.375)
+    # Linking-only: answered in documents 1, 2, 4 (weights 2 + 4 + 4), right in 1 and 2.
+    assert linking["corpus"]["accuracy_overall"] == pytest.approx(6 / gold_w)
+    assert linking["corpus"]["coverage"] == pytest.approx(10 / gold_w)
+    assert "corpus F1" in done.stdout and "corpus acc" in done.stdout
+    with (out / "score_results.csv").open(encoding="utf-8") as handle:
+        table = list(csv.DictReader(handle))
+    assert float(table[0]["corpus_f1"]) == pytest.approx(corpus["f1"])
+    assert float(table[0]["population_docs"]) == 12.0
+
+
+def test_score_without_a_design_says_why_and_refuses_a_mixed_one(tmp_path: Path, cli: Cli) -> None:
+    system = _design_system(tmp_path)
+    out = tmp_path / "none"
+    done = cli("score", "--gold", _design_gold(tmp_path, [None] * 4), "--system", f"s={system}",
+               "--report-dir", out)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "no corpus figures: the gold carries no p_incl" in done.err
+    result = json.loads((out / "score_results.json").read_text(encoding="utf-8"))["results"][0]
+    assert result["corpus"] is None
+    mixed = _design_gold(tmp_path, [0.5, None, 0.5, 0.25])
+    refused = cli(
+        "score", "--gold", mixed, "--system", f"s={system}", "--report-dir", tmp_path / "m"
+    )
+    assert refused.returncode == 2
+    assert refused.stderr.strip().splitlines() == [
+        f"error: --design: {mixed}: document 2 ('pmid:2') has no p_incl while document 1"
+        " ('pmid:1') has one; 'ignore' scores with equal weights"
+    ]
+    assert not (tmp_path / "m").exists()
+    ignored = tmp_path / "ignored"
+    done = cli("score", "--gold", mixed, "--system", f"s={system}", "--design", "ignore",
+               "--report-dir", ignored)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    result = json.loads((ignored / "score_results.json").read_text(encoding="utf-8"))["results"][0]
+    assert result["corpus"]["weights"] == "equal"
+    for name in ("precision", "recall", "f1", "entity_accuracy"):
+        assert result["corpus"][name] == pytest.approx(result["detection"][name])

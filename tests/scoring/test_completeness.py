@@ -5,7 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from goldloop.formats.gold import Document
 from goldloop.scoring.completeness import estimate_completeness
+from goldloop.scoring.design import read_design
+from tests.scoring.design_simulation import N_DOCS, REPLICATES, make_corpus, sample_gold
 
 
 def test_counts_use_the_agreement_matcher_and_chapman_by_hand() -> None:
@@ -83,3 +86,63 @@ def test_correlated_misses_make_the_total_too_low_and_recall_too_high() -> None:
         docs, total = _campaign(rng, p1=0.9, p2=0.9, shared_difficulty=0.9)
         ratios.append(estimate_completeness(docs, n_boot=0).n_hat / total)
     assert float(np.mean(ratios)) < 0.95
+
+
+def test_corpus_figures_by_hand_from_weighted_counts() -> None:
+    docs = [
+        ({(0, 5), (10, 15)}, {(0, 5)}),  # n1 2, n2 1, m 1; weight 2
+        ({(20, 25)}, {(21, 24), (30, 35)}),  # n1 1, n2 2, m 1; weight 4
+    ]
+    design = read_design(
+        [
+            Document(doc_id="a", text="x", p_incl=0.5, stratum="s", batch=0),
+            Document(doc_id="b", text="x", p_incl=0.25, stratum="s", batch=0),
+        ]
+    )
+    assert design is not None
+    corpus = estimate_completeness(docs, n_boot=0, design=design).corpus
+    assert corpus is not None
+    n1, n2, m = 2 * 2 + 4 * 1, 2 * 1 + 4 * 2, 2 * 1 + 4 * 1  # 8, 10, 6
+    assert corpus["n_mentions"] == pytest.approx(n1 * n2 / m)
+    assert corpus["mentions_per_document"] == pytest.approx(n1 * n2 / m / 6)
+    assert corpus["recall_1"] == pytest.approx(m / n2)
+    assert corpus["recall_2"] == pytest.approx(m / n1)
+    assert corpus["recall_both"] == pytest.approx((n1 + n2 - m) / (n1 * n2 / m))
+    assert corpus["population_docs"] == 6.0
+
+
+def test_corpus_number_of_mentions_in_a_sampler_simulation() -> None:
+    """Two independent annotators on every sampled document; annotator 1 finds tail mentions
+    less often. The corpus N̂ recovers the corpus's mentions; the sample's does not."""
+    corpus = make_corpus()
+    rng = np.random.default_rng(5)
+    spans: dict[str, tuple[set[tuple[int, int]], set[tuple[int, int]]]] = {}
+    for doc in corpus.docs:
+        tail = any(int(m.entity_id[1:]) >= 10 for m in doc.mentions)
+        first, second = set(), set()
+        for j in range(int(corpus.counts[doc.doc_id][0])):
+            span = (10 * j, 10 * j + 5)
+            if rng.random() < (0.55 if tail else 0.9):
+                first.add(span)
+            if rng.random() < 0.8:
+                second.add(span)
+        spans[doc.doc_id] = (first, second)
+    truth = float(sum(c[0] for c in corpus.counts.values()))
+    estimates, plain, covered = [], [], 0
+    for rep in range(REPLICATES):
+        documents, _ = sample_gold(corpus, rep, phase1=None, batches=1, reserve=True)
+        design = read_design(documents)
+        assert design is not None
+        result = estimate_completeness(
+            [spans[d.doc_id] for d in documents], n_boot=200, seed=rep, design=design
+        )
+        assert result.corpus is not None
+        estimates.append(result.corpus["n_mentions"])
+        # The sample's own N̂ per document, scaled to the corpus as if documents were equal.
+        plain.append(result.n_hat / len(documents) * N_DOCS)
+        low, high = result.corpus["intervals"]["n_mentions"]
+        covered += low <= truth <= high
+    assert abs(np.mean(estimates) / truth - 1) <= 0.02, (np.mean(estimates), truth)
+    assert covered / REPLICATES >= 0.90, covered
+    # The over-drawn tail strata hold more mentions per document: more than 15% too many.
+    assert np.mean(plain) / truth - 1 > 0.15, (np.mean(plain), truth)

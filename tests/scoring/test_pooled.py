@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from goldloop.kb import KB
 from goldloop.scoring.inputs import Prediction, SystemPredictions
@@ -110,3 +111,41 @@ def test_pool_cli(tmp_path: Path, cli: Cli) -> None:
     over = cli("pool", f"A={first}", second, "--documents", documents, "-o", second)
     assert over.returncode == 2 and "an input is never overwritten" in over.err
     assert second.read_bytes() == before
+
+
+def test_pool_reports_corpus_relative_recall_with_the_documents_design(
+    tmp_path: Path, cli: Cli
+) -> None:
+    # d1 (p 0.5, weight 2) holds the item both runs found, d2 (p 0.25, weight 4) the one only A
+    # found: "second" has 1 of 2 items in the sample, (2·1) / (2·1 + 4·1) = 1/3 on the corpus.
+    documents = tmp_path / "docs.jsonl"
+    documents.write_text(
+        "".join(
+            json.dumps(
+                {"doc_id": d, "text": "A inhibits B; C activates D.", "p_incl": p, "batch": 0}
+            )
+            + "\n"
+            for d, p in (("d1", 0.5), ("d2", 0.25))
+        )
+    )
+    first = tmp_path / "first.jsonl"
+    first.write_text(
+        '{"doc_id": "d1", "a": 2, "b": 10, "entity_id_predicted": "PEL.000018"}\n'
+        '{"doc_id": "d2", "a": 16, "b": 25, "entity_id_predicted": "PEL.000000"}\n'
+    )
+    second = tmp_path / "second.jsonl"
+    second.write_text('{"doc_id": "d1", "a": 4, "b": 8, "entity_id_predicted": "PEL.000018"}\n')
+    out = tmp_path / "pool.json"
+    done = cli("pool", f"A={first}", second, "--documents", documents, "-o", out)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(out.read_text())
+    assert report["runs"][1]["relative_recall"]["value"] == 0.5
+    corpus = report["corpus"]
+    assert corpus["relative_recall"] == {"A": 1.0, "second": pytest.approx(1 / 3)}
+    assert (corpus["n_docs"], corpus["population_docs"]) == (2, 6.0)
+    assert set(corpus["intervals"]) == {"A", "second"}
+    assert "corpus (95%)" in done.stdout
+    ignored = cli("pool", f"A={first}", second, "--documents", documents, "-o", out,
+                  "--design", "ignore")  # fmt: skip
+    assert ignored.returncode == 0, ignored.stderr
+    assert json.loads(out.read_text())["corpus"]["relative_recall"]["second"] == 0.5

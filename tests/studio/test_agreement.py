@@ -14,7 +14,10 @@ import pytest
 
 from goldloop.formats.gold import Document, Hit
 from goldloop.kb import load_kb
-from goldloop.scoring.agreement import agreement
+from goldloop.scoring.agreement import agreement, corpus_agreement
+from goldloop.scoring.design import read_design
+from goldloop.studio.agreement import DoubleTasks, double_completeness
+from goldloop.studio.campaign import CORPUS_BOOTSTRAP, kappa_section
 from goldloop.studio.push import Candidates, push
 from goldloop.studio.review import hit_regions
 from tests.conftest import Cli
@@ -72,7 +75,11 @@ def test_agree_from_the_double_project(
     kb = load_kb()
     client = label_studio.client
     name = f"agree-{uuid.uuid4().hex[:6]}"
-    docs = [Document(doc_id=d, text=t, role="double") for d, t in TEXTS.items()]
+    p_incl = {"pmid:1": 0.5, "pmid:2": 0.25, "pmid:3": 1.0}
+    docs = [
+        Document(doc_id=d, text=t, role="double", p_incl=p_incl[d], batch=0)
+        for d, t in TEXTS.items()
+    ]
     push(label_studio.connection, client, docs, name, kb)
     project = next(
         p for p in client.projects.list(include="id,title") if p.title == f"{name}-double"
@@ -113,8 +120,14 @@ def test_agree_from_the_double_project(
     # Pushed without candidates and never curated: no pre-annotation or curator to compare.
     roles = ("person_pre_annotation", "curator_person", "curators", "person_pre_annotator")
     assert [report.pop(k) for k in roles] == [{}, {}, [], {}]
-    expected = agreement(documents(FIRST), documents(SECOND), kb).to_json()
-    assert report == expected
+    # The corpus κ from the tasks' p_incl (weights 2 and 4) is the files' with that design.
+    corpus = report.pop("corpus")
+    expected_report = agreement(documents(FIRST), documents(SECOND), kb)
+    design = read_design([d for d in docs if d.doc_id != "pmid:3"])
+    assert design is not None and design.weights.tolist() == [2.0, 4.0]
+    compared = ["pmid:1", "pmid:2"]
+    assert corpus == corpus_agreement(expected_report, compared, kb, design, 0, 0)
+    assert report == expected_report.to_json()
     assert (report["n_span_matched"], report["n_only_a"], report["n_only_b"]) == (3, 1, 0)
     assert "2 of 3 task(s) compared" in result.out
 
@@ -246,3 +259,32 @@ def test_agree_compares_each_person_with_each_pre_annotator(
             "llm-a": agreement(documents(llm_a), documents(rows), kb).to_json(),
             "llm-b": agreement(documents(llm_b), documents(rows), kb).to_json(),
         }
+
+
+def test_the_sidecar_sections_carry_corpus_figures_when_the_tasks_carry_the_design() -> None:
+    kb = load_kb()
+
+    def documents(rows: list[tuple[str, str, str, str]], p: dict[str, float | None]) -> list[Any]:
+        return [
+            Document(doc_id=d, text=text, ground_truth=hits(rows, d), p_incl=p[d])
+            for d, text in TEXTS.items()
+        ]
+
+    design = {"pmid:1": 0.5, "pmid:2": 0.25, "pmid:3": 1.0}
+    first, second = documents(FIRST, design), documents(SECOND, design)
+    double = DoubleTasks("x-double", 3, 3, 0, 0)
+    section = kappa_section(first, second, double, kb)
+    weights = read_design(first)
+    assert weights is not None and weights.weights.tolist() == [2.0, 4.0, 1.0]
+    report = agreement(first, second, kb)
+    expected = corpus_agreement(report, list(TEXTS), kb, weights, CORPUS_BOOTSTRAP, 0)
+    assert section["corpus"] == expected
+    assert section["corpus"]["population_docs"] == 7.0
+    completeness = double_completeness(first, second).to_dict()["corpus"]
+    assert completeness is not None and completeness["population_docs"] == 7.0
+    # One task without p_incl: no design, no corpus figures (the sidecar cannot be told to
+    # ignore it), and the sample figures are unchanged.
+    mixed = {**design, "pmid:3": None}
+    first, second = documents(FIRST, mixed), documents(SECOND, mixed)
+    assert kappa_section(first, second, double, kb)["corpus"] is None
+    assert double_completeness(first, second).corpus is None

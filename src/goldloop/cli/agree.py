@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -13,17 +13,20 @@ from goldloop.cli.common import (
     UrlOption,
     check_outputs,
     console,
+    err_console,
     figures_table,
     key_value_table,
     open_kb,
 )
+from goldloop.cli.score import BootstrapOption, DesignOption, SeedOption, design_mode
 from goldloop.errors import GoldloopError
 from goldloop.files.atomic import atomic_write_json
 from goldloop.formats.gold import read_gold
 from goldloop.kb import KB
-from goldloop.scoring.agreement import NONE, AgreementReport, agreement
+from goldloop.scoring.agreement import NONE, AgreementReport, agreement, corpus_agreement
+from goldloop.scoring.design import NO_DESIGN, read_design
 from goldloop.scoring.span_agreement import Figure, SpanAgreement, write_relation_chart
-from goldloop.studio.agreement import RoleAgreements, double_agreement, role_agreements
+from goldloop.studio.agreement import RoleAgreements, double_versions, role_agreements
 from goldloop.studio.connection import connect, resolve_connection
 from goldloop.studio.project import export_campaign
 
@@ -63,9 +66,13 @@ def agree(
     ] = None,
     kb: KbOption = None,
     equivalences: EquivalencesOption = None,
+    bootstrap: BootstrapOption = 0,
+    seed: SeedOption = 0,
+    design: DesignOption = "use",
 ) -> None:
     """Span F1 (strict, lenient, labelled, per relation), α_u, and κ on relation (raw and
-    KB-folded) and direction, over documents both annotated."""
+    KB-folded) and direction, over documents both annotated, and the corpus (design-weighted) κ
+    beside them."""
     files = gold is not None and other is not None
     if files == (studio_project is not None) or (gold is None) != (other is None):
         raise GoldloopError("give --gold A --other B, or --studio-project NAME")
@@ -76,8 +83,10 @@ def agree(
         chart = png or target.with_suffix(".png")
         check_outputs({"--out": target, "--png": chart}, {"--gold": gold, "--other": other})
         # Read without folding: the raw κ compares ids as the annotators wrote them.
-        report = agreement(read_gold(gold).documents, read_gold(other).documents, the_kb)
+        documents, others = read_gold(gold).documents, read_gold(other).documents
+        report = agreement(documents, others, the_kb)
         data = report.to_json()
+        source: Path | str = gold
         title = f"agreement {gold.name} (A) vs {other.name} (B)"
     else:
         target = out or Path(f"{studio_project}.agreement.json")
@@ -92,19 +101,35 @@ def agree(
             need=("double",),
         )
         where = campaign.titles["double"]
-        report, double = double_agreement(campaign.of("double"), the_kb, where)
+        documents, others, double = double_versions(campaign.of("double"), the_kb, where)
+        report = agreement(documents, others, the_kb)
         roles = role_agreements(campaign.of("double"), campaign.of("curate"), the_kb, where)
         data = {**report.to_json(), "label_studio": double.to_json(), **roles.to_json()}
+        source = double.project
         title = f"agreement in {double.project}: first vs second annotation per task"
         console.print(
             f"{double.compared} of {double.tasks} task(s) compared; "
             f"{double.fewer_than_two} with fewer than two annotations, "
             f"{double.extra_annotations} annotation(s) beyond the second not used"
         )
+    # The design is A's (the first annotation's task data), over the documents both annotated
+    # (A's order, as the pairs').
+    in_b = {d.doc_id for d in others}
+    shared = [d for d in documents if d.doc_id in in_b]
+    weights = read_design(shared, design_mode(design), source)
+    data["corpus"] = (
+        None
+        if weights is None
+        else corpus_agreement(report, [d.doc_id for d in shared], the_kb, weights, bootstrap, seed)
+    )
     if report.spans is not None:
         write_relation_chart(report.spans.per_relation, _names(the_kb), chart)
     atomic_write_json(target, data)
     show_report(report, the_kb, title)
+    if data["corpus"] is not None:
+        console.print(corpus_line(data["corpus"]))
+    else:
+        err_console.print(NO_DESIGN)
     if roles is not None:
         show_roles(roles)
     console.print(f"report: {target}\nchart: {chart}")
@@ -226,6 +251,20 @@ def _count(value: float) -> str:
 def _interval(interval: list[float | None]) -> str:
     low, high = interval if interval else (None, None)
     return "" if low is None or high is None else f"[{low:.3f}, {high:.3f}]"
+
+
+def corpus_line(corpus: dict[str, Any]) -> str:
+    """The corpus κ figures with their intervals, and what the documents stand for."""
+    figures = []
+    for key in ("kappa_entity_id_folded", "kappa_entity_id", "kappa_direction"):
+        if key in corpus:
+            low, high = corpus["intervals"].get(key, [None, None])
+            interval = "" if low is None or high is None else f" [{low:.3f}, {high:.3f}]"
+            figures.append(f"{key} {_fmt(corpus[key])}{interval}")
+    return (
+        f"corpus ({corpus['n_docs']} documents standing for {corpus['population_docs']:.0f}): "
+        + ", ".join(figures)
+    )
 
 
 def _name(entity_id: str, kb: KB) -> str:

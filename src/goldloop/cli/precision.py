@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.progress import Progress
@@ -15,10 +15,12 @@ from goldloop.cli.common import (
     UrlOption,
     check_outputs,
     console,
+    err_console,
     key_value_table,
     open_kb,
     report_path,
 )
+from goldloop.cli.score import BootstrapOption, DesignOption, SeedOption, design_mode
 from goldloop.errors import GoldloopError
 from goldloop.files.atomic import atomic_write_files, atomic_write_json
 from goldloop.files.jsonl import write_jsonl
@@ -31,7 +33,14 @@ from goldloop.precision.mentions import (
     system_mentions,
     write_verdicts,
 )
-from goldloop.precision.study import PrecisionReport, draw_sample, labelling_rows, precision_report
+from goldloop.precision.study import (
+    PrecisionReport,
+    corpus_precision,
+    draw_sample,
+    labelling_rows,
+    precision_report,
+)
+from goldloop.scoring.design import NO_DESIGN, read_design
 from goldloop.scoring.inputs import read_predictions
 from goldloop.scoring.ppi import MIN_CALIBRATED_LABELS
 from goldloop.sheets.labelling import (
@@ -254,11 +263,34 @@ def report(
     studio_project: StudioProjectOption = None,
     url: UrlOption = None,
     out: Annotated[Path, typer.Option("--out", "-o", help="Report JSON.")] = Path("precision.json"),
+    documents: Annotated[
+        Path | None,
+        typer.Option(
+            "--documents",
+            help="The judged documents with their p_incl (a sample dir, documents JSONL or gold):"
+            " corpus figures weigh each mention by its document's 1/p_incl.",
+        ),
+    ] = None,
+    design: DesignOption = "use",
+    bootstrap: BootstrapOption = 0,
+    seed: SeedOption = 0,
 ) -> None:
-    """Judge-only, PPI-corrected and labels-only precision, with the judge on the sample."""
+    """Judge-only, PPI-corrected and labels-only precision, with the judge on the sample; with
+    --documents, the corpus (design-weighted) figures too."""
     if (labels is None) == (studio_project is None):
         raise GoldloopError("give either --labels FILE or --studio-project NAME")
-    check_outputs({"--out": out}, {"--verdicts": verdicts, "--labels": labels})
+    check_outputs(
+        {"--out": out},
+        {
+            "--verdicts": verdicts,
+            "--labels": labels,
+            "--documents": None if documents is None else input_files(documents),
+        },
+    )
+    weights = None
+    if documents is not None:
+        docs = read_documents(documents)
+        weights = read_design(docs, design_mode(design), documents)
     pulled = None
     if labels is not None:
         hand_labels = read_labels(labels)
@@ -266,13 +298,38 @@ def report(
         connection = resolve_connection(url)
         pulled = pull_labels(connection, connect(connection), str(studio_project))
         hand_labels = pulled.labels
-    result = precision_report(read_verdicts(verdicts), hand_labels)
+    judged = read_verdicts(verdicts)
+    result = precision_report(judged, hand_labels)
     data = result.to_json()
+    data["corpus"] = (
+        None
+        if weights is None
+        else corpus_precision(judged, result, docs, weights, bootstrap, seed)
+    )
     if pulled is not None:
         data["label_studio"] = {"project": studio_project, **pulled.to_json()}
     atomic_write_json(out, data)
     show_precision(result)
+    if data["corpus"] is not None:
+        console.print(_corpus_line(data["corpus"]))
+    elif documents is None:
+        err_console.print("no corpus figures: --documents gives the mentions' p_incl")
+    else:
+        err_console.print(NO_DESIGN)
     console.print(f"report: {out}")
+
+
+def _corpus_line(corpus: dict[str, Any]) -> str:
+    figures = []
+    for key in ("corrected", "judge", "labels"):
+        low, high = corpus["intervals"].get(key, [None, None])
+        value = "undefined" if corpus[key] is None else f"{corpus[key]:.3f}"
+        interval = "" if low is None or high is None else f" [{low:.3f}, {high:.3f}]"
+        figures.append(f"{key} {value}{interval}")
+    return (
+        f"corpus ({corpus['n_docs']} documents standing for {corpus['population_docs']:.0f}): "
+        + ", ".join(figures)
+    )
 
 
 def show_precision(result: PrecisionReport) -> None:

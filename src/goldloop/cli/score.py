@@ -18,6 +18,7 @@ from goldloop.cli.common import (
 )
 from goldloop.cli.named import named_files, parse_named
 from goldloop.errors import GoldloopError
+from goldloop.scoring.design import DESIGN_MODES, NO_DESIGN
 from goldloop.scoring.matching import MATCH_MODES
 from goldloop.scoring.regimes import ENGINES, REGIMES
 from goldloop.scoring.report import (
@@ -51,6 +52,13 @@ SeedOption = Annotated[int, typer.Option("--seed", help="Seed of the bootstrap."
 EngineOption = Annotated[
     str, typer.Option("--engine", help=f"Schema counts from: {', '.join(ENGINES)}.")
 ]
+DesignOption = Annotated[
+    str,
+    typer.Option(
+        "--design",
+        help="Corpus figures weight documents by 1/p_incl (use), or equally (ignore).",
+    ),
+]
 ReportDirOption = Annotated[
     Path, typer.Option("--report-dir", help="Where the JSON, CSV and PNG go.")
 ]
@@ -77,13 +85,17 @@ def score(
     ] = None,
     bootstrap: BootstrapOption = 0,
     seed: SeedOption = 0,
+    design: DesignOption = "use",
     report_dir: ReportDirOption = Path("score-report"),
     kb: KbOption = None,
     equivalences: EquivalencesOption = None,
 ) -> None:
     """Score systems on a gold file: detection P/R/F1, entity accuracy, nervaluate schemas,
-    linking-only accuracy and coverage, direction, slices and bootstrap intervals."""
-    options = ScoreOptions(_regimes(regime), _match(match), _engine(engine), bootstrap, seed)
+    linking-only accuracy and coverage, direction, slices and bootstrap intervals; beside
+    them, the corpus (design-weighted) figures."""
+    options = ScoreOptions(
+        _regimes(regime), _match(match), _engine(engine), bootstrap, seed, design_mode(design)
+    )
     systems = named_files(system, "--system")
     if not systems:
         raise GoldloopError("give at least one --system NAME=PATH")
@@ -123,6 +135,8 @@ def show_results(
         line = seed_compatibility_line(result)
         if line:
             console.print(line)
+    if any("corpus" in r and r["corpus"] is None for r in results):
+        err_console.print(NO_DESIGN)
     for result in {r["system"]: r for r in results}.values():
         malformed = result["inputs"]["malformed"]
         if malformed:
@@ -145,6 +159,13 @@ def _regimes(regime: str) -> tuple[str, ...]:
     if regime not in REGIMES:
         raise typer.BadParameter(f"--regime must be one of {', '.join(REGIMES)} or both")
     return (regime,)
+
+
+def design_mode(design: str) -> str:
+    """``--design``'s value, checked."""
+    if design not in DESIGN_MODES:
+        raise typer.BadParameter(f"--design must be one of {', '.join(DESIGN_MODES)}")
+    return design
 
 
 def _engine(engine: str) -> str:

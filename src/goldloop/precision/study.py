@@ -8,9 +8,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+import numpy as np
+
 from goldloop.formats.gold import Document
 from goldloop.precision.judge import CLOSE, OPEN
 from goldloop.precision.mentions import JudgedMention, Label, PrecisionError
+from goldloop.scoring.bootstrap import ratio
+from goldloop.scoring.design import Design, corpus_figures
 from goldloop.scoring.ppi import Estimate, is_calibrated, prediction_powered
 
 
@@ -98,6 +102,8 @@ class PrecisionReport:
     unlabelled: int = 0
     unknown_keys: int = 0
     repeated: int = 0
+    # The labelled mentions with their human label ("supported" or not), for corpus figures.
+    labelled: list[tuple[JudgedMention, bool]] = field(default_factory=list)
 
     @property
     def calibrated(self) -> bool:
@@ -130,6 +136,7 @@ def precision_report(verdicts: Sequence[JudgedMention], labels: Sequence[Label])
     by_key = {m.key: m for m in verdicts}
     counts = Counter(label.key for label in labels)
     pairs: list[tuple[bool, bool]] = []
+    joined: list[tuple[JudgedMention, bool]] = []
     human: Counter[str] = Counter()
     unlabelled = unknown = repeated = 0
     for label in labels:
@@ -142,6 +149,7 @@ def precision_report(verdicts: Sequence[JudgedMention], labels: Sequence[Label])
         else:
             human[label.label] += 1
             pairs.append((by_key[label.key].verdict == "supported", label.label == "supported"))
+            joined.append((by_key[label.key], label.label == "supported"))
     if not pairs:
         raise PrecisionError(
             f"no label joins a judged mention ({unlabelled} unlabelled, {unknown} naming no "
@@ -163,4 +171,53 @@ def precision_report(verdicts: Sequence[JudgedMention], labels: Sequence[Label])
         unlabelled=unlabelled,
         unknown_keys=unknown,
         repeated=repeated,
+        labelled=joined,
     )
+
+
+def corpus_precision(
+    verdicts: Sequence[JudgedMention],
+    report: PrecisionReport,
+    documents: Sequence[Document],
+    design: Design,
+    bootstrap: int,
+    seed: int,
+) -> dict[str, Any]:
+    """The ``corpus`` object of a precision report: each mention weighs its document's ``w``.
+
+    ``corrected`` = Σ w·f / Σ w (judged) + Σ w·(y − f) / Σ w (labelled), PPI with weighted
+    means; ``judge`` and ``labels`` are the two weighted shares alone. Intervals come from the
+    stratified bootstrap over documents, each resampled with its judged and labelled mentions.
+    """
+    index = {d.doc_id: i for i, d in enumerate(documents)}
+    # Per document: judged mentions, those the judge supports, labelled, labelled supported,
+    # and Σ (y - f) over the labelled.
+    counts = np.zeros((len(documents), 5))
+    for mention in verdicts:
+        row = _row(index, mention)
+        counts[row, 0] += 1
+        counts[row, 1] += mention.verdict == "supported"
+    for mention, supported in report.labelled:
+        row = _row(index, mention)
+        counts[row, 2] += 1
+        counts[row, 3] += supported
+        counts[row, 4] += supported - (mention.verdict == "supported")
+    return corpus_figures(counts, _precision_figures, design, bootstrap, seed)
+
+
+def _row(index: dict[str, int], mention: JudgedMention) -> int:
+    row = index.get(mention.doc_id)
+    if row is None:
+        raise PrecisionError(
+            f"mention {mention.key}: no document {mention.doc_id!r} among the documents"
+        )
+    return row
+
+
+def _precision_figures(s: np.ndarray) -> dict[str, np.ndarray]:
+    judge = ratio(s[:, 1], s[:, 0])
+    return {
+        "corrected": np.clip(judge + ratio(s[:, 4], s[:, 2]), 0.0, 1.0),
+        "judge": judge,
+        "labels": ratio(s[:, 3], s[:, 2]),
+    }

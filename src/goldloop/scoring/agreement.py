@@ -16,9 +16,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from goldloop.errors import GoldloopError
 from goldloop.formats.gold import Document, Hit
 from goldloop.kb import KB
+from goldloop.scoring.bootstrap import ratio
+from goldloop.scoring.design import Design, corpus_figures
 from goldloop.scoring.folding import fold_answer
 from goldloop.scoring.matching import match_spans
 from goldloop.scoring.span_agreement import SpanAgreement, span_agreement
@@ -226,3 +230,75 @@ def _id(hit: Hit | None) -> str:
 
 def _folded_id(hit: Hit | None, kb: KB) -> str:
     return NONE if hit is None else kb.fold_id(hit.entity_id)
+
+
+def corpus_agreement(
+    report: AgreementReport,
+    doc_ids: Sequence[str],
+    kb: KB | None,
+    design: Design,
+    bootstrap: int,
+    seed: int,
+) -> dict[str, Any]:
+    """The ``corpus`` object of an agreement report: each κ from design-weighted observed and
+    chance agreement (``doc_ids``: the shared documents in ``design``'s order), and the headline
+    κ's (folded when ``kb`` is given) ``observed_agreement`` and ``chance_agreement``."""
+    by_doc: dict[str, list[SpanPair]] = {doc_id: [] for doc_id in doc_ids}
+    for pair in report.pairs:
+        by_doc[pair.doc_id].append(pair)
+    blocks = [("kappa_entity_id", [[(_id(p.a), _id(p.b)) for p in by_doc[d]] for d in doc_ids])]
+    if kb is not None:
+        folded = [[(_folded_id(p.a, kb), _folded_id(p.b, kb)) for p in by_doc[d]] for d in doc_ids]
+        blocks.append(("kappa_entity_id_folded", folded))
+    blocks.append(("kappa_direction", [direction_pairs(by_doc[d], kb) for d in doc_ids]))
+    headline = "kappa_entity_id" if kb is None else "kappa_entity_id_folded"
+    columns: list[np.ndarray] = []
+    parts: list[tuple[str, int, int]] = []  # name, first column, categories
+    at = 0
+    for name, pairs in blocks:
+        counts, k = kappa_counts(pairs)
+        columns.append(counts)
+        parts.append((name, at, k))
+        at += counts.shape[1]
+
+    def metrics(sums: np.ndarray) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        for name, start, k in parts:
+            observed, chance, kappa = kappa_from_sums(sums[:, start : start + 2 + 2 * k], k)
+            out[name] = kappa
+            if name == headline:
+                out["observed_agreement"], out["chance_agreement"] = observed, chance
+        return out
+
+    return corpus_figures(np.hstack(columns), metrics, design, bootstrap, seed)
+
+
+def kappa_counts(pairs_by_doc: Sequence[Sequence[tuple[str, str]]]) -> tuple[np.ndarray, int]:
+    """Per document: pairs, agreeing pairs, then each category's count on side A and on side B
+    (``k`` categories); summed with any weights, :func:`kappa_from_sums` gives Cohen's κ."""
+    categories = sorted({c for pairs in pairs_by_doc for pair in pairs for c in pair})
+    index = {c: i for i, c in enumerate(categories)}
+    k = len(categories)
+    counts = np.zeros((len(pairs_by_doc), 2 + 2 * k))
+    for d, pairs in enumerate(pairs_by_doc):
+        for a, b in pairs:
+            counts[d, 0] += 1
+            counts[d, 1] += a == b
+            counts[d, 2 + index[a]] += 1
+            counts[d, 2 + k + index[b]] += 1
+    return counts, k
+
+
+KappaParts = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
+def kappa_from_sums(sums: np.ndarray, k: int) -> KappaParts:
+    """Observed agreement, chance agreement and κ per row of summed :func:`kappa_counts`; NaN
+    where :func:`cohen_kappa` is undefined (no pairs, chance agreement 1)."""
+    n = sums[:, 0]
+    observed = ratio(sums[:, 1], n)
+    chance = ratio((sums[:, 2 : 2 + k] * sums[:, 2 + k : 2 + 2 * k]).sum(axis=1), n * n)
+    # Weighted sums of one category on both sides give chance 1 up to rounding.
+    degenerate = np.isnan(chance) | np.isclose(chance, 1.0, rtol=0, atol=1e-12)
+    kappa = ratio(observed - chance, np.where(degenerate, 0.0, 1 - chance))
+    return observed, chance, kappa

@@ -1,4 +1,10 @@
-"""Percentile bootstrap over documents: resample documents, re-sum their counts, recompute."""
+"""Percentile bootstrap over documents: resample documents, re-sum their counts, recompute.
+
+With a design (per-document ``weights`` and ``cells``) the resampling is the stratified
+Rao–Wu bootstrap: in each cell of ``n_h`` documents, ``n_h - 1`` are drawn with replacement and
+each draw weighs ``w · n_h / (n_h - 1)``, so the replicates' variance of a weighted total is the
+stratified estimator's; a cell of one document keeps its weight (it adds no variance).
+"""
 
 from __future__ import annotations
 
@@ -25,31 +31,46 @@ def f1(precision: np.ndarray, recall: np.ndarray) -> np.ndarray:
 
 
 def document_bootstrap(
-    per_document: np.ndarray, metrics: Metrics, n: int, seed: int, level: float = 0.95
+    per_document: np.ndarray,
+    metrics: Metrics,
+    n: int,
+    seed: int,
+    level: float = 0.95,
+    *,
+    weights: np.ndarray | None = None,
+    cells: np.ndarray | None = None,
 ) -> dict[str, list[float | None]]:
     """``[low, high]`` per metric from ``n`` resamples of the rows (documents) of ``per_document``.
 
     ``metrics`` maps summed counts (shape ``(resamples, columns)``) to one value per resample;
     NaN resamples (undefined metric) are left out, and a metric undefined in every resample gets
-    ``[None, None]``. The same ``seed`` gives the same intervals.
+    ``[None, None]``. The same ``seed`` gives the same intervals. ``weights`` and ``cells`` (one
+    per document, both or neither) make the sums design-weighted and the resampling stratified
+    (Rao–Wu, within each cell).
     """
     if n <= 0 or len(per_document) == 0:
         return {}
+    if (weights is None) != (cells is None):
+        raise ValueError("weights and cells go together")
     rng = np.random.default_rng(seed)
-    counts = np.asarray(per_document)
-    # Weighted counts (corpus figures) stay real; plain counts sum exactly as integers.
-    counts = counts if counts.dtype.kind == "f" else counts.astype(np.int64)
-    rows = len(counts)
+    rows = len(per_document)
+    if weights is None or cells is None:
+        counts = np.asarray(per_document)
+        # Weighted counts stay real; plain counts sum exactly as integers.
+        resample = _plain_sums(rng, counts if counts.dtype.kind == "f" else counts.astype(np.int64))
+    else:
+        resample = _stratified_sums(
+            rng,
+            np.asarray(per_document, dtype=float),
+            np.asarray(weights, dtype=float),
+            np.asarray(cells),
+        )
     chunk = max(1, min(n, 2_000_000 // max(rows, 1)))
     values: dict[str, list[np.ndarray]] = {}
     done = 0
     while done < n:
         size = min(chunk, n - done)
-        # How often each document is drawn in each resample, then the counts those draws sum to.
-        weights = np.stack(
-            [np.bincount(rng.integers(0, rows, rows), minlength=rows) for _ in range(size)]
-        )
-        for name, value in metrics(weights @ counts).items():
+        for name, value in metrics(resample(size)).items():
             values.setdefault(name, []).append(value)
         done += size
     tail = (1 - level) / 2 * 100
@@ -63,3 +84,45 @@ def document_bootstrap(
             low, high = np.percentile(sample, [tail, 100 - tail])
             out[name] = [float(low), float(high)]
     return out
+
+
+def _plain_sums(rng: np.random.Generator, counts: np.ndarray) -> Callable[[int], np.ndarray]:
+    """The summed counts of ``size`` resamples of all rows: how often each document is drawn,
+    then the counts those draws sum to."""
+    rows = len(counts)
+
+    def resample(size: int) -> np.ndarray:
+        times = np.stack(
+            [np.bincount(rng.integers(0, rows, rows), minlength=rows) for _ in range(size)]
+        )
+        return times @ counts
+
+    return resample
+
+
+def _stratified_sums(
+    rng: np.random.Generator, counts: np.ndarray, weights: np.ndarray, cells: np.ndarray
+) -> Callable[[int], np.ndarray]:
+    """The weighted summed counts of ``size`` Rao–Wu resamples within cells."""
+    order = np.argsort(cells, kind="stable")
+    _, starts, sizes = np.unique(cells[order], return_index=True, return_counts=True)
+    # Rows in cell order, each scaled by its weight in one draw: a resample's sums are then the
+    # draw counts times these rows, plus the lone cells' fixed part.
+    scale = np.repeat(np.where(sizes > 1, sizes / np.maximum(sizes - 1, 1), 0.0), sizes)
+    ordered = counts[order] * (weights[order] * scale)[:, None]
+    lone = np.repeat(sizes == 1, sizes)
+    fixed = weights[order][lone] @ counts[order][lone]
+    # One slot per draw: n_h - 1 per cell, each uniform over the cell's rows.
+    resampled = sizes > 1
+    slot_start = np.repeat(starts[resampled], sizes[resampled] - 1).astype(np.int32)
+    slot_size = np.repeat(sizes[resampled], sizes[resampled] - 1).astype(float)
+    rows = len(counts)
+
+    def resample(size: int) -> np.ndarray:
+        picks = rng.random((size, len(slot_start)))
+        np.multiply(picks, slot_size, out=picks)
+        index = picks.astype(np.int32)
+        index += slot_start
+        return np.stack([np.bincount(row, minlength=rows) @ ordered for row in index]) + fixed
+
+    return resample

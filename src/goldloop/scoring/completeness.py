@@ -7,6 +7,11 @@ estimates how many mentions there are, those both missed included; each annotato
 what they found over N̂, and the pair's is the union ``n1 + n2 − m`` over N̂. Intervals are
 percentile bootstraps over documents.
 
+With the documents' design (``scoring.design``), a ``corpus`` object gives the same on the corpus
+from design-weighted sums, by Lincoln–Petersen (N̂ = n1·n2 / m, recalls m / n2, m / n1): the
+Chapman correction is for small integer counts, and without it the recalls do not depend on
+the weights' scale. ``mentions_per_document`` is N̂ over Σ w.
+
 It assumes the two find mentions independently. Misses that go together (both skip the same
 hard paraphrases) make ``m`` too large for ``n1`` and ``n2``: N̂ comes out too low and every
 recall too high, so read the figures as upper bounds on recall.
@@ -22,6 +27,7 @@ import numpy as np
 
 from goldloop.scoring.agreement import span_pairs
 from goldloop.scoring.bootstrap import document_bootstrap, ratio
+from goldloop.scoring.design import Design, corpus_figures
 
 ASSUMPTION = (
     "Capture-recapture assumes the annotators find mentions independently; misses they share "
@@ -54,6 +60,7 @@ class Completeness:
     n_boot: int
     seed: int
     level: float
+    corpus: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -70,6 +77,7 @@ class Completeness:
             "recall_2_ci": list(self.recall_2_ci),
             "recall_both_ci": list(self.recall_both_ci),
             "bootstrap": {"n": self.n_boot, "seed": self.seed, "level": self.level},
+            "corpus": self.corpus,
             "assumption": ASSUMPTION,
         }
 
@@ -80,9 +88,11 @@ def estimate_completeness(
     n_boot: int = 1000,
     seed: int = 0,
     level: float = 0.95,
+    design: Design | None = None,
 ) -> Completeness:
     """Chapman's N̂ and the recalls it implies, from ``(annotator 1's spans, annotator 2's
-    spans)`` per double document (half-open ``(a, b)`` character offsets)."""
+    spans)`` per double document (half-open ``(a, b)`` character offsets); with the documents'
+    ``design`` (in ``docs``' order), the corpus figures too."""
     counts = np.zeros((len(docs), 3), dtype=np.int64)
     for row, (first, second) in enumerate(docs):
         pairs = span_pairs(list(first), list(second))
@@ -119,6 +129,16 @@ def estimate_completeness(
         n_boot=n_boot,
         seed=seed,
         level=level,
+        corpus=None
+        if design is None
+        else corpus_figures(
+            np.column_stack([counts, np.ones(len(docs))]),
+            _corpus_estimates,
+            design,
+            n_boot,
+            seed,
+            level,
+        ),
     )
 
 
@@ -130,5 +150,19 @@ def _estimates(sums: np.ndarray) -> dict[str, np.ndarray]:
         "n_hat": n_hat,
         "recall_1": ratio(n1, n_hat),
         "recall_2": ratio(n2, n_hat),
+        "recall_both": ratio(n1 + n2 - m, n_hat),
+    }
+
+
+def _corpus_estimates(sums: np.ndarray) -> dict[str, np.ndarray]:
+    """Per row of weighted ``(n1, n2, m, documents)``: Lincoln–Petersen N̂, the recalls, and N̂
+    per document."""
+    n1, n2, m, documents = (sums[:, k] for k in range(4))
+    n_hat = ratio(n1 * n2, m)
+    return {
+        "n_mentions": n_hat,
+        "mentions_per_document": ratio(n_hat, documents),
+        "recall_1": ratio(m, n2),
+        "recall_2": ratio(m, n1),
         "recall_both": ratio(n1 + n2 - m, n_hat),
     }

@@ -17,6 +17,7 @@ import numpy as np
 
 from goldloop.kb import KB
 from goldloop.scoring.bootstrap import document_bootstrap, ratio
+from goldloop.scoring.design import Design, corpus_figures
 from goldloop.scoring.inputs import Prediction, SystemPredictions
 from goldloop.scoring.ppi import Estimate
 
@@ -56,6 +57,8 @@ class PoolReport:
     runs: list[RunRecall]
     n_bootstrap: int
     seed: int
+    # Design-weighted relative recall per run (``scoring.design``); None without a design.
+    corpus: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -63,6 +66,7 @@ class PoolReport:
             "n_pool": self.n_pool,
             "runs": [run.to_json() for run in self.runs],
             "bootstrap": {"n": self.n_bootstrap, "seed": self.seed, "over": "documents"},
+            "corpus": self.corpus,
             "caveat": CAVEAT,
         }
 
@@ -96,8 +100,10 @@ def relative_recall(
     n_bootstrap: int = 1000,
     seed: int = 0,
     confidence: float = 0.95,
+    design: Design | None = None,
 ) -> PoolReport:
-    """Pool the runs' mentions per document (``itext`` < ``n_documents``); score each run."""
+    """Pool the runs' mentions per document (``itext`` < ``n_documents``); score each run, and
+    with the documents' ``design`` each run's corpus relative recall."""
     per_document: list[list[list[Prediction]]] = [[[] for _ in runs] for _ in range(n_documents)]
     for k, run in enumerate(runs):
         for prediction in run.predictions:
@@ -135,4 +141,11 @@ def relative_recall(
                 relative_recall=recall,
             )
         )
-    return PoolReport(n_documents, int(totals[0]), results, n_bootstrap, seed)
+    corpus = None
+    if design is not None:
+        figures = corpus_figures(counts, shares, design, n_bootstrap, seed, confidence)
+        corpus = {
+            "relative_recall": {name: figures.pop(name) for name in names},
+            **figures,
+        }
+    return PoolReport(n_documents, int(totals[0]), results, n_bootstrap, seed, corpus)

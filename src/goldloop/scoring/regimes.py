@@ -20,6 +20,7 @@ from goldloop.formats.gold import Document
 from goldloop.kb import KB
 from goldloop.scoring import schemas
 from goldloop.scoring.bootstrap import document_bootstrap, f1, ratio
+from goldloop.scoring.design import Design, corpus_figures
 from goldloop.scoring.detection import (
     GroundTruthScore,
     GtSpan,
@@ -107,8 +108,10 @@ def score_system(
     engine: str = "goldloop",
     bootstrap: int = 0,
     seed: int = 0,
+    design: Design | None = None,
 ) -> dict[str, Any]:
-    """Score ``system`` on ``documents``; a JSON-ready result (see the README for its fields)."""
+    """Score ``system`` on ``documents``; a JSON-ready result (see the README for its fields).
+    With the gold's ``design``, the result has a ``corpus`` object (design-weighted figures)."""
     check_match_mode(match_mode)
     if regime not in REGIMES:
         raise ValueError(f"regime must be one of {REGIMES}, got {regime!r}")
@@ -133,11 +136,16 @@ def score_system(
         },
     }
     if regime == "end-to-end":
-        result |= _end_to_end(
+        figures, per_doc = _end_to_end(
             documents, gold, by_doc, predictions, kb, match_mode, engine, bootstrap, seed
         )
+        metrics = _e2e_metrics
     else:
-        result |= _linking_only(documents, gold, by_doc, kb, match_mode, bootstrap, seed)
+        figures, per_doc = _linking_only(documents, gold, by_doc, kb, match_mode, bootstrap, seed)
+        metrics = _linking_metrics
+    result |= figures
+    if design is not None:
+        result["corpus"] = corpus_figures(per_doc, metrics, design, bootstrap, seed)
     return result
 
 
@@ -151,7 +159,7 @@ def _end_to_end(
     engine: str,
     bootstrap: int,
     seed: int,
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], np.ndarray]:
     per_doc = np.zeros((len(documents), len(_E2E)), dtype=np.int64)
     slices = _Slices(len(documents))
     for i, (mentions, preds) in enumerate(zip(gold, by_doc, strict=True)):
@@ -193,7 +201,7 @@ def _end_to_end(
             for doc in by_doc
         ],
     )
-    return {
+    figures = {
         "detection": detection.to_jsonable(),
         "detection_seed_compatible": _seed_detection(gold, predictions, match_mode),
         "direction": _direction(totals[5], totals[6]),
@@ -201,6 +209,7 @@ def _end_to_end(
         "slices": slices.to_jsonable("recall", kb, bootstrap, seed),
         "intervals": _intervals(per_doc, _e2e_metrics, bootstrap, seed),
     }
+    return figures, per_doc
 
 
 def _matched(
@@ -237,7 +246,7 @@ def _linking_only(
     match_mode: str,
     bootstrap: int,
     seed: int,
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], np.ndarray]:
     per_doc = np.zeros((len(documents), len(_LINK)), dtype=np.int64)
     slices = _Slices(len(documents))
     unaligned = 0
@@ -264,7 +273,7 @@ def _linking_only(
     n_gold, n_answered, n_correct, dir_comparable, dir_correct = (
         int(v) for v in per_doc.sum(axis=0)
     )
-    return {
+    figures = {
         "linking": {
             "n_gold": n_gold,
             "n_answered": n_answered,
@@ -279,6 +288,7 @@ def _linking_only(
         "slices": slices.to_jsonable("coverage", kb, bootstrap, seed),
         "intervals": _intervals(per_doc, _linking_metrics, bootstrap, seed),
     }
+    return figures, per_doc
 
 
 def _e2e_metrics(s: np.ndarray) -> dict[str, np.ndarray]:

@@ -17,6 +17,9 @@ COLUMNS = (
     "n_answered", "abstentions",
     "accuracy_overall", "accuracy_overall_low", "accuracy_overall_high",
     "accuracy_on_predicted", "coverage", "direction_accuracy", "wall_time_s",
+    "corpus_precision", "corpus_recall", "corpus_f1", "corpus_f1_low", "corpus_f1_high",
+    "corpus_entity_accuracy", "corpus_accuracy_overall", "corpus_accuracy_overall_low",
+    "corpus_accuracy_overall_high", "corpus_coverage", "population_docs",
 )  # fmt: skip
 
 
@@ -46,6 +49,18 @@ def chart_rows(results: Sequence[dict[str, Any]]) -> list[tuple[str, dict[str, _
                     *result.get("intervals", {}).get(name, [None, None]),
                 )
         rows.append((f"all · {name}", points))
+    # The corpus (design-weighted) figures right below the sample's, when the gold has a design.
+    for name in overall:
+        points = {}
+        for result in results:
+            corpus = result.get("corpus")
+            if corpus is not None and corpus[name] is not None:
+                points[result["system"]] = (
+                    corpus[name],
+                    *corpus["intervals"].get(name, [None, None]),
+                )
+        if points:
+            rows.append((f"corpus · {name}", points))
     slices = results[0]["slices"]  # gold-side: the same slices and sizes for every system
     relations = sorted(slices["relation"], key=lambda k: (-slices["relation"][k]["n_gold"], k))
     for kind, keys in (
@@ -80,6 +95,16 @@ def summary_row(result: dict[str, Any]) -> dict[str, Any]:
         "wall_time_s": result.get("wall_time_s"),
     }
     intervals = result.get("intervals", {})
+    corpus = result.get("corpus")
+    if corpus is not None:
+        row["population_docs"] = corpus["population_docs"]
+        for name in _CORPUS_FIGURES:
+            if name in corpus:
+                row[f"corpus_{name}"] = corpus[name]
+        for name in ("f1", "accuracy_overall"):
+            if name in corpus:
+                low, high = corpus["intervals"].get(name, [None, None])
+                row[f"corpus_{name}_low"], row[f"corpus_{name}_high"] = low, high
     if "detection" in result:
         detection = result["detection"]
         row |= {
@@ -108,6 +133,11 @@ def summary_row(result: dict[str, Any]) -> dict[str, Any]:
             "accuracy_overall", [None, None]
         )
     return {column: row.get(column) for column in COLUMNS}
+
+
+_CORPUS_FIGURES = (
+    "precision", "recall", "f1", "entity_accuracy", "accuracy_overall", "coverage",
+)  # fmt: skip
 
 
 def seed_compatibility_line(result: dict[str, Any]) -> str | None:
@@ -234,9 +264,11 @@ def write_chart(results: Sequence[dict[str, Any]], path: Path) -> None:
             )
         metric = _CHART[regime][2]
         intervals = any(r.get("intervals") for r in results if r["regime"] == regime)
+        corpus = any(r.get("corpus") for r in results if r["regime"] == regime)
         ax.set_title(
             f"{regime}: {metric} per slice"
-            + (" (95% bootstrap intervals over documents)" if intervals else " (no intervals)"),
+            + (" (95% bootstrap intervals over documents)" if intervals else " (no intervals)")
+            + ("\ncorpus rows: weighted by 1/p_incl, stratified bootstrap" if corpus else ""),
             fontsize=9,
         )
     if systems:
@@ -263,6 +295,9 @@ def results_tables(results: Sequence[dict[str, Any]], title: str) -> list[Result
         rows = [summary_row(r) for r in results if r["regime"] == regime]
         if not rows:
             continue
+        if any(r.get("corpus") for r in results if r["regime"] == regime):
+            at = [key for _, key in columns].index(_CORPUS_AFTER[regime]) + 1
+            columns = (*columns[:at], *_CORPUS_COLUMNS[regime], *columns[at:])
         tables.append(
             ResultsTable(
                 f"{title}: {regime}",
@@ -299,6 +334,17 @@ _LEGENDS = {
         "gold: gold spans asked about; answered: those the system gave an id; acc overall: right "
         "ids / gold; acc on pred: right ids / answered; coverage = answered / gold; dir acc: "
         "right directions; skipped: rows not scored (malformed)"
+    ),
+}
+
+
+# The corpus figure and its interval, printed after the sample figure's interval.
+_CORPUS_AFTER = {"end-to-end": "f1_interval", "linking-only": "accuracy_overall_interval"}
+_CORPUS_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
+    "end-to-end": (("corpus F1", "corpus_f1"), ("corpus 95%", "corpus_f1_interval")),
+    "linking-only": (
+        ("corpus acc", "corpus_accuracy_overall"),
+        ("corpus 95%", "corpus_accuracy_overall_interval"),
     ),
 }
 

@@ -11,6 +11,7 @@ from typing import Any
 from goldloop.errors import GoldloopError
 from goldloop.formats.gold import Document
 from goldloop.kb import KB
+from goldloop.scoring.design import Design, read_design
 from goldloop.scoring.inputs import (
     SystemPredictions,
     read_gold_documents,
@@ -27,6 +28,7 @@ class ScoreOptions:
     engine: str = "goldloop"
     bootstrap: int = 0
     seed: int = 0
+    design: str = "use"  # or "ignore": equal weights (scoring.design.read_design)
 
 
 def score_predictions(
@@ -35,9 +37,10 @@ def score_predictions(
     kb: KB | None,
     options: ScoreOptions,
     bridges: Mapping[str | None, Mapping[str, str]] | None = None,
+    design: Design | None = None,
 ) -> list[dict[str, Any]]:
     """One result per system and regime; ``bridges`` maps a system name (or None: every
-    system) to its id bridge."""
+    system) to its id bridge. Each result's ``corpus`` is null without a ``design``."""
     results: list[dict[str, Any]] = []
     for system in systems:
         bridge = (bridges or {}).get(system.name, (bridges or {}).get(None))
@@ -53,7 +56,9 @@ def score_predictions(
                 engine=options.engine,
                 bootstrap=options.bootstrap,
                 seed=options.seed,
+                design=design,
             )
+            result.setdefault("corpus", None)
             result["scoring_time_s"] = round(time.perf_counter() - started, 4)
             results.append(result)
     return results
@@ -69,6 +74,7 @@ def score_files(
     """Read the gold, each named system file and the id bridges (named for one system, or None
     for every system), and score them."""
     documents = read_gold_documents(gold_path, kb)
+    design = read_design(documents, options.design, gold_path)
     read = [read_predictions(path, documents, name=name, kb=kb) for name, path in systems]
     names = {s.name for s in read}
     bridges: dict[str | None, dict[str, str]] = {}
@@ -76,4 +82,4 @@ def score_files(
         if name is not None and name not in names:
             raise GoldloopError(f"id bridge {name}={path}: no system is named {name!r}")
         bridges[name] = read_id_bridge(path)
-    return documents, score_predictions(documents, read, kb, options, bridges)
+    return documents, score_predictions(documents, read, kb, options, bridges, design)

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from goldloop.errors import SettingError
 from goldloop.formats.gold import Document, Hit
 from goldloop.formats.labelstudio.tasks import (
     Annotation,
@@ -35,6 +36,7 @@ from goldloop.formats.labelstudio.verify import (
 from goldloop.kb import KB
 from goldloop.scoring.agreement import AgreementReport, agreement
 from goldloop.scoring.completeness import Completeness, estimate_completeness
+from goldloop.scoring.design import Design, read_design
 from goldloop.studio.review import review_tag
 
 
@@ -85,23 +87,27 @@ def double_versions(
     )
 
 
-def double_agreement(
-    tasks: Sequence[Task], kb: KB, where: str
-) -> tuple[AgreementReport, DoubleTasks]:
-    """κ between the first and second annotator over exported double tasks (``where``: project)."""
-    first, second, double = double_versions(tasks, kb, where)
-    return agreement(first, second, kb), double
+def shared_design(
+    first: Sequence[Document], second: Sequence[Document]
+) -> tuple[list[Document], Design | None]:
+    """The documents both annotated (in ``first``'s order) and their design: none without
+    ``p_incl``, nor when only some tasks carry it (the sidecar has no option to ignore it)."""
+    ids = {d.doc_id for d in second}
+    shared = [d for d in first if d.doc_id in ids]
+    try:
+        return shared, read_design(shared)
+    except SettingError:
+        return shared, None
 
 
 def double_completeness(first: Sequence[Document], second: Sequence[Document]) -> Completeness:
-    """Capture–recapture over the documents both annotated (each one's spans)."""
+    """Capture–recapture over the documents both annotated (each one's spans), with corpus
+    figures when their tasks carry the design."""
     spans = {d.doc_id: {(h.a, h.b) for h in d.ground_truth} for d in second}
+    shared, design = shared_design(first, second)
     return estimate_completeness(
-        [
-            ({(h.a, h.b) for h in d.ground_truth}, spans[d.doc_id])
-            for d in first
-            if d.doc_id in spans
-        ]
+        [({(h.a, h.b) for h in d.ground_truth}, spans[d.doc_id]) for d in shared],
+        design=design,
     )
 
 

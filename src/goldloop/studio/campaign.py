@@ -15,9 +15,17 @@ from goldloop.formats.gold import Document
 from goldloop.formats.labelstudio.tasks import Campaign, double_name
 from goldloop.formats.labelstudio.verify import PullResult, verify
 from goldloop.kb import KB
-from goldloop.scoring.agreement import agreement
-from goldloop.studio.agreement import DoubleTasks, double_completeness, double_versions
+from goldloop.scoring.agreement import agreement, corpus_agreement
+from goldloop.studio.agreement import (
+    DoubleTasks,
+    double_completeness,
+    double_versions,
+    shared_design,
+)
 from goldloop.studio.effort import IDLE_CAP_MINUTES, effort_report, effort_rows
+
+# Resamples of the corpus κ's interval: as many as the completeness section's.
+CORPUS_BOOTSTRAP = 1000
 
 
 def verify_campaign(
@@ -55,10 +63,17 @@ def campaign_sections(
 def kappa_section(
     first: Sequence[Document], second: Sequence[Document], double: DoubleTasks, kb: KB
 ) -> dict[str, Any]:
-    """κ between the two annotators of the double tasks, with which tasks were compared."""
-    data = agreement(first, second, kb).to_json()
+    """κ between the two annotators of the double tasks, with which tasks were compared, and the
+    corpus κ when the tasks carry the design."""
+    report = agreement(first, second, kb)
+    data = report.to_json()
     data.pop("confusion")
-    return {**data, **double.to_json()}
+    shared, design = shared_design(first, second)
+    corpus = None
+    if design is not None:
+        doc_ids = [d.doc_id for d in shared]
+        corpus = corpus_agreement(report, doc_ids, kb, design, CORPUS_BOOTSTRAP, 0)
+    return {**data, **double.to_json(), "corpus": corpus}
 
 
 def double_title(campaign: Campaign) -> str:
