@@ -437,3 +437,40 @@ def test_an_unreachable_postgresql_is_a_service_error_before_anything_starts(
     assert f"PostgreSQL at 127.0.0.1:{work.port} does not answer" in line
     assert "secret-pw" not in line
     assert _snapshot(work.root) == before
+
+
+# --- class 8: a secret in a refused URL is masked in the one line (and so in any log) ---
+
+SECRET = "s3cret-pw"
+SECRET_CASES: dict[str, tuple[list[str], dict[str, str], str]] = {
+    "backend-base-url": (["backend", "--port", "{port}"],
+                         {"GOLDLOOP_BASE_URL": f"ftp://user:{SECRET}@h/v1", "GOLDLOOP_MODEL": "m"},
+                         "GOLDLOOP_BASE_URL='ftp://user:***@h/v1'"),
+    "backend-other-base-url": (["backend", "--port", "{port}"],
+                               {"GOLDLOOP_OTHER_PROVIDER": "openai",
+                                "GOLDLOOP_OTHER_BASE_URL": f"ftp://user:{SECRET}@h/v1"},
+                               "GOLDLOOP_OTHER_BASE_URL='ftp://user:***@h/v1'"),
+    "studio-start-database-on-the-command-line": (
+        ["studio", "start", "--database", f"postgresql://u:{SECRET}@127.0.0.1:{{port}}/db"], {},
+        "--database postgresql://u:***@127.0.0.1:{port}/db: a password never comes from the "
+        "command line"),
+    "studio-start-database-malformed": (
+        ["studio", "start"], {"GOLDLOOP_STUDIO_DATABASE": f"postgresql://u:{SECRET}@[h/db"},
+        "database postgresql://u:***@[h/db: Invalid IPv6 URL"),
+    "backend-redis-url-malformed": (
+        ["backend", "--port", "{port}"],
+        {"REDIS_URL": f"redis://u:{SECRET}@h:port/0", "GOLDLOOP_PROVIDER": "openai",
+         "GOLDLOOP_MODEL": "m", "OPENAI_API_KEY": "k"}, "REDIS_URL redis://u:***@h:port/0"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(SECRET_CASES))
+def test_a_password_in_a_refused_url_is_masked(name: str, work: Work, cli: Cli) -> None:
+    args, env, needle = SECRET_CASES[name]
+    before = _snapshot(work.root)
+    result = cli(*[a.replace("{port}", str(work.port)) for a in args], env=env)
+    assert result.returncode == 2, result.stderr
+    line = result.stderr.strip().splitlines()[-1]  # the backend says what it found first
+    assert line.startswith("error: ") and needle.replace("{port}", str(work.port)) in line
+    assert SECRET not in result.stderr + result.stdout and "Traceback" not in result.stderr
+    assert _snapshot(work.root) == before

@@ -7,10 +7,11 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from typer._click.core import ParameterSource
 
 from goldloop.atomic import atomic_write_text
 from goldloop.cli.common import KbOption, check_outputs, console, key_value_table, open_kb
-from goldloop.errors import GoldloopError
+from goldloop.errors import GoldloopError, mask_credentials
 from goldloop.formats.labelstudio.tasks import campaign_titles
 from goldloop.studio import server
 from goldloop.studio.connection import connect, resolve_connection
@@ -33,6 +34,7 @@ def install() -> None:
 
 @app.command("start")
 def start(
+    ctx: typer.Context,
     port: Annotated[
         int | None,
         typer.Option("--port", min=1, max=65535, help="Loopback port (default: a free one)."),
@@ -52,6 +54,13 @@ def start(
     ] = None,
 ) -> None:
     """Start the embedded Label Studio (installing it when missing) and print its URL and login."""
+    from_command_line = ctx.get_parameter_source("database") is ParameterSource.COMMANDLINE
+    if database and from_command_line and mask_credentials(database) != database:
+        # A command line is visible to every user of the machine (ps) and kept in shell history.
+        raise GoldloopError(
+            f"--database {mask_credentials(database)}: a password never comes from the "
+            "command line; set PGPASSWORD, or give the URL in GOLDLOOP_STUDIO_DATABASE"
+        )
     with console.status(
         "starting Label Studio (the first start runs its migrations: a minute or two)"
     ):

@@ -26,7 +26,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 from goldloop.atomic import atomic_write_json
-from goldloop.errors import GoldloopError, ServiceError
+from goldloop.errors import GoldloopError, ServiceError, mask_credentials
 from goldloop.settings import workdir
 
 LABEL_STUDIO_VERSION = "1.23.2"
@@ -85,19 +85,24 @@ class Database:
 
     @classmethod
     def from_url(cls, url: str) -> Database:
-        parts = urlsplit(url.strip())
+        try:
+            parts = urlsplit(url.strip())
+        except ValueError as exc:  # an unbalanced "[" in the host
+            raise StudioServerError(f"database {mask_credentials(url)}: {exc}") from None
         if parts.scheme not in ("postgresql", "postgres"):
             raise StudioServerError(
-                f"database {cls._redact(url)}: only PostgreSQL is supported"
+                f"database {mask_credentials(url)}: only PostgreSQL is supported"
                 " (postgresql://user:password@host:port/name)"
             )
         name = unquote(parts.path.lstrip("/"))
         try:
             port = parts.port or 5432
         except ValueError as exc:
-            raise StudioServerError(f"database {cls._redact(url)}: {exc}") from None
+            raise StudioServerError(f"database {mask_credentials(url)}: {exc}") from None
         if not name or "/" in name:
-            raise StudioServerError(f"database {cls._redact(url)}: no database name in the path")
+            raise StudioServerError(
+                f"database {mask_credentials(url)}: no database name in the path"
+            )
         password = unquote(parts.password) if parts.password else os.environ.get("PGPASSWORD")
         return cls(
             name=name,
@@ -121,13 +126,6 @@ class Database:
     def url(self) -> str:
         """The URL without the password."""
         return f"postgresql://{self.user}@{self.host}:{self.port}/{self.name}"
-
-    @staticmethod
-    def _redact(url: str) -> str:
-        parts = urlsplit(url.strip())
-        if parts.password is None:
-            return url
-        return url.replace(f":{parts.password}@", ":***@", 1)
 
     def environment(self) -> dict[str, str]:
         """Label Studio's settings for this database."""
