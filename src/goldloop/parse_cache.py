@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import multiprocessing
 import os
 import signal
@@ -76,23 +77,37 @@ def set_enabled(enabled: bool) -> None:
     _enabled = enabled
 
 
-def default_cache() -> ParseCache | None:
-    """The process's parse cache, or None when switched off (:func:`set_enabled`, the env)."""
+def default_path() -> Path | None:
+    """Where the process's parse cache is, or None when switched off (an output of every
+    command that parses: no output of a command may be this file)."""
     setting = os.environ.get(ENV_PATH, "")
     if not _enabled or setting.strip().lower() == OFF:
         return None
+    return Path(setting) if setting else workdir() / "parse-cache.sqlite"
+
+
+def default_cache() -> ParseCache | None:
+    """The process's parse cache, or None when switched off (:func:`set_enabled`, the env)."""
+    path = default_path()
+    if path is None:
+        return None
     raw_size = os.environ.get(ENV_SIZE_MB, str(DEFAULT_SIZE_MB))
-    path = Path(setting) if setting else workdir() / "parse-cache.sqlite"
     key = (str(path), raw_size)  # a call per parse: no path resolution here
     with _caches_lock:
         cache = _caches.get(key)
         if cache is None:
-            try:
-                max_bytes = int(float(raw_size) * 1024 * 1024)
-            except ValueError:
-                raise GoldloopError(f"{ENV_SIZE_MB}={raw_size!r}: expected a size in MB") from None
-            cache = _caches[key] = ParseCache(path, max_bytes=max_bytes)
+            cache = _caches[key] = ParseCache(path, max_bytes=_size_bytes(raw_size))
         return cache
+
+
+def _size_bytes(raw: str) -> int:
+    try:
+        size_mb = float(raw)
+    except ValueError:
+        size_mb = math.nan
+    if not math.isfinite(size_mb) or size_mb <= 0:
+        raise GoldloopError(f"{ENV_SIZE_MB}={raw!r}: expected a positive size in MB")
+    return int(size_mb * 1024 * 1024)
 
 
 def pipeline_id(nlp: Language) -> str:

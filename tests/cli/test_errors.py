@@ -16,11 +16,12 @@ import shutil
 import socket
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
+from goldloop.llm.pricing import BUNDLED_PRICES
 from goldloop.settings import BUNDLED_KB
 from tests.conftest import Cli
 
@@ -105,10 +106,17 @@ class Case:
     args: Args
     code: int
     needles: tuple[str, ...]  # in the one error line; "{name}" is filled from the workspace
+    env: dict[str, str] = field(default_factory=dict)  # "{root}" is filled too
 
 
-def case(args: Args, code: int, *needles: str) -> Case:
-    return Case(args, code, needles)
+def case(args: Args, code: int, *needles: str, env: dict[str, str] | None = None) -> Case:
+    return Case(args, code, needles, env or {})
+
+
+def _mirror_folder(w: Work) -> Path:
+    """A pull's ``--out`` whose task mirror (``<out>.tasks.json``) is a folder."""
+    (w.root / "v.json.tasks.json").mkdir()
+    return w.root / "v.json"
 
 
 ANNOTATE = ["annotate", "--provider", "lexical"]
@@ -137,6 +145,27 @@ CASES: dict[str, Case] = {
     "1-precision-report": case(lambda w: ["precision", "report", "--verdicts", w.verdicts,
                                           "--labels", w.labels, "-o", w.labels],
                                2, "--out", "--labels", "same file"),
+    "1-effort-out-is-png": case(lambda w: ["effort", "--project", "p", "-o", w.root / "e.json",
+                                           "--png", w.root / "e.json",
+                                           "--url", f"http://127.0.0.1:{w.port}"],
+                                2, "--out {root}/e.json and --png {root}/e.json are the same file"),
+    "1-webhook-gold-is-kb": case(lambda w: ["studio", "webhook", "--project", "p", "--url",
+                                            "http://127.0.0.1:9090", "--gold", w.kb, "--kb", w.kb,
+                                            "--studio-url", f"http://127.0.0.1:{w.port}"],
+                                 2, "--gold {kb}", "--kb {kb}", "same file"),
+    "1-annotate-prices": case(lambda w: [*ANNOTATE, "--documents", w.docs, "--prices",
+                                         w.write("p.json", BUNDLED_PRICES.read_bytes()),
+                                         "--out", w.root / "p.json"],
+                              2, "--out {root}/p.json and --prices", "same file"),
+    "1-annotate-prices-variable": case(
+        lambda w: [*ANNOTATE, "--documents", w.docs, "--out",
+                   w.write("p.json", BUNDLED_PRICES.read_bytes())],
+        2, "--out {root}/p.json and GOLDLOOP_PRICES", "same file",
+        env={"GOLDLOOP_PRICES": "{root}/p.json"}),
+    "1-annotate-parse-cache": case(
+        lambda w: [*ANNOTATE, "--documents", w.docs, "--out", w.write("pc.sqlite", b"")],
+        2, "--out {root}/pc.sqlite and the parse cache", "same file",
+        env={"GOLDLOOP_PARSE_CACHE": "{root}/pc.sqlite"}),
     # --- class 3: an output that cannot be written (its folder is a file, or it is a folder) ---
     "3-kb-derive-parent": case(lambda w: ["kb", "derive", "--input", w.merged,
                                           "--output", w.a_file / "pairs.csv"],
@@ -181,6 +210,21 @@ CASES: dict[str, Case] = {
     "3-effort-png": case(lambda w: ["effort", "--project", "p", "--png", w.a_file / "e.png",
                                     "--url", f"http://127.0.0.1:{w.port}"],
                          2, "--png", "is a file, not a folder"),
+    "3-pull-task-mirror": case(lambda w: ["pull", "--project", "p", "--out", _mirror_folder(w),
+                                          "--url", f"http://127.0.0.1:{w.port}"],
+                               2, "--out (its task mirror)", "is a folder, not a file"),
+    "3-pull-since-task-mirror": case(lambda w: ["pull", "--since", "--project", "p", "--out",
+                                                _mirror_folder(w),
+                                                "--url", f"http://127.0.0.1:{w.port}"],
+                                     2, "--out (its task mirror)", "is a folder, not a file"),
+    "3-sync-task-mirror": case(lambda w: ["sync", "--sample", w.sample, "--project", "p",
+                                          "--out", _mirror_folder(w),
+                                          "--url", f"http://127.0.0.1:{w.port}"],
+                               2, "--out (its task mirror)", "is a folder, not a file"),
+    "3-webhook-task-mirror": case(lambda w: ["studio", "webhook", "--project", "p", "--url",
+                                             "http://127.0.0.1:9090", "--gold", _mirror_folder(w),
+                                             "--studio-url", f"http://127.0.0.1:{w.port}"],
+                                  2, "--gold (its task mirror)", "is a folder, not a file"),
     # --- class 4: CSV/TSV files that are malformed (named with their line) ---
     "4-kb-check-nul": case(lambda w: ["kb", "check", w.write("k.csv", "entity_id,label,is_canonical,"
                                       "canonical_entity_id\nX:1,re\x00g,True,X:1\n")],
@@ -252,6 +296,18 @@ CASES: dict[str, Case] = {
     "5-push-other-without-candidates": case(
         lambda w: ["push", "--sample", w.sample, "--project", "p", "--other", w.gold,
                    "--url", f"http://127.0.0.1:{w.port}"], 2, "--other needs --candidates"),
+    "5-webhook-url-not-a-url": case(lambda w: ["studio", "webhook", "--project", "p", "--url",
+                                               "not a url", "--gold", w.root / "v.json",
+                                               "--studio-url", f"http://127.0.0.1:{w.port}"],
+                                    2, "--url: 'not a url' is not an http(s) URL with a host"),
+    "5-webhook-url-ftp": case(lambda w: ["studio", "webhook", "--project", "p", "--url",
+                                         "ftp://h/x", "--gold", w.root / "v.json",
+                                         "--studio-url", f"http://127.0.0.1:{w.port}"],
+                              2, "--url: 'ftp://h/x' is not an http(s) URL"),
+    **{f"5-parse-cache-mb-{size}": case(
+        lambda w: [*ANNOTATE, "--documents", w.docs, "--out", w.root / "g.json"],
+        2, f"GOLDLOOP_PARSE_CACHE_MB='{size}': expected a positive size in MB",
+        env={"GOLDLOOP_PARSE_CACHE_MB": size}) for size in ("inf", "-5", "nan")},
     # --- class 7: the backend on a port in use ---
     "7-backend-port-in-use": case(lambda w: ["backend", "--port", "{busy}"], 2, "already in use"),
 }  # fmt: skip
@@ -287,7 +343,7 @@ def test_bad_input_is_one_line_and_changes_nothing(
     spec = CASES[name]
     args = [_fill(str(a), work, busy_port) for a in spec.args(work)]
     before = _snapshot(work.root)
-    result = cli(*args)
+    result = cli(*args, env={k: _fill(v, work, busy_port) for k, v in spec.env.items()})
     assert result.returncode == spec.code, (result.stdout, result.stderr)
     assert "Traceback" not in result.stderr + result.stdout
     lines = result.stderr.strip().splitlines()

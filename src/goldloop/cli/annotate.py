@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from goldloop import parse_cache
 from goldloop.annotate import (
     DEFAULT_MAX_TOKENS,
     AnnotationRun,
@@ -37,7 +38,7 @@ from goldloop.gold import Document, write_gold
 from goldloop.kb import KB
 from goldloop.llm import AnnotatorSpec, SQLiteCache, choose_annotator, make_annotator
 from goldloop.llm.batch import BatchMode, BatchPolicy, BatchProgress, state_path_for
-from goldloop.llm.pricing import PRICES_VARIABLE, PriceTable, load_prices
+from goldloop.llm.pricing import PRICES_VARIABLE, PriceTable, load_prices, prices_path
 from goldloop.sample import read_documents
 from goldloop.settings import default_cache_path
 
@@ -166,7 +167,13 @@ def annotate(
     if out is not None and not dry:
         check_outputs(
             {"--out": out, "--out (its report)": report_path(out)},
-            {source_option: input_files(source), "--kb": kb, "--cache": cache_path},
+            {
+                source_option: input_files(source),
+                "--kb": kb,
+                "--cache": cache_path,
+                "--prices" if prices else PRICES_VARIABLE: prices_path(prices),
+                "the parse cache": parse_cache.default_path(),
+            },
         )
     spec = choose_annotator(provider, model, effort, base_url, key_required=not dry, api=api)
     wanted_roles = parse_roles(roles)

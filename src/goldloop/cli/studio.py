@@ -11,13 +11,14 @@ from typer._click.core import ParameterSource
 
 from goldloop.atomic import atomic_write_text
 from goldloop.cli.common import KbOption, check_outputs, console, key_value_table, open_kb
+from goldloop.cli.loop import pull_outputs
 from goldloop.errors import GoldloopError, mask_credentials
 from goldloop.formats.labelstudio.tasks import campaign_titles
 from goldloop.studio import server
 from goldloop.studio.connection import connect, resolve_connection
 from goldloop.studio.label_config import render_label_config
 from goldloop.studio.pull import pull
-from goldloop.studio.webhooks import basic_auth_header, register_webhooks
+from goldloop.studio.webhooks import basic_auth_header, register_webhooks, webhook_url
 
 app = typer.Typer(
     help="Run a local Label Studio for the loop (its own environment, SQLite, loopback).",
@@ -149,7 +150,8 @@ def webhook(
     user, password = os.environ.get("BASIC_AUTH_USER"), os.environ.get("BASIC_AUTH_PASS")
     if bool(user) != bool(password):
         raise GoldloopError("set both BASIC_AUTH_USER and BASIC_AUTH_PASS, or neither")
-    check_outputs({"--gold": gold})
+    webhook_url(url)  # checked before the gold is written
+    check_outputs(pull_outputs("--gold", gold), {"--kb": kb})
     knowledge = open_kb(kb)
     connection = resolve_connection(studio_url)
     client = connect(connection)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from goldloop.atomic import atomic_write_json
+from goldloop.atomic import json_text
 from goldloop.formats.labelstudio.tasks import Campaign, campaign_titles, utc_time
 from goldloop.studio import project as projects
 from goldloop.studio.connection import Connection, call, call_delete, call_once
@@ -113,8 +113,9 @@ def read_mirror(path: Path, name: str) -> Mirror | None:
     return mirror
 
 
-def write_mirror(path: Path, mirror: Mirror) -> None:
-    atomic_write_json(path, mirror.to_json(), indent=None)
+def mirror_text(mirror: Mirror) -> str:
+    """The mirror file's text (one line: it is rewritten on every pull)."""
+    return json_text(mirror.to_json(), indent=None)
 
 
 def read_campaign(connection: Connection, client: Any, name: str, titles: Sequence[str]) -> Mirror:
