@@ -254,9 +254,11 @@ class _BatchRun:
             seen.add(key)
             self.collected += not retryable or job["round"] > self.policy.resubmit
             if isinstance(answer, LLMResponse):
-                if key in self.requests:
-                    self.provider.remember(key, self.requests[key], answer, self.usable)
-                    pairs += self._answer(key, answer)
+                # Every paid answer is cached, this run's or not (a job submitted by a run with
+                # another selection): the state file is closed below, and a later run that wants
+                # the answer finds it instead of paying again.
+                self.provider.remember(key, self.requests.get(key), answer, self.usable)
+                pairs += self._answer(key, answer)
             elif retryable:
                 retry.append(key)
                 errors[key] = answer
