@@ -530,3 +530,25 @@ def test_a_password_in_a_refused_url_is_masked(name: str, work: Work, cli: Cli) 
     assert line.startswith("error: ") and needle.replace("{port}", str(work.port)) in line
     assert SECRET not in result.stderr + result.stdout and "Traceback" not in result.stderr
     assert _snapshot(work.root) == before
+
+
+# --- class 9: a campaign name whose derived titles Label Studio refuses, before any project ---
+
+
+@pytest.mark.parametrize("command", ["push", "sync", "curate"])
+def test_a_campaign_name_too_long_for_its_derived_titles_creates_nothing(
+    command: str, work: Work, cli: Cli, label_studio
+) -> None:
+    from goldloop.studio.project import find_projects
+
+    name = f"long-{command}-".ljust(45, "x")  # fits Label Studio's 50; NAME-double does not
+    args = {
+        "push": ["push", "--sample", work.sample, "--project", name],
+        "sync": ["sync", "--sample", work.sample, "--project", name, "--out", work.root / "v.json"],
+        "curate": ["curate", "--project", name],
+    }[command]
+    line = _studio_refusal(work, cli, [str(a) for a in args], label_studio.url, label_studio.token)
+    assert f"--project: '{name}' (45 characters) gives the project title '{name}-double'" in line
+    assert "3 to 50 characters, so a campaign name has 3 to 43" in line
+    titles = [name, f"{name}-double", f"{name}-curate"]
+    assert find_projects(label_studio.connection, label_studio.client, titles) == {}

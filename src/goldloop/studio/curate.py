@@ -16,6 +16,7 @@ from typing import Any
 from goldloop.formats.labelstudio.tasks import (
     REVIEW_PREFIX,
     Task,
+    check_campaign_name,
     doc_id_of,
     latest_prediction,
     text_of,
@@ -63,6 +64,7 @@ class CurateReport:
 
 def curate(connection: Connection, client: Any, name: str, kb: KB) -> CurateReport:
     """Push every disputed task of ``<name>-double`` that ``<name>-curate`` lacks."""
+    check_campaign_name(name)
     title = projects.double_name(name)
     double = projects.find_project(connection, client, title)
     if double is None:

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from goldloop.errors import SettingError
 from goldloop.formats.labelstudio.errors import StudioError
 
 Task = dict[str, Any]
@@ -179,6 +180,25 @@ def curate_name(name: str) -> str:
 def campaign_titles(name: str) -> dict[str, str]:
     """The titles of a campaign's projects by role (:data:`ROLES`)."""
     return {"primary": name, "double": double_name(name), "curate": curate_name(name)}
+
+
+# Label Studio 1.23 refuses a project title outside this range (PROJECT_TITLE_MIN/MAX_LEN).
+TITLE_LENGTHS = (3, 50)
+
+
+def check_campaign_name(name: str) -> None:
+    """Refuse (``setting`` ``project``) a campaign name any of whose titles Label Studio would
+    refuse, before a command creates the first of its projects."""
+    low, high = TITLE_LENGTHS
+    for title in campaign_titles(name).values():
+        if not low <= len(title) <= high:
+            longest = high - max(len(DOUBLE_SUFFIX), len(CURATE_SUFFIX))
+            raise SettingError(
+                "project",
+                f"{name!r} ({len(name)} characters) gives the project title {title!r} "
+                f"({len(title)}); Label Studio takes {low} to {high} characters, so a campaign "
+                f"name has {low} to {longest}",
+            )
 
 
 @dataclass
