@@ -45,6 +45,7 @@ import spacy
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from goldloop import jsonl
 from goldloop.errors import GoldloopError
 from goldloop.settings import workdir
 from goldloop.sqlite_file import connect
@@ -155,7 +156,7 @@ def load_doc(vocab: Any, blob: bytes) -> Doc:
     """
     head_n, spans_n, body_n = struct.unpack_from("<III", blob)
     at = struct.calcsize("<III")
-    header = json.loads(blob[at : at + head_n])
+    header = jsonl.loads(blob[at : at + head_n])
     at += head_n
     spans = blob[at : at + spans_n]
     at += spans_n
@@ -438,6 +439,17 @@ def parse_cached(
             workers.close()
 
 
+def _load_stored(cache: ParseCache, nlp: Language, blob: bytes) -> Doc:
+    try:
+        return load_doc(nlp.vocab, blob)
+    except (struct.error, zlib.error, ValueError, KeyError, IndexError, TypeError) as exc:
+        # Only a damaged file (or another program's writes) holds an entry dump_doc did not make.
+        raise GoldloopError(
+            f"{cache.path}: a damaged entry in the parse cache ({type(exc).__name__}): delete "
+            "the file, or switch the cache off"
+        ) from None
+
+
 def _serve_window(
     cache: ParseCache,
     pipeline: str,
@@ -452,7 +464,7 @@ def _serve_window(
     try:
         for _, key, found in window:
             if found is not None:
-                yield load_doc(nlp.vocab, found)
+                yield _load_stored(cache, nlp, found)
                 continue
             item = next(parsed)
             if isinstance(item, bytes):

@@ -14,6 +14,7 @@ import http.server
 import json
 import shutil
 import socket
+import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -113,6 +114,12 @@ def case(args: Args, code: int, *needles: str, env: dict[str, str] | None = None
     return Case(args, code, needles, env or {})
 
 
+def _with_batch_state(w: Work, state: str) -> Path:
+    """An ``--out`` whose batch state file (``<out>.batch.json``) holds ``state``."""
+    w.write("g.json.batch.json", state)
+    return w.root / "g.json"
+
+
 def _mirror_folder(w: Work) -> Path:
     """A pull's ``--out`` whose task mirror (``<out>.tasks.json``) is a folder."""
     (w.root / "v.json.tasks.json").mkdir()
@@ -121,6 +128,9 @@ def _mirror_folder(w: Work) -> Path:
 
 ANNOTATE = ["annotate", "--provider", "lexical"]
 JUDGE = ["precision", "judge", "--provider", "openai", "--model", "m"]
+DRY = ["annotate", "--provider", "openai", "--model", "gpt-5-mini", "--documents", "docs.jsonl",
+       "--dry-run"]  # fmt: skip
+BATCH = ["annotate", "--provider", "openai", "--model", "m", "--documents", "docs.jsonl", "--batch"]
 
 CASES: dict[str, Case] = {
     # --- class 1: an output that is one of the inputs (refused before any work) ---
@@ -308,6 +318,34 @@ CASES: dict[str, Case] = {
         lambda w: [*ANNOTATE, "--documents", w.docs, "--out", w.root / "g.json"],
         2, f"GOLDLOOP_PARSE_CACHE_MB='{size}': expected a positive size in MB",
         env={"GOLDLOOP_PARSE_CACHE_MB": size}) for size in ("inf", "-5", "nan")},
+    # --- class 5: numbers that are not finite, JSON nested too deeply, in any file read ---
+    **{f"5-prices-{name}": case(
+        lambda w, bad=bad: [*DRY, "--prices", w.write("p.json", bad)],
+        2, "--prices: {root}/p.json: not a price table", reason)
+       for name, bad, reason in [
+           ("nan", BUNDLED_PRICES.read_text().replace('"input": 0.', '"x": NaN, "input": 0.', 1),
+            "NaN is not a finite number"),
+           ("1e400", BUNDLED_PRICES.read_text().replace('"input": 0.', '"input": 1e400, "y": 0.', 1),
+            "1e400 is not a finite number"),
+           ("deep", "[" * 100_000 + "]" * 100_000, "nested too deeply")]},
+    "5-input-price-nan": case(lambda w: [*DRY, "--input-price", "nan"], 2,
+                              "--input-price: nan is not a price"),
+    "5-input-price-negative": case(lambda w: [*DRY, "--input-price", "-1"], 2,
+                                   "--input-price: -1.0 is not a price"),
+    "5-batch-state-nan": case(
+        lambda w: [*BATCH, "--out", _with_batch_state(w, '{"version": 1, "jobs": [{"round": NaN}]}'),
+                   "--base-url", f"http://127.0.0.1:{w.port}/v1"],
+        2, "{root}/g.json.batch.json: not a batch state file", "NaN is not a finite number",
+        env={"OPENAI_API_KEY": "k", "GOLDLOOP_HOME": "{root}/../home"}),  # the caches' home
+    "5-gold-check-deep": case(lambda w: ["gold", "check", w.write("g.json", "[" * 100_000)],
+                              2, "{root}/g.json: not valid JSON: nested too deeply"),
+    "5-gold-check-infinite-offset": case(lambda w: ["gold", "check", w.write("g.json",
+        '[{"doc_id": "d", "text": "x", "ground_truth": [{"a": Infinity, "b": 1}]}]')],
+        2, "{root}/g.json: not valid JSON: Infinity is not a finite number"),
+    "5-documents-deep": case(lambda w: [*ANNOTATE, "--documents",
+                                        w.write("d.jsonl", "[" * 100_000 + "\n"),
+                                        "--out", w.root / "g.json"],
+                             2, "{root}/d.jsonl: line 1: not valid JSON: nested too deeply"),
     # --- class 7: the backend on a port in use ---
     "7-backend-port-in-use": case(lambda w: ["backend", "--port", "{busy}"], 2, "already in use"),
 }  # fmt: skip
@@ -552,3 +590,52 @@ def test_a_campaign_name_too_long_for_its_derived_titles_creates_nothing(
     assert "3 to 50 characters, so a campaign name has 3 to 43" in line
     titles = [name, f"{name}-double", f"{name}-curate"]
     assert find_projects(label_studio.connection, label_studio.client, titles) == {}
+
+
+# --- class 10: a stored outcome is checked like a fresh one (or is a miss) ---
+
+
+def _rewrite(cache: Path, table: str, column: str, change: Callable[[bytes], bytes]) -> int:
+    with sqlite3.connect(cache) as conn:
+        rows = conn.execute(f"SELECT rowid, {column} FROM {table}").fetchall()
+        for rowid, blob in rows:
+            conn.execute(f"UPDATE {table} SET {column} = ? WHERE rowid = ?", (change(blob), rowid))
+    return len(rows)
+
+
+def _past_the_text(blob: bytes) -> bytes:
+    stored = json.loads(blob)
+    for hit in stored["hits"]:
+        hit["a"], hit["b"] = hit["a"] + 10_000, hit["b"] + 10_000
+    return json.dumps(stored).encode()
+
+
+@pytest.mark.parametrize("damage", [_past_the_text, lambda blob: b"{not json", lambda b: b"[]"])
+def test_a_tampered_or_damaged_decoded_answer_is_decoded_again(
+    damage: Callable[[bytes], bytes], work: Work, cli: Cli
+) -> None:
+    env = {"GOLDLOOP_PARSE_CACHE": str(work.root / "pc.sqlite")}
+    out = work.root / "g.json"
+    assert cli(*ANNOTATE, "--documents", work.docs, "--out", out, env=env).returncode == 0
+    fresh = json.loads(out.read_text())
+    assert fresh[0]["ground_truth"], "the lexical annotator finds 'regulates'"
+    assert _rewrite(work.root / "pc.sqlite", "answers", "answer", damage) == 1
+    again = cli(*ANNOTATE, "--documents", work.docs, "--out", out, env=env)
+    assert again.returncode == 0, again.stderr
+    assert json.loads(out.read_text()) == fresh
+    assert cli("gold", "check", out).returncode == 0
+
+
+def test_a_damaged_parse_in_the_parse_cache_is_named_in_one_line(work: Work, cli: Cli) -> None:
+    cache = work.root / "pc.sqlite"
+    env = {"GOLDLOOP_PARSE_CACHE": str(cache)}
+    out = work.root / "g.json"
+    assert cli(*ANNOTATE, "--documents", work.docs, "--out", out, env=env).returncode == 0
+    _rewrite(cache, "answers", "answer", lambda blob: b"[]")  # the parse is read again
+    assert _rewrite(cache, "docs", "doc", lambda blob: blob[:40]) >= 1
+    before = out.read_bytes()
+    result = cli(*ANNOTATE, "--documents", work.docs, "--out", out, env=env)
+    assert result.returncode == 2, result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert f"{cache}: a damaged entry in the parse cache" in line
+    assert "Traceback" not in result.stderr and out.read_bytes() == before

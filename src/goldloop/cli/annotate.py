@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from goldloop import parse_cache
+from goldloop import jsonl, parse_cache
 from goldloop.annotate import (
     DEFAULT_MAX_TOKENS,
     AnnotationRun,
@@ -244,7 +243,7 @@ def _documents_in(gold: Path) -> int | None:
     if not gold.exists():
         return None
     try:
-        data = json.loads(gold.read_text(encoding="utf-8"))
+        data = jsonl.loads(gold.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return 0
     return len(data) if isinstance(data, list) else 0

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -10,6 +9,7 @@ from typing import Annotated, Any
 import typer
 from rich.progress import Progress
 
+from goldloop import jsonl
 from goldloop.cli import llm_options
 from goldloop.cli.common import EquivalencesOption, KbOption, err_console, open_kb
 from goldloop.cli.score import (
@@ -99,7 +99,7 @@ def baselines(
 def _spans_answered_in(results_path: Path) -> int | None:
     """Spans the llm baseline of an existing results file answered (None: absent or no llm)."""
     try:
-        results = json.loads(results_path.read_text(encoding="utf-8"))["results"]
+        results = jsonl.loads(results_path.read_text(encoding="utf-8"))["results"]
         run = next(r["baseline"] for r in results if "requests" in r.get("baseline", {}))
         return int(run["requests"]) - len(run.get("failed", []))
     except (OSError, ValueError, KeyError, TypeError, StopIteration):

@@ -16,13 +16,13 @@ collected the state file is removed.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from goldloop import jsonl
 from goldloop.atomic import atomic_write_json
 from goldloop.errors import GoldloopError, Pending, ServiceError
 from goldloop.interrupts import deferred_interrupt
@@ -72,7 +72,7 @@ class BatchState:
 
     def _load(self) -> None:
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            data = jsonl.loads(self.path.read_text(encoding="utf-8"))
             identity = {key: data[key] for key in self.identity}
             jobs = [
                 {"id": str(j["id"]), "round": int(j["round"]), "keys": [str(k) for k in j["keys"]]}

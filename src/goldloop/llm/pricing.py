@@ -12,7 +12,6 @@ snapshot (``gpt-5-mini-2025-08-07``) is priced as its family.
 from __future__ import annotations
 
 import functools
-import json
 import math
 import os
 from collections.abc import Mapping
@@ -21,6 +20,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+from goldloop import jsonl
 from goldloop.errors import GoldloopError
 
 PRICES_VARIABLE = "GOLDLOOP_PRICES"
@@ -81,7 +81,7 @@ def load_prices(path: str | Path | None = None) -> PriceTable:
 @functools.lru_cache(maxsize=8)
 def _read_prices(where: Path, _stamp: int) -> PriceTable:
     try:
-        data = json.loads(where.read_text(encoding="utf-8"))
+        data = jsonl.loads(where.read_text(encoding="utf-8"))
         models = {
             (provider, name): _model_price(entry, spec.get("batch_discount", 0.0))
             for provider, spec in data["providers"].items()

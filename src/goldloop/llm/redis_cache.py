@@ -15,6 +15,7 @@ import time
 
 import redis
 
+from goldloop import jsonl
 from goldloop.errors import GoldloopError, ServiceError, mask_credentials
 from goldloop.llm.cache import CachedAnswer
 
@@ -87,7 +88,7 @@ class RedisCache:
         if raw is None:
             return None
         try:
-            stored = json.loads(raw)
+            stored = jsonl.loads(raw)
             return CachedAnswer(
                 str(stored["text"]),
                 {k: int(v) for k, v in stored["usage"].items()},

@@ -10,7 +10,6 @@ In one phase ``m_b = N`` and the first factor is 1.
 
 from __future__ import annotations
 
-import json
 import random
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
@@ -19,6 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from goldloop import jsonl
 from goldloop.atomic import atomic_write_json
 from goldloop.errors import GoldloopError, SettingError
 from goldloop.formats.sampledir import MANIFEST, ManifestRow, append_batch, read_manifest
@@ -335,7 +335,7 @@ def _read_report(sample_dir: Path, batch: int, *, required: bool) -> dict[str, A
             raise GoldloopError(f"{path}: missing; a two-phase sample needs every batch's report")
         return None
     try:
-        report: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        report: dict[str, Any] = jsonl.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise GoldloopError(f"{path}: unreadable sampling report: {exc}") from exc
     return report

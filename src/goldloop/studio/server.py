@@ -10,7 +10,6 @@ answer ``/health`` on the chosen port is an error.
 
 from __future__ import annotations
 
-import json
 import os
 import secrets
 import shutil
@@ -25,6 +24,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from goldloop import jsonl
 from goldloop.atomic import atomic_write_json
 from goldloop.errors import GoldloopError, ServiceError, mask_credentials
 from goldloop.settings import workdir
@@ -210,7 +210,7 @@ def credentials(home: Path | None = None) -> Credentials:
     """The data dir's user, generated on first use and kept in ``credentials.json``."""
     path = studio_home(home) / "credentials.json"
     if path.is_file():
-        return Credentials(**json.loads(path.read_text(encoding="utf-8")))
+        return Credentials(**jsonl.loads(path.read_text(encoding="utf-8")))
     # Label Studio applies the token only when it creates the user, and keeps it at most 40 chars.
     creds = Credentials(DEFAULT_USERNAME, secrets.token_urlsafe(12), secrets.token_hex(20))
     atomic_write_json(path, asdict(creds), private=True)
@@ -227,7 +227,7 @@ def health(url: str, timeout: float = 2.0) -> bool:
     """True when ``url/health`` answers ``{"status": "UP"}``."""
     try:
         with urllib.request.urlopen(f"{url}/health", timeout=timeout) as response:
-            return bool(json.loads(response.read()).get("status") == "UP")
+            return bool(jsonl.loads(response.read()).get("status") == "UP")
     except (OSError, ValueError):
         return False
 
@@ -236,7 +236,7 @@ def read_state(home: Path | None = None) -> ServerState | None:
     path = studio_home(home) / "server.json"
     if not path.is_file():
         return None
-    return ServerState(**json.loads(path.read_text(encoding="utf-8")))
+    return ServerState(**jsonl.loads(path.read_text(encoding="utf-8")))
 
 
 def status(home: Path | None = None) -> ServerState | None:

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from goldloop import jsonl
 from goldloop.errors import SettingError
 from goldloop.formats.labelstudio.errors import StudioError
 
@@ -38,7 +39,7 @@ def is_label_studio_export(data: Any) -> bool:
 def read_export(path: Path) -> list[Task] | None:
     """The tasks when ``path`` is a Label Studio JSON export, else None (read it as gold)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8-sig"))
+        data = jsonl.loads(path.read_text(encoding="utf-8-sig"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return None  # read_gold reports what is wrong with the file
     return data if is_label_studio_export(data) else None
