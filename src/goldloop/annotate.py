@@ -27,7 +27,7 @@ from goldloop.decode import (
     read_answer,
 )
 from goldloop.decoded_store import DecodedStore
-from goldloop.errors import SettingError
+from goldloop.errors import GoldloopError, SettingError
 from goldloop.gold import Document
 from goldloop.kb import KB
 from goldloop.lexical import LexicalAnnotator
@@ -369,7 +369,14 @@ def dry_run(
 def select_documents(
     documents: list[Document], roles: Iterable[str] | None, limit: int | None
 ) -> list[Document]:
-    """Documents whose role is one of ``roles`` (a document without a role is kept), first ``limit``."""
+    """Documents whose role is one of ``roles`` (a document without a role is kept), first
+    ``limit``; none at all is refused (a run over nothing would write an empty gold)."""
     wanted = set(roles) if roles else None
     chosen = [d for d in documents if wanted is None or d.role is None or d.role in wanted]
+    if not chosen:
+        raise GoldloopError(
+            "holds no documents"
+            if not documents
+            else f"none of its {len(documents)} documents has a role among {sorted(wanted or ())}"
+        )
     return chosen if limit is None else chosen[:limit]

@@ -346,6 +346,33 @@ CASES: dict[str, Case] = {
                                         w.write("d.jsonl", "[" * 100_000 + "\n"),
                                         "--out", w.root / "g.json"],
                              2, "{root}/d.jsonl: line 1: not valid JSON: nested too deeply"),
+    # --- class 5: nothing to work on ---
+    "5-annotate-no-documents": case(lambda w: [*ANNOTATE, "--documents", w.write("e.jsonl", ""),
+                                               "--out", w.root / "g.json"],
+                                    2, "--documents {root}/e.jsonl: holds no documents"),
+    "5-annotate-no-document-of-the-roles": case(
+        lambda w: [*ANNOTATE, "--documents", w.write("r.jsonl", json.dumps(
+            {"doc_id": "d", "text": TEXT, "role": "curate"}) + "\n"),
+            "--out", w.root / "g.json", "--roles", "primary"],
+        2, "--documents {root}/r.jsonl: none of its 1 documents has a role among ['primary']"),
+    "5-score-empty-gold": case(lambda w: ["score", "--gold", w.write("e.json", "[]"), "--system",
+                                          f"s={w.system}", "--report-dir", w.root / "r"],
+                               2, "{root}/e.json: the gold holds no documents to score against"),
+    "5-baselines-empty-gold": case(lambda w: ["baselines", "--gold", w.write("e.json", "[]"),
+                                              "--report-dir", w.root / "r"],
+                                   2, "{root}/e.json: the gold holds no documents"),
+    "5-precision-sample-verdict-outside": case(
+        lambda w: ["precision", "sample", "--documents", w.docs, "-o", w.root / "s.jsonl", "--n", "1",
+                   "--verdicts", w.write("v.jsonl", "".join(json.dumps(
+                       {"doc_id": "pmid:1", "a": a, "b": b, "entity_id": "RO.0002211",
+                        "verdict": "supported"}) + "\n" for a, b in [(5, 14), (30, 900)]))],
+        2, "{root}/v.jsonl: mention", "span [30, 900) lies outside its document (length 33)"),
+    "5-precision-report-verdict-not-a-span": case(
+        lambda w: ["precision", "report", "--labels", w.labels, "-o", w.root / "p.json",
+                   "--verdicts", w.write("v.jsonl", json.dumps(
+                       {"doc_id": "pmid:1", "a": 14, "b": 5, "entity_id": "RO.0002211",
+                        "verdict": "supported"}) + "\n")],
+        2, "{root}/v.jsonl: line 1: span [14, 5) is not a span"),
     # --- class 7: the backend on a port in use ---
     "7-backend-port-in-use": case(lambda w: ["backend", "--port", "{busy}"], 2, "already in use"),
 }  # fmt: skip

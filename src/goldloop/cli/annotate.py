@@ -181,7 +181,11 @@ def annotate(
     if (batch or resume or no_wait) and out is not None and not dry:
         batch_mode = _batch_mode(spec, out, resume, no_wait, batch_wait, poll_interval)
     the_kb = open_kb(kb)
-    documents = select_documents(read_documents(source), wanted_roles, limit)
+    read = read_documents(source)
+    try:
+        documents = select_documents(read, wanted_roles, limit)
+    except GoldloopError as exc:
+        raise GoldloopError(f"{source_option} {source}: {exc}") from exc
     if dry or out is None:
         _print_dry_run(documents, the_kb, max_tokens, spec, cache_path, input_price, table)
         return

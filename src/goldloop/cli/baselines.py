@@ -22,7 +22,7 @@ from goldloop.cli.score import (
 )
 from goldloop.llm import choose_annotator, make_llm
 from goldloop.scoring.baselines import BASELINES, run_baselines
-from goldloop.scoring.inputs import read_gold_documents
+from goldloop.scoring.runner import read_scored_gold
 
 
 def baselines(
@@ -57,7 +57,7 @@ def baselines(
     if "llm" in names:
         spec = choose_annotator(provider, model, effort, base_url, llm_required=True)
         linker = make_llm(spec, retry=llm_options.retry_policy(timeout, attempts))
-    documents = read_gold_documents(gold, knowledge)
+    documents = read_scored_gold(gold, knowledge)
     with (
         llm_options.exit_130_on_ctrl_c(linker),
         Progress(console=err_console, transient=True) as bars,

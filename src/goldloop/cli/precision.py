@@ -31,7 +31,13 @@ from goldloop.precision.mentions import (
     system_mentions,
     write_verdicts,
 )
-from goldloop.precision.study import PrecisionReport, draw_sample, labelling_rows, precision_report
+from goldloop.precision.study import (
+    PrecisionReport,
+    check_fit,
+    draw_sample,
+    labelling_rows,
+    precision_report,
+)
 from goldloop.scoring.inputs import read_predictions
 from goldloop.scoring.ppi import MIN_CALIBRATED_LABELS
 from goldloop.studio.connection import connect, resolve_connection
@@ -160,8 +166,9 @@ def sample(
     """Draw a random sample of judged mentions to label: a JSONL, and a Label Studio project."""
     check_outputs({"--out": out}, {"--verdicts": verdicts, "--documents": input_files(documents)})
     judged = read_verdicts(verdicts)
-    drawn = draw_sample(judged, n, seed, by_relation=by_relation)
     texts = {doc.doc_id: doc for doc in read_documents(documents)}
+    check_fit(judged, texts, str(verdicts))  # every verdict, not only the drawn ones
+    drawn = draw_sample(judged, n, seed, by_relation=by_relation)
     rows = labelling_rows(drawn, texts, str(verdicts))
     write_jsonl(out, rows)
     console.print(
