@@ -37,3 +37,14 @@ def test_no_library_error_names_a_command_line_option() -> None:
 def test_the_check_can_fail() -> None:
     tree = ast.parse('raise ValueError(f"give --out {x}")')
     assert [OPTION.search(text) is not None for _, text in _raised_strings(tree)] == [True]
+
+
+def test_every_url_password_in_a_message_is_masked() -> None:
+    from goldloop.errors import GoldloopError, SettingError, mask_credentials
+
+    text = "a http://u:p@ss@h/x@y, 'redis://:pw@r:6379/0' and postgresql://me@db/x"
+    assert mask_credentials(text) == (
+        "a http://u:***@h/x@y, 'redis://:***@r:6379/0' and postgresql://me@db/x"
+    )
+    assert str(GoldloopError("base ftp://u:k3y@h")) == "base ftp://u:***@h"
+    assert SettingError("base_url", "http://u:k3y@h").message == "http://u:***@h"

@@ -10,8 +10,11 @@
 | 5 | submitted and still pending (:class:`Pending`) |
 | 130 | interrupted: Ctrl-C (:class:`Interrupted`) |
 
-The library never names a CLI flag in a message; the doors word options themselves.
+The library never names a CLI flag in a message; the doors word options themselves. Every
+message masks the password of any URL it quotes (:func:`mask_credentials`).
 """
+
+import re
 
 EXIT_OK = 0
 EXIT_CHECK_FAILED = 1
@@ -22,10 +25,23 @@ EXIT_PENDING = 5
 EXIT_INTERRUPTED = 130
 
 
+# The user-info part of a URL (scheme://user:password@): the password is what is masked.
+_URL_PASSWORD = re.compile(r"(?P<head>\b[A-Za-z][A-Za-z0-9+.-]*://[^:/?#@\s'\"]*:)[^/\s'\"]*@")
+
+
+def mask_credentials(text: str) -> str:
+    """``text`` with the password of every URL in it replaced by ``***`` (a refused URL is
+    repeated in its error, and errors reach logs)."""
+    return _URL_PASSWORD.sub(r"\g<head>***@", text)
+
+
 class GoldloopError(Exception):
     """A problem the user can fix (bad input, bad settings): one line, exit 2."""
 
     exit_code = EXIT_BAD_INPUT
+
+    def __str__(self) -> str:
+        return mask_credentials(super().__str__())
 
 
 class SettingError(GoldloopError):
@@ -35,7 +51,7 @@ class SettingError(GoldloopError):
     def __init__(self, setting: str, message: str) -> None:
         super().__init__(f"{setting}: {message}")
         self.setting = setting
-        self.message = message
+        self.message = mask_credentials(message)
 
 
 class CheckFailed(GoldloopError):

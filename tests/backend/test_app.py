@@ -58,8 +58,15 @@ def tasks_of(texts: list[str], **extra: Any) -> list[dict[str, Any]]:
     ]
 
 
-def predict(client: TestClient, tasks: list[dict[str, Any]], label_config: str, **kw: Any) -> Any:
-    body = {"tasks": tasks, "project": "1.1700000000", "label_config": label_config, "params": {}}
+def predict(
+    client: TestClient,
+    tasks: list[dict[str, Any]],
+    label_config: str,
+    params: dict[str, Any] | None = None,
+    **kw: Any,
+) -> Any:
+    body = {"tasks": tasks, "project": "1.1700000000", "label_config": label_config,
+            "params": params or {}}  # fmt: skip
     return client.post("/predict", json=body, **kw)
 
 
@@ -466,3 +473,27 @@ def test_an_oversized_task_gets_no_prediction_and_the_others_are_predicted(
 def test_the_task_size_limit_is_a_setting() -> None:
     assert BackendSettings.from_env({}).max_task_chars == 50_000
     assert BackendSettings.from_env({"GOLDLOOP_MAX_TASK_CHARS": "1234"}).max_task_chars == 1234
+
+
+def test_an_oversized_task_gets_no_interactive_suggestion_either(
+    lexical_predictor: Predictor, kb: KB, label_config: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    surface = "activates"
+    start = MENTION_TEXT.index(surface)
+    context = {"result": [{
+        "id": "drawn-1", "from_name": "mention", "to_name": "text", "type": "labels",
+        "origin": "manual",
+        "value": {"start": start, "end": start + len(surface), "text": surface,
+                  "labels": ["Predicate"]},
+    }]}  # fmt: skip
+    big = MENTION_TEXT + " " + "Filler words without a verb of the KB. " * 1_600  # ~62,000
+    small = Predictor(kb, LexicalAnnotator(kb), max_task_chars=10_000, nlp=lexical_predictor.nlp)
+    with (
+        TestClient(create_app(LEXICAL, small), client=LOOPBACK) as client,
+        caplog.at_level(logging.WARNING, logger="goldloop.backend"),
+    ):
+        fits = predict(client, tasks_of([MENTION_TEXT]), label_config, params={"context": context})
+        over = predict(client, tasks_of([big]), label_config, params={"context": context})
+    assert fits.status_code == 200 and fits.json()["results"][0]["result"]
+    assert over.status_code == 200 and over.json()["results"][0]["result"] == []
+    assert f"task 100: no prediction (too_large): {len(big)} characters" in caplog.text

@@ -14,7 +14,7 @@ from tests.fakes.llm_server import FakeLLMServer, Reply, llm_server
 
 from goldloop.errors import GoldloopError
 from goldloop.llm import CachedAnswer, LLMRequest
-from goldloop.llm.redis_cache import PREFIX, RedisCache, redacted
+from goldloop.llm.redis_cache import PREFIX, RedisCache
 
 __all__ = ["llm_server"]
 
@@ -120,8 +120,3 @@ def test_after_an_outage_redis_is_left_alone_then_tried_again(tmp_path: Path) ->
         time.sleep(0.4)
         cache.put("k", CachedAnswer("t", {}))  # after it: Redis is used again
         assert cache.get("k") == CachedAnswer("t", {})
-
-
-def test_password_is_redacted_from_messages() -> None:
-    assert redacted("redis://user:pw@host:6380/1") == "redis://user:***@host:6380/1"
-    assert redacted("redis://host:6379/0") == "redis://host:6379/0"

@@ -14,13 +14,15 @@ import http.server
 import json
 import shutil
 import socket
+import sqlite3
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
+from goldloop.llm.pricing import BUNDLED_PRICES
 from goldloop.settings import BUNDLED_KB
 from tests.conftest import Cli
 
@@ -105,14 +107,30 @@ class Case:
     args: Args
     code: int
     needles: tuple[str, ...]  # in the one error line; "{name}" is filled from the workspace
+    env: dict[str, str] = field(default_factory=dict)  # "{root}" is filled too
 
 
-def case(args: Args, code: int, *needles: str) -> Case:
-    return Case(args, code, needles)
+def case(args: Args, code: int, *needles: str, env: dict[str, str] | None = None) -> Case:
+    return Case(args, code, needles, env or {})
+
+
+def _with_batch_state(w: Work, state: str) -> Path:
+    """An ``--out`` whose batch state file (``<out>.batch.json``) holds ``state``."""
+    w.write("g.json.batch.json", state)
+    return w.root / "g.json"
+
+
+def _mirror_folder(w: Work) -> Path:
+    """A pull's ``--out`` whose task mirror (``<out>.tasks.json``) is a folder."""
+    (w.root / "v.json.tasks.json").mkdir()
+    return w.root / "v.json"
 
 
 ANNOTATE = ["annotate", "--provider", "lexical"]
 JUDGE = ["precision", "judge", "--provider", "openai", "--model", "m"]
+DRY = ["annotate", "--provider", "openai", "--model", "gpt-5-mini", "--documents", "docs.jsonl",
+       "--dry-run"]  # fmt: skip
+BATCH = ["annotate", "--provider", "openai", "--model", "m", "--documents", "docs.jsonl", "--batch"]
 
 CASES: dict[str, Case] = {
     # --- class 1: an output that is one of the inputs (refused before any work) ---
@@ -137,6 +155,27 @@ CASES: dict[str, Case] = {
     "1-precision-report": case(lambda w: ["precision", "report", "--verdicts", w.verdicts,
                                           "--labels", w.labels, "-o", w.labels],
                                2, "--out", "--labels", "same file"),
+    "1-effort-out-is-png": case(lambda w: ["effort", "--project", "p", "-o", w.root / "e.json",
+                                           "--png", w.root / "e.json",
+                                           "--url", f"http://127.0.0.1:{w.port}"],
+                                2, "--out {root}/e.json and --png {root}/e.json are the same file"),
+    "1-webhook-gold-is-kb": case(lambda w: ["studio", "webhook", "--project", "p", "--url",
+                                            "http://127.0.0.1:9090", "--gold", w.kb, "--kb", w.kb,
+                                            "--studio-url", f"http://127.0.0.1:{w.port}"],
+                                 2, "--gold {kb}", "--kb {kb}", "same file"),
+    "1-annotate-prices": case(lambda w: [*ANNOTATE, "--documents", w.docs, "--prices",
+                                         w.write("p.json", BUNDLED_PRICES.read_bytes()),
+                                         "--out", w.root / "p.json"],
+                              2, "--out {root}/p.json and --prices", "same file"),
+    "1-annotate-prices-variable": case(
+        lambda w: [*ANNOTATE, "--documents", w.docs, "--out",
+                   w.write("p.json", BUNDLED_PRICES.read_bytes())],
+        2, "--out {root}/p.json and GOLDLOOP_PRICES", "same file",
+        env={"GOLDLOOP_PRICES": "{root}/p.json"}),
+    "1-annotate-parse-cache": case(
+        lambda w: [*ANNOTATE, "--documents", w.docs, "--out", w.write("pc.sqlite", b"")],
+        2, "--out {root}/pc.sqlite and the parse cache", "same file",
+        env={"GOLDLOOP_PARSE_CACHE": "{root}/pc.sqlite"}),
     # --- class 3: an output that cannot be written (its folder is a file, or it is a folder) ---
     "3-kb-derive-parent": case(lambda w: ["kb", "derive", "--input", w.merged,
                                           "--output", w.a_file / "pairs.csv"],
@@ -181,6 +220,21 @@ CASES: dict[str, Case] = {
     "3-effort-png": case(lambda w: ["effort", "--project", "p", "--png", w.a_file / "e.png",
                                     "--url", f"http://127.0.0.1:{w.port}"],
                          2, "--png", "is a file, not a folder"),
+    "3-pull-task-mirror": case(lambda w: ["pull", "--project", "p", "--out", _mirror_folder(w),
+                                          "--url", f"http://127.0.0.1:{w.port}"],
+                               2, "--out (its task mirror)", "is a folder, not a file"),
+    "3-pull-since-task-mirror": case(lambda w: ["pull", "--since", "--project", "p", "--out",
+                                                _mirror_folder(w),
+                                                "--url", f"http://127.0.0.1:{w.port}"],
+                                     2, "--out (its task mirror)", "is a folder, not a file"),
+    "3-sync-task-mirror": case(lambda w: ["sync", "--sample", w.sample, "--project", "p",
+                                          "--out", _mirror_folder(w),
+                                          "--url", f"http://127.0.0.1:{w.port}"],
+                               2, "--out (its task mirror)", "is a folder, not a file"),
+    "3-webhook-task-mirror": case(lambda w: ["studio", "webhook", "--project", "p", "--url",
+                                             "http://127.0.0.1:9090", "--gold", _mirror_folder(w),
+                                             "--studio-url", f"http://127.0.0.1:{w.port}"],
+                                  2, "--gold (its task mirror)", "is a folder, not a file"),
     # --- class 4: CSV/TSV files that are malformed (named with their line) ---
     "4-kb-check-nul": case(lambda w: ["kb", "check", w.write("k.csv", "entity_id,label,is_canonical,"
                                       "canonical_entity_id\nX:1,re\x00g,True,X:1\n")],
@@ -252,6 +306,73 @@ CASES: dict[str, Case] = {
     "5-push-other-without-candidates": case(
         lambda w: ["push", "--sample", w.sample, "--project", "p", "--other", w.gold,
                    "--url", f"http://127.0.0.1:{w.port}"], 2, "--other needs --candidates"),
+    "5-webhook-url-not-a-url": case(lambda w: ["studio", "webhook", "--project", "p", "--url",
+                                               "not a url", "--gold", w.root / "v.json",
+                                               "--studio-url", f"http://127.0.0.1:{w.port}"],
+                                    2, "--url: 'not a url' is not an http(s) URL with a host"),
+    "5-webhook-url-ftp": case(lambda w: ["studio", "webhook", "--project", "p", "--url",
+                                         "ftp://h/x", "--gold", w.root / "v.json",
+                                         "--studio-url", f"http://127.0.0.1:{w.port}"],
+                              2, "--url: 'ftp://h/x' is not an http(s) URL"),
+    **{f"5-parse-cache-mb-{size}": case(
+        lambda w: [*ANNOTATE, "--documents", w.docs, "--out", w.root / "g.json"],
+        2, f"GOLDLOOP_PARSE_CACHE_MB='{size}': expected a positive size in MB",
+        env={"GOLDLOOP_PARSE_CACHE_MB": size}) for size in ("inf", "-5", "nan")},
+    # --- class 5: numbers that are not finite, JSON nested too deeply, in any file read ---
+    **{f"5-prices-{name}": case(
+        lambda w, bad=bad: [*DRY, "--prices", w.write("p.json", bad)],
+        2, "--prices: {root}/p.json: not a price table", reason)
+       for name, bad, reason in [
+           ("nan", BUNDLED_PRICES.read_text().replace('"input": 0.', '"x": NaN, "input": 0.', 1),
+            "NaN is not a finite number"),
+           ("1e400", BUNDLED_PRICES.read_text().replace('"input": 0.', '"input": 1e400, "y": 0.', 1),
+            "1e400 is not a finite number"),
+           ("deep", "[" * 100_000 + "]" * 100_000, "nested too deeply")]},
+    "5-input-price-nan": case(lambda w: [*DRY, "--input-price", "nan"], 2,
+                              "--input-price: nan is not a price"),
+    "5-input-price-negative": case(lambda w: [*DRY, "--input-price", "-1"], 2,
+                                   "--input-price: -1.0 is not a price"),
+    "5-batch-state-nan": case(
+        lambda w: [*BATCH, "--out", _with_batch_state(w, '{"version": 1, "jobs": [{"round": NaN}]}'),
+                   "--base-url", f"http://127.0.0.1:{w.port}/v1"],
+        2, "{root}/g.json.batch.json: not a batch state file", "NaN is not a finite number",
+        env={"OPENAI_API_KEY": "k", "GOLDLOOP_HOME": "{root}/../home"}),  # the caches' home
+    "5-gold-check-deep": case(lambda w: ["gold", "check", w.write("g.json", "[" * 100_000)],
+                              2, "{root}/g.json: not valid JSON: nested too deeply"),
+    "5-gold-check-infinite-offset": case(lambda w: ["gold", "check", w.write("g.json",
+        '[{"doc_id": "d", "text": "x", "ground_truth": [{"a": Infinity, "b": 1}]}]')],
+        2, "{root}/g.json: not valid JSON: Infinity is not a finite number"),
+    "5-documents-deep": case(lambda w: [*ANNOTATE, "--documents",
+                                        w.write("d.jsonl", "[" * 100_000 + "\n"),
+                                        "--out", w.root / "g.json"],
+                             2, "{root}/d.jsonl: line 1: not valid JSON: nested too deeply"),
+    # --- class 5: nothing to work on ---
+    "5-annotate-no-documents": case(lambda w: [*ANNOTATE, "--documents", w.write("e.jsonl", ""),
+                                               "--out", w.root / "g.json"],
+                                    2, "--documents {root}/e.jsonl: holds no documents"),
+    "5-annotate-no-document-of-the-roles": case(
+        lambda w: [*ANNOTATE, "--documents", w.write("r.jsonl", json.dumps(
+            {"doc_id": "d", "text": TEXT, "role": "curate"}) + "\n"),
+            "--out", w.root / "g.json", "--roles", "primary"],
+        2, "--documents {root}/r.jsonl: none of its 1 documents has a role among ['primary']"),
+    "5-score-empty-gold": case(lambda w: ["score", "--gold", w.write("e.json", "[]"), "--system",
+                                          f"s={w.system}", "--report-dir", w.root / "r"],
+                               2, "{root}/e.json: the gold holds no documents to score against"),
+    "5-baselines-empty-gold": case(lambda w: ["baselines", "--gold", w.write("e.json", "[]"),
+                                              "--report-dir", w.root / "r"],
+                                   2, "{root}/e.json: the gold holds no documents"),
+    "5-precision-sample-verdict-outside": case(
+        lambda w: ["precision", "sample", "--documents", w.docs, "-o", w.root / "s.jsonl", "--n", "1",
+                   "--verdicts", w.write("v.jsonl", "".join(json.dumps(
+                       {"doc_id": "pmid:1", "a": a, "b": b, "entity_id": "RO.0002211",
+                        "verdict": "supported"}) + "\n" for a, b in [(5, 14), (30, 900)]))],
+        2, "{root}/v.jsonl: mention", "span [30, 900) lies outside its document (length 33)"),
+    "5-precision-report-verdict-not-a-span": case(
+        lambda w: ["precision", "report", "--labels", w.labels, "-o", w.root / "p.json",
+                   "--verdicts", w.write("v.jsonl", json.dumps(
+                       {"doc_id": "pmid:1", "a": 14, "b": 5, "entity_id": "RO.0002211",
+                        "verdict": "supported"}) + "\n")],
+        2, "{root}/v.jsonl: line 1: span [14, 5) is not a span"),
     # --- class 7: the backend on a port in use ---
     "7-backend-port-in-use": case(lambda w: ["backend", "--port", "{busy}"], 2, "already in use"),
 }  # fmt: skip
@@ -287,7 +408,7 @@ def test_bad_input_is_one_line_and_changes_nothing(
     spec = CASES[name]
     args = [_fill(str(a), work, busy_port) for a in spec.args(work)]
     before = _snapshot(work.root)
-    result = cli(*args)
+    result = cli(*args, env={k: _fill(v, work, busy_port) for k, v in spec.env.items()})
     assert result.returncode == spec.code, (result.stdout, result.stderr)
     assert "Traceback" not in result.stderr + result.stdout
     lines = result.stderr.strip().splitlines()
@@ -437,3 +558,111 @@ def test_an_unreachable_postgresql_is_a_service_error_before_anything_starts(
     assert f"PostgreSQL at 127.0.0.1:{work.port} does not answer" in line
     assert "secret-pw" not in line
     assert _snapshot(work.root) == before
+
+
+# --- class 8: a secret in a refused URL is masked in the one line (and so in any log) ---
+
+SECRET = "s3cret-pw"
+SECRET_CASES: dict[str, tuple[list[str], dict[str, str], str]] = {
+    "backend-base-url": (["backend", "--port", "{port}"],
+                         {"GOLDLOOP_BASE_URL": f"ftp://user:{SECRET}@h/v1", "GOLDLOOP_MODEL": "m"},
+                         "GOLDLOOP_BASE_URL='ftp://user:***@h/v1'"),
+    "backend-other-base-url": (["backend", "--port", "{port}"],
+                               {"GOLDLOOP_OTHER_PROVIDER": "openai",
+                                "GOLDLOOP_OTHER_BASE_URL": f"ftp://user:{SECRET}@h/v1"},
+                               "GOLDLOOP_OTHER_BASE_URL='ftp://user:***@h/v1'"),
+    "studio-start-database-on-the-command-line": (
+        ["studio", "start", "--database", f"postgresql://u:{SECRET}@127.0.0.1:{{port}}/db"], {},
+        "--database postgresql://u:***@127.0.0.1:{port}/db: a password never comes from the "
+        "command line"),
+    "studio-start-database-malformed": (
+        ["studio", "start"], {"GOLDLOOP_STUDIO_DATABASE": f"postgresql://u:{SECRET}@[h/db"},
+        "database postgresql://u:***@[h/db: Invalid IPv6 URL"),
+    "backend-redis-url-malformed": (
+        ["backend", "--port", "{port}"],
+        {"REDIS_URL": f"redis://u:{SECRET}@h:port/0", "GOLDLOOP_PROVIDER": "openai",
+         "GOLDLOOP_MODEL": "m", "OPENAI_API_KEY": "k"}, "REDIS_URL redis://u:***@h:port/0"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(SECRET_CASES))
+def test_a_password_in_a_refused_url_is_masked(name: str, work: Work, cli: Cli) -> None:
+    args, env, needle = SECRET_CASES[name]
+    before = _snapshot(work.root)
+    result = cli(*[a.replace("{port}", str(work.port)) for a in args], env=env)
+    assert result.returncode == 2, result.stderr
+    line = result.stderr.strip().splitlines()[-1]  # the backend says what it found first
+    assert line.startswith("error: ") and needle.replace("{port}", str(work.port)) in line
+    assert SECRET not in result.stderr + result.stdout and "Traceback" not in result.stderr
+    assert _snapshot(work.root) == before
+
+
+# --- class 9: a campaign name whose derived titles Label Studio refuses, before any project ---
+
+
+@pytest.mark.parametrize("command", ["push", "sync", "curate"])
+def test_a_campaign_name_too_long_for_its_derived_titles_creates_nothing(
+    command: str, work: Work, cli: Cli, label_studio
+) -> None:
+    from goldloop.studio.project import find_projects
+
+    name = f"long-{command}-".ljust(45, "x")  # fits Label Studio's 50; NAME-double does not
+    args = {
+        "push": ["push", "--sample", work.sample, "--project", name],
+        "sync": ["sync", "--sample", work.sample, "--project", name, "--out", work.root / "v.json"],
+        "curate": ["curate", "--project", name],
+    }[command]
+    line = _studio_refusal(work, cli, [str(a) for a in args], label_studio.url, label_studio.token)
+    assert f"--project: '{name}' (45 characters) gives the project title '{name}-double'" in line
+    assert "3 to 50 characters, so a campaign name has 3 to 43" in line
+    titles = [name, f"{name}-double", f"{name}-curate"]
+    assert find_projects(label_studio.connection, label_studio.client, titles) == {}
+
+
+# --- class 10: a stored outcome is checked like a fresh one (or is a miss) ---
+
+
+def _rewrite(cache: Path, table: str, column: str, change: Callable[[bytes], bytes]) -> int:
+    with sqlite3.connect(cache) as conn:
+        rows = conn.execute(f"SELECT rowid, {column} FROM {table}").fetchall()
+        for rowid, blob in rows:
+            conn.execute(f"UPDATE {table} SET {column} = ? WHERE rowid = ?", (change(blob), rowid))
+    return len(rows)
+
+
+def _past_the_text(blob: bytes) -> bytes:
+    stored = json.loads(blob)
+    for hit in stored["hits"]:
+        hit["a"], hit["b"] = hit["a"] + 10_000, hit["b"] + 10_000
+    return json.dumps(stored).encode()
+
+
+@pytest.mark.parametrize("damage", [_past_the_text, lambda blob: b"{not json", lambda b: b"[]"])
+def test_a_tampered_or_damaged_decoded_answer_is_decoded_again(
+    damage: Callable[[bytes], bytes], work: Work, cli: Cli
+) -> None:
+    env = {"GOLDLOOP_PARSE_CACHE": str(work.root / "pc.sqlite")}
+    out = work.root / "g.json"
+    assert cli(*ANNOTATE, "--documents", work.docs, "--out", out, env=env).returncode == 0
+    fresh = json.loads(out.read_text())
+    assert fresh[0]["ground_truth"], "the lexical annotator finds 'regulates'"
+    assert _rewrite(work.root / "pc.sqlite", "answers", "answer", damage) == 1
+    again = cli(*ANNOTATE, "--documents", work.docs, "--out", out, env=env)
+    assert again.returncode == 0, again.stderr
+    assert json.loads(out.read_text()) == fresh
+    assert cli("gold", "check", out).returncode == 0
+
+
+def test_a_damaged_parse_in_the_parse_cache_is_named_in_one_line(work: Work, cli: Cli) -> None:
+    cache = work.root / "pc.sqlite"
+    env = {"GOLDLOOP_PARSE_CACHE": str(cache)}
+    out = work.root / "g.json"
+    assert cli(*ANNOTATE, "--documents", work.docs, "--out", out, env=env).returncode == 0
+    _rewrite(cache, "answers", "answer", lambda blob: b"[]")  # the parse is read again
+    assert _rewrite(cache, "docs", "doc", lambda blob: blob[:40]) >= 1
+    before = out.read_bytes()
+    result = cli(*ANNOTATE, "--documents", work.docs, "--out", out, env=env)
+    assert result.returncode == 2, result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert f"{cache}: a damaged entry in the parse cache" in line
+    assert "Traceback" not in result.stderr and out.read_bytes() == before

@@ -7,7 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from goldloop.files.atomic import atomic_write_files, atomic_write_json, output_problem, same_file
+from goldloop.files.atomic import (
+    atomic_write_files,
+    atomic_write_json,
+    atomic_write_together,
+    output_problem,
+    same_file,
+)
 
 
 def test_a_private_file_is_0600_even_over_a_readable_one(tmp_path: Path) -> None:
@@ -69,3 +75,28 @@ def test_atomic_write_files_failing_while_staging_changes_nothing(tmp_path: Path
         atomic_write_files(folder, {"a.txt": b"new", "missing/b.ann": b"T1"})
     assert (folder / "a.txt").read_bytes() == b"old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["brat"]
+
+
+def test_files_written_together_are_all_new(tmp_path: Path) -> None:
+    gold, sidecar = tmp_path / "gold.json", tmp_path / "sub" / "gold.json.verification.json"
+    gold.write_text("old")
+    atomic_write_together({gold: "new gold", sidecar: "new sidecar"})
+    assert (gold.read_text(), sidecar.read_text()) == ("new gold", "new sidecar")
+    assert sorted(p.name for p in tmp_path.rglob("*")) == sorted(
+        ["gold.json", "sub", "gold.json.verification.json"]
+    )
+
+
+def test_files_written_together_fail_as_one_and_name_the_target(tmp_path: Path) -> None:
+    gold, sidecar = tmp_path / "gold.json", tmp_path / "gold.json.verification.json"
+    gold.write_text("old gold")
+    sidecar.write_text("old sidecar")
+    (tmp_path / "a-file").write_text("x")
+    unwritable = tmp_path / "a-file" / "mirror.json"  # its folder is a file: staging fails
+    with pytest.raises(OSError) as failed:
+        atomic_write_together({gold: "new", sidecar: "new", unwritable: "new"})
+    assert failed.value.filename == str(unwritable)
+    assert (gold.read_text(), sidecar.read_text()) == ("old gold", "old sidecar")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        ["a-file", "gold.json", "gold.json.verification.json"]
+    )

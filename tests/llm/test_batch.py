@@ -219,3 +219,26 @@ def test_a_batch_api_that_fails_is_a_service_error_and_keeps_the_jobs(
         annotate_documents(DOCUMENTS, provider, kb, nlp=nlp, batch=BatchMode(state, FAST))
     assert raised.value.exit_code == 4
     assert json.loads(state.read_text())["jobs"][0]["id"] == job_id
+
+
+def test_a_batch_collected_by_a_run_with_another_selection_caches_every_paid_answer(
+    llm_server: FakeLLMServer, kb: KB, nlp: Any, cache: SQLiteCache, tmp_path: Path
+) -> None:
+    llm_server.answer = ANSWERS
+    llm_server.batch_polls = 1
+    provider = llm_server.provider("openai", "m", cache=cache)
+    state = tmp_path / "gold.json.batch.json"
+    no_wait = BatchMode(state, BatchPolicy(wait_s=0))
+    with pytest.raises(Pending):
+        annotate_documents(DOCUMENTS, provider, kb, nlp=nlp, batch=no_wait)
+    # Collected by a run that wants only the first two documents (--limit 2).
+    first = annotate_documents(DOCUMENTS[:2], provider, kb, nlp=nlp, batch=no_wait)
+    assert [d.doc_id for d in first.documents] == ["pmid:0", "pmid:1"] and not state.exists()
+    # The other two were paid for in that job: the full run finds them all in the cache.
+    again = annotate_documents(DOCUMENTS, provider, kb, nlp=nlp, batch=no_wait)
+    assert len(llm_server.batches) == 1
+    assert sorted(llm_server.answered.values()) == [1, 1, 1, 1]
+    assert hits(again.documents) == hits(
+        annotate_documents(DOCUMENTS, provider, kb, nlp=nlp).documents
+    )
+    assert [d.doc_id for d in again.documents] == [d.doc_id for d in DOCUMENTS]

@@ -74,7 +74,14 @@ def test_unreachable_scheduler_is_a_clear_error(
     from goldloop.sample.distributed import DaskError, dask_client
 
     monkeypatch.setattr(distributed, "CONNECT_TIMEOUT", "2s")  # Dask retries until it runs out
-    with pytest.raises(DaskError, match="cannot connect"), dask_client("tcp://127.0.0.1:9"):
+    with (
+        pytest.raises(DaskError, match="cannot connect") as unreachable,
+        dask_client("tcp://127.0.0.1:9"),
+    ):
         pass
+    assert unreachable.value.exit_code == 4  # a service that does not answer
+    with pytest.raises(DaskError, match="cannot connect") as malformed, dask_client("tcp://[bad"):
+        pass
+    assert malformed.value.exit_code == 2  # an address the user must fix
     with pytest.raises(DaskError, match="local:N needs N >= 1"), dask_client("local:0"):
         pass

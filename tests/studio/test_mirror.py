@@ -20,8 +20,8 @@ from goldloop.studio.mirror import (
     _iso,
     _stamp,
     mirror_path,
+    mirror_text,
     read_mirror,
-    write_mirror,
 )
 from goldloop.studio.project import find_project, model_versions
 from goldloop.studio.pull import pull, sidecar_path
@@ -42,7 +42,7 @@ def test_a_mirror_reads_back_as_written_and_as_the_campaigns_export(tmp_path: Pa
     })  # fmt: skip
     path = mirror_path(tmp_path / "gold.json")
     assert path.name == "gold.json.tasks.json"
-    write_mirror(path, mirror)
+    path.write_text(mirror_text(mirror))
     again = read_mirror(path, "camp")
     assert again == Mirror("camp", {
         "camp-double": ProjectTasks(2, {9: task(9, 4, 5)}),
@@ -59,7 +59,13 @@ def test_a_mirror_reads_back_as_written_and_as_the_campaigns_export(tmp_path: Pa
 
 @pytest.mark.parametrize(
     "content", ["", "not json", "[]", '{"format": 2, "campaign": "camp", "projects": [{"id": 1}]}',
-                '{"format": 99, "campaign": "camp", "projects": []}'],
+                '{"format": 99, "campaign": "camp", "projects": []}',
+                *(f'{{"format": 2, "campaign": "camp", "projects": [{{"title": "camp", "id": 1, '
+                  f'"tasks": [{task}]}}]}}' for task in (
+                      '{"id": "x"}', '{"id": 1.5}', '{"id": true}', '{"id": 1e400}',
+                      '{"id": 1, "annotations": [{"id": "abc"}]}', '{"id": 1, "annotations": 7}',
+                      '[' * 5000 + ']' * 5000)),
+                '{"format": 2, "campaign": "camp", "projects": [{"title": "camp", "id": NaN}]}'],
 )  # fmt: skip
 def test_anything_else_is_no_mirror_and_everything_is_read_again(
     tmp_path: Path, content: str

@@ -118,7 +118,10 @@ class Predictor:
         check = prediction_checker(label_config) if label_config else None
         results: list[Any] = []
         for task in tasks:
-            items = self.suggester.suggest(task, context)
+            too_large = self._too_large(task)
+            if too_large is not None:  # the same bound as pre-annotation: an empty suggestion
+                _log_skip(task, too_large)
+            items = self.suggester.suggest(task, context) if too_large is None else []
             prediction: dict[str, Any] = {"model_version": self.model_version, "result": items}
             if items and check is not None:
                 errors = check(prediction)
@@ -178,15 +181,24 @@ class Predictor:
         text = task.data.get("text")
         if not isinstance(text, str):
             return Skipped("no_text", "task data has no string field 'text'")
-        if len(text) > self.max_task_chars:
+        too_large = self._too_large(task)
+        if too_large is not None:
+            return too_large
+        # Keyed by position: a project may hold the same doc_id twice, and results come back by id.
+        doc_id = task.data.get("doc_id") or f"ls-task:{task.id}"
+        return Document(doc_id=f"{doc_id}#{position}", text=text)
+
+    def _too_large(self, task: Task) -> Skipped | None:
+        """A task whose text is over ``GOLDLOOP_MAX_TASK_CHARS``: neither pre-annotated nor
+        given suggestions (a parse of a million characters would take the worker down)."""
+        text = task.data.get("text")
+        if isinstance(text, str) and len(text) > self.max_task_chars:
             return Skipped(
                 "too_large",
                 f"{len(text)} characters, over the limit of {self.max_task_chars} "
                 "(GOLDLOOP_MAX_TASK_CHARS)",
             )
-        # Keyed by position: a project may hold the same doc_id twice, and results come back by id.
-        doc_id = task.data.get("doc_id") or f"ls-task:{task.id}"
-        return Document(doc_id=f"{doc_id}#{position}", text=text)
+        return None
 
     def _stored(self, documents: list[Document]) -> list[dict[str, DocumentResult]] | None:
         """Each annotator's stored outcomes over the batch, when all are stored (else None)."""

@@ -31,7 +31,13 @@ from goldloop.cli import sheet as sheet_commands
 from goldloop.cli import status as status_commands
 from goldloop.cli import studio as studio_commands
 from goldloop.cli.common import err_console
-from goldloop.errors import EXIT_BAD_INPUT, EXIT_INTERRUPTED, GoldloopError, SettingError
+from goldloop.errors import (
+    EXIT_BAD_INPUT,
+    EXIT_INTERRUPTED,
+    GoldloopError,
+    SettingError,
+    mask_credentials,
+)
 from goldloop.text import parse_cache
 
 app = typer.Typer(
@@ -137,5 +143,7 @@ def main() -> None:
 
 
 def _fail(message: str, code: int) -> NoReturn:
-    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    # Click's own errors repeat option values too: a URL's password is masked in every line.
+    line = escape(mask_credentials(message))
+    err_console.print(f"[bold red]error:[/] {line}", highlight=False, soft_wrap=True)
     sys.exit(code)

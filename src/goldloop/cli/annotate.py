@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -23,6 +22,7 @@ from goldloop.cli.common import (
     report_path,
 )
 from goldloop.errors import GoldloopError, Interrupted
+from goldloop.files import jsonl
 from goldloop.files.atomic import atomic_write_json
 from goldloop.formats.documents import input_files
 from goldloop.formats.gold import Document, write_gold
@@ -37,9 +37,10 @@ from goldloop.llm.annotate import (
     select_documents,
 )
 from goldloop.llm.batch import BatchMode, BatchPolicy, BatchProgress, state_path_for
-from goldloop.llm.pricing import PRICES_VARIABLE, PriceTable, load_prices
+from goldloop.llm.pricing import PRICES_VARIABLE, PriceTable, load_prices, prices_path
 from goldloop.sample import read_documents
 from goldloop.settings import default_cache_path
+from goldloop.text import parse_cache
 
 
 def annotate(
@@ -166,7 +167,13 @@ def annotate(
     if out is not None and not dry:
         check_outputs(
             {"--out": out, "--out (its report)": report_path(out)},
-            {source_option: input_files(source), "--kb": kb, "--cache": cache_path},
+            {
+                source_option: input_files(source),
+                "--kb": kb,
+                "--cache": cache_path,
+                "--prices" if prices else PRICES_VARIABLE: prices_path(prices),
+                "the parse cache": parse_cache.default_path(),
+            },
         )
     spec = choose_annotator(provider, model, effort, base_url, key_required=not dry, api=api)
     wanted_roles = parse_roles(roles)
@@ -175,7 +182,11 @@ def annotate(
     if (batch or resume or no_wait) and out is not None and not dry:
         batch_mode = _batch_mode(spec, out, resume, no_wait, batch_wait, poll_interval)
     the_kb = open_kb(kb)
-    documents = select_documents(read_documents(source), wanted_roles, limit)
+    read = read_documents(source)
+    try:
+        documents = select_documents(read, wanted_roles, limit)
+    except GoldloopError as exc:
+        raise GoldloopError(f"{source_option} {source}: {exc}") from exc
     if dry or out is None:
         _print_dry_run(documents, the_kb, max_tokens, spec, cache_path, input_price, table)
         return
@@ -242,7 +253,7 @@ def _documents_in(gold: Path) -> int | None:
     if not gold.exists():
         return None
     try:
-        data = json.loads(gold.read_text(encoding="utf-8"))
+        data = jsonl.loads(gold.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return 0
     return len(data) if isinstance(data, list) else 0

@@ -3,7 +3,6 @@ gold file."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
@@ -22,10 +21,11 @@ from goldloop.cli.score import (
     show_results,
 )
 from goldloop.errors import SettingError
+from goldloop.files import jsonl
 from goldloop.llm import choose_annotator, make_llm
 from goldloop.llm.encoder import Encoder
 from goldloop.scoring.baselines import BASELINES, run_baselines
-from goldloop.scoring.inputs import read_gold_documents
+from goldloop.scoring.runner import read_scored_gold
 
 
 def baselines(
@@ -75,7 +75,7 @@ def baselines(
         if encoder is None:
             raise SettingError("encoder", "the encoder baseline needs a model directory")
         sentence_encoder = Encoder(encoder)
-    documents = read_gold_documents(gold, knowledge)
+    documents = read_scored_gold(gold, knowledge)
     with (
         llm_options.exit_130_on_ctrl_c(linker),
         Progress(console=err_console, transient=True) as bars,
@@ -118,7 +118,7 @@ def baselines(
 def _spans_answered_in(results_path: Path) -> int | None:
     """Spans the llm baseline of an existing results file answered (None: absent or no llm)."""
     try:
-        results = json.loads(results_path.read_text(encoding="utf-8"))["results"]
+        results = jsonl.loads(results_path.read_text(encoding="utf-8"))["results"]
         run = next(r["baseline"] for r in results if "requests" in r.get("baseline", {}))
         return int(run["requests"]) - len(run.get("failed", []))
     except (OSError, ValueError, KeyError, TypeError, StopIteration):

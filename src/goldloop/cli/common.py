@@ -88,7 +88,8 @@ def check_outputs(
     *,
     folders: Sequence[str] = (),
 ) -> None:
-    """Before any work: each output (by its option) can be written and is none of the inputs.
+    """Before any work: each output (by its option) can be written, is none of the inputs and
+    none of the other outputs.
 
     ``outputs`` and ``inputs`` map an option (as the user typed it) to its path; an input may
     stand for several files (a sample dir's). Options in ``folders`` name output folders.
@@ -98,6 +99,14 @@ def check_outputs(
         problem = output_problem(path, folder=option in folders)
         if problem is not None:
             raise GoldloopError(f"{option} {path}: {problem}")
+    named = list(given.items())
+    for at, (option, path) in enumerate(named):
+        for other_option, other in named[at + 1 :]:
+            if same_file(path, other):
+                raise GoldloopError(
+                    f"{option} {path} and {other_option} {other} are the same file: one would "
+                    f"overwrite the other; choose another {other_option}"
+                )
     for option, path in given.items():
         for input_option, sources in (inputs or {}).items():
             for source in [sources] if isinstance(sources, Path) else sources or ():

@@ -25,7 +25,7 @@ from goldloop.errors import GoldloopError
 from goldloop.formats.documents import input_files, read_documents
 from goldloop.kb import KB
 from goldloop.studio.connection import connect, resolve_connection
-from goldloop.studio.pull import PullResult, pull, sidecar_path, summary_rows
+from goldloop.studio.pull import PullResult, companions, pull, sidecar_path, summary_rows
 from goldloop.studio.push import Candidates, PushReport, push
 from goldloop.studio.sync import PrefillChange, sync
 
@@ -104,7 +104,7 @@ def pull_command(
     kb: KbOption = None,
 ) -> None:
     """Pull verified annotations (curated, else agreed, else primary) into gold with verdicts."""
-    check_outputs({"--out": out, "--out (its sidecar)": sidecar_path(out)}, {"--kb": kb})
+    check_outputs(pull_outputs("--out", out), {"--kb": kb})
     knowledge = open_kb(kb)
     connection = resolve_connection(url)
     result, written = pull(
@@ -139,7 +139,7 @@ def sync_command(
     """Push what is missing, then pull what was verified (safe to run from cron while people work)."""
     wanted_roles = parse_roles(roles)
     check_outputs(
-        {"--out": out, "--out (its sidecar)": sidecar_path(out)},
+        pull_outputs("--out", out),
         {"--sample": input_files(sample), "--candidates": candidates, "--other": other, "--kb": kb},
     )
     knowledge = open_kb(kb)
@@ -159,6 +159,11 @@ def sync_command(
         ) from exc
     _print_push(report.push, connection.url)
     _print_pull(report.pull, out)
+
+
+def pull_outputs(option: str, out: Path) -> dict[str, Path]:
+    """Every file a pull into ``out`` writes, by the option that names it."""
+    return {option: out} | {f"{option} (its {what})": p for what, p in companions(out).items()}
 
 
 def _candidates(

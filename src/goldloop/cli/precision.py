@@ -35,6 +35,7 @@ from goldloop.precision.mentions import (
 )
 from goldloop.precision.study import (
     PrecisionReport,
+    check_fit,
     corpus_precision,
     draw_sample,
     labelling_rows,
@@ -196,6 +197,8 @@ def sample(
     judged = read_verdicts(verdicts, open_kb(kb))
     drawn = draw_sample(judged, n, seed, by_relation=by_relation)
     texts = {doc.doc_id: doc for doc in read_documents(documents)}
+    check_fit(judged, texts, str(verdicts))  # every verdict, not only the drawn ones
+    drawn = draw_sample(judged, n, seed, by_relation=by_relation)
     rows = labelling_rows(drawn, texts, str(verdicts))
     files = None
     if sheets is not None:

@@ -17,11 +17,11 @@ from goldloop.cli.common import (
     open_kb,
 )
 from goldloop.errors import GoldloopError
-from goldloop.files.atomic import atomic_write_text
+from goldloop.files.atomic import atomic_write_text, atomic_write_together
 from goldloop.files.gold_lock import gold_lock
 from goldloop.formats.gold import read_gold
 from goldloop.sheets.review import has_verdicts, read_sheet, sheet_text
-from goldloop.studio.pull import anchor, sidecar_path, summary_rows, write_verified
+from goldloop.studio.pull import anchor, sidecar_path, summary_rows, verified_files
 
 app = typer.Typer(
     help="The review sheet: export candidates to a TSV, fill in verdicts, import verified gold.",
@@ -86,7 +86,7 @@ def import_(
     result = read_sheet(sheet, first, second, knowledge, verified_by)
     anchor(result.documents, knowledge)
     with gold_lock(output, os.environ.get("REDIS_URL")):
-        write_verified(output, result)
+        atomic_write_together(verified_files(output, result))
     console.print(
         key_value_table(
             f"sheet import {sheet} → {output} (sidecar {sidecar_path(output).name})",

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from typer._click.core import ParameterSource
 
 from goldloop.cli.common import (
     KbOption,
@@ -17,7 +18,8 @@ from goldloop.cli.common import (
     open_kb,
     print_whole,
 )
-from goldloop.errors import GoldloopError
+from goldloop.cli.loop import pull_outputs
+from goldloop.errors import GoldloopError, mask_credentials
 from goldloop.files.atomic import atomic_write_json, atomic_write_text
 from goldloop.formats.labelstudio.tasks import campaign_titles
 from goldloop.studio import server
@@ -25,7 +27,7 @@ from goldloop.studio.connection import connect, resolve_connection
 from goldloop.studio.label_config import render_label_config
 from goldloop.studio.pull import pull
 from goldloop.studio.users import add_users
-from goldloop.studio.webhooks import basic_auth_header, register_webhooks
+from goldloop.studio.webhooks import basic_auth_header, register_webhooks, webhook_url
 
 app = typer.Typer(
     help="Run a local Label Studio for the loop (its own environment, SQLite, loopback).",
@@ -42,6 +44,7 @@ def install() -> None:
 
 @app.command("start")
 def start(
+    ctx: typer.Context,
     port: Annotated[
         int | None,
         typer.Option("--port", min=1, max=65535, help="Loopback port (default: a free one)."),
@@ -61,6 +64,13 @@ def start(
     ] = None,
 ) -> None:
     """Start the embedded Label Studio (installing it when missing) and print its URL and login."""
+    from_command_line = ctx.get_parameter_source("database") is ParameterSource.COMMANDLINE
+    if database and from_command_line and mask_credentials(database) != database:
+        # A command line is visible to every user of the machine (ps) and kept in shell history.
+        raise GoldloopError(
+            f"--database {mask_credentials(database)}: a password never comes from the "
+            "command line; set PGPASSWORD, or give the URL in GOLDLOOP_STUDIO_DATABASE"
+        )
     with console.status(
         "starting Label Studio (the first start runs its migrations: a minute or two)"
     ):
@@ -190,7 +200,8 @@ def webhook(
     user, password = os.environ.get("BASIC_AUTH_USER"), os.environ.get("BASIC_AUTH_PASS")
     if bool(user) != bool(password):
         raise GoldloopError("set both BASIC_AUTH_USER and BASIC_AUTH_PASS, or neither")
-    check_outputs({"--gold": gold})
+    webhook_url(url)  # checked before the gold is written
+    check_outputs(pull_outputs("--gold", gold), {"--kb": kb})
     knowledge = open_kb(kb)
     connection = resolve_connection(studio_url)
     client = connect(connection)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
@@ -20,14 +20,7 @@ def atomic_open(
     ``private`` files (those holding a secret) are 0600 from their first byte on.
     """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    tmp = Path(tmp_name)
-    if not private:
-        # mkstemp creates 0600; give the file the mode a plain open() would (0666 less the umask).
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(fd, 0o666 & ~umask)
+    fd, tmp = _temp_beside(target, private=private)
     try:
         with os.fdopen(fd, mode, encoding=None if "b" in mode else encoding) as handle:
             yield handle
@@ -49,12 +42,63 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
         handle.write(data)
 
 
+def json_text(data: Any, *, indent: int | None = 2) -> str:
+    """How goldloop writes a JSON file (UTF-8 as is, a final newline)."""
+    return json.dumps(data, ensure_ascii=False, indent=indent) + "\n"
+
+
 def atomic_write_json(
     path: str | Path, data: Any, *, indent: int | None = 2, private: bool = False
 ) -> None:
     """Serialise fully in memory first, so a value that cannot be encoded never touches the disk."""
-    text = json.dumps(data, ensure_ascii=False, indent=indent) + "\n"
-    atomic_write_text(path, text, private=private)
+    atomic_write_text(path, json_text(data, indent=indent), private=private)
+
+
+def atomic_write_together(files: Mapping[Path, str]) -> None:
+    """Write several files as one commit: each is staged (written and fsynced) beside its target
+    first, and only when all are staged are they renamed into place. A failure while staging
+    (an unwritable folder, a full disk) leaves every target as it was, and names the target.
+    """
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for target, text in files.items():
+            try:
+                stage = _stage(target, text)
+            except OSError as exc:
+                raise OSError(exc.errno, exc.strerror, str(target)) from None
+            staged.append((stage, target))
+    except BaseException:
+        for stage, _ in staged:
+            stage.unlink(missing_ok=True)
+        raise
+    for stage, target in staged:
+        os.replace(stage, target)
+
+
+def _temp_beside(target: Path, *, private: bool = False) -> tuple[int, Path]:
+    """A new temporary file in ``target``'s folder (created when missing): its descriptor, path."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    if not private:
+        # mkstemp creates 0600; give the file the mode a plain open() would (0666 less the umask).
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(fd, 0o666 & ~umask)
+    return fd, Path(name)
+
+
+def _stage(target: Path, text: str) -> Path:
+    """``text`` fsynced in a temporary file beside ``target``."""
+    fd, stage = _temp_beside(target)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except BaseException:
+        stage.unlink(missing_ok=True)
+        raise
+    return stage
 
 
 def atomic_write_files(folder: str | Path, files: dict[str, bytes]) -> None:

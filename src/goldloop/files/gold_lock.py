@@ -19,7 +19,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from goldloop.errors import GoldloopError, ServiceError
+from goldloop.errors import GoldloopError, ServiceError, mask_credentials
 
 LEASE_S = 600.0
 WAIT_S = 900.0
@@ -82,7 +82,10 @@ def _file_lock(gold: Path, wait_s: float) -> Iterator[None]:
 def _redis_lock(gold: Path, redis_url: str, wait_s: float) -> Iterator[None]:
     import redis  # redis (optional) loads only with REDIS_URL
 
-    client = redis.Redis.from_url(redis_url)
+    try:
+        client = redis.Redis.from_url(redis_url)
+    except ValueError as exc:  # a malformed URL is the user's to fix (exit 2), not a service's
+        raise GoldloopError(f"REDIS_URL {mask_credentials(redis_url)}: {exc}") from None
     # Not thread-local: the renewing thread needs the holder's token.
     lock = client.lock(
         redis_key(gold), timeout=LEASE_S, blocking_timeout=wait_s, thread_local=False

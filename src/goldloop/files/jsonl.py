@@ -4,6 +4,7 @@ ending are fine), written atomically."""
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,44 @@ class JsonlError(GoldloopError):
     """A JSON Lines file cannot be read; the message names the file and line."""
 
 
+def loads(text: str | bytes) -> Any:
+    """The one reader of JSON that goldloop did not just make: :func:`json.loads`, refusing
+    what Python's reader lets through and the rest of goldloop cannot use: ``NaN``,
+    ``Infinity`` and numbers too large for a float (``1e400``), and nesting deeper than Python's
+    recursion allows. Each refusal is a :class:`json.JSONDecodeError`, like any malformed JSON.
+    """
+    try:
+        return json.loads(text, parse_constant=_not_finite, parse_float=_finite_float)
+    except RecursionError:
+        raise JsonRefused("nested too deeply", text) from None
+    except _NotFinite as exc:
+        raise JsonRefused(f"{exc.args[0]} is not a finite number", text) from None
+
+
+class JsonRefused(json.JSONDecodeError):
+    """Valid JSON that :func:`loads` refuses; its message has no position (there is none)."""
+
+    def __init__(self, msg: str, text: str | bytes) -> None:
+        doc = text if isinstance(text, str) else text.decode("utf-8", "replace")
+        super().__init__(msg, doc, 0)
+        self.args = (msg,)
+
+
+class _NotFinite(ValueError):
+    pass
+
+
+def _not_finite(literal: str) -> float:
+    raise _NotFinite(literal)
+
+
+def _finite_float(literal: str) -> float:
+    value = float(literal)
+    if not math.isfinite(value):
+        raise _NotFinite(literal)
+    return value
+
+
 def json_lines(
     source: Path, lines: Iterable[str], error: type[GoldloopError] = JsonlError
 ) -> Iterator[tuple[int, Any]]:
@@ -24,7 +63,7 @@ def json_lines(
         if not line.strip():
             continue
         try:
-            yield number, json.loads(line)
+            yield number, loads(line)
         except json.JSONDecodeError as exc:
             raise error(f"{source}: line {number}: not valid JSON: {exc.msg}") from exc
 

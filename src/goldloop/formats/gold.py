@@ -19,6 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, StrictInt, ValidationError
 
 from goldloop.errors import GoldloopError
+from goldloop.files import jsonl
 from goldloop.files.atomic import atomic_write_json
 from goldloop.kb import DIRECTIONS, KB
 
@@ -139,7 +140,7 @@ def read_gold(path: str | Path, kb: KB | None = None) -> GoldFile:
     """Read and validate a gold file: a list of documents, or a legacy single-object ``*.gt.json``."""
     gold_path = Path(path)
     try:
-        data = json.loads(gold_path.read_text(encoding="utf-8-sig"))
+        data = jsonl.loads(gold_path.read_text(encoding="utf-8-sig"))
     except OSError as exc:
         raise GoldError(f"{gold_path}: cannot read: {exc.strerror or exc}") from exc
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:

@@ -9,11 +9,11 @@ text, an import an annotation whose text is not the document's there.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from goldloop.files import jsonl
 from goldloop.files.atomic import atomic_write_json
 from goldloop.formats.gold import Document, GoldFile, gold_from_data, paused_gc
 from goldloop.interchange import bioc, brat, docbin, pubtator
@@ -105,7 +105,7 @@ def read_verification(path: Path) -> dict[str, Any] | None:
     if not sidecar.exists():
         return None
     try:
-        value = json.loads(sidecar.read_text(encoding="utf-8"))
+        value = jsonl.loads(sidecar.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise FormatError(f"{sidecar}: not valid JSON: {exc}") from None
     if not isinstance(value, dict):

@@ -16,6 +16,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from goldloop.files import jsonl
 from goldloop.files.atomic import atomic_write_files
 from goldloop.formats.gold import Document
 from goldloop.interchange.spans import (
@@ -97,7 +98,7 @@ def read(folder: Path, type_map: TypeMap, counts: ImportCounts) -> list[dict[str
     known: dict[str, dict[str, Any]] = {}
     if side.exists():
         try:
-            known = json.loads(side.read_text(encoding="utf-8"))["documents"]
+            known = jsonl.loads(side.read_text(encoding="utf-8"))["documents"]
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise FormatError(f"{side}: not a goldloop BRAT side file: {exc}") from None
     names = list(known) or sorted(p.stem for p in folder.glob("*.ann"))
@@ -180,7 +181,7 @@ def _text_bound(
 def _note(note: str) -> dict[str, Any]:
     """goldloop's notes are a JSON object of fields; any other note is kept as ``note``."""
     try:
-        value = json.loads(note)
+        value = jsonl.loads(note)
     except ValueError:
         return {"note": note}
     return value if isinstance(value, dict) else {"note": note}

@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from goldloop.files import jsonl
 from goldloop.files.atomic import atomic_write_bytes
 from goldloop.formats.gold import Document
 from goldloop.interchange.spans import (
@@ -111,7 +112,7 @@ def _document(
     for number, line in block:
         if line.startswith(HEADER):
             try:
-                header = json.loads(line[len(HEADER) :])
+                header = jsonl.loads(line[len(HEADER) :])
             except ValueError as exc:
                 raise FormatError(
                     f"{name}: line {number}: the goldloop header is not JSON: {exc}"

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from goldloop.errors import GoldloopError
+from goldloop.files import jsonl
 from goldloop.files.csvfile import read_csv
 from goldloop.formats.gold import Document, Hit
 from goldloop.kb import KB
@@ -96,7 +97,7 @@ def from_strings(where: str, values: dict[str, str]) -> dict[str, Any]:
     out: dict[str, Any] = {k: v for k, v in values.items() if k != JSON_KEYS}
     for key in filter(None, values.get(JSON_KEYS, "").split(",")):
         try:
-            out[key] = json.loads(values[key])
+            out[key] = jsonl.loads(values[key])
         except (KeyError, json.JSONDecodeError) as exc:
             raise FormatError(
                 f"{where}: field {key!r} is listed as JSON but is not: {exc}"

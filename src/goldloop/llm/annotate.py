@@ -12,11 +12,13 @@ and prices what a run would send (:mod:`goldloop.llm.estimate`).
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from goldloop.errors import GoldloopError, SettingError
 from goldloop.formats.gold import Document
 from goldloop.kb import KB
 from goldloop.llm.answer import FAILED
@@ -123,7 +125,9 @@ def stored_outcomes(
     stored = store.get_many(keys)
     if any(key not in stored for key in keys):
         return None
-    return [DecodedStore.load(d, stored[key]) for d, key in zip(documents, keys, strict=True)]
+    results = [DecodedStore.load(d, stored[key]) for d, key in zip(documents, keys, strict=True)]
+    kept = [result for result in results if result is not None]
+    return kept if len(kept) == len(results) else None
 
 
 def _annotate_lexically(
@@ -142,15 +146,18 @@ def _annotate_lexically(
         window = documents[start : start + WINDOW]
         keys = [DecodedStore.key(d.text) for d in window]
         stored = store.get_many(keys) if store is not None else {}
+        # A stored outcome that does not fit its text (a damaged file) is decoded again.
+        loaded = [
+            DecodedStore.load(d, stored[k]) if k in stored else None
+            for d, k in zip(window, keys, strict=True)
+        ]
         parsed = parse_many(
-            (d.text for d, k in zip(window, keys, strict=True) if k not in stored), nlp=nlp
+            (d.text for d, result in zip(window, loaded, strict=True) if result is None), nlp=nlp
         )
         new: list[tuple[bytes, bytes]] = []
-        for document, key in zip(window, keys, strict=True):
-            blob = stored.get(key)
-            if blob is not None:
-                result = DecodedStore.load(document, blob)
-            else:
+        for document, key, stored_result in zip(window, keys, loaded, strict=True):
+            result = stored_result
+            if result is None:
                 result = decode_lexical(document, next(parsed), annotator, kb, verbal_only)
                 new.append((key, DecodedStore.dump(result)))
             results.append(result)
@@ -190,11 +197,12 @@ def _annotate_with_llm(
             else {}
         )
         stored = store.get_many(list(keys.values())) if store is not None and keys else {}
-        done = {
+        loaded = {
             i: DecodedStore.load(documents[i], stored[key], responses[i].usage, responses[i].cached)
             for i, key in keys.items()
             if key in stored
         }
+        done = {i: result for i, result in loaded.items() if result is not None}
         read = {i: read_answer(documents[i], a, kb, max_tokens) for i, a in batch if i not in done}
         to_parse = sorted(i for i, answer in read.items() if answer.candidates)
         texts = (documents[i].text for i in to_parse)
@@ -330,6 +338,10 @@ def dry_run(
     no key needed); answers already in the cache cost nothing. ``input_price_per_mtok`` prices
     the input alone at a price of one's own."""
     assert spec.model is not None, "a dry run is for an LLM annotator"
+    if input_price_per_mtok is not None and not (
+        math.isfinite(input_price_per_mtok) and input_price_per_mtok >= 0
+    ):
+        raise SettingError("input_price", f"{input_price_per_mtok!r} is not a price (USD ≥ 0)")
     system = system_prompt(kb)
     pending = [
         request
@@ -357,7 +369,14 @@ def dry_run(
 def select_documents(
     documents: list[Document], roles: Iterable[str] | None, limit: int | None
 ) -> list[Document]:
-    """Documents whose role is one of ``roles`` (a document without a role is kept), first ``limit``."""
+    """Documents whose role is one of ``roles`` (a document without a role is kept), first
+    ``limit``; none at all is refused (a run over nothing would write an empty gold)."""
     wanted = set(roles) if roles else None
     chosen = [d for d in documents if wanted is None or d.role is None or d.role in wanted]
+    if not chosen:
+        raise GoldloopError(
+            "holds no documents"
+            if not documents
+            else f"none of its {len(documents)} documents has a role among {sorted(wanted or ())}"
+        )
     return chosen if limit is None else chosen[:limit]

@@ -22,6 +22,8 @@ import json
 from collections.abc import Callable
 from typing import Any, Final, Literal
 
+from goldloop.files import jsonl
+
 Outcome = Literal["ok", "rejected", "truncated", "unparsable", "failed"]
 OK: Final = "ok"
 REJECTED: Final = "rejected"
@@ -45,7 +47,7 @@ def parse_json_answer(text: str) -> Any:
         stripped = stripped.removeprefix(FENCE).removeprefix("json")
     stripped = stripped.removesuffix(FENCE).strip()
     try:
-        return json.loads(stripped)
+        return jsonl.loads(stripped)
     except json.JSONDecodeError as exc:
         raise Unparsable(f"not JSON: {exc}") from exc
 

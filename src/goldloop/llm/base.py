@@ -288,17 +288,20 @@ class Provider(ABC):
     def remember(
         self,
         key: str,
-        request: LLMRequest,
+        request: LLMRequest | None,
         response: LLMResponse,
         usable: Callable[[str], bool] | None = None,
     ) -> None:
-        """Cache a fresh answer unless it was truncated or ``usable`` refuses its text."""
+        """Cache a fresh answer unless it was truncated or ``usable`` refuses its text.
+
+        ``request`` is None for a paid answer whose request this run did not make (a batch job
+        submitted by a run with another selection): it is kept, its prompt length unknown.
+        """
         keep = not response.truncated and (usable is None or usable(response.text))
         if self.cache is None or not keep:
             return
-        answer = CachedAnswer(
-            response.text, response.usage, len(request.system) + len(request.user), self.source
-        )
+        chars = None if request is None else len(request.system) + len(request.user)
+        answer = CachedAnswer(response.text, response.usage, chars, self.source)
         try:
             self.cache.put(key, answer)
         except Exception as exc:  # a broken cache must not lose a paid-for answer

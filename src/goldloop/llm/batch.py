@@ -16,7 +16,6 @@ collected the state file is removed.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from goldloop.errors import GoldloopError, Pending, ServiceError
+from goldloop.files import jsonl
 from goldloop.files.atomic import atomic_write_json
 from goldloop.files.interrupts import deferred_interrupt
 from goldloop.llm.base import LLMError, LLMRequest, LLMResponse, Provider
@@ -72,7 +72,7 @@ class BatchState:
 
     def _load(self) -> None:
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            data = jsonl.loads(self.path.read_text(encoding="utf-8"))
             identity = {key: data[key] for key in self.identity}
             jobs = [
                 {"id": str(j["id"]), "round": int(j["round"]), "keys": [str(k) for k in j["keys"]]}
@@ -254,9 +254,11 @@ class _BatchRun:
             seen.add(key)
             self.collected += not retryable or job["round"] > self.policy.resubmit
             if isinstance(answer, LLMResponse):
-                if key in self.requests:
-                    self.provider.remember(key, self.requests[key], answer, self.usable)
-                    pairs += self._answer(key, answer)
+                # Every paid answer is cached, this run's or not (a job submitted by a run with
+                # another selection): the state file is closed below, and a later run that wants
+                # the answer finds it instead of paying again.
+                self.provider.remember(key, self.requests.get(key), answer, self.usable)
+                pairs += self._answer(key, answer)
             elif retryable:
                 retry.append(key)
                 errors[key] = answer

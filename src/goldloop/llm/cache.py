@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from goldloop.errors import GoldloopError
+from goldloop.files import jsonl
 from goldloop.files.sqlite_file import connect
 
 
@@ -160,7 +161,7 @@ class SQLiteCache:
             )
             .fetchone()
         )
-        return None if row is None else CachedAnswer(row[0], json.loads(row[1]), row[2], row[3])
+        return None if row is None else CachedAnswer(row[0], jsonl.loads(row[1]), row[2], row[3])
 
     def put(self, key: str, answer: CachedAnswer) -> None:
         self._connection().execute(
@@ -190,7 +191,7 @@ class SQLiteCache:
         )
         chars = tokens = output = answers = 0
         for usage_text, prompt_chars in rows:
-            usage = json.loads(usage_text)
+            usage = jsonl.loads(usage_text)
             if usage.get("input_tokens"):
                 answers += 1
                 chars += prompt_chars

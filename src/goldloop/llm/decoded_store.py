@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import TypeAdapter
 
 from goldloop import __version__
+from goldloop.files import jsonl
 from goldloop.formats.gold import Document, Hit
 from goldloop.llm.decode import DocumentResult
 from goldloop.text.parse_cache import ParseCache, default_cache, pipeline_id, text_key
@@ -145,15 +146,31 @@ class DecodedStore:
         blob: bytes,
         usage: dict[str, int] | None = None,
         cached: bool = False,
-    ) -> DocumentResult:
-        """The result :meth:`dump` stored, for ``document`` (its doc_id in the rejections)."""
-        stored = json.loads(blob)
-        hits = _HITS.validate_python(stored["hits"])
+    ) -> DocumentResult | None:
+        """The result :meth:`dump` stored, for ``document`` (its doc_id in the rejections); None
+        when the entry is not one :meth:`dump` could have written for this text (a damaged or
+        tampered file): the caller decodes the answer again, as on a miss."""
+        try:
+            stored = jsonl.loads(blob)
+            hits = _HITS.validate_python(stored["hits"])
+            items, rejections = stored["items"], stored["rejections"]
+            fits = all(0 <= h.a < h.b <= len(document.text) for h in hits) and all(
+                document.text[h.a : h.b] == h.surface for h in hits
+            )
+            shaped = _is_count(items) and all(isinstance(r, dict) for r in rejections)
+        except (ValueError, KeyError, TypeError):  # pydantic's ValidationError is a ValueError
+            return None
+        if not (fits and shaped):
+            return None
         return DocumentResult(
             document.doc_id,
             document.model_copy(update={"ground_truth": hits}),
-            items=stored["items"],
-            rejections=[{**r, "doc_id": document.doc_id} for r in stored["rejections"]],
+            items=items,
+            rejections=[{**r, "doc_id": document.doc_id} for r in rejections],
             usage=dict(usage or {}),
             cached=cached,
         )
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from goldloop.errors import GoldloopError, SettingError
+from goldloop.files import jsonl
 from goldloop.files.atomic import atomic_write_bytes
 from goldloop.kb import KB, Relation
 from goldloop.settings import workdir
@@ -105,7 +105,7 @@ def _parts(path: Path) -> tuple[Path, Path]:
 
 def _json(path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = jsonl.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}

@@ -18,6 +18,7 @@ import openai as sdk
 from openai.types.chat import ChatCompletion
 from openai.types.responses import Response
 
+from goldloop.files import jsonl
 from goldloop.llm.base import BatchResult, BatchStatus, LLMError, LLMRequest, LLMResponse, Provider
 from goldloop.llm.usage import usage_dict
 
@@ -162,7 +163,7 @@ class OpenAIProvider(Provider):
             if file_id:
                 for line in self._file_text(file_id).splitlines():
                     if line.strip():
-                        yield self._batch_line(json.loads(line))
+                        yield self._batch_line(jsonl.loads(line))
 
     def _file_text(self, file_id: str) -> str:
         return self.with_retries(lambda: self._client.files.content(file_id).text)

@@ -12,7 +12,6 @@ snapshot (``gpt-5-mini-2025-08-07``) is priced as its family.
 from __future__ import annotations
 
 import functools
-import json
 import math
 import os
 from collections.abc import Mapping
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from goldloop.errors import GoldloopError
+from goldloop.files import jsonl
 
 PRICES_VARIABLE = "GOLDLOOP_PRICES"
 BUNDLED_PRICES = Path(str(files("goldloop") / "data" / "prices" / "prices.json"))
@@ -81,7 +81,7 @@ def load_prices(path: str | Path | None = None) -> PriceTable:
 @functools.lru_cache(maxsize=8)
 def _read_prices(where: Path, _stamp: int) -> PriceTable:
     try:
-        data = json.loads(where.read_text(encoding="utf-8"))
+        data = jsonl.loads(where.read_text(encoding="utf-8"))
         models = {
             (provider, name): _model_price(entry, spec.get("batch_discount", 0.0))
             for provider, spec in data["providers"].items()

@@ -12,27 +12,16 @@ import json
 import logging
 import threading
 import time
-from urllib.parse import urlsplit, urlunsplit
 
 import redis
 
-from goldloop.errors import ServiceError
+from goldloop.errors import GoldloopError, ServiceError, mask_credentials
+from goldloop.files import jsonl
 from goldloop.llm.cache import CachedAnswer
 
 log = logging.getLogger(__name__)
 
 PREFIX = "goldloop:llm:"
-
-
-def redacted(url: str) -> str:
-    """The URL without its password, for messages."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = f"{parts.username or ''}:***@{parts.hostname}" + (
-        f":{parts.port}" if parts.port else ""
-    )
-    return urlunsplit(parts._replace(netloc=netloc))
 
 
 class RedisCache:
@@ -47,7 +36,7 @@ class RedisCache:
         retry_after_s: float = 5.0,
         warn_every_s: float = 60.0,
     ) -> None:
-        self.url = redacted(url)
+        self.url = mask_credentials(url)
         self._ttl_s = ttl_s
         self._retry_after_s = retry_after_s
         self._warn_every_s = warn_every_s
@@ -59,8 +48,11 @@ class RedisCache:
             self._redis = redis.Redis.from_url(
                 url, socket_timeout=timeout_s, socket_connect_timeout=timeout_s
             )
+        except ValueError as exc:  # a malformed URL is the user's to fix, not a service failure
+            raise GoldloopError(f"REDIS_URL {self.url}: {exc}") from None
+        try:
             self._redis.ping()
-        except (redis.RedisError, ValueError) as exc:
+        except redis.RedisError as exc:
             raise ServiceError(
                 f"REDIS_URL {self.url}: cannot reach the response cache: {exc}"
             ) from exc
@@ -96,7 +88,7 @@ class RedisCache:
         if raw is None:
             return None
         try:
-            stored = json.loads(raw)
+            stored = jsonl.loads(raw)
             return CachedAnswer(
                 str(stored["text"]),
                 {k: int(v) for k, v in stored["usage"].items()},

@@ -114,6 +114,8 @@ def read_verdicts(path: str | Path, kb: KB | None = None) -> list[JudgedMention]
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise PrecisionError(f"{where}: needs doc_id, a, b, entity_id ({exc})") from exc
+        if not 0 <= mention.a < mention.b:
+            raise PrecisionError(f"{where}: span [{mention.a}, {mention.b}) is not a span")
         if mention.verdict not in (*LABELS, UNCHECKED):
             raise PrecisionError(
                 f"{where}: verdict must be one of {', '.join((*LABELS, UNCHECKED))}, "

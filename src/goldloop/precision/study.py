@@ -66,26 +66,38 @@ def labelling_rows(
 ) -> list[dict[str, Any]]:
     """Rows to label; each mention's surface is taken from its document (a verdicts file need
     not carry it), and a mention that does not fit its document names ``source`` and itself."""
-    rows = []
-    for mention in sample:
-        where = f"{source}: mention {mention.key}"
-        document = documents.get(mention.doc_id)
-        if document is None:
-            raise PrecisionError(f"{where}: no document {mention.doc_id!r} among the documents")
-        text = document.text
-        if not 0 <= mention.a < mention.b <= len(text):
-            raise PrecisionError(
-                f"{where}: span [{mention.a}, {mention.b}) lies outside its document "
-                f"(length {len(text)})"
-            )
-        surface = text[mention.a : mention.b]
-        if mention.surface and mention.surface != surface:
-            raise PrecisionError(
-                f"{where}: surface {mention.surface!r} differs from the document's "
-                f"{surface!r}: were these verdicts judged on other texts?"
-            )
-        rows.append(labelling_row(replace(mention, surface=surface), text))
-    return rows
+    return [labelling_row(*_fitted(mention, documents, source)) for mention in sample]
+
+
+def check_fit(
+    mentions: Sequence[JudgedMention], documents: dict[str, Document], source: str = "verdicts"
+) -> None:
+    """Every mention lies in its document with its surface (not only those drawn)."""
+    for mention in mentions:
+        _fitted(mention, documents, source)
+
+
+def _fitted(
+    mention: JudgedMention, documents: dict[str, Document], source: str
+) -> tuple[JudgedMention, str]:
+    """The mention with its document's surface, and the document's text."""
+    where = f"{source}: mention {mention.key}"
+    document = documents.get(mention.doc_id)
+    if document is None:
+        raise PrecisionError(f"{where}: no document {mention.doc_id!r} among the documents")
+    text = document.text
+    if not 0 <= mention.a < mention.b <= len(text):
+        raise PrecisionError(
+            f"{where}: span [{mention.a}, {mention.b}) lies outside its document "
+            f"(length {len(text)})"
+        )
+    surface = text[mention.a : mention.b]
+    if mention.surface and mention.surface != surface:
+        raise PrecisionError(
+            f"{where}: surface {mention.surface!r} differs from the document's "
+            f"{surface!r}: were these verdicts judged on other texts?"
+        )
+    return replace(mention, surface=surface), text
 
 
 @dataclass

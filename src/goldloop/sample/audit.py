@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from goldloop.errors import GoldloopError
+from goldloop.files import jsonl
 from goldloop.files.atomic import atomic_write_bytes, atomic_write_json
 from goldloop.formats.gold import read_gold
 from goldloop.formats.sampledir import ManifestRow, read_documents, read_manifest
@@ -92,7 +93,7 @@ def _batch_gates(directory: Path, batches: set[int]) -> dict[int, GateSettings]:
     for batch in sorted(batches):
         path = report_path(directory, batch)
         try:
-            settings = json.loads(path.read_text(encoding="utf-8"))["settings"]["gate"]
+            settings = jsonl.loads(path.read_text(encoding="utf-8"))["settings"]["gate"]
             gates[batch] = GateSettings(**settings)
         except (OSError, KeyError, TypeError, json.JSONDecodeError) as exc:
             raise GoldloopError(f"{path}: cannot read the batch's gate settings: {exc}") from exc

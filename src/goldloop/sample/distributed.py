@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from itertools import islice
 from typing import Any, TypeVar
 
-from goldloop.errors import GoldloopError
+from goldloop.errors import GoldloopError, ServiceError
 from goldloop.kb import KB
 from goldloop.sample.mentions import PoolMention, detect_here
 
@@ -29,6 +29,10 @@ T = TypeVar("T")
 
 class DaskError(GoldloopError):
     """Dask is not installed, the scheduler cannot be reached, or a worker failed."""
+
+
+class DaskUnreachable(DaskError, ServiceError):
+    """The scheduler does not answer at a well-formed address: a service's failure (exit 4)."""
 
 
 @contextmanager
@@ -59,7 +63,10 @@ def dask_client(scheduler: str) -> Iterator[Any]:
     except (OSError, TimeoutError, ValueError) as exc:
         if cluster is not None:
             cluster.close()
-        raise DaskError(f"Dask scheduler {scheduler!r}: cannot connect: {exc}") from exc
+        # A malformed address is the user's to fix (exit 2); one that does not answer is not.
+        unreachable = isinstance(exc, OSError | TimeoutError)
+        error = DaskUnreachable if unreachable else DaskError
+        raise error(f"Dask scheduler {scheduler!r}: cannot connect: {exc}") from exc
     try:
         yield client
     finally:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from goldloop.errors import GoldloopError
+from goldloop.files import jsonl
 from goldloop.files.atomic import atomic_open, atomic_write_json
 from goldloop.files.csvfile import open_csv
 from goldloop.formats.sampledir import ID_KINDS
@@ -115,7 +116,7 @@ def load_cached_pool(sample_dir: Path, expected: str) -> Pool | None:
     if not (meta_path.is_file() and pool_path.is_file()):
         return None
     try:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        meta = jsonl.loads(meta_path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
         raise GoldloopError(f"{meta_path}: unreadable pool cache metadata: {exc}") from exc
     if meta.get("fingerprint") != expected:
@@ -138,7 +139,7 @@ def read_pool_rows(path: Path) -> list[PoolDoc]:
                         year=int(raw["publication_year"]),
                         n_chars=int(raw["n_chars"]),
                         text_sha1=raw["text_sha1"],
-                        mentions=tuple(PoolMention(*m) for m in json.loads(raw["mentions"])),
+                        mentions=tuple(PoolMention(*m) for m in jsonl.loads(raw["mentions"])),
                     )
                 )
     except (GoldloopError, KeyError, ValueError, TypeError) as exc:

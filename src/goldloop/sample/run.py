@@ -10,7 +10,6 @@ In one phase ``m_b = N`` and the first factor is 1.
 
 from __future__ import annotations
 
-import json
 import random
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from goldloop.errors import GoldloopError, SettingError
+from goldloop.files import jsonl
 from goldloop.files.atomic import atomic_write_json
 from goldloop.formats.sampledir import MANIFEST, ManifestRow, append_batch, read_manifest
 from goldloop.kb import KB
@@ -345,7 +345,7 @@ def _read_report(sample_dir: Path, batch: int, *, required: bool) -> dict[str, A
             raise GoldloopError(f"{path}: missing; a two-phase sample needs every batch's report")
         return None
     try:
-        report: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        report: dict[str, Any] = jsonl.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise GoldloopError(f"{path}: unreadable sampling report: {exc}") from exc
     return report

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from goldloop.errors import GoldloopError
+from goldloop.files import jsonl
 from goldloop.files.csvfile import read_csv
 from goldloop.files.jsonl import json_lines
 from goldloop.formats.documents import read_gold_documents
@@ -81,7 +82,7 @@ def read_predictions(
             gold,
         )
     try:
-        data = json.loads(raw)
+        data = jsonl.loads(raw)
     except json.JSONDecodeError as exc:
         raise PredictionsError(f"{source}: not valid JSON: {exc}") from exc
     if _is_gold_format(data) or is_label_studio_export(data):
@@ -135,7 +136,7 @@ def _looks_like_jsonl(raw: str) -> bool:
     if len(lines) < 2:
         return False
     try:
-        json.loads(lines[0])
+        jsonl.loads(lines[0])
     except json.JSONDecodeError:
         return False
     return True

@@ -64,6 +64,15 @@ def score_predictions(
     return results
 
 
+def read_scored_gold(gold_path: Path, kb: KB | None) -> list[Document]:
+    """The gold a score is computed against; one without documents is refused (every rate
+    would be 0/0: a report of nothing is no report)."""
+    documents = read_gold_documents(gold_path, kb)
+    if not documents:
+        raise GoldloopError(f"{gold_path}: the gold holds no documents to score against")
+    return documents
+
+
 def score_files(
     gold_path: Path,
     systems: Sequence[tuple[str, Path]],
@@ -73,7 +82,7 @@ def score_files(
 ) -> tuple[list[Document], list[dict[str, Any]]]:
     """Read the gold, each named system file and the id bridges (named for one system, or None
     for every system), and score them."""
-    documents = read_gold_documents(gold_path, kb)
+    documents = read_scored_gold(gold_path, kb)
     design = read_design(documents, options.design, gold_path)
     read = [read_predictions(path, documents, name=name, kb=kb) for name, path in systems]
     names = {s.name for s in read}

@@ -17,6 +17,7 @@ from goldloop.formats.labelstudio.tasks import (
     REVIEW_PREFIX,
     Task,
     check_campaign,
+    check_campaign_name,
     doc_id_of,
     latest_prediction,
     text_of,
@@ -65,6 +66,7 @@ class CurateReport:
 def curate(connection: Connection, client: Any, name: str, kb: KB) -> CurateReport:
     """Push every disputed task of ``<name>-double`` that ``<name>-curate`` lacks (a campaign
     pushed without double documents has nothing to curate: ``project_id`` stays None)."""
+    check_campaign_name(name)
     title = projects.double_name(name)
     found = projects.find_projects(connection, client, [name, title])
     check_campaign(name, found, f"{connection.url}: ")

@@ -14,13 +14,13 @@ or deleted, but imports predictions (a later ``push`` adding B's review predicti
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from goldloop.files.atomic import atomic_write_json
+from goldloop.files import jsonl
+from goldloop.files.atomic import json_text
 from goldloop.formats.labelstudio.tasks import Campaign, campaign_titles, utc_time
 from goldloop.studio import project as projects
 from goldloop.studio.connection import Connection, call, call_delete, call_once
@@ -97,7 +97,7 @@ def mirror_path(gold: Path) -> Path:
 def read_mirror(path: Path, name: str) -> Mirror | None:
     """The mirror at ``path`` when it is one of campaign ``name`` (else None: read everything)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = jsonl.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("campaign") != name:
@@ -105,16 +105,36 @@ def read_mirror(path: Path, name: str) -> Mirror | None:
     mirror = Mirror(name)
     try:
         for item in data.get("projects") or ():
+            tasks = item.get("tasks") or ()
+            if not _is_id(item["id"]) or not all(_as_written(t) for t in tasks):
+                return None
             mirror.projects[str(item["title"])] = ProjectTasks(
-                int(item["id"]), {int(t["id"]): t for t in item.get("tasks") or ()}
+                item["id"], {t["id"]: t for t in tasks}
             )
-    except (KeyError, TypeError, ValueError, AttributeError):
+    except (KeyError, TypeError, AttributeError):
         return None  # not a mirror goldloop wrote: read everything again
     return mirror
 
 
-def write_mirror(path: Path, mirror: Mirror) -> None:
-    atomic_write_json(path, mirror.to_json(), indent=None)
+def _is_id(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _as_written(task: Any) -> bool:
+    """Whether a stored task has the shape an export gives (integer ids, its annotations too):
+    anything else was not written by goldloop, and the mirror is read again in full."""
+    annotations = task.get("annotations") or [] if isinstance(task, dict) else None
+    return (
+        isinstance(task, dict)
+        and _is_id(task.get("id"))
+        and isinstance(annotations, list)
+        and all(isinstance(a, dict) and _is_id(a.get("id")) for a in annotations)
+    )
+
+
+def mirror_text(mirror: Mirror) -> str:
+    """The mirror file's text (one line: it is rewritten on every pull)."""
+    return json_text(mirror.to_json(), indent=None)
 
 
 def read_campaign(connection: Connection, client: Any, name: str, titles: Sequence[str]) -> Mirror:

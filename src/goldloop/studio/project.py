@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from goldloop.files import jsonl
 from goldloop.formats.labelstudio.tasks import check_campaign
 from goldloop.studio.connection import (
     Connection,
@@ -272,7 +273,7 @@ def export_project(
     )  # fmt: skip
     raw = b"".join(call(connection, list, chunks))
     try:
-        tasks = json.loads(raw)
+        tasks = jsonl.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError):
         # Seen when the server stops while it streams the export: an empty or cut-off body.
         raise StudioUnreachable(

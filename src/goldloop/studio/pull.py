@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from goldloop.files.atomic import atomic_write_json
+from goldloop.files.atomic import atomic_write_together, json_text
 from goldloop.files.gold_lock import gold_lock
-from goldloop.formats.gold import Document, write_gold
+from goldloop.formats.gold import Document
 from goldloop.formats.labelstudio.tasks import campaign_titles, check_campaign
 from goldloop.formats.labelstudio.verify import (
     COUNTS,
@@ -40,15 +40,27 @@ from goldloop.studio.mirror import (
     Mirror,
     catch_up,
     mirror_path,
+    mirror_text,
     read_campaign,
     read_mirror,
-    write_mirror,
 )
 
 # The reading moved to ``verify``; these names stay importable from here (README, DESIGN).
 __all__ = [
-    "COUNTS", "SLICES", "PullResult", "Tally", "annotators", "export_tasks", "per_annotator_path",
-    "pull", "sidecar_path", "summary_rows", "verify", "write_campaign", "write_verified",
+    "COUNTS",
+    "SLICES",
+    "PullResult",
+    "Tally",
+    "annotators",
+    "companions",
+    "export_tasks",
+    "per_annotator_path",
+    "pull",
+    "sidecar_path",
+    "summary_rows",
+    "verified_files",
+    "verify",
+    "write_campaign",
 ]  # fmt: skip
 
 
@@ -64,10 +76,17 @@ def export_tasks(
     return list(found), tasks
 
 
-def write_verified(out: Path, result: PullResult) -> None:
-    """The gold file and ``<out>.verification.json``, each written atomically."""
-    write_gold(out, result.documents)
-    atomic_write_json(sidecar_path(out), result.sidecar())
+def verified_files(out: Path, result: PullResult) -> dict[Path, str]:
+    """The gold file and ``<out>.verification.json``, as written."""
+    return {
+        out: json_text([doc.to_json() for doc in result.documents]),
+        sidecar_path(out): json_text(result.sidecar()),
+    }
+
+
+def companions(out: Path) -> dict[str, Path]:
+    """The files a pull writes beside the gold ``out``, by what they are (outputs to check)."""
+    return {"sidecar": sidecar_path(out), "task mirror": mirror_path(out)}
 
 
 def sidecar_path(out: Path) -> Path:
@@ -96,11 +115,13 @@ def write_campaign(
         for email in annotators(campaign.of("primary") + campaign.of("double")):
             people[email] = verify_campaign(campaign, kb, annotator=email)
     anchor([d for r in (result, *people.values()) for d in r.documents], kb)
-    write_verified(out, result)
+    # One commit: a failure on any file (the mirror's folder unwritable) leaves all as they were.
+    files = verified_files(out, result)
     written = {email: per_annotator_path(out, email) for email in people}
     for email, person in people.items():
-        write_verified(written[email], person)
-    write_mirror(mirror_path(out), mirror)
+        files |= verified_files(written[email], person)
+    files[mirror_path(out)] = mirror_text(mirror)
+    atomic_write_together(files)
     return result, written
 
 

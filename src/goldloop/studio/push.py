@@ -20,6 +20,7 @@ from typing import Any
 
 from goldloop.errors import GoldloopError
 from goldloop.formats.gold import Document, Hit, read_gold
+from goldloop.formats.labelstudio.tasks import check_campaign_name
 from goldloop.kb import KB
 from goldloop.studio import project as projects
 from goldloop.studio.connection import Connection, call_once
@@ -109,6 +110,7 @@ def push(
     """Push ``documents`` (of ``roles``, all when None; no role is kept) into ``name`` and ``name-double``."""
     if b is not None and a is None:
         raise GoldloopError("a second annotator (B) needs a first (A)")
+    check_campaign_name(name)
     repeated = [doc_id for doc_id, n in Counter(d.doc_id for d in documents).items() if n > 1]
     if repeated:
         raise GoldloopError(

@@ -10,7 +10,6 @@ answer ``/health`` on the chosen port is an error.
 
 from __future__ import annotations
 
-import json
 import os
 import secrets
 import shutil
@@ -25,7 +24,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from goldloop.errors import GoldloopError, ServiceError, SettingError
+from goldloop.errors import GoldloopError, ServiceError, SettingError, mask_credentials
+from goldloop.files import jsonl
 from goldloop.files.atomic import atomic_write_json
 from goldloop.files.interrupts import deferred_interrupt
 from goldloop.settings import workdir
@@ -86,19 +86,24 @@ class Database:
 
     @classmethod
     def from_url(cls, url: str) -> Database:
-        parts = urlsplit(url.strip())
+        try:
+            parts = urlsplit(url.strip())
+        except ValueError as exc:  # an unbalanced "[" in the host
+            raise StudioServerError(f"database {mask_credentials(url)}: {exc}") from None
         if parts.scheme not in ("postgresql", "postgres"):
             raise StudioServerError(
-                f"database {cls._redact(url)}: only PostgreSQL is supported"
+                f"database {mask_credentials(url)}: only PostgreSQL is supported"
                 " (postgresql://user:password@host:port/name)"
             )
         name = unquote(parts.path.lstrip("/"))
         try:
             port = parts.port or 5432
         except ValueError as exc:
-            raise StudioServerError(f"database {cls._redact(url)}: {exc}") from None
+            raise StudioServerError(f"database {mask_credentials(url)}: {exc}") from None
         if not name or "/" in name:
-            raise StudioServerError(f"database {cls._redact(url)}: no database name in the path")
+            raise StudioServerError(
+                f"database {mask_credentials(url)}: no database name in the path"
+            )
         password = unquote(parts.password) if parts.password else os.environ.get("PGPASSWORD")
         return cls(
             name=name,
@@ -122,13 +127,6 @@ class Database:
     def url(self) -> str:
         """The URL without the password."""
         return f"postgresql://{self.user}@{self.host}:{self.port}/{self.name}"
-
-    @staticmethod
-    def _redact(url: str) -> str:
-        parts = urlsplit(url.strip())
-        if parts.password is None:
-            return url
-        return url.replace(f":{parts.password}@", ":***@", 1)
 
     def environment(self) -> dict[str, str]:
         """Label Studio's settings for this database."""
@@ -213,7 +211,7 @@ def credentials(home: Path | None = None) -> Credentials:
     """The data dir's user, generated on first use and kept in ``credentials.json``."""
     path = studio_home(home) / "credentials.json"
     if path.is_file():
-        return Credentials(**json.loads(path.read_text(encoding="utf-8")))
+        return Credentials(**jsonl.loads(path.read_text(encoding="utf-8")))
     # Label Studio applies the token only when it creates the user, and keeps it at most 40 chars.
     creds = Credentials(DEFAULT_USERNAME, secrets.token_urlsafe(12), secrets.token_hex(20))
     atomic_write_json(path, asdict(creds), private=True)
@@ -242,7 +240,7 @@ def health(url: str, timeout: float = 2.0) -> bool:
     """True when ``url/health`` answers ``{"status": "UP"}``."""
     try:
         with urllib.request.urlopen(f"{url}/health", timeout=timeout) as response:
-            return bool(json.loads(response.read()).get("status") == "UP")
+            return bool(jsonl.loads(response.read()).get("status") == "UP")
     except (OSError, ValueError):
         return False
 
@@ -251,7 +249,7 @@ def read_state(home: Path | None = None) -> ServerState | None:
     path = studio_home(home) / "server.json"
     if not path.is_file():
         return None
-    return ServerState(**json.loads(path.read_text(encoding="utf-8")))
+    return ServerState(**jsonl.loads(path.read_text(encoding="utf-8")))
 
 
 def status(home: Path | None = None) -> ServerState | None:

@@ -11,7 +11,9 @@ from __future__ import annotations
 import base64
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
+from goldloop.errors import SettingError
 from goldloop.studio import project as projects
 from goldloop.studio.connection import Connection, StudioError, call, call_delete, call_once
 
@@ -29,7 +31,17 @@ class Registered:
 
 
 def webhook_url(backend_url: str) -> str:
-    return backend_url.rstrip("/") + "/webhook"
+    """The backend's ``/webhook``; a backend URL that is not http(s) with a host is refused
+    (``setting`` ``url``) before anything is pulled or registered."""
+    try:
+        parts = urlsplit(backend_url.strip())
+        host = parts.hostname
+        parts.port  # noqa: B018 (a port out of range or not a number raises here)
+    except ValueError as exc:
+        raise SettingError("url", f"{backend_url!r}: {exc}") from None
+    if parts.scheme not in ("http", "https") or not host:
+        raise SettingError("url", f"{backend_url!r} is not an http(s) URL with a host")
+    return backend_url.strip().rstrip("/") + "/webhook"
 
 
 def basic_auth_header(user: str, password: str) -> dict[str, str]:

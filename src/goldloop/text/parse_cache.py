@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import multiprocessing
 import os
 import signal
@@ -45,6 +46,7 @@ from spacy.language import Language
 from spacy.tokens import Doc
 
 from goldloop.errors import GoldloopError
+from goldloop.files import jsonl
 from goldloop.files.sqlite_file import connect
 from goldloop.settings import workdir
 
@@ -76,23 +78,37 @@ def set_enabled(enabled: bool) -> None:
     _enabled = enabled
 
 
-def default_cache() -> ParseCache | None:
-    """The process's parse cache, or None when switched off (:func:`set_enabled`, the env)."""
+def default_path() -> Path | None:
+    """Where the process's parse cache is, or None when switched off (an output of every
+    command that parses: no output of a command may be this file)."""
     setting = os.environ.get(ENV_PATH, "")
     if not _enabled or setting.strip().lower() == OFF:
         return None
+    return Path(setting) if setting else workdir() / "parse-cache.sqlite"
+
+
+def default_cache() -> ParseCache | None:
+    """The process's parse cache, or None when switched off (:func:`set_enabled`, the env)."""
+    path = default_path()
+    if path is None:
+        return None
     raw_size = os.environ.get(ENV_SIZE_MB, str(DEFAULT_SIZE_MB))
-    path = Path(setting) if setting else workdir() / "parse-cache.sqlite"
     key = (str(path), raw_size)  # a call per parse: no path resolution here
     with _caches_lock:
         cache = _caches.get(key)
         if cache is None:
-            try:
-                max_bytes = int(float(raw_size) * 1024 * 1024)
-            except ValueError:
-                raise GoldloopError(f"{ENV_SIZE_MB}={raw_size!r}: expected a size in MB") from None
-            cache = _caches[key] = ParseCache(path, max_bytes=max_bytes)
+            cache = _caches[key] = ParseCache(path, max_bytes=_size_bytes(raw_size))
         return cache
+
+
+def _size_bytes(raw: str) -> int:
+    try:
+        size_mb = float(raw)
+    except ValueError:
+        size_mb = math.nan
+    if not math.isfinite(size_mb) or size_mb <= 0:
+        raise GoldloopError(f"{ENV_SIZE_MB}={raw!r}: expected a positive size in MB")
+    return int(size_mb * 1024 * 1024)
 
 
 def pipeline_id(nlp: Language) -> str:
@@ -140,7 +156,7 @@ def load_doc(vocab: Any, blob: bytes) -> Doc:
     """
     head_n, spans_n, body_n = struct.unpack_from("<III", blob)
     at = struct.calcsize("<III")
-    header = json.loads(blob[at : at + head_n])
+    header = jsonl.loads(blob[at : at + head_n])
     at += head_n
     spans = blob[at : at + spans_n]
     at += spans_n
@@ -423,6 +439,17 @@ def parse_cached(
             workers.close()
 
 
+def _load_stored(cache: ParseCache, nlp: Language, blob: bytes) -> Doc:
+    try:
+        return load_doc(nlp.vocab, blob)
+    except (struct.error, zlib.error, ValueError, KeyError, IndexError, TypeError) as exc:
+        # Only a damaged file (or another program's writes) holds an entry dump_doc did not make.
+        raise GoldloopError(
+            f"{cache.path}: a damaged entry in the parse cache ({type(exc).__name__}): delete "
+            "the file, or switch the cache off"
+        ) from None
+
+
 def _serve_window(
     cache: ParseCache,
     pipeline: str,
@@ -437,7 +464,7 @@ def _serve_window(
     try:
         for _, key, found in window:
             if found is not None:
-                yield load_doc(nlp.vocab, found)
+                yield _load_stored(cache, nlp, found)
                 continue
             item = next(parsed)
             if isinstance(item, bytes):

@@ -14,6 +14,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from goldloop.errors import SettingError
+from goldloop.files import jsonl
 from goldloop.formats.labelstudio.errors import StudioError
 
 Task = dict[str, Any]
@@ -37,7 +39,7 @@ def is_label_studio_export(data: Any) -> bool:
 def read_export(path: Path) -> list[Task] | None:
     """The tasks when ``path`` is a Label Studio JSON export, else None (read it as gold)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8-sig"))
+        data = jsonl.loads(path.read_text(encoding="utf-8-sig"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError):
         return None  # read_gold reports what is wrong with the file
     return data if is_label_studio_export(data) else None
@@ -193,6 +195,25 @@ def check_campaign(name: str, found: Collection[str], where: str = "") -> None:
         raise StudioError(
             f"{where}no Label Studio project titled {name!r} or {double_name(name)!r}"
         )
+
+
+# Label Studio 1.23 refuses a project title outside this range (PROJECT_TITLE_MIN/MAX_LEN).
+TITLE_LENGTHS = (3, 50)
+
+
+def check_campaign_name(name: str) -> None:
+    """Refuse (``setting`` ``project``) a campaign name any of whose titles Label Studio would
+    refuse, before a command creates the first of its projects."""
+    low, high = TITLE_LENGTHS
+    for title in campaign_titles(name).values():
+        if not low <= len(title) <= high:
+            longest = high - max(len(DOUBLE_SUFFIX), len(CURATE_SUFFIX))
+            raise SettingError(
+                "project",
+                f"{name!r} ({len(name)} characters) gives the project title {title!r} "
+                f"({len(title)}); Label Studio takes {low} to {high} characters, so a campaign "
+                f"name has {low} to {longest}",
+            )
 
 
 @dataclass
