@@ -35,22 +35,26 @@ def test_demo_pushes_the_sample_and_the_check_sees_a_missing_task(
     commands = [c.split()[1] for c in next_commands(run)]
     assert commands == ["studio", "status", "curate", "pull", "effort", "score", "studio"]
     # The printed commands, run as printed before anyone annotated, from an empty folder: every
-    # report lands beside the demo's files, and the charts say nothing was annotated yet.
+    # report lands beside the demo's files, and the charts say nothing was annotated yet; score
+    # refuses a gold without documents (exit 2) and says why in the same words.
     cwd = tmp_path / "cwd"
     cwd.mkdir()
     monkeypatch.chdir(cwd)
     env = {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token}
     printed = {c.split()[1]: shlex.split(c.partition("#")[0])[1:] for c in next_commands(run)[1:]}
-    for name in ("status", "pull", "effort", "score"):
+    for name in ("status", "pull", "effort"):
         result = run_goldloop(printed[name], env)
         assert result.returncode == 0, (name, result.stderr)
-        if name in ("effort", "score"):
+        if name == "effort":
             assert "nothing annotated yet" in result.out, name
             assert "UserWarning" not in result.stderr
+    result = run_goldloop(printed["score"], env)
+    assert result.returncode == 2 and "nothing annotated yet" in result.err, result.stderr
+    assert len(result.stderr.splitlines()) == 1
     assert list(cwd.iterdir()) == []
     demo = tmp_path / "demo"
     written = {p.relative_to(demo).as_posix() for p in demo.rglob("*") if p.is_file()}
     assert {
         f"{PROJECT}.status.json", f"{PROJECT}.effort.json", f"{PROJECT}.effort.png",
-        "gold.verified.json", "score-report/score_results.png",
+        "gold.verified.json",
     } <= written  # fmt: skip

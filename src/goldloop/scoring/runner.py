@@ -19,6 +19,7 @@ from goldloop.scoring.inputs import (
     read_predictions,
 )
 from goldloop.scoring.regimes import score_system
+from goldloop.scoring.report import NOTHING_ANNOTATED
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,9 @@ def read_scored_gold(gold_path: Path, kb: KB | None) -> list[Document]:
     would be 0/0: a report of nothing is no report)."""
     documents = read_gold_documents(gold_path, kb)
     if not documents:
-        raise GoldloopError(f"{gold_path}: the gold holds no documents to score against")
+        raise GoldloopError(
+            f"{gold_path}: the gold holds no documents to score against ({NOTHING_ANNOTATED})"
+        )
     return documents
 
 
