@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from goldloop.formats.gold import Document
-from goldloop.precision.judge import CLOSE, OPEN
+from goldloop.llm.tasks.judge import CLOSE, OPEN
 from goldloop.precision.mentions import JudgedMention, Label, PrecisionError
 from goldloop.scoring.ppi import Estimate, is_calibrated, prediction_powered
 
