@@ -15,9 +15,11 @@ The KB decides first: the relations :meth:`goldloop.kb.KB.lookup` finds for the 
 lexical detector (:func:`goldloop.text.nlp.detect_mentions`) finds over the span. One relation and
 direction is an exact KB match; none or several go to the configured LLM with a short prompt
 about the sentence alone (:class:`goldloop.llm.tasks.suggest.SuggestTask`, run by
-:func:`goldloop.llm.tasks.task.run_task`, so the answer is cached like every other). Without an LLM the KB alone can name only what the lexical pre-annotation already marks
-(the detector finds every KB label it can read), so a key is what makes suggestions useful. The other occurrences of the same surface that no region covers yet get their own
-suggestion. Scores and ``meta.text`` say where each suggestion came from.
+:func:`goldloop.llm.tasks.task.run_task`, so the answer is cached like every other). Without an
+LLM the KB alone can name only what the lexical pre-annotation already marks (the detector finds
+every KB label it can read), so a key is what makes suggestions useful. The other occurrences of
+the same surface that no region covers yet get their own suggestion. Scores and ``meta.text`` say
+where each suggestion came from.
 """
 
 from __future__ import annotations

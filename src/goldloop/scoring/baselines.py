@@ -22,8 +22,8 @@ from goldloop.errors import GoldloopError
 from goldloop.formats.gold import Document
 from goldloop.kb import KB
 from goldloop.llm.answer import FAILED, OK, REJECTED
-from goldloop.llm.tasks.linking import LinkingTask, Span, marked
-from goldloop.llm.tasks.task import TaskReport, run_task
+from goldloop.llm.tasks.linking import MAX_TOKENS, LinkingTask, Span, marked
+from goldloop.llm.tasks.task import TaskReport, TaskResult, run_task
 from goldloop.scoring.inputs import SystemPredictions, rows_to_predictions
 from goldloop.scoring.regimes import score_system
 
@@ -148,7 +148,7 @@ def llm_baseline(
     documents: Sequence[Document],
     kb: KB,
     provider: Provider,
-    max_tokens: int = 64,
+    max_tokens: int = MAX_TOKENS,
     progress: Progress | None = None,
     concurrency: int = 8,
 ) -> BaselineRun:
@@ -166,8 +166,7 @@ def llm_baseline(
         concurrency=concurrency,
         on_result=lambda _, __: step(),
     )
-    # The report keeps its own spellings of the outcomes: ``answered`` for ``ok``, the reason
-    # (``none``, ``unknown_label``) for ``rejected``; counted in arrival order as always.
+    # Counted span by span in input order, as the report always was (its keys keep that order).
     outcomes: Counter[str] = Counter()
     rows: list[dict[str, Any]] = []
     failed: list[dict[str, Any]] = []
@@ -177,8 +176,7 @@ def llm_baseline(
             failed.append({**span, "error": result.detail})
         else:
             outcomes["cached" if result.cached else "called"] += 1
-        spelled = {OK: "answered", REJECTED: result.detail}.get(result.outcome, result.outcome)
-        outcomes[spelled or result.outcome] += 1
+        outcomes[_spelled(result)] += 1
         rows.append({**span, "entity_id_predicted": result.value})
     predictions = rows_to_predictions("llm", None, "llm", rows, documents)
     report = {
@@ -189,6 +187,16 @@ def llm_baseline(
         "failed": failed,
     }
     return BaselineRun(predictions, time.perf_counter() - started, report)
+
+
+def _spelled(result: TaskResult[str]) -> str:
+    """The report's own spelling of an outcome: ``answered`` for ``ok``, the reason (``none``,
+    ``unknown_label``) for ``rejected``, the others as they are."""
+    if result.outcome == OK:
+        return "answered"
+    if result.outcome == REJECTED and result.detail:
+        return result.detail
+    return result.outcome
 
 
 def run_baselines(

@@ -32,10 +32,9 @@ T = TypeVar("T")
 class Rejected(Exception):
     """The answer parsed, but names nothing the task can use; ``reason`` says what."""
 
-    def __init__(self, reason: str, value: Any = None) -> None:
+    def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
-        self.value = value
 
 
 class LLMTask(Protocol[ItemT, ValueT]):
@@ -55,7 +54,7 @@ class LLMTask(Protocol[ItemT, ValueT]):
 
 @dataclass(frozen=True)
 class TaskResult(Generic[V]):
-    """What came of one answer: its outcome, the value read (``ok``), why not (``detail``:
+    """What came of one answer: its outcome, the value read (``ok`` only), why not (``detail``:
     the rejection reason, the parse error, the request's error) and the answer itself."""
 
     outcome: Outcome
@@ -83,7 +82,7 @@ def outcome_of(task: LLMTask[Any, V], answer: Answer | None) -> TaskResult[V]:
     except Unparsable as exc:
         return TaskResult(UNPARSABLE, detail=str(exc), answer=answer)
     except Rejected as exc:
-        return TaskResult(REJECTED, exc.value, exc.reason, answer)
+        return TaskResult(REJECTED, detail=exc.reason, answer=answer)
     return TaskResult(OK, value, answer=answer)
 
 
