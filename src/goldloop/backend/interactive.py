@@ -24,6 +24,7 @@ where each suggestion came from.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -34,7 +35,7 @@ from goldloop.kb import KB
 from goldloop.llm.answer import OK
 from goldloop.llm.base import Provider
 from goldloop.llm.tasks.suggest import Phrase, SuggestTask
-from goldloop.llm.tasks.task import run_task
+from goldloop.llm.tasks.task import TaskReport, run_task
 from goldloop.studio import label_config as lc
 from goldloop.studio.review import hit_regions, region_id
 from goldloop.text.nlp import detect_mentions, parse_many, sentence_of
@@ -45,6 +46,8 @@ if TYPE_CHECKING:
     from spacy.tokens import Doc
 
     from goldloop.backend.protocol import Task
+
+log = logging.getLogger("goldloop.backend")
 
 KB_SCORE = 1.0
 LLM_SCORE = 0.5
@@ -160,6 +163,11 @@ class Suggester:
         assert self.provider is not None
         phrases = [phrase(doc, a, b) for a, b in spans]
         results = run_task(self.provider, self.task, phrases)
+        report = TaskReport.of(self.task.name, results)
+        if report.outcomes[OK] < len(results):
+            # Counts only: an annotator sees no suggestion, the operator sees why.
+            outcomes = ", ".join(f"{n} {o}" for o, n in sorted(report.outcomes.items()))
+            log.info("suggestions from %s: %s", self.provider.tag, outcomes)
         found = []
         for (a, b), result in zip(spans, results, strict=True):
             if result.outcome == OK and result.value is not None:
