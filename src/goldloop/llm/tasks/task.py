@@ -95,7 +95,7 @@ def cache_check(task: LLMTask[Any, Any]) -> Callable[[str], bool]:
         except Unparsable:
             return False
         except Rejected:
-            return True
+            pass  # parsed: the same question would get the same refusal
         return True
 
     return check
