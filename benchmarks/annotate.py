@@ -36,9 +36,10 @@ from tests.fakes.llm_server import FakeLLMServer
 from goldloop.formats.gold import Document
 from goldloop.kb import load_kb
 from goldloop.llm import RetryPolicy, SQLiteCache, make_provider
-from goldloop.llm.annotate import annotate_documents, annotation_request
+from goldloop.llm.annotate import annotate_documents
 from goldloop.llm.decode import check_candidates, read_candidates
-from goldloop.llm.prompt import parse_mentions, system_prompt
+from goldloop.llm.prompt import parse_mentions
+from goldloop.llm.tasks.preannotate import PreannotationTask
 from goldloop.text import parse_cache
 from goldloop.text.nlp import load_nlp
 
@@ -158,8 +159,8 @@ def main() -> None:
     kb = load_kb()
     nlp = load_nlp()
     documents, answers = make_documents(args.docs)
-    system = system_prompt(kb)
-    requests = [annotation_request(d, kb, 16000, system) for d in documents]
+    task = PreannotationTask(kb)
+    requests = [task.request(d.text) for d in documents]
     nlp("warm up the pipeline.")
     parse_s = timed(lambda: list(nlp.pipe(d.text for d in documents)))  # as annotate
 

@@ -33,12 +33,11 @@ from goldloop.llm import (
     SQLiteCache,
     make_provider,
 )
-from goldloop.llm.annotate import annotation_request
 from goldloop.llm.batch import BatchPolicy, collect_batch
-from goldloop.llm.decode import parsable
 from goldloop.llm.pricing import load_prices, usage_cost
-from goldloop.llm.prompt import system_prompt
 from goldloop.llm.runner import Answer, run_requests
+from goldloop.llm.tasks.preannotate import PreannotationTask
+from goldloop.llm.tasks.task import cache_check
 from goldloop.llm.usage import add_usage
 
 FORMATS = (("openai", "chat"), ("openai", "responses"), ("anthropic", None), ("gemini", None))
@@ -54,6 +53,7 @@ def run(
     name: str, api: str | None, mode: str, requests: list[LLMRequest], answers: dict[str, str]
 ) -> tuple[float, list[dict[str, int]]]:
     """CPU seconds of this process and each request's usage, online or in batch mode."""
+    parsable = cache_check(PreannotationTask(load_kb()))
     with (
         fake_server_process(answers, 0.0, batch_polls=2) as url,
         tempfile.TemporaryDirectory() as tmp,
@@ -95,8 +95,9 @@ def main() -> None:
         os.environ[variable] = "benchmark-key"
     kb = load_kb()
     documents, answers = make_documents(args.docs)
-    system = system_prompt(kb)
-    requests = [annotation_request(d, kb, 16000, system) for d in documents]
+    task = PreannotationTask(kb)
+    requests = [task.request(d.text) for d in documents]
+    system = task.system
     prices = load_prices()
     print(
         f"{args.docs} documents, KB catalog of {len(system):,} characters; "

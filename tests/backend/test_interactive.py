@@ -270,12 +270,15 @@ def test_an_llm_label_outside_the_kb_suggests_nothing(
 
 
 def test_an_unparsable_llm_answer_is_not_cached_and_is_asked_again(
-    kb: KB, nlp: Any, llm_server: FakeLLMServer, tmp_path: Path
+    kb: KB, nlp: Any, llm_server: FakeLLMServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     llm_server.answer = lambda _: "upregulates, forward"  # not JSON
     predictor = Predictor.from_settings(llm_settings(llm_server, tmp_path / "cache.sqlite"))
     task, context = Task(id=1, data={"text": TEXT}), drawn(TEXT, "boosts")
-    assert predictor.suggester.suggest(task, context) == []
+    with caplog.at_level("INFO", logger="goldloop.backend"):
+        assert predictor.suggester.suggest(task, context) == []
+    tag = predictor.suggester.provider.tag if predictor.suggester.provider else None
+    assert f"suggestions from {tag}: {llm_server.request_count} unparsable" in caplog.text
     asked = llm_server.request_count
     llm_server.answer = answer_boosts
     assert predictor.suggester.suggest(task, context) != []

@@ -11,7 +11,6 @@ from goldloop.llm.answer import (
     Unparsable,
     json_object,
     parse_json_answer,
-    usable,
 )
 
 VALUE = {"verdict": "supported", "reason": "ok"}
@@ -65,13 +64,6 @@ def test_the_reason_names_the_decoders_error_inside_the_fence() -> None:
 def test_json_object_wants_an_object(answer: str) -> None:
     with pytest.raises(Unparsable, match="expected a JSON object"):
         json_object(answer)
-
-
-def test_usable_refuses_what_the_reader_finds_unparsable() -> None:
-    check = usable(json_object)
-    assert check('{"label": "x"}') and check('```json\n{"label": "x"}\n```')
-    assert not check("[1]") and not check("no")
-    assert usable(parse_json_answer)("[1]")
 
 
 def test_the_outcome_vocabulary() -> None:

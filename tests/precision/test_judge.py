@@ -11,7 +11,9 @@ import pytest
 from goldloop.formats.documents import read_documents
 from goldloop.kb import KB
 from goldloop.llm import SQLiteCache
-from goldloop.precision.judge import FAILED, judge_mentions, judge_request, parse_verdict
+from goldloop.llm.answer import FAILED
+from goldloop.llm.tasks.judge import JudgeTask
+from goldloop.precision.judge import claim_of, judge_mentions
 from goldloop.precision.mentions import read_verdicts, system_mentions
 from goldloop.scoring.inputs import read_predictions
 from tests.conftest import Cli
@@ -160,7 +162,7 @@ def test_an_unparsable_verdict_is_not_cached_and_a_rerun_asks_again(
     assert llm_server.request_count == 4
 
 
-def test_judge_request_marks_the_mention_and_states_the_claim(
+def test_the_claim_of_a_mention_marks_it_and_states_its_relation(
     study: tuple[Path, Path], kb: KB
 ) -> None:
     system, documents = study
@@ -172,7 +174,7 @@ def test_judge_request_marks_the_mention_and_states_the_claim(
         "inverse",
         "activates",
     )
-    request = judge_request(converse, docs[0].text, kb)
+    request = JudgeTask().request(claim_of(converse, docs[0].text, kb))
     assert "C is ⟦activated by⟧ D." in request.user
     assert 'Relation: "activates"' in request.user
     assert "as the converse" in request.user
@@ -181,19 +183,6 @@ def test_judge_request_marks_the_mention_and_states_the_claim(
         "contradicted",
         "not_found",
     ]
-
-
-@pytest.mark.parametrize(
-    ("answer", "expected"),
-    [
-        ('{"verdict": "not_found", "reason": "no relation"}', ("not_found", "no relation")),
-        ('```json\n{"verdict": "supported", "reason": "ok"}```', ("supported", "ok")),
-        ('{"verdict": "maybe"}', ("unchecked", "unknown verdict 'maybe'")),
-        ("I think so", ("unchecked", "unparsable")),
-    ],
-)
-def test_parse_verdict(answer: str, expected: tuple[str, str]) -> None:
-    assert parse_verdict(answer) == expected
 
 
 def test_judge_sample_report_cli(

@@ -10,7 +10,7 @@ import pytest
 
 from goldloop.formats.gold import read_gold
 from goldloop.kb import KB
-from goldloop.scoring.baselines import linking_request, run_baselines
+from goldloop.scoring.baselines import run_baselines
 from tests.conftest import Cli
 from tests.fakes.llm_server import FakeLLMServer, FakeRequest, Reply
 
@@ -93,14 +93,6 @@ def test_an_unparsable_answer_is_not_cached_and_a_rerun_asks_again(
     }
     (third,) = run_baselines(documents, ["llm"], kb, provider=linker)
     assert third["baseline"]["outcomes"]["cached"] == 4 and llm_server.request_count == 6
-
-
-def test_linking_request_marks_the_span_and_constrains_the_answer(kb: KB) -> None:
-    labels = [r.label for r in kb]
-    _, user, schema = linking_request("A inhibits B.", 2, 10, labels)
-    assert "A [[inhibits]] B." in user
-    assert schema["properties"]["label"]["enum"][-1] == "NONE"
-    assert len(schema["properties"]["label"]["enum"]) == len(kb) + 1
 
 
 def test_baselines_command_with_the_llm(

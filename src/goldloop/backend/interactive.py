@@ -14,25 +14,28 @@ left without them breaks the next one drawn on the page (see the browser test's 
 The KB decides first: the relations :meth:`goldloop.kb.KB.lookup` finds for the surface and the
 lexical detector (:func:`goldloop.text.nlp.detect_mentions`) finds over the span. One relation and
 direction is an exact KB match; none or several go to the configured LLM with a short prompt
-about the sentence alone (through :mod:`goldloop.llm.runner`, so the answer is cached like every
-other). Without an LLM the KB alone can name only what the lexical pre-annotation already marks
-(the detector finds every KB label it can read), so a key is what makes suggestions useful. The other occurrences of the same surface that no region covers yet get their own
-suggestion. Scores and ``meta.text`` say where each suggestion came from.
+about the sentence alone (:class:`goldloop.llm.tasks.suggest.SuggestTask`, run by
+:func:`goldloop.llm.tasks.task.run_task`, so the answer is cached like every other). Without an
+LLM the KB alone can name only what the lexical pre-annotation already marks (the detector finds
+every KB label it can read), so a key is what makes suggestions useful. The other occurrences of
+the same surface that no region covers yet get their own suggestion. Scores and ``meta.text`` say
+where each suggestion came from.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from goldloop.formats.gold import Hit
 from goldloop.formats.labelstudio.offsets import OffsetError, from_label_studio
-from goldloop.kb import DIRECTIONS, KB
-from goldloop.llm.answer import Unparsable, json_object, usable
-from goldloop.llm.base import LLMRequest, Provider
-from goldloop.llm.prompt import relation_line
-from goldloop.llm.runner import run_requests
+from goldloop.kb import KB
+from goldloop.llm.answer import OK
+from goldloop.llm.base import Provider
+from goldloop.llm.tasks.suggest import Phrase, SuggestTask
+from goldloop.llm.tasks.task import TaskReport, run_task
 from goldloop.studio import label_config as lc
 from goldloop.studio.review import hit_regions, region_id
 from goldloop.text.nlp import detect_mentions, parse_many, sentence_of
@@ -44,31 +47,10 @@ if TYPE_CHECKING:
 
     from goldloop.backend.protocol import Task
 
+log = logging.getLogger("goldloop.backend")
+
 KB_SCORE = 1.0
 LLM_SCORE = 0.5
-SUGGESTION_MAX_TOKENS = 400
-
-SUGGESTION_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "label": {"type": "string"},
-        "direction": {"type": "string", "enum": list(DIRECTIONS)},
-    },
-    "required": ["label", "direction"],
-    "additionalProperties": False,
-}
-
-_INSTRUCTIONS = """\
-An annotator marked a phrase of one sentence from a scientific abstract as a relation mention.
-Name the relation of the list below that the phrase states, and its direction: "forward" when the
-sentence states it in the label's own order ("A inhibits B"), "inverse" when it states the converse
-("B is inhibited by A"), "symmetric" for relations marked symmetric (only them), "na" when the
-sentence does not settle it.
-
-Answer with JSON only: {"label": "<a label exactly as written in the list>", "direction": "..."}.
-
-Relations (label: definition):
-"""
 
 
 @dataclass(frozen=True)
@@ -127,9 +109,7 @@ class Suggester:
         self.kb = kb
         self.nlp = nlp
         self.provider = provider
-        self._system = _INSTRUCTIONS + "\n".join(
-            relation_line(r, kb) for r in kb.canonical_relations()
-        )
+        self.task = SuggestTask(kb)
 
     def suggest(self, task: Task, context: object) -> list[dict[str, Any]]:
         """The result items for the drawn region (its id kept) and the uncovered occurrences of
@@ -181,44 +161,19 @@ class Suggester:
 
     def _ask(self, doc: Doc, spans: list[tuple[int, int]]) -> list[Suggestion]:
         assert self.provider is not None
-        requests = [self.request(doc, a, b) for a, b in spans]
-        answers = run_requests(self.provider, requests, usable=usable(json_object))
+        phrases = [phrase(doc, a, b) for a, b in spans]
+        results = run_task(self.provider, self.task, phrases)
+        report = TaskReport.of(self.task.name, results)
+        if report.outcomes[OK] < len(results):
+            # Counts only: an annotator sees no suggestion, the operator sees why.
+            outcomes = ", ".join(f"{n} {o}" for o, n in sorted(report.outcomes.items()))
+            log.info("suggestions from %s: %s", self.provider.tag, outcomes)
         found = []
-        for (a, b), answer in zip(spans, answers, strict=True):
-            text = getattr(answer, "text", None)
-            picked = self._read(text) if isinstance(text, str) else None
-            if picked is not None:
-                found.append(Suggestion(a, b, picked[0], picked[1], self.provider.tag))
+        for (a, b), result in zip(spans, results, strict=True):
+            if result.outcome == OK and result.value is not None:
+                entity_id, direction = result.value
+                found.append(Suggestion(a, b, entity_id, direction, self.provider.tag))
         return found
-
-    def request(self, doc: Doc, a: int, b: int) -> LLMRequest:
-        """The short prompt: the sentence holding ``[a, b)`` and the phrase (with which
-        occurrence in the sentence, when it repeats)."""
-        sent = sentence_of(doc, a, b)
-        surface = doc.text[a:b]
-        before = [s for s, _ in find_occurrences(sent.text, surface) if sent.start_char + s < a]
-        user = f"Sentence: {sent.text}\nPhrase: {surface}"
-        if len(list(find_occurrences(sent.text, surface))) > 1:
-            user += f" (occurrence {len(before) + 1} in the sentence)"
-        return LLMRequest(self._system, user, SUGGESTION_SCHEMA, SUGGESTION_MAX_TOKENS)
-
-    def _read(self, answer: str) -> tuple[str, str | None] | None:
-        try:
-            data = json_object(answer)
-        except Unparsable:
-            return None
-        if not isinstance(data.get("label"), str):
-            return None
-        direction = data.get("direction")
-        direction = direction if isinstance(direction, str) and direction in DIRECTIONS else None
-        folded = self.kb.decode_label(data["label"], direction)
-        if folded is None:
-            return None
-        if folded.direction is not None and not self.kb.direction_allowed(
-            folded.entity_id, folded.direction
-        ):
-            return folded.entity_id, None
-        return folded.entity_id, folded.direction
 
     def region_items(
         self, text: str, suggestion: Suggestion, rid: str | None = None
@@ -241,6 +196,16 @@ class Suggester:
             value = item["value"]
             value["globalOffsets"] = {"start": value["start"], "end": value["end"]}
         return items
+
+
+def phrase(doc: Doc, a: int, b: int) -> Phrase:
+    """What the LLM is shown of ``[a, b)``: its sentence alone, the phrase, and which occurrence
+    in the sentence when it repeats."""
+    sent = sentence_of(doc, a, b)
+    surface = doc.text[a:b]
+    occurrences = list(find_occurrences(sent.text, surface))
+    before = [s for s, _ in occurrences if sent.start_char + s < a]
+    return Phrase(sent.text, surface, len(before) + 1 if len(occurrences) > 1 else None)
 
 
 def _region_ids(context: object) -> set[str]:

@@ -26,7 +26,8 @@ from goldloop.files.atomic import atomic_write_files, atomic_write_json
 from goldloop.files.jsonl import write_jsonl
 from goldloop.formats.documents import input_files, read_documents
 from goldloop.llm import choose_annotator, make_llm
-from goldloop.precision.judge import FAILED, judge_mentions
+from goldloop.llm.answer import FAILED
+from goldloop.precision.judge import judge_mentions
 from goldloop.precision.mentions import (
     read_labels,
     read_verdicts,

@@ -30,15 +30,15 @@ from goldloop.llm.decode import (
     DocumentResult,
     decode_lexical,
     finish_answer,
-    parsable,
     read_answer,
 )
 from goldloop.llm.decoded_store import DecodedStore
 from goldloop.llm.estimate import CostEstimate, estimate_cost
 from goldloop.llm.factory import AnnotatorSpec
 from goldloop.llm.pricing import PriceTable, load_prices, usage_cost
-from goldloop.llm.prompt import OUTPUT_SCHEMA, system_prompt, user_prompt
 from goldloop.llm.runner import DEFAULT_CONCURRENCY, Answer, stream_requests
+from goldloop.llm.tasks.preannotate import DEFAULT_MAX_TOKENS, PreannotationTask
+from goldloop.llm.tasks.task import cache_check
 from goldloop.llm.usage import add_usage
 from goldloop.text.lexical import LexicalAnnotator
 from goldloop.text.nlp import load_nlp, parse_many
@@ -49,8 +49,6 @@ if TYPE_CHECKING:
 
 Annotator = Provider | LexicalAnnotator
 
-DEFAULT_MAX_TOKENS = 16000
-
 
 @dataclass
 class AnnotationRun:
@@ -58,15 +56,6 @@ class AnnotationRun:
 
     documents: list[Document]
     report: dict[str, Any]
-
-
-def annotation_request(
-    document: Document, kb: KB, max_tokens: int, system: str | None = None
-) -> LLMRequest:
-    """The request for one document (pass ``system`` to build the KB prompt only once)."""
-    return LLMRequest(
-        system or system_prompt(kb), user_prompt(document.text), OUTPUT_SCHEMA, max_tokens
-    )
 
 
 def annotate_documents(
@@ -184,11 +173,11 @@ def _annotate_with_llm(
     parse, the one the sampler and pull read too: one parse per text serves the whole loop.
     An answer decoded before (the same text and answer text) is read from the parse cache
     (:mod:`goldloop.llm.decoded_store`) instead."""
-    system = system_prompt(kb)
-    requests = [annotation_request(d, kb, max_tokens, system) for d in documents]
+    task = PreannotationTask(kb, max_tokens)
+    requests = [task.request(d.text) for d in documents]
     results: list[DocumentResult | None] = [None] * len(documents)
     store = DecodedStore.open(nlp, "llm", provider.tag, kb, verbal_only)
-    for batch in _answers(provider, requests, system, concurrency, batch_mode):
+    for batch in _answers(provider, task, requests, concurrency, batch_mode):
         # Only a complete answer can decode to a document; the rest are decided each time.
         responses = {i: a for i, a in batch if isinstance(a, LLMResponse) and not a.truncated}
         keys = (
@@ -226,21 +215,23 @@ def _annotate_with_llm(
 
 def _answers(
     provider: Provider,
+    task: PreannotationTask,
     requests: list[LLMRequest],
-    system: str,
     concurrency: int,
     batch_mode: BatchMode | None,
 ) -> Iterator[list[tuple[int, Answer]]]:
-    """The answers, online or through the batch API, as they arrive."""
+    """The answers, online or through the batch API, as they arrive; raw, not outcomes: a
+    decoded answer stored beside the parse is served without reading it again."""
     if batch_mode is not None:
         yield from collect_batch(
             provider, requests, state_path=batch_mode.state_path, policy=batch_mode.policy,
-            usable=parsable, on_progress=batch_mode.on_progress,
+            usable=cache_check(task), on_progress=batch_mode.on_progress,
         )  # fmt: skip
         return
     yield from stream_requests(
-        provider, requests, concurrency=concurrency, usable=parsable, shared_system=system
-    )
+        provider, requests, concurrency=concurrency, usable=cache_check(task),
+        shared_system=task.system,
+    )  # fmt: skip
 
 
 def run_cost_report(
@@ -342,10 +333,10 @@ def dry_run(
         math.isfinite(input_price_per_mtok) and input_price_per_mtok >= 0
     ):
         raise SettingError("input_price", f"{input_price_per_mtok!r} is not a price (USD ≥ 0)")
-    system = system_prompt(kb)
+    task = PreannotationTask(kb, max_tokens)
     pending = [
         request
-        for request in (annotation_request(d, kb, max_tokens, system) for d in documents)
+        for request in (task.request(d.text) for d in documents)
         if cache is None or cache.get(spec.key(request)) is None
     ]
     table = prices or load_prices()

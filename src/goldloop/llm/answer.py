@@ -1,12 +1,12 @@
 """Reading an LLM's answer: the one JSON-answer parser, and the outcomes every LLM task shares.
 
-Every task asks for JSON (pre-annotation, the precision judge, the llm linking baseline,
-interactive suggestions) and reads the answer with :func:`parse_json_answer`: surrounding
-whitespace and a Markdown code fence (three backticks, with or without ``json``; the closing one
-optional) are stripped, the rest must be one JSON value, else :class:`Unparsable` says why. A task's own reader
-raises :class:`Unparsable` too when the value does not have the shape it asked for, and
-:func:`usable` turns that reader into the runner's ``usable=`` check, so an answer the task cannot
-parse is never cached and a re-run asks again.
+Every task (:mod:`goldloop.llm.tasks`) asks for JSON and reads the answer with
+:func:`parse_json_answer`: surrounding whitespace and a Markdown code fence (three backticks, with
+or without ``json``; the closing one optional) are stripped, the rest must be one JSON value, else
+:class:`Unparsable` says why. A task's own reader raises :class:`Unparsable` too when the value
+does not have the shape it asked for; :func:`goldloop.llm.tasks.task.cache_check` turns that reader
+into the runner's ``usable=`` check, so an answer the task cannot parse is never cached and a
+re-run asks again.
 
 Outcomes, one vocabulary (:data:`Outcome`): ``ok``, ``rejected`` (parsed, but not something the
 task can use: an unknown label or verdict), ``truncated`` (cut off at the token limit),
@@ -19,7 +19,6 @@ baseline's ``answered``, ``none`` and ``unknown_label``, the judge's verdicts an
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any, Final, Literal
 
 from goldloop.files import jsonl
@@ -58,17 +57,3 @@ def json_object(text: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise Unparsable(f"expected a JSON object, got {type(value).__name__}")
     return value
-
-
-def usable(read: Callable[[str], object]) -> Callable[[str], bool]:
-    """The runner's ``usable=`` check for a task reading answers with ``read``: an answer that
-    ``read`` finds unparsable is not cached (a re-ask may do better)."""
-
-    def check(text: str) -> bool:
-        try:
-            read(text)
-        except Unparsable:
-            return False
-        return True
-
-    return check

@@ -3,7 +3,9 @@
 Follows the design's LLM contract: offsets resolved from surface + occurrence, labels folded over
 the whole KB, nested spans dropped, then ``non_verbal`` and ``surface_anchored`` from the parse.
 The work is split at the cache line: :func:`read_answer` needs no spaCy (stop reason, parsing,
-resolution, folding), :func:`finish_answer` runs the checks on the parse. A truncated, unparsable
+resolution, folding; the answer's outcome is
+:class:`~goldloop.llm.tasks.preannotate.PreannotationTask`'s), :func:`finish_answer` runs the
+checks on the parse. A truncated, unparsable
 or failed answer is a document failure, never a document without mentions.
 
 Rejection reasons per item: ``malformed_item`` (not an object, or no usable surface),
@@ -19,9 +21,10 @@ from typing import TYPE_CHECKING, Any
 
 from goldloop.formats.gold import Document, Hit
 from goldloop.kb import DIRECTIONS, KB, Folded, Relation
-from goldloop.llm.answer import FAILED, TRUNCATED, UNPARSABLE, Unparsable, usable
+from goldloop.llm.answer import FAILED, TRUNCATED, UNPARSABLE
 from goldloop.llm.base import LLMError, LLMResponse
-from goldloop.llm.prompt import parse_mentions
+from goldloop.llm.tasks.preannotate import PreannotationTask
+from goldloop.llm.tasks.task import outcome_of
 from goldloop.text.nlp import is_verb_predicate_label, span_has_verb, surface_anchored
 from goldloop.text.resolve import ResolutionError, find_occurrences, resolve_occurrence
 
@@ -62,10 +65,6 @@ class DocumentResult:
     cached: bool = False
 
 
-# Whether an answer holds a list of mentions; one that does not is not cached.
-parsable = usable(parse_mentions)
-
-
 @dataclass
 class ReadAnswer:
     """The pre-cache half of decoding: a failure, or the items with their candidates."""
@@ -80,20 +79,25 @@ def read_answer(
     document: Document, answer: LLMResponse | LLMError | None, kb: KB, max_tokens: int | None = None
 ) -> ReadAnswer:
     """Check the stop reason, parse the answer, resolve and fold its items (no spaCy needed)."""
-    if isinstance(answer, LLMError) or answer is None:
-        return ReadAnswer(_failed(document, FAILED, str(answer) if answer else "no answer"))
+    # Reading needs no prompt: the task's token limit does not matter here.
+    outcome = outcome_of(PreannotationTask(kb), answer)
+    if not isinstance(answer, LLMResponse):
+        return ReadAnswer(_failed(document, FAILED, outcome.detail or ""))
     result = DocumentResult(document.doc_id, None, usage=dict(answer.usage), cached=answer.cached)
-    if answer.truncated:
+    if outcome.outcome == TRUNCATED:
         result.failure = {
             "reason": TRUNCATED,
             "detail": f"the answer stopped at the token limit ({max_tokens})",
         }
         return ReadAnswer(result)
-    try:
-        items = parse_mentions(answer.text)
-    except Unparsable as exc:
-        result.failure = {"reason": UNPARSABLE, "detail": str(exc), "answer": answer.text[:500]}
+    if outcome.outcome == UNPARSABLE or outcome.value is None:
+        result.failure = {
+            "reason": UNPARSABLE,
+            "detail": outcome.detail,
+            "answer": answer.text[:500],
+        }
         return ReadAnswer(result)
+    items = outcome.value
     result.items = len(items)
     return ReadAnswer(result, items, *read_candidates(document.text, items, kb))
 

@@ -5,9 +5,10 @@ and interactive suggestions.
 in one answer or one :class:`LLMError`, so one failure never ends a run. The workers are daemon
 threads: on Ctrl-C (or when the caller stops reading) no new request starts and no backoff is sat
 out, and the process can exit without waiting for an answer already on its way. Answers received
-so far are in the provider's cache, so a re-run resumes from them. Each task passes ``usable``,
-its answer reader wrapped by :func:`goldloop.llm.answer.usable`, so an answer it cannot parse is
-never cached and a re-run asks for it again.
+so far are in the provider's cache, so a re-run resumes from them. A task runs through here with
+:func:`goldloop.llm.tasks.task.stream_task` / ``run_task``, passing its reader as ``usable``
+(:func:`~goldloop.llm.tasks.task.cache_check`), so an answer it cannot parse is never cached and a
+re-run asks for it again.
 """
 
 from __future__ import annotations

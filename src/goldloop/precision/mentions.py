@@ -16,9 +16,10 @@ from goldloop.errors import GoldloopError
 from goldloop.files.jsonl import read_jsonl, write_jsonl
 from goldloop.formats.gold import Document
 from goldloop.kb import KB
+from goldloop.llm.tasks.judge import VERDICTS
 from goldloop.scoring.inputs import SystemPredictions
 
-LABELS = ("supported", "contradicted", "not_found")
+LABELS = VERDICTS  # a person labels with the judge's verdicts
 UNCHECKED = "unchecked"
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from goldloop.formats.gold import Document
-from goldloop.precision.judge import CLOSE, OPEN
+from goldloop.llm.tasks.judge import CLOSE, OPEN
 from goldloop.precision.mentions import JudgedMention, Label, PrecisionError
 from goldloop.scoring.bootstrap import ratio
 from goldloop.scoring.design import Design, corpus_figures

@@ -21,7 +21,9 @@ from typing import TYPE_CHECKING, Any
 from goldloop.errors import GoldloopError
 from goldloop.formats.gold import Document
 from goldloop.kb import KB
-from goldloop.llm.answer import FAILED, TRUNCATED, UNPARSABLE, Unparsable, json_object, usable
+from goldloop.llm.answer import FAILED, OK, REJECTED
+from goldloop.llm.tasks.linking import MAX_TOKENS, LinkingTask, Span, marked
+from goldloop.llm.tasks.task import TaskReport, TaskResult, run_task
 from goldloop.scoring.inputs import SystemPredictions, rows_to_predictions
 from goldloop.scoring.regimes import score_system
 
@@ -36,18 +38,6 @@ BASELINE_REGIMES = {
     "encoder": ("end-to-end", "linking-only"),
     "llm": ("linking-only",),
 }
-NONE_LABEL = "NONE"
-MARK_OPEN, MARK_CLOSE = "[[", "]]"
-
-LINKING_SYSTEM_PROMPT = (
-    "You link a marked predicate mention in a scientific abstract to a relation of a knowledge "
-    "base. The mention is enclosed in [[ and ]]. Answer with the one relation label from the "
-    "list that the marked words express between their arguments, exactly as listed, or NONE when "
-    "no listed relation fits. A label and its converse (e.g. 'regulates' and 'regulated by') are "
-    "both listed: pick the one that reads correctly with the subject before the mention."
-)
-
-
 # ``progress(system, total)`` returns the function to call once per unit of work done.
 Progress = Callable[[str, int], Callable[[], None]]
 
@@ -127,7 +117,7 @@ def encoder_baseline(
                         document.doc_id,
                         a,
                         b,
-                        _marked(sent.text, a - sent.start_char, b - sent.start_char),
+                        marked(sent.text, a - sent.start_char, b - sent.start_char),
                     )
                 )
         step()
@@ -154,107 +144,59 @@ def encoder_baseline(
     )
 
 
-def _marked(text: str, a: int, b: int) -> str:
-    return f"{text[:a]}{MARK_OPEN}{text[a:b]}{MARK_CLOSE}{text[b:]}"
-
-
-def linking_request(
-    text: str, a: int, b: int, labels: Sequence[str]
-) -> tuple[str, str, dict[str, Any]]:
-    """The user prompt and answer schema for one marked span: a choice over ``labels`` or NONE."""
-    marked = _marked(text, a, b)
-    listing = "\n".join(f"- {label}" for label in labels)
-    question = f"Which relation does {MARK_OPEN}{text[a:b]}{MARK_CLOSE} express?"
-    user = f"Relations:\n{listing}\n\nAbstract:\n{marked}\n\n{question}"
-    schema = {
-        "type": "object",
-        "properties": {"label": {"type": "string", "enum": [*labels, NONE_LABEL]}},
-        "required": ["label"],
-        "additionalProperties": False,
-    }
-    return LINKING_SYSTEM_PROMPT, user, schema
-
-
 def llm_baseline(
     documents: Sequence[Document],
     kb: KB,
     provider: Provider,
-    max_tokens: int = 64,
+    max_tokens: int = MAX_TOKENS,
     progress: Progress | None = None,
     concurrency: int = 8,
 ) -> BaselineRun:
-    """One constrained choice per gold span, ``concurrency`` requests in flight; answers that
-    cannot be used become abstentions, counted by reason (``none``, ``unknown_label``,
-    ``unparsable``, ``truncated``, ``failed``: the request failed, listed in ``failed``). An
-    unparsable answer is not cached, so a re-run asks for it again."""
-    from goldloop.llm import LLMError, LLMRequest
-    from goldloop.llm.runner import run_requests
-
+    """One constrained choice per gold span (:class:`~goldloop.llm.tasks.linking.LinkingTask`),
+    ``concurrency`` requests in flight; answers that cannot be used become abstentions, counted
+    by reason (``none``, ``unknown_label``, ``unparsable``, ``truncated``, ``failed``: the request
+    failed, listed in ``failed``). An unparsable answer is not cached, so a re-run asks again."""
     started = time.perf_counter()
-    labels = sorted((relation.label for relation in kb), key=str.casefold)
     spans = [(document, hit) for document in documents for hit in document.ground_truth]
-    requests = [
-        LLMRequest(*linking_request(document.text, hit.a, hit.b, labels), max_tokens)
-        for document, hit in spans
-    ]
-    step = (progress or _silent)("llm", len(requests))
-    answers = run_requests(
+    step = (progress or _silent)("llm", len(spans))
+    results = run_task(
         provider,
-        requests,
+        LinkingTask(kb, max_tokens),
+        [Span(document.text, hit.a, hit.b) for document, hit in spans],
         concurrency=concurrency,
-        usable=usable(_read_label),
-        on_answer=lambda _, __: step(),
+        on_result=lambda _, __: step(),
     )
+    # Counted span by span in input order, as the report always was (its keys keep that order).
     outcomes: Counter[str] = Counter()
-    usage: Counter[str] = Counter()
     rows: list[dict[str, Any]] = []
     failed: list[dict[str, Any]] = []
-    for (document, hit), answer in zip(spans, answers, strict=True):
+    for (document, hit), result in zip(spans, results, strict=True):
         span = {"doc_id": document.doc_id, "a": hit.a, "b": hit.b}
-        if isinstance(answer, LLMError):
-            entity_id, outcome = None, FAILED
-            failed.append({**span, "error": str(answer)})
+        if result.outcome == FAILED:
+            failed.append({**span, "error": result.detail})
         else:
-            usage.update(answer.usage)
-            outcomes["cached" if answer.cached else "called"] += 1
-            entity_id, outcome = _decode(answer.text, answer.truncated, kb)
-        outcomes[outcome] += 1
-        rows.append({**span, "entity_id_predicted": entity_id})
+            outcomes["cached" if result.cached else "called"] += 1
+        outcomes[_spelled(result)] += 1
+        rows.append({**span, "entity_id_predicted": result.value})
     predictions = rows_to_predictions("llm", None, "llm", rows, documents)
     report = {
         "annotator": provider.tag,
-        "requests": len(requests),
+        "requests": len(spans),
         "outcomes": dict(outcomes),
-        "usage": dict(usage),
+        "usage": dict(TaskReport.of(LinkingTask.name, results).usage),
         "failed": failed,
     }
     return BaselineRun(predictions, time.perf_counter() - started, report)
 
 
-def _decode(text: str, truncated: bool, kb: KB) -> tuple[str | None, str]:
-    """``(entity_id or None, outcome)``; the id is the matched label's (scoring folds it).
-
-    The report keeps its own spellings of :data:`goldloop.llm.answer.Outcome`: ``answered`` for
-    ``ok``, ``none`` and ``unknown_label`` for ``rejected``; ``truncated``, ``unparsable`` and
-    ``failed`` as there."""
-    if truncated:
-        return None, TRUNCATED
-    try:
-        label = _read_label(text)
-    except Unparsable:
-        return None, UNPARSABLE
-    if label.strip().upper() == NONE_LABEL:
-        return None, "none"
-    relation = kb.lookup(label)
-    return (None, "unknown_label") if relation is None else (relation.entity_id, "answered")
-
-
-def _read_label(text: str) -> str:
-    """The label an answer names; :class:`Unparsable` when it names none."""
-    label = json_object(text).get("label")
-    if not isinstance(label, str):
-        raise Unparsable(f"no label in the answer (got {label!r})")
-    return label
+def _spelled(result: TaskResult[str]) -> str:
+    """The report's own spelling of an outcome: ``answered`` for ``ok``, the reason (``none``,
+    ``unknown_label``) for ``rejected``, the others as they are."""
+    if result.outcome == OK:
+        return "answered"
+    if result.outcome == REJECTED and result.detail:
+        return result.detail
+    return result.outcome
 
 
 def run_baselines(

@@ -18,7 +18,7 @@ from xml.sax.saxutils import quoteattr
 from goldloop.formats.labelstudio.errors import StudioError
 from goldloop.formats.labelstudio.offsets import to_label_studio
 from goldloop.formats.labelstudio.tasks import Task, cancelled_annotations, completed_annotations
-from goldloop.precision.judge import CLOSE, OPEN
+from goldloop.llm.tasks.judge import CLOSE, OPEN
 from goldloop.precision.mentions import LABELS, Label
 from goldloop.studio import project as projects
 from goldloop.studio.connection import Connection
