@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from goldloop.formats.gold import Document, Hit
-from goldloop.kb import load_kb
+from goldloop.kb import KB
 from goldloop.scoring.agreement import agreement
 from goldloop.studio.push import Candidates, push
 from goldloop.studio.review import hit_regions
@@ -67,9 +67,8 @@ def documents(rows: list[tuple[str, str, str, str]]) -> list[Document]:
 
 
 def test_agree_from_the_double_project(
-    label_studio: Any, tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+    kb: KB, label_studio: Any, tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    kb = load_kb()
     client = label_studio.client
     name = f"agree-{uuid.uuid4().hex[:6]}"
     docs = [Document(doc_id=d, text=t, role="double") for d, t in TEXTS.items()]
@@ -129,9 +128,8 @@ def test_agree_needs_the_double_project(
 
 
 def test_agree_refuses_two_annotations_by_one_person(
-    label_studio: Any, cli: Cli, monkeypatch: pytest.MonkeyPatch
+    kb: KB, label_studio: Any, cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    kb = load_kb()
     client = label_studio.client
     name = f"twice-{uuid.uuid4().hex[:6]}"
     push(label_studio.connection, client, [Document(doc_id="pmid:1", text=TEXTS["pmid:1"],
@@ -153,9 +151,13 @@ def test_agree_refuses_two_annotations_by_one_person(
 
 
 def test_agree_reports_people_pre_annotation_and_curator(
-    campaign: Campaign, label_studio: Any, tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+    kb: KB,
+    campaign: Campaign,
+    label_studio: Any,
+    tmp_path: Path,
+    cli: Cli,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    kb = load_kb()
     monkeypatch.setenv("LABEL_STUDIO_API_KEY", label_studio.token)
     result = cli(
         "agree", "--studio-project", campaign.name, "--url", label_studio.url,
@@ -195,9 +197,8 @@ def test_agree_reports_people_pre_annotation_and_curator(
 
 
 def test_agree_compares_each_person_with_each_pre_annotator(
-    label_studio: Any, tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+    kb: KB, label_studio: Any, tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    kb = load_kb()
     client = label_studio.client
     name = f"two-llms-{uuid.uuid4().hex[:6]}"
     shared = ("pmid:1", "pmid:2")
