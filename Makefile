@@ -3,7 +3,7 @@ PY ?= python3
 VENV := .venv
 STAMP := $(VENV)/.goldloop-synced
 
-.PHONY: setup demo test lint bench
+.PHONY: setup demo test lint bench bench-full run-benchmarks
 
 setup: $(STAMP)
 
@@ -23,5 +23,20 @@ lint: setup
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports --no-cache
 
+# `make bench`: every benchmark at a short size (campaign.py and studio.py default to their
+# issues' full sizes, so they get short ones here); `make bench-full`: the sizes the issues set
+# (benchmarks/README.md), an hour or more on two cores.
+BENCH_SHORT = campaign.py=--docs 300;studio.py=--docs 200
+BENCH_FULL = annotate.py=--docs 200 --rerun-docs 2000;llm_baseline.py=--spans 400;sample.py=--docs 2000;sample_scale.py=--rows 1000000;score.py=--docs 10000;interchange.py=--docs 10000;batch.py=--docs 1000
+
 bench: setup
-	for b in benchmarks/[!_]*.py; do echo "== $$b"; $(VENV)/bin/python $$b || exit 1; done
+	@$(MAKE) --no-print-directory run-benchmarks SIZES="$(BENCH_SHORT)"
+
+bench-full: setup
+	@$(MAKE) --no-print-directory run-benchmarks SIZES="$(BENCH_FULL)"
+
+run-benchmarks:
+	@for b in benchmarks/[!_]*.py; do \
+	  args=$$(echo "$(SIZES)" | tr ';' '\n' | sed -n "s|^$$(basename $$b)=||p"); \
+	  echo "== $$b $$args"; $(VENV)/bin/python $$b $$args || exit 1; \
+	done

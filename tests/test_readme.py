@@ -1,6 +1,7 @@
-"""Every public name the README documents still imports: each ``goldloop.…`` name in its inline
-code (a module, or a module and its attributes: ``goldloop.formats.gold.read_gold``,
-``goldloop.backend.BackendSettings.from_env``), and each name its Python examples import."""
+"""Every public name the README and the pages under docs/ document still imports: each
+``goldloop.…`` name in their inline code (a module, or a module and its attributes:
+``goldloop.formats.gold.read_gold``, ``goldloop.backend.BackendSettings.from_env``), and each name their
+Python examples import."""
 
 from __future__ import annotations
 
@@ -10,13 +11,15 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+REPO = Path(__file__).resolve().parents[1]
+README = REPO / "README.md"
+PAGES = [README, *sorted((REPO / "docs").glob("*.md"))]
 FENCE = re.compile(r"```[a-z]*\n(.*?)```", re.S)
 DOTTED = re.compile(r"(?<![\w/.-])goldloop(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
 
 
 def _documented() -> list[str]:
-    text = README.read_text(encoding="utf-8")
+    text = "\n".join(page.read_text(encoding="utf-8") for page in PAGES)
     names: set[str] = set()
     for code in re.findall(r"`([^`]+)`", FENCE.sub("", text)):
         names.update(DOTTED.findall(code))
@@ -30,6 +33,12 @@ def _documented() -> list[str]:
 
 def test_the_readme_documents_python_names() -> None:
     assert len(_documented()) > 50
+
+
+def test_the_readme_links_the_pages_it_moved_to_docs() -> None:
+    text = README.read_text(encoding="utf-8")
+    for page in PAGES[1:]:
+        assert f"docs/{page.name}" in text, page.name
 
 
 @pytest.mark.parametrize("name", _documented())

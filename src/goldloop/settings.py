@@ -8,7 +8,8 @@ from pathlib import Path
 
 BUNDLED_KB_DIR = Path(str(files("goldloop") / "data" / "kb"))
 BUNDLED_KB = BUNDLED_KB_DIR / "relations.pairs.csv"
-BUNDLED_EQUIVALENCES = BUNDLED_KB_DIR / "equivalences.csv"
+# A KB's tier-1 equivalences: this file beside it (the bundled KB's too) unless named.
+EQUIVALENCES_NAME = "equivalences.csv"
 # Invented abstract-like documents for the demo and the sampler's tests (see its README).
 DEMO_CORPUS = Path(str(files("goldloop") / "data" / "demo" / "corpus.tsv"))
 

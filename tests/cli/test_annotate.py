@@ -205,7 +205,7 @@ def test_dry_run_calls_nothing(llm_server: FakeLLMServer, workdir: Path, invoke:
 
 
 def test_truncated_documents_are_left_out_and_retried(
-    llm_server: FakeLLMServer, workdir: Path, kb: KB, invoke: Invoke
+    llm_server: FakeLLMServer, workdir: Path, kb: KB, invoke: Invoke, cli: Cli
 ) -> None:
     llm_server.answer = ANSWERS
     docs = make_documents_jsonl(workdir / "docs.jsonl")
@@ -221,7 +221,9 @@ def test_truncated_documents_are_left_out_and_retried(
         "--base-url",
         llm_server.url,
     ]
-    invoke(*common, "--max-tokens", "30")
+    cut = cli(*common, "--max-tokens", "30")
+    assert cut.returncode == 3, cut.stderr  # partial: the README's code, not success
+    assert "1 of 3 documents failed (pmid:1: truncated:" in cut.err
     report = json.loads((workdir / "gold.json.report.json").read_text())
     assert report["counts"]["truncated"] == 1  # the long answer for pmid:1
     assert [d.doc_id for d in read_gold(out).documents] == ["pmid:2", "pmid:3"]
@@ -229,6 +231,27 @@ def test_truncated_documents_are_left_out_and_retried(
     invoke(*common, "--max-tokens", "2000")
     assert llm_server.request_count == 1
     assert [d.doc_id for d in read_gold(out).documents] == ["pmid:1", "pmid:2", "pmid:3"]
+
+
+@pytest.mark.parametrize("reply", ["unparsable", "cut off"])
+def test_a_run_with_no_usable_answer_writes_nothing_and_exits_4(
+    llm_server: FakeLLMServer, workdir: Path, cli: Cli, reply: str
+) -> None:
+    if reply == "unparsable":
+        llm_server.answer = lambda request: Reply("Sorry, I cannot help with that.")
+    else:
+        llm_server.answer = lambda request: Reply('{"mentions": [', truncated=True)
+    docs = make_documents_jsonl(workdir / "docs.jsonl")
+    out = workdir / "gold.json"
+    result = cli(
+        "annotate", "--documents", docs, "--out", out, "--provider", "gemini",
+        "--base-url", llm_server.url,
+    )  # fmt: skip
+    assert result.returncode == 4, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    reason = "unparsable" if reply == "unparsable" else "truncated"
+    assert "nothing written" in result.err and f"pmid:1: {reason}:" in result.err
+    assert not out.exists() and not (workdir / "gold.json.report.json").exists()
 
 
 def test_bad_input_is_one_line_and_exit_2(

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 from rich.table import Table
 
 from goldloop.cli import common
 from goldloop.errors import GoldloopError
+from goldloop.settings import DEMO_CORPUS
+from tests.conftest import assert_fits, run_goldloop
+from tests.studio.loop_data import TAG_B, write_inputs
 
 
 def _table() -> Table:
@@ -60,3 +65,64 @@ def test_check_outputs_names_both_options(tmp_path: Path) -> None:
     common.check_outputs(
         {"--out": tmp_path / "out.json", "--report": None}, {"--documents": source}
     )
+
+
+def _printed(group: object, width: int) -> str:
+    console = Console(file=io.StringIO(), width=width)
+    console.print(group)
+    return console.file.getvalue()  # type: ignore[attr-defined]
+
+
+def test_a_wide_table_goes_on_under_the_same_names_and_cuts_nothing() -> None:
+    headers = ["system", "gold", "pred", "match", "P", "R", "F1", "F1 95%", "ent acc",
+               "strict F1", "dir acc", "skipped"]  # fmt: skip
+    rows = [["a-system-with-a-rather-long-name", 1234, 1200, 1000, "0.833", "0.810", "0.821",
+             "0.712–0.845", "0.900", "0.700", "0.950", 3]]  # fmt: skip
+    printed = _printed(common.figures_table("score", headers, rows, width=80, legend="P: ..."), 80)
+    assert_fits(printed, [str(cell) for cell in rows[0][1:]])
+    assert "score (continued)" in printed and printed.rstrip().endswith("P: ...")
+    # The name wraps in the first table, and every table repeats it.
+    assert printed.count("┃ system") == 2
+    wide = _printed(common.figures_table("score", headers, rows, width=200), 200)
+    assert "continued" not in wide and rows[0][0] in wide
+
+
+def test_each_offline_commands_table_reads_whole_at_80_columns(
+    tmp_path: Path, terminal: int
+) -> None:
+    documents, gold_a, gold_b = write_inputs(tmp_path)
+    score = run_goldloop(["score", "--gold", gold_a, "--system", f"{TAG_B}-with-a-long-name={gold_b}",
+                          "--bootstrap", 50, "--report-dir", tmp_path / "score"])  # fmt: skip
+    assert score.returncode == 0, score.stderr
+    (result,) = json.loads((tmp_path / "score" / "score_results.json").read_text())["results"]
+    detection = result["detection"]
+    figures = [f"{detection[k]:.3f}" for k in ("precision", "recall", "f1")]
+    low, high = result["intervals"]["f1"]
+    assert_fits(score.stdout, [*figures, f"{low:.3f}–{high:.3f}", "strict F1", "dir acc"])
+    pool = run_goldloop(["pool", f"a={gold_a}", f"b={gold_b}", "--documents", documents,
+                         "-o", tmp_path / "pool.json", "--bootstrap", 50])  # fmt: skip
+    assert pool.returncode == 0, pool.stderr
+    runs = json.loads((tmp_path / "pool.json").read_text())["runs"]
+    assert_fits(pool.stdout, [run["n_found"] for run in runs])
+    agree = run_goldloop(["agree", "--gold", gold_a, "--other", gold_b,
+                          "--out", tmp_path / "agree.json"])  # fmt: skip
+    assert agree.returncode == 0, agree.stderr
+    assert_fits(agree.stdout)
+    sample = run_goldloop(["sample", "--corpus", DEMO_CORPUS, "--out", tmp_path / "sample",
+                           "--n-primary", 6, "--n-double", 2, "--n-reserve", 2])  # fmt: skip
+    assert sample.returncode == 0, sample.stderr
+    report = json.loads((tmp_path / "sample" / "sampling_report.batch0.json").read_text())
+    assert_fits(sample.stdout, [f"{s['p_incl']:.4f}" for s in report["strata"].values()])
+    audit = run_goldloop(["audit", "--sample", tmp_path / "sample"])
+    assert audit.returncode == 0, audit.stderr
+    curve = json.loads((tmp_path / "sample" / "audit.json").read_text())["coverage"]["curve"]
+    assert_fits(audit.stdout, [point["coverage"] for point in curve])
+    annotate = run_goldloop(["annotate", "--documents", documents, "--out", tmp_path / "lex.json",
+                             "--provider", "lexical"])  # fmt: skip
+    assert annotate.returncode == 0, annotate.stderr
+    counts = json.loads((tmp_path / "lex.json.report.json").read_text())["counts"]
+    assert_fits(annotate.stdout, [counts["hits"], counts["rejections"]])
+    for command in (["gold", "check", gold_a], ["kb", "check"]):
+        checked = run_goldloop(command)
+        assert checked.returncode == 0, checked.stderr
+        assert_fits(checked.stdout)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from goldloop.kb import KB, KBError, load_kb
+from goldloop.settings import BUNDLED_KB
 
 # A tiny pairs KB: one converse pair, symmetric relations, one plain relation.
 HEADER = (
@@ -104,8 +105,23 @@ def test_equivalence_chains_fold_to_their_end(write_kb, write_eq):
     assert kb.fold_id("R2") == "R1"
 
 
-def test_user_kb_has_no_equivalences_unless_given(write_kb):
-    assert load_kb(write_kb()).equivalences == {}
+def test_user_kb_has_no_equivalences_unless_beside_it_or_given(write_kb, write_eq, tmp_path):
+    elsewhere = tmp_path / "other"
+    elsewhere.mkdir()
+    alone = write_kb(name="other/kb.csv")
+    assert load_kb(alone).equivalences == {}
+    kb_path = write_kb()
+    write_eq(["E3,E2,kb_implied,"])  # equivalences.csv beside kb.csv
+    assert load_kb(kb_path).equivalences == {"E3": "E2"}
+    assert load_kb(alone, tmp_path / "equivalences.csv").equivalences == {"E3": "E2"}
+
+
+def test_the_bundled_kb_by_its_path_is_the_bundled_kb():
+    """``--kb …/relations.pairs.csv`` folds as no ``--kb`` does (its two equivalences kept)."""
+    by_default, by_path = load_kb(), load_kb(BUNDLED_KB)
+    assert by_path.equivalences == by_default.equivalences
+    assert len(by_path.equivalences) == 2
+    assert by_path.fold_id("PEL.000040") == by_default.fold_id("PEL.000040") == "PEL.000002"
 
 
 @pytest.mark.parametrize(

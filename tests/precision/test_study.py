@@ -3,12 +3,15 @@ own format) and the PPI report (the seed's worked example end to end)."""
 
 from __future__ import annotations
 
+import csv
 import json
 from collections import Counter
 from pathlib import Path
 
 from goldloop.precision.mentions import JudgedMention, read_labels, read_verdicts
 from goldloop.precision.study import draw_sample, precision_report
+from goldloop.settings import BUNDLED_KB
+from goldloop.studio.precision import claim
 from tests.conftest import Cli
 
 TEXT = "In these cells ERK phosphorylates the proliferation marker."
@@ -35,6 +38,29 @@ def test_the_passage_shows_the_mention_when_verdicts_carry_no_surface(
     (row,) = [json.loads(line) for line in out.read_text().splitlines()]
     assert row["surface"] == "phosphorylates" == TEXT[19:33]
     assert row["passage"] == "In these cells ERK ⟦phosphorylates⟧ the proliferation marker."
+
+
+def test_hand_written_verdicts_show_labellers_the_kbs_label(tmp_path: Path, cli: Cli) -> None:
+    """A verdict row without ``label`` reads the relation's label from the KB (--kb), not its id."""
+    documents = tmp_path / "docs.jsonl"
+    documents.write_text(json.dumps({"doc_id": "pmid:1", "text": TEXT}) + "\n")
+    verdicts = tmp_path / "verdicts.jsonl"
+    row = {"doc_id": "pmid:1", "a": 19, "b": 33, "entity_id": "PEL.000025", "verdict": "supported"}
+    verdicts.write_text(json.dumps(row) + "\n")
+    with BUNDLED_KB.open(newline="", encoding="utf-8") as handle:  # the reference: the CSV itself
+        bundled = {r["entity_id"]: r["label"] for r in csv.DictReader(handle)}
+    mine = tmp_path / "mine" / "kb.csv"
+    mine.parent.mkdir()
+    header = BUNDLED_KB.read_text(encoding="utf-8").splitlines()[0]
+    mine.write_text(f"{header}\nPEL.000025,adds phosphate to,,,,,False,False,True,PEL.000025,\n")
+    for kb_args, label in (([], bundled["PEL.000025"]), (["--kb", mine], "adds phosphate to")):
+        out = tmp_path / f"to_label{len(kb_args)}.jsonl"
+        result = cli("precision", "sample", "--verdicts", verdicts, "--documents", documents,
+                     "-o", out, "--n", 1, *kb_args)  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        (drawn,) = [json.loads(line) for line in out.read_text().splitlines()]
+        assert drawn["relation"] == label != "PEL.000025"
+        assert claim(drawn) == f"Does ⟦phosphorylates⟧ state “{label}”?"
 
 
 def test_a_surface_that_does_not_match_the_documents_is_refused(tmp_path: Path, cli: Cli) -> None:

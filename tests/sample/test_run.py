@@ -146,7 +146,7 @@ def test_excluded_corpus_and_refusals(tmp_path: Path, kb: KB) -> None:
     assert not {"pmid:99000001", "pmid:99000002"} & {
         r.doc_id for r in read_manifest(tmp_path / "s")
     }
-    with pytest.raises(GoldloopError, match=r"^extend: .* already holds a sample"):
+    with pytest.raises(GoldloopError, match=r"^out: .* already holds a sample: choose another"):
         run_sample(DEMO_CORPUS, tmp_path / "s", kb, SETTINGS)
     with pytest.raises(GoldloopError, match=r"^extend: .* holds no sample to extend"):
         run_sample(DEMO_CORPUS, tmp_path / "new", kb, SETTINGS, extend=True)
@@ -167,3 +167,19 @@ def test_two_workers_give_the_same_pool_and_sample(tmp_path: Path, kb: KB) -> No
     run_sample(DEMO_CORPUS, tmp_path / "two", kb, replace(SETTINGS, workers=2, batch_size=4))
     for name in ("manifest.csv", "texts.jsonl", POOL_FILE):
         assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes()
+
+
+def test_sampling_onto_an_existing_sample_words_the_users_situation(tmp_path: Path, cli) -> None:
+    out = tmp_path / "s"
+    args = ["sample", "--corpus", DEMO_CORPUS, "--out", out, "--n-primary", 4, "--n-double", 0,
+            "--n-reserve", 0]  # fmt: skip
+    assert cli(*args).returncode == 0
+    manifest = (out / "manifest.csv").read_bytes()
+    again = cli(*args)
+    assert again.returncode == 2
+    assert again.err == (
+        f"error: --out {out} already holds a sample: choose another --out, or add --extend to "
+        "append a batch to it"
+    )
+    assert (out / "manifest.csv").read_bytes() == manifest
+    assert cli(*args, "--extend").returncode == 0

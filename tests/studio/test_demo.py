@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
+
+import pytest
 
 from goldloop.kb import KB
 from goldloop.studio.demo import PROJECT, check_pushed, next_commands, run_demo
 from goldloop.studio.project import find_project
 from goldloop.text.lexical import LexicalAnnotator
+from tests.conftest import run_goldloop
 
 
 def test_demo_pushes_the_sample_and_the_check_sees_a_missing_task(
-    kb: KB, label_studio, tmp_path: Path
+    kb: KB, label_studio, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     run = run_demo(kb, LexicalAnnotator(kb), home=tmp_path / "demo", studio_home=label_studio.home)
     assert run.state.url == label_studio.url
@@ -28,4 +32,24 @@ def test_demo_pushes_the_sample_and_the_check_sees_a_missing_task(
     label_studio.client.tasks.delete(id=victim.id)
     assert check_pushed(run, kb) == [f"{victim.data['doc_id']}: no task"]
     commands = [c.split()[1] for c in next_commands(run)]
-    assert commands == ["status", "curate", "pull", "effort", "score", "studio"]
+    assert commands == ["studio", "status", "curate", "pull", "effort", "score", "studio"]
+    # The printed commands, run as printed before anyone annotated, from an empty folder: every
+    # report lands beside the demo's files, and the charts say nothing was annotated yet.
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    env = {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token}
+    printed = {c.split()[1]: shlex.split(c.partition("#")[0])[1:] for c in next_commands(run)[1:]}
+    for name in ("status", "pull", "effort", "score"):
+        result = run_goldloop(printed[name], env)
+        assert result.returncode == 0, (name, result.stderr)
+        if name in ("effort", "score"):
+            assert "nothing annotated yet" in result.out, name
+            assert "UserWarning" not in result.stderr
+    assert list(cwd.iterdir()) == []
+    demo = tmp_path / "demo"
+    written = {p.relative_to(demo).as_posix() for p in demo.rglob("*") if p.is_file()}
+    assert {
+        f"{PROJECT}.status.json", f"{PROJECT}.effort.json", f"{PROJECT}.effort.png",
+        "gold.verified.json", "score-report/score_results.png",
+    } <= written  # fmt: skip

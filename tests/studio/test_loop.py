@@ -15,7 +15,7 @@ import pytest
 
 from goldloop.formats.gold import read_gold
 from goldloop.kb import KB
-from tests.conftest import CliResult, run_goldloop
+from tests.conftest import CliResult, assert_fits, run_goldloop
 from tests.studio.loop_data import (
     ACTIVATES,
     BINDS,
@@ -162,3 +162,77 @@ def test_sync_pushes_what_is_missing_then_pulls(pushed, label_studio) -> None:
     sidecar = json.loads((pushed["dir"] / "synced.json.verification.json").read_text())
     assert (sidecar["tasks"], sidecar["verified_tasks"], sidecar["unannotated_tasks"]) == (9, 6, 2)
     assert len(read_gold(out).documents) == 6
+
+
+def test_sync_without_b_keeps_the_campaigns_prefill(pushed, label_studio) -> None:
+    """The README's sync (no --other) on an A+B campaign refuses before sending anything."""
+    env = {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token}
+    out = pushed["dir"] / "sync-a-only.json"
+    before = {
+        d: len(t.predictions) for d, t in tasks_of(label_studio.client, pushed["main"].id).items()
+    }
+    result = run_goldloop(
+        ["sync", "--sample", str(pushed["documents"]), "--project", pushed["name"], "--out", str(out),
+         "--candidates", str(pushed["gold_a"])], env,
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "--other" in result.err and REVIEW in result.err and f"review:{TAG_A}" in result.err
+    assert project_titled(label_studio.client, pushed["name"]).model_version == REVIEW
+    assert project_titled(label_studio.client, f"{pushed['name']}-double").model_version == REVIEW
+    after = {
+        d: len(t.predictions) for d, t in tasks_of(label_studio.client, pushed["main"].id).items()
+    }
+    assert after == before
+    assert not out.exists()
+
+
+def test_a_campaign_of_double_documents_only_is_pulled(label_studio, tmp_path) -> None:
+    documents, gold_a, _ = write_inputs(tmp_path)
+    name = f"double-only-{uuid.uuid4().hex[:6]}"
+    _run(["push", "--sample", str(documents), "--project", name, "--candidates", str(gold_a),
+          "--roles", "double"], label_studio)  # fmt: skip
+    assert name not in {p.title for p in label_studio.client.projects.list(include="id,title")}
+    out = tmp_path / "gold.json"
+    _run(["pull", "--project", name, "--out", str(out)], label_studio)
+    sidecar = json.loads((tmp_path / "gold.json.verification.json").read_text())
+    assert (sidecar["tasks"], sidecar["verified_tasks"]) == (1, 0)
+    status = tmp_path / "status.json"
+    _run(["status", "--project", name, "-o", str(status)], label_studio)
+    figures = json.loads(status.read_text())
+    assert figures["projects"] == {"double": f"{name}-double"}
+    assert figures["roles"]["double"]["annotations_needed"] == 2
+    again = tmp_path / "since.json"
+    _run(["pull", "--project", name, "--out", str(again), "--since"], label_studio)
+    assert read_gold(again).documents == read_gold(out).documents
+
+
+def test_push_prints_the_review_tag_whole_at_80_columns(pushed, label_studio, terminal) -> None:
+    env = {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token}
+    result = run_goldloop(["push", "--sample", pushed["documents"], "--project", pushed["name"],
+                           "--candidates", pushed["gold_a"], "--other", pushed["gold_b"]], env)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert_fits(result.stdout)
+    lines = result.stdout.splitlines()
+    assert f"review tag of {pushed['name']} (the ML backend's title): {REVIEW}" in lines
+    out = pushed["dir"] / "narrow.json"
+    pulled = run_goldloop(["pull", "--project", pushed["name"], "--out", out], env)
+    assert pulled.returncode == 0, pulled.stderr
+    sidecar = json.loads((pushed["dir"] / "narrow.json.verification.json").read_text())
+    assert_fits(pulled.stdout, [f"{sidecar['correction_rate']:.3f}", sidecar["candidates"]])
+
+
+def test_a_campaign_without_double_documents_has_nothing_to_curate(label_studio, tmp_path) -> None:
+    documents, gold_a, _ = write_inputs(tmp_path)
+    name = f"primary-only-{uuid.uuid4().hex[:6]}"
+    _run(["push", "--sample", str(documents), "--project", name, "--candidates", str(gold_a),
+          "--roles", "primary"], label_studio)  # fmt: skip
+    out = _run(["curate", "--project", name], label_studio).stdout
+    assert f"{name} has no double tasks ({name}-double): nothing to curate" in out
+    titles = {p.title for p in label_studio.client.projects.list(include="id,title")}
+    assert name in titles and f"{name}-curate" not in titles and f"{name}-double" not in titles
+    _run(["status", "--project", name, "-o", str(tmp_path / "status.json")], label_studio)
+    _run(["pull", "--project", name, "--out", str(tmp_path / "gold.json")], label_studio)
+    missing = run_goldloop(["curate", "--project", f"{name}-nope"],
+                           {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token})  # fmt: skip
+    assert missing.returncode == 2 and f"'{name}-nope' or '{name}-nope-double'" in missing.err

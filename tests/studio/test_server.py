@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from goldloop.studio import server
 from goldloop.studio.connection import StudioError, connect, resolve_connection
+from tests.conftest import _prepare_home
 
 
 def test_session_server_is_up_with_legacy_token(label_studio) -> None:
@@ -75,3 +81,56 @@ def test_the_embedded_server_configures_no_outbound_address(label_studio) -> Non
     assert loaded, "the page loads its own scripts"
     outside = [u for u in loaded if re.match(r"(?:https?:)?//", u) and "127.0.0.1" not in u]
     assert outside == []
+
+
+def test_start_on_a_busy_port_fails_at_once(label_studio, tmp_path: Path, cli) -> None:
+    """The session server's port is taken: refused before anything starts (not after --timeout)."""
+    env = {"GOLDLOOP_HOME": str(tmp_path), "GOLDLOOP_LABEL_STUDIO": str(label_studio.executable)}
+    port = label_studio.state.port
+    result = cli("studio", "start", "--port", port, "--timeout", 30, env=env)
+    assert result.returncode == 2, result.stderr
+    assert result.err == f"error: --port: 127.0.0.1:{port} is in use (Address already in use); " \
+        "choose another port, or none for a free one"  # fmt: skip
+    assert not (tmp_path / "studio").exists()  # no log, no state, no process
+    assert server.health(label_studio.url)  # the server on that port is untouched
+
+
+def _start_in_a_process(home: Path, executable: Path) -> tuple[subprocess.Popen[bytes], int]:
+    """``goldloop studio start`` on a copy of a migrated home; returns once Label Studio was
+    launched (its pid recorded), long before it answers."""
+    command = [str(Path(sys.executable).with_name("goldloop")), "studio", "start"]
+    env = {
+        **os.environ,
+        "GOLDLOOP_HOME": str(home.parent),
+        "GOLDLOOP_LABEL_STUDIO": str(executable),
+    }
+    process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    for _ in range(600):
+        if (home / "server.json").is_file():
+            return process, server.read_state(home).pid  # type: ignore[union-attr]
+        time.sleep(0.1)
+    process.kill()
+    raise AssertionError("goldloop studio start recorded no server within 60 s")
+
+
+def test_an_interrupted_start_leaves_no_server(label_studio, tmp_path: Path) -> None:
+    home = _prepare_home(tmp_path, label_studio.executable)
+    process, pid = _start_in_a_process(home, label_studio.executable)
+    assert server._alive(pid)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert not server._alive(pid)
+    assert not (home / "server.json").exists()
+
+
+def test_a_start_killed_while_waiting_leaves_a_server_stop_knows(
+    label_studio, tmp_path: Path
+) -> None:
+    home = _prepare_home(tmp_path, label_studio.executable)
+    process, pid = _start_in_a_process(home, label_studio.executable)
+    process.kill()  # no chance to clean up: the state file must already name the server
+    process.wait(timeout=30)
+    assert server._alive(pid)
+    assert server.stop(home)
+    assert not server._alive(pid)

@@ -13,7 +13,7 @@ import pytest
 from goldloop.kb import KB
 from goldloop.studio.campaign import campaign_sections
 from goldloop.studio.project import export_campaign
-from tests.conftest import Cli
+from tests.conftest import Cli, assert_fits, run_goldloop
 from tests.studio.campaign_data import LEAD_TIMES, Campaign
 
 pytestmark = pytest.mark.studio
@@ -67,3 +67,33 @@ def test_status_of_a_missing_project_names_it(label_studio: Any, tmp_path, cli: 
     done = cli("status", "--project", "no-such-campaign", "-o", tmp_path / "s.json", env=env)
     assert done.returncode == 2 and "'no-such-campaign'" in done.err
     assert not (tmp_path / "s.json").exists()
+
+
+def test_status_effort_and_curate_read_whole_at_80_columns(
+    campaign: Campaign, label_studio: Any, tmp_path, terminal: int
+) -> None:
+    """Long e-mails wrap, figures stay whole, and the curation tag is on a line of its own."""
+    env = {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token}
+    status = run_goldloop(["status", "--project", campaign.name, "-o", tmp_path / "s.json"], env)
+    assert status.returncode == 0, status.stderr
+    data = json.loads((tmp_path / "s.json").read_text())
+    assert_fits(status.stdout, [
+        f"{data['verdicts']['correction_rate']:.3f}",
+        f"{data['finish']['median_minutes_per_document']:.3f}",
+    ])  # fmt: skip
+    effort = run_goldloop(["effort", "--project", campaign.name, "-o", tmp_path / "e.json",
+                           "--png", tmp_path / "e.png"], env)  # fmt: skip
+    assert effort.returncode == 0, effort.stderr
+    report = json.loads((tmp_path / "e.json").read_text())
+    assert_fits(effort.stdout, [
+        f"{row['minutes_per_verified_mention']:.3f}"
+        for row in report["by_annotator"].values() if row["minutes_per_verified_mention"]
+    ])  # fmt: skip
+    curate = run_goldloop(["curate", "--project", campaign.name], env)
+    assert curate.returncode == 0, curate.stderr
+    assert_fits(curate.stdout)
+    tag = next(
+        p.model_version for t in campaign.curate_tasks.values() for p in t.predictions
+        if p.model_version.startswith("curate:")
+    )  # fmt: skip
+    assert f"curation tag of {campaign.name}-curate: {tag}" in curate.stdout.splitlines()

@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from goldloop.cli.common import (
     EquivalencesOption,
@@ -14,6 +13,7 @@ from goldloop.cli.common import (
     UrlOption,
     check_outputs,
     console,
+    figures_table,
     key_value_table,
     open_kb,
 )
@@ -85,7 +85,11 @@ def agree(
         check_outputs({"--out": target, "--png": chart})
         connection = resolve_connection(url)
         campaign = export_campaign(
-            connection, connect(connection), str(studio_project), roles=("double", "curate")
+            connection,
+            connect(connection),
+            str(studio_project),
+            roles=("double", "curate"),
+            need=("double",),
         )
         where = campaign.titles["double"]
         report, double = double_agreement(campaign.of("double"), the_kb, where)
@@ -121,19 +125,19 @@ def show_report(report: AgreementReport, kb: KB, title: str) -> None:
     ]
     if not cells:
         return
-    table = Table(title="most frequent disagreements (folded)", title_justify="left")
-    for column in ("A", "B", "spans"):
-        table.add_column(column, justify="right" if column == "spans" else "left")
-    for count, a, b in sorted(cells, key=lambda c: (-c[0], c[1], c[2]))[:TOP_DISAGREEMENTS]:
-        table.add_row(_name(a, kb), _name(b, kb), str(count))
-    console.print(table)
+    top = sorted(cells, key=lambda c: (-c[0], c[1], c[2]))[:TOP_DISAGREEMENTS]
+    console.print(
+        figures_table(
+            "most frequent disagreements (folded)",
+            ("A", "B", "spans"),
+            [[_name(a, kb), _name(b, kb), count] for count, a, b in top],
+            names=2,
+        )
+    )
 
 
 def show_roles(roles: RoleAgreements) -> None:
     """Who agrees with whom: each person against the pre-annotation shown and the curator."""
-    table = Table(title="who agrees with whom (span F1 lenient, labelled)", title_justify="left")
-    for column in ("A", "B", "docs", "F1", "labelled F1", "α_u spans"):
-        table.add_column(column, justify="left" if column in ("A", "B") else "right")
     rows = [("pre-annotation shown", who, r) for who, r in roles.person_pre_annotation.items()]
     rows += [("curator", who, r) for who, r in roles.curator_person.items()]
     rows += [
@@ -141,60 +145,73 @@ def show_roles(roles: RoleAgreements) -> None:
         for who, by_tag in roles.person_pre_annotator.items()
         for tag, r in by_tag.items()
     ]
+    cells = []
     for a, b, report in sorted(rows, key=lambda row: (row[0], row[1])):
         spans = report.spans
         assert spans is not None  # agreement() always computes them
-        table.add_row(
-            a,
-            b,
-            str(report.n_docs_shared),
-            _fmt(spans.span_f1["lenient"].f1),
-            _fmt(spans.span_f1_labelled["lenient"].f1),
-            _fmt(spans.alpha_spans.value),
+        cells.append(
+            [
+                a,
+                b,
+                report.n_docs_shared,
+                _fmt(spans.span_f1["lenient"].f1),
+                _fmt(spans.span_f1_labelled["lenient"].f1),
+                _fmt(spans.alpha_spans.value),
+            ]
         )
-    if rows:
-        console.print(table)
+    if cells:
+        console.print(
+            figures_table(
+                "who agrees with whom (span F1 lenient, labelled)",
+                ("A", "B", "docs", "F1", "labelled F1", "α_u spans"),
+                cells,
+                names=2,
+            )
+        )
 
 
 def show_spans(spans: SpanAgreement, kb: KB) -> None:
     """Span F1 and α_u with their intervals, incomplete positions, the most marked relations."""
-    table = Table(title="span agreement over the shared documents (sample)", title_justify="left")
-    for column in ("figure", "value", "interval", "precision", "recall"):
-        table.add_column(column, justify="left" if column == "figure" else "right")
     figures: list[tuple[str, Figure]] = [
         *((f"span F1 {mode}", figure) for mode, figure in spans.span_f1.items()),
         *((f"labelled F1 {mode}", figure) for mode, figure in spans.span_f1_labelled.items()),
     ]
-    for name, figure in figures:
-        table.add_row(
-            name,
-            _fmt(figure.f1),
-            _interval(figure.interval),
-            _fmt(figure.precision),
-            _fmt(figure.recall),
-        )
+    cells: list[list[object]] = [
+        [name, _fmt(f.f1), _interval(f.interval), _fmt(f.precision), _fmt(f.recall)]
+        for name, f in figures
+    ]
     for name, alpha in (("α_u spans", spans.alpha_spans), ("α_u relations", spans.alpha_relations)):
-        table.add_row(name, _fmt(alpha.value), _interval(alpha.interval), "", "")
-    console.print(table)
+        cells.append([name, _fmt(alpha.value), _interval(alpha.interval), "", ""])
+    console.print(
+        figures_table(
+            "span agreement over the shared documents (sample)",
+            ("figure", "value", "interval", "precision", "recall"),
+            cells,
+        )
+    )
     console.print(
         f"incomplete: {_count(spans.only_a)} span(s) only A marked, {_count(spans.only_b)} only B "
         "(κ pairs them with ∅)"
     )
     if not spans.per_relation:
         return
-    rows = Table(title=f"per relation, the {TOP_RELATIONS} most marked", title_justify="left")
-    for column in ("relation", "A", "B", "F1 strict", "F1 lenient", "interval"):
-        rows.add_column(column, justify="left" if column == "relation" else "right")
-    for row in spans.per_relation[:TOP_RELATIONS]:
-        rows.add_row(
-            _name(row.key, kb),
-            _count(row.n_a),
-            _count(row.n_b),
-            _fmt(row.f1_strict),
-            _fmt(row.f1_lenient),
-            _interval(row.interval_lenient),
+    console.print(
+        figures_table(
+            f"per relation, the {TOP_RELATIONS} most marked",
+            ("relation", "A", "B", "F1 strict", "F1 lenient", "interval"),
+            [
+                [
+                    _name(row.key, kb),
+                    _count(row.n_a),
+                    _count(row.n_b),
+                    _fmt(row.f1_strict),
+                    _fmt(row.f1_lenient),
+                    _interval(row.interval_lenient),
+                ]
+                for row in spans.per_relation[:TOP_RELATIONS]
+            ],
         )
-    console.print(rows)
+    )
 
 
 def _names(kb: KB) -> dict[str, str]:

@@ -186,7 +186,9 @@ def annotate(
         documents, annotator, the_kb, max_tokens, concurrency, verbal_only, batch_mode, table
     )
     report_file = report_path(out)
-    failed = [f for f in run.report["failed_documents"] if f["reason"] == "failed"]
+    # A cut-off or unparsable answer leaves its document out as a failed request does: exit 3,
+    # or 4 with nothing written when no document was answered (cron must tell it from success).
+    failed = run.report["failed_documents"]
 
     def write() -> None:
         write_gold(out, run.documents)
@@ -196,7 +198,10 @@ def annotate(
     llm_options.settle_output(
         label=f"annotate ({annotator.tag})",
         asked=len(documents),
-        errors=[f"{f['doc_id']}: {f['detail']}" for f in failed],
+        errors=[
+            f"{f['doc_id']}: {'' if f['reason'] == 'failed' else f['reason'] + ': '}{f['detail']}"
+            for f in failed
+        ],
         answered=len(run.documents),
         unit="documents",
         out=out,

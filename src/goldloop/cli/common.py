@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -41,8 +41,8 @@ EquivalencesOption = Annotated[
     Path | None,
     typer.Option(
         "--equivalences",
-        help="equivalences.csv for the second folding tier (default: the bundled one with the "
-        "bundled KB).",
+        help="equivalences.csv for the second folding tier (default: equivalences.csv beside "
+        "the KB, when there is one).",
         show_default=False,
     ),
 ]
@@ -115,10 +115,68 @@ def report_path(output: Path) -> Path:
 
 
 def key_value_table(title: str, rows: list[tuple[str, Any]]) -> Group:
-    """A two-column table under a bold title line (long paths in titles must not wrap the table)."""
+    """A two-column table under a bold title line (long paths in titles must not wrap the table).
+
+    At any width nothing is cut: a long title, key or value wraps (a path folds); what a user
+    must copy is printed whole besides (:func:`print_whole`)."""
     table = Table(show_header=False)
-    table.add_column(style="bold")
-    table.add_column(justify="right")
+    table.add_column(style="bold", overflow="fold")
+    table.add_column(justify="right", overflow="fold")
     for key, value in rows:
         table.add_row(key, str(value))
-    return Group(Text(title, style="bold"), table)
+    return Group(Text(title, style="bold", overflow="fold"), table)
+
+
+# A table's frame: one border per column and one more, and a space each side of every cell.
+_BORDERS, _PADDING = 1, 2
+# A name column narrower than this wraps too often to read; wider ones wrap to make room.
+_NAME_MIN = 12
+
+
+def figures_table(
+    title: str,
+    headers: Sequence[str],
+    rows: Iterable[Sequence[object]],
+    *,
+    names: int = 1,
+    width: int | None = None,
+    legend: str = "",
+) -> Group:
+    """Rows of figures under ``headers``, fitted to ``width`` (default: the console's).
+
+    The first ``names`` columns name the row and wrap; every other cell is a figure and is
+    never cut or wrapped. Figure columns that do not fit go to a further table under the same
+    names (``title (continued)``), so each one reads whole at 80 columns. ``legend`` (what the
+    column heads mean) is printed under the tables.
+    """
+    cells = [[str(cell) for cell in row] for row in rows]
+    needed = [max([len(h), *(len(row[i]) for row in cells)]) for i, h in enumerate(headers)]
+    room = (width or console.width) - _BORDERS
+    name_room = sum(min(n, _NAME_MIN) + _PADDING + _BORDERS for n in needed[:names])
+    groups: list[list[int]] = [[]]
+    used = name_room
+    for i in range(names, len(headers)):
+        cost = needed[i] + _PADDING + _BORDERS
+        if groups[-1] and used + cost > room:
+            groups.append([])
+            used = name_room
+        groups[-1].append(i)
+        used += cost
+    tables: list[Table | Text] = []
+    for k, columns in enumerate(groups):
+        table = Table(title=title if k == 0 else f"{title} (continued)", title_justify="left")
+        for i in range(names):
+            table.add_column(headers[i], overflow="fold", min_width=min(needed[i], _NAME_MIN))
+        for i in columns:
+            table.add_column(headers[i], justify="right", no_wrap=True, min_width=needed[i])
+        for row in cells:
+            table.add_row(*row[:names], *(row[i] for i in columns))
+        tables.append(table)
+    if legend:
+        tables.append(Text(legend, style="dim"))
+    return Group(*tables)
+
+
+def print_whole(label: str, value: object) -> None:
+    """Something a user copies (a tag, a URL, a path) on a line of its own, never wrapped."""
+    console.print(f"{label}: {value}", soft_wrap=True, highlight=False, markup=False)

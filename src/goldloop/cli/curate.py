@@ -8,6 +8,7 @@ from goldloop.cli.common import (
     console,
     key_value_table,
     open_kb,
+    print_whole,
 )
 from goldloop.cli.loop import Project
 from goldloop.studio.connection import connect, resolve_connection
@@ -19,6 +20,9 @@ def curate_command(project: Project, url: UrlOption = None, kb: KbOption = None)
     knowledge = open_kb(kb)
     connection = resolve_connection(url)
     report = curate(connection, connect(connection), project, knowledge)
+    if report.project_id is None:
+        console.print(f"{project} has no double tasks ({report.double_project}): nothing to curate")
+        return
     console.print(
         key_value_table(
             f"curate → {connection.url}",
@@ -35,3 +39,5 @@ def curate_command(project: Project, url: UrlOption = None, kb: KbOption = None)
             ],
         )
     )
+    if report.model_version:
+        print_whole(f"curation tag of {report.curate_project}", report.model_version)

@@ -6,12 +6,13 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
+from rich.console import Group
 
 from goldloop.cli.common import (
     EquivalencesOption,
     check_outputs,
     console,
+    figures_table,
     key_value_table,
     open_kb,
 )
@@ -113,16 +114,15 @@ def derive(
         )
 
 
-def derive_table(report: DeriveReport) -> Table:
-    table = Table(title="Converse pairs by rule", title_justify="left")
-    for column in ("rule", "pairs", "accepted", "rejected", "pending"):
-        table.add_column(column, justify="left" if column == "rule" else "right")
-    for rule in RULES:
-        table.add_row(
-            rule,
-            str(report.pairs_by_rule[rule]),
-            str(report.accepted_by_rule[rule]),
-            str(report.rejected_by_rule[rule]),
-            str(report.pending_by_rule[rule]),
-        )
-    return table
+def derive_table(report: DeriveReport) -> Group:
+    return figures_table(
+        "Converse pairs by rule",
+        ("rule", "pairs", "accepted", "rejected", "pending"),
+        [
+            [
+                rule, report.pairs_by_rule[rule], report.accepted_by_rule[rule],
+                report.rejected_by_rule[rule], report.pending_by_rule[rule],
+            ]
+            for rule in RULES
+        ],
+    )  # fmt: skip

@@ -19,6 +19,7 @@ from goldloop.cli.common import (
     key_value_table,
     open_kb,
     parse_roles,
+    print_whole,
 )
 from goldloop.errors import GoldloopError
 from goldloop.formats.documents import input_files, read_documents
@@ -26,7 +27,7 @@ from goldloop.kb import KB
 from goldloop.studio.connection import connect, resolve_connection
 from goldloop.studio.pull import PullResult, pull, sidecar_path, summary_rows
 from goldloop.studio.push import Candidates, PushReport, push
-from goldloop.studio.sync import sync
+from goldloop.studio.sync import PrefillChange, sync
 
 Sample = Annotated[Path, typer.Option("--sample", help="Sample dir or documents JSONL.")]
 Project = Annotated[
@@ -145,10 +146,17 @@ def sync_command(
     documents = read_documents(sample)
     a, b = _candidates(knowledge, candidates, candidates_tag, other, other_tag)
     connection = resolve_connection(url)
-    report = sync(
-        connection, connect(connection), documents, project, knowledge, out, a=a, b=b,
-        roles=wanted_roles, annotator=annotator,
-    )  # fmt: skip
+    try:
+        report = sync(
+            connection, connect(connection), documents, project, knowledge, out, a=a, b=b,
+            roles=wanted_roles, annotator=annotator,
+        )  # fmt: skip
+    except PrefillChange as exc:
+        raise GoldloopError(
+            f"--candidates/--other: project {exc.title!r} pre-fills from {exc.current}, these "
+            f"give {exc.given or 'no pre-fill'}; sync with the --candidates and --other it was "
+            "pushed with (push changes the pre-fill)"
+        ) from exc
     _print_push(report.push, connection.url)
     _print_pull(report.pull, out)
 
@@ -175,6 +183,9 @@ def _print_push(report: PushReport, url: str) -> None:
             ("model version (pre-fill)", done.model_version or "none (no candidates)"),
         ]
         console.print(key_value_table(f"push → {url}", rows))
+        if done.model_version:
+            # The title of the ML backend's connection in Label Studio: copied, so never wrapped.
+            print_whole(f"review tag of {done.title} (the ML backend's title)", done.model_version)
     if report.skipped_roles:
         console.print(
             "roles not pushed: "

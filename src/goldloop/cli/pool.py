@@ -6,9 +6,15 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
-from goldloop.cli.common import EquivalencesOption, KbOption, check_outputs, console, open_kb
+from goldloop.cli.common import (
+    EquivalencesOption,
+    KbOption,
+    check_outputs,
+    console,
+    figures_table,
+    open_kb,
+)
 from goldloop.cli.named import named_files
 from goldloop.errors import GoldloopError
 from goldloop.files.atomic import atomic_write_json
@@ -46,22 +52,25 @@ def pool(
     outputs = [read_predictions(path, docs, name=name, kb=the_kb) for name, path in named]
     report = relative_recall(len(docs), outputs, the_kb, n_bootstrap=bootstrap, seed=seed)
     atomic_write_json(out, report.to_json())
-    table = Table(
-        title=f"relative recall over a pool of {report.n_pool} mentions "
-        f"in {report.n_documents} documents",
-        title_justify="left",
-    )
-    for column in ("run", "mentions", "found", "relative recall (95%)", "found alone"):
-        table.add_column(column, justify="left" if column == "run" else "right")
-    for run in report.runs:
-        table.add_row(
-            run.name,
-            str(run.n_mentions),
-            str(run.n_found),
-            "undefined" if run.relative_recall is None else str(run.relative_recall),
-            str(run.found_alone),
+    console.print(
+        figures_table(
+            f"relative recall over a pool of {report.n_pool} mentions "
+            f"in {report.n_documents} documents",
+            ("run", "mentions", "found", "relative recall (95%)", "found alone"),
+            [
+                [
+                    run.name,
+                    run.n_mentions,
+                    run.n_found,
+                    "undefined" if run.relative_recall is None else run.relative_recall,
+                    run.found_alone,
+                ]
+                for run in report.runs
+            ],
+            legend="relative recall: the pooled mentions (those any run found) this run found; "
+            "found alone: those no other run found",
         )
-    console.print(table)
+    )
     abstained = {run.name: run.n_abstained for run in report.runs if run.n_abstained}
     if abstained:
         console.print(f"[yellow]abstentions (no id, not pooled):[/] {abstained}")

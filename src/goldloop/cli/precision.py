@@ -170,12 +170,13 @@ def sample(
         int, typer.Option("--per-sheet", min=1, help="Items per sheet (one sitting).")
     ] = PER_SHEET,
     url: UrlOption = None,
+    kb: KbOption = None,
 ) -> None:
     """Draw a random sample of judged mentions to label: a JSONL, and a Label Studio project or
     markdown sheets."""
     check_outputs(
         {"--out": out, "--sheets": sheets},
-        {"--verdicts": verdicts, "--documents": input_files(documents)},
+        {"--verdicts": verdicts, "--documents": input_files(documents), "--kb": kb},
         folders=("--sheets",),
     )
     if sheets is not None and sheets.is_dir() and any(sheets.glob(SHEET_GLOB)):
@@ -183,7 +184,7 @@ def sample(
         raise GoldloopError(
             f"--sheets {sheets}: holds labelling sheets already; choose another folder"
         )
-    judged = read_verdicts(verdicts)
+    judged = read_verdicts(verdicts, open_kb(kb))
     drawn = draw_sample(judged, n, seed, by_relation=by_relation)
     texts = {doc.doc_id: doc for doc in read_documents(documents)}
     rows = labelling_rows(drawn, texts, str(verdicts))

@@ -8,15 +8,22 @@ from typing import Annotated
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
-from goldloop.cli.common import KbOption, check_outputs, console, key_value_table, open_kb
+from goldloop.cli.common import (
+    KbOption,
+    check_outputs,
+    console,
+    figures_table,
+    key_value_table,
+    open_kb,
+)
+from goldloop.errors import GoldloopError
 from goldloop.files.atomic import atomic_write_json
 from goldloop.sample.audit import audit_sample
 from goldloop.sample.corpus import CorpusColumns
 from goldloop.sample.gate import GateSettings
 from goldloop.sample.phase1 import AUTO_MULTIPLE
-from goldloop.sample.run import SampleResult, SampleSettings, run_sample
+from goldloop.sample.run import SampleExists, SampleResult, SampleSettings, run_sample
 from goldloop.sample.stats import dataset_stats
 
 DEFAULTS = SampleSettings()
@@ -143,15 +150,21 @@ def sample(
         transient=True,
     ) as progress:
         task = progress.add_task("parse", total=None)
-        result = run_sample(
-            corpus,
-            out,
-            knowledge,
-            settings,
-            extend=extend,
-            exclude=exclude_corpus or (),
-            on_rows=lambda n: progress.advance(task, n),
-        )
+        try:
+            result = run_sample(
+                corpus,
+                out,
+                knowledge,
+                settings,
+                extend=extend,
+                exclude=exclude_corpus or (),
+                on_rows=lambda n: progress.advance(task, n),
+            )
+        except SampleExists as exc:
+            raise GoldloopError(
+                f"--out {exc.sample_dir} already holds a sample: choose another --out, or add "
+                "--extend to append a batch to it"
+            ) from exc
     _print_sample(result)
 
 
@@ -191,14 +204,18 @@ def _print_sample(result: SampleResult) -> None:
         *((f"role: {role}", n) for role, n in r["roles"].items()),
     ]
     console.print(key_value_table(f"sample {result.sample_dir}", rows))
-    table = Table(title="strata", title_justify="left")
-    for column in ("stratum", "pool", "remaining", "drawn", "p_incl"):
-        table.add_column(column, justify="left" if column == "stratum" else "right")
-    for name, s in r["strata"].items():
-        table.add_row(
-            name, str(s["pool"]), str(s["remaining"]), str(s["drawn"]), f"{s['p_incl']:.4f}"
+    strata = [
+        [name, s["pool"], s["remaining"], s["drawn"], f"{s['p_incl']:.4f}"]
+        for name, s in r["strata"].items()
+    ]
+    console.print(
+        figures_table(
+            "strata",
+            ("stratum", "pool", "remaining", "drawn", "p_incl"),
+            strata,
+            legend="p_incl: each drawn document's chance of inclusion (weights are 1/p_incl)",
         )
-    console.print(table)
+    )
     if r["shortfall"]:
         console.print(f"[yellow]the pool could not fill the batch: {r['shortfall']} short[/]")
     console.print(f"report: {result.report_path}")
@@ -253,18 +270,17 @@ def audit(
         ]
     console.print(key_value_table(f"audit {sample_dir}", rows))
     coverage = r["coverage"]
-    table = Table(
-        title=f"coverage: labels with ≥{coverage['min_mentions']} {r['label_source']} mentions, "
-        f"of {coverage['pool_can_supply']} the pool can supply",
-        title_justify="left",
-    )
-    for column in ("batch", "documents", "labels reached", "coverage"):
-        table.add_column(column, justify="right")
-    for p in coverage["curve"]:
-        table.add_row(
-            str(p["batch"]), str(p["documents"]), str(p["labels_reached"]), str(p["coverage"])
+    console.print(
+        figures_table(
+            f"coverage: labels with ≥{coverage['min_mentions']} {r['label_source']} mentions, "
+            f"of {coverage['pool_can_supply']} the pool can supply",
+            ("batch", "documents", "labels reached", "coverage"),
+            [
+                [p["batch"], p["documents"], p["labels_reached"], p["coverage"]]
+                for p in coverage["curve"]
+            ],
         )
-    console.print(table)
+    )
     console.print(f"report: {result.json_path}\nplot: {result.png_path}")
 
 

@@ -13,6 +13,7 @@ from goldloop.cli.common import (
     check_outputs,
     console,
     err_console,
+    figures_table,
     open_kb,
 )
 from goldloop.cli.named import named_files, parse_named
@@ -20,6 +21,8 @@ from goldloop.errors import GoldloopError
 from goldloop.scoring.matching import MATCH_MODES
 from goldloop.scoring.regimes import ENGINES, REGIMES
 from goldloop.scoring.report import (
+    NOTHING_ANNOTATED,
+    nothing_to_chart,
     report_paths,
     results_tables,
     seed_compatibility_line,
@@ -115,7 +118,7 @@ def show_results(
 ) -> None:
     """Print the table and what was not scored, then write JSON, CSV and the chart."""
     for table in results_tables(results, title):
-        console.print(table)
+        console.print(figures_table(table.title, table.headers, table.rows, legend=table.legend))
     for result in results:
         line = seed_compatibility_line(result)
         if line:
@@ -130,6 +133,8 @@ def show_results(
         unmapped = result["inputs"]["unmapped_by_id_bridge"]
         if unmapped:
             err_console.print(f"{result['system']}: {unmapped} predicted ids not in the id bridge")
+    if nothing_to_chart(results):
+        console.print(f"{NOTHING_ANNOTATED}: the gold holds no mentions, so no figure to chart")
     for path in write_reports(results, report_dir, stem, meta):
         console.print(f"wrote {path}")
 

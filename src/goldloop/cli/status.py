@@ -9,18 +9,19 @@ from typing import Annotated, Any
 import typer
 from rich.console import Group
 from rich.live import Live
-from rich.table import Table
 
 from goldloop.cli.common import (
     KbOption,
     UrlOption,
     check_outputs,
     console,
+    figures_table,
     key_value_table,
     open_kb,
 )
 from goldloop.cli.loop import Project
 from goldloop.files.atomic import atomic_write_json
+from goldloop.scoring.report import NOTHING_ANNOTATED
 from goldloop.studio.connection import connect, resolve_connection
 from goldloop.studio.effort import IDLE_CAP_MINUTES, effort_png, effort_report, effort_rows
 from goldloop.studio.project import export_campaign
@@ -117,30 +118,43 @@ def effort_command(
             ],
         )
     )
-    for group in ("by_annotator", "by_pre_annotator", "by_correction_rate", "by_length"):
-        console.print(_figures_table(group.replace("_", " "), report[group]))
+    groups = ("by_annotator", "by_pre_annotator", "by_correction_rate", "by_length")
+    for group in groups:
+        last = group == groups[-1]
+        console.print(_figures_table(group.replace("_", " "), report[group], EFFORT_LEGEND * last))
+    if not rows:
+        console.print(f"{NOTHING_ANNOTATED}: no completed annotation in {project}")
     console.print(f"report: {target}; chart: {chart}")
 
 
 def status_view(project: str, data: dict[str, Any], target: Path) -> Group:
     """The status report as tables (the JSON holds every figure)."""
-    roles = Table(title=f"status of {project}", title_justify="left")
-    for column in ("project", "tasks", "annotated", "partly", "skipped", "annotations", "needed"):
-        roles.add_column(column, justify="left" if column == "project" else "right")
-    for role, row in data["roles"].items():
-        roles.add_row(
-            f"{data['projects'][role]} ({role})", *(str(row[k]) for k in (
-                "tasks", "annotated", "partly_annotated", "skipped", "annotations", "annotations_needed"))
-        )  # fmt: skip
-    people = Table(title="annotators", title_justify="left")
-    for column in ("annotator", "tasks", "kept", "added", "deleted"):
-        people.add_column(column, justify="left" if column == "annotator" else "right")
-    for email, row in data["annotators"].items():
-        people.add_row(email, *(str(row[k]) for k in ("tasks", "kept", "added", "deleted")))
+    roles = figures_table(
+        f"status of {project}",
+        ("project", "tasks", "annotated", "partly", "skipped", "annotations", "needed"),
+        [
+            [f"{data['projects'][role]} ({role})", *(row[k] for k in (
+                "tasks", "annotated", "partly_annotated", "skipped", "annotations",
+                "annotations_needed"))]
+            for role, row in data["roles"].items()
+        ],
+        legend="annotated: tasks with the annotations they need (two people on a double task); "
+        "partly: double tasks with one; needed: annotations still to do",
+    )  # fmt: skip
+    people = figures_table(
+        "annotators",
+        ("annotator", "tasks", "kept", "added", "deleted"),
+        [
+            [email, *(row[k] for k in ("tasks", "kept", "added", "deleted"))]
+            for email, row in data["annotators"].items()
+        ],
+        legend="kept: pre-filled regions accepted or fixed; added: regions no pre-annotator "
+        "proposed; deleted: pre-filled regions removed",
+    )
     verdicts, agreement, finish = data["verdicts"], data["agreement"] or {}, data["finish"]
     summary = [
         ("verdicts (accept / fix / reject / added)", "{accept} / {fix} / {reject} / {added}".format(**verdicts)),
-        ("correction rate (all)", _num(verdicts["correction_rate"])),
+        ("correction rate (all): (fix + reject) / candidates", _num(verdicts["correction_rate"])),
         ("correction rate (anchored)", _num(verdicts["anchored"]["correction_rate"])),
         ("correction rate (paraphrase)", _num(verdicts["paraphrase"]["correction_rate"])),
         ("decided (single / agreed / curated)", "{single} / {agreed} / {curated}".format(**data["decided"])),
@@ -166,17 +180,26 @@ def _span_f1(agreement: dict[str, Any]) -> str:
     return f"{_num(lenient)} / {_num(agreement['span_f1_labelled']['lenient']['f1'])}"
 
 
-def _figures_table(title: str, groups: dict[str, dict[str, Any]]) -> Table:
-    table = Table(title=title, title_justify="left")
-    for column in ("", "annotations", "min/doc", "median min/doc", "mentions", "min/mention"):
-        table.add_column(column, justify="left" if not column else "right")
-    for name, row in groups.items():
-        table.add_row(
-            name, str(row["annotations"]), _num(row["minutes_per_document"]),
-            _num(row["median_minutes_per_document"]), str(row["verified_mentions"]),
-            _num(row["minutes_per_verified_mention"]),
-        )  # fmt: skip
-    return table
+def _figures_table(title: str, groups: dict[str, dict[str, Any]], legend: str = "") -> Group:
+    return figures_table(
+        title,
+        ("", "annotations", "min/doc", "median", "mentions", "min/mention"),
+        [
+            [name, row["annotations"], _num(row["minutes_per_document"]),
+             _num(row["median_minutes_per_document"]), row["verified_mentions"],
+             _num(row["minutes_per_verified_mention"])]
+            for name, row in groups.items()
+        ],
+        legend=legend,
+    )  # fmt: skip
+
+
+EFFORT_LEGEND = (
+    "min/doc: minutes an annotation was open (mean, capped), median: their median; mentions: "
+    "verified mentions "
+    "(accepted, fixed or added); min/mention: minutes per verified mention; correction rate: "
+    "(fix + reject) / candidates of the annotation"
+)
 
 
 def _recalls(completeness: dict[str, Any] | None) -> str:

@@ -8,14 +8,23 @@ from typing import Annotated, Any
 
 import typer
 
-from goldloop.cli.common import KbOption, check_outputs, console, key_value_table, open_kb
+from goldloop.cli.common import (
+    KbOption,
+    UrlOption,
+    check_outputs,
+    console,
+    key_value_table,
+    open_kb,
+    print_whole,
+)
 from goldloop.errors import GoldloopError
-from goldloop.files.atomic import atomic_write_text
+from goldloop.files.atomic import atomic_write_json, atomic_write_text
 from goldloop.formats.labelstudio.tasks import campaign_titles
 from goldloop.studio import server
 from goldloop.studio.connection import connect, resolve_connection
 from goldloop.studio.label_config import render_label_config
 from goldloop.studio.pull import pull
+from goldloop.studio.users import add_users
 from goldloop.studio.webhooks import basic_auth_header, register_webhooks
 
 app = typer.Typer(
@@ -75,6 +84,46 @@ def status() -> None:
     _print_state(state)
 
 
+@app.command("users")
+def users(
+    emails: Annotated[
+        list[str], typer.Argument(help="E-mail of each annotator or curator to sign up.")
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Write the logins to this JSON file (0600) instead of printing the passwords.",
+        ),
+    ] = None,
+    url: UrlOption = None,
+) -> None:
+    """Create Label Studio users, members of the organisation, each with a generated password
+    (printed once, or written to --out); people who are users already are left as they are."""
+    check_outputs({"--out": out})
+    connection = resolve_connection(url)
+    added = add_users(connection, connect(connection), emails)
+    logins = [
+        {"email": user.email, "password": user.password, "url": connection.url}
+        for user in added
+        if user.password is not None
+    ]
+    if out is not None:
+        atomic_write_json(out, logins, private=True)  # it holds passwords
+    for user in added:
+        if user.password is None:
+            print_whole(user.email, "a user already (password unchanged)")
+        elif out is None:
+            print_whole(user.email, f"password {user.password}")
+        else:
+            print_whole(user.email, f"created; password in {out}")
+    console.print(
+        f"Each person logs in at {connection.url} (the password is shown only now"
+        f"{'' if out is None else ' and kept in ' + str(out)}: Account & Settings changes it)."
+    )
+
+
 def _print_state(state: server.ServerState) -> None:
     creds = server.credentials()
     console.print(
@@ -90,6 +139,7 @@ def _print_state(state: server.ServerState) -> None:
             ],
         )
     )
+    print_whole("url", state.url)
     console.print("goldloop commands use this server when LABEL_STUDIO_URL is not set.")
 
 

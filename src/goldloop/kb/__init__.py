@@ -16,7 +16,7 @@ from pathlib import Path
 
 from goldloop.errors import GoldloopError
 from goldloop.files.csvfile import parse_bool, read_csv
-from goldloop.settings import BUNDLED_EQUIVALENCES, BUNDLED_KB
+from goldloop.settings import BUNDLED_KB, EQUIVALENCES_NAME
 
 log = logging.getLogger(__name__)
 
@@ -169,14 +169,17 @@ class KB:
 
 
 def load_kb(path: str | Path | None = None, equivalences: str | Path | None = None) -> KB:
-    """Load and validate a pairs KB (default: the bundled one, with its bundled equivalences).
+    """Load and validate a pairs KB (default: the bundled one) with its equivalences (default:
+    ``equivalences.csv`` beside the KB, when there is one).
 
     Raises :class:`KBError` naming the file and row on any invalid input; logs a warning while
     rows still need review.
     """
     kb_path = Path(path) if path is not None else BUNDLED_KB
-    if path is None and equivalences is None:
-        equivalences = BUNDLED_EQUIVALENCES
+    if equivalences is None:
+        # A KB is the same KB however it is named: the bundled one by its path keeps its tier 1.
+        beside = kb_path.with_name(EQUIVALENCES_NAME)
+        equivalences = beside if beside.is_file() else None
     raw = _read_bytes(kb_path)
     relations = _parse_relations(kb_path, raw)
     kb = KB(path=kb_path, sha256=hashlib.sha256(raw).hexdigest(), relations=relations)

@@ -93,8 +93,9 @@ def write_verdicts(path: str | Path, mentions: Sequence[JudgedMention]) -> None:
     write_jsonl(path, (m.to_json() for m in mentions))
 
 
-def read_verdicts(path: str | Path) -> list[JudgedMention]:
-    """A verdicts file (from ``precision judge`` or made by hand): one judged mention a line."""
+def read_verdicts(path: str | Path, kb: KB | None = None) -> list[JudgedMention]:
+    """A verdicts file (from ``precision judge`` or made by hand): one judged mention a line; a
+    row without ``label`` takes its relation's label from ``kb`` (labellers read labels, not ids)."""
     mentions: list[JudgedMention] = []
     seen: dict[str, int] = {}
     for number, row in read_jsonl(path):
@@ -106,7 +107,7 @@ def read_verdicts(path: str | Path) -> list[JudgedMention]:
                 b=int(row["b"]),
                 entity_id=str(row["entity_id"]),
                 surface=str(row.get("surface", "")),
-                label=str(row.get("label", row["entity_id"])),
+                label=str(row.get("label") or _label_of(str(row["entity_id"]), kb)),
                 direction=row.get("direction"),
                 verdict=row.get("verdict"),
                 reason=row.get("reason"),
@@ -125,6 +126,11 @@ def read_verdicts(path: str | Path) -> list[JudgedMention]:
     if not mentions:
         raise PrecisionError(f"{path}: no verdicts")
     return mentions
+
+
+def _label_of(entity_id: str, kb: KB | None) -> str:
+    relation = kb.get(entity_id) if kb is not None else None
+    return relation.label if relation is not None else entity_id
 
 
 @dataclass(frozen=True)

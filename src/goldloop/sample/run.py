@@ -287,14 +287,24 @@ def _draw_report(rows: list[ManifestRow], settings: SampleSettings) -> dict[str,
     }
 
 
+class SampleExists(SettingError):
+    """The output folder already holds a sample and no extending was asked for."""
+
+    def __init__(self, sample_dir: Path) -> None:
+        super().__init__(
+            "out",
+            f"{sample_dir} already holds a sample: choose another folder, or extend this sample "
+            "to append a batch to it",
+        )
+        self.sample_dir = sample_dir
+
+
 def _existing(sample_dir: Path, extend: bool) -> list[ManifestRow]:
     has_sample = (sample_dir / MANIFEST).is_file()
     if extend and not has_sample:
         raise SettingError("extend", f"{sample_dir} holds no sample to extend (no {MANIFEST})")
     if not extend and has_sample:
-        raise SettingError(
-            "extend", f"{sample_dir} already holds a sample: extend it to append a batch"
-        )
+        raise SampleExists(sample_dir)
     return read_manifest(sample_dir) if has_sample else []
 
 

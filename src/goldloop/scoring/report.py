@@ -6,9 +6,7 @@ import csv
 import io
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
-
-from rich.table import Table
+from typing import Any, NamedTuple
 
 from goldloop.files.atomic import atomic_open, atomic_write_json, atomic_write_text
 
@@ -135,6 +133,9 @@ def report_paths(directory: Path, stem: str) -> tuple[Path, Path, Path]:
     return json_path, csv_path, png_path
 
 
+NOTHING_ANNOTATED = "nothing annotated yet"
+
+
 def write_reports(
     results: Sequence[dict[str, Any]], directory: Path, stem: str, meta: dict[str, Any]
 ) -> list[Path]:
@@ -151,20 +152,48 @@ def write_reports(
     return [json_path, csv_path, png_path]
 
 
-def write_chart(results: Sequence[dict[str, Any]], path: Path) -> None:
-    """One panel per regime: each system's overall figures and its metric per slice (recall
-    end-to-end, accuracy_overall linking-only), with 95% bootstrap intervals when computed."""
+def _panels(
+    results: Sequence[dict[str, Any]],
+) -> list[tuple[str, list[tuple[str, dict[str, _Point]]]]]:
+    regimes = [r for r in _CHART if any(result["regime"] == r for result in results)]
+    return [
+        (regime, chart_rows([result for result in results if result["regime"] == regime]))
+        for regime in regimes
+    ]
+
+
+def nothing_to_chart(results: Sequence[dict[str, Any]]) -> bool:
+    """No figure has a value (a gold without mentions, before anyone annotated)."""
+    return not any(points for _, rows in _panels(results) for _, points in rows)
+
+
+def write_placeholder_png(path: Path, message: str) -> None:
+    """A chart with nothing to draw says so in words: no empty axes on a made-up scale."""
     import matplotlib  # matplotlib loads only when a chart is drawn
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    regimes = [r for r in _CHART if any(result["regime"] == r for result in results)]
+    figure = plt.figure(figsize=(6, 1.2))
+    figure.text(0.5, 0.5, message, ha="center", va="center", fontsize=11)
+    with atomic_open(path, "wb") as handle:
+        figure.savefig(handle, format="png", dpi=100)
+    plt.close(figure)
+
+
+def write_chart(results: Sequence[dict[str, Any]], path: Path) -> None:
+    """One panel per regime: each system's overall figures and its metric per slice (recall
+    end-to-end, accuracy_overall linking-only), with 95% bootstrap intervals when computed."""
+    if nothing_to_chart(results):
+        write_placeholder_png(path, f"{NOTHING_ANNOTATED}: the gold holds no mentions")
+        return
+    import matplotlib  # matplotlib loads only when a chart is drawn
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     systems = list(dict.fromkeys(result["system"] for result in results))
-    panels = [
-        (regime, chart_rows([result for result in results if result["regime"] == regime]))
-        for regime in regimes
-    ]
+    panels = _panels(results)
     n_rows = max((len(rows) for _, rows in panels), default=1)
     height = 1.6 + n_rows * max(0.3, 0.16 * len(systems))
     figure, axes = plt.subplots(
@@ -218,19 +247,30 @@ def write_chart(results: Sequence[dict[str, Any]], path: Path) -> None:
     plt.close(figure)
 
 
-def results_tables(results: Sequence[dict[str, Any]], title: str) -> list[Table]:
+class ResultsTable(NamedTuple):
+    """A table's title, column heads, rows of printed cells, and a line saying what they mean."""
+
+    title: str
+    headers: list[str]
+    rows: list[list[str]]
+    legend: str
+
+
+def results_tables(results: Sequence[dict[str, Any]], title: str) -> list[ResultsTable]:
     """One table per regime, one line per system, with the numbers an analyst reads first."""
     tables = []
     for regime, columns in _TABLE_COLUMNS.items():
         rows = [summary_row(r) for r in results if r["regime"] == regime]
         if not rows:
             continue
-        table = Table(title=f"{title}: {regime}", title_justify="left")
-        for header, _ in columns:
-            table.add_column(header, justify="left" if header == "system" else "right")
-        for row in rows:
-            table.add_row(*(_cell(row, key) for _, key in columns))
-        tables.append(table)
+        tables.append(
+            ResultsTable(
+                f"{title}: {regime}",
+                [header for header, _ in columns],
+                [[_cell(row, key) for _, key in columns] for row in rows],
+                _LEGENDS[regime],
+            )
+        )
     return tables
 
 
@@ -248,6 +288,19 @@ _TABLE_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
         ("dir acc", "direction_accuracy"), ("skipped", "malformed"),
     ),
 }  # fmt: skip
+_LEGENDS = {
+    "end-to-end": (
+        "gold / pred: mentions in the gold / the system; match: predicted spans matched to a gold "
+        "span; P = match/pred, R = match/gold; ent acc: matched spans with the gold's "
+        "relation (folded); strict F1: span and relation both exact (nervaluate strict); dir "
+        "acc: matched spans with the gold's direction; skipped: rows not scored (malformed)"
+    ),
+    "linking-only": (
+        "gold: gold spans asked about; answered: those the system gave an id; acc overall: right "
+        "ids / gold; acc on pred: right ids / answered; coverage = answered / gold; dir acc: "
+        "right directions; skipped: rows not scored (malformed)"
+    ),
+}
 
 
 def _cell(row: dict[str, Any], key: str) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 from goldloop.formats.labelstudio.tasks import (
     REVIEW_PREFIX,
     Task,
+    check_campaign,
     doc_id_of,
     latest_prediction,
     text_of,
@@ -24,7 +25,7 @@ from goldloop.formats.labelstudio.verify import annotator_versions
 from goldloop.formats.labelstudio.versions import versions_agree
 from goldloop.kb import KB
 from goldloop.studio import project as projects
-from goldloop.studio.connection import Connection, StudioError
+from goldloop.studio.connection import Connection
 from goldloop.studio.curation import curate_tag, curation_predictions
 from goldloop.studio.label_config import (
     CURATE_INSTRUCTIONS,
@@ -62,11 +63,14 @@ class CurateReport:
 
 
 def curate(connection: Connection, client: Any, name: str, kb: KB) -> CurateReport:
-    """Push every disputed task of ``<name>-double`` that ``<name>-curate`` lacks."""
+    """Push every disputed task of ``<name>-double`` that ``<name>-curate`` lacks (a campaign
+    pushed without double documents has nothing to curate: ``project_id`` stays None)."""
     title = projects.double_name(name)
-    double = projects.find_project(connection, client, title)
+    found = projects.find_projects(connection, client, [name, title])
+    check_campaign(name, found, f"{connection.url}: ")
+    double = found.get(title)
     if double is None:
-        raise StudioError(f"{connection.url}: no Label Studio project titled {title!r}")
+        return CurateReport(title, projects.curate_name(name))
     tasks = projects.export_project(connection, client, double)
     report = CurateReport(title, projects.curate_name(name), double_tasks=len(tasks))
     # Every task is read (and a double annotation by one person refused) before anything is written.

@@ -116,15 +116,21 @@ def check_pushed(run: DemoRun, kb: KB) -> list[str]:
 
 
 def next_commands(run: DemoRun) -> list[str]:
-    """What to run once people have annotated: status, curation of the double tasks, pull,
-    effort, score, and stopping Label Studio."""
-    gold = run.sample_dir.parent / "gold.verified.json"
+    """Logins for the annotators, then what to run once people have annotated: status, curation
+    of the double tasks, pull, effort, score, and stopping Label Studio; every report goes beside
+    the demo's work files, never into the current folder."""
+    here = run.sample_dir.parent
+    gold = here / "gold.verified.json"
     system = run.annotator.split("@")[0]
     return [
-        f"goldloop status --project {PROJECT}",
+        "goldloop studio users alice@example.org bob@example.org   # a login per annotator "
+        "(a double task needs two people)",
+        f"goldloop status --project {PROJECT} -o {here / PROJECT}.status.json",
         f"goldloop curate --project {PROJECT}   # once two people annotated {double_name(PROJECT)}",
         f"goldloop pull --project {PROJECT} --out {gold}",
-        f"goldloop effort --project {PROJECT}",
-        f"goldloop score --gold {gold} --system {system}={run.gold_path}",
+        f"goldloop effort --project {PROJECT} -o {here / PROJECT}.effort.json "
+        f"--png {here / PROJECT}.effort.png",
+        f"goldloop score --gold {gold} --system {system}={run.gold_path} "
+        f"--report-dir {here / 'score-report'}",
         "goldloop studio stop",
     ]

@@ -31,6 +31,7 @@ from goldloop.formats.labelstudio.tasks import (
 )
 from goldloop.formats.labelstudio.verify import read_annotation
 from goldloop.kb import KB
+from goldloop.scoring.report import NOTHING_ANNOTATED, write_placeholder_png
 
 IDLE_CAP_MINUTES = 15.0
 """Longer than any abstract takes to verify (a few minutes): beyond this, the task sat idle."""
@@ -149,7 +150,11 @@ def effort_report(
 
 
 def effort_png(rows: Sequence[EffortRow], path: Path) -> None:
-    """Two panels: the distribution of minutes per document, and annotations done over time."""
+    """Two panels: the distribution of minutes per document, and annotations done over time
+    (before anyone annotated: a chart that says so)."""
+    if not rows:
+        write_placeholder_png(path, f"{NOTHING_ANNOTATED}: no completed annotation")
+        return
     import matplotlib  # matplotlib loads only when a chart is drawn
 
     matplotlib.use("Agg")

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from goldloop.formats.labelstudio.tasks import check_campaign
 from goldloop.studio.connection import (
     Connection,
     StudioError,
@@ -300,11 +301,13 @@ def export_campaign(
     roles: Sequence[str] = ROLES,
     need: Sequence[str] | None = None,
 ) -> Campaign:
-    """Every task of the campaign's projects of ``roles`` that exist; those of ``need`` (default:
-    the first of ``roles``) must exist."""
+    """Every task of the campaign's projects of ``roles`` that exist; those of ``need`` must
+    exist (default: a pushed project, primary or double, as :func:`check_campaign`)."""
     titles = {role: title for role, title in campaign_titles(name).items() if role in roles}
     found = find_projects(connection, client, list(titles.values()))
-    for role in roles[:1] if need is None else need:
+    if need is None:
+        check_campaign(name, [t for t in found if t in titles.values()], f"{connection.url}: ")
+    for role in need or ():
         if titles[role] not in found:
             raise StudioError(f"{connection.url}: no Label Studio project titled {titles[role]!r}")
     campaign = Campaign(name)

@@ -22,7 +22,7 @@ from typing import Any
 from goldloop.files.atomic import atomic_write_json
 from goldloop.files.gold_lock import gold_lock
 from goldloop.formats.gold import Document, write_gold
-from goldloop.formats.labelstudio.tasks import campaign_titles
+from goldloop.formats.labelstudio.tasks import campaign_titles, check_campaign
 from goldloop.formats.labelstudio.verify import (
     COUNTS,
     SLICES,
@@ -35,7 +35,7 @@ from goldloop.formats.labelstudio.verify import (
 from goldloop.kb import KB
 from goldloop.studio import project as projects
 from goldloop.studio.campaign import verify_campaign
-from goldloop.studio.connection import Connection, StudioError
+from goldloop.studio.connection import Connection
 from goldloop.studio.mirror import (
     Mirror,
     catch_up,
@@ -57,8 +57,7 @@ def export_tasks(
 ) -> tuple[list[str], list[dict[str, Any]]]:
     """All tasks of ``name`` and ``name-double`` (when it exists), with predictions and emails."""
     found = projects.find_projects(connection, client, [name, projects.double_name(name)])
-    if name not in found:
-        raise StudioError(f"{connection.url}: no Label Studio project titled {name!r}")
+    check_campaign(name, found, f"{connection.url}: ")
     tasks: list[dict[str, Any]] = []
     for project in found.values():
         tasks += projects.export_project(connection, client, project)
@@ -90,8 +89,7 @@ def write_campaign(
     """Pull's rules over the campaign's tasks as read: write the gold, its sidecar, one file per
     person and the mirror (the caller holds the gold's lock)."""
     campaign = mirror.campaign()
-    if "primary" not in campaign.titles:
-        raise StudioError(f"no Label Studio project titled {mirror.name!r}")
+    check_campaign(mirror.name, campaign.titles.values())
     result = verify_campaign(campaign, kb, annotator=annotator)
     people: dict[str, PullResult] = {}
     if per_annotator:
@@ -145,15 +143,10 @@ def pull(
         with gold_lock(out, redis_url):
             mirror = read_mirror(mirror_path(out), name) or Mirror(name)
             catch_up(connection, client, mirror, titles)
-            _check_primary(connection, mirror)
+            check_campaign(name, mirror.projects, f"{connection.url}: ")
             return write_campaign(out, mirror, kb, annotator=annotator, per_annotator=per_annotator)
     # A full read needs no lock (nor leaves a lock file when it fails): only the write does.
     mirror = read_campaign(connection, client, name, titles)
-    _check_primary(connection, mirror)
+    check_campaign(name, mirror.projects, f"{connection.url}: ")
     with gold_lock(out, redis_url):
         return write_campaign(out, mirror, kb, annotator=annotator, per_annotator=per_annotator)
-
-
-def _check_primary(connection: Connection, mirror: Mirror) -> None:
-    if mirror.name not in mirror.projects:
-        raise StudioError(f"{connection.url}: no Label Studio project titled {mirror.name!r}")

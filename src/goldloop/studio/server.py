@@ -25,8 +25,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-from goldloop.errors import GoldloopError, ServiceError
+from goldloop.errors import GoldloopError, ServiceError, SettingError
 from goldloop.files.atomic import atomic_write_json
+from goldloop.files.interrupts import deferred_interrupt
 from goldloop.settings import workdir
 
 LABEL_STUDIO_VERSION = "1.23.2"
@@ -225,6 +226,18 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def port_problem(port: int) -> str | None:
+    """Why Label Studio cannot have loopback ``port`` (something listens there), else None."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        # As a server binds: a port left in TIME_WAIT by a stopped server is free.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError as exc:
+            return f"127.0.0.1:{port} is in use ({exc.strerror or exc})"
+    return None
+
+
 def health(url: str, timeout: float = 2.0) -> bool:
     """True when ``url/health`` answers ``{"status": "UP"}``."""
     try:
@@ -274,6 +287,11 @@ def start(
                 f"{running.database or 'SQLite'}; stop it before starting it on {wanted or 'SQLite'}"
             )
         return running
+    if port is not None:
+        # Label Studio would move to another port and be waited for in vain: refuse at once.
+        busy = port_problem(port)
+        if busy:
+            raise SettingError("port", f"{busy}; choose another port, or none for a free one")
     root = studio_home(home)
     executable = executable or label_studio_executable(root)
     creds = credentials(root)
@@ -294,13 +312,16 @@ def start(
     state = ServerState(
         url, port, process.pid, str(data_dir), creds.username, creds.token, db.url if db else None
     )
+    # Recorded before the wait: a server left behind by an interrupted start is one `stop` knows.
+    atomic_write_json(root / "server.json", asdict(state), private=True)  # it holds the token
     try:
         _wait_until_up(process, url, log_path, timeout)
         _check_token(url, creds.token)
     except BaseException:
-        _terminate(process.pid)
+        with deferred_interrupt("stopping the Label Studio this start launched"):
+            _terminate(process.pid)
+            (root / "server.json").unlink(missing_ok=True)
         raise
-    atomic_write_json(root / "server.json", asdict(state), private=True)  # it holds the token
     return state
 
 

@@ -7,11 +7,28 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from goldloop.errors import GoldloopError
 from goldloop.formats.gold import Document
+from goldloop.formats.labelstudio.tasks import PUSHED_ROLES, campaign_titles
 from goldloop.kb import KB
+from goldloop.studio import project as projects
 from goldloop.studio.connection import Connection
 from goldloop.studio.pull import PullResult, pull
 from goldloop.studio.push import Candidates, PushReport, push
+from goldloop.studio.review import review_tag
+
+
+class PrefillChange(GoldloopError):
+    """A sync whose candidates differ from those the campaign was pushed with (it would switch
+    the projects' pre-fill, e.g. drop annotator B, while people annotate)."""
+
+    def __init__(self, title: str, current: str, given: str | None) -> None:
+        self.title, self.current, self.given = title, current, given
+        super().__init__(
+            f"Label Studio project {title!r} pre-fills from {current}; these candidates would "
+            f"{'give ' + given if given else 'give new tasks no pre-fill'}: sync with the "
+            "candidates the campaign was pushed with, or push to change them"
+        )
 
 
 @dataclass
@@ -33,7 +50,23 @@ def sync(
     roles: Iterable[str] | None = None,
     annotator: str | None = None,
 ) -> SyncReport:
-    """Push the missing documents, then write the verified gold and its sidecar to ``out``."""
+    """Push the missing documents, then write the verified gold and its sidecar to ``out``.
+
+    The campaign's pre-fill stays as push set it: candidates giving another review tag (or none)
+    raise :class:`PrefillChange` before anything is sent.
+    """
+    check_prefill(connection, client, name, a, b)
     pushed = push(connection, client, documents, name, kb, a=a, b=b, roles=roles)
     pulled, _ = pull(connection, client, name, kb, out, annotator=annotator)
     return SyncReport(pushed, pulled)
+
+
+def check_prefill(
+    connection: Connection, client: Any, name: str, a: Candidates | None, b: Candidates | None
+) -> None:
+    """Raise :class:`PrefillChange` when a pushed project pre-fills from another review tag."""
+    given = review_tag(a.tag, b.tag if b else None) if a else None
+    titles = [campaign_titles(name)[role] for role in PUSHED_ROLES]
+    for title, project in projects.find_projects(connection, client, titles).items():
+        if project.model_version and project.model_version != given:
+            raise PrefillChange(title, project.model_version, given)

@@ -44,10 +44,11 @@ def register_webhooks(
     backend_url: str,
     headers: dict[str, str] | None = None,
 ) -> list[Registered]:
-    """Point each existing project of ``titles`` (the first must exist) at the backend."""
+    """Point each existing project of ``titles`` (one must exist) at the backend."""
     found = projects.find_projects(connection, client, titles)
-    if titles[0] not in found:
-        raise StudioError(f"{connection.url}: no Label Studio project titled {titles[0]!r}")
+    if not found:
+        named = " or ".join(repr(title) for title in titles)
+        raise StudioError(f"{connection.url}: no Label Studio project titled {named}")
     url = webhook_url(backend_url)
     settings: dict[str, Any] = {
         "url": url, "actions": list(ACTIONS), "headers": headers or {}, "is_active": True,

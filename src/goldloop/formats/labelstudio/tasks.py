@@ -8,7 +8,7 @@ decided here once: completed (not cancelled) annotations, earliest first, by cre
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -179,6 +179,20 @@ def curate_name(name: str) -> str:
 def campaign_titles(name: str) -> dict[str, str]:
     """The titles of a campaign's projects by role (:data:`ROLES`)."""
     return {"primary": name, "double": double_name(name), "curate": curate_name(name)}
+
+
+PUSHED_ROLES = ("primary", "double")
+"""The projects ``push`` creates: a campaign exists when either does (``--roles double`` makes
+only ``NAME-double``)."""
+
+
+def check_campaign(name: str, found: Collection[str], where: str = "") -> None:
+    """Refuse a campaign none of whose pushed projects (titles in ``found``) exists."""
+    titles = campaign_titles(name)
+    if not any(titles[role] in found for role in PUSHED_ROLES):
+        raise StudioError(
+            f"{where}no Label Studio project titled {name!r} or {double_name(name)!r}"
+        )
 
 
 @dataclass

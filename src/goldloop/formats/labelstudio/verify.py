@@ -396,7 +396,7 @@ def summary_rows(result: PullResult) -> list[tuple[str, Any]]:
         ("skipped/cancelled annotations", len(result.skipped_tasks)),
         ("tasks with several annotations", len(result.multi_annotation_tasks)),
         *((name, sidecar[name]) for name in COUNTS),
-        ("correction rate", "n/a" if rate is None else f"{rate:.3f}"),
+        ("correction rate: (fix + reject) / candidates", "n/a" if rate is None else f"{rate:.3f}"),
         ("B-only candidates kept", result.adopted_from_second_annotator),
         ("verified by", ", ".join(sorted(result.verified_by)) or "nobody yet"),
     ]
