@@ -11,7 +11,8 @@ from goldloop import settings
 
 
 def test_the_bundled_files_exist() -> None:
-    for path in (settings.BUNDLED_KB, settings.BUNDLED_EQUIVALENCES, settings.DEMO_CORPUS):
+    equivalences = settings.BUNDLED_KB_DIR / settings.EQUIVALENCES_NAME
+    for path in (settings.BUNDLED_KB, equivalences, settings.DEMO_CORPUS):
         assert path.is_file(), path
 
 
