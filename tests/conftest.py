@@ -10,6 +10,7 @@ tests that need it, with the reason; in CI it fails them.
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 import shutil
@@ -36,10 +37,25 @@ TEMPLATE = REPO / ".goldloop" / "test-studio-template"
 LEGACY = REPO / "tests" / "data" / "legacy" / "sample.0.gt.json"
 
 
+@functools.cache
+def shared_kb() -> KB:
+    """The bundled KB (with its equivalences), loaded once: the ``kb`` fixture, and what test data
+    builders that are no fixtures (tests/studio/loop_data.py, campaign_data.py) use."""
+    return load_kb()
+
+
 @pytest.fixture(scope="session")
 def kb() -> KB:
-    """The bundled KB (with its equivalences), loaded once."""
-    return load_kb()
+    """The bundled KB, the one every test shares (a special KB is a file of the test's own)."""
+    return shared_kb()
+
+
+@pytest.fixture(scope="session")
+def nlp() -> Any:
+    """The real spaCy pipeline, loaded once (imported here, not at collection: it takes seconds)."""
+    from goldloop.text.nlp import load_nlp
+
+    return load_nlp()
 
 
 @dataclass(frozen=True)

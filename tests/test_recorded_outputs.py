@@ -56,7 +56,7 @@ import pytest
 from PIL import Image
 from rich.console import Console
 
-from tests.conftest import REPO, CliResult, run_goldloop
+from tests.conftest import REPO, CliResult, run_goldloop, shared_kb
 from tests.fakes.llm_server import BASE_URL_ENV, FAKE_KEY, KEY_ENV, FakeLLMServer, FakeRequest
 from tests.studio.campaign_data import build
 from tests.studio.loop_data import people_work, project_titled, tasks_of, write_inputs
@@ -543,7 +543,7 @@ def run_fixture_loop(loop: Loop, client: Any) -> None:
 def run_campaign(loop: Loop, label_studio: Any) -> None:
     """The curation campaign (tests/studio/campaign_data.py): three people, the disputes curated
     but one, every annotation timed."""
-    campaign = build(label_studio)
+    campaign = build(label_studio, shared_kb())
     loop.names |= {campaign.name: masked(campaign.name)}
     loop.names |= {campaign.email(p): masked(campaign.email(p)) for p in ("alice", "bob", "carol")}
     titles = [campaign.name, f"{campaign.name}-double", f"{campaign.name}-curate"]

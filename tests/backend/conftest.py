@@ -15,13 +15,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.fakes.llm_server import FakeLLMServer
 
 from goldloop.backend.app import create_app
 from goldloop.backend.predictor import Predictor
 from goldloop.backend.settings import BackendSettings
 from goldloop.llm.base import CREDENTIALS
 from goldloop.studio.server import free_port
+from tests.fakes.llm_server import FakeLLMServer
 
 
 def redis_binary() -> str:
@@ -53,12 +53,6 @@ def running_redis(workdir: Path, port: int | None = None) -> Iterator[str]:
     finally:
         process.terminate()
         process.wait(timeout=10)
-
-
-@pytest.fixture(scope="session")
-def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with running_redis(tmp_path_factory.mktemp("redis")) as url:
-        yield url
 
 
 def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout_s: float = 10.0) -> None:

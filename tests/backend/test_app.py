@@ -11,8 +11,6 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from tests.backend.conftest import llm_settings, running_backend, span_of
-from tests.fakes.llm_server import FakeLLMServer, FakeRequest, Reply, llm_server
 
 from goldloop.backend import predictor as predictor_module
 from goldloop.backend.app import create_app
@@ -25,6 +23,8 @@ from goldloop.studio.label_config import render_label_config
 from goldloop.studio.review import build_review_prediction
 from goldloop.text.lexical import LexicalAnnotator
 from goldloop.text.nlp import load_nlp
+from tests.backend.conftest import llm_settings, running_backend, span_of
+from tests.fakes.llm_server import FakeLLMServer, FakeRequest, Reply, llm_server
 
 __all__ = ["llm_server"]
 

@@ -10,8 +10,6 @@ from typing import Any
 
 import httpx
 import pytest
-from tests.backend.conftest import RunningBackend, llm_settings, running_backend, span_of
-from tests.fakes.llm_server import FakeLLMServer, FakeRequest, llm_server
 
 from goldloop.backend.interactive import KB_SCORE, LLM_SCORE, Suggester, drawn_region
 from goldloop.backend.predictor import Predictor
@@ -21,6 +19,8 @@ from goldloop.kb import KB
 from goldloop.studio.label_config import render_label_config
 from goldloop.text.lexical import LexicalAnnotator
 from goldloop.text.nlp import load_nlp
+from tests.backend.conftest import RunningBackend, llm_settings, running_backend, span_of
+from tests.fakes.llm_server import FakeLLMServer, FakeRequest, llm_server
 
 __all__ = ["llm_server"]
 
@@ -87,11 +87,6 @@ def regions(items: list[dict[str, Any]]) -> dict[tuple[str, int, int], dict[str,
 def answer_boosts(request: FakeRequest) -> str:
     assert "Phrase: boosts" in request.user and "Sentence:" in request.user
     return json.dumps({"label": "upregulates", "direction": "forward"})
-
-
-@pytest.fixture(scope="module")
-def nlp() -> Any:
-    return load_nlp()
 
 
 def test_a_kb_match_keeps_the_drawn_id_and_suggests_the_other_occurrences(kb: KB, nlp: Any) -> None:

@@ -33,8 +33,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.backend.conftest import RunningBackend, running_backend
-from tests.studio.test_browser import _press_submit, _select_region, _wait, browser
 
 from goldloop.backend.predictor import Predictor
 from goldloop.backend.settings import AnnotatorSpec, BackendSettings
@@ -46,6 +44,8 @@ from goldloop.studio.push import Candidates, push
 from goldloop.studio.review import region_id
 from goldloop.text.lexical import LexicalAnnotator
 from goldloop.text.nlp import load_nlp
+from tests.backend.conftest import RunningBackend, running_backend
+from tests.studio.test_browser import _press_submit, _select_region, _wait, browser
 
 __all__ = ["browser"]
 

@@ -10,8 +10,6 @@ from typing import Any
 
 import pytest
 from label_studio_sdk.core.api_error import ApiError
-from tests.backend.conftest import RunningBackend, llm_settings, running_backend, span_of
-from tests.fakes.llm_server import FakeLLMServer, FakeRequest, Reply, llm_server
 
 from goldloop.backend.predictor import Predictor
 from goldloop.backend.settings import AnnotatorSpec, BackendSettings
@@ -19,6 +17,8 @@ from goldloop.kb import KB
 from goldloop.studio.label_config import render_label_config
 from goldloop.text.lexical import LexicalAnnotator
 from goldloop.text.nlp import load_nlp
+from tests.backend.conftest import RunningBackend, llm_settings, running_backend, span_of
+from tests.fakes.llm_server import FakeLLMServer, FakeRequest, Reply, llm_server
 
 __all__ = ["llm_server"]
 

@@ -23,8 +23,6 @@ from typing import Any
 
 import httpx
 import pytest
-from tests.backend.conftest import RunningBackend, running_backend, running_redis
-from tests.studio.loop_data import INDUCES, TAG_A, TAG_B, span, text_of, write_inputs
 
 from goldloop.backend.live import Change, read_event
 from goldloop.backend.predictor import Predictor
@@ -42,7 +40,8 @@ from goldloop.studio.push import Candidates, push
 from goldloop.studio.review import hit_regions, review_tag
 from goldloop.studio.webhooks import ACTIONS, register_webhooks
 from goldloop.text.lexical import LexicalAnnotator
-from goldloop.text.nlp import load_nlp
+from tests.backend.conftest import RunningBackend, running_backend, running_redis
+from tests.studio.loop_data import INDUCES, TAG_A, TAG_B, span, text_of, write_inputs
 
 AUTH = ("live-user", "live-pass-not-a-secret")
 REVIEW = review_tag(TAG_A, TAG_B)
@@ -161,11 +160,6 @@ def annotate(connection: Connection, client: Any, kb: KB, name: str) -> None:
     assert curate(connection, client, name, kb).created == 1
     (curate_task,) = client.tasks.list(project=listed[f"{name}-curate"], fields="all")
     create(id=curate_task.id, result=_review(double["pmid:7"]))
-
-
-@pytest.fixture(scope="module")
-def nlp() -> Any:
-    return load_nlp()
 
 
 @pytest.fixture(scope="module")

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import httpx
 import pytest
-from tests.backend.conftest import free_port
-from tests.conftest import Cli
 
 from goldloop.backend.serve import gunicorn_options
+from tests.backend.conftest import free_port
+from tests.conftest import Cli
 
 GOLDLOOP = Path(sys.executable).parent / "goldloop"
 TEXT = "In these cells, IL-3 upregulates the TNF receptor."

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from tests.conftest import Cli
 
 from goldloop.backend.settings import LEXICAL, AnnotatorSpec, BackendSettings
 from goldloop.errors import GoldloopError
+from tests.conftest import Cli
 
 
 def test_no_provider_key_means_the_lexical_pre_annotator() -> None:

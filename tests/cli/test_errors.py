@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from goldloop.kb import KB
 from goldloop.llm.pricing import BUNDLED_PRICES
 from goldloop.settings import BUNDLED_KB
 from tests.conftest import Cli
@@ -513,17 +514,16 @@ def test_an_unreachable_label_studio_is_a_service_error(work: Work, cli: Cli) ->
 
 
 def test_label_studio_stopped_mid_pull_writes_nothing_and_keeps_the_old_gold(
-    work: Work, cli: Cli, label_studio, monkeypatch: pytest.MonkeyPatch
+    kb: KB, work: Work, cli: Cli, label_studio, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from label_studio_sdk.projects.exports.client_ext import ExportsClientExt
 
     from goldloop.formats.gold import Document
-    from goldloop.kb import load_kb
     from goldloop.studio.push import push
 
     name = f"fault-{work.port}"
     documents = [Document(doc_id="pmid:1", text=TEXT, role="primary")]
-    push(label_studio.connection, label_studio.client, documents, name, load_kb())
+    push(label_studio.connection, label_studio.client, documents, name, kb)
     out = work.root / "verified.json"
     out.write_text('["the previous gold"]\n')
     before = _snapshot(work.root)

@@ -7,7 +7,7 @@ import pytest
 
 from goldloop.files.atomic import atomic_write_json
 from goldloop.formats.gold import Document, GoldError, Hit, read_gold, write_gold
-from goldloop.kb import load_kb
+from goldloop.kb import KB
 from tests.conftest import LEGACY
 
 TEXT = "IL-6 is activated by TNF and regulates STAT3."
@@ -24,8 +24,8 @@ def doc(**hit: object) -> dict:
     return {"doc_id": "pmid:1", "text": TEXT, "ground_truth": [{**base, **hit}]}
 
 
-def test_legacy_single_object_reads_as_one_document():
-    gold = read_gold(LEGACY, load_kb())
+def test_legacy_single_object_reads_as_one_document(kb: KB):
+    gold = read_gold(LEGACY, kb)
     (document,) = gold.documents
     assert document.doc_id == "legacy:0"
     assert len(document.ground_truth) == 41
@@ -79,8 +79,7 @@ def test_missing_surface_is_filled_from_text(tmp_path):
     assert gold.documents[0].ground_truth[0].surface == "activated by"
 
 
-def test_non_canonical_id_is_folded_and_counted(tmp_path):
-    kb = load_kb()
+def test_non_canonical_id_is_folded_and_counted(kb: KB, tmp_path):
     regulated_by = kb.lookup("regulated by").entity_id
     gold = read_gold(write(tmp_path, [doc(entity_id=regulated_by, direction="forward")]), kb)
     hit = gold.documents[0].ground_truth[0]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from goldloop.kb import KBError, load_kb
+from goldloop.kb import KB, KBError, load_kb
 from goldloop.settings import BUNDLED_KB
 
 # A tiny pairs KB: one converse pair, symmetric relations, one plain relation.
@@ -51,22 +51,20 @@ def write_eq(tmp_path: Path) -> Callable[[list[str]], Path]:
     return write
 
 
-def test_bundled_kb_shape():
-    s = load_kb().summary()
+def test_bundled_kb_shape(kb: KB):
+    s = kb.summary()
     assert (s.rows, s.canonical, s.converse, s.symmetric, s.needs_review) == (355, 300, 55, 20, 0)
     assert s.converse_pairs == 55
     assert s.equivalences == 2
 
 
-def test_lookup_is_over_the_whole_kb_strip_casefold():
-    kb = load_kb()
+def test_lookup_is_over_the_whole_kb_strip_casefold(kb: KB):
     assert kb.lookup("  Regulated BY ").entity_id == "RO.0002334"
     assert kb.lookup("regulates").is_canonical
     assert kb.lookup("no such relation") is None
 
 
-def test_converse_label_folds_onto_canonical_with_direction_flipped():
-    kb = load_kb()
+def test_converse_label_folds_onto_canonical_with_direction_flipped(kb: KB):
     folded = kb.decode_label("regulated by", "forward")
     assert folded.entity_id == kb.lookup("regulates").entity_id
     assert folded.direction == "inverse"
@@ -90,14 +88,12 @@ def test_symmetric_relation_coerces_oriented_directions(write_kb):
     assert not kb.direction_allowed("R1", "sideways")
 
 
-def test_unknown_id_folds_to_itself():
-    kb = load_kb()
+def test_unknown_id_folds_to_itself(kb: KB):
     assert kb.fold("NEW", "forward").entity_id == "NEW"
     assert kb.fold_id("NEW") == "NEW"
 
 
-def test_bundled_equivalences_fold_in_tier_one():
-    kb = load_kb()
+def test_bundled_equivalences_fold_in_tier_one(kb: KB):
     assert kb.fold("PEL.000040").entity_id == "PEL.000040"
     assert kb.fold_id("PEL.000040") == "PEL.000002"
 

@@ -1,30 +1,31 @@
-"""Shared fixtures and helpers of the LLM tests: spaCy, a response cache, scripted answers (the
-fake provider and the KB are the root conftest's)."""
+"""Shared fixtures and helpers of the LLM tests: a response cache, a Redis, scripted answers (the
+fake provider, spaCy and the KB are the root conftest's)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
 from goldloop.llm import SQLiteCache
+from tests.backend.conftest import running_redis
 from tests.fakes.llm_server import FakeRequest, Reply
 
 PROVIDER_NAMES = ("openai", "anthropic", "gemini")
 
 
-@pytest.fixture(scope="session")
-def nlp() -> Any:
-    from goldloop.text.nlp import load_nlp
-
-    return load_nlp()
-
-
 @pytest.fixture
 def cache(tmp_path: Any) -> SQLiteCache:
     return SQLiteCache(tmp_path / "cache.sqlite")
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A redis-server of the tests' own (tests/llm/test_redis_cache.py)."""
+    with running_redis(tmp_path_factory.mktemp("redis")) as url:
+        yield url
 
 
 def mentions_json(items: list[dict[str, Any]]) -> str:

@@ -22,14 +22,8 @@ from goldloop.llm.annotate import annotate_documents
 from goldloop.llm.decode import DocumentResult
 from goldloop.settings import DEMO_CORPUS
 from goldloop.text.lexical import LexicalAnnotator
-from goldloop.text.nlp import load_nlp
 from goldloop.text.parse_cache import ENV_PATH
 from tests.fakes.llm_server import FakeLLMServer, FakeRequest
-
-
-@pytest.fixture(scope="module")
-def nlp() -> Language:
-    return load_nlp()
 
 
 @pytest.fixture

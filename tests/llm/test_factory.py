@@ -126,7 +126,7 @@ def test_make_annotator_builds_what_the_spec_names(
 def test_the_backend_and_the_cli_word_the_same_refusal_with_their_own_names(
     monkeypatch: pytest.MonkeyPatch, cli: Cli, tmp_path: Path
 ) -> None:
-    from tests.llm.test_cli import make_documents_jsonl
+    from tests.cli.test_annotate import make_documents_jsonl
 
     env = {"OPENAI_API_KEY": "k", "GEMINI_API_KEY": "k"}
     with pytest.raises(GoldloopError, match="GOLDLOOP_PROVIDER='': keys of several providers"):

@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import Cli
-from tests.sample.conftest import Gold
-
 from goldloop.kb import KB
 from goldloop.sample import read_manifest
 from goldloop.sample.audit import audit_sample
+from tests.conftest import Cli
+from tests.sample.conftest import Gold
 
 
 def test_audit_with_gold_reports_gaps_coverage_and_writes_png(

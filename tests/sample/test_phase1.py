@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.conftest import Cli
 
 import goldloop.text.nlp
 from goldloop.errors import GoldloopError
@@ -21,6 +20,7 @@ from goldloop.sample.phase1 import order_key
 from goldloop.sample.pool import POOL_META, read_pool_rows
 from goldloop.sample.run import SampleSettings, run_sample
 from goldloop.settings import DEMO_CORPUS
+from tests.conftest import Cli
 
 SETTINGS = SampleSettings(n_primary=3, n_double=1, n_reserve=1, tail_top_k=10, seed=5, phase1=10)
 ELIGIBLE = 26  # the demo corpus: 31 rows, 5 dropped (see test_run)

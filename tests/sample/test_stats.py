@@ -5,12 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import Cli
-from tests.sample.conftest import Gold
-
 from goldloop.kb import KB
 from goldloop.sample.stats import dataset_stats
 from goldloop.settings import DEMO_CORPUS
+from tests.conftest import Cli
+from tests.sample.conftest import Gold
 
 
 def test_stats_sections(sample_dir: Path, sample_gold: Gold, kb: KB, tmp_path: Path) -> None:

@@ -31,6 +31,11 @@ def hit(
 
 @pytest.fixture
 def gold_file(tmp_path: Path) -> Path:
+    return write_gold_file(tmp_path / "gold.json")
+
+
+def write_gold_file(path: Path) -> Path:
+    """Two documents with two hits each (the scoring tests' gold, also tests/cli/test_score.py's)."""
     t0, t1 = TEXTS
     documents = [
         {
@@ -52,7 +57,6 @@ def gold_file(tmp_path: Path) -> Path:
             ],
         },
     ]
-    path = tmp_path / "gold.json"
     path.write_text(json.dumps(documents), encoding="utf-8")
     return path
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from goldloop.formats.gold import read_gold
-from goldloop.kb import load_kb
+from goldloop.kb import KB
 from goldloop.studio.review import review_tag
 from goldloop.studio.server import Database, StudioServerError
 from tests.conftest import Cli, LabelStudioServer
@@ -21,6 +21,7 @@ pytestmark = pytest.mark.studio
 
 
 def test_push_and_pull_against_label_studio_on_postgres(
+    kb: KB,
     studio_on_postgres: LabelStudioServer,
     postgres_database: SessionDatabase,
     tmp_path: Path,
@@ -50,7 +51,7 @@ def test_push_and_pull_against_label_studio_on_postgres(
     out_path = tmp_path / "gold.verified.json"
     pulled = cli("pull", "--project", name, "--out", out_path, env=env)
     assert pulled.returncode == 0, pulled.stderr
-    gold = read_gold(out_path, load_kb())
+    gold = read_gold(out_path, kb)
     got = sorted(
         (d.doc_id, h.surface, h.entity_id, h.direction, h.verdict)
         for d in gold.documents

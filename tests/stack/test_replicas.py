@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from goldloop.kb import load_kb
 from goldloop.studio.label_config import render_label_config
+from tests.conftest import shared_kb
 from tests.fakes.llm_server import FakeRequest
 from tests.stack.conftest import Stack
 
@@ -34,7 +34,7 @@ def project_with(stack: Stack, texts: list[str]) -> tuple[int, list[int]]:
     """A project whose ML backend is the proxy's one URL, with a task per text."""
     client = stack.studio.client
     project = client.projects.create(
-        title=f"replicas-{uuid.uuid4().hex[:6]}", label_config=render_label_config(load_kb())
+        title=f"replicas-{uuid.uuid4().hex[:6]}", label_config=render_label_config(shared_kb())
     )
     tasks = [{"data": {"text": t, "doc_id": f"doc:{i}"}} for i, t in enumerate(texts)]
     imported = client.projects.import_tasks(id=project.id, request=tasks, return_task_ids=True)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from goldloop.formats.gold import Document, Hit
-from goldloop.kb import load_kb
+from goldloop.kb import KB
 from goldloop.studio.curate import CurateReport, curate
 from goldloop.studio.project import curate_name, double_name, find_project
 from goldloop.studio.push import Candidates, push
@@ -113,8 +113,7 @@ class Campaign:
         return str(self.people[person].email)
 
 
-def build(label_studio: Any) -> Campaign:
-    kb = load_kb()
+def build(label_studio: Any, kb: KB) -> Campaign:
     client, connection = label_studio.client, label_studio.connection
     name = f"cur-{uuid.uuid4().hex[:6]}"
     docs = [

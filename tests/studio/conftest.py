@@ -6,9 +6,10 @@ from typing import Any
 
 import pytest
 
+from goldloop.kb import KB
 from tests.studio.campaign_data import Campaign, build
 
 
 @pytest.fixture(scope="session")
-def campaign(label_studio: Any) -> Campaign:
-    return build(label_studio)
+def campaign(label_studio: Any, kb: KB) -> Campaign:
+    return build(label_studio, kb)

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from goldloop.formats.gold import Hit
-from goldloop.kb import load_kb
 from goldloop.studio.offsets import to_label_studio
 from goldloop.studio.review import hit_regions, review_tag
+from tests.conftest import shared_kb
 
 ACTIVATES, INHIBITS, REGULATES = "PEL.000000", "PEL.000018", "RO.0002211"
 BINDS, STIMULATES, REDUCES, PHOSPHORYLATES = "PEL.000003", "PEL.000034", "PEL.000029", "PEL.000025"
@@ -136,7 +136,7 @@ def _widen(result: list[dict], old: str, new: str, doc_id: str) -> None:
 def _region(doc_id: str, surface: str, entity_id: str | None, direction: str | None) -> list[dict]:
     a, b = span(doc_id, surface)
     hit = Hit(a=a, b=b, surface=surface, entity_id=entity_id or ACTIVATES, direction=direction)
-    items = hit_regions(text_of(doc_id), hit, load_kb())
+    items = hit_regions(text_of(doc_id), hit, shared_kb())
     for item in items:
         item["id"] = f"new{a}"
     return items if entity_id else [i for i in items if i["from_name"] == "mention"]

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from goldloop.formats.gold import Document, Hit
-from goldloop.kb import load_kb
+from goldloop.kb import KB, load_kb
 from goldloop.scoring.agreement import agreement, corpus_agreement
 from goldloop.scoring.design import read_design
 from goldloop.studio.agreement import DoubleTasks, double_completeness
@@ -70,9 +70,8 @@ def documents(rows: list[tuple[str, str, str, str]]) -> list[Document]:
 
 
 def test_agree_from_the_double_project(
-    label_studio: Any, tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+    kb: KB, label_studio: Any, tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    kb = load_kb()
     client = label_studio.client
     name = f"agree-{uuid.uuid4().hex[:6]}"
     p_incl = {"pmid:1": 0.5, "pmid:2": 0.25, "pmid:3": 1.0}
@@ -142,9 +141,8 @@ def test_agree_needs_the_double_project(
 
 
 def test_agree_refuses_two_annotations_by_one_person(
-    label_studio: Any, cli: Cli, monkeypatch: pytest.MonkeyPatch
+    kb: KB, label_studio: Any, cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    kb = load_kb()
     client = label_studio.client
     name = f"twice-{uuid.uuid4().hex[:6]}"
     push(label_studio.connection, client, [Document(doc_id="pmid:1", text=TEXTS["pmid:1"],
@@ -166,9 +164,13 @@ def test_agree_refuses_two_annotations_by_one_person(
 
 
 def test_agree_reports_people_pre_annotation_and_curator(
-    campaign: Campaign, label_studio: Any, tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+    kb: KB,
+    campaign: Campaign,
+    label_studio: Any,
+    tmp_path: Path,
+    cli: Cli,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    kb = load_kb()
     monkeypatch.setenv("LABEL_STUDIO_API_KEY", label_studio.token)
     result = cli(
         "agree", "--studio-project", campaign.name, "--url", label_studio.url,
@@ -208,9 +210,8 @@ def test_agree_reports_people_pre_annotation_and_curator(
 
 
 def test_agree_compares_each_person_with_each_pre_annotator(
-    label_studio: Any, tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+    kb: KB, label_studio: Any, tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    kb = load_kb()
     client = label_studio.client
     name = f"two-llms-{uuid.uuid4().hex[:6]}"
     shared = ("pmid:1", "pmid:2")

@@ -21,7 +21,7 @@ import pytest
 
 from goldloop.formats.gold import Document, Hit
 from goldloop.formats.labelstudio.verdicts import Region, read_regions
-from goldloop.kb import load_kb
+from goldloop.kb import KB
 from goldloop.studio import server
 from goldloop.studio.label_config import render_instructions
 from goldloop.studio.project import curate_name, find_project
@@ -82,9 +82,8 @@ def browser(label_studio) -> Iterator[object]:
 
 @pytest.fixture(scope="module")
 def project_tasks(
-    label_studio, tmp_path_factory: pytest.TempPathFactory
+    kb: KB, label_studio, tmp_path_factory: pytest.TempPathFactory
 ) -> tuple[int, dict[str, int]]:
-    kb = load_kb()
     _, gold_a, gold_b = write_inputs(tmp_path_factory.mktemp("browser"))
     documents = [Document(**{**d, "role": "primary"}) for d in DOCS]
     documents[0] = documents[0].model_copy(update={"p_incl": LONG_P_INCL})
@@ -375,7 +374,7 @@ def test_a_mention_is_added_with_1_then_the_words(
 
 
 def test_submit_is_refused_for_a_region_without_relation_or_direction(
-    browser, label_studio, project_tasks, tmp_path: Path
+    kb: KB, browser, label_studio, project_tasks, tmp_path: Path
 ) -> None:
     from selenium.webdriver.common.by import By
 
@@ -388,7 +387,6 @@ def test_submit_is_refused_for_a_region_without_relation_or_direction(
     assert "Every mention needs a relation" in warning
     _shot(browser, tmp_path / "submit-refused-relation.png")
     # A candidate without a direction: the annotator must pick one.
-    kb = load_kb()
     text = "Insulin stimulates glucose uptake."
     a = text.index("stimulates")
     hit = Hit(a=a, b=a + len("stimulates"), surface="stimulates", entity_id=STIMULATES)

@@ -11,7 +11,7 @@ import pytest
 
 from goldloop.formats.gold import Document
 from goldloop.formats.labelstudio.tasks import SameAnnotatorError
-from goldloop.kb import load_kb
+from goldloop.kb import KB
 from goldloop.studio.curate import curate
 from goldloop.studio.label_config import CURATE_INSTRUCTIONS, render_instructions
 from goldloop.studio.project import curate_name, find_project
@@ -87,8 +87,7 @@ def test_curation_prediction_marks_both_and_each_dispute(campaign: Campaign) -> 
     ]
 
 
-def test_curate_refuses_two_annotations_by_one_person(label_studio: Any) -> None:
-    kb = load_kb()
+def test_curate_refuses_two_annotations_by_one_person(kb: KB, label_studio: Any) -> None:
     client = label_studio.client
     name = f"twice-{uuid.uuid4().hex[:6]}"
     push(

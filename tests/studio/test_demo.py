@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from goldloop.kb import load_kb
+from goldloop.kb import KB
 from goldloop.studio.demo import PROJECT, check_pushed, next_commands, run_demo
 from goldloop.studio.project import find_project
 from goldloop.text.lexical import LexicalAnnotator
@@ -15,9 +15,8 @@ from tests.conftest import run_goldloop
 
 
 def test_demo_pushes_the_sample_and_the_check_sees_a_missing_task(
-    label_studio, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    kb: KB, label_studio, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    kb = load_kb()
     run = run_demo(kb, LexicalAnnotator(kb), home=tmp_path / "demo", studio_home=label_studio.home)
     assert run.state.url == label_studio.url
     assert len(run.documents) == 12 and {d.role for d in run.documents} == {"primary", "double"}

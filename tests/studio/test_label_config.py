@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from goldloop.kb import load_kb
+from goldloop.kb import KB
 from goldloop.kb.verb_forms import verb_forms
 from goldloop.studio.label_config import (
     CONTROLS,
@@ -28,15 +28,12 @@ REPO = Path(__file__).resolve().parents[2]
 pytest.importorskip("label_studio_sdk", reason="the studio extra is not installed")
 
 
-def test_committed_config_is_in_sync_with_the_bundled_kb() -> None:
+def test_committed_config_is_in_sync_with_the_bundled_kb(kb: KB) -> None:
     committed = (REPO / "label_config" / "relations.xml").read_text(encoding="utf-8")
-    assert committed == render_label_config(load_kb()), (
-        "run `goldloop label-config` and commit the result"
-    )
+    assert committed == render_label_config(kb), "run `goldloop label-config` and commit the result"
 
 
-def test_relation_picker_holds_every_canonical_label_once() -> None:
-    kb = load_kb()
+def test_relation_picker_holds_every_canonical_label_once(kb: KB) -> None:
     interface = label_interface(render_label_config(kb))
     relation = interface.get_control("relation")
     assert sorted(relation.labels) == sorted(r.label for r in kb.canonical_relations())
@@ -59,18 +56,16 @@ def test_relation_picker_holds_every_canonical_label_once() -> None:
     ],
 )
 def test_picker_forms_are_the_converse_label_and_the_head_verbs_forms(
-    label: str, forms: list[str]
+    kb: KB, label: str, forms: list[str]
 ) -> None:
-    kb = load_kb()
     relation = kb.lookup(label)
     assert relation is not None and relation.is_canonical
     assert picker_forms(relation, kb, verb_forms()) == forms
 
 
-def test_each_choice_shows_its_forms_and_stores_the_canonical_label() -> None:
+def test_each_choice_shows_its_forms_and_stores_the_canonical_label(kb: KB) -> None:
     """Label Studio's Taxonomy search matches the shown text (the choice's ``value``) and stores
     the ``alias``: typing "secreted" finds secretes, and the region still says "secretes"."""
-    kb = load_kb()
     taxonomy = ET.fromstring(render_label_config(kb)).find(".//Taxonomy[@name='relation']")
     assert taxonomy is not None
     stored = {c.get("alias") or c.get("value"): c.get("value") for c in taxonomy.iter("Choice")}
@@ -81,10 +76,10 @@ def test_each_choice_shows_its_forms_and_stores_the_canonical_label() -> None:
     assert [shown for shown in stored.values() if "secreted" in shown] == [stored["secretes"]]
 
 
-def test_relation_and_direction_are_required_per_region_with_a_reason() -> None:
+def test_relation_and_direction_are_required_per_region_with_a_reason(kb: KB) -> None:
     """Label Studio 1.23.2 checks a required perRegion control on every region at Submit, selects
     the first region without a value and shows ``requiredMessage`` (label_config/README.md)."""
-    root = ET.fromstring(render_label_config(load_kb()))
+    root = ET.fromstring(render_label_config(kb))
     for name, says in (("relation", "needs a relation"), ("direction", "needs a direction")):
         (control,) = [c for c in root.iter() if c.get("name") == name]
         assert (control.get("perRegion"), control.get("required")) == ("true", "true")
@@ -102,16 +97,16 @@ def test_config_without_a_needed_control_is_refused() -> None:
         check_label_config(config, "project 'x'")
 
 
-def test_cli_writes_the_config(tmp_path: Path, cli: Cli) -> None:
+def test_cli_writes_the_config(kb: KB, tmp_path: Path, cli: Cli) -> None:
     out = tmp_path / "relations.xml"
     result = cli("label-config", "-o", out)
     assert result.returncode == 0, result.stderr
-    assert out.read_text(encoding="utf-8") == render_label_config(load_kb())
+    assert out.read_text(encoding="utf-8") == render_label_config(kb)
 
 
-def test_prediction_verdicts_are_remembered_per_config_not_across_configs() -> None:
+def test_prediction_verdicts_are_remembered_per_config_not_across_configs(kb: KB) -> None:
     pytest.importorskip("label_studio_sdk")
-    config = render_label_config(load_kb())
+    config = render_label_config(kb)
     renamed = config.replace('<Label value="Predicate"', '<Label value="Relation"')
     assert renamed != config
     prediction = {
@@ -135,9 +130,9 @@ def test_prediction_verdicts_are_remembered_per_config_not_across_configs() -> N
     )
 
 
-def test_an_item_is_judged_by_its_shape_not_its_span() -> None:
+def test_an_item_is_judged_by_its_shape_not_its_span(kb: KB) -> None:
     pytest.importorskip("label_studio_sdk")
-    check = prediction_checker(render_label_config(load_kb()))
+    check = prediction_checker(render_label_config(kb))
     region = {"id": "r1", "from_name": "mention", "to_name": "text", "type": "labels"}
     good = {**region, "value": {"start": 0, "end": 3, "text": "TNF", "labels": ["Predicate"]}}
     moved = {
@@ -152,9 +147,9 @@ def test_an_item_is_judged_by_its_shape_not_its_span() -> None:
         check.require("document 'd1'", {"model_version": "m", "result": [unknown]})
 
 
-def test_items_differing_in_a_value_type_or_a_missing_span_key_are_judged_apart() -> None:
+def test_items_differing_in_a_value_type_or_a_missing_span_key_are_judged_apart(kb: KB) -> None:
     pytest.importorskip("label_studio_sdk")
-    config = render_label_config(load_kb())
+    config = render_label_config(kb)
     check = prediction_checker(config)
     region = {"id": "r1", "from_name": "mention", "to_name": "text", "type": "labels"}
     good = {**region, "value": {"start": 0, "end": 3, "text": "TNF", "labels": ["Predicate"]}}

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from goldloop.formats.gold import read_gold
-from goldloop.kb import load_kb
+from goldloop.kb import KB
 from tests.conftest import CliResult, assert_fits, run_goldloop
 from tests.studio.loop_data import (
     ACTIVATES,
@@ -71,10 +71,10 @@ def test_push_creates_tasks_predictions_and_model_version(pushed, label_studio) 
     assert double.maximum_annotations == 2
 
 
-def test_pull_gives_exact_verified_hits_and_verdicts(pushed, label_studio) -> None:
+def test_pull_gives_exact_verified_hits_and_verdicts(kb: KB, pushed, label_studio) -> None:
     out = pushed["dir"] / "gold.verified.json"
     _run(["pull", "--project", pushed["name"], "--out", str(out)], label_studio)
-    gold = read_gold(out, load_kb())
+    gold = read_gold(out, kb)
     got = sorted(
         (d.doc_id, h.surface, h.entity_id, h.direction, h.verdict, h.source, bool(h.model_extra.get("fixed_boundary")))
         for d in gold.documents for h in d.ground_truth

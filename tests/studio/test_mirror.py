@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from goldloop.formats.gold import Document
-from goldloop.kb import load_kb
+from goldloop.kb import KB
 from goldloop.studio.mirror import (
     COUNTERS,
     Mirror,
@@ -93,10 +93,11 @@ def test_the_mirror_keeps_a_task_without_its_counters_and_relative_clock() -> No
 
 
 @pytest.mark.studio
-def test_predictions_added_to_mirrored_tasks_are_read_again(label_studio, tmp_path: Path) -> None:
+def test_predictions_added_to_mirrored_tasks_are_read_again(
+    kb: KB, label_studio, tmp_path: Path
+) -> None:
     # Label Studio imports predictions without touching the task's updated_at: a later push that
     # adds B's review prediction to annotated tasks must still reach `pull --since`.
-    kb = load_kb()
     _, gold_a, gold_b = write_inputs(tmp_path)
     documents = [Document(**{**d, "role": "primary"}) for d in DOCS]
     name = f"mirror-{uuid.uuid4().hex[:6]}"

@@ -11,12 +11,13 @@ from collections import Counter
 import pytest
 
 from goldloop.formats.gold import Document
-from goldloop.kb import KB, load_kb
+from goldloop.kb import KB
 from goldloop.studio.connection import StudioUnreachable
 from goldloop.studio.label_config import render_instructions, render_label_config
 from goldloop.studio.project import find_project
 from goldloop.studio.push import TASKS_VIEW, Candidates, push
 from goldloop.studio.review import review_tag
+from tests.conftest import shared_kb
 from tests.studio.loop_data import DOCS, TAG_A, write_inputs
 
 
@@ -30,7 +31,7 @@ def _doc_ids(label_studio, title: str) -> Counter[str]:
 
 def _copies(tmp_path, prefix: str, n: int) -> tuple[KB, Candidates, list[Document], str]:
     """KB, A's candidates, ``n`` documents (copies of the loop corpus) and a fresh project name."""
-    kb = load_kb()
+    kb = shared_kb()
     _, gold_a, _ = write_inputs(tmp_path)
     copies = [
         Document(**{**d, "doc_id": f"{prefix}{i}:{d['doc_id']}", "role": "primary"})
@@ -64,9 +65,8 @@ def test_crash_mid_push_then_rerun(label_studio, tmp_path) -> None:
 
 
 def test_later_push_with_candidates_adds_predictions_to_earlier_tasks(
-    label_studio, tmp_path
+    kb: KB, label_studio, tmp_path
 ) -> None:
-    kb = load_kb()
     _, gold_a, gold_b = write_inputs(tmp_path)
     documents = [Document(**{**d, "role": "primary"}) for d in DOCS]
     name = f"late-{uuid.uuid4().hex[:6]}"
@@ -83,8 +83,9 @@ def test_later_push_with_candidates_adds_predictions_to_earlier_tasks(
     assert third.projects[0].predictions_added_to_existing == 0
 
 
-def test_push_gives_a_project_instructions_and_a_tab_once_and_keeps_edits(label_studio) -> None:
-    kb = load_kb()
+def test_push_gives_a_project_instructions_and_a_tab_once_and_keeps_edits(
+    kb: KB, label_studio
+) -> None:
     conn, client = label_studio.connection, label_studio.client
     name = f"setup-{uuid.uuid4().hex[:6]}"
     # A project made before push set instructions: none, and no Data Manager tab.

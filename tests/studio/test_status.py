@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from goldloop.kb import load_kb
+from goldloop.kb import KB
 from goldloop.studio.campaign import campaign_sections
 from goldloop.studio.project import export_campaign
 from tests.conftest import Cli, assert_fits, run_goldloop
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.studio
 
 
 def test_status_table_json_and_watch(
-    campaign: Campaign, label_studio: Any, tmp_path, cli: Cli
+    kb: KB, campaign: Campaign, label_studio: Any, tmp_path, cli: Cli
 ) -> None:
     out = tmp_path / "status.json"
     done = cli("status", "--project", campaign.name, "-o", str(out), "--watch", "--interval", "0.01", "--rounds", "2", env={"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token, "COLUMNS": "200"})  # fmt: skip
@@ -45,7 +45,6 @@ def test_status_table_json_and_watch(
     assert verdicts["anchored"]["candidates"] == 8 and verdicts["paraphrase"]["candidates"] == 0
     assert status["decided"] == {"single": 3, "agreed": 1, "curated": 3}
     assert status["curation"]["awaiting_curation"] == ["pmid:14"]
-    kb = load_kb()
     exported = export_campaign(label_studio.connection, label_studio.client, campaign.name)
     sections = campaign_sections(exported, kb)
     assert status["agreement"] == sections["agreement_before_curation"]

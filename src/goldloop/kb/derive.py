@@ -20,7 +20,7 @@ smaller id.
 
 A row whose partner declared the pair keeps the surface rule that also matches it (so the
 curator still sees that proposal), as the bundled KB's upstream derivation does; see
-``tests/derive/test_reproduce_bundled.py`` for where goldloop and that upstream file differ.
+``tests/kb/derive/test_reproduce_bundled.py`` for where goldloop and that upstream file differ.
 """
 
 from __future__ import annotations

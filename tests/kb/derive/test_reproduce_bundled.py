@@ -22,7 +22,7 @@ import csv
 
 import pytest
 
-from goldloop.kb import load_kb
+from goldloop.kb import KB, load_kb
 from goldloop.kb.derive import KB_COLUMNS, PENDING_SUFFIX, derive_kb
 from goldloop.settings import BUNDLED_KB, BUNDLED_KB_DIR
 
@@ -119,17 +119,19 @@ def test_rederiving_the_bundled_kb_reproduces_it(rederived):
     assert read_csv(tmp_path / f"pairs.csv{PENDING_SUFFIX}") == []
 
 
-def test_rederived_kb_loads_and_folds_both_sides_of_every_pair(rederived):
+def test_rederived_kb_loads_and_folds_both_sides_of_every_pair(kb: KB, rederived):
     _, tmp_path, _ = rederived
-    kb = load_kb(tmp_path / "pairs.csv", equivalences=BUNDLED_KB_DIR / "equivalences.csv")
-    summary = kb.summary()
-    upstream = load_kb().summary()
+    rederived_kb = load_kb(tmp_path / "pairs.csv", equivalences=BUNDLED_KB_DIR / "equivalences.csv")
+    summary = rederived_kb.summary()
+    upstream = kb.summary()
     assert (summary.rows, summary.symmetric, summary.needs_review) == (355, 20, 0)
     assert summary.converse == upstream.converse + 21
-    assert kb.fold("RO.0000057", "forward").entity_id == "RO.0000056"
-    for relation in kb:
+    assert rederived_kb.fold("RO.0000057", "forward").entity_id == "RO.0000056"
+    for relation in rederived_kb:
         if relation.inverse_entity_id:
-            assert kb.fold_id(relation.entity_id) == kb.fold_id(relation.inverse_entity_id)
+            assert rederived_kb.fold_id(relation.entity_id) == rederived_kb.fold_id(
+                relation.inverse_entity_id
+            )
 
 
 def test_unreviewed_derivation_proposes_exactly_the_bundled_review_sheet(tmp_path):

@@ -81,26 +81,26 @@ SENTENCES = [
 
 @pytest.mark.parametrize(("text", "expected"), SENTENCES)
 def test_voice_decides_the_label(
-    nlp: Language, bundled_kb: KB, text: str, expected: list[tuple[str, str, str, str]]
+    nlp: Language, kb: KB, text: str, expected: list[tuple[str, str, str, str]]
 ) -> None:
-    assert found(nlp, bundled_kb, text) == expected
+    assert found(nlp, kb, text) == expected
 
 
-def test_one_label_per_site_longest_wins(nlp: Language, bundled_kb: KB) -> None:
+def test_one_label_per_site_longest_wins(nlp: Language, kb: KB) -> None:
     text = "IL-6 is negatively regulated by SOCS3 in macrophages."
-    mentions = detect_mentions(nlp(text), bundled_kb)
+    mentions = detect_mentions(nlp(text), kb)
     assert [(m.surface, m.label, m.entity_id, m.direction) for m in mentions] == [
         ("negatively regulated by", "negatively regulated by", "RO.0002212", "inverse")
     ]
 
 
-def test_mentions_never_share_a_token(nlp: Language, bundled_kb: KB) -> None:
+def test_mentions_never_share_a_token(nlp: Language, kb: KB) -> None:
     text = (
         "Phosphorylation of STAT3 was inhibited by AG490. Caspase-3 is degraded by the "
         "proteasome and regulates levels of PARP; the complex has a part in DNA repair and "
         "is associated with disease. Mutations are positively correlated with tumour size."
     )
-    mentions = detect_mentions(nlp(text), bundled_kb)
+    mentions = detect_mentions(nlp(text), kb)
     assert len(mentions) >= 5
     for first, second in itertools.pairwise(mentions):
         assert first.b <= second.a
@@ -114,53 +114,50 @@ def test_mentions_never_share_a_token(nlp: Language, bundled_kb: KB) -> None:
     }
 
 
-def test_nouns_do_not_match_verb_labels(nlp: Language, bundled_kb: KB) -> None:
+def test_nouns_do_not_match_verb_labels(nlp: Language, kb: KB) -> None:
     text = "An increase in IL-6 and the inhibition of JAK2 followed the regulation of STAT3."
-    assert found(nlp, bundled_kb, text) == []
+    assert found(nlp, kb, text) == []
 
 
-def test_noun_labels_match_by_lemma_window(nlp: Language, bundled_kb: KB) -> None:
+def test_noun_labels_match_by_lemma_window(nlp: Language, kb: KB) -> None:
     text = "Aspirin is an agonist of the receptor, and the complex has parts in the nucleus."
-    mentions = detect_mentions(nlp(text), bundled_kb)
+    mentions = detect_mentions(nlp(text), kb)
     assert [(m.surface, m.entity_id, m.verbal) for m in mentions] == [
         ("is an agonist of", "RO.0018027", False),
         ("has parts", "BFO.0000051", False),
     ]
 
 
-def test_a_noun_label_word_modifying_another_noun_is_no_mention(
-    nlp: Language, bundled_kb: KB
-) -> None:
+def test_a_noun_label_word_modifying_another_noun_is_no_mention(nlp: Language, kb: KB) -> None:
     # "has host" would read "has a host"; here "host" only modifies "range".
-    assert found(nlp, bundled_kb, "The virus has a host range that includes primates.") == []
+    assert found(nlp, kb, "The virus has a host range that includes primates.") == []
 
 
-def test_adjectival_participle_is_a_passive_site(nlp: Language, bundled_kb: KB) -> None:
+def test_adjectival_participle_is_a_passive_site(nlp: Language, kb: KB) -> None:
     text = "Smoking-induced damage was reduced in mice."
     labels = [
-        (m.surface, m.label, m.entity_id, m.direction)
-        for m in detect_mentions(nlp(text), bundled_kb)
+        (m.surface, m.label, m.entity_id, m.direction) for m in detect_mentions(nlp(text), kb)
     ]
     assert ("induced", "induced by", "PEL.000017", "inverse") in labels
     assert ("reduced", "reduced by", "PEL.000029", "inverse") in labels
 
 
-def test_mentions_are_frozen_dataclasses(nlp: Language, bundled_kb: KB) -> None:
-    (mention,) = detect_mentions(nlp("TNF induces apoptosis."), bundled_kb)
+def test_mentions_are_frozen_dataclasses(nlp: Language, kb: KB) -> None:
+    (mention,) = detect_mentions(nlp("TNF induces apoptosis."), kb)
     assert mention == Mention(4, 11, "induces", "PEL.000017", "induces", "forward", True)
     with pytest.raises(AttributeError):
         mention.a = 0  # type: ignore[misc]
 
 
-def test_detect_many_equals_detect_one_by_one(nlp: Language, bundled_kb: KB) -> None:
+def test_detect_many_equals_detect_one_by_one(nlp: Language, kb: KB) -> None:
     texts = [
         "TNF induces apoptosis and is inhibited by IL-10.",
         "",
         "No relation is stated here.",
         "𝛼-synuclein is degraded by autophagy; TNF-α activates NF-κB.",
     ]
-    many = detect_many(texts, bundled_kb, batch_size=2)
-    assert many == [detect_mentions(nlp(t), bundled_kb) for t in texts]
+    many = detect_many(texts, kb, batch_size=2)
+    assert many == [detect_mentions(nlp(t), kb) for t in texts]
     assert [len(m) for m in many][:3] == [2, 0, 0]
     astral = many[3]
     assert [(texts[3][m.a : m.b], m.label) for m in astral] == [
@@ -209,17 +206,15 @@ def test_span_has_verb_rejects_spans_outside_the_text(nlp: Language) -> None:
     ],
 )
 def test_surface_anchored(
-    nlp: Language, bundled_kb: KB, text: str, surface: str, entity_id: str, anchored: bool
+    nlp: Language, kb: KB, text: str, surface: str, entity_id: str, anchored: bool
 ) -> None:
-    relation = bundled_kb.get(entity_id)
+    relation = kb.get(entity_id)
     assert relation is not None
     a = text.index(surface)
     assert surface_anchored(nlp(text), a, a + len(surface), relation) is anchored
 
 
-def test_detected_mentions_are_anchored_and_verbal_ones_have_verbs(
-    nlp: Language, bundled_kb: KB
-) -> None:
+def test_detected_mentions_are_anchored_and_verbal_ones_have_verbs(nlp: Language, kb: KB) -> None:
     text = (
         "Interleukin-6 (IL-6) is a pleiotropic cytokine whose expression is tightly controlled "
         "by transcription factors. IL-6 activates STAT3, which upregulates SOCS3 and is "
@@ -227,10 +222,10 @@ def test_detected_mentions_are_anchored_and_verbal_ones_have_verbs(
         "growth."
     )
     doc = nlp(text)
-    mentions = detect_mentions(doc, bundled_kb)
+    mentions = detect_mentions(doc, kb)
     assert len(mentions) == 6
     for m in mentions:
-        relation = bundled_kb.get(m.entity_id)
+        relation = kb.get(m.entity_id)
         assert relation is not None
         assert surface_anchored(doc, m.a, m.b, relation)
         assert span_has_verb(doc, m.a, m.b) is m.verbal

@@ -10,7 +10,7 @@ import pytest
 
 from goldloop.errors import GoldloopError
 from goldloop.formats.gold import Document
-from goldloop.kb import load_kb
+from goldloop.kb import KB
 from goldloop.studio.label_config import (
     LabelConfigError,
     label_interface,
@@ -24,8 +24,7 @@ pytest.importorskip("label_studio_sdk", reason="the studio extra is not installe
 
 
 @pytest.fixture(scope="module")
-def inputs(tmp_path_factory: pytest.TempPathFactory):
-    kb = load_kb()
+def inputs(kb: KB, tmp_path_factory: pytest.TempPathFactory):
     _, gold_a, gold_b = write_inputs(tmp_path_factory.mktemp("payload"))
     return kb, Candidates.from_gold(gold_a, kb), Candidates.from_gold(gold_b, kb)
 
@@ -65,7 +64,7 @@ def test_a_second_annotator_needs_a_first(inputs, tmp_path: Path) -> None:
         push(Connection("http://127.0.0.1:9", "k"), None, [], "p", kb, b=b)
 
 
-def test_instructions_say_what_each_action_means_and_show_a_worked_example() -> None:
+def test_instructions_say_what_each_action_means_and_show_a_worked_example(kb: KB) -> None:
     html = render_instructions()
     text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", html))
     for says in (
@@ -80,7 +79,7 @@ def test_instructions_say_what_each_action_means_and_show_a_worked_example() -> 
     ):
         assert says in text
     # The example's relations and directions are ones the picker offers.
-    interface = label_interface(render_label_config(load_kb()))
+    interface = label_interface(render_label_config(kb))
     assert {"activates", "inhibits"} <= set(interface.get_control("relation").labels)
     assert {"forward", "inverse"} <= set(interface.get_control("direction").labels)
 

@@ -254,23 +254,16 @@ def test_a_run_with_no_usable_answer_writes_nothing_and_exits_4(
     assert not out.exists() and not (workdir / "gold.json.report.json").exists()
 
 
-def test_bad_input_is_one_line_and_exit_2(tmp_path: Path) -> None:
+def test_bad_input_is_one_line_and_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli: Cli
+) -> None:
     bad = tmp_path / "docs.jsonl"
     bad.write_text('{"doc_id": "a", "text": "ok"}\nnot json\n')
-    command = [
-        str(Path(sys.executable).with_name("goldloop")),
-        "annotate",
-        "--documents",
-        str(bad),
-        "--out",
-        str(tmp_path / "o.json"),
-        "--provider",
-        "lexical",
-    ]
-    env = {**os.environ, "COLUMNS": "400"}  # rich wraps at 80 columns without a terminal
-    result = subprocess.run(
-        command, capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env
-    )
+    monkeypatch.chdir(tmp_path)
+    result = cli(
+        "annotate", "--documents", bad, "--out", tmp_path / "o.json", "--provider", "lexical",
+        env={"COLUMNS": "400"},  # rich wraps at 80 columns without a terminal
+    )  # fmt: skip
     assert result.returncode == 2, result.stderr
     assert "docs.jsonl: line 2: not valid JSON" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1

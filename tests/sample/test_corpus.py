@@ -9,10 +9,10 @@ import random
 from pathlib import Path
 
 import pytest
-from tests.conftest import Cli
 
 from goldloop.sample.corpus import CorpusColumns, CorpusError, read_corpus
 from goldloop.sample.gate import GATE_REASONS, Gate, GateSettings, count_sentences, exclusion_sets
+from tests.conftest import Cli
 
 SENTENCES = (
     "Interleukin-6 activates STAT3 in cultured hepatocytes. "

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 import redis
-from tests.backend.conftest import free_port, running_redis
-from tests.fakes.llm_server import FakeLLMServer, Reply, llm_server
 
 from goldloop.errors import GoldloopError
 from goldloop.llm import CachedAnswer, LLMRequest
 from goldloop.llm.redis_cache import PREFIX, RedisCache
+from tests.backend.conftest import free_port, running_redis
+from tests.fakes.llm_server import FakeLLMServer, Reply, llm_server
 
 __all__ = ["llm_server"]
 

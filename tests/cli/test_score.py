@@ -9,8 +9,12 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import LEGACY, Cli
+from tests.scoring.conftest import TEXTS, hit, row, write_gold_file
 
-from .conftest import TEXTS, hit, row
+
+@pytest.fixture
+def gold_file(tmp_path: Path) -> Path:
+    return write_gold_file(tmp_path / "gold.json")
 
 
 def _legacy_rows(tmp_path: Path) -> Path:

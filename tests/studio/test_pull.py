@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from goldloop.formats.gold import read_gold
-from goldloop.kb import load_kb
+from goldloop.kb import KB
 from goldloop.scoring.agreement import agreement
 from goldloop.scoring.completeness import estimate_completeness
 from goldloop.studio.pull import pull
@@ -34,15 +34,17 @@ pytestmark = pytest.mark.studio
 
 
 @pytest.fixture(scope="module")
-def pulled(campaign: Campaign, label_studio: Any, tmp_path_factory) -> tuple[Path, dict[str, Any]]:
+def pulled(
+    kb: KB, campaign: Campaign, label_studio: Any, tmp_path_factory
+) -> tuple[Path, dict[str, Any]]:
     out = tmp_path_factory.mktemp("pull") / "gold.json"
-    pull(label_studio.connection, label_studio.client, campaign.name, load_kb(), out)
+    pull(label_studio.connection, label_studio.client, campaign.name, kb, out)
     return out, json.loads(out.with_name(out.name + ".verification.json").read_text())
 
 
-def test_pull_takes_curated_then_agreed_then_primary(campaign: Campaign, pulled) -> None:
+def test_pull_takes_curated_then_agreed_then_primary(kb: KB, campaign: Campaign, pulled) -> None:
     out, _ = pulled
-    gold = read_gold(out, load_kb())
+    gold = read_gold(out, kb)
     alice, bob, carol = (campaign.email(p) for p in ("alice", "bob", "carol"))
     admin = campaign.email("admin")
     got = sorted(
@@ -67,7 +69,7 @@ def test_pull_takes_curated_then_agreed_then_primary(campaign: Campaign, pulled)
     assert not any("note" in (h.model_extra or {}) for d in gold.documents for h in d.ground_truth)
 
 
-def test_sidecar_counts_curation_and_kappa_before_it(campaign: Campaign, pulled) -> None:
+def test_sidecar_counts_curation_and_kappa_before_it(kb: KB, campaign: Campaign, pulled) -> None:
     _, sidecar = pulled
     assert sidecar["projects"] == [
         campaign.name,
@@ -89,7 +91,6 @@ def test_sidecar_counts_curation_and_kappa_before_it(campaign: Campaign, pulled)
     assert {k: sidecar[k] for k in ("candidates", "accept", "fix", "reject", "added")} == {
         "candidates": 8, "accept": 6, "fix": 2, "reject": 0, "added": 0,
     }  # fmt: skip
-    kb = load_kb()
     both = {d: rows for d, rows in ALICE.items() if d in BOB}
     expected = agreement(documents(both), documents(BOB), kb).to_json()
     expected.pop("confusion")
