@@ -38,7 +38,6 @@ EXCEPTIONS: dict[str, str] = {
     "cli.precision": "thin door; tests/precision/ and tests/studio/test_precision.py run it",
     "cli.sample": "thin door; tests/text/test_parse_cache.py, test_recorded_outputs.py run it",
     "cli.sheet": "thin door; tests/sheets/test_review.py runs `goldloop sheet`",
-    "cli.status": "thin door; tests/studio/test_status.py and test_effort.py run it",
     "cli.studio": "thin door; tests/studio/test_webhooks.py, tests/stack/ run `goldloop studio`",
     # One interface, three wire formats: tested together against the fake provider server.
     "llm.anthropic": "a provider; tests/llm/test_providers.py runs every provider's wire format",

@@ -115,6 +115,13 @@ def test_agree_reports_the_corpus_kappa_from_the_design(tmp_path: Path, cli: Cli
     assert corpus["kappa_entity_id_folded"] == pytest.approx((observed - chance) / (1 - chance))
     assert (corpus["n_docs"], corpus["population_docs"]) == (2, 6.0)
     assert "kappa_entity_id_folded" in corpus["intervals"]
+    # Span F1 weighted the same way: both spans of each document match (1.0); the labelled
+    # pairs are document 1's only: 2·(2·1) / (6 + 6) = 1/3 (the sample's: 2·1 / (2 + 2) = 1/2).
+    assert corpus["span_f1_strict"] == corpus["span_f1_lenient"] == pytest.approx(1.0)
+    assert corpus["span_f1_labelled_strict"] == pytest.approx(1 / 3)
+    report = json.loads((tmp_path / "k.json").read_text())
+    assert report["span_f1_labelled"]["strict"]["f1"] == pytest.approx(1 / 2)
+    assert "span_f1_labelled_lenient" in corpus["intervals"]
     assert "corpus (2 documents standing for 6)" in done.out
     plain_a = gold(tmp_path / "c.json", "PEL.000018", False)
     plain_b = gold(tmp_path / "d.json", "PEL.000000", False)

@@ -251,6 +251,8 @@ def test_a_run_with_no_usable_answer_writes_nothing_and_exits_4(
     assert len(result.stderr.strip().splitlines()) == 1
     reason = "unparsable" if reply == "unparsable" else "truncated"
     assert "nothing written" in result.err and f"pmid:1: {reason}:" in result.err
+    # Every request was answered: the line does not say they failed.
+    assert "no request gave a usable answer" in result.err and "request failed" not in result.err
     assert not out.exists() and not (workdir / "gold.json.report.json").exists()
 
 

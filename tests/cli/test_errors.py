@@ -347,6 +347,10 @@ CASES: dict[str, Case] = {
                                         w.write("d.jsonl", "[" * 100_000 + "\n"),
                                         "--out", w.root / "g.json"],
                              2, "{root}/d.jsonl: line 1: not valid JSON: nested too deeply"),
+    "5-import-bioc-json-deep": case(lambda w: ["import", "--format", "bioc-json", "--in",
+                                               w.write("c.json", "[" * 100_000),
+                                               "--out", w.root / "g.json"],
+                                    2, "{root}/c.json: not BioC JSON: nested too deeply"),
     # --- class 5: nothing to work on ---
     "5-annotate-no-documents": case(lambda w: [*ANNOTATE, "--documents", w.write("e.jsonl", ""),
                                                "--out", w.root / "g.json"],

@@ -9,7 +9,13 @@ from sklearn.metrics import cohen_kappa_score
 
 from goldloop.errors import SettingError
 from goldloop.formats.gold import Document, Hit
-from goldloop.scoring.agreement import AgreementReport, SpanPair, cohen_kappa, corpus_agreement
+from goldloop.scoring.agreement import (
+    AgreementReport,
+    SpanPair,
+    agreement,
+    cohen_kappa,
+    corpus_agreement,
+)
 from goldloop.scoring.bootstrap import f1, ratio
 from goldloop.scoring.design import (
     Design,
@@ -295,3 +301,33 @@ def test_lone_documents_of_a_batch_share_one_bootstrap_cell() -> None:
     assert design is not None
     assert design.cells.tolist() == [0, 0, 1, 1]  # b and c (one document each) pooled
     assert design.n_strata == 3
+
+
+def test_equal_p_incl_gives_the_sample_span_f1() -> None:
+    rng = np.random.default_rng(5)
+    text = "x" * 200
+    ids = ["RO.0002211", "PEL.000018", "PEL.000000"]
+
+    def version(doc_id: str, p: float, spans: list[tuple[int, int, str]]) -> Document:
+        hits = [Hit(a=a, b=b, surface=text[a:b], entity_id=e) for a, b, e in spans]
+        return Document(doc_id=doc_id, text=text, ground_truth=hits, p_incl=p, stratum="s")
+
+    first, second = [], []
+    for i in range(20):
+        starts = sorted(rng.choice(np.arange(0, 190, 10), size=4, replace=False))
+        spans = [(int(s), int(s) + int(rng.integers(3, 9)), str(rng.choice(ids))) for s in starts]
+        other = [(a + int(rng.integers(0, 2)), b, str(rng.choice(ids))) for a, b, _ in spans[1:]]
+        first.append(version(f"d{i}", 0.25, spans))
+        second.append(version(f"d{i}", 0.25, other))
+    report = agreement(first, second, None)
+    design = read_design(first)
+    assert design is not None and design.population_docs == 80.0
+    doc_ids = [d.doc_id for d in first]
+    corpus = corpus_agreement(
+        report, doc_ids, None, design, 0, 0, shared=list(zip(first, second, strict=True))
+    )
+    assert report.spans is not None
+    for mode in ("strict", "lenient"):
+        assert corpus[f"span_f1_{mode}"] == pytest.approx(report.spans.span_f1[mode].f1)
+        labelled = report.spans.span_f1_labelled[mode].f1
+        assert corpus[f"span_f1_labelled_{mode}"] == pytest.approx(labelled)

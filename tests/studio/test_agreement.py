@@ -125,7 +125,9 @@ def test_agree_from_the_double_project(
     design = read_design([d for d in docs if d.doc_id != "pmid:3"])
     assert design is not None and design.weights.tolist() == [2.0, 4.0]
     compared = ["pmid:1", "pmid:2"]
-    assert corpus == corpus_agreement(expected_report, compared, kb, design, 0, 0)
+    shared = list(zip(documents(FIRST), documents(SECOND), strict=True))
+    assert [a.doc_id for a, _ in shared] == compared
+    assert corpus == corpus_agreement(expected_report, compared, kb, design, 0, 0, shared=shared)
     assert report == expected_report.to_json()
     assert (report["n_span_matched"], report["n_only_a"], report["n_only_b"]) == (3, 1, 0)
     assert "2 of 3 task(s) compared" in result.out
@@ -278,7 +280,10 @@ def test_the_sidecar_sections_carry_corpus_figures_when_the_tasks_carry_the_desi
     weights = read_design(first)
     assert weights is not None and weights.weights.tolist() == [2.0, 4.0, 1.0]
     report = agreement(first, second, kb)
-    expected = corpus_agreement(report, list(TEXTS), kb, weights, CORPUS_BOOTSTRAP, 0)
+    shared = list(zip(first, second, strict=True))
+    expected = corpus_agreement(
+        report, list(TEXTS), kb, weights, CORPUS_BOOTSTRAP, 0, shared=shared
+    )
     assert section["corpus"] == expected
     assert section["corpus"]["population_docs"] == 7.0
     completeness = double_completeness(first, second).to_dict()["corpus"]

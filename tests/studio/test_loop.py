@@ -66,7 +66,7 @@ def test_push_creates_tasks_predictions_and_model_version(pushed, label_studio) 
     versions = sorted(p.model_version for p in tasks["pmid:2"].predictions)
     assert versions == sorted([TAG_A, TAG_B, REVIEW])
     assert tasks["pmid:3"].data == {"text": text_of("pmid:3"), "doc_id": "pmid:3", "role": "primary", "batch": 0,
-                                    "p_incl": 0.25}  # fmt: skip
+                                    "p_incl": 0.25, "stratum": None}  # fmt: skip
     double = client.projects.get(id=pushed["double"].id)
     assert double.maximum_annotations == 2
 

@@ -35,7 +35,8 @@ def test_payload_carries_task_fields_and_three_predictions(inputs) -> None:
     tasks = build_tasks(documents, kb, render_label_config(kb), a, b)
     assert [t["data"]["doc_id"] for t in tasks] == [d["doc_id"] for d in DOCS]
     assert tasks[0]["data"] == {
-        k: DOCS[0][k] for k in ("text", "doc_id", "role", "batch", "p_incl")
+        **{k: DOCS[0][k] for k in ("text", "doc_id", "role", "batch", "p_incl")},
+        "stratum": DOCS[0].get("stratum"),
     }
     assert [p["model_version"] for p in tasks[0]["predictions"]] == [
         TAG_A,

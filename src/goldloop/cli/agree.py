@@ -114,13 +114,21 @@ def agree(
         )
     # The design is A's (the first annotation's task data), over the documents both annotated
     # (A's order, as the pairs').
-    in_b = {d.doc_id for d in others}
-    shared = [d for d in documents if d.doc_id in in_b]
+    by_id_b = {d.doc_id: d for d in others}
+    shared = [d for d in documents if d.doc_id in by_id_b]
     weights = read_design(shared, design_mode(design), source)
     data["corpus"] = (
         None
         if weights is None
-        else corpus_agreement(report, [d.doc_id for d in shared], the_kb, weights, bootstrap, seed)
+        else corpus_agreement(
+            report,
+            [d.doc_id for d in shared],
+            the_kb,
+            weights,
+            bootstrap,
+            seed,
+            shared=[(d, by_id_b[d.doc_id]) for d in shared],
+        )
     )
     if report.spans is not None:
         write_relation_chart(report.spans.per_relation, _names(the_kb), chart)
@@ -254,9 +262,15 @@ def _interval(interval: list[float | None]) -> str:
 
 
 def corpus_line(corpus: dict[str, Any]) -> str:
-    """The corpus κ figures with their intervals, and what the documents stand for."""
+    """The corpus span F1s and κ figures with their intervals, and what the documents stand for."""
     figures = []
-    for key in ("kappa_entity_id_folded", "kappa_entity_id", "kappa_direction"):
+    for key in (
+        "span_f1_lenient",
+        "span_f1_labelled_lenient",
+        "kappa_entity_id_folded",
+        "kappa_entity_id",
+        "kappa_direction",
+    ):
         if key in corpus:
             low, high = corpus["intervals"].get(key, [None, None])
             interval = "" if low is None or high is None else f" [{low:.3f}, {high:.3f}]"

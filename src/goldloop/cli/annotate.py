@@ -220,6 +220,13 @@ def annotate(
         force=force,
         write=write,
         report=report_file,
+        # Answers cut off or unparsable count as failed too; then the line does not say that
+        # requests failed.
+        none_usable=(
+            "every request failed"
+            if all(f["reason"] == "failed" for f in failed)
+            else "no request gave a usable answer"
+        ),
     )
 
 

@@ -96,13 +96,14 @@ def settle_output(
     force: bool,
     write: Callable[[], None],
     report: Path,
+    none_usable: str = "every request failed",
 ) -> None:
     """The rules for an output of LLM answers when requests failed (``errors``, one per failed
     item; ``answered``, the items the new output answers): every request failed → nothing
     written, exit 4; otherwise ``write()``, then exit 3, unless the existing output (answering
     ``answered_before`` items) answers more and ``force`` is off, in which case it is kept."""
     if errors and len(errors) == asked:
-        raise ServiceError(f"{label}: every request failed, nothing written: {errors[0]}")
+        raise ServiceError(f"{label}: {none_usable}, nothing written: {errors[0]}")
     if errors and answered_before is not None and answered < answered_before and not force:
         raise PartialRun(
             f"{len(errors)} of {asked} {unit} failed ({errors[0]}); kept {out}, which answers "

@@ -162,6 +162,7 @@ def status_view(project: str, data: dict[str, Any], target: Path) -> Group:
         ("κ relation (folded) on double tasks", _num(agreement.get("kappa_entity_id_folded"))),
         ("κ direction on double tasks", _num(agreement.get("kappa_direction"))),
         ("estimated recall (first / second / both)", _recalls(data["completeness"])),
+        *_corpus_rows(agreement.get("corpus"), (data["completeness"] or {}).get("corpus")),
         ("disputes awaiting curation", len(data["curation"]["awaiting_curation"])),
         ("annotations still needed", finish["annotations_needed"]),
         ("median minutes per document", _num(finish["median_minutes_per_document"])),
@@ -200,6 +201,22 @@ EFFORT_LEGEND = (
     "(accepted, fixed or added); min/mention: minutes per verified mention; correction rate: "
     "(fix + reject) / candidates of the annotation"
 )
+
+
+def _corpus_rows(
+    agreement: dict[str, Any] | None, completeness: dict[str, Any] | None
+) -> list[tuple[str, str]]:
+    """The corpus (design-weighted) figures beside the sample's, when the tasks carry the design."""
+    rows = []
+    if agreement:
+        spans = f"{_num(agreement.get('span_f1_lenient'))} / {_num(agreement.get('kappa_entity_id_folded'))}"
+        rows.append(("corpus span F1 lenient / κ folded, double tasks", spans))
+    if completeness:
+        figures = (
+            f"{_num(completeness.get('recall_both'))} / {_num(completeness.get('n_mentions'))}"
+        )
+        rows.append(("corpus recall (both) / mentions in the corpus", figures))
+    return rows
 
 
 def _recalls(completeness: dict[str, Any] | None) -> str:

@@ -18,8 +18,10 @@ from typing import Any
 
 import bioc
 from bioc import biocjson, biocxml
+from bioc.biocjson import decoder as biocjson_decoder
 from lxml import etree
 
+from goldloop.files import jsonl
 from goldloop.files.atomic import atomic_write_text
 from goldloop.formats.gold import Document
 from goldloop.interchange.spans import (
@@ -108,8 +110,11 @@ def read_xml(path: Path, type_map: TypeMap, counts: ImportCounts) -> list[dict[s
 
 def read_json(path: Path, type_map: TypeMap, counts: ImportCounts) -> list[dict[str, Any]]:
     try:
-        with path.open(encoding="utf-8-sig") as handle:
-            parsed = biocjson.load(handle)
+        # goldloop's one JSON reader (non-finite numbers, deep nesting refused), then the
+        # package's own reading of the collection.
+        parsed = biocjson_decoder.parse_collection(
+            jsonl.loads(path.read_text(encoding="utf-8-sig"))
+        )
     except OSError as exc:
         raise FormatError(f"{path}: cannot read: {exc.strerror or exc}") from None
     except (ValueError, KeyError, TypeError, AttributeError) as exc:

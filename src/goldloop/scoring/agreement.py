@@ -25,7 +25,12 @@ from goldloop.scoring.bootstrap import ratio
 from goldloop.scoring.design import Design, corpus_figures
 from goldloop.scoring.folding import fold_answer
 from goldloop.scoring.matching import match_spans
-from goldloop.scoring.span_agreement import SpanAgreement, span_agreement
+from goldloop.scoring.span_agreement import (
+    SpanAgreement,
+    headline_counts,
+    headline_f1,
+    span_agreement,
+)
 
 NONE = "∅"
 
@@ -239,10 +244,13 @@ def corpus_agreement(
     design: Design,
     bootstrap: int,
     seed: int,
+    *,
+    shared: Sequence[tuple[Document, Document]] | None = None,
 ) -> dict[str, Any]:
     """The ``corpus`` object of an agreement report: each κ from design-weighted observed and
     chance agreement (``doc_ids``: the shared documents in ``design``'s order), and the headline
-    κ's (folded when ``kb`` is given) ``observed_agreement`` and ``chance_agreement``."""
+    κ's (folded when ``kb`` is given) ``observed_agreement`` and ``chance_agreement``; with
+    ``shared`` (the ``(A's, B's)`` versions in the same order), the headline span F1s too."""
     by_doc: dict[str, list[SpanPair]] = {doc_id: [] for doc_id in doc_ids}
     for pair in report.pairs:
         by_doc[pair.doc_id].append(pair)
@@ -260,6 +268,9 @@ def corpus_agreement(
         columns.append(counts)
         parts.append((name, at, k))
         at += counts.shape[1]
+    if shared is not None:
+        assert [a.doc_id for a, _ in shared] == list(doc_ids)
+        columns.append(headline_counts(shared, kb))
 
     def metrics(sums: np.ndarray) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
@@ -268,6 +279,8 @@ def corpus_agreement(
             out[name] = kappa
             if name == headline:
                 out["observed_agreement"], out["chance_agreement"] = observed, chance
+        if shared is not None:
+            out |= headline_f1(sums[:, at:])
         return out
 
     return corpus_figures(np.hstack(columns), metrics, design, bootstrap, seed)

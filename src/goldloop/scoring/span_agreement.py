@@ -204,6 +204,29 @@ def span_agreement(
     )
 
 
+def headline_counts(shared: Sequence[tuple[Document, Document]], kb: KB | None) -> np.ndarray:
+    """Per shared document (``(A's, B's)`` versions): ``n_a``, ``n_b`` and the strict and lenient
+    pairs, for all spans and then for labelled pairs: the counts of the headline span F1s, to be
+    summed with any weights (:func:`headline_f1`)."""
+    counts = np.zeros((len(shared), 8))
+    for d, (doc_a, doc_b) in enumerate(shared):
+        hits_a, hits_b = _labelled(doc_a.ground_truth, kb), _labelled(doc_b.ground_truth, kb)
+        counts[d, 0:4] = _counts(hits_a, hits_b, _anything)
+        counts[d, 4:8] = _counts(hits_a, hits_b, _relation_and_direction)
+    return counts
+
+
+def headline_f1(sums: np.ndarray) -> dict[str, np.ndarray]:
+    """``span_f1_strict``, ``span_f1_lenient``, ``span_f1_labelled_strict`` and
+    ``span_f1_labelled_lenient`` from summed :func:`headline_counts` (one row per resample)."""
+    f1s = _f1_of_groups(sums)
+    return {
+        f"span_f1{'' if group == 0 else '_labelled'}_{mode}": f1s[f"{group}:{mode}"]
+        for group in (0, 1)
+        for mode in MODES
+    }
+
+
 # A span as compared: offsets, folded relation id, direction ("symmetric" on a symmetric relation).
 _Labelled = tuple[int, int, str, str]
 

@@ -72,7 +72,9 @@ def kappa_section(
     corpus = None
     if design is not None:
         doc_ids = [d.doc_id for d in shared]
-        corpus = corpus_agreement(report, doc_ids, kb, design, CORPUS_BOOTSTRAP, 0)
+        by_id = {d.doc_id: d for d in second}
+        pairs = [(d, by_id[d.doc_id]) for d in shared]
+        corpus = corpus_agreement(report, doc_ids, kb, design, CORPUS_BOOTSTRAP, 0, shared=pairs)
     return {**data, **double.to_json(), "corpus": corpus}
 
 

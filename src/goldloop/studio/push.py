@@ -33,7 +33,7 @@ from goldloop.studio.review import Prediction, review_tag, task_predictions
 
 BATCH_SIZE = projects.BATCH_SIZE
 DOUBLE_ROLE = "double"
-TASK_FIELDS = ("text", "doc_id", "role", "batch", "p_incl")
+TASK_FIELDS = ("text", "doc_id", "role", "batch", "p_incl", "stratum")
 # The Data Manager shows a task data key the labeling config does not read as it is stored
 # (p_incl 0.012345679012345678); shown as a number it is rounded to three decimals, the stored
 # value unchanged.

@@ -255,7 +255,8 @@ def add_document(
     hits: list[Hit],
     decided: str,
 ) -> None:
-    """Count one verified document's verdicts and add it (``data``: its role, batch, p_incl)."""
+    """Count one verified document's verdicts and add it (``data``: its role, batch, p_incl and
+    stratum: the design the corpus figures weigh and resample it by)."""
     result.decided[decided] += 1
     for hit in hits:
         hit.decided = decided  # type: ignore[attr-defined]  # an extra field of Hit
@@ -263,7 +264,7 @@ def add_document(
     result.documents.append(
         Document(
             doc_id=doc_id, text=text, role=data.get("role"), batch=data.get("batch"),
-            p_incl=data.get("p_incl"), ground_truth=hits,
+            p_incl=data.get("p_incl"), stratum=data.get("stratum"), ground_truth=hits,
         )
     )  # fmt: skip
 
