@@ -60,6 +60,7 @@ Annotator = Annotated[
 
 
 def push_command(
+    ctx: typer.Context,
     sample: Sample,
     project: Project,
     candidates: CandidatesA = None,
@@ -75,7 +76,7 @@ def push_command(
     knowledge = open_kb(kb)
     documents = read_documents(sample)
     a, b = _candidates(knowledge, candidates, candidates_tag, other, other_tag)
-    connection = resolve_connection(url)
+    connection = resolve_connection(url, settings=settings(ctx))
     client = connect(connection)
     with Progress(console=console, transient=True) as progress:
         bar = progress.add_task("pushing", total=len(documents))
@@ -126,6 +127,7 @@ def pull_command(
 
 
 def sync_command(
+    ctx: typer.Context,
     sample: Sample,
     project: Project,
     out: Out,
@@ -147,7 +149,7 @@ def sync_command(
     knowledge = open_kb(kb)
     documents = read_documents(sample)
     a, b = _candidates(knowledge, candidates, candidates_tag, other, other_tag)
-    connection = resolve_connection(url)
+    connection = resolve_connection(url, settings=settings(ctx))
     try:
         report = sync(
             connection, connect(connection), documents, project, knowledge, out, a=a, b=b,

@@ -96,6 +96,7 @@ def status() -> None:
 
 @app.command("users")
 def users(
+    ctx: typer.Context,
     emails: Annotated[
         list[str], typer.Argument(help="E-mail of each annotator or curator to sign up.")
     ],
@@ -112,7 +113,7 @@ def users(
     """Create Label Studio users, members of the organisation, each with a generated password
     (printed once, or written to --out); people who are users already are left as they are."""
     check_outputs({"--out": out})
-    connection = resolve_connection(url)
+    connection = resolve_connection(url, settings=settings(ctx))
     added = add_users(connection, connect(connection), emails)
     logins = [
         {"email": user.email, "password": user.password, "url": connection.url}
