@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from pathlib import Path
 
 import pytest
+import typer
 from rich.console import Console
 from rich.table import Table
 
 from goldloop.cli import common
 from goldloop.errors import GoldloopError
-from goldloop.settings import DEMO_CORPUS
+from goldloop.settings import DEMO_CORPUS, Settings
 from tests.conftest import assert_fits, run_goldloop
+from tests.sheets.test_review import ADDED, ADMIN, VERDICTS, _inputs, fill
 from tests.studio.loop_data import TAG_B, write_inputs
 
 
@@ -126,3 +129,42 @@ def test_each_offline_commands_table_reads_whole_at_80_columns(
         checked = run_goldloop(command)
         assert checked.returncode == 0, checked.stderr
         assert_fits(checked.stdout)
+
+
+def test_the_root_command_reads_the_environment_once_and_passes_it_down(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`sheet import` takes REDIS_URL from the Settings the root callback read, not from the
+    environment later: the variable is changed after the callback and the lock still uses Redis."""
+    _, gold_a, gold_b = _inputs(tmp_path)
+    sheet = tmp_path / "review.tsv"
+    exported = run_goldloop(
+        ["sheet", "export", "--gold", gold_a, "--other", gold_b, "--output", sheet]
+    )
+    assert exported.returncode == 0, exported.err
+    fill(sheet, VERDICTS, [ADDED])
+    args = ["sheet", "import", "--sheet", sheet, "--gold", gold_a, "--other", gold_b,
+            "--verified-by", ADMIN]  # fmt: skip
+    real_settings = common.settings
+    seen: list[Settings] = []
+
+    def settings_then_unset(ctx: typer.Context) -> Settings:
+        read = real_settings(ctx)
+        seen.append(read)
+        # Too late: the command holds its Settings already (run_goldloop restores the variable).
+        os.environ.pop("REDIS_URL", None)
+        return read
+
+    monkeypatch.setattr("goldloop.cli.sheet.settings", settings_then_unset)
+    closed = "redis://:hunter2@127.0.0.1:1/0"  # nothing listens on port 1
+    failed = run_goldloop([*args, "--output", tmp_path / "a.json"], {"REDIS_URL": closed})
+    assert failed.returncode == 4, failed.err
+    assert "cannot reach Redis (REDIS_URL)" in failed.err and "hunter2" not in failed.err
+    assert not (tmp_path / "a.json").exists()
+    assert [s.redis_url for s in seen] == [closed]
+
+    served = run_goldloop(
+        [*args, "--output", tmp_path / "b.json"], {"REDIS_URL": "redis://127.0.0.1:6379/0"}
+    )
+    assert served.returncode == 0, served.err
+    assert (tmp_path / "b.json").is_file()

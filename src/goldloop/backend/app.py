@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ipaddress
 import logging
-import os
 import secrets
 from collections.abc import Mapping
 from typing import Annotated, Any
@@ -27,6 +26,7 @@ from goldloop.backend.protocol import (
 from goldloop.backend.settings import BackendSettings
 from goldloop.errors import GoldloopError
 from goldloop.files.csvfile import TRUE_WORDS
+from goldloop.settings import Settings
 from goldloop.studio.connection import Connection
 
 log = logging.getLogger("goldloop.backend")
@@ -134,7 +134,7 @@ EXPOSURE_FIX = (
 
 def insecure_mode(env: Mapping[str, str] | None = None) -> bool:
     """Serving a non-loopback interface without basic auth was asked for explicitly."""
-    env = os.environ if env is None else env
+    env = Settings.from_env().environ if env is None else env
     return env.get(INSECURE_ENV, "").strip().casefold() in TRUE_WORDS
 
 

@@ -68,7 +68,8 @@ def serve(
     interface without basic auth unless ``insecure``.
     """
     if insecure:
-        # Workers build their app from the environment: that is how the choice reaches them.
+        # Workers build their app from the environment: that is how the choice reaches them
+        # (a variable set for the worker processes, read back by Settings.from_env).
         os.environ[INSECURE_ENV] = "1"
     settings = BackendSettings.from_env()
     check_exposure(host, settings)

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from goldloop.errors import GoldloopError
 from goldloop.llm.factory import LEXICAL, AnnotatorSpec, annotator_from_env
-from goldloop.settings import default_cache_path
+from goldloop.settings import Settings
 from goldloop.studio.connection import KEY_ENV, URL_ENV
 
 GOLD_ENV = "GOLDLOOP_GOLD"
@@ -41,30 +40,26 @@ class BackendSettings:
     def from_env(cls, env: Mapping[str, str] | None = None) -> BackendSettings:
         """Read ``GOLDLOOP_*`` (``GOLDLOOP_MAX_TASK_CHARS`` among them), ``REDIS_URL``,
         ``BASIC_AUTH_*`` and the providers' key variables."""
-        env = os.environ if env is None else env
+        env = Settings.from_env().environ if env is None else env
         annotator = annotator_from_env(env)
         other = (
             annotator_from_env(env, "GOLDLOOP_OTHER_")
             if env.get("GOLDLOOP_OTHER_PROVIDER")
             else None
         )
-        user, password = env.get("BASIC_AUTH_USER"), env.get("BASIC_AUTH_PASS")
-        if bool(user) != bool(password):
-            raise GoldloopError("set both BASIC_AUTH_USER and BASIC_AUTH_PASS, or neither")
+        read = Settings.from_env(env)
         return cls(
             annotator=annotator,
             other=other,
             kb_path=Path(env["GOLDLOOP_KB"]) if env.get("GOLDLOOP_KB") else None,
-            cache_path=Path(env["GOLDLOOP_CACHE"])
-            if env.get("GOLDLOOP_CACHE")
-            else default_cache_path(),
-            redis_url=env.get("REDIS_URL") or None,
-            basic_auth=(user, password) if user and password else None,
+            cache_path=read.cache,
+            redis_url=read.redis_url,
+            basic_auth=read.basic_auth(),
             concurrency=_positive_int(env, "GOLDLOOP_CONCURRENCY", 16),
             max_task_chars=_positive_int(env, "GOLDLOOP_MAX_TASK_CHARS", MAX_TASK_CHARS),
             gold=_gold_paths(env.get(GOLD_ENV, "")),
-            studio_url=env.get(URL_ENV) or None,
-            studio_api_key=env.get(KEY_ENV) or None,
+            studio_url=read.studio_url,
+            studio_api_key=read.studio_api_key,
         )
 
     def studio_credentials(self) -> str:

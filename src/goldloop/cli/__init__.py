@@ -38,6 +38,7 @@ from goldloop.errors import (
     SettingError,
     mask_credentials,
 )
+from goldloop.settings import Settings
 from goldloop.text import parse_cache
 
 app = typer.Typer(
@@ -83,6 +84,7 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
+    ctx: typer.Context,
     version: Annotated[
         bool,
         typer.Option(
@@ -104,6 +106,7 @@ def _root(
     ] = False,
 ) -> None:
     parse_cache.set_enabled(not no_parse_cache)
+    ctx.obj = Settings.from_env()
     logging.basicConfig(
         level=logging.INFO if verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",

@@ -17,6 +17,7 @@ from goldloop.cli.common import (
     figures_table,
     key_value_table,
     open_kb,
+    settings,
 )
 from goldloop.cli.score import BootstrapOption, DesignOption, SeedOption, design_mode
 from goldloop.errors import GoldloopError
@@ -40,6 +41,7 @@ KAPPA_KEYS = (
 
 
 def agree(
+    ctx: typer.Context,
     gold: Annotated[Path | None, typer.Option("--gold", help="Annotator A's gold JSON.")] = None,
     other: Annotated[Path | None, typer.Option("--other", help="Annotator B's gold JSON.")] = None,
     studio_project: Annotated[
@@ -92,7 +94,7 @@ def agree(
         target = out or Path(f"{studio_project}.agreement.json")
         chart = png or target.with_suffix(".png")
         check_outputs({"--out": target, "--png": chart})
-        connection = resolve_connection(url)
+        connection = resolve_connection(url, settings=settings(ctx))
         campaign = export_campaign(
             connection,
             connect(connection),

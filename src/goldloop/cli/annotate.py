@@ -20,6 +20,7 @@ from goldloop.cli.common import (
     open_kb,
     parse_roles,
     report_path,
+    settings,
 )
 from goldloop.errors import GoldloopError, Interrupted
 from goldloop.files import jsonl
@@ -39,11 +40,11 @@ from goldloop.llm.annotate import (
 from goldloop.llm.batch import BatchMode, BatchPolicy, BatchProgress, state_path_for
 from goldloop.llm.pricing import PRICES_VARIABLE, PriceTable, load_prices, prices_path
 from goldloop.sample import read_documents
-from goldloop.settings import default_cache_path
 from goldloop.text import parse_cache
 
 
 def annotate(
+    ctx: typer.Context,
     sample: Annotated[
         Path | None, typer.Option("--sample", help="Sample dir (manifest.csv + texts.jsonl).")
     ] = None,
@@ -163,7 +164,8 @@ def annotate(
         raise GoldloopError("--out is required (except with --dry-run)")
     source_option, source = ("--sample", sample) if sample else ("--documents", documents_path)
     assert source is not None
-    cache_path = cache or default_cache_path()
+    env = settings(ctx)
+    cache_path = cache or env.cache
     if out is not None and not dry:
         check_outputs(
             {"--out": out, "--out (its report)": report_path(out)},
@@ -171,11 +173,13 @@ def annotate(
                 source_option: input_files(source),
                 "--kb": kb,
                 "--cache": cache_path,
-                "--prices" if prices else PRICES_VARIABLE: prices_path(prices),
+                "--prices" if prices else PRICES_VARIABLE: prices_path(prices, env.environ),
                 "the parse cache": parse_cache.default_path(),
             },
         )
-    spec = choose_annotator(provider, model, effort, base_url, key_required=not dry, api=api)
+    spec = choose_annotator(
+        provider, model, effort, base_url, env=env.environ, key_required=not dry, api=api
+    )
     wanted_roles = parse_roles(roles)
     table = _prices(prices)
     batch_mode = None

@@ -18,14 +18,23 @@ from goldloop.errors import GoldloopError
 from goldloop.files.atomic import output_problem, same_file
 from goldloop.kb import KB, load_kb
 from goldloop.sample.strata import ROLES
+from goldloop.settings import Settings
 
 # Output to a file or a pipe has no width to fit: rich would otherwise cut table cells to 80
 # columns ("0.7…"). An explicit COLUMNS still wins.
 UNCUT_WIDTH = 10_000
 
 
+def settings(ctx: typer.Context) -> Settings:
+    """The environment's settings, read once by the root command for the command running."""
+    read = ctx.find_root().obj
+    assert isinstance(read, Settings)  # the root callback sets it before any command runs
+    return read
+
+
 def _console(stderr: bool = False) -> Console:
     stream = sys.stderr if stderr else sys.stdout
+    # rich's own variable, read at import (before any command): not a goldloop setting.
     uncut = not stream.isatty() and "COLUMNS" not in os.environ
     return Console(stderr=stderr, width=UNCUT_WIDTH if uncut else None)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import typer
+
 from goldloop.cli.common import (
     KbOption,
     UrlOption,
@@ -9,16 +11,19 @@ from goldloop.cli.common import (
     key_value_table,
     open_kb,
     print_whole,
+    settings,
 )
 from goldloop.cli.loop import Project
 from goldloop.studio.connection import connect, resolve_connection
 from goldloop.studio.curate import curate
 
 
-def curate_command(project: Project, url: UrlOption = None, kb: KbOption = None) -> None:
+def curate_command(
+    ctx: typer.Context, project: Project, url: UrlOption = None, kb: KbOption = None
+) -> None:
     """Push each disputed task of NAME-double, once, to NAME-curate, pre-filled for the curator."""
     knowledge = open_kb(kb)
-    connection = resolve_connection(url)
+    connection = resolve_connection(url, settings=settings(ctx))
     report = curate(connection, connect(connection), project, knowledge)
     if report.project_id is None:
         console.print(f"{project} has no double tasks ({report.double_project}): nothing to curate")

@@ -6,13 +6,14 @@ from typing import Annotated
 
 import typer
 
-from goldloop.cli.common import KbOption, console, err_console, key_value_table, open_kb
+from goldloop.cli.common import KbOption, console, err_console, key_value_table, open_kb, settings
 from goldloop.llm.base import Provider
 from goldloop.studio import server
 from goldloop.studio.demo import PROJECT, check_pushed, next_commands, pick_annotator, run_demo
 
 
 def demo(
+    ctx: typer.Context,
     check: Annotated[
         bool,
         typer.Option(
@@ -23,7 +24,7 @@ def demo(
 ) -> None:
     """Sample the demo corpus, pre-annotate it, start Label Studio and push: ready to annotate."""
     knowledge = open_kb(kb)
-    annotator = pick_annotator(knowledge)
+    annotator = pick_annotator(knowledge, settings(ctx))
     with console.status(
         f"sampling, pre-annotating ({annotator.tag}), starting Label Studio, pushing"
     ):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -20,6 +19,7 @@ from goldloop.cli.common import (
     open_kb,
     parse_roles,
     print_whole,
+    settings,
 )
 from goldloop.errors import GoldloopError
 from goldloop.formats.documents import input_files, read_documents
@@ -60,6 +60,7 @@ Annotator = Annotated[
 
 
 def push_command(
+    ctx: typer.Context,
     sample: Sample,
     project: Project,
     candidates: CandidatesA = None,
@@ -75,7 +76,7 @@ def push_command(
     knowledge = open_kb(kb)
     documents = read_documents(sample)
     a, b = _candidates(knowledge, candidates, candidates_tag, other, other_tag)
-    connection = resolve_connection(url)
+    connection = resolve_connection(url, settings=settings(ctx))
     client = connect(connection)
     with Progress(console=console, transient=True) as progress:
         bar = progress.add_task("pushing", total=len(documents))
@@ -87,6 +88,7 @@ def push_command(
 
 
 def pull_command(
+    ctx: typer.Context,
     project: Project,
     out: Out,
     annotator: Annotator = None,
@@ -106,7 +108,8 @@ def pull_command(
     """Pull verified annotations (curated, else agreed, else primary) into gold with verdicts."""
     check_outputs(pull_outputs("--out", out), {"--kb": kb})
     knowledge = open_kb(kb)
-    connection = resolve_connection(url)
+    read = settings(ctx)
+    connection = resolve_connection(url, settings=read)
     result, written = pull(
         connection,
         connect(connection),
@@ -116,7 +119,7 @@ def pull_command(
         annotator=annotator,
         per_annotator=per_annotator,
         since=since,
-        redis_url=os.environ.get("REDIS_URL"),
+        redis_url=read.redis_url,
     )
     _print_pull(result, out)
     for email, path in written.items():
@@ -124,6 +127,7 @@ def pull_command(
 
 
 def sync_command(
+    ctx: typer.Context,
     sample: Sample,
     project: Project,
     out: Out,
@@ -145,7 +149,7 @@ def sync_command(
     knowledge = open_kb(kb)
     documents = read_documents(sample)
     a, b = _candidates(knowledge, candidates, candidates_tag, other, other_tag)
-    connection = resolve_connection(url)
+    connection = resolve_connection(url, settings=settings(ctx))
     try:
         report = sync(
             connection, connect(connection), documents, project, knowledge, out, a=a, b=b,

@@ -19,6 +19,7 @@ from goldloop.cli.common import (
     key_value_table,
     open_kb,
     report_path,
+    settings,
 )
 from goldloop.cli.score import BootstrapOption, DesignOption, SeedOption, design_mode
 from goldloop.errors import GoldloopError
@@ -164,6 +165,7 @@ def _verdicts_in(path: Path) -> int | None:
 
 @app.command("sample")
 def sample(
+    ctx: typer.Context,
     verdicts: Annotated[Path, typer.Option("--verdicts", help="Verdicts JSONL.")],
     documents: DocumentsOption,
     out: Annotated[Path, typer.Option("--out", "-o", help="Rows to label (JSONL).")],
@@ -214,7 +216,7 @@ def sample(
         "label each row supported, contradicted or not_found"
     )
     if studio_project:
-        connection = resolve_connection(url)
+        connection = resolve_connection(url, settings=settings(ctx))
         pushed = push_sample(
             connection, connect(connection), studio_project, rows,
             {k: doc.text for k, doc in texts.items()},
@@ -262,6 +264,7 @@ def labels_command(
 
 @app.command("report")
 def report(
+    ctx: typer.Context,
     verdicts: Annotated[Path, typer.Option("--verdicts", help="Verdicts JSONL.")],
     labels: Annotated[Path | None, typer.Option("--labels", help="Labelled rows (JSONL).")] = None,
     studio_project: StudioProjectOption = None,
@@ -299,7 +302,7 @@ def report(
     if labels is not None:
         hand_labels = read_labels(labels)
     else:
-        connection = resolve_connection(url)
+        connection = resolve_connection(url, settings=settings(ctx))
         pulled = pull_labels(connection, connect(connection), str(studio_project))
         hand_labels = pulled.labels
     judged = read_verdicts(verdicts)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Annotated
 
@@ -15,6 +14,7 @@ from goldloop.cli.common import (
     console,
     key_value_table,
     open_kb,
+    settings,
 )
 from goldloop.errors import GoldloopError
 from goldloop.files.atomic import atomic_write_text, atomic_write_together
@@ -62,6 +62,7 @@ def export(
 
 @app.command("import")
 def import_(
+    ctx: typer.Context,
     sheet: Annotated[Path, typer.Option("--sheet", help="The filled review sheet (.tsv).")],
     gold: Gold,
     verified_by: Annotated[
@@ -85,7 +86,7 @@ def import_(
     second = None if other is None else read_gold(other, knowledge).documents
     result = read_sheet(sheet, first, second, knowledge, verified_by)
     anchor(result.documents, knowledge)
-    with gold_lock(output, os.environ.get("REDIS_URL")):
+    with gold_lock(output, settings(ctx).redis_url):
         atomic_write_together(verified_files(output, result))
     console.print(
         key_value_table(

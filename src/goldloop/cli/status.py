@@ -18,6 +18,7 @@ from goldloop.cli.common import (
     figures_table,
     key_value_table,
     open_kb,
+    settings,
 )
 from goldloop.cli.loop import Project
 from goldloop.files.atomic import atomic_write_json
@@ -38,6 +39,7 @@ CapMinutes = Annotated[
 
 
 def status_command(
+    ctx: typer.Context,
     project: Project,
     out: Annotated[
         Path | None, typer.Option("--out", "-o", help="Status JSON (default: NAME.status.json).")
@@ -58,7 +60,7 @@ def status_command(
     target = out or Path(f"{project}.status.json")
     check_outputs({"--out": target}, {"--kb": kb})
     knowledge = open_kb(kb)
-    connection = resolve_connection(url)
+    connection = resolve_connection(url, settings=settings(ctx))
     client = connect(connection)
 
     def refresh() -> Group:
@@ -80,6 +82,7 @@ def status_command(
 
 
 def effort_command(
+    ctx: typer.Context,
     project: Project,
     out: Annotated[
         Path | None, typer.Option("--out", "-o", help="Effort JSON (default: NAME.effort.json).")
@@ -98,7 +101,7 @@ def effort_command(
     chart = png or Path(f"{project}.effort.png")
     check_outputs({"--out": target, "--png": chart}, {"--kb": kb})
     knowledge = open_kb(kb)
-    connection = resolve_connection(url)
+    connection = resolve_connection(url, settings=settings(ctx))
     campaign = export_campaign(connection, connect(connection), project)
     rows = effort_rows(campaign, knowledge, cap_minutes=cap_minutes)
     report = effort_report(rows, cap_minutes=cap_minutes)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -17,6 +16,7 @@ from goldloop.cli.common import (
     key_value_table,
     open_kb,
     print_whole,
+    settings,
 )
 from goldloop.cli.loop import pull_outputs
 from goldloop.errors import GoldloopError, mask_credentials
@@ -96,6 +96,7 @@ def status() -> None:
 
 @app.command("users")
 def users(
+    ctx: typer.Context,
     emails: Annotated[
         list[str], typer.Argument(help="E-mail of each annotator or curator to sign up.")
     ],
@@ -112,7 +113,7 @@ def users(
     """Create Label Studio users, members of the organisation, each with a generated password
     (printed once, or written to --out); people who are users already are left as they are."""
     check_outputs({"--out": out})
-    connection = resolve_connection(url)
+    connection = resolve_connection(url, settings=settings(ctx))
     added = add_users(connection, connect(connection), emails)
     logins = [
         {"email": user.email, "password": user.password, "url": connection.url}
@@ -170,6 +171,7 @@ def label_config(
 
 @app.command("webhook")
 def webhook(
+    ctx: typer.Context,
     project: Annotated[
         str,
         typer.Option(
@@ -197,18 +199,15 @@ def webhook(
 ) -> None:
     """Keep GOLD current: pull it once, then have Label Studio send the backend every annotation
     created, updated or deleted in the campaign (with $BASIC_AUTH_USER/$BASIC_AUTH_PASS)."""
-    user, password = os.environ.get("BASIC_AUTH_USER"), os.environ.get("BASIC_AUTH_PASS")
-    if bool(user) != bool(password):
-        raise GoldloopError("set both BASIC_AUTH_USER and BASIC_AUTH_PASS, or neither")
+    read = settings(ctx)
+    auth = read.basic_auth()
     webhook_url(url)  # checked before the gold is written
     check_outputs(pull_outputs("--gold", gold), {"--kb": kb})
     knowledge = open_kb(kb)
-    connection = resolve_connection(studio_url)
+    connection = resolve_connection(studio_url, settings=read)
     client = connect(connection)
-    result, _ = pull(
-        connection, client, project, knowledge, gold, redis_url=os.environ.get("REDIS_URL")
-    )
-    headers = basic_auth_header(user, password) if user and password else None
+    result, _ = pull(connection, client, project, knowledge, gold, redis_url=read.redis_url)
+    headers = basic_auth_header(*auth) if auth else None
     done = register_webhooks(
         connection, client, list(campaign_titles(project).values()), url, headers
     )

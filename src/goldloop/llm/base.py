@@ -8,7 +8,6 @@ switched off so that retry behaviour is goldloop's and testable.
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from abc import ABC, abstractmethod
@@ -31,6 +30,7 @@ from tenacity import (
 
 from goldloop.errors import GoldloopError
 from goldloop.llm.cache import CachedAnswer, ResponseCache, cache_key
+from goldloop.settings import Settings
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -114,7 +114,7 @@ def retry_after_s(exc: BaseException | None) -> float:
 
 def env_credential(*names: str, env: Mapping[str, str] | None = None) -> str | None:
     """The first of ``names`` set in the environment (credentials come from nowhere else)."""
-    env = os.environ if env is None else env
+    env = Settings.from_env().environ if env is None else env
     for name in names:
         value = env.get(name)
         if value:
@@ -140,10 +140,13 @@ def normalise_endpoint(url: str) -> str:
     return f"{scheme}://{netloc}{parts.path.rstrip('/')}"
 
 
-def endpoint_identity(provider: str, base_url: str | None) -> str | None:
+def endpoint_identity(
+    provider: str, base_url: str | None, env: Mapping[str, str] | None = None
+) -> str | None:
     """The normalised endpoint when it is not the provider's own (``None`` for the official one):
     two servers may serve different models under one name, so it joins the cache key and tag."""
-    url = base_url or os.environ.get(BASE_URL_VARIABLES.get(provider, "")) or None
+    env = Settings.from_env().environ if env is None else env
+    url = base_url or env.get(BASE_URL_VARIABLES.get(provider, "")) or None
     if url is None:
         return None
     endpoint = normalise_endpoint(url)

@@ -16,7 +16,6 @@ door names its own option or variable.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import import_module
@@ -38,7 +37,7 @@ from goldloop.llm.base import (
     resolve_api,
 )
 from goldloop.llm.cache import ResponseCache, SQLiteCache
-from goldloop.settings import default_cache_path
+from goldloop.settings import Settings, default_cache_path
 
 if TYPE_CHECKING:
     from goldloop.kb import KB
@@ -179,7 +178,7 @@ def annotator_from_env(
     """:func:`choose_annotator` on the variables ``<prefix>PROVIDER``, ``MODEL``, ``EFFORT`` and
     ``BASE_URL`` (the doors configured by the environment: the ML backend, the demo); a refusal
     names the variable."""
-    env = os.environ if env is None else env
+    env = Settings.from_env().environ if env is None else env
     try:
         return choose_annotator(
             env.get(f"{prefix}PROVIDER"),

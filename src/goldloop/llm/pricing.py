@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 import math
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib.resources import files
@@ -22,6 +21,7 @@ from typing import Any
 
 from goldloop.errors import GoldloopError
 from goldloop.files import jsonl
+from goldloop.settings import Settings
 
 PRICES_VARIABLE = "GOLDLOOP_PRICES"
 BUNDLED_PRICES = Path(str(files("goldloop") / "data" / "prices" / "prices.json"))
@@ -61,7 +61,7 @@ class PriceTable:
 
 def prices_path(path: str | Path | None = None, env: Mapping[str, str] | None = None) -> Path:
     """The table to use: ``path``, else ``$GOLDLOOP_PRICES``, else the shipped one."""
-    env = os.environ if env is None else env
+    env = Settings.from_env().environ if env is None else env
     chosen = path or env.get(PRICES_VARIABLE) or BUNDLED_PRICES
     return Path(chosen)
 

@@ -9,7 +9,6 @@ that is not Label Studio, or refuses the key, is the user's to fix (exit 2).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from goldloop.errors import ServiceError
 from goldloop.formats.labelstudio.errors import (
     StudioError as StudioError,  # re-exported: callers catch it here
 )
+from goldloop.settings import STUDIO_KEY_ENV, STUDIO_URL_ENV, Settings
 from goldloop.studio import server
 
 # label_studio_sdk (the studio extra) is imported in the functions that use it, so this module
@@ -30,8 +30,8 @@ from goldloop.studio import server
 if TYPE_CHECKING:
     from label_studio_sdk import LabelStudio
 
-URL_ENV = "LABEL_STUDIO_URL"
-KEY_ENV = "LABEL_STUDIO_API_KEY"
+URL_ENV = STUDIO_URL_ENV
+KEY_ENV = STUDIO_KEY_ENV
 T = TypeVar("T")
 
 
@@ -45,11 +45,16 @@ class Connection:
 
 
 def resolve_connection(
-    url: str | None = None, api_key: str | None = None, home: Path | None = None
+    url: str | None = None,
+    api_key: str | None = None,
+    home: Path | None = None,
+    settings: Settings | None = None,
 ) -> Connection:
-    """Explicit values, then the environment, then the running embedded server."""
-    url = url or os.environ.get(URL_ENV)
-    api_key = api_key or os.environ.get(KEY_ENV)
+    """Explicit values, then ``settings`` (the environment's by default), then the running
+    embedded server."""
+    settings = settings or Settings.from_env()
+    url = url or settings.studio_url
+    api_key = api_key or settings.studio_api_key
     if url:
         if not api_key:
             raise StudioError(

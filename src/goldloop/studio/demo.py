@@ -21,7 +21,7 @@ from goldloop.llm import annotator_from_env, make_annotator
 from goldloop.llm.annotate import annotate_documents, select_documents
 from goldloop.sample import read_documents
 from goldloop.sample.run import SampleSettings, run_sample
-from goldloop.settings import default_cache_path, workdir
+from goldloop.settings import Settings, workdir
 from goldloop.studio import server
 from goldloop.studio.connection import Connection, connect
 from goldloop.studio.project import double_name, export_project, find_project
@@ -51,11 +51,12 @@ def demo_dir() -> Path:
     return workdir() / "demo"
 
 
-def pick_annotator(kb: KB) -> Any:
-    """The pre-annotator the environment names, as for the ML backend (``GOLDLOOP_PROVIDER``,
-    ``GOLDLOOP_MODEL``, ...): with nothing named, the provider whose key is set (its default
-    model), else the offline ``lexical`` one."""
-    return make_annotator(annotator_from_env(), kb, cache=default_cache_path())
+def pick_annotator(kb: KB, settings: Settings | None = None) -> Any:
+    """The pre-annotator ``settings`` (the environment's by default) name, as for the ML backend
+    (``GOLDLOOP_PROVIDER``, ``GOLDLOOP_MODEL``, ...): with nothing named, the provider whose key
+    is set (its default model), else the offline ``lexical`` one."""
+    settings = settings or Settings.from_env()
+    return make_annotator(annotator_from_env(settings.environ), kb, cache=settings.cache)
 
 
 def run_demo(

@@ -28,10 +28,10 @@ from goldloop.errors import GoldloopError, ServiceError, SettingError, mask_cred
 from goldloop.files import jsonl
 from goldloop.files.atomic import atomic_write_json
 from goldloop.files.interrupts import deferred_interrupt
-from goldloop.settings import workdir
+from goldloop.settings import STUDIO_EXECUTABLE_ENV, Settings, workdir
 
 LABEL_STUDIO_VERSION = "1.23.2"
-EXECUTABLE_ENV = "GOLDLOOP_LABEL_STUDIO"
+EXECUTABLE_ENV = STUDIO_EXECUTABLE_ENV
 DEFAULT_USERNAME = "admin@goldloop.local"
 # First start runs ~36 s of migrations on a quiet machine; CI machines are shared.
 START_TIMEOUT = 300.0
@@ -104,7 +104,7 @@ class Database:
             raise StudioServerError(
                 f"database {mask_credentials(url)}: no database name in the path"
             )
-        password = unquote(parts.password) if parts.password else os.environ.get("PGPASSWORD")
+        password = unquote(parts.password) if parts.password else Settings.from_env().pgpassword
         return cls(
             name=name,
             user=unquote(parts.username or "postgres"),
@@ -149,7 +149,7 @@ def studio_home(home: Path | None = None) -> Path:
 
 def label_studio_executable(home: Path | None = None, *, install: bool = True) -> Path:
     """``$GOLDLOOP_LABEL_STUDIO``, else the private venv's ``label-studio`` (installed when missing)."""
-    chosen = os.environ.get(EXECUTABLE_ENV)
+    chosen = Settings.from_env().studio_executable
     if chosen:
         path = Path(chosen)
         if not path.is_file():
@@ -347,6 +347,7 @@ def kill(home: Path | None = None) -> None:
 def _environment(
     root: Path, data_dir: Path, creds: Credentials, database: Database | None = None
 ) -> dict[str, str]:
+    # A child's environment: these pass through from ours as they are, not as goldloop settings.
     env = {name: os.environ[name] for name in _PASSTHROUGH if name in os.environ}
     env.update(
         HOME=str(root),

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import multiprocessing
 import os
 import signal
@@ -48,12 +47,18 @@ from spacy.tokens import Doc
 from goldloop.errors import GoldloopError
 from goldloop.files import jsonl
 from goldloop.files.sqlite_file import connect
-from goldloop.settings import workdir
+from goldloop.settings import (
+    DEFAULT_PARSE_CACHE_MB,
+    PARSE_CACHE_ENV,
+    PARSE_CACHE_MB_ENV,
+    PARSE_CACHE_OFF,
+    Settings,
+)
 
-ENV_PATH = "GOLDLOOP_PARSE_CACHE"
-ENV_SIZE_MB = "GOLDLOOP_PARSE_CACHE_MB"
-OFF = "off"
-DEFAULT_SIZE_MB = 1024
+ENV_PATH = PARSE_CACHE_ENV
+ENV_SIZE_MB = PARSE_CACHE_MB_ENV
+OFF = PARSE_CACHE_OFF
+DEFAULT_SIZE_MB = DEFAULT_PARSE_CACHE_MB
 FORMAT = 1
 # Texts looked up per query, and parsed docs written per transaction.
 CHUNK = 256
@@ -67,7 +72,7 @@ LOW_WATER = 0.9
 _EXCLUDED = ("tensor", "user_data", "user_data_keys", "user_data_values", "sentiment", "spans")
 
 _enabled = True
-_caches: dict[tuple[str, str], ParseCache] = {}
+_caches: dict[tuple[str, int], ParseCache] = {}
 _caches_lock = threading.Lock()
 _pipeline_ids: weakref.WeakKeyDictionary[Language, str] = weakref.WeakKeyDictionary()
 
@@ -81,34 +86,22 @@ def set_enabled(enabled: bool) -> None:
 def default_path() -> Path | None:
     """Where the process's parse cache is, or None when switched off (an output of every
     command that parses: no output of a command may be this file)."""
-    setting = os.environ.get(ENV_PATH, "")
-    if not _enabled or setting.strip().lower() == OFF:
-        return None
-    return Path(setting) if setting else workdir() / "parse-cache.sqlite"
+    return Settings.from_env().parse_cache if _enabled else None
 
 
 def default_cache() -> ParseCache | None:
     """The process's parse cache, or None when switched off (:func:`set_enabled`, the env)."""
-    path = default_path()
-    if path is None:
+    settings = Settings.from_env()
+    if not _enabled or settings.parse_cache is None:
         return None
-    raw_size = os.environ.get(ENV_SIZE_MB, str(DEFAULT_SIZE_MB))
-    key = (str(path), raw_size)  # a call per parse: no path resolution here
+    key = (str(settings.parse_cache), settings.parse_cache_bytes)  # no path resolution per parse
     with _caches_lock:
         cache = _caches.get(key)
         if cache is None:
-            cache = _caches[key] = ParseCache(path, max_bytes=_size_bytes(raw_size))
+            cache = _caches[key] = ParseCache(
+                settings.parse_cache, max_bytes=settings.parse_cache_bytes
+            )
         return cache
-
-
-def _size_bytes(raw: str) -> int:
-    try:
-        size_mb = float(raw)
-    except ValueError:
-        size_mb = math.nan
-    if not math.isfinite(size_mb) or size_mb <= 0:
-        raise GoldloopError(f"{ENV_SIZE_MB}={raw!r}: expected a positive size in MB")
-    return int(size_mb * 1024 * 1024)
 
 
 def pipeline_id(nlp: Language) -> str:
