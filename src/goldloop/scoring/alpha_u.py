@@ -90,7 +90,11 @@ def alpha_counts(documents: Sequence[tuple[int, Sequence[Unit], Sequence[Unit]]]
     out = np.zeros((len(documents), _FIRST + 2 * k), dtype=np.int64)
     lengths = np.array([max(length, 0) for length, _, _ in documents], dtype=np.int64)
     starts = np.concatenate(([0], np.cumsum(lengths)))
-    sides = [_side(documents, side, index, starts) for side in (1, 2)]
+    given = [length for length, _, _ in documents]
+    sides = [
+        _side(given, [a for _, a, _ in documents], index, starts),
+        _side(given, [b for _, _, b in documents], index, starts),
+    ]
     # Unit against unit within a document: the characters each pair shares.
     (doc1, a1, b1, c1, cover1), (doc2, a2, b2, c2, cover2) = sides
     first, second = _pairs_within(doc1, doc2, len(documents))
@@ -117,19 +121,18 @@ def alpha_counts(documents: Sequence[tuple[int, Sequence[Unit], Sequence[Unit]]]
 
 
 def _side(
-    documents: Sequence[tuple[int, Sequence[Unit], Sequence[Unit]]],
-    side: int,
+    lengths: Sequence[int],
+    units: Sequence[Sequence[Unit]],
     index: Mapping[str, int],
     starts: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """One annotator's distinct units of every document (document, start, end, category; offsets
     in the documents laid end to end) and which characters some unit covers."""
     rows: list[tuple[int, int, int, int]] = []
-    for d, document in enumerate(documents):
-        length = document[0]
+    for d, (length, document) in enumerate(zip(lengths, units, strict=True)):
         if length <= 0:
             continue
-        kept = sorted({(a, b, c) for a, b, c in document[side] if b > a})
+        kept = sorted({(a, b, c) for a, b, c in document if b > a})
         if any(a < 0 or b > length for a, b, _ in kept):
             raise ValueError(f"a unit lies outside its document of {length} characters")
         start = int(starts[d])
