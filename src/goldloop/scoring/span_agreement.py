@@ -234,14 +234,21 @@ def _group_counts(
                 row[4 * group_of[relation] + side] += 1
                 row[4 * group_of[direction] + side] += 1
         relations_a, relations_b = _grouped(hits_a, 2), _grouped(hits_b, 2)
+        by_relation = {}
         for relation in relations_a.keys() & relations_b.keys():
             g = group_of[relation]
-            row[4 * g + 2 : 4 * g + 4] = _paired(relations_a[relation], relations_b[relation])
+            by_relation[relation] = _paired(relations_a[relation], relations_b[relation])
+            row[4 * g + 2 : 4 * g + 4] = by_relation[relation]
         # A labelled pair needs the same relation and direction; per direction is that pairing
-        # split by direction, so each (relation, direction) is matched once for both.
+        # split by direction, so each (relation, direction) is matched once for both, and not
+        # again where both sides gave the relation in that one direction only.
         keyed_a, keyed_b = _grouped(hits_a, slice(2, 4)), _grouped(hits_b, slice(2, 4))
         for key in keyed_a.keys() & keyed_b.keys():
-            strict, lenient = _paired(keyed_a[key], keyed_b[key])
+            relation = key[0]
+            if keyed_a[key] == relations_a[relation] and keyed_b[key] == relations_b[relation]:
+                strict, lenient = by_relation[relation]
+            else:
+                strict, lenient = _paired(keyed_a[key], keyed_b[key])
             g = group_of[key[1]]
             for column in (6, 4 * g + 2):
                 row[column] += strict
