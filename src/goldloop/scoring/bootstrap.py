@@ -75,12 +75,14 @@ def document_bootstrap(
         done += size
     tail = (1 - level) / 2 * 100
     names = list(values)
-    bounds = percentiles(
-        np.column_stack([np.concatenate(values[name]) for name in names]), [tail, 100 - tail]
-    )
+    if not names:
+        return {}
+    sample = np.column_stack([np.concatenate(values[name]) for name in names])
+    defined = ~np.isnan(sample).all(axis=0)
+    low, high = percentiles(sample, [tail, 100 - tail])
     return {
-        name: [None, None] if np.isnan(low) else [float(low), float(high)]
-        for name, low, high in zip(names, bounds[0], bounds[1], strict=True)
+        name: [float(low[k]), float(high[k])] if defined[k] else [None, None]
+        for k, name in enumerate(names)
     }
 
 
