@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from goldloop.scoring.alpha_u import Unit, alpha_u
+from goldloop.scoring.alpha_u import Unit, alpha_counts, alpha_u
 
 GAP = "∅"
 Doc = tuple[int, Sequence[Unit], Sequence[Unit]]
@@ -156,3 +156,34 @@ def test_document_order_does_not_matter() -> None:
         alpha_u(documents[::-1], n_boot=0).value, abs=1e-12
     )
     check(documents)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_documents_laid_end_to_end_count_alone(seed: int) -> None:
+    """Counting every document at once leaks nothing across documents: each row equals that
+    document's row with all the others' units removed (and their rows are then pure gap)."""
+    rng = random.Random(seed)
+    documents: list[Doc] = []
+    for _ in range(rng.randint(1, 6)):
+        length = rng.choice([0, 1, 8, 30, 60])
+        documents.append(
+            (
+                length,
+                random_units(rng, length, ["a", "b", "c"], rng.randint(0, 6)) if length else [],
+                random_units(rng, length, ["a", "b", "c"], rng.randint(0, 6)) if length else [],
+            )
+        )
+    # A last document holding every category keeps the columns the same in every call.
+    every = (3, [(0, 1, c) for c in "abc"], [])
+    together = alpha_counts([*documents, every])
+    width = together.shape[1]
+    for d in range(len(documents)):
+        alone = alpha_counts(
+            [doc if k == d else (doc[0], [], []) for k, doc in enumerate(documents)] + [every]
+        )
+        assert alone[d].tolist() == together[d].tolist()
+        for k, (other, _, _) in enumerate(documents):
+            if k != d:
+                # Nothing marked: every character is gap on both sides, and agrees.
+                gap = [other, other, 2 * other] + [0] * 3 + [2 * other] + [0] * (width - 7)
+                assert alone[k].tolist() == gap

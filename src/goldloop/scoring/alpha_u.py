@@ -47,56 +47,6 @@ def category_index(units: Sequence[Sequence[Unit]]) -> dict[str, int]:
     return {name: i + 1 for i, name in enumerate(names)}
 
 
-def document_counts(
-    length: int, units_a: Sequence[Unit], units_b: Sequence[Unit], index: Mapping[str, int]
-) -> np.ndarray:
-    """One document's additive counts (see the module docstring), ``2 + 2 (K + 1)`` columns."""
-    k = len(index) + 1
-    row = np.zeros(_FIRST + 2 * k, dtype=np.int64)
-    if length <= 0:
-        return row
-    sides = [_side(units, length, index) for units in (units_a, units_b)]
-    (a1, b1, c1, cover1), (a2, b2, c2, cover2) = sides
-    # Unit against unit: the characters each pair shares.
-    shared = np.clip(np.minimum.outer(b1, b2) - np.maximum.outer(a1, a2), 0, None)
-    total = int(shared.sum())
-    agree = int(shared[np.equal.outer(c1, c2)].sum())
-    # A unit against the other side's gap: its characters the other side left uncovered.
-    prefix1 = np.concatenate(([0], np.cumsum(cover1)))
-    prefix2 = np.concatenate(([0], np.cumsum(cover2)))
-    total += int((b1 - a1).sum() - (prefix2[b1] - prefix2[a1]).sum())
-    total += int((b2 - a2).sum() - (prefix1[b2] - prefix1[a2]).sum())
-    both_gap = int(np.count_nonzero(~cover1 & ~cover2))
-    row[_AGREE] = agree + both_gap
-    row[_TOTAL] = total + both_gap
-    n = row[_FIRST : _FIRST + k]
-    s = row[_FIRST + k :]
-    for a, b, c, cover in sides:
-        lengths = b - a
-        np.add.at(n, c, lengths)
-        np.add.at(s, c, lengths * lengths)
-        gap = length - int(np.count_nonzero(cover))
-        n[0] += gap
-        s[0] += gap
-    return row
-
-
-def _side(
-    units: Sequence[Unit], length: int, index: Mapping[str, int]
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    kept = sorted({(a, b, c) for a, b, c in units if b > a})
-    if any(a < 0 or b > length for a, b, _ in kept):
-        raise ValueError(f"a unit lies outside its document of {length} characters")
-    a = np.array([u[0] for u in kept], dtype=np.int64)
-    b = np.array([u[1] for u in kept], dtype=np.int64)
-    c = np.array([index[u[2]] for u in kept], dtype=np.int64)
-    # Which characters some unit covers: +1 at each start, −1 at each end, running sum.
-    steps = np.zeros(length + 1, dtype=np.int64)
-    np.add.at(steps, a, 1)
-    np.add.at(steps, b, -1)
-    return a, b, c, np.cumsum(steps[:-1]) > 0
-
-
 def alpha_from_counts(sums: np.ndarray) -> np.ndarray:
     """α_u from summed document counts (rows: resamples), NaN where undefined."""
     sums = np.atleast_2d(np.asarray(sums, dtype=float))
@@ -129,11 +79,82 @@ def alpha_u(
 
 
 def alpha_counts(documents: Sequence[tuple[int, Sequence[Unit], Sequence[Unit]]]) -> np.ndarray:
-    """One row of additive counts per ``(length, units_a, units_b)`` document."""
+    """One row of additive counts per ``(length, units_a, units_b)`` document, ``2 + 2 (K + 1)``
+    columns (see the module docstring; a document of no characters counts nothing).
+
+    All documents at once, laid end to end (no unit crosses a document's end): numpy's cost
+    per call, not per document.
+    """
     index = category_index([side for _, *sides in documents for side in sides])
-    return np.array(
-        [document_counts(length, a, b, index) for length, a, b in documents], dtype=np.int64
-    ).reshape(len(documents), _FIRST + 2 * (len(index) + 1))
+    k = len(index) + 1
+    out = np.zeros((len(documents), _FIRST + 2 * k), dtype=np.int64)
+    lengths = np.array([max(length, 0) for length, _, _ in documents], dtype=np.int64)
+    starts = np.concatenate(([0], np.cumsum(lengths)))
+    given = [length for length, _, _ in documents]
+    sides = [
+        _side(given, [a for _, a, _ in documents], index, starts),
+        _side(given, [b for _, _, b in documents], index, starts),
+    ]
+    # Unit against unit within a document: the characters each pair shares.
+    (doc1, a1, b1, c1, cover1), (doc2, a2, b2, c2, cover2) = sides
+    first, second = _pairs_within(doc1, doc2, len(documents))
+    shared = np.clip(np.minimum(b1[first], b2[second]) - np.maximum(a1[first], a2[second]), 0, None)
+    np.add.at(out[:, _TOTAL], doc1[first], shared)
+    same = c1[first] == c2[second]
+    np.add.at(out[:, _AGREE], doc1[first][same], shared[same])
+    # A unit against the other side's gap: its characters the other side left uncovered.
+    prefixes = [np.concatenate(([0], np.cumsum(cover))) for cover in (cover1, cover2)]
+    for (doc, a, b, _, _), prefix in zip(sides, prefixes[::-1], strict=True):
+        np.add.at(out[:, _TOTAL], doc, (b - a) - (prefix[b] - prefix[a]))
+    both_gap = np.concatenate(([0], np.cumsum(~cover1 & ~cover2)))
+    both_gap = both_gap[starts[1:]] - both_gap[starts[:-1]]
+    out[:, _AGREE] += both_gap
+    out[:, _TOTAL] += both_gap
+    for (doc, a, b, c, _), prefix in zip(sides, prefixes, strict=True):
+        span = b - a
+        np.add.at(out, (doc, _FIRST + c), span)
+        np.add.at(out, (doc, _FIRST + k + c), span * span)
+        gap = lengths - (prefix[starts[1:]] - prefix[starts[:-1]])
+        out[:, _FIRST] += gap
+        out[:, _FIRST + k] += gap
+    return out
+
+
+def _side(
+    lengths: Sequence[int],
+    units: Sequence[Sequence[Unit]],
+    index: Mapping[str, int],
+    starts: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One annotator's distinct units of every document (document, start, end, category; offsets
+    in the documents laid end to end) and which characters some unit covers."""
+    rows: list[tuple[int, int, int, int]] = []
+    for d, (length, document) in enumerate(zip(lengths, units, strict=True)):
+        if length <= 0:
+            continue
+        kept = sorted({(a, b, c) for a, b, c in document if b > a})
+        if any(a < 0 or b > length for a, b, _ in kept):
+            raise ValueError(f"a unit lies outside its document of {length} characters")
+        start = int(starts[d])
+        rows += [(d, start + a, start + b, index[c]) for a, b, c in kept]
+    doc, a, b, c = np.array(rows, dtype=np.int64).reshape(-1, 4).T
+    # +1 at each start, −1 at each end, running sum.
+    steps = np.zeros(int(starts[-1]) + 1, dtype=np.int64)
+    np.add.at(steps, a, 1)
+    np.add.at(steps, b, -1)
+    return doc, a, b, c, np.cumsum(steps[:-1]) > 0
+
+
+def _pairs_within(doc1: np.ndarray, doc2: np.ndarray, n_docs: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every (side-1 unit, side-2 unit) index pair of one document; both sides in document order."""
+    count2 = np.bincount(doc2, minlength=n_docs)
+    start2 = np.concatenate(([0], np.cumsum(count2)))[:-1]
+    per_unit = count2[doc1]
+    first = np.repeat(np.arange(len(doc1)), per_unit)
+    # Within each unit's run, 0, 1, ...: the offset into its document's side-2 units.
+    run_start = np.repeat(np.cumsum(per_unit) - per_unit, per_unit)
+    second = start2[doc1[first]] + np.arange(len(first)) - run_start
+    return first, second
 
 
 def alpha_value(counts: np.ndarray) -> float | None:

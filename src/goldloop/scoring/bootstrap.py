@@ -74,15 +74,50 @@ def document_bootstrap(
             values.setdefault(name, []).append(value)
         done += size
     tail = (1 - level) / 2 * 100
-    out: dict[str, list[float | None]] = {}
-    for name, parts in values.items():
-        sample = np.concatenate(parts)
-        sample = sample[~np.isnan(sample)]
-        if sample.size == 0:
-            out[name] = [None, None]
-        else:
-            low, high = np.percentile(sample, [tail, 100 - tail])
-            out[name] = [float(low), float(high)]
+    names = list(values)
+    if not names:
+        return {}
+    sample = np.column_stack([np.concatenate(values[name]) for name in names])
+    defined = ~np.isnan(sample).all(axis=0)
+    low, high = percentiles(sample, [tail, 100 - tail])
+    return {
+        name: [float(low[k]), float(high[k])] if defined[k] else [None, None]
+        for k, name in enumerate(names)
+    }
+
+
+def percentiles(sample: np.ndarray, q: list[float]) -> np.ndarray:
+    """Each column's percentiles ``q`` over its non-NaN values (rows: ``q``), NaN for a column
+    without any: the same floats as ``np.percentile(column[~isnan], q)`` one column at a time.
+
+    One sort for all columns instead of one ``np.percentile`` call each (hundreds per report);
+    the interpolation is numpy's linear method step by step (``_quantile``, ``_get_indexes``,
+    ``_lerp`` in numpy 2.2), so the values are numpy's own, not merely close to them.
+    """
+    ordered = np.sort(np.asarray(sample, dtype=float), axis=0)  # NaN sorts last
+    valid = np.count_nonzero(~np.isnan(ordered), axis=0)
+    quantiles = np.true_divide(np.asarray(q, dtype=float), np.float64(100))
+    virtual = (valid - 1)[None, :] * quantiles[:, None]
+    below = np.floor(virtual)
+    previous = below.astype(np.intp)
+    following = (below + 1).astype(np.intp)
+    # numpy's index rules on a column of ``valid`` values: at or past the last value both ends
+    # are the last (index -1, which gamma also sees), before the first both are the first.
+    last = virtual >= (valid - 1)[None, :]
+    previous[last] = -1
+    following[last] = -1
+    first = virtual < 0
+    previous[first] = 0
+    following[first] = 0
+    gamma = virtual - previous
+    end = np.broadcast_to(valid - 1, previous.shape)
+    columns = np.broadcast_to(np.arange(ordered.shape[1]), previous.shape)
+    low = ordered[np.where(previous == -1, end, previous).clip(0), columns]
+    high = ordered[np.where(following == -1, end, following).clip(0), columns]
+    diff = high - low
+    out = low + diff * gamma
+    np.subtract(high, diff * (1 - gamma), out=out, where=gamma >= 0.5)
+    out[:, valid == 0] = np.nan
     return out
 
 
@@ -90,11 +125,18 @@ def _plain_sums(rng: np.random.Generator, counts: np.ndarray) -> Callable[[int],
     """The summed counts of ``size`` resamples of all rows: how often each document is drawn,
     then the counts those draws sum to."""
     rows = len(counts)
+    as_float = counts.astype(float)
+    # Integer counts multiply faster as floats (BLAS), exactly while every partial sum stays
+    # below 2**53: a resample draws no row more than ``rows`` times.
+    exact = counts.dtype.kind != "f" and rows * np.abs(as_float).sum(axis=0).max(initial=0) < 2**53
 
     def resample(size: int) -> np.ndarray:
-        times = np.stack(
-            [np.bincount(rng.integers(0, rows, rows), minlength=rows) for _ in range(size)]
-        )
+        # One draw of all (size, rows) indices: the same stream as ``size`` draws of ``rows``.
+        draws = rng.integers(0, rows, (size, rows))
+        draws += np.arange(size)[:, None] * rows
+        times = np.bincount(draws.ravel(), minlength=size * rows).reshape(size, rows)
+        if exact:
+            return (times.astype(float) @ as_float).astype(counts.dtype)
         return times @ counts
 
     return resample

@@ -15,7 +15,7 @@ one side marked, leniently: the ones κ pairs with ``∅``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -245,50 +245,61 @@ def _labelled(hits: Sequence[Hit], kb: KB | None) -> list[_Labelled]:
 def _group_counts(
     labelled_a: list[list[_Labelled]], labelled_b: list[list[_Labelled]], group_of: dict[str, int]
 ) -> np.ndarray:
-    """Per document: four counts for all spans, for labelled pairs, then per relation and
-    per direction at the column ``group_of`` gives."""
+    """Per document: four counts (n_a, n_b, pairs strict, pairs lenient) for all spans, for
+    labelled pairs, then per relation and per direction at the column ``group_of`` gives."""
     counts = np.zeros((len(labelled_a), 4 * len(group_of) + 8))
     for d, (hits_a, hits_b) in enumerate(zip(labelled_a, labelled_b, strict=True)):
-        counts[d, 0:4] = _counts(hits_a, hits_b, _anything)
-        counts[d, 4:8] = _counts(hits_a, hits_b, _relation_and_direction)
-        for relation in {h[2] for h in hits_a} | {h[2] for h in hits_b}:
+        row = [0] * counts.shape[1]
+        row[0:4] = [len(hits_a), len(hits_b), *_paired(_spans(hits_a), _spans(hits_b))]
+        row[4:6] = [len(hits_a), len(hits_b)]
+        for side, hits in enumerate((hits_a, hits_b)):
+            for _, _, relation, direction in hits:
+                row[4 * group_of[relation] + side] += 1
+                row[4 * group_of[direction] + side] += 1
+        relations_a, relations_b = _grouped(hits_a, 2), _grouped(hits_b, 2)
+        by_relation = {}
+        for relation in relations_a.keys() & relations_b.keys():
             g = group_of[relation]
-            counts[d, 4 * g : 4 * g + 4] = _counts(
-                [h for h in hits_a if h[2] == relation],
-                [h for h in hits_b if h[2] == relation],
-                _anything,
-            )
-        # Per direction, a pair also needs the same relation (the labelled pairing, split).
-        for direction in {h[3] for h in hits_a} | {h[3] for h in hits_b}:
-            g = group_of[direction]
-            counts[d, 4 * g : 4 * g + 4] = _counts(
-                [h for h in hits_a if h[3] == direction],
-                [h for h in hits_b if h[3] == direction],
-                _relation_and_direction,
-            )
+            by_relation[relation] = _paired(relations_a[relation], relations_b[relation])
+            row[4 * g + 2 : 4 * g + 4] = by_relation[relation]
+        # A labelled pair needs the same relation and direction; per direction is that pairing
+        # split by direction, so each (relation, direction) is matched once for both, and not
+        # again where both sides gave the relation in that one direction only.
+        keyed_a, keyed_b = _grouped(hits_a, slice(2, 4)), _grouped(hits_b, slice(2, 4))
+        for key in keyed_a.keys() & keyed_b.keys():
+            relation = key[0]
+            if keyed_a[key] == relations_a[relation] and keyed_b[key] == relations_b[relation]:
+                strict, lenient = by_relation[relation]
+            else:
+                strict, lenient = _paired(keyed_a[key], keyed_b[key])
+            g = group_of[key[1]]
+            for column in (6, 4 * g + 2):
+                row[column] += strict
+                row[column + 1] += lenient
+        counts[d] = row
     return counts
 
 
-def _anything(hit: _Labelled) -> object:
-    return None
+def _spans(hits: list[_Labelled]) -> list[tuple[int, int]]:
+    return sorted((h[0], h[1]) for h in hits)
 
 
-def _relation_and_direction(hit: _Labelled) -> object:
-    return hit[2:]
+def _grouped(hits: list[_Labelled], key: int | slice) -> dict[Any, list[tuple[int, int]]]:
+    """The sorted spans of each value of ``hit[key]``."""
+    out: dict[Any, list[tuple[int, int]]] = {}
+    for hit in hits:
+        out.setdefault(hit[key], []).append((hit[0], hit[1]))
+    for spans in out.values():
+        spans.sort()
+    return out
 
 
-def _counts(
-    hits_a: list[_Labelled], hits_b: list[_Labelled], label: Callable[[_Labelled], object]
-) -> list[int]:
-    """n_a, n_b and the pairs found strictly and leniently, pairing only spans of one label."""
-    found = [0, 0]
-    for key in {label(h) for h in hits_a} & {label(h) for h in hits_b}:
-        spans_a = sorted((h[0], h[1]) for h in hits_a if label(h) == key)
-        spans_b = sorted((h[0], h[1]) for h in hits_b if label(h) == key)
-        for i, mode in enumerate(MODES):
-            taken = match_spans(spans_a, spans_b, _MATCH_MODE[mode])
-            found[i] += sum(k is not None for k in taken)
-    return [len(hits_a), len(hits_b), *found]
+def _paired(spans_a: list[tuple[int, int]], spans_b: list[tuple[int, int]]) -> list[int]:
+    """The pairs the shared matcher finds strictly and leniently between two sorted span lists."""
+    return [
+        len(spans_a) - match_spans(spans_a, spans_b, _MATCH_MODE[mode]).count(None)
+        for mode in MODES
+    ]
 
 
 def _f1_of_groups(sums: np.ndarray) -> dict[str, np.ndarray]:
