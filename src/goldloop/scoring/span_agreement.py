@@ -211,8 +211,11 @@ def headline_counts(shared: Sequence[tuple[Document, Document]], kb: KB | None) 
     counts = np.zeros((len(shared), 8))
     for d, (doc_a, doc_b) in enumerate(shared):
         hits_a, hits_b = _labelled(doc_a.ground_truth, kb), _labelled(doc_b.ground_truth, kb)
-        counts[d, 0:4] = _counts(hits_a, hits_b, _anything)
-        counts[d, 4:8] = _counts(hits_a, hits_b, _relation_and_direction)
+        counts[d, 0:4] = [len(hits_a), len(hits_b), *_paired(_spans(hits_a), _spans(hits_b))]
+        counts[d, 4:6] = [len(hits_a), len(hits_b)]
+        keyed_a, keyed_b = _grouped(hits_a, slice(2, 4)), _grouped(hits_b, slice(2, 4))
+        for key in keyed_a.keys() & keyed_b.keys():
+            counts[d, 6:8] += _paired(keyed_a[key], keyed_b[key])
     return counts
 
 
