@@ -239,3 +239,25 @@ def test_encoder_option_missing_or_not_a_model_exits_2(
     assert f"--encoder: {tmp_path}: not a model directory: it lacks an ONNX export" in result.err
     assert "tokenizer.json" in result.err and "Traceback" not in result.stderr
     assert not out.exists()
+
+
+def test_baseline_results_carry_the_corpus_figures_of_the_design(kb: KB) -> None:
+    from goldloop.scoring.design import read_design
+
+    documents = read_gold(DEMO_GOLD, kb).documents
+    plain = run_baselines(documents, ["lexical"], kb)
+    assert [r["corpus"] for r in plain] == [None, None]
+    equal = read_design(documents, "ignore")
+    assert equal is not None
+    results = run_baselines(documents, ["lexical"], kb, design=equal)
+    end_to_end, linking = results
+    assert (end_to_end["regime"], linking["regime"]) == ("end-to-end", "linking-only")
+    # Equal weights: the corpus figures are the sample's.
+    for key in ("precision", "recall", "f1", "entity_accuracy"):
+        assert end_to_end["corpus"][key] == pytest.approx(end_to_end["detection"][key]), key
+    assert linking["corpus"]["accuracy_overall"] == pytest.approx(
+        linking["linking"]["accuracy_overall"]
+    )
+    for result in results:
+        assert result["corpus"]["n_docs"] == len(documents)
+        assert result["corpus"]["population_docs"] == len(documents)

@@ -14,10 +14,12 @@ from goldloop.cli import llm_options
 from goldloop.cli.common import EquivalencesOption, KbOption, err_console, open_kb
 from goldloop.cli.score import (
     BootstrapOption,
+    DesignOption,
     GoldOption,
     MatchOption,
     SeedOption,
     check_report_dir,
+    design_mode,
     show_results,
 )
 from goldloop.errors import SettingError
@@ -25,6 +27,7 @@ from goldloop.files import jsonl
 from goldloop.llm import choose_annotator, make_llm
 from goldloop.llm.encoder import Encoder
 from goldloop.scoring.baselines import BASELINES, run_baselines
+from goldloop.scoring.design import read_design
 from goldloop.scoring.runner import read_scored_gold
 
 
@@ -56,6 +59,7 @@ def baselines(
     match: MatchOption = "overlap",
     bootstrap: BootstrapOption = 0,
     seed: SeedOption = 0,
+    design: DesignOption = "use",
     kb: KbOption = None,
     equivalences: EquivalencesOption = None,
 ) -> None:
@@ -76,6 +80,7 @@ def baselines(
             raise SettingError("encoder", "the encoder baseline needs a model directory")
         sentence_encoder = Encoder(encoder)
     documents = read_scored_gold(gold, knowledge)
+    the_design = read_design(documents, design_mode(design), gold)
     with (
         llm_options.exit_130_on_ctrl_c(linker),
         Progress(console=err_console, transient=True) as bars,
@@ -96,6 +101,7 @@ def baselines(
             seed=seed,
             progress=progress,
             concurrency=concurrency,
+            design=the_design,
         )
     meta = {"gold": str(gold), "kb": str(knowledge.path), "kb_tag": knowledge.tag}
     out = report_dir / "baseline_results.json"

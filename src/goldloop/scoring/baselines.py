@@ -24,6 +24,7 @@ from goldloop.kb import KB
 from goldloop.llm.answer import FAILED, OK, REJECTED
 from goldloop.llm.tasks.linking import MAX_TOKENS, LinkingTask, Span, marked
 from goldloop.llm.tasks.task import TaskReport, TaskResult, run_task
+from goldloop.scoring.design import Design
 from goldloop.scoring.inputs import SystemPredictions, rows_to_predictions
 from goldloop.scoring.regimes import score_system
 
@@ -212,9 +213,10 @@ def run_baselines(
     seed: int = 0,
     progress: Progress | None = None,
     concurrency: int = 8,
+    design: Design | None = None,
 ) -> list[dict[str, Any]]:
     """Run each named baseline and score it in its regimes; ``wall_time_s`` covers producing the
-    predictions and scoring them."""
+    predictions and scoring them. Each result's ``corpus`` is null without a ``design``."""
     unknown = [name for name in systems if name not in BASELINES]
     if unknown:
         raise GoldloopError(
@@ -242,7 +244,9 @@ def run_baselines(
                 match_mode=match_mode,
                 bootstrap=bootstrap,
                 seed=seed,
+                design=design,
             )
+            result.setdefault("corpus", None)
             result["wall_time_s"] = round(run.wall_time_s + time.perf_counter() - started, 4)
             result["baseline"] = run.report
             results.append(result)
