@@ -191,6 +191,16 @@ def _push_project(
         done.predictions_added_to_existing = _add_predictions(
             connection, client, project, stale, existing, kb, a, b
         )
+        if done.created:
+            # Label Studio 1.23 can store an import's tasks without their predictions and answer
+            # 201 (tasks/serializers.py add_predictions returns early on a prediction it cannot
+            # prepare; seen under load), and then refuses the tag as a model version: the new
+            # tasks are checked for the tag, and what is missing is added as for older tasks.
+            fresh = projects.existing_tasks(connection, client, project)
+            dropped = [d for d in missing if tag not in fresh[d.doc_id].model_versions]
+            done.predictions_added_to_existing += _add_predictions(
+                connection, client, project, dropped, fresh, kb, a, b
+            )
         if progress and done.already_present:
             progress(done.already_present)
         if done.created or done.predictions_added_to_existing or project.model_version != tag:
