@@ -93,7 +93,7 @@ def test_blind_documents_come_from_the_same_draw_and_leave_the_others_unchanged(
     assert [(d.doc.doc_id, d.p_incl) for d in with_blind] == [
         (d.doc.doc_id, d.p_incl) for d in without
     ]
-    assert [d.role for d in with_blind] == [d.role for d in without][:-1] + ["blind"]
+    assert [d.role for d in with_blind] == [*[d.role for d in without][:-1], "blind"]
     assert {d.p_incl for d in with_blind if d.stratum == "y1-none"} == {0.5}
 
 
