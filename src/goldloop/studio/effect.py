@@ -75,9 +75,12 @@ def blind_documents(
     found = BlindDocuments(blind_documents=len(blind_tasks))
     for task in sorted(blind_tasks, key=lambda t: int(t["id"])):
         doc_id = doc_id_of(task)
-        pair = blind_pair(main.get(doc_id), task)
+        pre_task = main.get(doc_id)
+        pair = blind_pair(pre_task, task)
         if pair is None:
-            if _same_person(main.get(doc_id), task):
+            # Done both ways and still no pair: one person did both (blind_pair's rule).
+            both = pre_task is not None and bool(completed_annotations(pre_task))
+            if both and completed_annotations(task):
                 found.same_person += 1
             else:
                 found.not_annotated_both_ways += 1
@@ -123,11 +126,3 @@ def campaign_effect(
     report = effect_report(found.paired, kb, bootstrap=bootstrap, seed=seed)
     return {"project": campaign.name, "documents": found.to_json(),
             "idle_cap_minutes": cap_minutes, **report}  # fmt: skip
-
-
-def _same_person(pre_task: Any, blind_task: Any) -> bool:
-    """Both tasks completed, first by the same person (no comparison of conditions)."""
-    if pre_task is None:
-        return False
-    pre, blind = completed_annotations(pre_task), completed_annotations(blind_task)
-    return bool(pre and blind) and annotator_of(pre[0]) == annotator_of(blind[0])
