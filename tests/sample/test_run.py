@@ -204,3 +204,14 @@ def test_sampling_onto_an_existing_sample_words_the_users_situation(tmp_path: Pa
     )
     assert (out / "manifest.csv").read_bytes() == manifest
     assert cli(*args, "--extend").returncode == 0
+
+
+def test_the_sample_command_draws_blind_documents(tmp_path: Path, cli) -> None:
+    out = tmp_path / "s"
+    done = cli("sample", "--corpus", DEMO_CORPUS, "--out", out, "--n-primary", 4, "--n-double", 0,
+               "--n-reserve", 0, "--n-blind", 2, "--workers", 1)  # fmt: skip
+    assert done.returncode == 0, done.err
+    assert Counter(row.role for row in read_manifest(out)) == {"primary": 4, "blind": 2}
+    assert "role: blind" in done.out
+    bad = cli("sample", "--corpus", DEMO_CORPUS, "--out", tmp_path / "t", "--n-blind", -1)
+    assert bad.returncode == 2 and "--n-blind" in bad.err
