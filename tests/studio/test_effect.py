@@ -228,6 +228,11 @@ def test_push_status_and_pull_treat_blind_documents(
     name = blind_campaign.name
     blind = find_project(connection, client, blind_name(name))
     assert blind is not None and blind.model_version in (None, "")
+    # Its annotators read first that nothing is pre-filled there, then the usual instructions.
+    assert blind.instructions.startswith("<h3>Mark every mention yourself</h3>")
+    assert "<h3>Check the marked mentions</h3>" in blind.instructions
+    main = find_project(connection, client, name)
+    assert main is not None and main.instructions.startswith("<h3>Check the marked mentions</h3>")
     exported = export_campaign(connection, client, name)
     assert all(not t.get("predictions") for t in exported.of("blind"))
     assert all(t.get("predictions") for t in exported.of("primary"))

@@ -27,6 +27,7 @@ from goldloop.kb import KB
 from goldloop.studio import project as projects
 from goldloop.studio.connection import Connection, call_once
 from goldloop.studio.label_config import (
+    BLIND_INSTRUCTIONS,
     prediction_checker,
     render_instructions,
     render_label_config,
@@ -137,11 +138,13 @@ def push(
     instructions = render_instructions()
     for title, docs in by_project.items():
         annotations = 2 if title == projects.double_name(name) else 1
+        blind = title == projects.blind_name(name)
         project = projects.ensure_project(
-            connection, client, title, config, annotations=annotations, instructions=instructions
-        )
+            connection, client, title, config, annotations=annotations,
+            instructions=render_instructions(BLIND_INSTRUCTIONS) + instructions if blind else instructions,
+        )  # fmt: skip
         # The blind project shows no candidates: what people mark there is theirs alone.
-        shown = (None, None) if title == projects.blind_name(name) else (a, b)
+        shown = (None, None) if blind else (a, b)
         report.projects.append(
             _push_project(connection, client, project, docs, kb, *shown, batch_size, progress)
         )
