@@ -67,7 +67,7 @@ def docker_problem() -> str | None:
         ["docker", "compose", "version"], capture_output=True, text=True, check=False
     )
     if compose.returncode != 0:
-        return "the docker compose plugin is not installed (docker/test/README.md says how)"
+        return "the docker compose plugin is not installed (docker/test/install-compose.sh)"
     if shutil.which("debootstrap") is None:
         base = subprocess.run(
             ["docker", "image", "inspect", "goldloop-test/bookworm"], capture_output=True
