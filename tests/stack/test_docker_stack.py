@@ -32,6 +32,7 @@ import pytest
 from goldloop.formats.gold import read_gold
 from goldloop.kb import KB
 from goldloop.studio.connection import Connection, connect
+from goldloop.studio.server import free_port
 from tests.conftest import REPO, Cli
 from tests.fakes.llm_server import FAKE_KEY, FakeLLMServer
 from tests.stack.conftest import retrieve_predictions, surfaces, unavailable, verbs_answer
@@ -70,7 +71,9 @@ def docker_problem() -> str | None:
         return "the docker compose plugin is not installed (docker/test/install-compose.sh)"
     if shutil.which("debootstrap") is None:
         base = subprocess.run(
-            ["docker", "image", "inspect", "goldloop-test/bookworm"], capture_output=True
+            ["docker", "image", "inspect", "goldloop-test/bookworm"],
+            capture_output=True,
+            check=False,
         )
         if base.returncode != 0:
             return "debootstrap is not installed (Debian package debootstrap)"
@@ -145,8 +148,6 @@ def docker_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ComposeSt
     llm = FakeLLMServer(verbs_answer, host=bridge_address()).start()
     password = secrets.token_urlsafe(12)
     basic_auth = ("label-studio", secrets.token_urlsafe(12))
-    from goldloop.studio.server import free_port
-
     port = free_port()
     env_file = workdir / "stack.env"
     env_file.write_text(
@@ -227,7 +228,9 @@ def expected_hits(result: list[dict[str, Any]], kb: KB) -> list[tuple[str, str, 
     for values in by_id.values():
         relation = kb.lookup(values["relation"]["taxonomy"][0][-1])
         assert relation is not None
-        hits.append((values["mention"]["text"], relation.entity_id, values["direction"]["choices"][0]))
+        hits.append(
+            (values["mention"]["text"], relation.entity_id, values["direction"]["choices"][0])
+        )
     return sorted(hits)
 
 
