@@ -42,15 +42,36 @@ if ! docker image inspect "$base" >/dev/null 2>&1; then
   trap - EXIT
 fi
 
-build() {  # build TAG CONTEXT [docker build options...]
+logs="$(mktemp -d)"
+trap 'rm -rf "$logs"' EXIT
+pids=()
+build() {  # build TAG CONTEXT [docker build options...], in the background; its log kept
   local tag="$1" context="$2"
   shift 2
-  echo "building $tag"
-  docker build --quiet --tag "$tag" "$@" "$context" >/dev/null
+  docker build --quiet --tag "$tag" "$@" "$context" >"$logs/${tag//[\/:]/_}.log" 2>&1 &
+  pids+=("$!:$tag")
 }
+finish() {  # wait for every build started; on a failure, its log and exit 1
+  local failed=0 entry
+  for entry in "${pids[@]}"; do
+    if ! wait "${entry%%:*}"; then
+      local tag="${entry#*:}"
+      echo "building $tag failed:" >&2
+      tail -30 "$logs/${tag//[\/:]/_}.log" >&2
+      failed=1
+    else
+      echo "built ${entry#*:}"
+    fi
+  done
+  pids=()
+  [ "$failed" = 0 ] || exit 1
+}
+# Built side by side: most of the time is downloading packages.
 build goldloop-test/python:3.11-bookworm "$here/python"
 build goldloop-test/postgres:bookworm "$here/postgres"
 build goldloop-test/redis:bookworm "$here/redis"
+finish
 build goldloop-test/label-studio:1.23.2 "$here/label-studio"
 build goldloop-test/backend:latest "$repo" --file "$repo/docker/Dockerfile" \
   --build-arg PYTHON_IMAGE=goldloop-test/python:3.11-bookworm
+finish
