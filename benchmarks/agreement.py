@@ -33,8 +33,7 @@ from typing import Any
 
 from sklearn.metrics import cohen_kappa_score
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # for tests.scoring
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.scoring
 
 from tests.scoring.test_alpha_u import reference_alpha
 
@@ -45,6 +44,8 @@ from goldloop.scoring.alpha_u import Unit, alpha_u
 from goldloop.scoring.completeness import estimate_completeness
 from goldloop.scoring.inputs import Prediction, SystemPredictions
 from goldloop.scoring.pooled import relative_recall
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def timed(fn: Callable[[], Any], repeat: int = 3) -> tuple[float, Any]:
