@@ -15,7 +15,7 @@ one side marked, leniently: the ones κ pairs with ``∅``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -129,15 +129,16 @@ def span_agreement(
     """
     # Many small tuples and none in a cycle: the collector's passes would only cost time.
     with paused_gc():
-        labelled = [_labelled(doc_a.ground_truth, kb) for doc_a, _ in shared]
-        labelled_b = [_labelled(doc_b.ground_truth, kb) for _, doc_b in shared]
+        label = labeller(kb)
+        labelled = [label(doc_a.ground_truth) for doc_a, _ in shared]
+        labelled_b = [label(doc_b.ground_truth) for _, doc_b in shared]
         relations = sorted({r for doc in labelled + labelled_b for _, _, r, _ in doc})
         directions = sorted({d for doc in labelled + labelled_b for _, _, _, d in doc})
         # Columns: overall, labelled, each relation, each direction; four counts each.
         group_of = {key: g for g, key in enumerate([*relations, *directions], start=2)}
-        counts = _group_counts(labelled, labelled_b, group_of)
+        counts: np.ndarray = span_counts(labelled, labelled_b, group_of)
         if weights is not None:
-            counts *= np.array([weights.get(a.doc_id, 1.0) for a, _ in shared])[:, None]
+            counts = counts * np.array([weights.get(a.doc_id, 1.0) for a, _ in shared])[:, None]
         totals = counts.sum(axis=0)
         # One bootstrap for every figure: the same resamples, drawn once.
         alpha_spans = alpha_counts(_units(shared, labelled, labelled_b, False))
@@ -209,8 +210,9 @@ def headline_counts(shared: Sequence[tuple[Document, Document]], kb: KB | None) 
     pairs, for all spans and then for labelled pairs: the counts of the headline span F1s, to be
     summed with any weights (:func:`headline_f1`)."""
     counts = np.zeros((len(shared), 8))
+    label = labeller(kb)
     for d, (doc_a, doc_b) in enumerate(shared):
-        hits_a, hits_b = _labelled(doc_a.ground_truth, kb), _labelled(doc_b.ground_truth, kb)
+        hits_a, hits_b = label(doc_a.ground_truth), label(doc_b.ground_truth)
         counts[d, 0:4] = [len(hits_a), len(hits_b), *_paired(_spans(hits_a), _spans(hits_b))]
         counts[d, 4:6] = [len(hits_a), len(hits_b)]
         keyed_a, keyed_b = _grouped(hits_a, slice(2, 4)), _grouped(hits_b, slice(2, 4))
@@ -234,15 +236,117 @@ def headline_f1(sums: np.ndarray) -> dict[str, np.ndarray]:
 _Labelled = tuple[int, int, str, str]
 
 
-def _labelled(hits: Sequence[Hit], kb: KB | None) -> list[_Labelled]:
-    out = []
-    for hit in hits:
-        relation_id, direction = fold_answer(kb, hit.entity_id, hit.direction)
+def labeller(kb: KB | None) -> Callable[[Sequence[Hit]], list[_Labelled]]:
+    """Hits as compared: each distinct (id, direction) folded through ``kb`` once (a report
+    meets a few hundred of them on thousands of hits)."""
+    folded: dict[tuple[str, str | None], tuple[str, str]] = {}
+
+    def fold(entity_id: str, direction: str | None) -> tuple[str, str]:
+        relation_id, direction = fold_answer(kb, entity_id, direction)
         relation = kb.get(str(relation_id)) if kb is not None else None
         if relation is not None and relation.is_symmetric:
             direction = "symmetric"
-        out.append((hit.a, hit.b, str(relation_id), direction or "none"))
-    return out
+        return str(relation_id), direction or "none"
+
+    def label(hits: Sequence[Hit]) -> list[_Labelled]:
+        out = []
+        for hit in hits:
+            key = (hit.entity_id, hit.direction)
+            found = folded.get(key)
+            if found is None:
+                found = folded[key] = fold(*key)
+            out.append((hit.a, hit.b, *found))
+        return out
+
+    return label
+
+
+def span_counts(
+    labelled_a: list[list[_Labelled]], labelled_b: list[list[_Labelled]], group_of: dict[str, int]
+) -> np.ndarray:
+    """:func:`_group_counts`'s counts, read off the overlapping pairs where that is the same.
+
+    When no span of a document overlaps two spans of the other side (the usual case), the greedy
+    matcher pairs exactly the overlapping spans, whichever subset it is given (one relation, one
+    relation and direction; strict: those at the same offsets). Those documents' counts are read
+    off their overlapping pairs, all documents at once; the others (a span overlapping two, an
+    empty or reversed span) are matched by :func:`_group_counts`.
+    """
+    n_docs, width = len(labelled_a), 4 * len(group_of) + 8
+    sides = [_span_arrays(labelled, group_of) for labelled in (labelled_a, labelled_b)]
+    other = np.zeros(n_docs, dtype=bool)  # documents _group_counts matches
+    for doc, a, b, _, _ in sides:
+        other[doc[(a < 0) | (a >= b)]] = True
+    kept = [~other[side[0]] for side in sides]
+    (doc1, a1, b1, rel1, dir1), (doc2, a2, b2, rel2, dir2) = (
+        tuple(column[keep] for column in side) for side, keep in zip(sides, kept, strict=True)
+    )
+    # The documents end to end, a character apart, so no span overlaps another document's.
+    ends = np.zeros(n_docs, dtype=np.int64)
+    np.maximum.at(ends, doc1, b1)
+    np.maximum.at(ends, doc2, b2)
+    start = np.concatenate(([0], np.cumsum(ends + 1)[:-1]))
+    a1, b1, a2, b2 = a1 + start[doc1], b1 + start[doc1], a2 + start[doc2], b2 + start[doc2]
+    # Spans of the other side each span overlaps: those starting before its end, less those
+    # ending at or before its start (all of which start before its end).
+    degree1 = np.searchsorted(np.sort(a2), b1) - np.searchsorted(np.sort(b2), a1, side="right")
+    degree2 = np.searchsorted(np.sort(a1), b2) - np.searchsorted(np.sort(b1), a2, side="right")
+    other[doc1[degree1 > 1]] = True
+    other[doc2[degree2 > 1]] = True
+    # A span overlapping one: it is the last of the other side to start before its end, unless
+    # that one lies nested before it (then matched by _group_counts).
+    by_start = np.argsort(a2, kind="stable")
+    first = np.flatnonzero(degree1 == 1)
+    second = by_start[np.searchsorted(a2[by_start], b1[first]) - 1]
+    nested = b2[second] <= a1[first]
+    other[doc1[first[nested]]] = True
+    first, second = first[~nested], second[~nested]
+    strict = (a1[first] == a2[second]) & (b1[first] == b2[second])
+    same_relation = rel1[first] == rel2[second]
+    same_key = same_relation & (dir1[first] == dir2[second])
+    doc = doc1[first]
+    # Columns as _group_counts: n_a, n_b, strict and lenient pairs per group (0: all spans, 1:
+    # labelled, then relations and directions); a strict pair also counts leniently.
+    columns = [
+        (doc1, 0),
+        (doc1, 4),
+        (doc1, 4 * rel1),
+        (doc1, 4 * dir1),
+        (doc2, 1),
+        (doc2, 5),
+        (doc2, 4 * rel2 + 1),
+        (doc2, 4 * dir2 + 1),
+        (doc, 3),
+        (doc[strict], 2),
+        (doc[same_relation], 4 * rel1[first][same_relation] + 3),
+        (doc[same_relation & strict], 4 * rel1[first][same_relation & strict] + 2),
+        (doc[same_key], 7),
+        (doc[same_key & strict], 6),
+        (doc[same_key], 4 * dir1[first][same_key] + 3),
+        (doc[same_key & strict], 4 * dir1[first][same_key & strict] + 2),
+    ]
+    flat = np.concatenate([rows * width + column for rows, column in columns])
+    counts = np.bincount(flat, minlength=n_docs * width).reshape(n_docs, width)
+    matched = np.flatnonzero(other)
+    if len(matched):
+        counts[matched] = _group_counts(
+            [labelled_a[d] for d in matched], [labelled_b[d] for d in matched], group_of
+        )
+    return counts
+
+
+def _span_arrays(
+    labelled: list[list[_Labelled]], group_of: dict[str, int]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """One side's spans of every document: document, start, end, relation's and direction's
+    group."""
+    rows = [
+        (d, a, b, group_of[relation], group_of[direction])
+        for d, hits in enumerate(labelled)
+        for a, b, relation, direction in hits
+    ]
+    doc, a, b, relation, direction = np.array(rows, dtype=np.int64).reshape(-1, 5).T
+    return doc, a, b, relation, direction
 
 
 def _group_counts(
@@ -250,7 +354,7 @@ def _group_counts(
 ) -> np.ndarray:
     """Per document: four counts (n_a, n_b, pairs strict, pairs lenient) for all spans, for
     labelled pairs, then per relation and per direction at the column ``group_of`` gives."""
-    counts = np.zeros((len(labelled_a), 4 * len(group_of) + 8))
+    counts = np.zeros((len(labelled_a), 4 * len(group_of) + 8), dtype=np.int64)
     for d, (hits_a, hits_b) in enumerate(zip(labelled_a, labelled_b, strict=True)):
         row = [0] * counts.shape[1]
         row[0:4] = [len(hits_a), len(hits_b), *_paired(_spans(hits_a), _spans(hits_b))]
