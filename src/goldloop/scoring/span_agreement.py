@@ -146,15 +146,15 @@ def span_agreement(
         ends = np.cumsum([counts.shape[1], alpha_spans.shape[1], alpha_relations.shape[1]])
 
         def metrics(sums: np.ndarray) -> dict[str, np.ndarray]:
+            # α_u sums its counts across columns: in the row order it always had.
             return {
                 **_f1_of_groups(sums[:, : ends[0]]),
-                "alpha:spans": alpha_from_counts(sums[:, ends[0] : ends[1]]),
-                "alpha:relations": alpha_from_counts(sums[:, ends[1] :]),
+                "alpha:spans": alpha_from_counts(np.ascontiguousarray(sums[:, ends[0] : ends[1]])),
+                "alpha:relations": alpha_from_counts(np.ascontiguousarray(sums[:, ends[1] :])),
             }
 
-        intervals = document_bootstrap(
-            np.hstack([counts, alpha_spans, alpha_relations]), metrics, n_boot, seed, level
-        )
+        every = np.hstack([counts, alpha_spans, alpha_relations], dtype=float)
+        intervals = document_bootstrap(every, metrics, n_boot, seed, level)
 
     # Every group's figures at once: rows are groups; columns n_a, n_b, strict, lenient.
     by_group = totals.reshape(-1, 4)
@@ -410,11 +410,12 @@ def _paired(spans_a: list[tuple[int, int]], spans_b: list[tuple[int, int]]) -> l
 
 
 def _f1_of_groups(sums: np.ndarray) -> dict[str, np.ndarray]:
-    groups = sums.reshape(len(sums), -1, 4)
-    f1 = ratio(2 * groups[:, :, 2:], (groups[:, :, 0] + groups[:, :, 1])[:, :, None])
+    # Group by group (the transpose): a view of the bootstrap's column-wise sums, contiguous.
+    groups = sums.T.reshape(-1, 4, len(sums))
+    f1 = ratio(2 * groups[:, 2:], (groups[:, 0] + groups[:, 1])[:, None])
     return {
-        f"{group}:{mode}": f1[:, group, i]
-        for group in range(groups.shape[1])
+        f"{group}:{mode}": f1[group, i]
+        for group in range(groups.shape[0])
         for i, mode in enumerate(MODES)
     }
 
