@@ -128,7 +128,7 @@ def _side(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """One annotator's distinct units of every document (document, start, end, category; offsets
     in the documents laid end to end) and which characters some unit covers."""
-    rows: list[tuple[int, int, int, int]] = []
+    rows: list[int] = []  # document, start, end, category: four numbers a unit
     for d, (length, document) in enumerate(zip(lengths, units, strict=True)):
         if length <= 0:
             continue
@@ -136,7 +136,8 @@ def _side(
         if any(a < 0 or b > length for a, b, _ in kept):
             raise ValueError(f"a unit lies outside its document of {length} characters")
         start = int(starts[d])
-        rows += [(d, start + a, start + b, index[c]) for a, b, c in kept]
+        for a, b, c in kept:
+            rows += (d, start + a, start + b, index[c])
     doc, a, b, c = np.array(rows, dtype=np.int64).reshape(-1, 4).T
     # +1 at each start, −1 at each end, running sum.
     steps = np.zeros(int(starts[-1]) + 1, dtype=np.int64)

@@ -15,8 +15,10 @@ one side marked, leniently: the ones κ pairs with ``∅``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -129,11 +131,11 @@ def span_agreement(
     """
     # Many small tuples and none in a cycle: the collector's passes would only cost time.
     with paused_gc():
-        label = labeller(kb)
+        label = Labeller(kb)
         labelled = [label(doc_a.ground_truth) for doc_a, _ in shared]
         labelled_b = [label(doc_b.ground_truth) for _, doc_b in shared]
-        relations = sorted({r for doc in labelled + labelled_b for _, _, r, _ in doc})
-        directions = sorted({d for doc in labelled + labelled_b for _, _, _, d in doc})
+        relations = sorted({r for r, _ in label.folded.values()})
+        directions = sorted({d for _, d in label.folded.values()})
         # Columns: overall, labelled, each relation, each direction; four counts each.
         group_of = {key: g for g, key in enumerate([*relations, *directions], start=2)}
         counts: np.ndarray = span_counts(labelled, labelled_b, group_of)
@@ -159,16 +161,18 @@ def span_agreement(
     # Every group's figures at once: rows are groups; columns n_a, n_b, strict, lenient.
     by_group = totals.reshape(-1, 4)
     paired = by_group[:, 2:]
-    f1s = ratio(2 * paired, (by_group[:, 0] + by_group[:, 1])[:, None])
-    precisions = ratio(paired, by_group[:, 1:2])
-    recalls = ratio(paired, by_group[:, 0:1])
+    # As Python floats at once (NaN: undefined), not one numpy scalar at a time.
+    f1s = _values(ratio(2 * paired, (by_group[:, 0] + by_group[:, 1])[:, None]))
+    precisions = _values(ratio(paired, by_group[:, 1:2]))
+    recalls = _values(ratio(paired, by_group[:, 0:1]))
+    sizes = by_group[:, :2].astype(float).tolist()
 
     def figures(group: int) -> dict[str, Figure]:
         return {
             mode: Figure(
-                f1=_value(f1s[group, i]),
-                precision=_value(precisions[group, i]),
-                recall=_value(recalls[group, i]),
+                f1=f1s[group][i],
+                precision=precisions[group][i],
+                recall=recalls[group][i],
                 interval=intervals.get(f"{group}:{mode}", [None, None]),
             )
             for i, mode in enumerate(MODES)
@@ -178,8 +182,8 @@ def span_agreement(
         found = figures(group)
         return GroupRow(
             key=key,
-            n_a=float(totals[4 * group]),
-            n_b=float(totals[4 * group + 1]),
+            n_a=sizes[group][0],
+            n_b=sizes[group][1],
             f1_strict=found["strict"].f1,
             f1_lenient=found["lenient"].f1,
             interval_strict=found["strict"].interval,
@@ -210,7 +214,7 @@ def headline_counts(shared: Sequence[tuple[Document, Document]], kb: KB | None) 
     pairs, for all spans and then for labelled pairs: the counts of the headline span F1s, to be
     summed with any weights (:func:`headline_f1`)."""
     counts = np.zeros((len(shared), 8))
-    label = labeller(kb)
+    label = Labeller(kb)
     for d, (doc_a, doc_b) in enumerate(shared):
         hits_a, hits_b = label(doc_a.ground_truth), label(doc_b.ground_truth)
         counts[d, 0:4] = [len(hits_a), len(hits_b), *_paired(_spans(hits_a), _spans(hits_b))]
@@ -236,29 +240,30 @@ def headline_f1(sums: np.ndarray) -> dict[str, np.ndarray]:
 _Labelled = tuple[int, int, str, str]
 
 
-def labeller(kb: KB | None) -> Callable[[Sequence[Hit]], list[_Labelled]]:
-    """Hits as compared: each distinct (id, direction) folded through ``kb`` once (a report
-    meets a few hundred of them on thousands of hits)."""
-    folded: dict[tuple[str, str | None], tuple[str, str]] = {}
+class Labeller:
+    """Hits as compared: each distinct (id, direction) folded through the KB once (a report
+    meets a few hundred of them on thousands of hits); ``folded`` holds those it met."""
 
-    def fold(entity_id: str, direction: str | None) -> tuple[str, str]:
-        relation_id, direction = fold_answer(kb, entity_id, direction)
-        relation = kb.get(str(relation_id)) if kb is not None else None
-        if relation is not None and relation.is_symmetric:
-            direction = "symmetric"
-        return str(relation_id), direction or "none"
+    def __init__(self, kb: KB | None) -> None:
+        self.kb = kb
+        self.folded: dict[tuple[str, str | None], tuple[str, str]] = {}
 
-    def label(hits: Sequence[Hit]) -> list[_Labelled]:
+    def __call__(self, hits: Sequence[Hit]) -> list[_Labelled]:
         out = []
         for hit in hits:
             key = (hit.entity_id, hit.direction)
-            found = folded.get(key)
+            found = self.folded.get(key)
             if found is None:
-                found = folded[key] = fold(*key)
+                found = self.folded[key] = self._fold(*key)
             out.append((hit.a, hit.b, *found))
         return out
 
-    return label
+    def _fold(self, entity_id: str, direction: str | None) -> tuple[str, str]:
+        relation_id, direction = fold_answer(self.kb, entity_id, direction)
+        relation = self.kb.get(str(relation_id)) if self.kb is not None else None
+        if relation is not None and relation.is_symmetric:
+            direction = "symmetric"
+        return str(relation_id), direction or "none"
 
 
 def span_counts(
@@ -340,12 +345,12 @@ def _span_arrays(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """One side's spans of every document: document, start, end, relation's and direction's
     group."""
-    rows = [
+    flat = chain.from_iterable(
         (d, a, b, group_of[relation], group_of[direction])
         for d, hits in enumerate(labelled)
         for a, b, relation, direction in hits
-    ]
-    doc, a, b, relation, direction = np.array(rows, dtype=np.int64).reshape(-1, 5).T
+    )
+    doc, a, b, relation, direction = np.fromiter(flat, dtype=np.int64).reshape(-1, 5).T
     return doc, a, b, relation, direction
 
 
@@ -435,9 +440,8 @@ def _units(
     ]
 
 
-def _value(x: np.ndarray) -> float | None:
-    value = float(x)
-    return None if np.isnan(value) else value
+def _values(x: np.ndarray) -> list[list[float | None]]:
+    return [[None if math.isnan(v) else v for v in row] for row in x.tolist()]
 
 
 def _number(x: float) -> float | int:
