@@ -18,12 +18,14 @@ from goldloop.scoring.schemas import evaluate_with_nervaluate
 from goldloop.scoring.span_agreement import (
     _group_counts,
     _Labelled,
+    _span_arrays,
     headline_counts,
     headline_f1,
     span_agreement,
     span_counts,
 )
 from tests.scoring.design_simulation import REPLICATES, Corpus, make_corpus, sample_gold
+from tests.scoring.test_alpha_u import reference_alpha
 
 TEXT = "IL-6 regulates TNF. TNF is expressed in liver. A inhibits B and C activates D." + " " * 120
 
@@ -281,7 +283,7 @@ def _random_side(rng: random.Random, messy: bool) -> list[_Labelled]:
             b = a + rng.randint(1, 12)
         out.append((a, b, rng.choice(["R1", "R2", "R3"]), rng.choice(["forward", "inverse"])))
         if messy and rng.random() < 0.2:
-            out.append(out[-1][:2] + (rng.choice(["R1", "R2"]), "forward"))
+            out.append((*out[-1][:2], rng.choice(["R1", "R2"]), "forward"))
     return out
 
 
@@ -305,7 +307,8 @@ def test_counts_read_off_overlapping_pairs_equal_the_matchers(seed: int) -> None
         labelled_b.append([(0, 40, "R1", "forward"), (5, end, "R2", "forward")])
     keys = sorted({k for doc in labelled_a + labelled_b for _, _, r, d in doc for k in (r, d)})
     group_of = {key: g for g, key in enumerate(keys, start=2)}
-    found = span_counts(labelled_a, labelled_b, group_of)
+    arrays = [_span_arrays(side, group_of) for side in (labelled_a, labelled_b)]
+    found = span_counts(labelled_a, labelled_b, group_of, arrays)
     assert found.dtype == np.int64
     assert np.array_equal(found, _group_counts(labelled_a, labelled_b, group_of))
     # Both kinds of document were there: ones read off their overlaps, and ones that are not.
@@ -314,3 +317,29 @@ def test_counts_read_off_overlapping_pairs_equal_the_matchers(seed: int) -> None
         for a, b in zip(labelled_a, labelled_b, strict=True)
     ]
     assert 0 < sum(tangled) < len(tangled)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_alpha_u_of_the_report_equals_the_independent_implementation(seed: int) -> None:
+    # The report's α_u units are read off its span arrays: the same values as the character by
+    # character reference on the hits' spans (one category) and relations, nested and repeated
+    # spans included.
+    rng = random.Random(seed)
+    shared, spans, relations = [], [], []
+    for d in range(12):
+        sides = []
+        for _ in range(2):
+            hits = []
+            for _ in range(rng.randrange(7)):
+                a = rng.randrange(150)
+                label = rng.choice(["R1", "R2", "R3"])
+                hits.append(_hit(a, a + rng.randint(1, 30), label))
+            hits += hits[: rng.randrange(2)]
+            sides.append(hits)
+        shared.append((doc(f"d{d}", *sides[0]), doc(f"d{d}", *sides[1])))
+        units = [[(h.a, h.b, h.entity_id) for h in side] for side in sides]
+        spans.append((len(TEXT), *[[(a, b, "span") for a, b, _ in u] for u in units]))
+        relations.append((len(TEXT), *units))
+    found = span_agreement(shared, None, n_boot=0)
+    assert found.alpha_spans.value == pytest.approx(reference_alpha(spans), abs=1e-9)
+    assert found.alpha_relations.value == pytest.approx(reference_alpha(relations), abs=1e-9)

@@ -20,8 +20,9 @@ disagree by chance (one category throughout, or no characters).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 
@@ -80,24 +81,43 @@ def alpha_u(
 
 def alpha_counts(documents: Sequence[tuple[int, Sequence[Unit], Sequence[Unit]]]) -> np.ndarray:
     """One row of additive counts per ``(length, units_a, units_b)`` document, ``2 + 2 (K + 1)``
-    columns (see the module docstring; a document of no characters counts nothing).
+    columns (see the module docstring; a document of no characters counts nothing)."""
+    index = category_index([side for _, *sides in documents for side in sides])
+    lengths = [length for length, _, _ in documents]
+
+    def side(which: int) -> UnitArrays:
+        flat = chain.from_iterable(
+            (d, a, b, index[c])
+            for d, document in enumerate(documents)
+            if document[0] > 0
+            for a, b, c in document[which]
+        )
+        doc, a, b, c = np.fromiter(flat, dtype=np.int64).reshape(-1, 4).T
+        return doc, a, b, c
+
+    return unit_counts(np.array(lengths, dtype=np.int64), side(1), side(2), len(index) + 1)
+
+
+# One annotator's units of every document: document (row), start, end, category (1..K).
+UnitArrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def unit_counts(
+    lengths: np.ndarray, units_a: UnitArrays, units_b: UnitArrays, k: int
+) -> np.ndarray:
+    """:func:`alpha_counts` of documents of ``lengths`` whose units are given as arrays, ``k``
+    categories with the gap (units of documents of no characters are left out).
 
     All documents at once, laid end to end (no unit crosses a document's end): numpy's cost
     per call, not per document.
     """
-    index = category_index([side for _, *sides in documents for side in sides])
-    k = len(index) + 1
-    out = np.zeros((len(documents), _FIRST + 2 * k), dtype=np.int64)
-    lengths = np.array([max(length, 0) for length, _, _ in documents], dtype=np.int64)
+    out = np.zeros((len(lengths), _FIRST + 2 * k), dtype=np.int64)
+    lengths = np.maximum(lengths, 0)
     starts = np.concatenate(([0], np.cumsum(lengths)))
-    given = [length for length, _, _ in documents]
-    sides = [
-        _side(given, [a for _, a, _ in documents], index, starts),
-        _side(given, [b for _, _, b in documents], index, starts),
-    ]
+    sides = [_side(lengths, units, starts) for units in (units_a, units_b)]
     # Unit against unit within a document: the characters each pair shares.
     (doc1, a1, b1, c1, cover1), (doc2, a2, b2, c2, cover2) = sides
-    first, second = _pairs_within(doc1, doc2, len(documents))
+    first, second = _pairs_within(doc1, doc2, len(lengths))
     shared = np.clip(np.minimum(b1[first], b2[second]) - np.maximum(a1[first], a2[second]), 0, None)
     np.add.at(out[:, _TOTAL], doc1[first], shared)
     same = c1[first] == c2[second]
@@ -121,25 +141,20 @@ def alpha_counts(documents: Sequence[tuple[int, Sequence[Unit], Sequence[Unit]]]
 
 
 def _side(
-    lengths: Sequence[int],
-    units: Sequence[Sequence[Unit]],
-    index: Mapping[str, int],
-    starts: np.ndarray,
+    lengths: np.ndarray, units: UnitArrays, starts: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """One annotator's distinct units of every document (document, start, end, category; offsets
-    in the documents laid end to end) and which characters some unit covers (1, else 0: whole
-    numbers, whose running sums numpy takes far faster than those of booleans)."""
-    rows: list[int] = []  # document, start, end, category: four numbers a unit
-    for d, (length, document) in enumerate(zip(lengths, units, strict=True)):
-        if length <= 0:
-            continue
-        kept = sorted({(a, b, c) for a, b, c in document if b > a})
-        if any(a < 0 or b > length for a, b, _ in kept):
-            raise ValueError(f"a unit lies outside its document of {length} characters")
-        start = int(starts[d])
-        for a, b, c in kept:
-            rows += (d, start + a, start + b, index[c])
-    doc, a, b, c = np.array(rows, dtype=np.int64).reshape(-1, 4).T
+    in the documents laid end to end, in document order) and which characters some unit covers
+    (1, else 0: whole numbers, whose running sums numpy takes far faster than booleans')."""
+    doc, a, b, c = units
+    kept = (b > a) & (lengths[doc] > 0)
+    if np.any((a[kept] < 0) | (b[kept] > lengths[doc[kept]])):
+        length = int(lengths[doc[kept][(a[kept] < 0) | (b[kept] > lengths[doc[kept]])][0]])
+        raise ValueError(f"a unit lies outside its document of {length} characters")
+    # Identical units of one annotator count once; rows sorted by document, then offsets.
+    rows = np.unique(np.stack([doc, a, b, c], axis=1)[kept], axis=0).reshape(-1, 4)
+    doc, a, b, c = rows.T
+    a, b = a + starts[doc], b + starts[doc]
     # +1 at each start, −1 at each end, running sum.
     steps = np.zeros(int(starts[-1]) + 1, dtype=np.int64)
     np.add.at(steps, a, 1)

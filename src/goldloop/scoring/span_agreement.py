@@ -27,7 +27,7 @@ import numpy as np
 from goldloop.files.atomic import atomic_open
 from goldloop.formats.gold import Document, Hit, paused_gc
 from goldloop.kb import KB
-from goldloop.scoring.alpha_u import AlphaU, Unit, alpha_counts, alpha_from_counts, alpha_value
+from goldloop.scoring.alpha_u import AlphaU, alpha_from_counts, alpha_value, unit_counts
 from goldloop.scoring.bootstrap import document_bootstrap, ratio
 from goldloop.scoring.folding import fold_answer
 from goldloop.scoring.matching import match_spans
@@ -138,13 +138,27 @@ def span_agreement(
         directions = sorted({d for _, d in label.folded.values()})
         # Columns: overall, labelled, each relation, each direction; four counts each.
         group_of = {key: g for g, key in enumerate([*relations, *directions], start=2)}
-        counts: np.ndarray = span_counts(labelled, labelled_b, group_of)
+        arrays = [_span_arrays(side, group_of) for side in (labelled, labelled_b)]
+        counts: np.ndarray = span_counts(labelled, labelled_b, group_of, arrays)
         if weights is not None:
             counts = counts * np.array([weights.get(a.doc_id, 1.0) for a, _ in shared])[:, None]
         totals = counts.sum(axis=0)
         # One bootstrap for every figure: the same resamples, drawn once.
-        alpha_spans = alpha_counts(_units(shared, labelled, labelled_b, False))
-        alpha_relations = alpha_counts(_units(shared, labelled, labelled_b, True))
+        lengths = np.array([len(doc_a.text) for doc_a, _ in shared], dtype=np.int64)
+        # α_u's units are the spans: one category (none without spans), or the relations, in
+        # sorted order from 1 (alpha_u.category_index), read through each relation's group.
+        alpha_spans = unit_counts(
+            lengths,
+            *[(doc, a, b, np.ones_like(doc)) for doc, a, b, _, _ in arrays],
+            1 + bool(label.folded),
+        )
+        category = np.zeros(len(group_of) + 2, dtype=np.int64)
+        category[[group_of[r] for r in relations]] = np.arange(1, len(relations) + 1)
+        alpha_relations = unit_counts(
+            lengths,
+            *[(doc, a, b, category[g]) for doc, a, b, g, _ in arrays],
+            1 + len(relations),
+        )
         ends = np.cumsum([counts.shape[1], alpha_spans.shape[1], alpha_relations.shape[1]])
 
         def metrics(sums: np.ndarray) -> dict[str, np.ndarray]:
@@ -267,7 +281,10 @@ class Labeller:
 
 
 def span_counts(
-    labelled_a: list[list[_Labelled]], labelled_b: list[list[_Labelled]], group_of: dict[str, int]
+    labelled_a: list[list[_Labelled]],
+    labelled_b: list[list[_Labelled]],
+    group_of: dict[str, int],
+    arrays: Sequence[SpanArrays],
 ) -> np.ndarray:
     """:func:`_group_counts`'s counts, read off the overlapping pairs where that is the same.
 
@@ -275,10 +292,11 @@ def span_counts(
     matcher pairs exactly the overlapping spans, whichever subset it is given (one relation, one
     relation and direction; strict: those at the same offsets). Those documents' counts are read
     off their overlapping pairs, all documents at once; the others (a span overlapping two, an
-    empty or reversed span) are matched by :func:`_group_counts`.
+    empty or reversed span) are matched by :func:`_group_counts`. ``arrays``: each side's
+    :func:`_span_arrays`.
     """
     n_docs, width = len(labelled_a), 4 * len(group_of) + 8
-    sides = [_span_arrays(labelled, group_of) for labelled in (labelled_a, labelled_b)]
+    sides = list(arrays)
     other = np.zeros(n_docs, dtype=bool)  # documents _group_counts matches
     for doc, a, b, _, _ in sides:
         other[doc[(a < 0) | (a >= b)]] = True
@@ -340,9 +358,11 @@ def span_counts(
     return counts
 
 
-def _span_arrays(
-    labelled: list[list[_Labelled]], group_of: dict[str, int]
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+# One side's spans of every document: document, start, end, relation's and direction's group.
+SpanArrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def _span_arrays(labelled: list[list[_Labelled]], group_of: dict[str, int]) -> SpanArrays:
     """One side's spans of every document: document, start, end, relation's and direction's
     group."""
     flat = chain.from_iterable(
@@ -423,21 +443,6 @@ def _f1_of_groups(sums: np.ndarray) -> dict[str, np.ndarray]:
         for group in range(groups.shape[0])
         for i, mode in enumerate(MODES)
     }
-
-
-def _units(
-    shared: Sequence[tuple[Document, Document]],
-    labelled_a: list[list[_Labelled]],
-    labelled_b: list[list[_Labelled]],
-    by_relation: bool,
-) -> list[tuple[int, list[Unit], list[Unit]]]:
-    def units(hits: list[_Labelled]) -> list[Unit]:
-        return [(a, b, relation if by_relation else "span") for a, b, relation, _ in hits]
-
-    return [
-        (len(doc_a.text), units(a), units(b))
-        for (doc_a, _), a, b in zip(shared, labelled_a, labelled_b, strict=True)
-    ]
 
 
 def _values(x: np.ndarray) -> list[list[float | None]]:
