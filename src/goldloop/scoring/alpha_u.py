@@ -85,28 +85,28 @@ def alpha_counts(documents: Sequence[tuple[int, Sequence[Unit], Sequence[Unit]]]
     index = category_index([side for _, *sides in documents for side in sides])
     lengths = [length for length, _, _ in documents]
 
-    def side(which: int) -> UnitArrays:
+    def side(units: Sequence[Sequence[Unit]]) -> UnitArrays:
         flat = chain.from_iterable(
             (d, a, b, index[c])
-            for d, document in enumerate(documents)
-            if document[0] > 0
-            for a, b, c in document[which]
+            for d, (length, document) in enumerate(zip(lengths, units, strict=True))
+            if length > 0
+            for a, b, c in document
         )
         doc, a, b, c = np.fromiter(flat, dtype=np.int64).reshape(-1, 4).T
         return doc, a, b, c
 
-    return unit_counts(np.array(lengths, dtype=np.int64), side(1), side(2), len(index) + 1)
+    sides = [side([a for _, a, _ in documents]), side([b for _, _, b in documents])]
+    return unit_counts(np.array(lengths, dtype=np.int64), sides, len(index) + 1)
 
 
 # One annotator's units of every document: document (row), start, end, category (1..K).
 UnitArrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
-def unit_counts(
-    lengths: np.ndarray, units_a: UnitArrays, units_b: UnitArrays, k: int
-) -> np.ndarray:
-    """:func:`alpha_counts` of documents of ``lengths`` whose units are given as arrays, ``k``
-    categories with the gap (units of documents of no characters are left out).
+def unit_counts(lengths: np.ndarray, units: Sequence[UnitArrays], k: int) -> np.ndarray:
+    """:func:`alpha_counts` of documents of ``lengths`` whose two annotators' ``units`` are
+    given as arrays, ``k`` categories with the gap (units of documents of no characters are left
+    out).
 
     All documents at once, laid end to end (no unit crosses a document's end): numpy's cost
     per call, not per document.
@@ -114,7 +114,7 @@ def unit_counts(
     out = np.zeros((len(lengths), _FIRST + 2 * k), dtype=np.int64)
     lengths = np.maximum(lengths, 0)
     starts = np.concatenate(([0], np.cumsum(lengths)))
-    sides = [_side(lengths, units, starts) for units in (units_a, units_b)]
+    sides = [_side(lengths, side, starts) for side in units]
     # Unit against unit within a document: the characters each pair shares.
     (doc1, a1, b1, c1, cover1), (doc2, a2, b2, c2, cover2) = sides
     first, second = _pairs_within(doc1, doc2, len(lengths))

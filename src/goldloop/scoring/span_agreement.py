@@ -149,14 +149,14 @@ def span_agreement(
         # sorted order from 1 (alpha_u.category_index), read through each relation's group.
         alpha_spans = unit_counts(
             lengths,
-            *[(doc, a, b, np.ones_like(doc)) for doc, a, b, _, _ in arrays],
+            [(doc, a, b, np.ones_like(doc)) for doc, a, b, _, _ in arrays],
             1 + bool(label.folded),
         )
         category = np.zeros(len(group_of) + 2, dtype=np.int64)
         category[[group_of[r] for r in relations]] = np.arange(1, len(relations) + 1)
         alpha_relations = unit_counts(
             lengths,
-            *[(doc, a, b, category[g]) for doc, a, b, g, _ in arrays],
+            [(doc, a, b, category[g]) for doc, a, b, g, _ in arrays],
             1 + len(relations),
         )
         ends = np.cumsum([counts.shape[1], alpha_spans.shape[1], alpha_relations.shape[1]])
