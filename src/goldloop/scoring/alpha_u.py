@@ -123,29 +123,35 @@ def unit_counts(lengths: np.ndarray, units: Sequence[UnitArrays], k: int) -> np.
     same = c1[first] == c2[second]
     np.add.at(out[:, _AGREE], doc1[first][same], shared[same])
     # A unit against the other side's gap: its characters the other side left uncovered.
-    prefixes = [np.concatenate(([0], np.cumsum(cover))) for cover in (cover1, cover2)]
-    for (doc, a, b, _, _), prefix in zip(sides, prefixes[::-1], strict=True):
-        np.add.at(out[:, _TOTAL], doc, (b - a) - (prefix[b] - prefix[a]))
-    both_gap = np.concatenate(([0], np.cumsum(1 - (cover1 | cover2))))
-    both_gap = both_gap[starts[1:]] - both_gap[starts[:-1]]
+    for (doc, a, b, _, _), cover in zip(sides, (cover2, cover1), strict=True):
+        np.add.at(out[:, _TOTAL], doc, (b - a) - (_covered(cover, b) - _covered(cover, a)))
+    # Characters neither side covers: the length less what the units of both cover.
+    either = np.concatenate([a1, a2]), np.concatenate([b1, b2])
+    order = np.argsort(either[0], kind="stable")
+    covered = _covered(_cover(either[0][order], either[1][order]), starts)
+    both_gap = lengths - np.diff(covered)
     out[:, _AGREE] += both_gap
     out[:, _TOTAL] += both_gap
-    for (doc, a, b, c, _), prefix in zip(sides, prefixes, strict=True):
+    for doc, a, b, c, cover in sides:
         span = b - a
         np.add.at(out, (doc, _FIRST + c), span)
         np.add.at(out, (doc, _FIRST + k + c), span * span)
-        gap = lengths - (prefix[starts[1:]] - prefix[starts[:-1]])
+        gap = lengths - np.diff(_covered(cover, starts))
         out[:, _FIRST] += gap
         out[:, _FIRST + k] += gap
     return out
 
 
+# The characters some units cover, as disjoint intervals: starts, ends, and the characters
+# covered before each; from units sorted by start, without a character-by-character array.
+Cover = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
 def _side(
     lengths: np.ndarray, units: UnitArrays, starts: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Cover]:
     """One annotator's distinct units of every document (document, start, end, category; offsets
-    in the documents laid end to end, in document order) and which characters some unit covers
-    (1, else 0: whole numbers, whose running sums numpy takes far faster than booleans')."""
+    in the documents laid end to end, in document order) and the characters they cover."""
     doc, a, b, c = units
     kept = (b > a) & (lengths[doc] > 0)
     if np.any((a[kept] < 0) | (b[kept] > lengths[doc[kept]])):
@@ -155,11 +161,27 @@ def _side(
     rows = np.unique(np.stack([doc, a, b, c], axis=1)[kept], axis=0).reshape(-1, 4)
     doc, a, b, c = rows.T
     a, b = a + starts[doc], b + starts[doc]
-    # +1 at each start, −1 at each end, running sum.
-    steps = np.zeros(int(starts[-1]) + 1, dtype=np.int64)
-    np.add.at(steps, a, 1)
-    np.add.at(steps, b, -1)
-    return doc, a, b, c, np.minimum(np.cumsum(steps[:-1]), 1)
+    return doc, a, b, c, _cover(a, b)
+
+
+def _cover(a: np.ndarray, b: np.ndarray) -> Cover:
+    """:data:`Cover` of the units ``[a, b)``, sorted by ``a``. A unit starting at or after the
+    end of all before it starts an interval (touching ones too: none crosses a document's end)."""
+    reach = np.maximum.accumulate(b) if len(b) else b
+    first = np.flatnonzero(np.concatenate(([True], a[1:] >= reach[:-1])))[: len(a)]
+    ends = reach[np.concatenate((first[1:] - 1, [len(a) - 1]))] if len(a) else reach
+    begins = a[first]
+    return begins, ends, np.concatenate(([0], np.cumsum(ends - begins)))[:-1]
+
+
+def _covered(cover: Cover, x: np.ndarray) -> np.ndarray:
+    """How many characters before each offset ``x`` the cover holds."""
+    begins, ends, before = cover
+    if not len(begins):
+        return np.zeros(len(x), dtype=np.int64)
+    j = np.searchsorted(begins, x, side="right") - 1  # the last interval starting at or before x
+    at = np.maximum(j, 0)
+    return np.where(j >= 0, before[at] + np.minimum(x, ends[at]) - begins[at], 0)
 
 
 def _pairs_within(doc1: np.ndarray, doc2: np.ndarray, n_docs: int) -> tuple[np.ndarray, np.ndarray]:
