@@ -78,7 +78,7 @@ def document_bootstrap(
     if not names:
         return {}
     # One row per metric (contiguous), read as its column: numpy sorts those faster.
-    sample = np.stack([np.concatenate(values[name]) for name in names]).T
+    sample = np.stack([np.concatenate(v) if len(v) > 1 else v[0] for v in values.values()]).T
     defined = ~np.isnan(sample).all(axis=0)
     low, high = percentiles(sample, [tail, 100 - tail])
     return {
@@ -137,7 +137,8 @@ def _plain_sums(rng: np.random.Generator, counts: np.ndarray) -> Callable[[int],
     # sums stay below 2**24 (``rows`` draws of their largest count) multiply as float32, as
     # exactly and twice as fast. Column by column (the transpose): each column's resample sums
     # are then contiguous, which the metrics and the percentiles read faster.
-    used = np.flatnonzero(counts.any(axis=0))
+    nonzero = counts.any(axis=0)
+    used, unused = np.flatnonzero(nonzero), np.flatnonzero(~nonzero)
     single = rows * np.abs(as_float[:, used]).max(axis=0, initial=0) < 2**24
     parts = [
         (used[single], np.ascontiguousarray(as_float[:, used[single]].T, dtype=np.float32)),
@@ -151,7 +152,8 @@ def _plain_sums(rng: np.random.Generator, counts: np.ndarray) -> Callable[[int],
         times = np.bincount(draws.ravel(), minlength=size * rows).reshape(size, rows)
         if not exact:
             return times @ counts
-        sums = np.zeros((counts.shape[1], size))
+        sums = np.empty((counts.shape[1], size))
+        sums[unused] = 0.0
         for columns, matrix in parts:
             sums[columns] = matrix @ times.T.astype(matrix.dtype)
         return sums.T if whole and counts.dtype.kind == "f" else sums.T.astype(counts.dtype)
