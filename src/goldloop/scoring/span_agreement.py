@@ -363,8 +363,6 @@ SpanArrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
 def _span_arrays(labelled: list[list[_Labelled]], group_of: dict[str, int]) -> SpanArrays:
-    """One side's spans of every document: document, start, end, relation's and direction's
-    group."""
     flat = chain.from_iterable(
         (d, a, b, group_of[relation], group_of[direction])
         for d, hits in enumerate(labelled)
