@@ -284,18 +284,47 @@ def test_effect_recovers_the_known_effect(
     assert {p.document.doc_id for p in paired} == {s.doc.doc_id for s in blind_campaign.sims}
 
 
-def test_effect_without_blind_documents_says_so_and_writes_nothing(
-    label_studio: Any, kb: KB, tmp_path, cli: Cli
+def test_effect_writes_both_files_by_default_as_effort_names_its_own(
+    blind_campaign: BlindCampaign, label_studio: Any, tmp_path, cli: Cli, monkeypatch
 ) -> None:
+    monkeypatch.chdir(tmp_path)
+    env = {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token,
+           "COLUMNS": "200"}  # fmt: skip
+    name = blind_campaign.name
+    done = cli("effect", "--project", name, "--bootstrap", 50, env=env)
+    assert done.returncode == 0, done.stderr
+    report_path, png = tmp_path / f"{name}.effect.json", tmp_path / f"{name}.effect.png"
+    assert json.loads(report_path.read_text())["project"] == name
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5_000
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([report_path.name, png.name])
+    assert f"report: {report_path.name}; chart: {png.name}" in done.out
+    # A run that fails (a campaign that does not exist) leaves the good pair as it was.
+    before = (report_path.read_bytes(), png.read_bytes())
+    done = cli("effect", "--project", f"{name}-gone", "--json", report_path, "--png", png,
+               env=env)  # fmt: skip
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert (report_path.read_bytes(), png.read_bytes()) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([report_path.name, png.name])
+
+
+def test_effect_without_blind_documents_says_so_and_writes_nothing(
+    label_studio: Any, kb: KB, tmp_path, cli: Cli, monkeypatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
     name = f"nob-{uuid.uuid4().hex[:6]}"
     doc = Document(doc_id="p:1", text="X activates Y.", role="primary", batch=0, p_incl=0.5)
     push(label_studio.connection, label_studio.client, [doc], name, kb)
     env = {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token}
-    report_path, png = tmp_path / "effect.json", tmp_path / "effect.png"
-    done = cli("effect", "--project", name, "--json", report_path, "--png", png, env=env)
-    assert done.returncode == 2
-    assert done.stderr.strip().count("\n") == 0 and "no blind documents" in done.stderr
-    assert "Traceback" not in done.stderr and done.stdout == ""
-    assert not report_path.exists() and not png.exists() and list(tmp_path.iterdir()) == []
+    # A good pair from before (the default names) stays as it was.
+    kept = {tmp_path / f"{name}.effect.json": b"{}\n", tmp_path / f"{name}.effect.png": b"png"}
+    for path, content in kept.items():
+        path.write_bytes(content)
+    for options in ((), ("--json", tmp_path / "effect.json", "--png", tmp_path / "effect.png")):
+        done = cli("effect", "--project", name, *options, env=env)
+        assert done.returncode == 2
+        assert done.stderr.strip().count("\n") == 0 and "no blind documents" in done.stderr
+        assert "Traceback" not in done.stderr and done.stdout == ""
+        assert {path: path.read_bytes() for path in kept} == kept
+        assert sorted(tmp_path.iterdir()) == sorted(kept)
     with pytest.raises(NoBlindDocuments):
         blind_documents(export_campaign(label_studio.connection, label_studio.client, name), kb)

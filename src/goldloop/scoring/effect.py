@@ -18,14 +18,13 @@ the minutes.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from goldloop.files.atomic import atomic_open
 from goldloop.formats.gold import Document, Hit
 from goldloop.formats.labelstudio.versions import hit_key
 from goldloop.kb import KB
@@ -195,9 +194,10 @@ def effect_report(
     }
 
 
-def effect_png(report: dict[str, Any], path: Path) -> None:
-    """Two panels, with and without pre-annotation, each with its 95% interval: minutes per
-    final-gold mention, and recall against the final gold."""
+def effect_png(report: dict[str, Any]) -> bytes:
+    """The chart as PNG bytes (the door writes them with the JSON, as one commit): two panels,
+    with and without pre-annotation, each with its 95% interval: minutes per final-gold mention,
+    and recall against the final gold."""
     import matplotlib  # matplotlib loads only when a chart is drawn
 
     matplotlib.use("Agg")
@@ -219,6 +219,7 @@ def effect_png(report: dict[str, Any], path: Path) -> None:
         axis.set_title(title)
     fig.suptitle(f"{report['paired_documents']} paired blind documents, 95% intervals")
     fig.tight_layout()
-    with atomic_open(path, "wb") as handle:
-        fig.savefig(handle, format="png", dpi=100)
+    chart = io.BytesIO()
+    fig.savefig(chart, format="png", dpi=100)
     plt.close(fig)
+    return chart.getvalue()
