@@ -3,7 +3,8 @@
 A blind document was annotated twice by two people: once with the pre-annotator's candidates
 (``pre``) and once without (``blind``); its final gold settles the two (agreed, or curated), so
 it comes from neither condition alone. On those paired documents, per document, the counts below
-are summed with the design's weights (``scoring.design``: 1/p_incl, batches combined) and each
+are summed with the design's weights (``scoring.design.part_design``: 1/p_incl, batches
+combined with the gold's batch shares, the pairs standing for their batch) and each
 figure is a Hájek ratio with its stratified document-bootstrap interval
 (``scoring.bootstrap.document_bootstrap`` through ``corpus_figures``): an estimate for the
 corpus the sample was drawn from, as if every document had been annotated both ways.
@@ -29,7 +30,7 @@ from goldloop.formats.gold import Document, Hit
 from goldloop.formats.labelstudio.versions import hit_key
 from goldloop.kb import KB
 from goldloop.scoring.bootstrap import ratio
-from goldloop.scoring.design import corpus_figures, read_design
+from goldloop.scoring.design import corpus_figures, part_design, read_design
 from goldloop.scoring.span_agreement import headline_counts, headline_f1, span_agreement
 
 # Per-document columns, summed with the design weights.
@@ -140,14 +141,21 @@ def effect_report(
     paired: Sequence[PairedDocument],
     kb: KB | None,
     *,
+    gold: Sequence[Document] | None = None,
     bootstrap: int = 1000,
     seed: int = 0,
 ) -> dict[str, Any]:
     """The figures over ``paired`` (each ``{"value", "interval", "estimates"}``), the design's
     summary, how many documents each part used, and α_u between the two conditions (unweighted,
-    of the sample, as the agreement suite gives it)."""
+    of the sample, as the agreement suite gives it).
+
+    ``gold``: the documents the pairs belong to (the campaign's gold, pairs included); the pairs
+    weigh as a random part of each of its batches (``scoring.design.part_design``), so batch
+    shares come from the gold, not from how many blind documents each batch holds. Without it
+    the pairs are the whole gold. No ``p_incl``: equal weights."""
     documents = [p.document for p in paired]
-    design = read_design(documents) or read_design(documents, "ignore")
+    whole = documents if gold is None else gold
+    design = part_design(whole, [d.doc_id for d in documents]) or read_design(documents, "ignore")
     assert design is not None  # "ignore" always gives equal weights
     conditions = [
         (
