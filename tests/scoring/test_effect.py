@@ -15,7 +15,13 @@ import pytest
 
 from goldloop.formats.gold import Document, Hit
 from goldloop.kb import KB
-from goldloop.scoring.effect import FIGURES, PairedDocument, document_counts, effect_report
+from goldloop.scoring.effect import (
+    FIGURES,
+    PairedDocument,
+    crossing,
+    document_counts,
+    effect_report,
+)
 
 R, P, P_FALSE, Q_PRE = 0.7, 0.9, 0.3, 0.3
 FALSE_PER_DOC, MEAN_EXTRA = 0.5, 4.0  # spurious candidates; true mentions are 1 + Poisson(4)
@@ -193,3 +199,21 @@ def test_two_batches_of_different_blind_shares_weigh_as_the_gold_by_hand(kb: KB)
     # Without the gold, the pairs are the whole gold (the batch shares are theirs).
     alone = effect_report(paired, kb, bootstrap=20, seed=0)["figures"]["recall_blind"]["value"]
     assert alone == pytest.approx(7.5 / 9)
+
+
+def test_crossing_names_who_did_one_condition_only(kb: KB) -> None:
+    doc = _doc("d", 0, 0.5, [_hit(0)])
+
+    def pair(pre: str, blind: str) -> PairedDocument:
+        return PairedDocument(doc, [], [_hit(0)], [_hit(0)], 1.0, 1.0, pre, blind)
+
+    assert crossing([pair("alice", "bob"), pair("bob", "alice")]) == {
+        "crossed": True, "only_with_candidates": [], "only_without_candidates": [],
+    }  # fmt: skip
+    # carol worked only blind and alice only with candidates: person and condition confounded.
+    assert crossing([pair("alice", "bob"), pair("bob", "carol")]) == {
+        "crossed": False, "only_with_candidates": ["alice"], "only_without_candidates": ["carol"],
+    }  # fmt: skip
+    assert crossing([pair("alice", "bob"), pair("", "alice")])["crossed"] is None
+    report = effect_report([pair("alice", "bob")] * 2, kb, bootstrap=10, seed=0)
+    assert report["crossing"]["crossed"] is False

@@ -277,6 +277,10 @@ def test_effect_recovers_the_known_effect(
         assert low <= value <= high, (name, value, figures[name])
     for line in ("time_saving", "recall_difference", "accepted_not_blind", "missed_too_pre"):
         assert line in done.out
+    # alice and bob each worked both ways: crossed, no warning.
+    assert report["crossing"] == {"crossed": True, "only_with_candidates": [],
+                                  "only_without_candidates": []}  # fmt: skip
+    assert "not crossed" not in done.out
     assert f"{figures['time_saving']['value']:.3f}" in done.out
     # The same figures from the library, straight from the export.
     exported = export_campaign(label_studio.connection, label_studio.client, blind_campaign.name)
@@ -328,3 +332,45 @@ def test_effect_without_blind_documents_says_so_and_writes_nothing(
         assert sorted(tmp_path.iterdir()) == sorted(kept)
     with pytest.raises(NoBlindDocuments):
         blind_documents(export_campaign(label_studio.connection, label_studio.client, name), kb)
+
+
+def test_effect_warns_when_people_are_not_crossed(
+    label_studio: Any, kb: KB, tmp_path, cli: Cli
+) -> None:
+    """alice annotates every blind document with candidates and bob every one without: what
+    differs between them and what the candidates do cannot be told apart."""
+    client, connection = label_studio.client, label_studio.connection
+    name = f"unx-{uuid.uuid4().hex[:6]}"
+    docs = [_document(f"u:{i}", "a", 0.5, 2, 0) for i in range(3)]
+    spans = {d.doc_id: _spans(d.text, "activates", ACTIVATES, "forward") for d in docs}
+    candidates = Candidates(TAG, {d.doc_id: _hits(d.text, spans[d.doc_id]) for d in docs})
+    push(connection, client, docs, name, kb, a=candidates)
+    people = {
+        person: client.users.create(
+            email=f"{person}-{uuid.uuid4().hex[:6]}@goldloop.local", username=uuid.uuid4().hex[:10]
+        )
+        for person in ("alice", "bob")
+    }
+    for title, person in ((name, "alice"), (blind_name(name), "bob")):
+        project = find_project(connection, client, title)
+        assert project is not None
+        for task in client.tasks.list(project=project.id):
+            doc = next(d for d in docs if d.doc_id == task.data["doc_id"])
+            # Both mark the same mentions: every document agreed, nothing to curate.
+            result = [item for hit in _hits(doc.text, spans[doc.doc_id])
+                      for item in hit_regions(doc.text, hit, kb)]  # fmt: skip
+            client.annotations.create(id=task.id, result=result, completed_by=people[person].id,
+                                      lead_time=60.0)  # fmt: skip
+    env = {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token,
+           "COLUMNS": "200"}  # fmt: skip
+    report_path = tmp_path / "effect.json"
+    done = cli("effect", "--project", name, "--json", report_path, "--png",
+               tmp_path / "effect.png", "--bootstrap", 20, env=env)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    alice, bob = people["alice"].email, people["bob"].email
+    assert json.loads(report_path.read_text())["crossing"] == {
+        "crossed": False, "only_with_candidates": [alice], "only_without_candidates": [bob],
+    }  # fmt: skip
+    lines = [line for line in done.out.splitlines() if "not crossed" in line]
+    assert len(lines) == 1 and lines[0].startswith("warning: people are not crossed")
+    assert f"{alice} only with candidates; {bob} only without" in lines[0]

@@ -72,6 +72,9 @@ def effect_command(
     )
     atomic_write_together({target: json_text(report), chart: effect_png(report)})
     console.print(effect_table(report))
+    warning = crossing_warning(report["crossing"])
+    if warning:
+        console.print(warning)
     console.print(f"report: {target}; chart: {chart}")
 
 
@@ -93,6 +96,24 @@ def effect_table(report: dict[str, Any]) -> Any:
         for kind in ("spans", "relations")
     ]
     return figures_table(title, ("figure", "value", "95% interval"), rows, legend=LEGEND)
+
+
+def crossing_warning(crossing: dict[str, Any]) -> str:
+    """One line when the person and the condition are confounded (the JSON's ``crossing``)."""
+    if crossing["crossed"] is not False:
+        return ""
+    who = [
+        f"{', '.join(people)} only {condition}"
+        for people, condition in (
+            (crossing["only_with_candidates"], "with candidates"),
+            (crossing["only_without_candidates"], "without"),
+        )
+        if people
+    ]
+    return (
+        f"warning: people are not crossed ({'; '.join(who)}): the effect of the person and of "
+        "the candidates are confounded; give each person documents in both conditions"
+    )
 
 
 def _num(value: object) -> str:

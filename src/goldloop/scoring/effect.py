@@ -185,6 +185,7 @@ def effect_report(
             "with_candidates": sorted({p.pre_annotator for p in paired}),
             "without_candidates": sorted({p.blind_annotator for p in paired}),
         },
+        "crossing": crossing(paired),
         "figures": figures,
         "alpha_u": {
             "spans": {
@@ -199,6 +200,22 @@ def effect_report(
         },
         "design": corpus,
         "bootstrap": {"n": bootstrap, "seed": seed, "level": 0.95},
+    }
+
+
+def crossing(paired: Sequence[PairedDocument]) -> dict[str, Any]:
+    """Whether people are crossed over the two conditions: ``crossed`` is false when some person
+    annotated in one condition only, for then what that person does differently is read as the
+    candidates' effect (the two are confounded); ``None`` when some pair does not name its
+    people. ``only_with_candidates`` / ``only_without_candidates`` name those people."""
+    pre = {p.pre_annotator for p in paired}
+    blind = {p.blind_annotator for p in paired}
+    only_pre, only_blind = sorted(pre - blind), sorted(blind - pre)
+    named = "" not in pre | blind
+    return {
+        "crossed": not (only_pre or only_blind) if named else None,
+        "only_with_candidates": only_pre if named else [],
+        "only_without_candidates": only_blind if named else [],
     }
 
 
