@@ -32,7 +32,7 @@ from goldloop.studio.curate import curate
 from goldloop.studio.effect import NoBlindDocuments, blind_documents
 from goldloop.studio.effort import IDLE_CAP_MINUTES
 from goldloop.studio.project import blind_name, curate_name, export_campaign, find_project
-from goldloop.studio.push import Candidates, push
+from goldloop.studio.push import Candidates, push, task_count
 from goldloop.studio.review import hit_regions
 from tests.conftest import Cli
 from tests.studio.loop_data import ACTIVATES, BINDS
@@ -126,8 +126,11 @@ def blind_campaign(label_studio: Any, kb: KB) -> BlindCampaign:
         candidates.hits[doc.doc_id] = _hits(
             doc.text, _spans(doc.text, "activates", ACTIVATES, "forward")
         )
-    report = push(connection, client, docs, name, kb, a=candidates)
+    advanced: list[int] = []
+    report = push(connection, client, docs, name, kb, a=candidates, progress=advanced.append)
     assert {p.title: p.documents for p in report.projects} == {name: 44, blind_name(name): 43}
+    # The progress advances once per task, blind documents twice: the bar's total is that count.
+    assert sum(advanced) == task_count(docs, name) == 87
     people = {
         person: client.users.create(
             email=f"{person}-{uuid.uuid4().hex[:6]}@goldloop.local", username=uuid.uuid4().hex[:10]
