@@ -374,6 +374,9 @@ def test_effect_warns_when_people_are_not_crossed(
     assert json.loads(report_path.read_text())["crossing"] == {
         "crossed": False, "only_with_candidates": [alice], "only_without_candidates": [bob],
     }  # fmt: skip
-    lines = [line for line in done.out.splitlines() if "not crossed" in line]
+    lines = [line for line in done.stdout.splitlines() if "not crossed" in line]
     assert len(lines) == 1 and lines[0].startswith("warning: people are not crossed")
-    assert f"{alice} only with candidates; {bob} only without" in lines[0]
+    assert done.out.count("not crossed") == 1
+    assert (
+        f"({alice} only with candidates; {bob} only without): the effect of the person" in done.out
+    )
