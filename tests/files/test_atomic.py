@@ -87,6 +87,13 @@ def test_files_written_together_are_all_new(tmp_path: Path) -> None:
     )
 
 
+def test_bytes_written_together_are_kept_as_they_are(tmp_path: Path) -> None:
+    report, chart = tmp_path / "effect.json", tmp_path / "effect.png"
+    png = b"\x89PNG\r\n\x1a\n\x00\xff\r\n"  # not UTF-8, and line ends that must stay
+    atomic_write_together({report: "{}\n", chart: png})
+    assert (report.read_text(), chart.read_bytes()) == ("{}\n", png)
+
+
 def test_files_written_together_fail_as_one_and_name_the_target(tmp_path: Path) -> None:
     gold, sidecar = tmp_path / "gold.json", tmp_path / "gold.json.verification.json"
     gold.write_text("old gold")

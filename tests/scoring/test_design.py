@@ -3,12 +3,16 @@ hand-worked case, equal ``p_incl``, and the refusals."""
 
 from __future__ import annotations
 
+import random
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from goldloop.errors import SettingError
 from goldloop.formats.gold import Document, Hit
+from goldloop.sample.run import draw_batch
 from goldloop.scoring.agreement import (
     AgreementReport,
     SpanPair,
@@ -21,10 +25,18 @@ from goldloop.scoring.design import (
     Design,
     batch_weights,
     corpus_figures,
+    part_design,
     read_design,
     weighted_ratio,
 )
-from tests.scoring.design_simulation import N_DOCS, REPLICATES, Corpus, make_corpus, sample_gold
+from tests.scoring.design_simulation import (
+    N_DOCS,
+    REPLICATES,
+    SETTINGS,
+    Corpus,
+    make_corpus,
+    sample_gold,
+)
 
 # gold, predicted, matched: one row per document.
 COLUMNS = 3
@@ -331,3 +343,66 @@ def test_equal_p_incl_gives_the_sample_span_f1() -> None:
         assert corpus[f"span_f1_{mode}"] == pytest.approx(report.spans.span_f1[mode].f1)
         labelled = report.spans.span_f1_labelled[mode].f1
         assert corpus[f"span_f1_labelled_{mode}"] == pytest.approx(labelled)
+
+
+def test_hand_worked_part_of_two_batches() -> None:
+    # The gold: batch 0 holds a, b (p .5) and c (p .25); batch 1 holds d, e (p .5). The part:
+    # b (a third of batch 0) and d, e (all of batch 1).
+    documents = [
+        Document(doc_id="a", text="x", p_incl=0.5, stratum="s", batch=0),
+        Document(doc_id="b", text="x", p_incl=0.5, stratum="s", batch=0),
+        Document(doc_id="c", text="x", p_incl=0.25, stratum="t", batch=0),
+        Document(doc_id="d", text="x", p_incl=0.5, stratum="s", batch=1),
+        Document(doc_id="e", text="x", p_incl=0.5, stratum="t", batch=1),
+    ]
+    design = part_design(documents, ["e", "b", "d"])
+    assert design is not None and design.basis == "1/p_incl"
+    # α_0 = 3/5, α_1 = 2/5: in the gold b weighs .6/.5 + .4 = 1.6 and d, e .4/.5 = .8; the part
+    # holds 1 of batch 0's 3 and 2 of batch 1's 2.
+    assert design.weights.tolist() == pytest.approx([0.8, 1.6 * 3, 0.8])
+    # b stands for batch 0's three (the gold's own Σ w is 7.6: equal only in expectation).
+    assert design.population_docs == pytest.approx(6.4)
+    assert design.n_strata == 2
+    # Batch 1's two lone cells are pooled into one; batch 0's lone b is a cell of its own.
+    assert design.cells.tolist() == [0, 1, 0]
+    with pytest.raises(SettingError, match="'f' is not in the gold"):
+        part_design(documents, ["a", "f"])
+    assert part_design([Document(doc_id="a", text="x")], ["a"]) is None
+
+
+def test_a_part_of_unequal_batch_shares_estimates_the_corpus(corpus: Corpus) -> None:
+    """Blind documents dealt over two batches in very different shares (6 of 126, then 40 of
+    80), by the sampler's own draw: the part's weights recover the corpus size and recall."""
+    truth = corpus_truth(corpus)
+    sizes, recalls, own_sizes = [], [], []
+    shares = (
+        replace(SETTINGS, n_blind=6),
+        replace(SETTINGS, n_primary=20, n_double=10, n_reserve=10, n_blind=40),
+    )
+    for rep in range(REPLICATES):
+        order = list(corpus.docs)
+        random.Random(f"order:{rep}").shuffle(order)
+        taken: set[str] = set()
+        gold, part = [], []
+        for batch, settings in enumerate(shares):
+            chosen = draw_batch(order, len(order), taken, replace(settings, seed=rep), batch)
+            for d in chosen.drawn:
+                taken.add(d.doc.doc_id)
+                gold.append(Document(doc_id=d.doc.doc_id, text="x", p_incl=d.p_incl,
+                                     stratum=d.stratum, batch=batch))  # fmt: skip
+                if d.role == "blind":
+                    part.append(d.doc.doc_id)
+        design = part_design(gold, part)
+        own = read_design([d for d in gold if d.doc_id in set(part)])
+        assert design is not None and own is not None
+        per_doc = np.array([corpus.counts[doc_id] for doc_id in part])
+        sizes.append(design.population_docs)
+        own_sizes.append(own.population_docs)
+        recalls.append(corpus_figures(per_doc, _figures, design, bootstrap=0, seed=0)["recall"])
+    assert abs(np.mean(sizes) / N_DOCS - 1) <= 0.03, np.mean(sizes)
+    # Batch 0's six documents carry large weights, so the recall varies (SE ≈ 0.008 here):
+    # unbiased means within three standard errors of the corpus recall.
+    error = np.std(recalls) / np.sqrt(len(recalls))
+    assert abs(np.mean(recalls) - truth["recall"]) <= 3 * error, (np.mean(recalls), error, truth)
+    # Weighing the part as a gold of its own stands for a small share of the corpus only.
+    assert np.mean(own_sizes) / N_DOCS < 0.6, np.mean(own_sizes)

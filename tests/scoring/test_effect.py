@@ -15,7 +15,13 @@ import pytest
 
 from goldloop.formats.gold import Document, Hit
 from goldloop.kb import KB
-from goldloop.scoring.effect import FIGURES, PairedDocument, document_counts, effect_report
+from goldloop.scoring.effect import (
+    FIGURES,
+    PairedDocument,
+    crossing,
+    document_counts,
+    effect_report,
+)
 
 R, P, P_FALSE, Q_PRE = 0.7, 0.9, 0.3, 0.3
 FALSE_PER_DOC, MEAN_EXTRA = 0.5, 4.0  # spurious candidates; true mentions are 1 + Poisson(4)
@@ -155,3 +161,59 @@ def test_agreement_between_the_conditions_is_the_suites(kb: KB) -> None:
     assert report["figures"]["span_f1_strict"]["value"] == pytest.approx(expected)
     assert report["figures"]["span_f1_lenient"]["value"] == pytest.approx(expected)
     assert report["alpha_u"]["spans"]["value"] is not None
+
+
+def _doc(doc_id: str, batch: int, p_incl: float, gold: list[Hit] | None = None) -> Document:
+    return Document(doc_id=doc_id, text="x" * 100, p_incl=p_incl, stratum="s", batch=batch,
+                    role="blind", ground_truth=gold or [])  # fmt: skip
+
+
+def test_two_batches_of_different_blind_shares_weigh_as_the_gold_by_hand(kb: KB) -> None:
+    # The gold: batch 0 holds 4 documents (p .5), one paired (a quarter); batch 1 holds 2 (p .25),
+    # one paired (a half).
+    one = _doc("one", 0, 0.5, [_hit(0), _hit(1)])
+    two = _doc("two", 1, 0.25, [_hit(0), _hit(1), _hit(2)])
+    gold = [one, *(_doc(f"b0-{i}", 0, 0.5) for i in range(3)), two, _doc("b1-0", 1, 0.25)]
+    paired = [
+        PairedDocument(one, [_hit(0)], [_hit(0), _hit(1)], [_hit(0)], 1.0, 2.0),
+        PairedDocument(two, [_hit(0)], [_hit(0)], [_hit(0), _hit(1), _hit(2)], 3.0, 3.0),
+    ]
+    report = effect_report(paired, kb, gold=gold, bootstrap=20, seed=0)
+    # In the gold (α_0 = 4/6, α_1 = 2/6): batch 0 weighs α_0/.5 + α_1 = 5/3, batch 1 α_1/.25 = 4/3.
+    # A paired document stands for its batch: times 4/1 and 2/1, so 20/3 and 8/3.
+    w_one, w_two = 20 / 3, 8 / 3
+    gold_mentions = 2 * w_one + 3 * w_two  # 64/3
+    figures = {name: f["value"] for name, f in report["figures"].items()}
+    assert figures["recall_blind"] == pytest.approx((1 * w_one + 3 * w_two) / gold_mentions)
+    assert figures["recall_blind"] == pytest.approx(44 / 64)
+    assert figures["recall_pre"] == pytest.approx((2 * w_one + 1 * w_two) / gold_mentions)
+    assert figures["minutes_per_mention_pre"] == pytest.approx(
+        (1 * w_one + 3 * w_two) / gold_mentions
+    )
+    assert figures["minutes_per_mention_blind"] == pytest.approx(1.0)
+    # The pairs stand for the gold's documents: Σ w is the gold's own, 4·5/3 + 2·4/3.
+    assert report["design"]["population_docs"] == pytest.approx(28 / 3)
+    # Batch shares taken from the blind documents themselves (1/2 each: weights 1.5 and 2) would
+    # give 7.5 / 9 instead.
+    assert abs(figures["recall_blind"] - 7.5 / 9) > 0.1
+    # Without the gold, the pairs are the whole gold (the batch shares are theirs).
+    alone = effect_report(paired, kb, bootstrap=20, seed=0)["figures"]["recall_blind"]["value"]
+    assert alone == pytest.approx(7.5 / 9)
+
+
+def test_crossing_names_who_did_one_condition_only(kb: KB) -> None:
+    doc = _doc("d", 0, 0.5, [_hit(0)])
+
+    def pair(pre: str, blind: str) -> PairedDocument:
+        return PairedDocument(doc, [], [_hit(0)], [_hit(0)], 1.0, 1.0, pre, blind)
+
+    assert crossing([pair("alice", "bob"), pair("bob", "alice")]) == {
+        "crossed": True, "only_with_candidates": [], "only_without_candidates": [],
+    }  # fmt: skip
+    # carol worked only blind and alice only with candidates: person and condition confounded.
+    assert crossing([pair("alice", "bob"), pair("bob", "carol")]) == {
+        "crossed": False, "only_with_candidates": ["alice"], "only_without_candidates": ["carol"],
+    }  # fmt: skip
+    assert crossing([pair("alice", "bob"), pair("", "alice")])["crossed"] is None
+    report = effect_report([pair("alice", "bob")] * 2, kb, bootstrap=10, seed=0)
+    assert report["crossing"]["crossed"] is False

@@ -133,6 +133,61 @@ def test_agree_from_the_double_project(
     assert "2 of 3 task(s) compared" in result.out
 
 
+def test_agree_compares_the_blind_documents_with_and_without_candidates(
+    kb: KB, label_studio: Any, tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pmid:1 is a double task; pmid:2 and pmid:3 are blind (each in NAME with the candidates and
+    in NAME-blind without). pmid:2 is annotated both ways by two people, pmid:3 only with the
+    candidates: one pair, compared as two annotators are."""
+    client, connection = label_studio.client, label_studio.connection
+    name = f"agbl-{uuid.uuid4().hex[:6]}"
+    roles = {"pmid:1": "double", "pmid:2": "blind", "pmid:3": "blind"}
+    docs = [Document(doc_id=d, text=t, role=roles[d], batch=0) for d, t in TEXTS.items()]
+    shown = {d: hits(FIRST, d) for d in ("pmid:2", "pmid:3")}
+    push(connection, client, docs, name, kb, a=Candidates("gpt-test@low", shown))
+    b, c = (
+        client.users.create(
+            email=f"{who}-{uuid.uuid4().hex[:6]}@goldloop.local", username=uuid.uuid4().hex[:8]
+        )
+        for who in ("b", "c")
+    )
+    tasks: dict[tuple[str, str], int] = {}
+    for title in (name, f"{name}-double", f"{name}-blind"):
+        project = next(p for p in client.projects.list(include="id,title") if p.title == title)
+        tasks |= {(title, t.data["doc_id"]): t.id for t in client.tasks.list(project=project.id)}
+
+    def annotate(title: str, doc_id: str, rows: list[tuple[str, str, str, str]], who: Any) -> None:
+        result = [
+            item for hit in hits(rows, doc_id) for item in hit_regions(TEXTS[doc_id], hit, kb)
+        ]
+        client.annotations.create(id=tasks[(title, doc_id)], result=result, completed_by=who.id)
+
+    annotate(f"{name}-double", "pmid:1", FIRST, b)
+    annotate(f"{name}-double", "pmid:1", SECOND, c)
+    annotate(name, "pmid:2", FIRST, b)  # with the candidates: b keeps them
+    annotate(f"{name}-blind", "pmid:2", SECOND, c)  # without: c marks what c finds
+    annotate(name, "pmid:3", FIRST, b)  # only one way: not paired
+    monkeypatch.setenv("LABEL_STUDIO_API_KEY", label_studio.token)
+    out = tmp_path / "k.json"
+    result = cli("agree", "--studio-project", name, "--url", label_studio.url, "-o", out)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(out.read_text())
+    with_them = [
+        Document(doc_id="pmid:2", text=TEXTS["pmid:2"], ground_truth=hits(FIRST, "pmid:2"))
+    ]
+    without = [Document(doc_id="pmid:2", text=TEXTS["pmid:2"], ground_truth=hits(SECOND, "pmid:2"))]
+    expected = agreement(with_them, without, kb).to_json()
+    assert report["blind_vs_pre_annotated"] == {
+        "project": f"{name}-blind", "blind_documents": 2, "paired_documents": 1,
+        "agreement": expected,
+    }  # fmt: skip
+    assert expected["n_span_matched"] == 1 and expected["n_only_a"] == 1
+    # The double task's figures are what they were: the blind pair is one more comparison.
+    double = agreement(documents(FIRST)[:1], documents(SECOND)[:1], kb).to_json()
+    assert {key: report[key] for key in double} == double
+    assert "blind documents: with candidates" in result.out
+
+
 def test_agree_needs_the_double_project(
     label_studio: Any, cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -32,7 +32,7 @@ from goldloop.studio.curate import curate
 from goldloop.studio.effect import NoBlindDocuments, blind_documents
 from goldloop.studio.effort import IDLE_CAP_MINUTES
 from goldloop.studio.project import blind_name, curate_name, export_campaign, find_project
-from goldloop.studio.push import Candidates, push
+from goldloop.studio.push import Candidates, push, task_count
 from goldloop.studio.review import hit_regions
 from tests.conftest import Cli
 from tests.studio.loop_data import ACTIVATES, BINDS
@@ -126,8 +126,11 @@ def blind_campaign(label_studio: Any, kb: KB) -> BlindCampaign:
         candidates.hits[doc.doc_id] = _hits(
             doc.text, _spans(doc.text, "activates", ACTIVATES, "forward")
         )
-    report = push(connection, client, docs, name, kb, a=candidates)
+    advanced: list[int] = []
+    report = push(connection, client, docs, name, kb, a=candidates, progress=advanced.append)
     assert {p.title: p.documents for p in report.projects} == {name: 44, blind_name(name): 43}
+    # The progress advances once per task, blind documents twice: the bar's total is that count.
+    assert sum(advanced) == task_count(docs, name) == 87
     people = {
         person: client.users.create(
             email=f"{person}-{uuid.uuid4().hex[:6]}@goldloop.local", username=uuid.uuid4().hex[:10]
@@ -277,6 +280,10 @@ def test_effect_recovers_the_known_effect(
         assert low <= value <= high, (name, value, figures[name])
     for line in ("time_saving", "recall_difference", "accepted_not_blind", "missed_too_pre"):
         assert line in done.out
+    # alice and bob each worked both ways: crossed, no warning.
+    assert report["crossing"] == {"crossed": True, "only_with_candidates": [],
+                                  "only_without_candidates": []}  # fmt: skip
+    assert "not crossed" not in done.out
     assert f"{figures['time_saving']['value']:.3f}" in done.out
     # The same figures from the library, straight from the export.
     exported = export_campaign(label_studio.connection, label_studio.client, blind_campaign.name)
@@ -284,18 +291,92 @@ def test_effect_recovers_the_known_effect(
     assert {p.document.doc_id for p in paired} == {s.doc.doc_id for s in blind_campaign.sims}
 
 
-def test_effect_without_blind_documents_says_so_and_writes_nothing(
-    label_studio: Any, kb: KB, tmp_path, cli: Cli
+def test_effect_writes_both_files_by_default_as_effort_names_its_own(
+    blind_campaign: BlindCampaign, label_studio: Any, tmp_path, cli: Cli, monkeypatch
 ) -> None:
+    monkeypatch.chdir(tmp_path)
+    env = {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token,
+           "COLUMNS": "200"}  # fmt: skip
+    name = blind_campaign.name
+    done = cli("effect", "--project", name, "--bootstrap", 50, env=env)
+    assert done.returncode == 0, done.stderr
+    report_path, png = tmp_path / f"{name}.effect.json", tmp_path / f"{name}.effect.png"
+    assert json.loads(report_path.read_text())["project"] == name
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5_000
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([report_path.name, png.name])
+    assert f"report: {report_path.name}; chart: {png.name}" in done.out
+    # A run that fails (a campaign that does not exist) leaves the good pair as it was.
+    before = (report_path.read_bytes(), png.read_bytes())
+    done = cli("effect", "--project", f"{name}-gone", "--json", report_path, "--png", png,
+               env=env)  # fmt: skip
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert (report_path.read_bytes(), png.read_bytes()) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([report_path.name, png.name])
+
+
+def test_effect_without_blind_documents_says_so_and_writes_nothing(
+    label_studio: Any, kb: KB, tmp_path, cli: Cli, monkeypatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
     name = f"nob-{uuid.uuid4().hex[:6]}"
     doc = Document(doc_id="p:1", text="X activates Y.", role="primary", batch=0, p_incl=0.5)
     push(label_studio.connection, label_studio.client, [doc], name, kb)
     env = {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token}
-    report_path, png = tmp_path / "effect.json", tmp_path / "effect.png"
-    done = cli("effect", "--project", name, "--json", report_path, "--png", png, env=env)
-    assert done.returncode == 2
-    assert done.stderr.strip().count("\n") == 0 and "no blind documents" in done.stderr
-    assert "Traceback" not in done.stderr and done.stdout == ""
-    assert not report_path.exists() and not png.exists() and list(tmp_path.iterdir()) == []
+    # A good pair from before (the default names) stays as it was.
+    kept = {tmp_path / f"{name}.effect.json": b"{}\n", tmp_path / f"{name}.effect.png": b"png"}
+    for path, content in kept.items():
+        path.write_bytes(content)
+    for options in ((), ("--json", tmp_path / "effect.json", "--png", tmp_path / "effect.png")):
+        done = cli("effect", "--project", name, *options, env=env)
+        assert done.returncode == 2
+        assert done.stderr.strip().count("\n") == 0 and "no blind documents" in done.stderr
+        assert "Traceback" not in done.stderr and done.stdout == ""
+        assert {path: path.read_bytes() for path in kept} == kept
+        assert sorted(tmp_path.iterdir()) == sorted(kept)
     with pytest.raises(NoBlindDocuments):
         blind_documents(export_campaign(label_studio.connection, label_studio.client, name), kb)
+
+
+def test_effect_warns_when_people_are_not_crossed(
+    label_studio: Any, kb: KB, tmp_path, cli: Cli
+) -> None:
+    """alice annotates every blind document with candidates and bob every one without: what
+    differs between them and what the candidates do cannot be told apart."""
+    client, connection = label_studio.client, label_studio.connection
+    name = f"unx-{uuid.uuid4().hex[:6]}"
+    docs = [_document(f"u:{i}", "a", 0.5, 2, 0) for i in range(3)]
+    spans = {d.doc_id: _spans(d.text, "activates", ACTIVATES, "forward") for d in docs}
+    candidates = Candidates(TAG, {d.doc_id: _hits(d.text, spans[d.doc_id]) for d in docs})
+    push(connection, client, docs, name, kb, a=candidates)
+    people = {
+        person: client.users.create(
+            email=f"{person}-{uuid.uuid4().hex[:6]}@goldloop.local", username=uuid.uuid4().hex[:10]
+        )
+        for person in ("alice", "bob")
+    }
+    for title, person in ((name, "alice"), (blind_name(name), "bob")):
+        project = find_project(connection, client, title)
+        assert project is not None
+        for task in client.tasks.list(project=project.id):
+            doc = next(d for d in docs if d.doc_id == task.data["doc_id"])
+            # Both mark the same mentions: every document agreed, nothing to curate.
+            result = [item for hit in _hits(doc.text, spans[doc.doc_id])
+                      for item in hit_regions(doc.text, hit, kb)]  # fmt: skip
+            client.annotations.create(id=task.id, result=result, completed_by=people[person].id,
+                                      lead_time=60.0)  # fmt: skip
+    env = {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token,
+           "COLUMNS": "200"}  # fmt: skip
+    report_path = tmp_path / "effect.json"
+    done = cli("effect", "--project", name, "--json", report_path, "--png",
+               tmp_path / "effect.png", "--bootstrap", 20, env=env)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    alice, bob = people["alice"].email, people["bob"].email
+    assert json.loads(report_path.read_text())["crossing"] == {
+        "crossed": False, "only_with_candidates": [alice], "only_without_candidates": [bob],
+    }  # fmt: skip
+    lines = [line for line in done.stdout.splitlines() if "not crossed" in line]
+    assert len(lines) == 1 and lines[0].startswith("warning: people are not crossed")
+    assert done.out.count("not crossed") == 1
+    assert (
+        f"({alice} only with candidates; {bob} only without): the effect of the person" in done.out
+    )

@@ -17,7 +17,7 @@ from goldloop.studio.label_config import (
     render_instructions,
     render_label_config,
 )
-from goldloop.studio.push import Candidates, build_tasks
+from goldloop.studio.push import Candidates, build_tasks, route, task_count
 from tests.studio.loop_data import DOCS, TAG_A, write_inputs
 
 pytest.importorskip("label_studio_sdk", reason="the studio extra is not installed")
@@ -98,3 +98,17 @@ def test_a_region_without_relation_or_direction_still_fits_the_config(inputs) ->
     tasks = build_tasks(documents, kb, render_label_config(kb), stripped, None)
     (review,) = tasks[0]["predictions"]
     assert {item["from_name"] for item in review["result"]} == {"mention", "relation"}
+
+
+def test_a_blind_document_is_two_tasks_and_a_skipped_role_none() -> None:
+    docs = [
+        Document(doc_id=f"{role}:{i}", text="x", role=role)
+        for role, n in (("primary", 3), ("double", 2), ("blind", 4), ("reserve", 1))
+        for i in range(n)
+    ]
+    routed = route(docs, "c")
+    assert {title: len(d) for title, d in routed.items()} == {"c": 8, "c-double": 2, "c-blind": 4}
+    assert [d.doc_id for d in routed["c-blind"]] == [f"blind:{i}" for i in range(4)]
+    # push's progress bar counts tasks: 3 + 2 + 4 × 2 + 1 of 10 documents.
+    assert task_count(docs, "c") == 14
+    assert task_count(docs, "c", ["primary", "blind"]) == 11

@@ -27,7 +27,13 @@ from goldloop.kb import KB
 from goldloop.scoring.agreement import NONE, AgreementReport, agreement, corpus_agreement
 from goldloop.scoring.design import NO_DESIGN, read_design
 from goldloop.scoring.span_agreement import Figure, SpanAgreement, write_relation_chart
-from goldloop.studio.agreement import RoleAgreements, double_versions, role_agreements
+from goldloop.studio.agreement import (
+    BlindAgreement,
+    RoleAgreements,
+    blind_agreement,
+    double_versions,
+    role_agreements,
+)
 from goldloop.studio.connection import connect, resolve_connection
 from goldloop.studio.project import export_campaign
 
@@ -80,6 +86,7 @@ def agree(
         raise GoldloopError("give --gold A --other B, or --studio-project NAME")
     the_kb = open_kb(kb, equivalences)
     roles: RoleAgreements | None = None
+    blind: BlindAgreement | None = None
     if gold is not None and other is not None:
         target = out or gold.with_name(gold.name + ".agreement.json")
         chart = png or target.with_suffix(".png")
@@ -95,11 +102,12 @@ def agree(
         chart = png or target.with_suffix(".png")
         check_outputs({"--out": target, "--png": chart})
         connection = resolve_connection(url, settings=settings(ctx))
+        client = connect(connection)
         campaign = export_campaign(
             connection,
-            connect(connection),
+            client,
             str(studio_project),
-            roles=("double", "curate"),
+            roles=("double", "curate", "blind"),
             need=("double",),
         )
         where = campaign.titles["double"]
@@ -107,6 +115,16 @@ def agree(
         report = agreement(documents, others, the_kb)
         roles = role_agreements(campaign.of("double"), campaign.of("curate"), the_kb, where)
         data = {**report.to_json(), "label_studio": double.to_json(), **roles.to_json()}
+        if campaign.of("blind"):
+            # NAME holds every primary task besides the blind documents' copies: exported
+            # only when there are blind documents to pair.
+            main = export_campaign(
+                connection, client, str(studio_project), roles=("primary",), need=()
+            )
+            blind = blind_agreement(
+                main.of("primary"), campaign.of("blind"), the_kb, campaign.titles["blind"]
+            )
+            data["blind_vs_pre_annotated"] = blind.to_json()
         source = double.project
         title = f"agreement in {double.project}: first vs second annotation per task"
         console.print(
@@ -141,7 +159,7 @@ def agree(
     else:
         err_console.print(NO_DESIGN)
     if roles is not None:
-        show_roles(roles)
+        show_roles(roles, blind)
     console.print(f"report: {target}\nchart: {chart}")
 
 
@@ -171,8 +189,9 @@ def show_report(report: AgreementReport, kb: KB, title: str) -> None:
     )
 
 
-def show_roles(roles: RoleAgreements) -> None:
-    """Who agrees with whom: each person against the pre-annotation shown and the curator."""
+def show_roles(roles: RoleAgreements, blind: BlindAgreement | None = None) -> None:
+    """Who agrees with whom: each person against the pre-annotation shown and the curator, and
+    with blind documents the annotation with candidates against the one without."""
     rows = [("pre-annotation shown", who, r) for who, r in roles.person_pre_annotation.items()]
     rows += [("curator", who, r) for who, r in roles.curator_person.items()]
     rows += [
@@ -180,8 +199,13 @@ def show_roles(roles: RoleAgreements) -> None:
         for who, by_tag in roles.person_pre_annotator.items()
         for tag, r in by_tag.items()
     ]
+    rows.sort(key=lambda row: (row[0], row[1]))
+    if blind is not None and blind.report is not None:
+        rows.append(
+            ("blind documents: with candidates", f"without ({blind.project})", blind.report)
+        )
     cells = []
-    for a, b, report in sorted(rows, key=lambda row: (row[0], row[1])):
+    for a, b, report in rows:
         spans = report.spans
         assert spans is not None  # agreement() always computes them
         cells.append(

@@ -19,7 +19,7 @@ from goldloop.cli.common import (
 from goldloop.cli.loop import Project
 from goldloop.cli.score import SeedOption
 from goldloop.cli.status import CapMinutes
-from goldloop.files.atomic import atomic_write_json
+from goldloop.files.atomic import atomic_write_together, json_text
 from goldloop.scoring.effect import FIGURES, effect_png
 from goldloop.studio.connection import connect, resolve_connection
 from goldloop.studio.effect import campaign_effect
@@ -38,11 +38,16 @@ def effect_command(
     ctx: typer.Context,
     project: Project,
     json_out: Annotated[
-        Path | None, typer.Option("--json", help="Write the report (every figure) as JSON.")
+        Path | None,
+        typer.Option("--json", help="The report, every figure (default: NAME.effect.json)."),
     ] = None,
     png: Annotated[
         Path | None,
-        typer.Option("--png", help="Chart: minutes per mention and recall, with and without."),
+        typer.Option(
+            "--png",
+            help="Chart: minutes per mention and recall, with and without "
+            "(default: NAME.effect.png).",
+        ),
     ] = None,
     bootstrap: Annotated[
         int, typer.Option("--bootstrap", min=1, help="Document bootstrap resamples.")
@@ -54,21 +59,23 @@ def effect_command(
 ) -> None:
     """Minutes per mention and recall with and without pre-annotation, the anchoring it causes
     and the agreement between the two conditions, from the blind documents (sample --n-blind)."""
-    check_outputs({"--json": json_out, "--png": png}, {"--kb": kb})
+    # Always both, named as effort names its own; written together once every figure is known,
+    # so a run that fails leaves the last good pair as it was.
+    target = json_out or Path(f"{project}.effect.json")
+    chart = png or Path(f"{project}.effect.png")
+    check_outputs({"--json": target, "--png": chart}, {"--kb": kb})
     knowledge = open_kb(kb)
     connection = resolve_connection(url, settings=settings(ctx))
     campaign = export_campaign(connection, connect(connection), project)
     report = campaign_effect(
         campaign, knowledge, cap_minutes=cap_minutes, bootstrap=bootstrap, seed=seed
     )
-    if json_out is not None:
-        atomic_write_json(json_out, report)
-    if png is not None:
-        effect_png(report, png)
+    atomic_write_together({target: json_text(report), chart: effect_png(report)})
     console.print(effect_table(report))
-    written = [f"JSON: {json_out}"] * (json_out is not None) + [f"chart: {png}"] * (png is not None)
-    if written:
-        console.print("; ".join(written))
+    warning = crossing_warning(report["crossing"])
+    if warning:
+        console.print(warning)
+    console.print(f"report: {target}; chart: {chart}")
 
 
 def effect_table(report: dict[str, Any]) -> Any:
@@ -89,6 +96,24 @@ def effect_table(report: dict[str, Any]) -> Any:
         for kind in ("spans", "relations")
     ]
     return figures_table(title, ("figure", "value", "95% interval"), rows, legend=LEGEND)
+
+
+def crossing_warning(crossing: dict[str, Any]) -> str:
+    """One line when the person and the condition are confounded (the JSON's ``crossing``)."""
+    if crossing["crossed"] is not False:
+        return ""
+    who = [
+        f"{', '.join(people)} only {condition}"
+        for people, condition in (
+            (crossing["only_with_candidates"], "with candidates"),
+            (crossing["only_without_candidates"], "without"),
+        )
+        if people
+    ]
+    return (
+        f"warning: people are not crossed ({'; '.join(who)}): the effect of the person and of "
+        "the candidates are confounded; give each person documents in both conditions"
+    )
 
 
 def _num(value: object) -> str:

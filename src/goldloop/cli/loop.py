@@ -26,7 +26,7 @@ from goldloop.formats.documents import input_files, read_documents
 from goldloop.kb import KB
 from goldloop.studio.connection import connect, resolve_connection
 from goldloop.studio.pull import PullResult, companions, pull, sidecar_path, summary_rows
-from goldloop.studio.push import Candidates, PushReport, push
+from goldloop.studio.push import Candidates, PushReport, push, task_count
 from goldloop.studio.sync import PrefillChange, sync
 
 Sample = Annotated[Path, typer.Option("--sample", help="Sample dir or documents JSONL.")]
@@ -79,7 +79,8 @@ def push_command(
     connection = resolve_connection(url, settings=settings(ctx))
     client = connect(connection)
     with Progress(console=console, transient=True) as progress:
-        bar = progress.add_task("pushing", total=len(documents))
+        total = task_count(documents, project, wanted_roles)
+        bar = progress.add_task("pushing", total=total)
         report = push(
             connection, client, documents, project, knowledge, a=a, b=b, roles=wanted_roles,
             progress=lambda n: progress.advance(bar, n),

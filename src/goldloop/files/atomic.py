@@ -54,10 +54,11 @@ def atomic_write_json(
     atomic_write_text(path, json_text(data, indent=indent), private=private)
 
 
-def atomic_write_together(files: Mapping[Path, str]) -> None:
-    """Write several files as one commit: each is staged (written and fsynced) beside its target
-    first, and only when all are staged are they renamed into place. A failure while staging
-    (an unwritable folder, a full disk) leaves every target as it was, and names the target.
+def atomic_write_together(files: Mapping[Path, str | bytes]) -> None:
+    """Write several files (text, or bytes as they are) as one commit: each is staged (written
+    and fsynced) beside its target first, and only when all are staged are they renamed into
+    place. A failure while staging (an unwritable folder, a full disk) leaves every target as it
+    was, and names the target.
     """
     staged: list[tuple[Path, Path]] = []
     try:
@@ -87,12 +88,13 @@ def _temp_beside(target: Path, *, private: bool = False) -> tuple[int, Path]:
     return fd, Path(name)
 
 
-def _stage(target: Path, text: str) -> Path:
-    """``text`` fsynced in a temporary file beside ``target``."""
+def _stage(target: Path, content: str | bytes) -> Path:
+    """``content`` fsynced in a temporary file beside ``target`` (text as UTF-8)."""
     fd, stage = _temp_beside(target)
+    data = content.encode("utf-8") if isinstance(content, str) else content
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
     except BaseException:

@@ -84,6 +84,38 @@ def read_design(
     return Design(batch_weights(p_incl, np.array(batches)), cells, n_strata, "1/p_incl")
 
 
+def part_design(documents: Sequence[Document], part: Sequence[str]) -> Design | None:
+    """The design of the documents ``part`` names (in its order), a random part of each batch of
+    the gold ``documents`` (a role dealt at random over the batch's draw, such as ``blind``).
+
+    Each weighs its weight in the gold (:func:`read_design`: ``α_b`` the gold's batch shares)
+    times ``n_c / m_c``, its batch's documents in the gold over those in the part: the part of
+    batch ``c`` stands for all of the batch, so ``Σ_part w·y`` estimates the gold's ``Σ w·y``
+    (and ``population_docs`` the gold's) whatever share of each batch the part holds. One batch:
+    a constant factor, which a ratio figure does not see. ``None`` when the gold carries no
+    ``p_incl``; a gold with some is refused as :func:`read_design` refuses it.
+    """
+    gold = read_design(documents)
+    if gold is None:
+        return None
+    at = {d.doc_id: i for i, d in enumerate(documents)}
+    missing = [doc_id for doc_id in part if doc_id not in at]
+    if missing:
+        raise SettingError("design", f"document {missing[0]!r} is not in the gold")
+    rows = np.array([at[doc_id] for doc_id in part], dtype=np.int64)
+    batches = np.array([-1 if d.batch is None else d.batch for d in documents])
+    in_gold = Counter(batches.tolist())
+    in_part = Counter(batches[rows].tolist())
+    share = np.array([in_part[b] / in_gold[b] for b in batches[rows].tolist()])
+    strata = [documents[i].stratum or "" for i in rows]
+    return Design(
+        gold.weights[rows] / share,
+        _cells(strata, batches[rows].tolist()),
+        len(set(strata)),
+        gold.basis,
+    )
+
+
 def batch_weights(p_incl: np.ndarray, batches: np.ndarray) -> np.ndarray:
     """``α_c / p + Σ_{b > c} α_b`` per document (the module's rule); ``1 / p`` for one batch."""
     labels, counts = np.unique(batches, return_counts=True)

@@ -3,7 +3,8 @@
 A blind document was annotated twice by two people: once with the pre-annotator's candidates
 (``pre``) and once without (``blind``); its final gold settles the two (agreed, or curated), so
 it comes from neither condition alone. On those paired documents, per document, the counts below
-are summed with the design's weights (``scoring.design``: 1/p_incl, batches combined) and each
+are summed with the design's weights (``scoring.design.part_design``: 1/p_incl, batches
+combined with the gold's batch shares, the pairs standing for their batch) and each
 figure is a Hájek ratio with its stratified document-bootstrap interval
 (``scoring.bootstrap.document_bootstrap`` through ``corpus_figures``): an estimate for the
 corpus the sample was drawn from, as if every document had been annotated both ways.
@@ -18,19 +19,18 @@ the minutes.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from goldloop.files.atomic import atomic_open
 from goldloop.formats.gold import Document, Hit
 from goldloop.formats.labelstudio.versions import hit_key
 from goldloop.kb import KB
 from goldloop.scoring.bootstrap import ratio
-from goldloop.scoring.design import corpus_figures, read_design
+from goldloop.scoring.design import corpus_figures, part_design, read_design
 from goldloop.scoring.span_agreement import headline_counts, headline_f1, span_agreement
 
 # Per-document columns, summed with the design weights.
@@ -141,14 +141,21 @@ def effect_report(
     paired: Sequence[PairedDocument],
     kb: KB | None,
     *,
+    gold: Sequence[Document] | None = None,
     bootstrap: int = 1000,
     seed: int = 0,
 ) -> dict[str, Any]:
     """The figures over ``paired`` (each ``{"value", "interval", "estimates"}``), the design's
     summary, how many documents each part used, and α_u between the two conditions (unweighted,
-    of the sample, as the agreement suite gives it)."""
+    of the sample, as the agreement suite gives it).
+
+    ``gold``: the documents the pairs belong to (the campaign's gold, pairs included); the pairs
+    weigh as a random part of each of its batches (``scoring.design.part_design``), so batch
+    shares come from the gold, not from how many blind documents each batch holds. Without it
+    the pairs are the whole gold. No ``p_incl``: equal weights."""
     documents = [p.document for p in paired]
-    design = read_design(documents) or read_design(documents, "ignore")
+    whole = documents if gold is None else gold
+    design = part_design(whole, [d.doc_id for d in documents]) or read_design(documents, "ignore")
     assert design is not None  # "ignore" always gives equal weights
     conditions = [
         (
@@ -178,6 +185,7 @@ def effect_report(
             "with_candidates": sorted({p.pre_annotator for p in paired}),
             "without_candidates": sorted({p.blind_annotator for p in paired}),
         },
+        "crossing": crossing(paired),
         "figures": figures,
         "alpha_u": {
             "spans": {
@@ -195,9 +203,26 @@ def effect_report(
     }
 
 
-def effect_png(report: dict[str, Any], path: Path) -> None:
-    """Two panels, with and without pre-annotation, each with its 95% interval: minutes per
-    final-gold mention, and recall against the final gold."""
+def crossing(paired: Sequence[PairedDocument]) -> dict[str, Any]:
+    """Whether people are crossed over the two conditions: ``crossed`` is false when some person
+    annotated in one condition only, for then what that person does differently is read as the
+    candidates' effect (the two are confounded); ``None`` when some pair does not name its
+    people. ``only_with_candidates`` / ``only_without_candidates`` name those people."""
+    pre = {p.pre_annotator for p in paired}
+    blind = {p.blind_annotator for p in paired}
+    only_pre, only_blind = sorted(pre - blind), sorted(blind - pre)
+    named = "" not in pre | blind
+    return {
+        "crossed": not (only_pre or only_blind) if named else None,
+        "only_with_candidates": only_pre if named else [],
+        "only_without_candidates": only_blind if named else [],
+    }
+
+
+def effect_png(report: dict[str, Any]) -> bytes:
+    """The chart as PNG bytes (the door writes them with the JSON, as one commit): two panels,
+    with and without pre-annotation, each with its 95% interval: minutes per final-gold mention,
+    and recall against the final gold."""
     import matplotlib  # matplotlib loads only when a chart is drawn
 
     matplotlib.use("Agg")
@@ -219,6 +244,7 @@ def effect_png(report: dict[str, Any], path: Path) -> None:
         axis.set_title(title)
     fig.suptitle(f"{report['paired_documents']} paired blind documents, 95% intervals")
     fig.tight_layout()
-    with atomic_open(path, "wb") as handle:
-        fig.savefig(handle, format="png", dpi=100)
+    chart = io.BytesIO()
+    fig.savefig(chart, format="png", dpi=100)
     plt.close(fig)
+    return chart.getvalue()

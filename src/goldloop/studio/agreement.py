@@ -20,6 +20,7 @@ from goldloop.formats.labelstudio.tasks import (
     Annotation,
     Task,
     annotator_of,
+    blind_pair,
     by_doc_id,
     completed_annotations,
     doc_id_of,
@@ -183,6 +184,46 @@ def role_agreements(
         curators=sorted(curators),
         person_pre_annotator=_by_person({key: agreement(*pair, kb) for key, pair in each.items()}),
     )
+
+
+@dataclass(frozen=True)
+class BlindAgreement:
+    """The blind documents' two annotations compared: A the one with the candidates (``NAME``),
+    B the one without (``NAME-blind``); ``None`` until some blind document is paired."""
+
+    project: str
+    blind_documents: int
+    paired: int
+    report: AgreementReport | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "project": self.project,
+            "blind_documents": self.blind_documents,
+            "paired_documents": self.paired,
+            "agreement": None if self.report is None else self.report.to_json(),
+        }
+
+
+def blind_agreement(
+    pre_tasks: Sequence[Task], blind_tasks: Sequence[Task], kb: KB, where: str
+) -> BlindAgreement:
+    """Agreement between the conditions over the blind documents two different people annotated
+    (``blind_pair``'s rule, as ``effect`` pairs them), each annotation read as pull reads it;
+    ``pre_tasks`` are ``NAME``'s, ``where`` names ``NAME-blind``."""
+    main = by_doc_id(pre_tasks)
+    pre: list[Document] = []
+    blind: list[Document] = []
+    for task in sorted(blind_tasks, key=lambda t: int(t["id"])):
+        pair = blind_pair(main.get(doc_id_of(task)), task)
+        if pair is None:
+            continue
+        pre.append(_document(pair.pre_task, read_annotation(pair.pre_task, pair.pre, kb)[1]))
+        blind.append(
+            _document(pair.blind_task, read_annotation(pair.blind_task, pair.blind, kb)[1])
+        )
+    report = agreement(pre, blind, kb) if pre else None
+    return BlindAgreement(where, len(blind_tasks), len(pre), report)
 
 
 def _pre_annotators(task: Task, annotation: Annotation) -> list[tuple[str, dict[str, Any]]]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from goldloop.formats.gold import Document
 from goldloop.formats.labelstudio.errors import StudioError
 from goldloop.formats.labelstudio.tasks import (
     Campaign,
@@ -39,6 +40,7 @@ class BlindDocuments:
     """The paired blind documents, and what became of the others."""
 
     paired: list[PairedDocument] = field(default_factory=list)
+    gold: list[Document] = field(default_factory=list)  # the campaign's, as pull settles it
     blind_documents: int = 0
     not_annotated_both_ways: int = 0
     same_person: int = 0
@@ -72,7 +74,7 @@ def blind_documents(
         for row in effort_rows(campaign, kb, cap_minutes=cap_minutes)
     }
     main = by_doc_id(campaign.of("primary"))
-    found = BlindDocuments(blind_documents=len(blind_tasks))
+    found = BlindDocuments(gold=gold.documents, blind_documents=len(blind_tasks))
     for task in sorted(blind_tasks, key=lambda t: int(t["id"])):
         doc_id = doc_id_of(task)
         pre_task = main.get(doc_id)
@@ -123,6 +125,6 @@ def campaign_effect(
             f"{counts['awaiting_curation']} awaiting curation, "
             f"{counts['same_person_both_ways']} by one person both ways)"
         )
-    report = effect_report(found.paired, kb, bootstrap=bootstrap, seed=seed)
+    report = effect_report(found.paired, kb, gold=found.gold, bootstrap=bootstrap, seed=seed)
     return {"project": campaign.name, "documents": found.to_json(),
             "idle_cap_minutes": cap_minutes, **report}  # fmt: skip

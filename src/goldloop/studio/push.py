@@ -121,19 +121,8 @@ def push(
         raise GoldloopError(
             f"{len(repeated)} doc_id(s) repeat in the documents, first {repeated[0]!r}"
         )
-    wanted = set(roles) if roles is not None else None
     report = PushReport(candidates_not_in_kb=(a.not_in_kb if a else 0) + (b.not_in_kb if b else 0))
-    by_project: dict[str, list[Document]] = {}
-    for doc in documents:
-        role = doc.role or "none"
-        if wanted is not None and doc.role is not None and role not in wanted:
-            report.skipped_roles[role] += 1
-            continue
-        report.roles[role] += 1
-        title = projects.double_name(name) if doc.role == DOUBLE_ROLE else name
-        by_project.setdefault(title, []).append(doc)
-        if doc.role == BLIND_ROLE:
-            by_project.setdefault(projects.blind_name(name), []).append(doc)
+    by_project = route(documents, name, roles, report)
     config = render_label_config(kb)
     instructions = render_instructions()
     for title, docs in by_project.items():
@@ -149,6 +138,37 @@ def push(
             _push_project(connection, client, project, docs, kb, *shown, batch_size, progress)
         )
     return report
+
+
+def route(
+    documents: Sequence[Document],
+    name: str,
+    roles: Iterable[str] | None = None,
+    report: PushReport | None = None,
+) -> dict[str, list[Document]]:
+    """The documents each project of campaign ``name`` gets: a blind document goes to two
+    (``name`` with the candidates, ``name-blind`` without); documents of roles not in ``roles``
+    go nowhere. ``report`` counts the roles pushed and skipped."""
+    wanted = set(roles) if roles is not None else None
+    counts = report if report is not None else PushReport()
+    by_project: dict[str, list[Document]] = {}
+    for doc in documents:
+        role = doc.role or "none"
+        if wanted is not None and doc.role is not None and role not in wanted:
+            counts.skipped_roles[role] += 1
+            continue
+        counts.roles[role] += 1
+        title = projects.double_name(name) if doc.role == DOUBLE_ROLE else name
+        by_project.setdefault(title, []).append(doc)
+        if doc.role == BLIND_ROLE:
+            by_project.setdefault(projects.blind_name(name), []).append(doc)
+    return by_project
+
+
+def task_count(documents: Sequence[Document], name: str, roles: Iterable[str] | None = None) -> int:
+    """How many tasks :func:`push` sends or finds (its progress counts each once): a blind
+    document is two tasks, a skipped role none."""
+    return sum(len(docs) for docs in route(documents, name, roles).values())
 
 
 def build_tasks(
