@@ -45,8 +45,6 @@ EXCEPTIONS: dict[str, str] = {
     "llm.openai": "a provider; tests/llm/test_providers.py runs every provider's wire format",
     "llm.base": "the Provider base; tests/llm/test_providers.py tests it through each provider",
     # Tested beside the module they serve, on the same data (a split would copy the fixtures).
-    "backend.predictor": "the backend's decisions; tests/backend/test_app.py drives it over HTTP",
-    "backend.protocol": "Label Studio's request bodies; tests/backend/test_app.py sends them",
     "formats.labelstudio.verdicts": "read through verify; tests/studio/test_browser.py, test_loop.py",
     "formats.labelstudio.verify": "tests/formats/labelstudio/test_tasks.py, tests/studio/test_loop.py",
     "formats.labelstudio.versions": "tests/studio/test_curation.py, beside the curation rules",
