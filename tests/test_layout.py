@@ -45,9 +45,6 @@ EXCEPTIONS: dict[str, str] = {
     "llm.openai": "a provider; tests/llm/test_providers.py runs every provider's wire format",
     "llm.base": "the Provider base; tests/llm/test_providers.py tests it through each provider",
     # Tested beside the module they serve, on the same data (a split would copy the fixtures).
-    "formats.labelstudio.verdicts": "read through verify; tests/studio/test_browser.py, test_loop.py",
-    "formats.labelstudio.verify": "tests/formats/labelstudio/test_tasks.py, tests/studio/test_loop.py",
-    "formats.labelstudio.versions": "tests/studio/test_curation.py, beside the curation rules",
     "sample.mentions": "the pool's detection; tests/sample/test_distributed.py, test_phase1.py",
     "sample.pool": "the mention pool and its cache; tests/sample/test_run.py, test_phase1.py",
     "scoring.runner": "what `goldloop score` runs; tests/cli/test_score.py",

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-from goldloop.formats.gold import Hit
-from goldloop.formats.labelstudio.tasks import latest_prediction, review_seen
-from goldloop.formats.labelstudio.verify import read_annotation
-from goldloop.kb import KB
-from goldloop.studio.review import build_review_prediction
+import pytest
 
-TEXT = "SOCS3 inhibits STAT3 and regulates growth."
-INHIBITS, REGULATES = "PEL.000018", "RO.0002211"
-
-
-def hit(surface: str, entity_id: str) -> Hit:
-    a = TEXT.index(surface)
-    return Hit(a=a, b=a + len(surface), surface=surface, entity_id=entity_id, direction="forward")
+from goldloop.formats.labelstudio.tasks import (
+    SameAnnotatorError,
+    completed_annotations,
+    latest_prediction,
+    review_seen,
+    two_annotators,
+)
+from tests.formats.labelstudio.conftest import TEXT
 
 
 def prediction(pid: int, version: str, created: str) -> dict:
@@ -44,20 +41,21 @@ def test_an_annotation_is_judged_against_the_review_it_was_made_over() -> None:
     assert review_seen(seconds, {"created_at": "2026-11-30T10:00:00.2Z"})["id"] == 1
 
 
-def test_regions_added_after_the_annotation_are_not_counted_as_rejected(kb: KB) -> None:
-    only_a = build_review_prediction(TEXT, [hit("inhibits", INHIBITS)], None, "a", None, kb)
-    with_b = build_review_prediction(
-        TEXT, [hit("inhibits", INHIBITS)], [hit("regulates", REGULATES)], "a", "b", kb
-    )
-    task = {"id": 7, "data": {"text": TEXT}, "predictions": [
-        {**only_a, "id": 1, "created_at": "2026-11-30T10:00:00Z"},
-        {**with_b, "id": 2, "created_at": "2026-11-30T12:00:00Z"},
+def _annotation(id_: int, who: int, created: str, cancelled: bool = False) -> dict:
+    return {"id": id_, "completed_by": {"id": who, "email": f"u{who}@x"}, "created_at": created,
+            "was_cancelled": cancelled, "result": []}  # fmt: skip
+
+
+def test_completed_annotations_earliest_first_and_one_person_twice_refused() -> None:
+    task = {"id": 7, "data": {"doc_id": "pmid:7"}, "annotations": [
+        _annotation(3, 2, "2026-01-02"), _annotation(1, 1, "2026-01-01", cancelled=True),
+        _annotation(2, 1, "2026-01-02"), _annotation(4, 3, "2026-01-01"),
     ]}  # fmt: skip
-    accepted = {"id": 5, "created_at": "2026-11-30T11:00:00Z", "result": only_a["result"],
-                "completed_by": {"email": "a@x"}}  # fmt: skip
-    comparison, hits = read_annotation(task, accepted, kb)
-    assert [h.surface for h in hits] == ["inhibits"]
-    assert comparison.of("reject") == [] and len(comparison.of("accept")) == 1
-    # made after B's regions were shown, leaving out "regulates" rejects it
-    later = {**accepted, "created_at": "2026-11-30T13:00:00Z"}
-    assert len(read_annotation(task, later, kb)[0].of("reject")) == 1
+    assert [a["id"] for a in completed_annotations(task)] == [4, 2, 3]
+    pair = two_annotators(task, "p-double")
+    assert pair is not None and [a["id"] for a in pair] == [4, 2]
+    task["annotations"].append(_annotation(5, 2, "2026-01-03"))
+    with pytest.raises(
+        SameAnnotatorError, match=r"task 7 \(pmid:7\) holds two annotations by u2@x \(ids 3 and 5\)"
+    ):
+        two_annotators(task, "p-double")
