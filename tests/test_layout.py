@@ -45,8 +45,6 @@ EXCEPTIONS: dict[str, str] = {
     "llm.openai": "a provider; tests/llm/test_providers.py runs every provider's wire format",
     "llm.base": "the Provider base; tests/llm/test_providers.py tests it through each provider",
     # Tested beside the module they serve, on the same data (a split would copy the fixtures).
-    "sample.mentions": "the pool's detection; tests/sample/test_distributed.py, test_phase1.py",
-    "sample.pool": "the mention pool and its cache; tests/sample/test_run.py, test_phase1.py",
     "scoring.runner": "what `goldloop score` runs; tests/cli/test_score.py",
     # The Label Studio workflow, tested against the session's real server by whole-loop tests.
     "studio.campaign": "a campaign's gold and sections; tests/studio/test_pull.py, test_status.py",
