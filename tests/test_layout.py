@@ -45,7 +45,6 @@ EXCEPTIONS: dict[str, str] = {
     "llm.openai": "a provider; tests/llm/test_providers.py runs every provider's wire format",
     "llm.base": "the Provider base; tests/llm/test_providers.py tests it through each provider",
     # Tested beside the module they serve, on the same data (a split would copy the fixtures).
-    "scoring.runner": "what `goldloop score` runs; tests/cli/test_score.py",
     # The Label Studio workflow, tested against the session's real server by whole-loop tests.
     "studio.campaign": "a campaign's gold and sections; tests/studio/test_pull.py, test_status.py",
     "studio.project": "the one project layer under every test of tests/studio/ (test_recovery.py)",
