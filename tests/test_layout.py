@@ -33,7 +33,7 @@ EXCEPTIONS: dict[str, str] = {
     "cli.interchange": "thin door; tests/interchange/ run `goldloop export/import`",
     "cli.kb": "thin door; tests/kb/derive/test_cli.py runs `goldloop kb derive`",
     "cli.llm_options": "the LLM commands' shared options; tests/cli/test_annotate.py runs them",
-    "cli.loop": "thin doors of push/pull/sync; tests/studio/test_loop.py runs them",
+    "cli.loop": "thin doors of push/pull/sync; tests/studio/test_loop.py, test_sync.py run them",
     "cli.pool": "thin door; tests/scoring/test_pooled.py runs `goldloop pool`",
     "cli.precision": "thin door; tests/precision/ and tests/studio/test_precision.py run it",
     "cli.sample": "thin door; tests/text/test_parse_cache.py, test_recorded_outputs.py run it",
@@ -44,11 +44,6 @@ EXCEPTIONS: dict[str, str] = {
     "llm.gemini": "a provider; tests/llm/test_providers.py runs every provider's wire format",
     "llm.openai": "a provider; tests/llm/test_providers.py runs every provider's wire format",
     "llm.base": "the Provider base; tests/llm/test_providers.py tests it through each provider",
-    # Tested beside the module they serve, on the same data (a split would copy the fixtures).
-    # The Label Studio workflow, tested against the session's real server by whole-loop tests.
-    "studio.campaign": "a campaign's gold and sections; tests/studio/test_pull.py, test_status.py",
-    "studio.project": "the one project layer under every test of tests/studio/ (test_recovery.py)",
-    "studio.sync": "push then pull; tests/studio/test_loop.py and test_recorded_outputs.py",
 }
 
 
