@@ -96,8 +96,9 @@ def test_without_basic_auth_only_loopback_peers_are_served(
             headers=basic_auth_header("ls", "s3cret"),
         )
         assert reply.status_code == 200
-    monkeypatch.setenv("GOLDLOOP_INSECURE", "1")
-    with TestClient(create_app(LEXICAL, lexical_predictor), client=remote) as client:
+    insecure = BackendSettings.from_env({"GOLDLOOP_INSECURE": "1"})  # as the door read it
+    assert insecure.annotator == LEXICAL.annotator and insecure.basic_auth is None
+    with TestClient(create_app(insecure, lexical_predictor), client=remote) as client:
         assert predict(client, tasks_of([MENTION_TEXT]), label_config).status_code == 200
 
 

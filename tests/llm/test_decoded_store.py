@@ -23,6 +23,7 @@ from goldloop.llm.decode import DocumentResult
 from goldloop.settings import DEMO_CORPUS
 from goldloop.text.lexical import LexicalAnnotator
 from goldloop.text.parse_cache import ENV_PATH
+from tests.conftest import use_environment
 from tests.fakes.llm_server import FakeLLMServer, FakeRequest
 
 
@@ -53,6 +54,7 @@ def parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 def cache_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "parse-cache.sqlite"
     monkeypatch.setenv(ENV_PATH, str(path))
+    use_environment(monkeypatch)
     return path
 
 
@@ -78,6 +80,7 @@ def fresh(
     """The same run with the parse cache off: every text parsed and detected."""
     with monkeypatch.context() as patch:
         patch.setenv(ENV_PATH, "off")
+        use_environment(patch)
         return run(documents, kb, nlp, **kw)
 
 
@@ -211,6 +214,7 @@ def test_with_the_parse_cache_off_nothing_is_stored(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv(ENV_PATH, "off")
+    use_environment(monkeypatch)
     run(documents[:5], kb, nlp)
     run(documents[:5], kb, nlp)
     assert len(parsed) == 10
@@ -291,6 +295,7 @@ def test_an_llm_rerun_reads_the_decoded_answers_and_equals_a_fresh_decode(
     # A fresh decode of the same cached answers, with the parse cache off, gives the same.
     with monkeypatch.context() as patch:
         patch.setenv(ENV_PATH, "off")
+        use_environment(patch)
         reference = llm_run(llm_server, answers, kb, nlp)
     assert again[0] == reference[0] == gold and again[2] == reference[2]
     assert without_cost(again[1]) == without_cost(reference[1])
