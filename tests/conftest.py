@@ -10,12 +10,13 @@ tests that need it, with the reason; in CI it fails them.
 
 from __future__ import annotations
 
+import csv
 import functools
 import io
 import os
 import shutil
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,8 +48,66 @@ def shared_kb() -> KB:
 
 @pytest.fixture(scope="session")
 def kb() -> KB:
-    """The bundled KB, the one every test shares (a special KB is a file of the test's own)."""
+    """The bundled KB, the one every test shares (a special KB is a file: ``write_kb``)."""
     return shared_kb()
+
+
+# A tiny pairs KB: one converse pair, symmetric relations, one plain relation.
+KB_HEADER = (
+    "entity_id,label,description,inverse_entity_id,inverse_label,inverse_source,"
+    "needs_review,is_symmetric,is_canonical,canonical_entity_id,example\n"
+)
+TINY_KB_ROWS = [
+    "R1,regulates,controls,R2,regulated by,passive_by,False,False,True,R1,",
+    "R2,regulated by,,R1,regulates,ro,False,False,False,R1,",
+    "S1,interacts with,,,,,False,True,True,S1,",
+    "P1,has part,,,,,False,False,True,P1,",
+    "E1,associates,,,,,False,True,True,E1,",
+    "E2,associated with,,,,,False,True,True,E2,",
+    "E3,linked with,,,,,False,True,True,E3,",
+]
+
+
+class KbWriter(Protocol):
+    def __call__(
+        self,
+        rows: Sequence[str] | None = None,
+        header: str = KB_HEADER,
+        name: str = "kb.csv",
+        *,
+        bundled: Callable[[list[dict[str, str]]], list[dict[str, str]]] | None = None,
+    ) -> Path: ...
+
+
+@pytest.fixture
+def write_kb(tmp_path: Path) -> KbWriter:
+    """The one way a test makes a special KB: a real file (``load_kb`` reads it as a user's),
+    returned by path. ``rows`` under ``header`` (default: the tiny KB), or ``bundled``: the
+    bundled KB's rows (as dicts) changed by a function."""
+
+    def write(
+        rows: Sequence[str] | None = None,
+        header: str = KB_HEADER,
+        name: str = "kb.csv",
+        *,
+        bundled: Callable[[list[dict[str, str]]], list[dict[str, str]]] | None = None,
+    ) -> Path:
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if bundled is not None:
+            with settings.BUNDLED_KB.open(encoding="utf-8", newline="") as handle:
+                reader = csv.DictReader(handle)
+                columns, table = list(reader.fieldnames or ()), bundled(list(reader))
+            with path.open("w", encoding="utf-8", newline="") as handle:
+                writer = csv.DictWriter(handle, fieldnames=columns)
+                writer.writeheader()
+                writer.writerows(table)
+            return path
+        lines = TINY_KB_ROWS if rows is None else rows
+        path.write_text(header + "\n".join(lines) + "\n", encoding="utf-8")
+        return path
+
+    return write
 
 
 @pytest.fixture(scope="session")
