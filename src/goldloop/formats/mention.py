@@ -3,7 +3,8 @@
 A span is ``[a, b)`` in code points of the document's Python string (as Label Studio 1.23 and
 every interchange format goldloop writes count them), ``surface == text[a:b]``; the relation is
 its KB id, with the label it was shown under and its direction where known. The records that
-speak of one mention (a precision study's judged mentions, the judge's claims) build on it.
+speak of one mention build on it: scoring's folded gold mentions (``scoring.regimes``), a
+precision study's judged mentions, the judge's claims.
 """
 
 from __future__ import annotations
