@@ -29,6 +29,7 @@ EXCEPTIONS: dict[str, str] = {
     "cli.baselines": "thin door; tests/scoring/test_baselines.py runs `goldloop baselines`",
     "cli.curate": "thin door; tests/studio/test_curate.py runs `goldloop curate`",
     "cli.demo": "thin door; test_recorded_outputs.py runs `goldloop demo`",
+    "cli.effect": "thin door; tests/studio/test_effect.py runs `goldloop effect`",
     "cli.gold": "thin door for `goldloop gold`; test_recorded_outputs.py runs it",
     "cli.interchange": "thin door; tests/interchange/ run `goldloop export/import`",
     "cli.kb": "thin door; tests/kb/derive/test_cli.py runs `goldloop kb derive`",

@@ -1,4 +1,6 @@
-"""docker/: no Docker engine runs here, so lint the Dockerfile and validate the compose file."""
+"""docker/ checked statically: the Dockerfile linted, the compose file against the Compose
+Specification and its wiring, the test stack's override limited to image lines.
+tests/stack/test_docker_stack.py brings the stack up for real."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[2]
 DOCKER = ROOT / "docker"
 SCHEMA = ROOT / "tests" / "data" / "compose" / "compose-spec.schema.json"
+OVERRIDE = DOCKER / "test" / "compose.images.yaml"
 
 
 @pytest.fixture(scope="module")
@@ -84,3 +87,13 @@ def test_compose_requires_the_backends_basic_auth(compose: dict) -> None:
     for name in ("BASIC_AUTH_USER", "BASIC_AUTH_PASS"):
         # ``:?`` refuses to start the stack when the variable is unset or empty.
         assert environment[name].startswith(f"${{{name}:?"), environment[name]
+
+
+def test_the_test_stack_swaps_only_image_lines(compose: dict) -> None:
+    # What the stack test runs is compose.yaml itself: its override may name other images only.
+    override = yaml.safe_load(OVERRIDE.read_text())
+    assert set(override) == {"services"}
+    assert set(override["services"]) == set(compose["services"])
+    for name, service in override["services"].items():
+        assert set(service) == {"image"}, name
+        assert service["image"].startswith("goldloop-test/"), name

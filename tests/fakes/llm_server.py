@@ -157,13 +157,18 @@ class PromptCaches:
 class FakeLLMServer:
     """The server; ``answer`` and ``latency_s`` may be changed while it runs."""
 
-    def __init__(self, answer: Answer = empty_answer, *, latency_s: float = 0.0) -> None:
+    def __init__(
+        self, answer: Answer = empty_answer, *, latency_s: float = 0.0, host: str = "127.0.0.1"
+    ) -> None:
+        """``host``: the address to listen on; containers reach the host on its Docker bridge."""
         self.answer = answer
         self.latency_s = latency_s
         self.requests: list[FakeRequest] = []
         self.request_count = 0
         self.in_flight = 0
         self.max_in_flight = 0
+        # Requests held now, by the client's address (which container of a stack is asking).
+        self.in_flight_from: Counter[str] = Counter()
         # Batch jobs: status reads before a job ends, and a per-request outcome script
         # (None: answered; "errored" or "expired": no answer for it in that job).
         self.batch_polls = 0
@@ -181,7 +186,7 @@ class FakeLLMServer:
         self._ids = itertools.count(1)
         self._failures: list[tuple[int, str | None, float]] = []
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._httpd = ThreadingHTTPServer((host, 0), _handler(self))
         self._httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
 
@@ -253,17 +258,19 @@ class FakeLLMServer:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _arrive(self) -> tuple[int, str | None, float] | None:
+    def _arrive(self, client: str) -> tuple[int, str | None, float] | None:
         """Count a request; the status of an injected failure, if one is due."""
         with self._lock:
             self.request_count += 1
             self.in_flight += 1
+            self.in_flight_from[client] += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
             return self._failures.pop(0) if self._failures else None
 
-    def _leave(self) -> None:
+    def _leave(self, client: str) -> None:
         with self._lock:
             self.in_flight -= 1
+            self.in_flight_from[client] -= 1
 
     def _respond(self, provider: str, request: FakeRequest) -> tuple[int, dict[str, Any]]:
         with self._lock:
@@ -672,7 +679,8 @@ def _handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
             else:
                 self._send(404, {"error": {"message": f"no route {path}"}})
                 return
-            failure = server._arrive()
+            client = self.client_address[0]
+            failure = server._arrive(client)
             try:
                 if server.latency_s:
                     time.sleep(server.latency_s)
@@ -687,7 +695,7 @@ def _handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                         return
                     self._send(status, payload)
             finally:
-                server._leave()
+                server._leave(client)
 
         def _send(self, status: int, payload: dict[str, Any], retry_after_s: float = 0) -> None:
             data = json.dumps(payload).encode("utf-8")

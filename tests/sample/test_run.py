@@ -24,6 +24,27 @@ SETTINGS = SampleSettings(n_primary=8, n_double=4, n_reserve=4, tail_top_k=10, s
 SMALL = replace(SETTINGS, n_primary=3, n_double=1, n_reserve=1)
 
 
+def test_blind_role_is_drawn_within_the_batch_and_reported_only_when_asked(
+    tmp_path: Path, kb: KB
+) -> None:
+    plain = run_sample(DEMO_CORPUS, tmp_path / "plain", kb, SETTINGS).report
+    assert "blind" not in plain["roles"] and "n_blind" not in plain["settings"]
+    blind = replace(SETTINGS, n_reserve=2, n_blind=2)
+    result = run_sample(DEMO_CORPUS, tmp_path / "blind", kb, blind)
+    r = result.report
+    assert r["roles"] == {"primary": 8, "double": 4, "reserve": 2, "blind": 2}
+    assert r["settings"]["n_blind"] == 2
+    rows = read_manifest(tmp_path / "blind")
+    # The same seed and batch size: the same documents and inclusion probabilities; only the
+    # last two of the shuffled draw changed role.
+    before = read_manifest(tmp_path / "plain")
+    assert [(x.doc_id, x.p_incl) for x in rows] == [(x.doc_id, x.p_incl) for x in before]
+    assert sorted(x.role for x in rows).count("blind") == 2
+    assert {x.role for x in read_documents(tmp_path / "blind")} == {
+        "primary", "double", "reserve", "blind",
+    }  # fmt: skip
+
+
 def test_first_batch_accounts_for_every_row(tmp_path: Path, kb: KB) -> None:
     result = run_sample(DEMO_CORPUS, tmp_path, kb, SETTINGS)
     r = result.report
@@ -149,3 +170,14 @@ def test_sampling_onto_an_existing_sample_words_the_users_situation(tmp_path: Pa
     )
     assert (out / "manifest.csv").read_bytes() == manifest
     assert cli(*args, "--extend").returncode == 0
+
+
+def test_the_sample_command_draws_blind_documents(tmp_path: Path, cli) -> None:
+    out = tmp_path / "s"
+    done = cli("sample", "--corpus", DEMO_CORPUS, "--out", out, "--n-primary", 4, "--n-double", 0,
+               "--n-reserve", 0, "--n-blind", 2, "--workers", 1)  # fmt: skip
+    assert done.returncode == 0, done.err
+    assert Counter(row.role for row in read_manifest(out)) == {"primary": 4, "blind": 2}
+    assert "role: blind" in done.out
+    bad = cli("sample", "--corpus", DEMO_CORPUS, "--out", tmp_path / "t", "--n-blind", -1)
+    assert bad.returncode == 2 and "--n-blind" in bad.err

@@ -71,8 +71,30 @@ def test_allocation_never_exceeds_the_pool_and_falls_back_to_unweighted_strata()
 
 def test_role_counts_keep_proportions_when_the_pool_runs_short() -> None:
     sizes = {"primary": 10, "double": 5, "reserve": 5}
-    assert role_counts(20, sizes) == sizes
-    assert role_counts(15, sizes) == {"primary": 7, "double": 4, "reserve": 4}
+    assert role_counts(20, sizes) == {**sizes, "blind": 0}
+    assert role_counts(15, sizes) == {"primary": 7, "double": 4, "reserve": 4, "blind": 0}
+    blind = {**sizes, "blind": 5}
+    assert role_counts(25, blind) == blind
+    assert role_counts(20, blind) == {"primary": 8, "double": 4, "reserve": 4, "blind": 4}
+
+
+def test_blind_documents_come_from_the_same_draw_and_leave_the_others_unchanged() -> None:
+    """Blind is the last role: the same seed draws the same documents with the same p_incl, and
+    the documents the three first roles get are those they got without blind ones."""
+    remaining = {
+        "y0-low-common": [_doc(i, 2000, 1) for i in range(10)],
+        "y1-none": [_doc(i, 2005, 0) for i in range(10, 14)],
+    }
+    allocation = {"y0-low-common": 5, "y1-none": 2}
+    without = draw(remaining, allocation, {"primary": 4, "double": 2, "reserve": 1},
+                   random.Random("7:0"))  # fmt: skip
+    with_blind = draw(remaining, allocation, {"primary": 4, "double": 2, "reserve": 0, "blind": 1},
+                      random.Random("7:0"))  # fmt: skip
+    assert [(d.doc.doc_id, d.p_incl) for d in with_blind] == [
+        (d.doc.doc_id, d.p_incl) for d in without
+    ]
+    assert [d.role for d in with_blind] == [*[d.role for d in without][:-1], "blind"]
+    assert {d.p_incl for d in with_blind if d.stratum == "y1-none"} == {0.5}
 
 
 def test_boundaries_and_stratum_names() -> None:

@@ -20,6 +20,7 @@ Outside CI a missing PostgreSQL, Redis or Label Studio skips these tests with th
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import shutil
 import signal
@@ -42,13 +43,38 @@ from goldloop.errors import GoldloopError
 from goldloop.studio import server
 from tests.backend.conftest import free_port, redis_binary, wait_for_port
 from tests.conftest import REPO, LabelStudioServer, environment, in_ci, serving
-from tests.fakes.llm_server import FakeLLMServer
+from tests.fakes.llm_server import FakeLLMServer, FakeRequest
 
 REPLICAS = ("a", "b")  # docker/compose.yaml: deploy.replicas
 REPLICA_WORKERS = 2  # docker/compose.yaml: WORKERS, ${BACKEND_WORKERS:-2}
 POSTGRES_ENV = "GOLDLOOP_TEST_POSTGRES"
 DEFAULT_POSTGRES = "postgresql://postgres@127.0.0.1:5432/postgres"
 GOLDLOOP = Path(sys.executable).parent / "goldloop"
+
+
+def verbs_answer(request: FakeRequest) -> str:
+    """The fake provider's script: a mention for each of these verbs the text holds."""
+    found = [
+        {"surface": verb, "occurrence": 1, "label": verb, "direction": "forward"}
+        for verb in ("activates", "upregulates")
+        if verb in request.user
+    ]
+    return json.dumps({"mentions": found})
+
+
+def retrieve_predictions(client: Any, project_id: int, task_ids: list[int]) -> None:
+    """Label Studio's "Retrieve predictions" action: one /predict for these tasks. The SDK's own
+    retries are off: an operator's click is one call (a retried action would hide a kill)."""
+    client.actions.create(
+        id="retrieve_tasks_predictions",
+        project=project_id,
+        selected_items={"all": False, "included": task_ids},
+        request_options={"max_retries": 0},
+    )
+
+
+def surfaces(prediction: dict[str, Any]) -> list[str]:
+    return [r["value"]["text"] for r in prediction["result"] if r["from_name"] == "mention"]
 
 
 def unavailable(reason: str) -> None:

@@ -5,7 +5,6 @@ has exactly one), and Redis stopped (predictions go on without the shared cache)
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 import uuid
@@ -15,19 +14,9 @@ import pytest
 
 from goldloop.studio.label_config import render_label_config
 from tests.conftest import shared_kb
-from tests.fakes.llm_server import FakeRequest
-from tests.stack.conftest import Stack
+from tests.stack.conftest import Stack, retrieve_predictions, surfaces, verbs_answer
 
 pytestmark = [pytest.mark.studio, pytest.mark.slow]
-
-
-def answer(request: FakeRequest) -> str:
-    found = [
-        {"surface": verb, "occurrence": 1, "label": verb, "direction": "forward"}
-        for verb in ("activates", "upregulates")
-        if verb in request.user
-    ]
-    return json.dumps({"mentions": found})
 
 
 def project_with(stack: Stack, texts: list[str]) -> tuple[int, list[int]]:
@@ -43,14 +32,7 @@ def project_with(stack: Stack, texts: list[str]) -> tuple[int, list[int]]:
 
 
 def retrieve(stack: Stack, project_id: int, task_ids: list[int]) -> None:
-    """Label Studio's "Retrieve predictions" action: one /predict for these tasks. The SDK's own
-    retries are off: an operator's click is one call (a retried action would hide the kill)."""
-    stack.studio.client.actions.create(
-        id="retrieve_tasks_predictions",
-        project=project_id,
-        selected_items={"all": False, "included": task_ids},
-        request_options={"max_retries": 0},
-    )
+    retrieve_predictions(stack.studio.client, project_id, task_ids)
 
 
 def retrieve_quietly(stack: Stack, project_id: int, task_ids: list[int], errors: list[str]) -> None:
@@ -69,13 +51,9 @@ def predictions(stack: Stack, task_id: int) -> list[dict[str, Any]]:
     return [p.dict() for p in stored]
 
 
-def surfaces(prediction: dict[str, Any]) -> list[str]:
-    return [r["value"]["text"] for r in prediction["result"] if r["from_name"] == "mention"]
-
-
 @pytest.fixture(autouse=True)
 def scripted(stack: Stack) -> None:
-    stack.llm.answer = answer
+    stack.llm.answer = verbs_answer
     stack.llm.latency_s = 0.0
 
 

@@ -30,6 +30,8 @@ PURE = (
     "goldloop.studio.effort",
     "goldloop.studio.campaign",
     "goldloop.studio.status",
+    "goldloop.studio.effect",
+    "goldloop.scoring.effect",
     "goldloop.studio.label_config",
     "goldloop.formats.documents",
     "goldloop.scoring.inputs",

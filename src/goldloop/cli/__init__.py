@@ -19,6 +19,7 @@ from goldloop.cli import backend as backend_commands
 from goldloop.cli import baselines as baselines_commands
 from goldloop.cli import curate as curate_commands
 from goldloop.cli import demo as demo_commands
+from goldloop.cli import effect as effect_commands
 from goldloop.cli import gold as gold_commands
 from goldloop.cli import interchange as interchange_commands
 from goldloop.cli import kb as kb_commands
@@ -67,6 +68,7 @@ app.command("curate")(curate_commands.curate_command)
 app.add_typer(sheet_commands.app, name="sheet")
 app.command("status")(status_commands.status_command)
 app.command("effort")(status_commands.effort_command)
+app.command("effect")(effect_commands.effect_command)
 app.command("demo")(demo_commands.demo)
 app.command("backend")(backend_commands.backend)
 app.command("agree")(agree_commands.agree)

@@ -71,7 +71,7 @@ RolesOption = Annotated[
         help=f"Comma-separated roles ({', '.join(ROLES)}); documents without a role are kept.",
     ),
 ]
-DEFAULT_ROLES = "primary,double"
+DEFAULT_ROLES = "primary,double,blind"  # blind documents are pre-annotated for NAME
 
 
 def open_kb(path: Path | None, equivalences: Path | None = None) -> KB:

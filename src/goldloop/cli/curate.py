@@ -34,6 +34,11 @@ def curate_command(
             [
                 ("double project", report.double_project),
                 ("double tasks", report.double_tasks),
+                *(
+                    [("blind documents (with and without candidates)", report.blind_documents)]
+                    if report.blind_documents is not None
+                    else []
+                ),
                 ("with fewer than two annotators", report.fewer_than_two),
                 ("agreed (to the gold as they are)", report.agreed),
                 ("disputed", report.disputed),

@@ -83,6 +83,14 @@ def sample(
     n_reserve: Annotated[
         int, typer.Option(min=0, help="Documents with role reserve (held back).")
     ] = DEFAULTS.n_reserve,
+    n_blind: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="Documents with role blind (annotated once without candidates in NAME-blind and"
+            " once with them in NAME, by two people: what pre-annotation saves; see `effect`).",
+        ),
+    ] = DEFAULTS.n_blind,
     tail_top_k: Annotated[
         int,
         typer.Option(min=0, help="Labels outside the pool's K most frequent mark a tail document."),
@@ -130,6 +138,7 @@ def sample(
         n_primary=n_primary,
         n_double=n_double,
         n_reserve=n_reserve,
+        n_blind=n_blind,
         tail_top_k=tail_top_k,
         tail_weight=tail_weight,
         none_fraction=none_fraction,

@@ -37,6 +37,7 @@ from goldloop.sample.pool import (
     write_pool,
 )
 from goldloop.sample.strata import (
+    OPTIONAL_ROLES,
     ROLES,
     Boundaries,
     Drawn,
@@ -58,6 +59,7 @@ class SampleSettings:
     n_primary: int = 100
     n_double: int = 20
     n_reserve: int = 30
+    n_blind: int = 0
     tail_top_k: int = 50
     tail_weight: float = 2.0
     none_fraction: float = 0.1
@@ -91,11 +93,16 @@ class SampleSettings:
 
     @property
     def role_sizes(self) -> dict[str, int]:
-        return {"primary": self.n_primary, "double": self.n_double, "reserve": self.n_reserve}
+        return {
+            "primary": self.n_primary,
+            "double": self.n_double,
+            "reserve": self.n_reserve,
+            "blind": self.n_blind,
+        }
 
     @property
     def batch_total(self) -> int:
-        return self.n_primary + self.n_double + self.n_reserve
+        return sum(self.role_sizes.values())
 
 
 @dataclass(frozen=True)
@@ -161,7 +168,7 @@ def run_sample(
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "corpus": str(corpus_path),
         "exclude_corpora": [str(p) for p in exclude],
-        "settings": asdict(settings),
+        "settings": _settings_report(settings),
         "kb": {"path": str(kb.path), "sha256": kb.sha256},
         "pool_cache": {
             "hit": pool.cache_hit,
@@ -276,6 +283,15 @@ def _strata_report(
     return dict(sorted(report.items()))
 
 
+def _settings_report(settings: SampleSettings) -> dict[str, Any]:
+    """The settings as the report records them; an optional role's size only when asked for."""
+    return {
+        key: value
+        for key, value in asdict(settings).items()
+        if not (key.removeprefix("n_") in OPTIONAL_ROLES and value == 0)
+    }
+
+
 def _draw_report(rows: list[ManifestRow], settings: SampleSettings) -> dict[str, Any]:
     requested = sum(settings.role_sizes.values())
     return {
@@ -283,7 +299,11 @@ def _draw_report(rows: list[ManifestRow], settings: SampleSettings) -> dict[str,
         "drawn": len(rows),
         "shortfall": requested - len(rows),
         "negative_controls": sum(r.n_verb_mentions == 0 for r in rows),
-        "roles": {role: sum(r.role == role for r in rows) for role in ROLES},
+        "roles": {
+            role: sum(r.role == role for r in rows)
+            for role in ROLES
+            if role not in OPTIONAL_ROLES or settings.role_sizes[role]
+        },
     }
 
 

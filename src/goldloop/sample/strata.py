@@ -23,7 +23,12 @@ import numpy as np
 
 from goldloop.sample.pool import PoolDoc
 
-ROLES = ("primary", "double", "reserve")
+ROLES = ("primary", "double", "reserve", "blind")
+# A blind document is annotated without candidates in NAME-blind and with them in NAME, by two
+# people: the paired documents that measure what pre-annotation saves and anchors (README,
+# "What pre-annotation costs and saves"). Last, so a batch without blind documents draws exactly
+# as before; listed in a report only when asked for, so such a report reads as before.
+OPTIONAL_ROLES = ("blind",)
 MERGED = "merged"
 
 

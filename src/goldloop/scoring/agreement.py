@@ -12,8 +12,9 @@ agreement of :mod:`goldloop.scoring.span_agreement` (span F1, α_u, incomplete p
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache, partial
 from typing import Any
 
 import numpy as np
@@ -188,7 +189,10 @@ def agreement(
         for pair in _pair_document(doc_a.doc_id, doc_a.ground_truth, doc_b.ground_truth)
     ]
     raw = [(_id(p.a), _id(p.b)) for p in pairs]
-    folded = None if kb is None else [(_folded_id(p.a, kb), _folded_id(p.b, kb)) for p in pairs]
+    folded = None
+    if kb is not None:
+        fold_id = cache(kb.fold_id)  # a report meets a few hundred ids on thousands of spans
+        folded = [(_folded_id(p.a, fold_id), _folded_id(p.b, fold_id)) for p in pairs]
     directions = direction_pairs(pairs, kb)
     confusion: dict[str, Counter[str]] = {}
     for a, b in folded if folded is not None else raw:
@@ -214,11 +218,12 @@ def direction_pairs(pairs: Sequence[SpanPair], kb: KB | None) -> list[tuple[str,
     sides. Other pairs count where both sides give a direction (folded with the relation).
     """
     out: list[tuple[str, str]] = []
+    fold = cache(partial(fold_answer, kb))  # each distinct (id, direction) folded once
     for pair in pairs:
         if pair.a is None or pair.b is None:
             continue
-        relation_id, direction_a = fold_answer(kb, pair.a.entity_id, pair.a.direction)
-        other_id, direction_b = fold_answer(kb, pair.b.entity_id, pair.b.direction)
+        relation_id, direction_a = fold(pair.a.entity_id, pair.a.direction)
+        other_id, direction_b = fold(pair.b.entity_id, pair.b.direction)
         if relation_id != other_id or relation_id is None:
             continue
         relation = kb.get(relation_id) if kb is not None else None
@@ -233,8 +238,8 @@ def _id(hit: Hit | None) -> str:
     return NONE if hit is None else hit.entity_id
 
 
-def _folded_id(hit: Hit | None, kb: KB) -> str:
-    return NONE if hit is None else kb.fold_id(hit.entity_id)
+def _folded_id(hit: Hit | None, fold_id: Callable[[str], str]) -> str:
+    return NONE if hit is None else fold_id(hit.entity_id)
 
 
 def corpus_agreement(
@@ -256,7 +261,11 @@ def corpus_agreement(
         by_doc[pair.doc_id].append(pair)
     blocks = [("kappa_entity_id", [[(_id(p.a), _id(p.b)) for p in by_doc[d]] for d in doc_ids])]
     if kb is not None:
-        folded = [[(_folded_id(p.a, kb), _folded_id(p.b, kb)) for p in by_doc[d]] for d in doc_ids]
+        fold_id = cache(kb.fold_id)
+        folded = [
+            [(_folded_id(p.a, fold_id), _folded_id(p.b, fold_id)) for p in by_doc[d]]
+            for d in doc_ids
+        ]
         blocks.append(("kappa_entity_id_folded", folded))
     blocks.append(("kappa_direction", [direction_pairs(by_doc[d], kb) for d in doc_ids]))
     headline = "kappa_entity_id" if kb is None else "kappa_entity_id_folded"

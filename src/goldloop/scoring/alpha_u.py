@@ -20,8 +20,9 @@ disagree by chance (one category throughout, or no characters).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 
@@ -80,69 +81,107 @@ def alpha_u(
 
 def alpha_counts(documents: Sequence[tuple[int, Sequence[Unit], Sequence[Unit]]]) -> np.ndarray:
     """One row of additive counts per ``(length, units_a, units_b)`` document, ``2 + 2 (K + 1)``
-    columns (see the module docstring; a document of no characters counts nothing).
+    columns (see the module docstring; a document of no characters counts nothing)."""
+    index = category_index([side for _, *sides in documents for side in sides])
+    lengths = [length for length, _, _ in documents]
+
+    def side(units: Sequence[Sequence[Unit]]) -> UnitArrays:
+        flat = chain.from_iterable(
+            (d, a, b, index[c])
+            for d, (length, document) in enumerate(zip(lengths, units, strict=True))
+            if length > 0
+            for a, b, c in document
+        )
+        doc, a, b, c = np.fromiter(flat, dtype=np.int64).reshape(-1, 4).T
+        return doc, a, b, c
+
+    sides = [side([a for _, a, _ in documents]), side([b for _, _, b in documents])]
+    return unit_counts(np.array(lengths, dtype=np.int64), sides, len(index) + 1)
+
+
+# One annotator's units of every document: document (row), start, end, category (1..K).
+UnitArrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def unit_counts(lengths: np.ndarray, units: Sequence[UnitArrays], k: int) -> np.ndarray:
+    """:func:`alpha_counts` of documents of ``lengths`` whose two annotators' ``units`` are
+    given as arrays, ``k`` categories with the gap (units of documents of no characters are left
+    out).
 
     All documents at once, laid end to end (no unit crosses a document's end): numpy's cost
     per call, not per document.
     """
-    index = category_index([side for _, *sides in documents for side in sides])
-    k = len(index) + 1
-    out = np.zeros((len(documents), _FIRST + 2 * k), dtype=np.int64)
-    lengths = np.array([max(length, 0) for length, _, _ in documents], dtype=np.int64)
+    out = np.zeros((len(lengths), _FIRST + 2 * k), dtype=np.int64)
+    lengths = np.maximum(lengths, 0)
     starts = np.concatenate(([0], np.cumsum(lengths)))
-    given = [length for length, _, _ in documents]
-    sides = [
-        _side(given, [a for _, a, _ in documents], index, starts),
-        _side(given, [b for _, _, b in documents], index, starts),
-    ]
+    sides = [_side(lengths, side, starts) for side in units]
     # Unit against unit within a document: the characters each pair shares.
     (doc1, a1, b1, c1, cover1), (doc2, a2, b2, c2, cover2) = sides
-    first, second = _pairs_within(doc1, doc2, len(documents))
+    first, second = _pairs_within(doc1, doc2, len(lengths))
     shared = np.clip(np.minimum(b1[first], b2[second]) - np.maximum(a1[first], a2[second]), 0, None)
     np.add.at(out[:, _TOTAL], doc1[first], shared)
     same = c1[first] == c2[second]
     np.add.at(out[:, _AGREE], doc1[first][same], shared[same])
     # A unit against the other side's gap: its characters the other side left uncovered.
-    prefixes = [np.concatenate(([0], np.cumsum(cover))) for cover in (cover1, cover2)]
-    for (doc, a, b, _, _), prefix in zip(sides, prefixes[::-1], strict=True):
-        np.add.at(out[:, _TOTAL], doc, (b - a) - (prefix[b] - prefix[a]))
-    both_gap = np.concatenate(([0], np.cumsum(~cover1 & ~cover2)))
-    both_gap = both_gap[starts[1:]] - both_gap[starts[:-1]]
+    for (doc, a, b, _, _), cover in zip(sides, (cover2, cover1), strict=True):
+        np.add.at(out[:, _TOTAL], doc, (b - a) - (_covered(cover, b) - _covered(cover, a)))
+    # Characters neither side covers: the length less what the units of both cover.
+    either = np.concatenate([a1, a2]), np.concatenate([b1, b2])
+    order = np.argsort(either[0], kind="stable")
+    covered = _covered(_cover(either[0][order], either[1][order]), starts)
+    both_gap = lengths - np.diff(covered)
     out[:, _AGREE] += both_gap
     out[:, _TOTAL] += both_gap
-    for (doc, a, b, c, _), prefix in zip(sides, prefixes, strict=True):
+    for doc, a, b, c, cover in sides:
         span = b - a
         np.add.at(out, (doc, _FIRST + c), span)
         np.add.at(out, (doc, _FIRST + k + c), span * span)
-        gap = lengths - (prefix[starts[1:]] - prefix[starts[:-1]])
+        gap = lengths - np.diff(_covered(cover, starts))
         out[:, _FIRST] += gap
         out[:, _FIRST + k] += gap
     return out
 
 
+# The characters some units cover, as disjoint intervals: starts, ends, and the characters
+# covered before each; from units sorted by start, without a character-by-character array.
+Cover = tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
 def _side(
-    lengths: Sequence[int],
-    units: Sequence[Sequence[Unit]],
-    index: Mapping[str, int],
-    starts: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    lengths: np.ndarray, units: UnitArrays, starts: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Cover]:
     """One annotator's distinct units of every document (document, start, end, category; offsets
-    in the documents laid end to end) and which characters some unit covers."""
-    rows: list[tuple[int, int, int, int]] = []
-    for d, (length, document) in enumerate(zip(lengths, units, strict=True)):
-        if length <= 0:
-            continue
-        kept = sorted({(a, b, c) for a, b, c in document if b > a})
-        if any(a < 0 or b > length for a, b, _ in kept):
-            raise ValueError(f"a unit lies outside its document of {length} characters")
-        start = int(starts[d])
-        rows += [(d, start + a, start + b, index[c]) for a, b, c in kept]
-    doc, a, b, c = np.array(rows, dtype=np.int64).reshape(-1, 4).T
-    # +1 at each start, −1 at each end, running sum.
-    steps = np.zeros(int(starts[-1]) + 1, dtype=np.int64)
-    np.add.at(steps, a, 1)
-    np.add.at(steps, b, -1)
-    return doc, a, b, c, np.cumsum(steps[:-1]) > 0
+    in the documents laid end to end, in document order) and the characters they cover."""
+    doc, a, b, c = units
+    kept = (b > a) & (lengths[doc] > 0)
+    if np.any((a[kept] < 0) | (b[kept] > lengths[doc[kept]])):
+        length = int(lengths[doc[kept][(a[kept] < 0) | (b[kept] > lengths[doc[kept]])][0]])
+        raise ValueError(f"a unit lies outside its document of {length} characters")
+    # Identical units of one annotator count once; rows sorted by document, then offsets.
+    rows = np.unique(np.stack([doc, a, b, c], axis=1)[kept], axis=0).reshape(-1, 4)
+    doc, a, b, c = rows.T
+    a, b = a + starts[doc], b + starts[doc]
+    return doc, a, b, c, _cover(a, b)
+
+
+def _cover(a: np.ndarray, b: np.ndarray) -> Cover:
+    """:data:`Cover` of the units ``[a, b)``, sorted by ``a``. A unit starting at or after the
+    end of all before it starts an interval (touching ones too: none crosses a document's end)."""
+    reach = np.maximum.accumulate(b) if len(b) else b
+    first = np.flatnonzero(np.concatenate(([True], a[1:] >= reach[:-1])))[: len(a)]
+    ends = reach[np.concatenate((first[1:] - 1, [len(a) - 1]))] if len(a) else reach
+    begins = a[first]
+    return begins, ends, np.concatenate(([0], np.cumsum(ends - begins)))[:-1]
+
+
+def _covered(cover: Cover, x: np.ndarray) -> np.ndarray:
+    """How many characters before each offset ``x`` the cover holds."""
+    begins, ends, before = cover
+    if not len(begins):
+        return np.zeros(len(x), dtype=np.int64)
+    j = np.searchsorted(begins, x, side="right") - 1  # the last interval starting at or before x
+    at = np.maximum(j, 0)
+    return np.where(j >= 0, before[at] + np.minimum(x, ends[at]) - begins[at], 0)
 
 
 def _pairs_within(doc1: np.ndarray, doc2: np.ndarray, n_docs: int) -> tuple[np.ndarray, np.ndarray]:

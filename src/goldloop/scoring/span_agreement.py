@@ -15,8 +15,10 @@ one side marked, leniently: the ones κ pairs with ``∅``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +27,7 @@ import numpy as np
 from goldloop.files.atomic import atomic_open
 from goldloop.formats.gold import Document, Hit, paused_gc
 from goldloop.kb import KB
-from goldloop.scoring.alpha_u import AlphaU, Unit, alpha_counts, alpha_from_counts, alpha_value
+from goldloop.scoring.alpha_u import AlphaU, alpha_from_counts, alpha_value, unit_counts
 from goldloop.scoring.bootstrap import document_bootstrap, ratio
 from goldloop.scoring.folding import fold_answer
 from goldloop.scoring.matching import match_spans
@@ -129,45 +131,62 @@ def span_agreement(
     """
     # Many small tuples and none in a cycle: the collector's passes would only cost time.
     with paused_gc():
-        labelled = [_labelled(doc_a.ground_truth, kb) for doc_a, _ in shared]
-        labelled_b = [_labelled(doc_b.ground_truth, kb) for _, doc_b in shared]
-        relations = sorted({r for doc in labelled + labelled_b for _, _, r, _ in doc})
-        directions = sorted({d for doc in labelled + labelled_b for _, _, _, d in doc})
+        label = Labeller(kb)
+        labelled = [label(doc_a.ground_truth) for doc_a, _ in shared]
+        labelled_b = [label(doc_b.ground_truth) for _, doc_b in shared]
+        relations = sorted({r for r, _ in label.folded.values()})
+        directions = sorted({d for _, d in label.folded.values()})
         # Columns: overall, labelled, each relation, each direction; four counts each.
         group_of = {key: g for g, key in enumerate([*relations, *directions], start=2)}
-        counts = _group_counts(labelled, labelled_b, group_of)
+        arrays = [_span_arrays(side, group_of) for side in (labelled, labelled_b)]
+        counts: np.ndarray = span_counts(labelled, labelled_b, group_of, arrays)
         if weights is not None:
-            counts *= np.array([weights.get(a.doc_id, 1.0) for a, _ in shared])[:, None]
+            counts = counts * np.array([weights.get(a.doc_id, 1.0) for a, _ in shared])[:, None]
         totals = counts.sum(axis=0)
         # One bootstrap for every figure: the same resamples, drawn once.
-        alpha_spans = alpha_counts(_units(shared, labelled, labelled_b, False))
-        alpha_relations = alpha_counts(_units(shared, labelled, labelled_b, True))
+        lengths = np.array([len(doc_a.text) for doc_a, _ in shared], dtype=np.int64)
+        # α_u's units are the spans: one category (none without spans), or the relations, in
+        # sorted order from 1 (alpha_u.category_index), read through each relation's group.
+        alpha_spans = unit_counts(
+            lengths,
+            [(doc, a, b, np.ones_like(doc)) for doc, a, b, _, _ in arrays],
+            1 + bool(label.folded),
+        )
+        category = np.zeros(len(group_of) + 2, dtype=np.int64)
+        category[[group_of[r] for r in relations]] = np.arange(1, len(relations) + 1)
+        alpha_relations = unit_counts(
+            lengths,
+            [(doc, a, b, category[g]) for doc, a, b, g, _ in arrays],
+            1 + len(relations),
+        )
         ends = np.cumsum([counts.shape[1], alpha_spans.shape[1], alpha_relations.shape[1]])
 
         def metrics(sums: np.ndarray) -> dict[str, np.ndarray]:
+            # α_u sums its counts across columns: in the row order it always had.
             return {
                 **_f1_of_groups(sums[:, : ends[0]]),
-                "alpha:spans": alpha_from_counts(sums[:, ends[0] : ends[1]]),
-                "alpha:relations": alpha_from_counts(sums[:, ends[1] :]),
+                "alpha:spans": alpha_from_counts(np.ascontiguousarray(sums[:, ends[0] : ends[1]])),
+                "alpha:relations": alpha_from_counts(np.ascontiguousarray(sums[:, ends[1] :])),
             }
 
-        intervals = document_bootstrap(
-            np.hstack([counts, alpha_spans, alpha_relations]), metrics, n_boot, seed, level
-        )
+        every = np.hstack([counts, alpha_spans, alpha_relations], dtype=float)
+        intervals = document_bootstrap(every, metrics, n_boot, seed, level)
 
     # Every group's figures at once: rows are groups; columns n_a, n_b, strict, lenient.
     by_group = totals.reshape(-1, 4)
     paired = by_group[:, 2:]
-    f1s = ratio(2 * paired, (by_group[:, 0] + by_group[:, 1])[:, None])
-    precisions = ratio(paired, by_group[:, 1:2])
-    recalls = ratio(paired, by_group[:, 0:1])
+    # As Python floats at once (NaN: undefined), not one numpy scalar at a time.
+    f1s = _values(ratio(2 * paired, (by_group[:, 0] + by_group[:, 1])[:, None]))
+    precisions = _values(ratio(paired, by_group[:, 1:2]))
+    recalls = _values(ratio(paired, by_group[:, 0:1]))
+    sizes = by_group[:, :2].astype(float).tolist()
 
     def figures(group: int) -> dict[str, Figure]:
         return {
             mode: Figure(
-                f1=_value(f1s[group, i]),
-                precision=_value(precisions[group, i]),
-                recall=_value(recalls[group, i]),
+                f1=f1s[group][i],
+                precision=precisions[group][i],
+                recall=recalls[group][i],
                 interval=intervals.get(f"{group}:{mode}", [None, None]),
             )
             for i, mode in enumerate(MODES)
@@ -177,8 +196,8 @@ def span_agreement(
         found = figures(group)
         return GroupRow(
             key=key,
-            n_a=float(totals[4 * group]),
-            n_b=float(totals[4 * group + 1]),
+            n_a=sizes[group][0],
+            n_b=sizes[group][1],
             f1_strict=found["strict"].f1,
             f1_lenient=found["lenient"].f1,
             interval_strict=found["strict"].interval,
@@ -209,8 +228,9 @@ def headline_counts(shared: Sequence[tuple[Document, Document]], kb: KB | None) 
     pairs, for all spans and then for labelled pairs: the counts of the headline span F1s, to be
     summed with any weights (:func:`headline_f1`)."""
     counts = np.zeros((len(shared), 8))
+    label = Labeller(kb)
     for d, (doc_a, doc_b) in enumerate(shared):
-        hits_a, hits_b = _labelled(doc_a.ground_truth, kb), _labelled(doc_b.ground_truth, kb)
+        hits_a, hits_b = label(doc_a.ground_truth), label(doc_b.ground_truth)
         counts[d, 0:4] = [len(hits_a), len(hits_b), *_paired(_spans(hits_a), _spans(hits_b))]
         counts[d, 4:6] = [len(hits_a), len(hits_b)]
         keyed_a, keyed_b = _grouped(hits_a, slice(2, 4)), _grouped(hits_b, slice(2, 4))
@@ -234,15 +254,122 @@ def headline_f1(sums: np.ndarray) -> dict[str, np.ndarray]:
 _Labelled = tuple[int, int, str, str]
 
 
-def _labelled(hits: Sequence[Hit], kb: KB | None) -> list[_Labelled]:
-    out = []
-    for hit in hits:
-        relation_id, direction = fold_answer(kb, hit.entity_id, hit.direction)
-        relation = kb.get(str(relation_id)) if kb is not None else None
+class Labeller:
+    """Hits as compared: each distinct (id, direction) folded through the KB once (a report
+    meets a few hundred of them on thousands of hits); ``folded`` holds those it met."""
+
+    def __init__(self, kb: KB | None) -> None:
+        self.kb = kb
+        self.folded: dict[tuple[str, str | None], tuple[str, str]] = {}
+
+    def __call__(self, hits: Sequence[Hit]) -> list[_Labelled]:
+        out = []
+        for hit in hits:
+            key = (hit.entity_id, hit.direction)
+            found = self.folded.get(key)
+            if found is None:
+                found = self.folded[key] = self._fold(*key)
+            out.append((hit.a, hit.b, *found))
+        return out
+
+    def _fold(self, entity_id: str, direction: str | None) -> tuple[str, str]:
+        relation_id, direction = fold_answer(self.kb, entity_id, direction)
+        relation = self.kb.get(str(relation_id)) if self.kb is not None else None
         if relation is not None and relation.is_symmetric:
             direction = "symmetric"
-        out.append((hit.a, hit.b, str(relation_id), direction or "none"))
-    return out
+        return str(relation_id), direction or "none"
+
+
+def span_counts(
+    labelled_a: list[list[_Labelled]],
+    labelled_b: list[list[_Labelled]],
+    group_of: dict[str, int],
+    arrays: Sequence[SpanArrays],
+) -> np.ndarray:
+    """:func:`_group_counts`'s counts, read off the overlapping pairs where that is the same.
+
+    When no span of a document overlaps two spans of the other side (the usual case), the greedy
+    matcher pairs exactly the overlapping spans, whichever subset it is given (one relation, one
+    relation and direction; strict: those at the same offsets). Those documents' counts are read
+    off their overlapping pairs, all documents at once; the others (a span overlapping two, an
+    empty or reversed span) are matched by :func:`_group_counts`. ``arrays``: each side's
+    :func:`_span_arrays`.
+    """
+    n_docs, width = len(labelled_a), 4 * len(group_of) + 8
+    sides = list(arrays)
+    other = np.zeros(n_docs, dtype=bool)  # documents _group_counts matches
+    for doc, a, b, _, _ in sides:
+        other[doc[(a < 0) | (a >= b)]] = True
+    kept = [~other[side[0]] for side in sides]
+    (doc1, a1, b1, rel1, dir1), (doc2, a2, b2, rel2, dir2) = (
+        tuple(column[keep] for column in side) for side, keep in zip(sides, kept, strict=True)
+    )
+    # The documents end to end, a character apart, so no span overlaps another document's.
+    ends = np.zeros(n_docs, dtype=np.int64)
+    np.maximum.at(ends, doc1, b1)
+    np.maximum.at(ends, doc2, b2)
+    start = np.concatenate(([0], np.cumsum(ends + 1)[:-1]))
+    a1, b1, a2, b2 = a1 + start[doc1], b1 + start[doc1], a2 + start[doc2], b2 + start[doc2]
+    # Spans of the other side each span overlaps: those starting before its end, less those
+    # ending at or before its start (all of which start before its end).
+    degree1 = np.searchsorted(np.sort(a2), b1) - np.searchsorted(np.sort(b2), a1, side="right")
+    degree2 = np.searchsorted(np.sort(a1), b2) - np.searchsorted(np.sort(b1), a2, side="right")
+    other[doc1[degree1 > 1]] = True
+    other[doc2[degree2 > 1]] = True
+    # A span overlapping one: it is the last of the other side to start before its end, unless
+    # that one lies nested before it (then matched by _group_counts).
+    by_start = np.argsort(a2, kind="stable")
+    first = np.flatnonzero(degree1 == 1)
+    second = by_start[np.searchsorted(a2[by_start], b1[first]) - 1]
+    nested = b2[second] <= a1[first]
+    other[doc1[first[nested]]] = True
+    first, second = first[~nested], second[~nested]
+    strict = (a1[first] == a2[second]) & (b1[first] == b2[second])
+    same_relation = rel1[first] == rel2[second]
+    same_key = same_relation & (dir1[first] == dir2[second])
+    doc = doc1[first]
+    # Columns as _group_counts: n_a, n_b, strict and lenient pairs per group (0: all spans, 1:
+    # labelled, then relations and directions); a strict pair also counts leniently.
+    columns = [
+        (doc1, 0),
+        (doc1, 4),
+        (doc1, 4 * rel1),
+        (doc1, 4 * dir1),
+        (doc2, 1),
+        (doc2, 5),
+        (doc2, 4 * rel2 + 1),
+        (doc2, 4 * dir2 + 1),
+        (doc, 3),
+        (doc[strict], 2),
+        (doc[same_relation], 4 * rel1[first][same_relation] + 3),
+        (doc[same_relation & strict], 4 * rel1[first][same_relation & strict] + 2),
+        (doc[same_key], 7),
+        (doc[same_key & strict], 6),
+        (doc[same_key], 4 * dir1[first][same_key] + 3),
+        (doc[same_key & strict], 4 * dir1[first][same_key & strict] + 2),
+    ]
+    flat = np.concatenate([rows * width + column for rows, column in columns])
+    counts = np.bincount(flat, minlength=n_docs * width).reshape(n_docs, width)
+    matched = np.flatnonzero(other)
+    if len(matched):
+        counts[matched] = _group_counts(
+            [labelled_a[d] for d in matched], [labelled_b[d] for d in matched], group_of
+        )
+    return counts
+
+
+# One side's spans of every document: document, start, end, relation's and direction's group.
+SpanArrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def _span_arrays(labelled: list[list[_Labelled]], group_of: dict[str, int]) -> SpanArrays:
+    flat = chain.from_iterable(
+        (d, a, b, group_of[relation], group_of[direction])
+        for d, hits in enumerate(labelled)
+        for a, b, relation, direction in hits
+    )
+    doc, a, b, relation, direction = np.fromiter(flat, dtype=np.int64).reshape(-1, 5).T
+    return doc, a, b, relation, direction
 
 
 def _group_counts(
@@ -250,7 +377,7 @@ def _group_counts(
 ) -> np.ndarray:
     """Per document: four counts (n_a, n_b, pairs strict, pairs lenient) for all spans, for
     labelled pairs, then per relation and per direction at the column ``group_of`` gives."""
-    counts = np.zeros((len(labelled_a), 4 * len(group_of) + 8))
+    counts = np.zeros((len(labelled_a), 4 * len(group_of) + 8), dtype=np.int64)
     for d, (hits_a, hits_b) in enumerate(zip(labelled_a, labelled_b, strict=True)):
         row = [0] * counts.shape[1]
         row[0:4] = [len(hits_a), len(hits_b), *_paired(_spans(hits_a), _spans(hits_b))]
@@ -306,33 +433,18 @@ def _paired(spans_a: list[tuple[int, int]], spans_b: list[tuple[int, int]]) -> l
 
 
 def _f1_of_groups(sums: np.ndarray) -> dict[str, np.ndarray]:
-    groups = sums.reshape(len(sums), -1, 4)
-    f1 = ratio(2 * groups[:, :, 2:], (groups[:, :, 0] + groups[:, :, 1])[:, :, None])
+    # Group by group (the transpose): a view of the bootstrap's column-wise sums, contiguous.
+    groups = sums.T.reshape(-1, 4, len(sums))
+    f1 = ratio(2 * groups[:, 2:], (groups[:, 0] + groups[:, 1])[:, None])
     return {
-        f"{group}:{mode}": f1[:, group, i]
-        for group in range(groups.shape[1])
+        f"{group}:{mode}": f1[group, i]
+        for group in range(groups.shape[0])
         for i, mode in enumerate(MODES)
     }
 
 
-def _units(
-    shared: Sequence[tuple[Document, Document]],
-    labelled_a: list[list[_Labelled]],
-    labelled_b: list[list[_Labelled]],
-    by_relation: bool,
-) -> list[tuple[int, list[Unit], list[Unit]]]:
-    def units(hits: list[_Labelled]) -> list[Unit]:
-        return [(a, b, relation if by_relation else "span") for a, b, relation, _ in hits]
-
-    return [
-        (len(doc_a.text), units(a), units(b))
-        for (doc_a, _), a, b in zip(shared, labelled_a, labelled_b, strict=True)
-    ]
-
-
-def _value(x: np.ndarray) -> float | None:
-    value = float(x)
-    return None if np.isnan(value) else value
+def _values(x: np.ndarray) -> list[list[float | None]]:
+    return [[None if math.isnan(v) else v for v in row] for row in x.tolist()]
 
 
 def _number(x: float) -> float | int:

@@ -39,6 +39,7 @@ def verify_campaign(
     result = verify(
         campaign.of("primary") + campaign.of("double"), kb, annotator=annotator,
         curated=() if annotator else campaign.of("curate"), where=double_title(campaign),
+        blind=campaign.of("blind"),
     )  # fmt: skip
     result.projects = list(campaign.titles.values())
     result.sections = campaign_sections(campaign, kb, cap_minutes=cap_minutes)

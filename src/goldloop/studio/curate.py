@@ -3,8 +3,10 @@
 A double task whose two annotators (two different people) agree goes to the gold as it is; a task
 with any disagreement becomes a curate task with the same labeling config and data, carrying the
 double task's review prediction (so verdicts keep their baseline), each annotator's version and
-the curation prediction the project pre-fills from (``goldloop.studio.curation``). Idempotent on
-``doc_id``: a re-run pushes only disputes that are new.
+the curation prediction the project pre-fills from (``goldloop.studio.curation``). A blind
+document's two annotations (with candidates in ``NAME``, without in ``NAME-blind``) are settled
+the same way, so its gold comes from neither condition alone. Idempotent on ``doc_id``: a re-run
+pushes only disputes that are new.
 """
 
 from __future__ import annotations
@@ -13,16 +15,20 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from goldloop.formats.gold import Hit
 from goldloop.formats.labelstudio.tasks import (
+    BLIND_ROLE,
     REVIEW_PREFIX,
+    Annotation,
     Task,
+    by_doc_id,
     check_campaign,
     check_campaign_name,
     doc_id_of,
     latest_prediction,
     text_of,
 )
-from goldloop.formats.labelstudio.verify import annotator_versions
+from goldloop.formats.labelstudio.verify import annotator_versions, blind_versions
 from goldloop.formats.labelstudio.versions import versions_agree
 from goldloop.kb import KB
 from goldloop.studio import project as projects
@@ -48,8 +54,10 @@ class CurateReport:
     already_present: int = 0
     model_version: str | None = None
     model_versions: Counter[str] = field(default_factory=Counter)
+    blind_documents: int | None = None  # None: the campaign has no blind project
 
     def to_json(self) -> dict[str, Any]:
+        blind = {} if self.blind_documents is None else {"blind_documents": self.blind_documents}
         return {
             "double_project": self.double_project,
             "curate_project": self.curate_project,
@@ -60,29 +68,36 @@ class CurateReport:
             "created": self.created,
             "already_present": self.already_present,
             "model_version": self.model_version,
+            **blind,
         }
 
 
 def curate(connection: Connection, client: Any, name: str, kb: KB) -> CurateReport:
-    """Push every disputed task of ``<name>-double`` that ``<name>-curate`` lacks (a campaign
-    pushed without double documents has nothing to curate: ``project_id`` stays None)."""
+    """Push every disputed task of ``<name>-double`` (and disputed blind document) that
+    ``<name>-curate`` lacks (a campaign pushed without double or blind documents has nothing to
+    curate: ``project_id`` stays None)."""
     check_campaign_name(name)
-    title = projects.double_name(name)
-    found = projects.find_projects(connection, client, [name, title])
+    title, blind_title = projects.double_name(name), projects.blind_name(name)
+    found = projects.find_projects(connection, client, [name, title, blind_title])
     check_campaign(name, found, f"{connection.url}: ")
-    double = found.get(title)
-    if double is None:
-        return CurateReport(title, projects.curate_name(name))
-    tasks = projects.export_project(connection, client, double)
-    report = CurateReport(title, projects.curate_name(name), double_tasks=len(tasks))
+    double, blind = found.get(title), found.get(blind_title)
+    report = CurateReport(title, projects.curate_name(name))
+    source = double or blind  # the labeling config the curate project copies
+    if source is None:
+        return report
+    tasks = projects.export_project(connection, client, double) if double else []
+    report.double_tasks = len(tasks)
     # Every task is read (and a double annotation by one person refused) before anything is written.
     disputes = [
         (doc_id_of(task), payload)
         for task in sorted(tasks, key=lambda t: int(t["id"]))
-        if (payload := _curate_task(task, kb, title, report)) is not None
+        if (payload := _curate_task(task, annotator_versions(task, kb, title), kb, report))
+        is not None
     ]
+    if blind is not None:
+        disputes += _blind_disputes(connection, client, found.get(name), blind, kb, report)
     target = projects.ensure_project(
-        connection, client, report.curate_project, double.label_config,
+        connection, client, report.curate_project, source.label_config,
         instructions=render_instructions(CURATE_INSTRUCTIONS),
     )  # fmt: skip
     report.project_id = target.id
@@ -105,9 +120,40 @@ def curate(connection: Connection, client: Any, name: str, kb: KB) -> CurateRepo
     return report
 
 
-def _curate_task(task: Task, kb: KB, where: str, report: CurateReport) -> dict[str, Any] | None:
-    """The curate task for a disputed double task; None (counted) for the others."""
-    both = annotator_versions(task, kb, where)
+def _blind_disputes(
+    connection: Connection,
+    client: Any,
+    main: projects.Project | None,
+    blind: projects.Project,
+    kb: KB,
+    report: CurateReport,
+) -> list[tuple[str, dict[str, Any]]]:
+    """The curate tasks of the disputed blind documents (each main task of role blind with its
+    task in the blind project)."""
+    partners = by_doc_id(projects.export_project(connection, client, blind))
+    report.blind_documents = len(partners)
+    tasks = projects.export_project(connection, client, main) if main is not None else []
+    return [
+        (doc_id_of(task), payload)
+        for task in sorted(tasks, key=lambda t: int(t["id"]))
+        if (task.get("data") or {}).get("role") == BLIND_ROLE
+        and (
+            payload := _curate_task(
+                task, blind_versions(task, partners.get(doc_id_of(task)), kb), kb, report
+            )
+        )
+        is not None
+    ]
+
+
+def _curate_task(
+    task: Task,
+    both: tuple[Annotation, dict[str, list[Hit]]] | None,
+    kb: KB,
+    report: CurateReport,
+) -> dict[str, Any] | None:
+    """The curate task for a disputed double task or blind document (``both``: its two
+    people's versions); None (counted) for the others."""
     if both is None:
         report.fewer_than_two += 1
         return None

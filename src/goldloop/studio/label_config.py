@@ -39,6 +39,8 @@ _BUNDLED = files("goldloop") / "data" / "label_config"
 TEMPLATE = Path(str(_BUNDLED / "relations.template.xml"))
 INSTRUCTIONS = Path(str(_BUNDLED / "instructions.html"))
 CURATE_INSTRUCTIONS = Path(str(_BUNDLED / "curate_instructions.html"))
+# Shown above the annotators' instructions in NAME-blind, where nothing is pre-filled.
+BLIND_INSTRUCTIONS = Path(str(_BUNDLED / "blind_instructions.html"))
 MARKER = "{relation_choices}"
 _HINT_CHARS = 300
 # A label headed by an auxiliary ("is part of", "has input") has no verb of its own to search by.

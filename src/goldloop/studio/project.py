@@ -28,7 +28,8 @@ from goldloop.studio.connection import (
 )
 from goldloop.studio.label_config import check_label_config
 from goldloop.studio.tasks import ROLES, Campaign, campaign_titles
-from goldloop.studio.tasks import curate_name as curate_name  # re-exported: project names
+from goldloop.studio.tasks import blind_name as blind_name  # re-exported: project names
+from goldloop.studio.tasks import curate_name as curate_name
 from goldloop.studio.tasks import double_name as double_name
 
 PAGE_SIZE = 1000

@@ -112,7 +112,9 @@ def write_campaign(
     result = verify_campaign(campaign, kb, annotator=annotator)
     people: dict[str, PullResult] = {}
     if per_annotator:
-        for email in annotators(campaign.of("primary") + campaign.of("double")):
+        for email in annotators(
+            campaign.of("primary") + campaign.of("double") + campaign.of("blind")
+        ):
             people[email] = verify_campaign(campaign, kb, annotator=email)
     anchor([d for r in (result, *people.values()) for d in r.documents], kb)
     # One commit: a failure on any file (the mirror's folder unwritable) leaves all as they were.

@@ -6,7 +6,9 @@ there with all its predictions or not at all. Each run first lists the project's
 and sends only what is missing, so a re-run after a crash, or with a new batch, never
 duplicates. Every result is checked against the labeling config before anything is sent (Label
 Studio stores invalid results silently). Documents of role ``double`` go to ``<NAME>-double``,
-which asks for two annotations. A project gets the annotators' instructions and a first Data
+which asks for two annotations; documents of role ``blind`` go to ``<NAME>`` with their
+predictions and to ``<NAME>-blind`` without any (the design: README, "What pre-annotation costs
+and saves"). A project gets the annotators' instructions and a first Data
 Manager tab that shows ``p_incl`` rounded.
 """
 
@@ -25,6 +27,7 @@ from goldloop.kb import KB
 from goldloop.studio import project as projects
 from goldloop.studio.connection import Connection, call_once
 from goldloop.studio.label_config import (
+    BLIND_INSTRUCTIONS,
     prediction_checker,
     render_instructions,
     render_label_config,
@@ -33,6 +36,7 @@ from goldloop.studio.review import Prediction, review_tag, task_predictions
 
 BATCH_SIZE = projects.BATCH_SIZE
 DOUBLE_ROLE = "double"
+BLIND_ROLE = "blind"
 TASK_FIELDS = ("text", "doc_id", "role", "batch", "p_incl", "stratum")
 # The Data Manager shows a task data key the labeling config does not read as it is stored
 # (p_incl 0.012345679012345678); shown as a number it is rounded to three decimals, the stored
@@ -107,7 +111,8 @@ def push(
     batch_size: int = BATCH_SIZE,
     progress: projects.ProgressFn | None = None,
 ) -> PushReport:
-    """Push ``documents`` (of ``roles``, all when None; no role is kept) into ``name`` and ``name-double``."""
+    """Push ``documents`` (of ``roles``, all when None; no role is kept) into ``name``,
+    ``name-double`` and ``name-blind``."""
     if b is not None and a is None:
         raise GoldloopError("a second annotator (B) needs a first (A)")
     check_campaign_name(name)
@@ -127,15 +132,21 @@ def push(
         report.roles[role] += 1
         title = projects.double_name(name) if doc.role == DOUBLE_ROLE else name
         by_project.setdefault(title, []).append(doc)
+        if doc.role == BLIND_ROLE:
+            by_project.setdefault(projects.blind_name(name), []).append(doc)
     config = render_label_config(kb)
     instructions = render_instructions()
     for title, docs in by_project.items():
-        annotations = 2 if title != name else 1
+        annotations = 2 if title == projects.double_name(name) else 1
+        blind = title == projects.blind_name(name)
         project = projects.ensure_project(
-            connection, client, title, config, annotations=annotations, instructions=instructions
-        )
+            connection, client, title, config, annotations=annotations,
+            instructions=render_instructions(BLIND_INSTRUCTIONS) + instructions if blind else instructions,
+        )  # fmt: skip
+        # The blind project shows no candidates: what people mark there is theirs alone.
+        shown = (None, None) if blind else (a, b)
         report.projects.append(
-            _push_project(connection, client, project, docs, kb, a, b, batch_size, progress)
+            _push_project(connection, client, project, docs, kb, *shown, batch_size, progress)
         )
     return report
 

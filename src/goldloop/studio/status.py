@@ -1,7 +1,7 @@
 """Where a campaign stands, from the exports of its projects (pure: no network client).
 
-Per project role: tasks, tasks annotated (two people for a double task), partly annotated double
-tasks, skipped tasks and the annotations still needed; per annotator: annotations and the regions
+Per project role (``blind``: the blind documents' tasks without candidates): tasks, tasks
+annotated (two people for a double task), partly annotated double tasks, skipped tasks and the annotations still needed; per annotator: annotations and the regions
 kept, added and deleted against the review prediction; the verdict mix and correction rate of the
 gold so far, split anchored / paraphrase; κ on the double tasks and how complete the double
 annotations are likely to be (capture–recapture); and an estimated time to finish
@@ -27,7 +27,7 @@ from goldloop.kb import KB
 from goldloop.studio.campaign import verify_campaign
 from goldloop.studio.effort import IDLE_CAP_MINUTES, EffortRow, effort_rows, figures
 
-NEEDED = {"primary": 1, "double": 2, "curate": 1}
+NEEDED = {"primary": 1, "double": 2, "curate": 1, "blind": 1}
 
 
 def campaign_status(

@@ -2,6 +2,7 @@
 :mod:`goldloop.formats.labelstudio.tasks`)."""
 
 from goldloop.formats.labelstudio.tasks import (
+    BLIND_SUFFIX,
     CURATE_PREFIX,
     CURATE_SUFFIX,
     DOUBLE_SUFFIX,
@@ -13,6 +14,7 @@ from goldloop.formats.labelstudio.tasks import (
     Task,
     annotations_in_order,
     annotator_of,
+    blind_name,
     by_doc_id,
     campaign_titles,
     cancelled_annotations,
@@ -28,6 +30,7 @@ from goldloop.formats.labelstudio.tasks import (
 )
 
 __all__ = [
+    "BLIND_SUFFIX",
     "CURATE_PREFIX",
     "CURATE_SUFFIX",
     "DOUBLE_SUFFIX",
@@ -39,6 +42,7 @@ __all__ = [
     "Task",
     "annotations_in_order",
     "annotator_of",
+    "blind_name",
     "by_doc_id",
     "campaign_titles",
     "cancelled_annotations",

@@ -1,4 +1,5 @@
-"""Which review prediction an annotation is judged against (no Label Studio needed)."""
+"""Which review prediction an annotation is judged against; a blind document's pair and how pull
+settles it (no Label Studio needed)."""
 
 from __future__ import annotations
 
@@ -6,12 +7,14 @@ import pytest
 
 from goldloop.formats.labelstudio.tasks import (
     SameAnnotatorError,
+    blind_pair,
     completed_annotations,
     latest_prediction,
     review_seen,
     two_annotators,
 )
-from tests.formats.labelstudio.conftest import TEXT
+from goldloop.kb import KB
+from tests.formats.labelstudio.conftest import TEXT, annotation_by, blind_doc
 
 
 def prediction(pid: int, version: str, created: str) -> dict:
@@ -59,3 +62,15 @@ def test_completed_annotations_earliest_first_and_one_person_twice_refused() -> 
         SameAnnotatorError, match=r"task 7 \(pmid:7\) holds two annotations by u2@x \(ids 3 and 5\)"
     ):
         two_annotators(task, "p-double")
+
+
+def test_a_blind_document_pairs_its_two_tasks_by_two_people(kb: KB) -> None:
+    pre, blind, one, two = blind_doc(kb)
+    assert blind_pair(pre, blind) is None  # nothing annotated yet
+    pre["annotations"] = [annotation_by(1, "a@x", one)]
+    assert blind_pair(pre, blind) is None and blind_pair(pre, None) is None
+    blind["annotations"] = [annotation_by(2, "a@x", two)]
+    assert blind_pair(pre, blind) is None  # one person in both conditions: no comparison
+    blind["annotations"] = [annotation_by(3, "b@x", two)]
+    pair = blind_pair(pre, blind)
+    assert pair is not None and (pair.pre["id"], pair.blind["id"]) == (1, 3)

@@ -162,10 +162,13 @@ class SameAnnotatorError(StudioError):
     """One person annotated a double task twice."""
 
 
-ROLES = ("primary", "double", "curate")
-"""The projects of a campaign ``NAME``: ``NAME``, ``NAME-double`` and ``NAME-curate``."""
+ROLES = ("primary", "double", "curate", "blind")
+"""The projects of a campaign ``NAME``: ``NAME``, ``NAME-double``, ``NAME-curate`` and
+``NAME-blind``."""
 DOUBLE_SUFFIX = "-double"
 CURATE_SUFFIX = "-curate"
+BLIND_SUFFIX = "-blind"
+BLIND_ROLE = "blind"
 
 
 def double_name(name: str) -> str:
@@ -178,9 +181,43 @@ def curate_name(name: str) -> str:
     return f"{name}{CURATE_SUFFIX}"
 
 
+def blind_name(name: str) -> str:
+    """The project of the blind documents without candidates (each is also in ``name`` with
+    them, for another person)."""
+    return f"{name}{BLIND_SUFFIX}"
+
+
 def campaign_titles(name: str) -> dict[str, str]:
     """The titles of a campaign's projects by role (:data:`ROLES`)."""
-    return {"primary": name, "double": double_name(name), "curate": curate_name(name)}
+    return {
+        "primary": name,
+        "double": double_name(name),
+        "curate": curate_name(name),
+        "blind": blind_name(name),
+    }
+
+
+@dataclass(frozen=True)
+class BlindPair:
+    """A blind document's two annotations: with candidates (``NAME``) and without
+    (``NAME-blind``), each with its task."""
+
+    pre_task: Task
+    pre: Annotation
+    blind_task: Task
+    blind: Annotation
+
+
+def blind_pair(pre_task: Task | None, blind_task: Task | None) -> BlindPair | None:
+    """The first completed annotation of each of a blind document's tasks, when two different
+    people made them (None otherwise: one person's two conditions are not a comparison of
+    conditions, and one annotation is no pair)."""
+    if pre_task is None or blind_task is None:
+        return None
+    pre, blind = completed_annotations(pre_task), completed_annotations(blind_task)
+    if not pre or not blind or annotator_of(pre[0]) == annotator_of(blind[0]):
+        return None
+    return BlindPair(pre_task, pre[0], blind_task, blind[0])
 
 
 PUSHED_ROLES = ("primary", "double")

@@ -3,7 +3,9 @@
 Pure (no network client): ``goldloop pull`` feeds it a fresh export, ``goldloop score`` a Label
 Studio JSON export file. Per document the gold takes the curated annotation when there is one,
 else the two double annotations when they agree, else the earliest completed annotation (or one
-person's, with ``annotator``); each hit says how it was decided (``decided``: ``single``,
+person's, with ``annotator``); a blind document's two annotations (with candidates in ``NAME``,
+without in ``NAME-blind``) are settled as a double task's, and one alone counts as any single
+annotation (one made without candidates has only added regions: nothing was shown); each hit says how it was decided (``decided``: ``single``,
 ``agreed`` or ``curated``; curated hits also carry ``kept_by``, the annotators who had them). The
 chosen annotation is compared with the task's review prediction (``verdicts``); accepted, fixed and
 added regions become hits with the annotator's email and ``source: human``. Skipped and cancelled
@@ -19,10 +21,12 @@ from typing import Any
 
 from goldloop.formats.gold import Document, Hit
 from goldloop.formats.labelstudio.tasks import (
+    BLIND_ROLE,
     CURATE_PREFIX,
     Annotation,
     Task,
     annotator_of,
+    blind_pair,
     by_doc_id,
     cancelled_annotations,
     completed_annotations,
@@ -129,19 +133,30 @@ def verify(
     annotator: str | None = None,
     curated: Sequence[Task] = (),
     where: str = "the double project",
+    blind: Sequence[Task] = (),
 ) -> PullResult:
     """Turn exported tasks into verified documents and the sidecar's counts.
 
     ``curated`` holds the tasks of the campaign's curate project (by ``doc_id``); with
     ``annotator``, every document is that person's annotation and nothing is agreed or curated.
     ``where`` names the double project in errors (a task one person annotated twice is refused).
+    ``blind`` holds the tasks of the blind project: each pairs with the task of its ``doc_id`` in
+    ``tasks`` (one with no such task is verified alone).
     """
     result = PullResult([])
     curations = by_doc_id(curated)
-    for task in sorted(tasks, key=lambda t: int(t["id"])):
+    blinds = by_doc_id(blind)
+    present = {doc_id_of(t) for t in tasks}
+    alone = [t for t in blind if doc_id_of(t) not in present]
+    for task in sorted([*tasks, *alone], key=lambda t: int(t["id"])):
         result.tasks += 1
-        _verify_task(task, kb, annotator, curations, where, result)
+        partner = blinds.get(doc_id_of(task)) if _role(task) == BLIND_ROLE else None
+        _verify_task(task, kb, annotator, curations, where, result, partner)
     return result
+
+
+def _role(task: Task) -> str | None:
+    return (task.get("data") or {}).get("role")
 
 
 def read_annotation(task: Task, annotation: Annotation, kb: KB) -> tuple[Comparison, list[Hit]]:
@@ -199,6 +214,20 @@ def annotator_versions(
     return pair[0], {annotator_of(a): read_annotation(task, a, kb)[1] for a in pair}
 
 
+def blind_versions(
+    task: Task, blind: Task | None, kb: KB
+) -> tuple[Annotation, dict[str, list[Hit]]] | None:
+    """A blind document's annotation with candidates, and both people's hits (with candidates,
+    then without), as :func:`annotator_versions` gives a double task's; None without a pair."""
+    pair = blind_pair(task, blind)
+    if pair is None:
+        return None
+    return pair.pre, {
+        annotator_of(pair.pre): read_annotation(pair.pre_task, pair.pre, kb)[1],
+        annotator_of(pair.blind): read_annotation(pair.blind_task, pair.blind, kb)[1],
+    }
+
+
 def annotators(tasks: Sequence[Task]) -> list[str]:
     """Everyone with a completed annotation, for ``--per-annotator``."""
     return sorted({annotator_of(a) for t in tasks for a in completed_annotations(t)})
@@ -211,24 +240,31 @@ def _verify_task(
     curations: dict[str, Task],
     where: str,
     result: PullResult,
+    blind: Task | None = None,
 ) -> None:
-    data = task.get("data", {})
     doc_id = doc_id_of(task)
+    own = (task,) if blind is None else (task, blind)
+    for one in own:
+        for skipped in cancelled_annotations(one):
+            result.skipped_tasks.append(
+                {"doc_id": doc_id, "task": one["id"], "annotator": annotator_of(skipped)}
+            )
+    if blind is not None and not _completed(task, annotator) and _completed(blind, annotator):
+        # Only the annotation without candidates is done: it is the document's, as any single
+        # annotation is (push gave both tasks the same data).
+        task, blind = blind, None
+    data = task.get("data", {})
     completed = completed_annotations(task)
-    for skipped in cancelled_annotations(task):
-        result.skipped_tasks.append(
-            {"doc_id": doc_id, "task": task["id"], "annotator": annotator_of(skipped)}
-        )
     if annotator is not None:
-        mine = [a for a in completed if annotator_of(a) == annotator]
+        mine = _completed(task, annotator)
         if completed and not mine:
             result.not_by_annotator += 1
         completed = mine
     if not completed:
-        if not task.get("annotations"):
+        if not any(one.get("annotations") for one in own):
             result.unannotated_tasks += 1
         return
-    chosen = _decide(task, kb, annotator, curations, where, result)
+    chosen = _decide(task, kb, annotator, curations, where, result, blind)
     if chosen is None:
         chosen = completed[0], "single", None
         if len(completed) > 1:
@@ -269,6 +305,14 @@ def add_document(
     )  # fmt: skip
 
 
+def _completed(task: Task, annotator: str | None) -> list[Annotation]:
+    """The task's completed annotations (one person's, with ``annotator``)."""
+    completed = completed_annotations(task)
+    return (
+        completed if annotator is None else [a for a in completed if annotator_of(a) == annotator]
+    )
+
+
 Chosen = tuple[Annotation, str, dict[str, list[Hit]] | None]
 
 
@@ -279,11 +323,18 @@ def _decide(
     curations: dict[str, Task],
     where: str,
     result: PullResult,
+    blind: Task | None = None,
 ) -> Chosen | None:
-    """A double task's agreed or curated annotation; None when the default rule applies."""
-    if annotator is not None or (task.get("data") or {}).get("role") != DOUBLE_ROLE:
+    """A double task's (or a blind document's pair's) agreed or curated annotation; None when
+    the default rule applies."""
+    if annotator is not None:
         return None
-    both = annotator_versions(task, kb, where)
+    if _role(task) == BLIND_ROLE:
+        both = blind_versions(task, blind, kb)
+    elif _role(task) == DOUBLE_ROLE:
+        both = annotator_versions(task, kb, where)
+    else:
+        return None
     if both is None:
         return None
     first, versions = both

@@ -1,0 +1,101 @@
+"""``goldloop effect``: what pre-annotation saves and anchors, from the campaign's blind documents."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from goldloop.cli.common import (
+    KbOption,
+    UrlOption,
+    check_outputs,
+    console,
+    figures_table,
+    open_kb,
+    settings,
+)
+from goldloop.cli.loop import Project
+from goldloop.cli.score import SeedOption
+from goldloop.cli.status import CapMinutes
+from goldloop.files.atomic import atomic_write_json
+from goldloop.scoring.effect import FIGURES, effect_png
+from goldloop.studio.connection import connect, resolve_connection
+from goldloop.studio.effect import campaign_effect
+from goldloop.studio.effort import IDLE_CAP_MINUTES
+from goldloop.studio.project import export_campaign
+
+LEGEND = (
+    "pre: the annotation with the pre-annotator's candidates; blind: without (another person, "
+    "the same documents); minutes per final-gold mention; recall against the final gold; "
+    "corpus figures (weights 1/p_incl) with stratified bootstrap 95% intervals; the JSON says "
+    "what each estimates"
+)
+
+
+def effect_command(
+    ctx: typer.Context,
+    project: Project,
+    json_out: Annotated[
+        Path | None, typer.Option("--json", help="Write the report (every figure) as JSON.")
+    ] = None,
+    png: Annotated[
+        Path | None,
+        typer.Option("--png", help="Chart: minutes per mention and recall, with and without."),
+    ] = None,
+    bootstrap: Annotated[
+        int, typer.Option("--bootstrap", min=1, help="Document bootstrap resamples.")
+    ] = 1000,
+    seed: SeedOption = 0,
+    cap_minutes: CapMinutes = IDLE_CAP_MINUTES,
+    url: UrlOption = None,
+    kb: KbOption = None,
+) -> None:
+    """Minutes per mention and recall with and without pre-annotation, the anchoring it causes
+    and the agreement between the two conditions, from the blind documents (sample --n-blind)."""
+    check_outputs({"--json": json_out, "--png": png}, {"--kb": kb})
+    knowledge = open_kb(kb)
+    connection = resolve_connection(url, settings=settings(ctx))
+    campaign = export_campaign(connection, connect(connection), project)
+    report = campaign_effect(
+        campaign, knowledge, cap_minutes=cap_minutes, bootstrap=bootstrap, seed=seed
+    )
+    if json_out is not None:
+        atomic_write_json(json_out, report)
+    if png is not None:
+        effect_png(report, png)
+    console.print(effect_table(report))
+    written = [f"JSON: {json_out}"] * (json_out is not None) + [f"chart: {png}"] * (png is not None)
+    if written:
+        console.print("; ".join(written))
+
+
+def effect_table(report: dict[str, Any]) -> Any:
+    """One row per figure: its value and interval (the JSON also says what each estimates)."""
+    docs = report["documents"]
+    title = (
+        f"effect of pre-annotation in {report['project']}: {docs['paired']} of "
+        f"{docs['blind_documents']} blind documents paired ({report['timed_pairs']} timed)"
+    )
+    rows = [
+        [name, _num(figure["value"]), _interval(figure["interval"])]
+        for name, figure in report["figures"].items()
+        if name in FIGURES
+    ]
+    alpha = report["alpha_u"]
+    rows += [
+        [f"alpha_u_{kind} (sample)", _num(alpha[kind]["value"]), _interval(alpha[kind]["interval"])]
+        for kind in ("spans", "relations")
+    ]
+    return figures_table(title, ("figure", "value", "95% interval"), rows, legend=LEGEND)
+
+
+def _num(value: object) -> str:
+    return "n/a" if value is None else f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+def _interval(bounds: list[float | None] | None) -> str:
+    if not bounds or bounds[0] is None or bounds[1] is None:
+        return "n/a"
+    return f"[{bounds[0]:.3f}, {bounds[1]:.3f}]"

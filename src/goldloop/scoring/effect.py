@@ -1,0 +1,224 @@
+"""What pre-annotation saves and what it anchors, from the blind documents' pairs.
+
+A blind document was annotated twice by two people: once with the pre-annotator's candidates
+(``pre``) and once without (``blind``); its final gold settles the two (agreed, or curated), so
+it comes from neither condition alone. On those paired documents, per document, the counts below
+are summed with the design's weights (``scoring.design``: 1/p_incl, batches combined) and each
+figure is a Hájek ratio with its stratified document-bootstrap interval
+(``scoring.bootstrap.document_bootstrap`` through ``corpus_figures``): an estimate for the
+corpus the sample was drawn from, as if every document had been annotated both ways.
+
+A mention is the same mention when span, folded relation and direction are equal (the rule by
+which two versions agree, ``formats.labelstudio.versions.hit_key``). Minutes are the annotations'
+capped ``lead_time``; they are divided by the final gold's mentions of the same documents, so
+both conditions share one denominator and the saving is the time alone (a person who marks less
+is not made to look faster per mention). Only documents with both annotations timed count for
+the minutes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from goldloop.files.atomic import atomic_open
+from goldloop.formats.gold import Document, Hit
+from goldloop.formats.labelstudio.versions import hit_key
+from goldloop.kb import KB
+from goldloop.scoring.bootstrap import ratio
+from goldloop.scoring.design import corpus_figures, read_design
+from goldloop.scoring.span_agreement import headline_counts, headline_f1, span_agreement
+
+# Per-document columns, summed with the design weights.
+_COLUMNS = (
+    "minutes_pre", "minutes_blind", "gold_timed",  # documents with both annotations timed
+    "gold", "found_pre", "found_blind",
+    "accepted", "accepted_not_blind",
+    "missed_by_candidates", "missed_too_pre", "missed_too_blind",
+)  # fmt: skip
+_AT = {name: i for i, name in enumerate(_COLUMNS)}
+
+# What each figure estimates, in the report and the README's words.
+FIGURES: dict[str, str] = {
+    "minutes_per_mention_pre": "minutes per final-gold mention with pre-annotation",
+    "minutes_per_mention_blind": "minutes per final-gold mention without pre-annotation",
+    "minutes_saved_per_mention": "blind minus pre-annotated minutes per final-gold mention",
+    "time_saving": "share of the time without pre-annotation that pre-annotation saves "
+    "(1 - pre / blind)",
+    "recall_pre": "share of final-gold mentions the person with candidates kept",
+    "recall_blind": "share of final-gold mentions the person without candidates marked",
+    "recall_difference": "recall with minus recall without pre-annotation",
+    "accepted_not_blind": "share of the candidates people accepted that the blind person did "
+    "not mark (what people take from the candidates; includes accepted errors)",
+    "missed_too_pre": "share of the pre-annotator's misses (final-gold mentions that were not "
+    "candidates) that the person with candidates missed too",
+    "missed_too_blind": "the same share for the person without candidates (the baseline)",
+    "missed_too_difference": "missed_too_pre minus missed_too_blind: the misses the candidates "
+    "cause (anchoring on omissions)",
+    "span_f1_strict": "span F1 between the two conditions' annotations, same offsets",
+    "span_f1_lenient": "span F1 between the two conditions' annotations, overlapping spans",
+    "span_f1_labelled_strict": "span F1, same offsets, relation and direction",
+    "span_f1_labelled_lenient": "span F1, overlapping spans, same relation and direction",
+}
+PNG_FIGURES = (
+    ("minutes per final-gold mention", "minutes_per_mention_pre", "minutes_per_mention_blind"),
+    ("recall against the final gold", "recall_pre", "recall_blind"),
+)
+
+
+@dataclass(frozen=True)
+class PairedDocument:
+    """One blind document annotated both ways, and its settled gold.
+
+    ``document`` carries the design (``p_incl``, ``stratum``, ``batch``) and the final gold
+    (``ground_truth``); ``candidates`` are what the person with candidates was shown.
+    """
+
+    document: Document
+    candidates: Sequence[Hit]
+    pre: Sequence[Hit]
+    blind: Sequence[Hit]
+    minutes_pre: float | None
+    minutes_blind: float | None
+    pre_annotator: str = ""
+    blind_annotator: str = ""
+
+
+def document_counts(doc: PairedDocument) -> np.ndarray:
+    """The row of :data:`_COLUMNS` for one paired document."""
+    gold = {hit_key(h) for h in doc.document.ground_truth}
+    shown = {hit_key(h) for h in doc.candidates}
+    pre = {hit_key(h) for h in doc.pre}
+    blind = {hit_key(h) for h in doc.blind}
+    timed = doc.minutes_pre is not None and doc.minutes_blind is not None
+    accepted = shown & pre
+    missed = gold - shown
+    row = {
+        "minutes_pre": doc.minutes_pre if timed else 0.0,
+        "minutes_blind": doc.minutes_blind if timed else 0.0,
+        "gold_timed": len(gold) if timed else 0,
+        "gold": len(gold),
+        "found_pre": len(gold & pre),
+        "found_blind": len(gold & blind),
+        "accepted": len(accepted),
+        "accepted_not_blind": len(accepted - blind),
+        "missed_by_candidates": len(missed),
+        "missed_too_pre": len(missed - pre),
+        "missed_too_blind": len(missed - blind),
+    }
+    return np.array([row[name] for name in _COLUMNS], dtype=float)
+
+
+def _metrics(sums: np.ndarray) -> dict[str, np.ndarray]:
+    """Every figure from summed columns (rows: the estimate, or one resample each)."""
+    s = {name: sums[:, i] for name, i in _AT.items()}
+    pre_minutes = ratio(s["minutes_pre"], s["gold_timed"])
+    blind_minutes = ratio(s["minutes_blind"], s["gold_timed"])
+    recall_pre, recall_blind = ratio(s["found_pre"], s["gold"]), ratio(s["found_blind"], s["gold"])
+    missed_pre = ratio(s["missed_too_pre"], s["missed_by_candidates"])
+    missed_blind = ratio(s["missed_too_blind"], s["missed_by_candidates"])
+    return {
+        "minutes_per_mention_pre": pre_minutes,
+        "minutes_per_mention_blind": blind_minutes,
+        "minutes_saved_per_mention": blind_minutes - pre_minutes,
+        "time_saving": 1 - ratio(s["minutes_pre"], s["minutes_blind"]),
+        "recall_pre": recall_pre,
+        "recall_blind": recall_blind,
+        "recall_difference": recall_pre - recall_blind,
+        "accepted_not_blind": ratio(s["accepted_not_blind"], s["accepted"]),
+        "missed_too_pre": missed_pre,
+        "missed_too_blind": missed_blind,
+        "missed_too_difference": missed_pre - missed_blind,
+        **headline_f1(sums[:, len(_COLUMNS) :]),
+    }
+
+
+def effect_report(
+    paired: Sequence[PairedDocument],
+    kb: KB | None,
+    *,
+    bootstrap: int = 1000,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """The figures over ``paired`` (each ``{"value", "interval", "estimates"}``), the design's
+    summary, how many documents each part used, and α_u between the two conditions (unweighted,
+    of the sample, as the agreement suite gives it)."""
+    documents = [p.document for p in paired]
+    design = read_design(documents) or read_design(documents, "ignore")
+    assert design is not None  # "ignore" always gives equal weights
+    conditions = [
+        (
+            p.document.model_copy(update={"ground_truth": list(p.pre)}),
+            p.document.model_copy(update={"ground_truth": list(p.blind)}),
+        )
+        for p in paired
+    ]
+    per_document = np.hstack(
+        [
+            np.array([document_counts(p) for p in paired]).reshape(len(paired), len(_COLUMNS)),
+            headline_counts(conditions, kb),
+        ]
+    )
+    corpus = corpus_figures(per_document, _metrics, design, bootstrap, seed)
+    intervals = corpus.pop("intervals")
+    figures = {
+        name: {"value": corpus.pop(name), "interval": intervals.get(name), "estimates": what}
+        for name, what in FIGURES.items()
+    }
+    agreement = span_agreement(conditions, kb, n_boot=bootstrap, seed=seed)
+    timed = sum(p.minutes_pre is not None and p.minutes_blind is not None for p in paired)
+    return {
+        "paired_documents": len(paired),
+        "timed_pairs": timed,
+        "annotators": {
+            "with_candidates": sorted({p.pre_annotator for p in paired}),
+            "without_candidates": sorted({p.blind_annotator for p in paired}),
+        },
+        "figures": figures,
+        "alpha_u": {
+            "spans": {
+                "value": agreement.alpha_spans.value,
+                "interval": agreement.alpha_spans.interval,
+            },
+            "relations": {
+                "value": agreement.alpha_relations.value,
+                "interval": agreement.alpha_relations.interval,
+            },
+            "of": "sample",
+        },
+        "design": corpus,
+        "bootstrap": {"n": bootstrap, "seed": seed, "level": 0.95},
+    }
+
+
+def effect_png(report: dict[str, Any], path: Path) -> None:
+    """Two panels, with and without pre-annotation, each with its 95% interval: minutes per
+    final-gold mention, and recall against the final gold."""
+    import matplotlib  # matplotlib loads only when a chart is drawn
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(PNG_FIGURES), figsize=(9, 3.6))
+    for axis, (title, pre, blind) in zip(axes, PNG_FIGURES, strict=True):
+        values, lows, highs = [], [], []
+        for name in (pre, blind):
+            figure = report["figures"][name]
+            value = figure["value"] if figure["value"] is not None else np.nan
+            low, high = figure["interval"] or (None, None)
+            values.append(value)
+            lows.append(value - low if low is not None else 0.0)
+            highs.append(high - value if high is not None else 0.0)
+        axis.bar([0, 1], values, color=["#3070b0", "#f0a030"],
+                 yerr=[lows, highs], capsize=6)  # fmt: skip
+        axis.set_xticks([0, 1], ["with candidates", "without"])
+        axis.set_title(title)
+    fig.suptitle(f"{report['paired_documents']} paired blind documents, 95% intervals")
+    fig.tight_layout()
+    with atomic_open(path, "wb") as handle:
+        fig.savefig(handle, format="png", dpi=100)
+    plt.close(fig)

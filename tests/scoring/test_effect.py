@@ -1,0 +1,157 @@
+"""The effect figures against a simulation with a known truth (offline, no Label Studio).
+
+Two strata with different inclusion probabilities (so the design weights matter) and a blind
+annotator whose recall differs by stratum. Per true mention: the pre-annotator proposes it with
+probability R; the person with candidates accepts a proposed one with probability P and finds an
+unproposed one with probability Q_PRE; the blind person finds any with probability q_blind (by
+stratum). False candidates are accepted with probability P_FALSE. Minutes: a Gamma sum of one
+exponential per gold mention, mean MU_PRE or MU_BLIND. The final gold is the truth.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from goldloop.formats.gold import Document, Hit
+from goldloop.kb import KB
+from goldloop.scoring.effect import FIGURES, PairedDocument, document_counts, effect_report
+
+R, P, P_FALSE, Q_PRE = 0.7, 0.9, 0.3, 0.3
+FALSE_PER_DOC, MEAN_EXTRA = 0.5, 4.0  # spurious candidates; true mentions are 1 + Poisson(4)
+MU_PRE, MU_BLIND = 0.5, 0.8
+# stratum: (inclusion probability, sampled documents, the blind person's recall)
+STRATA = {"a": (0.5, 150, 0.85), "b": (0.1, 150, 0.75)}
+RELATION = "RO.0002213"
+
+
+def _truth() -> dict[str, float]:
+    """Each figure's value in the population the strata stand for (N_h = n_h / p_h)."""
+    sizes = {s: n / p for s, (p, n, _) in STRATA.items()}
+    total = sum(sizes.values())
+    q_blind = sum(sizes[s] * q for s, (_, _, q) in STRATA.items()) / total
+    mentions = 1 + MEAN_EXTRA
+    recall_pre = R * P + (1 - R) * Q_PRE
+    accepted = sum(sizes[s] * (mentions * R * P + FALSE_PER_DOC * P_FALSE) for s in STRATA)
+    not_blind = sum(
+        sizes[s] * (mentions * R * P * (1 - q) + FALSE_PER_DOC * P_FALSE)
+        for s, (_, _, q) in STRATA.items()
+    )
+    return {
+        "minutes_per_mention_pre": MU_PRE,
+        "minutes_per_mention_blind": MU_BLIND,
+        "minutes_saved_per_mention": MU_BLIND - MU_PRE,
+        "time_saving": 1 - MU_PRE / MU_BLIND,
+        "recall_pre": recall_pre,
+        "recall_blind": q_blind,
+        "recall_difference": recall_pre - q_blind,
+        "accepted_not_blind": not_blind / accepted,
+        "missed_too_pre": 1 - Q_PRE,
+        "missed_too_blind": 1 - q_blind,
+        "missed_too_difference": q_blind - Q_PRE,
+    }
+
+
+def _hit(k: int) -> Hit:
+    return Hit(a=10 * k, b=10 * k + 5, surface="x" * 5, entity_id=RELATION, direction="forward")
+
+
+def simulate(seed: int) -> list[PairedDocument]:
+    rng = np.random.default_rng(seed)
+    paired = []
+    for stratum, (p_incl, n, q_blind) in STRATA.items():
+        for i in range(n):
+            true = [_hit(k) for k in range(1 + rng.poisson(MEAN_EXTRA))]
+            false = [_hit(100 + k) for k in range(rng.poisson(FALSE_PER_DOC))]
+            proposed = [h for h in true if rng.random() < R]
+            shown = proposed + false
+            pre = [h for h in proposed if rng.random() < P]
+            pre += [h for h in false if rng.random() < P_FALSE]
+            pre += [h for h in true if h not in proposed and rng.random() < Q_PRE]
+            blind = [h for h in true if rng.random() < q_blind]
+            document = Document(
+                doc_id=f"{stratum}{i}", text="x" * 2000, p_incl=p_incl, stratum=stratum,
+                batch=0, role="blind", ground_truth=true,
+            )  # fmt: skip
+            paired.append(
+                PairedDocument(
+                    document, shown, pre, blind,
+                    minutes_pre=float(rng.gamma(len(true), MU_PRE)),
+                    minutes_blind=float(rng.gamma(len(true), MU_BLIND)),
+                )
+            )  # fmt: skip
+    return paired
+
+
+def test_the_counts_of_one_document_by_hand() -> None:
+    gold = [_hit(0), _hit(1), _hit(2)]
+    document = Document(doc_id="d", text="x" * 100, ground_truth=gold)
+    # candidates 0, 1 and a false 9; the person with them keeps 0 and 9 and finds 2; blind: 1, 2
+    one = PairedDocument(document, [_hit(0), _hit(1), _hit(9)], [_hit(0), _hit(9), _hit(2)],
+                         [_hit(1), _hit(2)], 3.0, None)  # fmt: skip
+    counts = dict(zip(
+        ("minutes_pre", "minutes_blind", "gold_timed", "gold", "found_pre", "found_blind",
+         "accepted", "accepted_not_blind", "missed_by_candidates", "missed_too_pre",
+         "missed_too_blind"),
+        document_counts(one), strict=True,
+    ))  # fmt: skip
+    assert counts == {
+        "minutes_pre": 0, "minutes_blind": 0, "gold_timed": 0,  # one side untimed: no minutes
+        "gold": 3, "found_pre": 2, "found_blind": 2,
+        "accepted": 2, "accepted_not_blind": 2,  # 0 and 9: blind marked neither
+        "missed_by_candidates": 1, "missed_too_pre": 0, "missed_too_blind": 0,
+    }  # fmt: skip
+
+
+def test_the_estimates_recover_a_known_truth_within_their_intervals(kb: KB) -> None:
+    report = effect_report(simulate(1), kb, bootstrap=600, seed=2)
+    truth = _truth()
+    assert report["paired_documents"] == 300 == report["timed_pairs"]
+    assert report["design"]["weights"] == "1/p_incl" and report["design"]["n_strata"] == 2
+    for name, value in truth.items():
+        figure = report["figures"][name]
+        low, high = figure["interval"]
+        assert low <= value <= high, (name, value, figure)
+        assert low < figure["value"] < high
+    # The design weights matter: the unweighted blind recall (the strata's plain mean, 0.80)
+    # is not what the corpus figure estimates.
+    assert abs(report["figures"]["recall_blind"]["value"] - truth["recall_blind"]) < 0.02
+    assert set(report["figures"]) == set(FIGURES)
+    assert all(report["figures"][name]["estimates"] for name in FIGURES)
+
+
+@pytest.mark.slow
+def test_intervals_cover_the_truth_at_about_their_level(kb: KB) -> None:
+    """Over repeated simulations each 95% interval holds the truth in most runs: a wrong
+    weight or a bootstrap that ignores the strata would miss far more often."""
+    truth = _truth()
+    runs = 24
+    covered = dict.fromkeys(truth, 0)
+    for seed in range(runs):
+        figures = effect_report(simulate(100 + seed), None, bootstrap=300, seed=seed)["figures"]
+        for name, value in truth.items():
+            low, high = figures[name]["interval"]
+            covered[name] += low <= value <= high
+    # 95% nominal: 24 runs give at least 19 covered with probability > 0.99 per figure.
+    assert all(n >= 19 for n in covered.values()), covered
+    assert sum(covered.values()) / (runs * len(truth)) == pytest.approx(0.95, abs=0.05)
+
+
+def test_agreement_between_the_conditions_is_the_suites(kb: KB) -> None:
+    paired = simulate(3)[:40]
+    report = effect_report(paired, kb, bootstrap=200, seed=0)
+    pairs = n_same = n_pre = n_blind = 0
+    for p in paired:
+        pre = {(h.a, h.b) for h in p.pre}
+        blind = {(h.a, h.b) for h in p.blind}
+        n_same += len(pre & blind)
+        n_pre += len(pre)
+        n_blind += len(blind)
+        pairs += 1
+    # Equal-length spans never overlap here, so strict and lenient pair the same spans; every
+    # p_incl is 0.5 in stratum a (the first 40 documents): the weights cancel.
+    expected = 2 * n_same / (n_pre + n_blind)
+    assert pairs == 40
+    assert report["figures"]["span_f1_strict"]["value"] == pytest.approx(expected)
+    assert report["figures"]["span_f1_lenient"]["value"] == pytest.approx(expected)
+    assert report["alpha_u"]["spans"]["value"] is not None

@@ -1,0 +1,301 @@
+"""Blind documents end to end in the session's real Label Studio, with a known anchoring effect.
+
+Simulated annotators work through the SDK (their own ``completed_by`` and ``lead_time``). Every
+blind document is pushed to ``NAME`` with the pre-annotator's candidates and to ``NAME-blind``
+without; alice and bob are crossed (on even documents alice has the candidates and bob works
+blind, on odd ones the other way round). The person with candidates accepts a true candidate
+with probability P, a false one with P_FALSE, and finds a mention the pre-annotator missed with
+Q_PRE; the blind person finds each mention with q_blind (by stratum). Lead times are Gamma sums
+of one exponential per mention (means MU_PRE and MU_BLIND minutes). ``goldloop curate`` sends the
+disputed documents to NAME-curate, where carol marks the truth. Three more blind documents are
+left unpaired: one annotated only blind, one only with candidates, one by alice both ways.
+
+``goldloop effect`` must give the figures an independent computation gives from what the test
+sent (weights 1/p_incl, minutes capped as effort caps them), and each interval must hold the
+population's known value.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pytest
+
+from goldloop.formats.gold import Document, Hit
+from goldloop.kb import KB
+from goldloop.studio.campaign import verify_campaign
+from goldloop.studio.curate import curate
+from goldloop.studio.effect import NoBlindDocuments, blind_documents
+from goldloop.studio.effort import IDLE_CAP_MINUTES
+from goldloop.studio.project import blind_name, curate_name, export_campaign, find_project
+from goldloop.studio.push import Candidates, push
+from goldloop.studio.review import hit_regions
+from tests.conftest import Cli
+from tests.studio.loop_data import ACTIVATES, BINDS
+
+pytestmark = pytest.mark.studio
+
+TAG = "gpt-test@low"
+R, P, P_FALSE, Q_PRE = 0.7, 0.9, 0.3, 0.3
+MU_PRE, MU_BLIND = 0.5, 0.8
+# stratum: (p_incl, documents, the blind person's recall)
+STRATA = {"a": (0.5, 20, 0.85), "b": (0.2, 20, 0.7)}
+UNPAIRED = ("only-blind", "only-pre", "one-person")
+
+
+@dataclass
+class Sim:
+    """One blind document as simulated: spans are (start, end, entity_id, direction)."""
+
+    doc: Document
+    true: list[tuple[int, int, str, str]]
+    shown: list[tuple[int, int, str, str]]
+    pre: list[tuple[int, int, str, str]]
+    blind: list[tuple[int, int, str, str]]
+    pre_seconds: float
+    blind_seconds: float
+    pre_person: str = ""
+    blind_person: str = ""
+    gold: list[tuple[int, int, str, str]] = field(default_factory=list)
+
+
+def _document(doc_id: str, stratum: str, p_incl: float, n_true: int, n_false: int) -> Document:
+    text = "".join(f"A{k} activates B{k}. " for k in range(n_true))
+    text += "".join(f"C{j} binds D{j}. " for j in range(n_false))
+    return Document(doc_id=doc_id, text=text.strip(), role="blind", batch=0, p_incl=p_incl,
+                    stratum=stratum)  # fmt: skip
+
+
+def _spans(text: str, word: str, entity_id: str, direction: str) -> list[tuple[int, int, str, str]]:
+    out, start = [], text.find(word)
+    while start >= 0:
+        out.append((start, start + len(word), entity_id, direction))
+        start = text.find(word, start + 1)
+    return out
+
+
+def simulate(seed: int) -> list[Sim]:
+    rng = np.random.default_rng(seed)
+    sims = []
+    for stratum, (p_incl, n, q_blind) in STRATA.items():
+        for i in range(n):
+            doc = _document(f"{stratum}:{i}", stratum, p_incl, 1 + rng.poisson(3), rng.poisson(0.7))
+            true = _spans(doc.text, "activates", ACTIVATES, "forward")
+            false = _spans(doc.text, "binds", BINDS, "symmetric")
+            proposed = [s for s in true if rng.random() < R]
+            pre = [s for s in proposed if rng.random() < P]
+            pre += [s for s in false if rng.random() < P_FALSE]
+            pre += [s for s in true if s not in proposed and rng.random() < Q_PRE]
+            blind = [s for s in true if rng.random() < q_blind]
+            sims.append(Sim(
+                doc, true, proposed + false, sorted(pre), blind,
+                pre_seconds=60 * float(rng.gamma(len(true), MU_PRE)),
+                blind_seconds=60 * float(rng.gamma(len(true), MU_BLIND)),
+            ))  # fmt: skip
+    return sims
+
+
+def _hits(text: str, spans: list[tuple[int, int, str, str]]) -> list[Hit]:
+    return [Hit(a=a, b=b, surface=text[a:b], entity_id=e, direction=d, surface_anchored=True)
+            for a, b, e, d in spans]  # fmt: skip
+
+
+@dataclass
+class BlindCampaign:
+    name: str
+    sims: list[Sim]
+    people: dict[str, Any]
+    curated: int = 0
+
+
+@pytest.fixture(scope="module")
+def blind_campaign(label_studio: Any, kb: KB) -> BlindCampaign:
+    client, connection = label_studio.client, label_studio.connection
+    name = f"eff-{uuid.uuid4().hex[:6]}"
+    sims = simulate(7)
+    extra = [_document(doc_id, "a", 0.5, 2, 0) for doc_id in UNPAIRED]
+    primary = Document(doc_id="p:1", text="X activates Y.", role="primary", batch=0, p_incl=0.5,
+                       stratum="a")  # fmt: skip
+    docs = [s.doc for s in sims] + extra + [primary]
+    candidates = Candidates(TAG, {s.doc.doc_id: _hits(s.doc.text, s.shown) for s in sims})
+    for doc in [*extra, primary]:
+        candidates.hits[doc.doc_id] = _hits(
+            doc.text, _spans(doc.text, "activates", ACTIVATES, "forward")
+        )
+    report = push(connection, client, docs, name, kb, a=candidates)
+    assert {p.title: p.documents for p in report.projects} == {name: 44, blind_name(name): 43}
+    people = {
+        person: client.users.create(
+            email=f"{person}-{uuid.uuid4().hex[:6]}@goldloop.local", username=uuid.uuid4().hex[:10]
+        )
+        for person in ("alice", "bob", "carol")
+    }
+    tasks: dict[tuple[str, str], int] = {}
+    for title in (name, blind_name(name)):
+        project = find_project(connection, client, title)
+        assert project is not None
+        tasks |= {(title, t.data["doc_id"]): t.id for t in client.tasks.list(project=project.id)}
+
+    def annotate(person: str, task: int, text: str, spans: list, seconds: float) -> None:
+        result = [item for hit in _hits(text, spans) for item in hit_regions(text, hit, kb)]
+        client.annotations.create(id=task, result=result, completed_by=people[person].id,
+                                  lead_time=seconds)  # fmt: skip
+
+    for k, sim in enumerate(sims):
+        sim.pre_person, sim.blind_person = ("alice", "bob") if k % 2 == 0 else ("bob", "alice")
+        text, doc_id = sim.doc.text, sim.doc.doc_id
+        annotate(sim.pre_person, tasks[(name, doc_id)], text, sim.pre, sim.pre_seconds)
+        annotate(sim.blind_person, tasks[(blind_name(name), doc_id)], text, sim.blind,
+                 sim.blind_seconds)  # fmt: skip
+        agreed = sorted(sim.pre) == sorted(sim.blind)
+        sim.gold = sim.pre if agreed else sim.true
+    only = _spans(extra[0].text, "activates", ACTIVATES, "forward")
+    annotate("bob", tasks[(blind_name(name), "only-blind")], extra[0].text, only, 60.0)
+    annotate("alice", tasks[(name, "only-pre")], extra[1].text, only, 60.0)
+    annotate("alice", tasks[(name, "one-person")], extra[2].text, only, 60.0)
+    annotate("alice", tasks[(blind_name(name), "one-person")], extra[2].text, only[:1], 60.0)
+    done = curate(connection, client, name, kb)
+    project = find_project(connection, client, curate_name(name))
+    assert project is not None
+    by_id = {s.doc.doc_id: s for s in sims}
+    for task in client.tasks.list(project=project.id, fields="all"):
+        sim = by_id[task.data["doc_id"]]
+        annotate("carol", task.id, sim.doc.text, sim.true, 30.0)
+    disputed = sum(sorted(s.pre) != sorted(s.blind) for s in sims)
+    assert (done.blind_documents, done.disputed, done.agreed) == (43, disputed, 40 - disputed)
+    return BlindCampaign(name, sims, people, curated=disputed)
+
+
+def _expected(sims: list[Sim]) -> dict[str, float]:
+    """The figures computed here, from what was sent: Σ w·x / Σ w·y with w = 1/p_incl."""
+    sums: dict[str, float] = {}
+
+    def add(key: str, value: float, w: float) -> None:
+        sums[key] = sums.get(key, 0.0) + w * value
+
+    for s in sims:
+        w = 1 / (s.doc.p_incl or 1)
+        gold, shown, pre, blind = set(s.gold), set(s.shown), set(s.pre), set(s.blind)
+        add("m_pre", min(s.pre_seconds / 60, IDLE_CAP_MINUTES), w)
+        add("m_blind", min(s.blind_seconds / 60, IDLE_CAP_MINUTES), w)
+        add("gold", len(gold), w)
+        add("found_pre", len(gold & pre), w)
+        add("found_blind", len(gold & blind), w)
+        add("accepted", len(shown & pre), w)
+        add("accepted_not_blind", len((shown & pre) - blind), w)
+        add("missed", len(gold - shown), w)
+        add("missed_pre", len(gold - shown - pre), w)
+        add("missed_blind", len(gold - shown - blind), w)
+    return {
+        "minutes_per_mention_pre": sums["m_pre"] / sums["gold"],
+        "minutes_per_mention_blind": sums["m_blind"] / sums["gold"],
+        "time_saving": 1 - sums["m_pre"] / sums["m_blind"],
+        "recall_pre": sums["found_pre"] / sums["gold"],
+        "recall_blind": sums["found_blind"] / sums["gold"],
+        "accepted_not_blind": sums["accepted_not_blind"] / sums["accepted"],
+        "missed_too_pre": sums["missed_pre"] / sums["missed"],
+        "missed_too_blind": sums["missed_blind"] / sums["missed"],
+    }
+
+
+def _population() -> dict[str, float]:
+    """What the figures estimate in the population (N_h = n_h / p_h), gold taken as the truth."""
+    sizes = {s: n / p for s, (p, n, _) in STRATA.items()}
+    q_blind = sum(sizes[s] * q for s, (_, _, q) in STRATA.items()) / sum(sizes.values())
+    recall_pre = R * P + (1 - R) * Q_PRE
+    mentions, false = 1 + 3.0, 0.7  # per document: 1 + Poisson(3) true, Poisson(0.7) false
+    accepted = sum(sizes[s] * (mentions * R * P + false * P_FALSE) for s in STRATA)
+    not_blind = sum(
+        sizes[s] * (mentions * R * P * (1 - q) + false * P_FALSE) for s, (_, _, q) in STRATA.items()
+    )
+    return {
+        "time_saving": 1 - MU_PRE / MU_BLIND,
+        "accepted_not_blind": not_blind / accepted,
+        "recall_difference": recall_pre - q_blind,
+        "missed_too_pre": 1 - Q_PRE,
+        "missed_too_blind": 1 - q_blind,
+    }
+
+
+def test_push_status_and_pull_treat_blind_documents(
+    blind_campaign: BlindCampaign, label_studio: Any, kb: KB, tmp_path, cli: Cli
+) -> None:
+    client, connection = label_studio.client, label_studio.connection
+    name = blind_campaign.name
+    blind = find_project(connection, client, blind_name(name))
+    assert blind is not None and blind.model_version in (None, "")
+    # Its annotators read first that nothing is pre-filled there, then the usual instructions.
+    assert blind.instructions.startswith("<h3>Mark every mention yourself</h3>")
+    assert "<h3>Check the marked mentions</h3>" in blind.instructions
+    main = find_project(connection, client, name)
+    assert main is not None and main.instructions.startswith("<h3>Check the marked mentions</h3>")
+    exported = export_campaign(connection, client, name)
+    assert all(not t.get("predictions") for t in exported.of("blind"))
+    assert all(t.get("predictions") for t in exported.of("primary"))
+    out = tmp_path / "status.json"
+    env = {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token}
+    done = cli("status", "--project", name, "-o", out, env=env)
+    assert done.returncode == 0, done.stderr
+    roles = json.loads(out.read_text())["roles"]
+    assert roles["blind"] == {"tasks": 43, "annotated": 42, "partly_annotated": 0, "skipped": 0,
+                              "annotations": 42, "annotations_needed": 1}  # fmt: skip
+    assert f"{blind_name(name)} (blind)" in done.out
+    gold = {d.doc_id: d for d in verify_campaign(exported, kb).documents}
+    # Only the annotation without candidates: the document's, every hit added by a person.
+    alone = gold["only-blind"].ground_truth
+    assert [(h.source, h.decided, h.verdict) for h in alone] == [("human", "single", "added")] * 2
+    assert {h.annotator for h in alone} == {blind_campaign.people["bob"].email}
+    for sim in blind_campaign.sims:
+        hits = gold[sim.doc.doc_id].ground_truth
+        assert sorted((h.a, h.b, h.entity_id, h.direction) for h in hits) == sorted(sim.gold)
+        assert {h.decided for h in hits} <= {"agreed" if sim.gold is sim.pre else "curated"}
+
+
+def test_effect_recovers_the_known_effect(
+    blind_campaign: BlindCampaign, label_studio: Any, kb: KB, tmp_path, cli: Cli
+) -> None:
+    env = {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token,
+           "COLUMNS": "200"}  # fmt: skip
+    report_path, png = tmp_path / "effect.json", tmp_path / "effect.png"
+    done = cli("effect", "--project", blind_campaign.name, "--json", report_path, "--png", png,
+               "--bootstrap", 500, env=env)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    report = json.loads(report_path.read_text())
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert report["documents"] == {"blind_documents": 43, "paired": 40, "not_annotated_both_ways": 2,
+                                   "same_person_both_ways": 1, "awaiting_curation": 0}  # fmt: skip
+    assert report["design"]["weights"] == "1/p_incl" and report["timed_pairs"] == 40
+    figures = report["figures"]
+    for name, value in _expected(blind_campaign.sims).items():
+        assert figures[name]["value"] == pytest.approx(value, abs=1e-9), name
+    for name, value in _population().items():
+        low, high = figures[name]["interval"]
+        assert low <= value <= high, (name, value, figures[name])
+    for line in ("time_saving", "recall_difference", "accepted_not_blind", "missed_too_pre"):
+        assert line in done.out
+    assert f"{figures['time_saving']['value']:.3f}" in done.out
+    # The same figures from the library, straight from the export.
+    exported = export_campaign(label_studio.connection, label_studio.client, blind_campaign.name)
+    paired = blind_documents(exported, kb).paired
+    assert {p.document.doc_id for p in paired} == {s.doc.doc_id for s in blind_campaign.sims}
+
+
+def test_effect_without_blind_documents_says_so_and_writes_nothing(
+    label_studio: Any, kb: KB, tmp_path, cli: Cli
+) -> None:
+    name = f"nob-{uuid.uuid4().hex[:6]}"
+    doc = Document(doc_id="p:1", text="X activates Y.", role="primary", batch=0, p_incl=0.5)
+    push(label_studio.connection, label_studio.client, [doc], name, kb)
+    env = {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token}
+    report_path, png = tmp_path / "effect.json", tmp_path / "effect.png"
+    done = cli("effect", "--project", name, "--json", report_path, "--png", png, env=env)
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0 and "no blind documents" in done.stderr
+    assert "Traceback" not in done.stderr and done.stdout == ""
+    assert not report_path.exists() and not png.exists() and list(tmp_path.iterdir()) == []
+    with pytest.raises(NoBlindDocuments):
+        blind_documents(export_campaign(label_studio.connection, label_studio.client, name), kb)
