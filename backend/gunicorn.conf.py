@@ -14,13 +14,13 @@ from goldloop.errors import GoldloopError
 
 _HOST = os.environ.get("HOST", "0.0.0.0")
 try:
-    check_exposure(_HOST, BackendSettings.from_env())
+    check_exposure(_HOST, BackendSettings.from_env(os.environ))
 except GoldloopError as exc:
     print(f"error: {exc}", file=sys.stderr)
     sys.exit(exc.exit_code)
 
 # Which Label Studio variables are set (never their values): the live gold needs both.
-print(BackendSettings.from_env().studio_credentials(), file=sys.stderr)
+print(BackendSettings.from_env(os.environ).studio_credentials(), file=sys.stderr)
 
 globals().update(
     gunicorn_options(

@@ -1,6 +1,6 @@
 """Label Studio's ML backend convention: the model. goldloop's predictor is the one implementation.
 
-``GoldloopModel.from_settings(BackendSettings.from_env())`` builds it from the environment;
+``GoldloopModel.from_settings(BackendSettings.from_env(os.environ))`` builds it from the environment;
 ``await model.predict(tasks, label_config)`` returns one result per task, as ``/predict`` does.
 """
 

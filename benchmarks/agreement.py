@@ -44,6 +44,7 @@ from goldloop.scoring.alpha_u import Unit, alpha_u
 from goldloop.scoring.completeness import estimate_completeness
 from goldloop.scoring.inputs import Prediction, SystemPredictions
 from goldloop.scoring.pooled import relative_recall
+from goldloop.settings import Settings, use
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -95,6 +96,7 @@ def annotators(n_docs: int, ids: list[str], seed: int = 0) -> tuple[list[Documen
 
 
 def main() -> None:
+    use(Settings.from_env())  # this benchmark is a door: it reads the environment
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=5000)
     parser.add_argument("--alpha-docs", type=int, default=1000)

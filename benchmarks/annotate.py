@@ -40,6 +40,7 @@ from goldloop.llm.annotate import annotate_documents
 from goldloop.llm.decode import check_candidates, read_candidates
 from goldloop.llm.prompt import parse_mentions
 from goldloop.llm.tasks.preannotate import PreannotationTask
+from goldloop.settings import Settings, use
 from goldloop.text import parse_cache
 from goldloop.text.nlp import load_nlp
 
@@ -140,6 +141,7 @@ def request_count(url: str) -> int:
 
 
 def main() -> None:
+    use(Settings.from_env())  # this benchmark is a door: it reads the environment
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -155,6 +157,7 @@ def main() -> None:
     parse_cache.set_enabled(False)  # these sections measure parsing; the last one switches it on
     for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
         os.environ[name] = "benchmark-key"
+        use(Settings.from_env())  # a door: what the library's own calls read
 
     kb = load_kb()
     nlp = load_nlp()
@@ -170,7 +173,12 @@ def main() -> None:
         def provider(cache: SQLiteCache | None):  # type: ignore[no-untyped-def]
             retry = RetryPolicy(attempts=3, initial_s=0.05, max_s=0.2, timeout_s=30)
             return make_provider(
-                args.provider, "bench-model", base_url=base_url, cache=cache, retry=retry
+                args.provider,
+                "bench-model",
+                base_url=base_url,
+                cache=cache,
+                retry=retry,
+                settings=Settings.from_env(),
             )
 
         def request_phase(concurrency: int) -> float:
@@ -241,11 +249,17 @@ def fully_cached_rerun(n: int, latency: float, provider_name: str) -> None:
     with fake_server_process(answers, latency) as url, tempfile.TemporaryDirectory() as tmp:
         base_url = f"{url}/v1" if provider_name == "openai" else url
         os.environ[parse_cache.ENV_PATH] = str(Path(tmp) / "parse-cache.sqlite")
+        use(Settings.from_env())  # a door: what the library's own calls read
         parse_cache.set_enabled(True)
         answers_cache = SQLiteCache(Path(tmp) / "cache.sqlite")
         retry = RetryPolicy(attempts=3, initial_s=0.05, max_s=0.2, timeout_s=30)
         client = make_provider(
-            provider_name, "bench-model", base_url=base_url, cache=answers_cache, retry=retry
+            provider_name,
+            "bench-model",
+            base_url=base_url,
+            cache=answers_cache,
+            retry=retry,
+            settings=Settings.from_env(),
         )
 
         def run() -> tuple[float, float]:

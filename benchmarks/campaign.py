@@ -59,7 +59,7 @@ from goldloop.errors import GoldloopError
 from goldloop.formats.gold import read_gold
 from goldloop.kb import KB, load_kb
 from goldloop.llm.prompt import user_prompt
-from goldloop.settings import available_cores
+from goldloop.settings import Settings, active, available_cores, use
 from goldloop.studio import label_config as lc
 from goldloop.studio import server
 from goldloop.text.nlp import load_nlp
@@ -208,12 +208,15 @@ def provider_process(
 @contextmanager
 def label_studio(work: Path) -> Iterator[server.ServerState]:
     """A Label Studio of our own, from the migrated test template when there is one."""
-    executable = server.label_studio_executable(REPO / ".goldloop" / "studio", install=False)
+    read = active()
+    executable = server.label_studio_executable(
+        REPO / ".goldloop" / "studio", chosen=read.studio_executable, install=False
+    )
     home = work / "studio"
     template = REPO / ".goldloop" / "test-studio-template"
     if (template / "data").is_dir():
         shutil.copytree(template, home, ignore=shutil.ignore_patterns("server.json", "*.log"))
-    state = server.start(home, executable=executable)
+    state = server.start(home, executable=executable, settings=read)
     try:
         yield state
     finally:
@@ -473,6 +476,7 @@ def snapshot(source: Path, target: Path) -> None:
 
 
 def main() -> None:
+    use(Settings.from_env())  # this benchmark is a door: it reads the environment
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -487,11 +491,14 @@ def main() -> None:
     args = parser.parse_args()
     primary, double = round(args.docs / 3), round(args.docs / 15)
     try:
-        server.label_studio_executable(REPO / ".goldloop" / "studio", install=False)
+        server.label_studio_executable(
+            REPO / ".goldloop" / "studio", chosen=active().studio_executable, install=False
+        )
     except GoldloopError as exc:
         raise SystemExit(f"the campaign needs Label Studio: {exc}") from None
     for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
         os.environ[name] = "benchmark-key"
+        use(Settings.from_env())  # a door: what the library's own calls read
 
     started = time.perf_counter()
     generated = generate(args.docs, args.seed)
@@ -499,7 +506,9 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="goldloop-campaign-"))
     LOG.append(work / "commands.log")
     os.environ["GOLDLOOP_HOME"] = str(work / ".goldloop")  # fresh parse and answer caches
+    use(Settings.from_env())  # a door: what the library's own calls read
     os.environ.pop("GOLDLOOP_PARSE_CACHE", None)
+    use(Settings.from_env())  # a door: what the library's own calls read
     corpus = work / "corpus.tsv"
     with corpus.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, ["pmid", "year", "abstract"], delimiter="\t")
@@ -574,6 +583,7 @@ def run(
     # The machine's share of annotate: the same two runs at zero latency, fresh answers, and
     # the parse cache as sampling left it.
     os.environ["GOLDLOOP_PARSE_CACHE"] = str(after_sample)
+    use(Settings.from_env())  # a door: what the library's own calls read
     for tag in PROVIDERS:
         machine[f"annotate {tag}"] = clock.measure(
             lambda tag=tag: annotate(
@@ -581,6 +591,7 @@ def run(
             )
         )
     os.environ.pop("GOLDLOOP_PARSE_CACHE")
+    use(Settings.from_env())  # a door: what the library's own calls read
     phase("agree", lambda: goldloop("agree", "--gold", str(gold["A"]), "--other", str(gold["B"]),
                                     "--out", str(work / "agreement.json")))  # fmt: skip
 
@@ -589,6 +600,7 @@ def run(
         phases["Label Studio start (setup)"] = time.perf_counter() - started
         clock.studio_pgid = state.pid  # its server's CPU counts in push and pull
         os.environ["LABEL_STUDIO_URL"], os.environ["LABEL_STUDIO_API_KEY"] = state.url, state.token
+        use(Settings.from_env())  # a door: what the library's own calls read
         from label_studio_sdk import LabelStudio
 
         client = LabelStudio(base_url=state.url, api_key=state.token, timeout=300)

@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable
 
 from goldloop.kb import load_kb
+from goldloop.settings import Settings, use
 from goldloop.text.nlp import (
     detect_mentions,
     load_nlp,
@@ -89,6 +90,7 @@ def timed(repeat: int, work: Callable[[], int]) -> tuple[float, int]:
 
 
 def main() -> None:
+    use(Settings.from_env())  # this benchmark is a door: it reads the environment
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=150)
     parser.add_argument("--repeat", type=int, default=5)

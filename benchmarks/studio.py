@@ -27,6 +27,7 @@ from pathlib import Path
 
 from goldloop.formats.gold import Document, Hit
 from goldloop.kb import load_kb
+from goldloop.settings import Settings, use
 from goldloop.studio import server
 from goldloop.studio.campaign import verify_campaign
 from goldloop.studio.connection import StudioError, connect, resolve_connection
@@ -93,21 +94,24 @@ def timed(fn):
 
 
 def main() -> None:
+    use(Settings.from_env())  # this benchmark is a door: it reads the environment
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=1000)
     args = parser.parse_args()
+    read = Settings.from_env()
+    home = server.studio_home(read)
     started = None
     try:
-        connection = resolve_connection()
+        connection = resolve_connection(settings=read)
     except StudioError:
         print("starting the embedded Label Studio ...")
-        started = server.start()
-        connection = resolve_connection()
+        started = server.start(home, settings=read)
+        connection = resolve_connection(settings=read)
     try:
         run(connection, args.docs)
     finally:
         if started is not None:
-            server.stop()
+            server.stop(home)
 
 
 def run(connection, n: int) -> None:

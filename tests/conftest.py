@@ -10,12 +10,13 @@ tests that need it, with the reason; in CI it fails them.
 
 from __future__ import annotations
 
+import csv
 import functools
 import io
 import os
 import shutil
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,7 @@ from typing import Any, Protocol
 
 import pytest
 
+from goldloop import settings
 from goldloop.errors import GoldloopError
 from goldloop.kb import KB, load_kb
 from goldloop.studio import server
@@ -46,8 +48,66 @@ def shared_kb() -> KB:
 
 @pytest.fixture(scope="session")
 def kb() -> KB:
-    """The bundled KB, the one every test shares (a special KB is a file of the test's own)."""
+    """The bundled KB, the one every test shares (a special KB is a file: ``write_kb``)."""
     return shared_kb()
+
+
+# A tiny pairs KB: one converse pair, symmetric relations, one plain relation.
+KB_HEADER = (
+    "entity_id,label,description,inverse_entity_id,inverse_label,inverse_source,"
+    "needs_review,is_symmetric,is_canonical,canonical_entity_id,example\n"
+)
+TINY_KB_ROWS = [
+    "R1,regulates,controls,R2,regulated by,passive_by,False,False,True,R1,",
+    "R2,regulated by,,R1,regulates,ro,False,False,False,R1,",
+    "S1,interacts with,,,,,False,True,True,S1,",
+    "P1,has part,,,,,False,False,True,P1,",
+    "E1,associates,,,,,False,True,True,E1,",
+    "E2,associated with,,,,,False,True,True,E2,",
+    "E3,linked with,,,,,False,True,True,E3,",
+]
+
+
+class KbWriter(Protocol):
+    def __call__(
+        self,
+        rows: Sequence[str] | None = None,
+        header: str = KB_HEADER,
+        name: str = "kb.csv",
+        *,
+        bundled: Callable[[list[dict[str, str]]], list[dict[str, str]]] | None = None,
+    ) -> Path: ...
+
+
+@pytest.fixture
+def write_kb(tmp_path: Path) -> KbWriter:
+    """The one way a test makes a special KB: a real file (``load_kb`` reads it as a user's),
+    returned by path. ``rows`` under ``header`` (default: the tiny KB), or ``bundled``: the
+    bundled KB's rows (as dicts) changed by a function."""
+
+    def write(
+        rows: Sequence[str] | None = None,
+        header: str = KB_HEADER,
+        name: str = "kb.csv",
+        *,
+        bundled: Callable[[list[dict[str, str]]], list[dict[str, str]]] | None = None,
+    ) -> Path:
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if bundled is not None:
+            with settings.BUNDLED_KB.open(encoding="utf-8", newline="") as handle:
+                reader = csv.DictReader(handle)
+                columns, table = list(reader.fieldnames or ()), bundled(list(reader))
+            with path.open("w", encoding="utf-8", newline="") as handle:
+                writer = csv.DictWriter(handle, fieldnames=columns)
+                writer.writeheader()
+                writer.writerows(table)
+            return path
+        lines = TINY_KB_ROWS if rows is None else rows
+        path.write_text(header + "\n".join(lines) + "\n", encoding="utf-8")
+        return path
+
+    return write
 
 
 @pytest.fixture(scope="session")
@@ -85,6 +145,7 @@ def run_goldloop(args: Sequence[object], env: Mapping[str, str] | None = None) -
     here), with ``env`` set for the run only. Usable from fixtures of any scope."""
     from goldloop.cli import main
 
+    saved_settings = settings.active()  # the run installs its own: not for the tests after it
     saved_env = {key: os.environ.get(key) for key in env or {}}
     saved_argv = sys.argv
     os.environ.update(env or {})
@@ -98,6 +159,7 @@ def run_goldloop(args: Sequence[object], env: Mapping[str, str] | None = None) -
             except SystemExit as exc:
                 code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
     finally:
+        settings.use(saved_settings)
         sys.argv = saved_argv
         for key, value in saved_env.items():
             if value is None:
@@ -147,7 +209,9 @@ class LabelStudioServer:
 
     def restart(self) -> None:
         """Start again on the same data dir and port, so ``url`` and ``client`` stay valid."""
-        self.state = server.start(self.home, port=self.state.port, executable=self.executable)
+        self.state = server.start(
+            self.home, port=self.state.port, executable=self.executable, settings=environment()
+        )
 
 
 @contextmanager
@@ -162,15 +226,30 @@ def serving(home: Path, executable: Path, state: server.ServerState) -> Iterator
         server.stop(home)
 
 
+def environment() -> settings.Settings:
+    """The settings of the tests' environment, as a door reads them (for the library calls that
+    take them: Label Studio's executable, the variables its process inherits)."""
+    return settings.Settings.from_env()
+
+
+def use_environment(monkeypatch: pytest.MonkeyPatch) -> settings.Settings:
+    """Install the settings of the test's environment now, as a door does (for the library's own
+    calls: the parse cache, the spaCy pipeline); ``monkeypatch`` undoes it after the test."""
+    read = environment()
+    monkeypatch.setattr(settings, "_active", read)
+    return read
+
+
 def _executable() -> Path:
     install_root = REPO / ".goldloop" / "studio"
-    return server.label_studio_executable(install_root, install=in_ci())
+    chosen = environment().studio_executable
+    return server.label_studio_executable(install_root, chosen=chosen, install=in_ci())
 
 
 def _prepare_home(base: Path, executable: Path) -> Path:
     if not (TEMPLATE / "data").is_dir():
         shutil.rmtree(TEMPLATE, ignore_errors=True)
-        server.start(TEMPLATE, executable=executable)  # runs the migrations once
+        server.start(TEMPLATE, executable=executable, settings=environment())  # migrations, once
         server.stop(TEMPLATE)
     home = base / "studio"
     shutil.copytree(TEMPLATE, home, ignore=shutil.ignore_patterns("server.json", "*.log"))
@@ -183,7 +262,7 @@ def label_studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabelStud
         pytest.importorskip("label_studio_sdk", reason="the studio extra is not installed")
         executable = _executable()
         home = _prepare_home(tmp_path_factory.mktemp("label-studio"), executable)
-        state = server.start(home, executable=executable)
+        state = server.start(home, executable=executable, settings=environment())
     except GoldloopError as exc:
         if in_ci():
             pytest.fail(f"Label Studio must run in CI: {exc}")
@@ -194,11 +273,17 @@ def label_studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabelStud
 
 @pytest.fixture(scope="session", autouse=True)
 def _parse_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """Each test session parses into its own parse cache, never the checkout's ``.goldloop``."""
+    """Each test session parses into its own parse cache, never the checkout's ``.goldloop``: in
+    the environment a command reads, and in the settings the library's own calls use."""
     path = tmp_path_factory.mktemp("parse-cache") / "parse-cache.sqlite"
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("GOLDLOOP_PARSE_CACHE", str(path))
-        yield
+        before = settings.active()
+        settings.use(settings.Settings.from_env())
+        try:
+            yield
+        finally:
+            settings.use(before)
 
 
 @pytest.fixture(scope="session")

@@ -34,7 +34,7 @@ EXCEPTIONS: dict[str, str] = {
     "cli.interchange": "thin door; tests/interchange/ run `goldloop export/import`",
     "cli.kb": "thin door; tests/kb/derive/test_cli.py runs `goldloop kb derive`",
     "cli.llm_options": "the LLM commands' shared options; tests/cli/test_annotate.py runs them",
-    "cli.loop": "thin doors of push/pull/sync; tests/studio/test_loop.py runs them",
+    "cli.loop": "thin doors of push/pull/sync; tests/studio/test_loop.py, test_sync.py run them",
     "cli.pool": "thin door; tests/scoring/test_pooled.py runs `goldloop pool`",
     "cli.precision": "thin door; tests/precision/ and tests/studio/test_precision.py run it",
     "cli.sample": "thin door; tests/text/test_parse_cache.py, test_recorded_outputs.py run it",
@@ -45,19 +45,6 @@ EXCEPTIONS: dict[str, str] = {
     "llm.gemini": "a provider; tests/llm/test_providers.py runs every provider's wire format",
     "llm.openai": "a provider; tests/llm/test_providers.py runs every provider's wire format",
     "llm.base": "the Provider base; tests/llm/test_providers.py tests it through each provider",
-    # Tested beside the module they serve, on the same data (a split would copy the fixtures).
-    "backend.predictor": "the backend's decisions; tests/backend/test_app.py drives it over HTTP",
-    "backend.protocol": "Label Studio's request bodies; tests/backend/test_app.py sends them",
-    "formats.labelstudio.verdicts": "read through verify; tests/studio/test_browser.py, test_loop.py",
-    "formats.labelstudio.verify": "tests/formats/labelstudio/test_tasks.py, tests/studio/test_loop.py",
-    "formats.labelstudio.versions": "tests/studio/test_curation.py, beside the curation rules",
-    "sample.mentions": "the pool's detection; tests/sample/test_distributed.py, test_phase1.py",
-    "sample.pool": "the mention pool and its cache; tests/sample/test_run.py, test_phase1.py",
-    "scoring.runner": "what `goldloop score` runs; tests/cli/test_score.py",
-    # The Label Studio workflow, tested against the session's real server by whole-loop tests.
-    "studio.campaign": "a campaign's gold and sections; tests/studio/test_pull.py, test_status.py",
-    "studio.project": "the one project layer under every test of tests/studio/ (test_recovery.py)",
-    "studio.sync": "push then pull; tests/studio/test_loop.py and test_recorded_outputs.py",
 }
 
 

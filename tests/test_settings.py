@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import ast
 import os
+import pickle
 from pathlib import Path
 
 import pytest
@@ -17,11 +19,15 @@ def test_the_bundled_files_exist() -> None:
         assert path.is_file(), path
 
 
-def test_a_chosen_spacy_model_is_tried_first(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("GOLDLOOP_SPACY_MODEL", raising=False)
-    assert settings.spacy_model_names() == settings.SPACY_MODELS
-    monkeypatch.setenv("GOLDLOOP_SPACY_MODEL", "en_core_web_md")
-    assert settings.spacy_model_names() == ("en_core_web_md", *settings.SPACY_MODELS)
+def test_the_installed_settings_choose_the_spacy_model() -> None:
+    before = settings.active()
+    try:
+        settings.use(settings.Settings.from_env({}))
+        assert settings.spacy_model_names() == settings.SPACY_MODELS
+        settings.use(settings.Settings.from_env({"GOLDLOOP_SPACY_MODEL": "en_core_web_md"}))
+        assert settings.spacy_model_names() == ("en_core_web_md", *settings.SPACY_MODELS)
+    finally:
+        settings.use(before)
 
 
 def test_available_cores_is_this_process_affinity() -> None:
@@ -29,17 +35,13 @@ def test_available_cores_is_this_process_affinity() -> None:
     assert settings.available_cores() == expected >= 1
 
 
-def test_the_working_directory_and_cache_follow_the_environment(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    monkeypatch.delenv("GOLDLOOP_HOME", raising=False)
-    monkeypatch.delenv("GOLDLOOP_CACHE", raising=False)
-    assert settings.workdir() == Path(".goldloop")
-    assert settings.default_cache_path() == Path(".goldloop") / "cache.sqlite"
-    monkeypatch.setenv("GOLDLOOP_HOME", str(tmp_path))
-    assert settings.default_cache_path() == tmp_path / "cache.sqlite"
-    monkeypatch.setenv("GOLDLOOP_CACHE", str(tmp_path / "other.sqlite"))
-    assert settings.default_cache_path() == tmp_path / "other.sqlite"
+def test_the_working_directory_and_cache_follow_the_environment(tmp_path: Path) -> None:
+    assert settings.Settings.from_env({}).home == Path(".goldloop")
+    assert settings.Settings.from_env({}).cache == Path(".goldloop") / "cache.sqlite"
+    home = {"GOLDLOOP_HOME": str(tmp_path)}
+    assert settings.Settings.from_env(home).cache == tmp_path / "cache.sqlite"
+    other = {**home, "GOLDLOOP_CACHE": str(tmp_path / "other.sqlite")}
+    assert settings.Settings.from_env(other).cache == tmp_path / "other.sqlite"
 
 
 def test_from_env_reads_every_variable_into_its_field(tmp_path: Path) -> None:
@@ -119,3 +121,65 @@ def test_the_repr_masks_every_secret() -> None:
 def test_the_process_environment_is_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:6379/3")
     assert settings.Settings.from_env().redis_url == "redis://127.0.0.1:6379/3"
+
+
+def test_settings_pickle_whole_for_a_dask_worker() -> None:
+    read = settings.Settings.from_env({"GOLDLOOP_SPACY_MODEL": "m", "OPENAI_API_KEY": "sk"})
+    again = pickle.loads(pickle.dumps(read))
+    assert again == read and again.environ["OPENAI_API_KEY"] == "sk"
+
+
+# The doors, which read the environment (Settings.from_env) and pass it down; the rest of the
+# library takes what it needs from its caller, or from the settings a door installed (use).
+DOORS = {
+    "cli/__init__.py": "the root command: one reading per command, passed down and installed",
+    "cli/common.py": "rich's COLUMNS, read when the consoles are made (at import, before a command)",
+    "backend/app.py": "create_app() without arguments: the app a uvicorn or gunicorn worker opens",
+    "backend/serve.py": "`goldloop backend`: the settings it checks before serving, installed",
+    "backend/settings.py": "BackendSettings.from_env parses the variables its caller gives",
+}
+SRC = Path(settings.__file__).parent
+
+
+def environment_readers(src: Path) -> dict[str, list[str]]:
+    """Per module (relative to ``src``): its calls of ``from_env`` and reads of ``os.environ``
+    or ``os.getenv`` (an assignment to ``os.environ[...]`` is not a read)."""
+    found: dict[str, list[str]] = {}
+    for path in sorted(src.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        written = {
+            id(target.value)
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Assign)
+            for target in node.targets
+            if isinstance(target, ast.Subscript)
+        }
+        reads = []
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                name = f"{node.value.id}.{node.attr}"
+                if name in ("os.environ", "os.getenv") and id(node) not in written:
+                    reads.append(f"line {node.lineno}: {name}")
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "from_env":
+                reads.append(f"line {node.lineno}: from_env")
+        if reads:
+            found[path.relative_to(src).as_posix()] = reads
+    return found
+
+
+def test_only_the_doors_read_the_environment() -> None:
+    readers = environment_readers(SRC)
+    assert "settings.py" in readers  # the one reader (from_env's default), found by the check
+    readers.pop("settings.py")
+    assert set(readers) <= set(DOORS), {m: r for m, r in readers.items() if m not in DOORS}
+    assert set(DOORS) <= set(readers), "a door listed here no longer reads: drop it from DOORS"
+
+
+def test_the_check_finds_a_library_module_reading_the_environment(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("import os\nx = os.environ.get('X')\n")
+    (tmp_path / "b.py").write_text("from s import Settings\ny = Settings.from_env().home\n")
+    (tmp_path / "c.py").write_text("import os\nos.environ['X'] = '1'\n")
+    assert environment_readers(tmp_path) == {
+        "a.py": ["line 2: os.environ"],
+        "b.py": ["line 2: from_env"],
+    }

@@ -1,5 +1,12 @@
 """Defaults every door shares (the bundled KB, the spaCy model, the working directory), and the
-one place goldloop reads its environment: :meth:`Settings.from_env`."""
+one place goldloop reads its environment: :meth:`Settings.from_env`, called by the doors only
+(the CLI's root command, the ML backend's app and server, the benchmarks).
+
+A door passes what it read down to the calls that take it (a provider's key, the price table,
+Label Studio's URL and home). What every parse needs deep inside the library, with no caller in
+between to pass it (the spaCy pipeline's name, the parse cache), comes from the settings the door
+installed with :func:`use` (:func:`active`); without a door, the defaults of :class:`Settings`.
+"""
 
 from __future__ import annotations
 
@@ -101,6 +108,34 @@ class Settings:
         """Model names to try in order; ``GOLDLOOP_SPACY_MODEL`` puts one of the user's first."""
         return (self.spacy_model, *SPACY_MODELS) if self.spacy_model else SPACY_MODELS
 
+    def __reduce__(self) -> tuple[object, tuple[dict[str, object]]]:
+        # Sent to Dask workers: the read-only view of the variables does not pickle; a dict does.
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        values["environ"] = dict(self.environ)
+        return _unpickle, (values,)
+
+
+def _unpickle(values: dict[str, object]) -> Settings:
+    environ = values.pop("environ")
+    assert isinstance(environ, dict)
+    return Settings(**values, environ=MappingProxyType(environ))  # type: ignore[arg-type]
+
+
+# Installed by a door (:func:`use`); the defaults until then.
+_active = Settings()
+
+
+def use(settings: Settings) -> None:
+    """Install the settings a door read as the process's (before any work; forked parse workers
+    inherit them, a Dask worker is handed them)."""
+    global _active
+    _active = settings
+
+
+def active() -> Settings:
+    """The settings a door installed with :func:`use` (the defaults without a door)."""
+    return _active
+
 
 def _size_bytes(raw: str) -> int:
     try:
@@ -113,8 +148,8 @@ def _size_bytes(raw: str) -> int:
 
 
 def spacy_model_names() -> tuple[str, ...]:
-    """:meth:`Settings.spacy_model_names` of this process's environment."""
-    return Settings.from_env().spacy_model_names()
+    """:meth:`Settings.spacy_model_names` of the :func:`active` settings."""
+    return _active.spacy_model_names()
 
 
 def available_cores() -> int:
@@ -122,12 +157,3 @@ def available_cores() -> int:
     if hasattr(os, "sched_getaffinity"):
         return max(1, len(os.sched_getaffinity(0)))
     return os.cpu_count() or 1
-
-
-def workdir() -> Path:
-    """Working files (cache, embedded Label Studio) live here: ``GOLDLOOP_HOME`` or ``./.goldloop``."""
-    return Settings.from_env().home
-
-
-def default_cache_path() -> Path:
-    return Settings.from_env().cache

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import os
 import shutil
 import socket
@@ -15,12 +16,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 
 from goldloop.backend.app import create_app
 from goldloop.backend.predictor import Predictor
-from goldloop.backend.settings import BackendSettings
+from goldloop.backend.settings import AnnotatorSpec, BackendSettings
+from goldloop.kb import KB
 from goldloop.llm.base import CREDENTIALS
+from goldloop.studio.label_config import render_label_config
 from goldloop.studio.server import free_port
+from goldloop.text.lexical import LexicalAnnotator
+from goldloop.text.nlp import load_nlp
 from tests.fakes.llm_server import FakeLLMServer
 
 
@@ -117,3 +123,52 @@ def llm_settings(
     base = {"GOLDLOOP_PROVIDER": provider, "GOLDLOOP_MODEL": model, key: "test-key",
             "GOLDLOOP_BASE_URL": server.base_url(provider), "GOLDLOOP_CACHE": str(cache)}  # fmt: skip
     return BackendSettings.from_env({**base, **env})
+
+
+# --- the app on the lexical annotator: test_app, test_protocol, test_predictor ---
+
+MENTION_TEXT = "𝛼-Synuclein activates TNF, and IL-6 is inhibited by aspirin."
+NOTHING_TEXT = "The weather was fine on the day of the survey."
+LEXICAL = BackendSettings(annotator=AnnotatorSpec("lexical"))
+# Without basic auth the app serves loopback peers only; TestClient's default peer is a name.
+LOOPBACK = ("127.0.0.1", 50000)
+
+
+@pytest.fixture(scope="module")
+def label_config(kb: KB) -> str:
+    return render_label_config(kb)
+
+
+@pytest.fixture(scope="module")
+def lexical_predictor(kb: KB) -> Predictor:
+    return Predictor(kb, LexicalAnnotator(kb), nlp=load_nlp())
+
+
+@pytest.fixture
+def client(lexical_predictor: Predictor) -> Iterator[TestClient]:
+    with TestClient(create_app(LEXICAL, lexical_predictor), client=LOOPBACK) as test_client:
+        yield test_client
+
+
+def tasks_of(texts: list[str], **extra: Any) -> list[dict[str, Any]]:
+    return [
+        {"id": 100 + i, "data": {"text": text, "doc_id": f"doc:{i}"}, "predictions": [], **extra}
+        for i, text in enumerate(texts)
+    ]
+
+
+def predict(
+    client: TestClient,
+    tasks: list[dict[str, Any]],
+    label_config: str,
+    params: dict[str, Any] | None = None,
+    **kw: Any,
+) -> Any:
+    body = {"tasks": tasks, "project": "1.1700000000", "label_config": label_config,
+            "params": params or {}}  # fmt: skip
+    return client.post("/predict", json=body, **kw)
+
+
+def basic_auth_header(user: str, password: str) -> dict[str, str]:
+    token = base64.b64encode(f"{user}:{password}".encode()).decode()
+    return {"Authorization": f"Basic {token}"}

@@ -115,3 +115,8 @@ def test_the_live_gold_settings_and_the_start_up_line_never_show_the_key() -> No
 def test_a_gold_setting_that_is_not_name_equals_path_is_refused(value: str) -> None:
     with pytest.raises(GoldloopError, match=r"GOLDLOOP_GOLD: .* is not NAME=path"):
         BackendSettings.from_env({"GOLDLOOP_GOLD": value})
+
+
+def test_the_task_size_limit_is_a_setting() -> None:
+    assert BackendSettings.from_env({}).max_task_chars == 50_000
+    assert BackendSettings.from_env({"GOLDLOOP_MAX_TASK_CHARS": "1234"}).max_task_chars == 1234

@@ -18,7 +18,7 @@ from goldloop.errors import (
     ServiceError,
     SettingError,
 )
-from tests.conftest import LEGACY, Cli
+from tests.conftest import LEGACY, Cli, KbWriter
 
 
 def _kb_check_raising(monkeypatch: pytest.MonkeyPatch, exc: BaseException) -> None:
@@ -79,9 +79,8 @@ def test_kb_check_reports_the_bundled_kb(cli: Cli) -> None:
         assert expected in lines, result.stdout
 
 
-def test_invalid_kb_exits_2_with_one_line(cli: Cli, tmp_path: Path) -> None:
-    path = tmp_path / "old.csv"
-    path.write_text("entity_id,label\nR1,regulates\n")
+def test_invalid_kb_exits_2_with_one_line(cli: Cli, write_kb: KbWriter) -> None:
+    path = write_kb(["R1,regulates"], header="entity_id,label\n", name="old.csv")
     result = cli("kb", "check", path)
     assert result.returncode == 2
     assert "predates the converse-pair derivation" in result.stderr

@@ -63,42 +63,6 @@ def test_score_on_the_legacy_file(tmp_path: Path, cli: Cli) -> None:
     assert (out / "score_results.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_score_engines_agree_and_the_id_bridge_applies(
-    tmp_path: Path, gold_file: Path, cli: Cli
-) -> None:
-    system = tmp_path / "minted.json"
-    system.write_text(
-        json.dumps([row(0, "directly regulates", "C7"), row(1, "activates", "C8")]),
-        encoding="utf-8",
-    )
-    bridge = tmp_path / "bridge.csv"
-    bridge.write_text("entity_id_predicted,entity_id\nC7,RO.0002022\n", encoding="utf-8")
-    reports = {}
-    for engine in ("goldloop", "nervaluate"):
-        out = tmp_path / engine
-        args = [
-            "score",
-            "--gold",
-            gold_file,
-            "--system",
-            f"m={system}",
-            "--id-bridge",
-            f"m={bridge}",
-        ]
-        assert cli(*args, "--engine", engine, "--report-dir", out).returncode == 0
-        reports[engine] = json.loads((out / "score_results.json").read_text(encoding="utf-8"))[
-            "results"
-        ][0]
-    assert reports["goldloop"]["schemas"]["overall"] == reports["nervaluate"]["schemas"]["overall"]
-    detection = reports["goldloop"]["detection"]
-    assert (detection["n_matched"], detection["n_id_comparable"], detection["n_id_correct"]) == (
-        2,
-        1,
-        1,
-    )
-    assert reports["goldloop"]["inputs"]["unmapped_by_id_bridge"] == 1
-
-
 def test_bad_input_exits_2_with_one_line(tmp_path: Path, gold_file: Path, cli: Cli) -> None:
     broken = tmp_path / "broken.jsonl"
     broken.write_text('{"doc_id": "pmid:1", "a": 0, "b": 4}\n{oops\n', encoding="utf-8")

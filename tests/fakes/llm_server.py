@@ -200,12 +200,15 @@ class FakeLLMServer:
         return f"{self.url}/v1" if provider == "openai" else self.url
 
     def provider(self, name: str, model: str, **options: Any) -> Any:
-        """A real goldloop provider pointed at this server, retrying fast."""
+        """A real goldloop provider pointed at this server, retrying fast, with the settings of
+        the test's environment (the fixture's dummy keys) unless given."""
         from goldloop.llm import RetryPolicy, make_provider
+        from goldloop.settings import Settings
 
         options.setdefault(
             "retry", RetryPolicy(attempts=4, initial_s=0.01, max_s=0.05, timeout_s=10)
         )
+        options.setdefault("settings", Settings.from_env())
         return make_provider(name, model, base_url=self.base_url(name), **options)
 
     def fail(

@@ -1,4 +1,4 @@
-"""The pairs KB: the bundled one, and small real KB files written for the refusal tests."""
+"""The pairs KB: the bundled one, and small real KB files (``write_kb``) for the refusal tests."""
 
 from __future__ import annotations
 
@@ -10,33 +10,7 @@ import pytest
 
 from goldloop.kb import KB, KBError, load_kb
 from goldloop.settings import BUNDLED_KB
-
-# A tiny pairs KB: one converse pair, symmetric relations, one plain relation.
-HEADER = (
-    "entity_id,label,description,inverse_entity_id,inverse_label,inverse_source,"
-    "needs_review,is_symmetric,is_canonical,canonical_entity_id,example\n"
-)
-ROWS = [
-    "R1,regulates,controls,R2,regulated by,passive_by,False,False,True,R1,",
-    "R2,regulated by,,R1,regulates,ro,False,False,False,R1,",
-    "S1,interacts with,,,,,False,True,True,S1,",
-    "P1,has part,,,,,False,False,True,P1,",
-    "E1,associates,,,,,False,True,True,E1,",
-    "E2,associated with,,,,,False,True,True,E2,",
-    "E3,linked with,,,,,False,True,True,E3,",
-]
-
-
-@pytest.fixture
-def write_kb(tmp_path: Path) -> Callable[..., Path]:
-    """Write a KB CSV from rows (default: the tiny KB) and return its path."""
-
-    def write(rows: list[str] | None = None, header: str = HEADER, name: str = "kb.csv") -> Path:
-        path = tmp_path / name
-        path.write_text(header + "\n".join(ROWS if rows is None else rows) + "\n", encoding="utf-8")
-        return path
-
-    return write
+from tests.conftest import TINY_KB_ROWS
 
 
 @pytest.fixture
@@ -191,7 +165,7 @@ def test_unquoted_line_separator_stays_inside_its_field(write_kb):
 
 
 def test_needs_review_rows_warn(write_kb, caplog):
-    rows = [r.replace("passive_by,False", "passive_by,True") for r in ROWS]
+    rows = [r.replace("passive_by,False", "passive_by,True") for r in TINY_KB_ROWS]
     with caplog.at_level(logging.WARNING):
         kb = load_kb(write_kb(rows))
     assert kb.summary().needs_review == 1

@@ -4,7 +4,6 @@ decides an outcome is part of its key. LLM answers come from the real SDKs and t
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator
@@ -16,13 +15,14 @@ from spacy.language import Language
 
 import goldloop.llm.annotate
 from goldloop.formats.gold import Document, Hit
-from goldloop.kb import KB
+from goldloop.kb import KB, load_kb
 from goldloop.llm import SQLiteCache, decoded_store
 from goldloop.llm.annotate import annotate_documents
 from goldloop.llm.decode import DocumentResult
 from goldloop.settings import DEMO_CORPUS
 from goldloop.text.lexical import LexicalAnnotator
 from goldloop.text.parse_cache import ENV_PATH
+from tests.conftest import KbWriter, use_environment
 from tests.fakes.llm_server import FakeLLMServer, FakeRequest
 
 
@@ -53,6 +53,7 @@ def parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 def cache_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "parse-cache.sqlite"
     monkeypatch.setenv(ENV_PATH, str(path))
+    use_environment(monkeypatch)
     return path
 
 
@@ -78,6 +79,7 @@ def fresh(
     """The same run with the parse cache off: every text parsed and detected."""
     with monkeypatch.context() as patch:
         patch.setenv(ENV_PATH, "off")
+        use_environment(patch)
         return run(documents, kb, nlp, **kw)
 
 
@@ -132,15 +134,15 @@ def test_a_stored_text_under_another_doc_id_is_that_documents_answer(
     assert {r["doc_id"] for r in report["rejections"]} <= {d.doc_id for d in renamed}
 
 
-def smaller(kb: KB, entity_id: str) -> KB:
-    """``kb`` without the relation ``entity_id`` and its converse (another KB content)."""
-    kept = {
-        k: r
-        for k, r in kb.relations.items()
-        if entity_id not in (r.entity_id, r.canonical_entity_id)
-    }
-    digest = hashlib.sha256(f"{kb.sha256} without {entity_id}".encode()).hexdigest()
-    return KB(path=kb.path, sha256=digest, relations=kept)
+def smaller(write_kb: KbWriter, entity_id: str) -> KB:
+    """The bundled KB without the relation ``entity_id`` and its converse: another KB content."""
+    return load_kb(
+        write_kb(
+            bundled=lambda rows: [
+                r for r in rows if entity_id not in (r["entity_id"], r["canonical_entity_id"])
+            ]
+        )
+    )
 
 
 def test_what_decides_an_answer_is_part_of_its_key(
@@ -150,11 +152,13 @@ def test_what_decides_an_answer_is_part_of_its_key(
     parsed: list[str],
     cache_file: Path,
     monkeypatch: pytest.MonkeyPatch,
+    write_kb: KbWriter,
 ) -> None:
     gold, _, _ = run(documents, kb, nlp)
     first = gold[0]["ground_truth"][0]["entity_id"] if gold[0]["ground_truth"] else None
     assert first is not None
-    other_kb = smaller(kb, first)
+    other_kb = smaller(write_kb, first)
+    assert first not in other_kb.relations and len(other_kb.relations) < len(kb.relations)
     variants = {
         "verbal_only off": lambda: (kb, {"verbal_only": False}),
         "another KB": lambda: (other_kb, {}),
@@ -211,6 +215,7 @@ def test_with_the_parse_cache_off_nothing_is_stored(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv(ENV_PATH, "off")
+    use_environment(monkeypatch)
     run(documents[:5], kb, nlp)
     run(documents[:5], kb, nlp)
     assert len(parsed) == 10
@@ -291,6 +296,7 @@ def test_an_llm_rerun_reads_the_decoded_answers_and_equals_a_fresh_decode(
     # A fresh decode of the same cached answers, with the parse cache off, gives the same.
     with monkeypatch.context() as patch:
         patch.setenv(ENV_PATH, "off")
+        use_environment(patch)
         reference = llm_run(llm_server, answers, kb, nlp)
     assert again[0] == reference[0] == gold and again[2] == reference[2]
     assert without_cost(again[1]) == without_cost(reference[1])

@@ -24,6 +24,7 @@ from goldloop.llm import (
     make_annotator,
     make_llm,
 )
+from goldloop.settings import Settings
 from goldloop.text.lexical import LexicalAnnotator
 from tests.conftest import Cli
 from tests.fakes.llm_server import FakeLLMServer
@@ -115,12 +116,14 @@ def test_an_unknown_provider_is_refused() -> None:
 def test_make_annotator_builds_what_the_spec_names(
     llm_server: FakeLLMServer, kb: KB, tmp_path: Path
 ) -> None:
-    assert isinstance(make_annotator(AnnotatorSpec("lexical"), kb), LexicalAnnotator)
+    assert isinstance(
+        make_annotator(AnnotatorSpec("lexical"), kb, settings=Settings.from_env()), LexicalAnnotator
+    )
     spec = AnnotatorSpec("anthropic", "claude-x", "low", llm_server.base_url("anthropic"))
-    provider = make_annotator(spec, kb, cache=tmp_path / "c.sqlite")
+    provider = make_annotator(spec, kb, cache=tmp_path / "c.sqlite", settings=Settings.from_env())
     assert (provider.name, provider.model, provider.effort) == ("anthropic", "claude-x", "low")
     with pytest.raises(NoProvider):
-        make_llm(AnnotatorSpec("lexical"))
+        make_llm(AnnotatorSpec("lexical"), settings=Settings.from_env())
 
 
 def test_the_backend_and_the_cli_word_the_same_refusal_with_their_own_names(
@@ -150,14 +153,14 @@ def test_the_demo_picks_by_the_same_rule_and_the_backends_variables(
         monkeypatch.delenv(name, raising=False)
     for setting in ("PROVIDER", "MODEL", "EFFORT", "BASE_URL"):
         monkeypatch.delenv(f"GOLDLOOP_{setting}", raising=False)
-    assert isinstance(pick_annotator(kb), LexicalAnnotator)
+    assert isinstance(pick_annotator(kb, settings=Settings.from_env()), LexicalAnnotator)
     monkeypatch.setenv("GEMINI_API_KEY", "k")
-    assert pick_annotator(kb).tag == "gemini-2.5-flash"
+    assert pick_annotator(kb, settings=Settings.from_env()).tag == "gemini-2.5-flash"
     monkeypatch.setenv("OPENAI_API_KEY", "k")
     with pytest.raises(GoldloopError, match="GOLDLOOP_PROVIDER='': keys of several providers"):
-        pick_annotator(kb)
+        pick_annotator(kb, settings=Settings.from_env())
     monkeypatch.setenv("GOLDLOOP_PROVIDER", "openai")  # named as for the backend
-    assert pick_annotator(kb).tag == "gpt-5-mini"
+    assert pick_annotator(kb, settings=Settings.from_env()).tag == "gpt-5-mini"
 
 
 def test_the_documented_names_stay_importable() -> None:
@@ -192,8 +195,10 @@ def test_a_spec_keys_requests_as_its_provider_does(
         monkeypatch.setenv(name, "k")
     for name in ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "GOOGLE_GEMINI_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
-    spec = choose_annotator(provider, "m", "low", base_url, api=api)
-    built = make_llm(spec, cache=None)
+    spec = choose_annotator(
+        provider, "m", "low", base_url, api=api, env=Settings.from_env().environ
+    )
+    built = make_llm(spec, cache=None, settings=Settings.from_env())
     request = LLMRequest("system", "Abstract:\nuser", {"type": "object"}, 10)
     assert spec.wire_api == built.api == wire
     assert spec.key(request) == built.key(request) and spec.tag == built.tag
@@ -203,7 +208,9 @@ def test_an_api_the_provider_does_not_speak_is_refused_naming_the_setting() -> N
     from goldloop.llm import AnnotatorChoiceError
 
     with pytest.raises(AnnotatorChoiceError, match="there is no API 'responses'") as raised:
-        choose_annotator("anthropic", "m", api="responses", key_required=False)
+        choose_annotator(
+            "anthropic", "m", api="responses", key_required=False, env=Settings.from_env().environ
+        )
     assert raised.value.setting == "api"
 
 

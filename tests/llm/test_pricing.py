@@ -90,13 +90,10 @@ def test_an_explicit_cache_pays_from_a_documented_number_of_requests() -> None:
     assert explicit_cache_min_requests(ModelPrice(2.0, 2.0, 8.0, cache_storage=1.0)) is None
 
 
-def test_the_environment_names_the_users_table(
-    table_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("GOLDLOOP_PRICES", str(table_path))
-    assert load_prices().path == table_path
-    monkeypatch.delenv("GOLDLOOP_PRICES")
-    assert load_prices().path == BUNDLED_PRICES
+def test_the_environment_names_the_users_table(table_path: Path) -> None:
+    assert load_prices(env={"GOLDLOOP_PRICES": str(table_path)}).path == table_path
+    assert load_prices(env={}).path == BUNDLED_PRICES
+    assert load_prices().path == BUNDLED_PRICES  # no door's environment: the shipped table
 
 
 def test_the_shipped_table_has_its_date_sources_and_the_default_models() -> None:

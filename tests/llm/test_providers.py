@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from goldloop.llm import LLMError, LLMRequest, RetryPolicy, SQLiteCache, cache_key, make_provider
+from goldloop.settings import Settings
 from tests.fakes.llm_server import FakeLLMServer, Reply
 from tests.llm.conftest import PROVIDER_NAMES
 
@@ -144,12 +145,12 @@ def test_missing_credential_names_the_variable(
     for key in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY"):
         monkeypatch.delenv(key, raising=False)
     with pytest.raises(LLMError, match=variable):
-        make_provider(name, "model-x", cache=None)
+        make_provider(name, "model-x", cache=None, settings=Settings.from_env())
 
 
 def test_unknown_provider() -> None:
     with pytest.raises(LLMError, match="unknown provider 'mistral'"):
-        make_provider("mistral", "m", cache=None)
+        make_provider("mistral", "m", cache=None, settings=Settings.from_env())
 
 
 def test_cache_key_covers_every_input() -> None:
@@ -318,13 +319,24 @@ def test_official_endpoints_keep_their_keys_and_tags(monkeypatch: pytest.MonkeyP
     pinned = "20cb25689835f6183a1a8155ab27e76d88d2deb515bbb87804be2985afa231c0"
     for base_url in (None, "https://api.openai.com/v1", "HTTPS://api.openai.com:443/v1/"):
         provider = make_provider(
-            "openai", "gpt-5-mini", effort="low", base_url=base_url, cache=None, api="chat"
+            "openai",
+            "gpt-5-mini",
+            effort="low",
+            base_url=base_url,
+            cache=None,
+            api="chat",
+            settings=Settings.from_env(),
         )
         assert provider.tag == "gpt-5-mini@low"
         assert provider.key(REQUEST) == pinned
         # The Responses API, the default there, is another request: another key, the same tag.
         responses = make_provider(
-            "openai", "gpt-5-mini", effort="low", base_url=base_url, cache=None
+            "openai",
+            "gpt-5-mini",
+            effort="low",
+            base_url=base_url,
+            cache=None,
+            settings=Settings.from_env(),
         )
         assert responses.api == "responses" and responses.tag == "gpt-5-mini@low"
         assert responses.key(REQUEST) != pinned
@@ -346,7 +358,7 @@ def test_the_endpoint_is_normalised_without_credentials_or_query(
     monkeypatch: pytest.MonkeyPatch, url: str, endpoint: str
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "k")
-    provider = make_provider("openai", "m", base_url=url, cache=None)
+    provider = make_provider("openai", "m", base_url=url, cache=None, settings=Settings.from_env())
     assert provider.endpoint == endpoint and provider.tag == f"m@{endpoint}"
     assert "secret" not in provider.tag and "secret" not in provider.label
 
@@ -356,20 +368,27 @@ def test_a_base_url_from_the_sdk_variable_is_part_of_the_identity(
 ) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "k")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9/")
-    assert make_provider("anthropic", "c", cache=None).tag == "c@http://127.0.0.1:9"
+    assert (
+        make_provider("anthropic", "c", cache=None, settings=Settings.from_env()).tag
+        == "c@http://127.0.0.1:9"
+    )
 
 
 def test_a_base_url_that_is_not_a_url_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "k")
     with pytest.raises(LLMError, match="http"):
-        make_provider("openai", "m", base_url="localhost:8000", cache=None)
+        make_provider(
+            "openai", "m", base_url="localhost:8000", cache=None, settings=Settings.from_env()
+        )
 
 
 def test_credentials_in_the_base_url_are_masked_in_errors(llm_server: FakeLLMServer) -> None:
     url = llm_server.base_url("openai").replace("http://", "http://user:hunter22@")
     llm_server.fail(400, message=f"bad request to {url}")
     with pytest.raises(LLMError) as caught:
-        make_provider("openai", "m", base_url=url, cache=None).complete(REQUEST)
+        make_provider(
+            "openai", "m", base_url=url, cache=None, settings=Settings.from_env()
+        ).complete(REQUEST)
     assert "hunter22" not in str(caught.value) and "user:***@" in str(caught.value)
     assert "HTTP 400" in str(caught.value)
 
@@ -386,9 +405,13 @@ def test_keys_of_existing_requests_do_not_change(monkeypatch: pytest.MonkeyPatch
         "gemini": "7243a232c06ec7d20727e4c871b8ef3c5edde026117e0949a9e1959c2d1655d6",
     }
     for name, key in pinned.items():
-        provider = make_provider(name, "model-x", effort="low", cache=None)
+        provider = make_provider(
+            name, "model-x", effort="low", cache=None, settings=Settings.from_env()
+        )
         assert provider.key(REQUEST) == key and provider.tag == "model-x@low"
-    compat = make_provider("openai", "m", base_url="http://127.0.0.1:8000/v1", cache=None)
+    compat = make_provider(
+        "openai", "m", base_url="http://127.0.0.1:8000/v1", cache=None, settings=Settings.from_env()
+    )
     assert compat.api == "chat"
     assert compat.key(REQUEST) == "53c5d0e16698cfdbc6fa033a0033304fa50138048dc1422f83fa40362924736e"
 

@@ -1,4 +1,5 @@
-"""A real two-batch sample of the demo corpus, and a gold file for it."""
+"""A real two-batch sample of the demo corpus, a gold file for it, and a parse that fails (a
+valid pool cache must not parse)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import NamedTuple
 
 import pytest
 
+import goldloop.text.nlp
 from goldloop.formats.gold import Document, Hit, write_gold
 from goldloop.kb import KB
 from goldloop.sample import read_documents
@@ -54,3 +56,12 @@ def sample_gold(sample_dir: Path, kb: KB, tmp_path: Path) -> Gold:
         doc.ground_truth = [_hit(doc, doc.text[:4], y.entity_id, False)]
     write_gold(path, docs)
     return Gold(path, docs, x.entity_id, y.entity_id)
+
+
+def forbid_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """From here on, any bulk parse fails the test."""
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the pool was parsed again although its cache is valid")
+
+    monkeypatch.setattr(goldloop.text.nlp, "parse_many", refuse)

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import json
 from collections import Counter
@@ -12,24 +11,17 @@ from pathlib import Path
 
 import pytest
 
-import goldloop.text.nlp
 from goldloop.errors import GoldloopError
-from goldloop.kb import KB, load_kb
+from goldloop.kb import KB
 from goldloop.sample import read_documents, read_manifest
 from goldloop.sample.gate import GateSettings
-from goldloop.sample.pool import POOL_FILE, POOL_META
+from goldloop.sample.pool import POOL_FILE
 from goldloop.sample.run import SampleSettings, run_sample
-from goldloop.settings import BUNDLED_KB, DEMO_CORPUS
+from goldloop.settings import DEMO_CORPUS
+from tests.sample.conftest import forbid_parsing
 
 SETTINGS = SampleSettings(n_primary=8, n_double=4, n_reserve=4, tail_top_k=10, seed=3)
 SMALL = replace(SETTINGS, n_primary=3, n_double=1, n_reserve=1)
-
-
-def _forbid_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(*args: object, **kwargs: object) -> None:
-        raise AssertionError("the pool was parsed again although its cache is valid")
-
-    monkeypatch.setattr(goldloop.text.nlp, "parse_many", refuse)
 
 
 def test_blind_role_is_drawn_within_the_batch_and_reported_only_when_asked(
@@ -100,7 +92,7 @@ def test_extend_twice_appends_without_parsing(
     run_sample(DEMO_CORPUS, tmp_path, kb, SETTINGS)
     manifest_before = (tmp_path / "manifest.csv").read_bytes()
     texts_before = (tmp_path / "texts.jsonl").read_bytes()
-    _forbid_parsing(monkeypatch)
+    forbid_parsing(monkeypatch)
     first = run_sample(DEMO_CORPUS, tmp_path, kb, SMALL, extend=True)
     second = run_sample(DEMO_CORPUS, tmp_path, kb, SMALL, extend=True)
     assert (first.batch, second.batch) == (1, 2)
@@ -129,32 +121,6 @@ def test_extend_twice_appends_without_parsing(
     assert [d.doc_id for d in read_documents(tmp_path)] == [row.doc_id for row in rows]
     with pytest.raises(GoldloopError, match="pool is exhausted"):
         run_sample(DEMO_CORPUS, tmp_path, kb, SETTINGS, extend=True)
-
-
-def test_changed_kb_or_gate_invalidates_the_pool_cache(
-    tmp_path: Path, kb: KB, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    run_sample(DEMO_CORPUS, tmp_path / "s", kb, SMALL)
-    fingerprint = json.loads((tmp_path / "s" / POOL_META).read_text())["fingerprint"]
-    with BUNDLED_KB.open(encoding="utf-8", newline="") as handle:
-        rows = list(csv.DictReader(handle))
-    rows[0]["description"] += " (edited)"
-    edited = tmp_path / "kb.csv"
-    with edited.open("w", encoding="utf-8", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    result = run_sample(DEMO_CORPUS, tmp_path / "s", load_kb(edited), SMALL, extend=True)
-    assert result.report["pool_cache"]["hit"] is False
-    refreshed = json.loads((tmp_path / "s" / POOL_META).read_text())["fingerprint"]
-    assert refreshed != fingerprint
-    stricter = replace(SMALL, gate=GateSettings(min_chars=350))
-    result = run_sample(DEMO_CORPUS, tmp_path / "s", kb, stricter, extend=True)
-    assert result.report["pool_cache"]["hit"] is False
-    assert result.report["dropped"]["too_short"] == 3
-    _forbid_parsing(monkeypatch)
-    again = run_sample(DEMO_CORPUS, tmp_path / "s", kb, stricter, extend=True)
-    assert again.report["pool_cache"]["hit"] is True
 
 
 def test_excluded_corpus_and_refusals(tmp_path: Path, kb: KB) -> None:

@@ -11,7 +11,7 @@ import pytest
 from goldloop.formats.gold import read_gold
 from goldloop.kb import KB
 from goldloop.scoring.baselines import run_baselines
-from tests.conftest import Cli
+from tests.conftest import Cli, use_environment
 from tests.fakes.llm_server import FakeLLMServer, FakeRequest, Reply
 
 # What the scripted linker answers for each marked surface of the conftest gold.
@@ -104,6 +104,7 @@ def test_baselines_command_with_the_llm(
 ) -> None:
     llm_server.answer = scripted
     monkeypatch.setenv("GOLDLOOP_HOME", str(tmp_path / "home"))
+    use_environment(monkeypatch)
     out = tmp_path / "report"
     args = ["baselines", "--gold", gold_file, "--systems", "llm", "--report-dir", out]
     args += [
@@ -153,6 +154,7 @@ def test_baselines_command_exits_3_on_a_failed_span_and_keeps_a_fuller_result(
     cli: Cli,
 ) -> None:
     monkeypatch.setenv("GOLDLOOP_HOME", str(tmp_path / "home"))
+    use_environment(monkeypatch)
     out = tmp_path / "report"
     args = ["baselines", "--gold", gold_file, "--systems", "llm", "--report-dir", out]
     args += ["--provider", "openai", "--model", "j", "--base-url", llm_server.base_url("openai")]
@@ -162,6 +164,7 @@ def test_baselines_command_exits_3_on_a_failed_span_and_keeps_a_fuller_result(
     complete = (out / "baseline_results.json").read_text(encoding="utf-8")
     llm_server.answer = fails_on_binds_to
     monkeypatch.setenv("GOLDLOOP_HOME", str(tmp_path / "cold"))  # a cold cache: asks again
+    use_environment(monkeypatch)
     assert cli(*args).returncode == 3
     assert (out / "baseline_results.json").read_text(encoding="utf-8") == complete  # kept
     assert cli(*args, "--force").returncode == 3
@@ -169,6 +172,7 @@ def test_baselines_command_exits_3_on_a_failed_span_and_keeps_a_fuller_result(
     assert result["baseline"]["outcomes"]["failed"] == 1
     llm_server.fail(500, times=100)
     monkeypatch.setenv("GOLDLOOP_HOME", str(tmp_path / "colder"))
+    use_environment(monkeypatch)
     assert cli(*args, "--force").returncode == 4
 
 
@@ -183,6 +187,7 @@ def test_encoder_baseline_on_the_demo_gold_is_deterministic(
     from goldloop.llm.encoder import Encoder
 
     monkeypatch.setenv("GOLDLOOP_HOME", str(tmp_path))  # the KB embeddings' cache
+    use_environment(monkeypatch)
     documents = read_gold(DEMO_GOLD, kb).documents
     n_gold = sum(len(d.ground_truth) for d in documents)
     encoder = Encoder(encoder_dir)
@@ -209,6 +214,7 @@ def test_a_sentence_naming_a_relation_verbatim_is_linked_to_it(
     from goldloop.scoring.baselines import encoder_baseline
 
     monkeypatch.setenv("GOLDLOOP_HOME", str(tmp_path))
+    use_environment(monkeypatch)
     texts = {
         "pmid:1": "Leptin suppresses appetite.",
         "pmid:2": "Insulin stimulates glucose uptake.",

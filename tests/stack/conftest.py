@@ -42,7 +42,7 @@ import pytest
 from goldloop.errors import GoldloopError
 from goldloop.studio import server
 from tests.backend.conftest import free_port, redis_binary, wait_for_port
-from tests.conftest import REPO, LabelStudioServer, in_ci, serving
+from tests.conftest import REPO, LabelStudioServer, environment, in_ci, serving
 from tests.fakes.llm_server import FakeLLMServer, FakeRequest
 
 REPLICAS = ("a", "b")  # docker/compose.yaml: deploy.replicas
@@ -143,8 +143,13 @@ def studio_on_postgres(
     pytest.importorskip("label_studio_sdk", reason="the studio extra is not installed")
     home = tmp_path_factory.mktemp("stack-studio") / "studio"
     try:
-        executable = server.label_studio_executable(REPO / ".goldloop" / "studio", install=in_ci())
-        state = server.start(home, executable=executable, database=postgres_database.url)
+        read = environment()
+        executable = server.label_studio_executable(
+            REPO / ".goldloop" / "studio", chosen=read.studio_executable, install=in_ci()
+        )
+        state = server.start(
+            home, executable=executable, database=postgres_database.url, settings=read
+        )
     except GoldloopError as exc:
         unavailable(f"no Label Studio on PostgreSQL: {exc}")
     with serving(home, executable, state) as studio:

@@ -69,11 +69,8 @@ def test_push_and_pull_against_label_studio_on_postgres(
     assert annotations == "2"
 
 
-def test_database_url_is_read_and_its_password_never_kept(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.delenv("PGPASSWORD", raising=False)
-    db = Database.from_url("postgresql://ls:s3cr%40t@db.example:6543/label_studio")
+def test_database_url_is_read_and_its_password_never_kept() -> None:
+    db = Database.from_url("postgresql://ls:s3cr%40t@db.example:6543/label_studio", "not-this")
     assert (db.user, db.password, db.host, db.port, db.name) == (
         "ls", "s3cr@t", "db.example", 6543, "label_studio",
     )  # fmt: skip
@@ -82,8 +79,9 @@ def test_database_url_is_read_and_its_password_never_kept(
         "DJANGO_DB": "default", "POSTGRE_NAME": "label_studio", "POSTGRE_USER": "ls",
         "POSTGRE_HOST": "db.example", "POSTGRE_PORT": "6543", "POSTGRE_PASSWORD": "s3cr@t",
     }  # fmt: skip
-    monkeypatch.setenv("PGPASSWORD", "from-env")
-    assert Database.from_url("postgres://127.0.0.1/x").password == "from-env"
+    # A URL without a password takes PGPASSWORD as the door read it.
+    assert Database.from_url("postgres://127.0.0.1/x", "from-env").password == "from-env"
+    assert Database.from_url("postgres://127.0.0.1/x").password is None
     assert Database.from_url("postgres://127.0.0.1/x").user == "postgres"
     with pytest.raises(StudioServerError, match=r"mysql://u:\*\*\*@h/x: only PostgreSQL"):
         Database.from_url("mysql://u:pw@h/x")

@@ -12,55 +12,18 @@ from typing import Any
 
 import pytest
 
-from goldloop.formats.gold import Document, Hit
-from goldloop.kb import KB, load_kb
+from goldloop.formats.gold import Document
+from goldloop.kb import KB
 from goldloop.scoring.agreement import agreement, corpus_agreement
 from goldloop.scoring.design import read_design
-from goldloop.studio.agreement import DoubleTasks, double_completeness
-from goldloop.studio.campaign import CORPUS_BOOTSTRAP, kappa_section
 from goldloop.studio.push import Candidates, push
 from goldloop.studio.review import hit_regions
 from tests.conftest import Cli
 from tests.studio import campaign_data
 from tests.studio.campaign_data import ALICE, BOB, CANDIDATES, CAROL, Campaign
+from tests.studio.conftest import ACTIVATES, BINDS, FIRST, INHIBITS, SECOND, TEXTS, hits
 
 pytestmark = pytest.mark.studio
-
-ACTIVATES, INHIBITS, REGULATES, BINDS = "PEL.000000", "PEL.000018", "RO.0002211", "PEL.000003"
-TEXTS = {
-    "pmid:1": "IL-6 activates STAT3 and inhibits SOCS3.",
-    "pmid:2": "𝛼-syn 🧬 binds to lipids; TNF is inhibited by IkB.",
-    "pmid:3": "Insulin stimulates glucose uptake.",
-}
-# (doc_id, surface, entity_id, direction) per annotator
-FIRST = [
-    ("pmid:1", "activates", ACTIVATES, "forward"),
-    ("pmid:1", "inhibits", INHIBITS, "forward"),
-    ("pmid:2", "binds to", BINDS, "symmetric"),
-    ("pmid:2", "inhibited by", INHIBITS, "inverse"),
-]
-SECOND = [
-    ("pmid:1", "activates", ACTIVATES, "forward"),
-    ("pmid:1", "inhibits", REGULATES, "forward"),
-    ("pmid:2", "is inhibited by", INHIBITS, "forward"),
-]
-
-
-def hits(rows: list[tuple[str, str, str, str]], doc_id: str) -> list[Hit]:
-    out = []
-    for doc, surface, entity_id, direction in rows:
-        if doc == doc_id:
-            a = TEXTS[doc].index(surface)
-            out.append(
-                Hit(
-                    a=a,
-                    b=a + len(surface),
-                    surface=surface,
-                    entity_id=entity_id,
-                    direction=direction,
-                )
-            )
-    return out
 
 
 def documents(rows: list[tuple[str, str, str, str]]) -> list[Document]:
@@ -317,35 +280,3 @@ def test_agree_compares_each_person_with_each_pre_annotator(
             "llm-a": agreement(documents(llm_a), documents(rows), kb).to_json(),
             "llm-b": agreement(documents(llm_b), documents(rows), kb).to_json(),
         }
-
-
-def test_the_sidecar_sections_carry_corpus_figures_when_the_tasks_carry_the_design() -> None:
-    kb = load_kb()
-
-    def documents(rows: list[tuple[str, str, str, str]], p: dict[str, float | None]) -> list[Any]:
-        return [
-            Document(doc_id=d, text=text, ground_truth=hits(rows, d), p_incl=p[d])
-            for d, text in TEXTS.items()
-        ]
-
-    design = {"pmid:1": 0.5, "pmid:2": 0.25, "pmid:3": 1.0}
-    first, second = documents(FIRST, design), documents(SECOND, design)
-    double = DoubleTasks("x-double", 3, 3, 0, 0)
-    section = kappa_section(first, second, double, kb)
-    weights = read_design(first)
-    assert weights is not None and weights.weights.tolist() == [2.0, 4.0, 1.0]
-    report = agreement(first, second, kb)
-    shared = list(zip(first, second, strict=True))
-    expected = corpus_agreement(
-        report, list(TEXTS), kb, weights, CORPUS_BOOTSTRAP, 0, shared=shared
-    )
-    assert section["corpus"] == expected
-    assert section["corpus"]["population_docs"] == 7.0
-    completeness = double_completeness(first, second).to_dict()["corpus"]
-    assert completeness is not None and completeness["population_docs"] == 7.0
-    # One task without p_incl: no design, no corpus figures (the sidecar cannot be told to
-    # ignore it), and the sample figures are unchanged.
-    mixed = {**design, "pmid:3": None}
-    first, second = documents(FIRST, mixed), documents(SECOND, mixed)
-    assert kappa_section(first, second, double, kb)["corpus"] is None
-    assert double_completeness(first, second).corpus is None

@@ -8,23 +8,30 @@ from pathlib import Path
 import pytest
 
 from goldloop.kb import KB
-from goldloop.studio.demo import PROJECT, check_pushed, next_commands, run_demo
+from goldloop.studio.demo import PROJECT, DemoRun, check_pushed, next_commands, run_demo
 from goldloop.studio.project import find_project
 from goldloop.text.lexical import LexicalAnnotator
-from tests.conftest import run_goldloop
+from tests.conftest import environment, run_goldloop
 
 
 def test_demo_pushes_the_sample_and_the_check_sees_a_missing_task(
     kb: KB, label_studio, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    run = run_demo(kb, LexicalAnnotator(kb), home=tmp_path / "demo", studio_home=label_studio.home)
+    def demo() -> DemoRun:
+        return run_demo(
+            kb,
+            LexicalAnnotator(kb),
+            settings=environment(),
+            home=tmp_path / "demo",
+            studio_home=label_studio.home,
+        )
+
+    run = demo()
     assert run.state.url == label_studio.url
     assert len(run.documents) == 12 and {d.role for d in run.documents} == {"primary", "double"}
     assert sum(len(h) for h in run.candidates.hits.values()) > 0
     assert check_pushed(run, kb) == []
-    again = run_demo(
-        kb, LexicalAnnotator(kb), home=tmp_path / "demo", studio_home=label_studio.home
-    )
+    again = demo()
     assert sum(p.created for p in again.push.projects) == 0
     project = find_project(label_studio.connection, label_studio.client, PROJECT)
     assert project is not None

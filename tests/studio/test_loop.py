@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import json
 import uuid
-from typing import Any
 
 import pytest
 
 from goldloop.formats.gold import read_gold
 from goldloop.kb import KB
-from tests.conftest import CliResult, assert_fits, run_goldloop
+from tests.conftest import assert_fits, run_goldloop
+from tests.studio.conftest import run_in_studio
 from tests.studio.loop_data import (
     ACTIVATES,
     BINDS,
@@ -28,33 +28,12 @@ from tests.studio.loop_data import (
     SUPPRESSES,
     TAG_A,
     TAG_B,
-    people_work,
     project_titled,
     span,
     tasks_of,
     text_of,
     write_inputs,
 )  # fmt: skip
-
-
-def _run(args: list[str], label_studio) -> CliResult:
-    env = {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token}
-    result = run_goldloop(args, env)
-    assert result.returncode == 0, (result.stdout, result.stderr)
-    return result
-
-
-@pytest.fixture(scope="module")
-def pushed(label_studio, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """One push, then the annotators' work; the pulls read it."""
-    directory = tmp_path_factory.mktemp("loop")
-    documents, gold_a, gold_b = write_inputs(directory)
-    name = f"loop-{uuid.uuid4().hex[:6]}"
-    out = _run(["push", "--sample", str(documents), "--project", name, "--candidates", str(gold_a),
-                "--other", str(gold_b)], label_studio).stdout  # fmt: skip
-    main, double, second = people_work(label_studio.client, name)
-    return {"name": name, "dir": directory, "documents": documents, "gold_a": gold_a, "gold_b": gold_b,
-            "push_output": out, "main": main, "double": double, "second": second}  # fmt: skip
 
 
 def test_push_creates_tasks_predictions_and_model_version(pushed, label_studio) -> None:
@@ -73,7 +52,7 @@ def test_push_creates_tasks_predictions_and_model_version(pushed, label_studio) 
 
 def test_pull_gives_exact_verified_hits_and_verdicts(kb: KB, pushed, label_studio) -> None:
     out = pushed["dir"] / "gold.verified.json"
-    _run(["pull", "--project", pushed["name"], "--out", str(out)], label_studio)
+    run_in_studio(["pull", "--project", pushed["name"], "--out", str(out)], label_studio)
     gold = read_gold(out, kb)
     got = sorted(
         (d.doc_id, h.surface, h.entity_id, h.direction, h.verdict, h.source, bool(h.model_extra.get("fixed_boundary")))
@@ -121,7 +100,7 @@ def test_pull_gives_exact_verified_hits_and_verdicts(kb: KB, pushed, label_studi
 
 def test_pull_one_annotator_and_per_annotator_files(pushed, label_studio) -> None:
     out = pushed["dir"] / "second.json"
-    _run(["pull", "--project", pushed["name"], "--out", str(out), "--annotator", pushed["second"],
+    run_in_studio(["pull", "--project", pushed["name"], "--out", str(out), "--annotator", pushed["second"],
           "--per-annotator"], label_studio)  # fmt: skip
     gold = read_gold(out)
     assert [
@@ -135,7 +114,7 @@ def test_pull_one_annotator_and_per_annotator_files(pushed, label_studio) -> Non
 
 
 def test_push_twice_adds_nothing(pushed, label_studio) -> None:
-    out = _run(["push", "--sample", str(pushed["documents"]), "--project", pushed["name"], "--candidates",
+    out = run_in_studio(["push", "--sample", str(pushed["documents"]), "--project", pushed["name"], "--candidates",
                 str(pushed["gold_a"]), "--other", str(pushed["gold_b"])], label_studio).stdout  # fmt: skip
     assert "tasks created" in out
     client = label_studio.client
@@ -144,66 +123,23 @@ def test_push_twice_adds_nothing(pushed, label_studio) -> None:
     assert sum(len(t.predictions) for t in tasks_of(client, pushed["main"].id).values()) == 7 * 3
 
 
-def test_sync_pushes_what_is_missing_then_pulls(pushed, label_studio) -> None:
-    out = pushed["dir"] / "synced.json"
-    extra = pushed["dir"] / "more.jsonl"
-    lines = pushed["documents"].read_text(encoding="utf-8")
-    new = {"doc_id": "pmid:9", "text": "Rapamycin inhibits mTORC1.", "role": "primary", "batch": 2}
-    extra.write_text(lines + json.dumps(new) + "\n", encoding="utf-8")
-    output = _run(
-        ["sync", "--sample", str(extra), "--project", pushed["name"], "--out", str(out),
-         "--candidates", str(pushed["gold_a"]), "--other", str(pushed["gold_b"])],
-        label_studio,
-    ).stdout  # fmt: skip
-    assert "tasks created" in output
-    assert sorted(tasks_of(label_studio.client, pushed["main"].id)) == [
-        f"pmid:{i}" for i in (1, 2, 3, 4, 5, 6, 8, 9)
-    ]
-    sidecar = json.loads((pushed["dir"] / "synced.json.verification.json").read_text())
-    assert (sidecar["tasks"], sidecar["verified_tasks"], sidecar["unannotated_tasks"]) == (9, 6, 2)
-    assert len(read_gold(out).documents) == 6
-
-
-def test_sync_without_b_keeps_the_campaigns_prefill(pushed, label_studio) -> None:
-    """The README's sync (no --other) on an A+B campaign refuses before sending anything."""
-    env = {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token}
-    out = pushed["dir"] / "sync-a-only.json"
-    before = {
-        d: len(t.predictions) for d, t in tasks_of(label_studio.client, pushed["main"].id).items()
-    }
-    result = run_goldloop(
-        ["sync", "--sample", str(pushed["documents"]), "--project", pushed["name"], "--out", str(out),
-         "--candidates", str(pushed["gold_a"])], env,
-    )  # fmt: skip
-    assert result.returncode == 2
-    assert len(result.stderr.strip().splitlines()) == 1
-    assert "--other" in result.err and REVIEW in result.err and f"review:{TAG_A}" in result.err
-    assert project_titled(label_studio.client, pushed["name"]).model_version == REVIEW
-    assert project_titled(label_studio.client, f"{pushed['name']}-double").model_version == REVIEW
-    after = {
-        d: len(t.predictions) for d, t in tasks_of(label_studio.client, pushed["main"].id).items()
-    }
-    assert after == before
-    assert not out.exists()
-
-
 def test_a_campaign_of_double_documents_only_is_pulled(label_studio, tmp_path) -> None:
     documents, gold_a, _ = write_inputs(tmp_path)
     name = f"double-only-{uuid.uuid4().hex[:6]}"
-    _run(["push", "--sample", str(documents), "--project", name, "--candidates", str(gold_a),
+    run_in_studio(["push", "--sample", str(documents), "--project", name, "--candidates", str(gold_a),
           "--roles", "double"], label_studio)  # fmt: skip
     assert name not in {p.title for p in label_studio.client.projects.list(include="id,title")}
     out = tmp_path / "gold.json"
-    _run(["pull", "--project", name, "--out", str(out)], label_studio)
+    run_in_studio(["pull", "--project", name, "--out", str(out)], label_studio)
     sidecar = json.loads((tmp_path / "gold.json.verification.json").read_text())
     assert (sidecar["tasks"], sidecar["verified_tasks"]) == (1, 0)
     status = tmp_path / "status.json"
-    _run(["status", "--project", name, "-o", str(status)], label_studio)
+    run_in_studio(["status", "--project", name, "-o", str(status)], label_studio)
     figures = json.loads(status.read_text())
     assert figures["projects"] == {"double": f"{name}-double"}
     assert figures["roles"]["double"]["annotations_needed"] == 2
     again = tmp_path / "since.json"
-    _run(["pull", "--project", name, "--out", str(again), "--since"], label_studio)
+    run_in_studio(["pull", "--project", name, "--out", str(again), "--since"], label_studio)
     assert read_gold(again).documents == read_gold(out).documents
 
 
@@ -225,14 +161,14 @@ def test_push_prints_the_review_tag_whole_at_80_columns(pushed, label_studio, te
 def test_a_campaign_without_double_documents_has_nothing_to_curate(label_studio, tmp_path) -> None:
     documents, gold_a, _ = write_inputs(tmp_path)
     name = f"primary-only-{uuid.uuid4().hex[:6]}"
-    _run(["push", "--sample", str(documents), "--project", name, "--candidates", str(gold_a),
+    run_in_studio(["push", "--sample", str(documents), "--project", name, "--candidates", str(gold_a),
           "--roles", "primary"], label_studio)  # fmt: skip
-    out = _run(["curate", "--project", name], label_studio).stdout
+    out = run_in_studio(["curate", "--project", name], label_studio).stdout
     assert f"{name} has no double tasks ({name}-double): nothing to curate" in out
     titles = {p.title for p in label_studio.client.projects.list(include="id,title")}
     assert name in titles and f"{name}-curate" not in titles and f"{name}-double" not in titles
-    _run(["status", "--project", name, "-o", str(tmp_path / "status.json")], label_studio)
-    _run(["pull", "--project", name, "--out", str(tmp_path / "gold.json")], label_studio)
+    run_in_studio(["status", "--project", name, "-o", str(tmp_path / "status.json")], label_studio)
+    run_in_studio(["pull", "--project", name, "--out", str(tmp_path / "gold.json")], label_studio)
     missing = run_goldloop(["curate", "--project", f"{name}-nope"],
                            {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token})  # fmt: skip
     assert missing.returncode == 2 and f"'{name}-nope' or '{name}-nope-double'" in missing.err

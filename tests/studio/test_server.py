@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from goldloop.settings import Settings
 from goldloop.studio import server
 from goldloop.studio.connection import StudioError, connect, resolve_connection
 from tests.conftest import _prepare_home
@@ -24,18 +25,19 @@ def test_session_server_is_up_with_legacy_token(label_studio) -> None:
     assert status is not None and status.url == label_studio.url
 
 
-def test_connection_prefers_explicit_url(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.delenv("LABEL_STUDIO_URL", raising=False)
-    monkeypatch.setenv("LABEL_STUDIO_API_KEY", "k" * 40)
-    conn = resolve_connection("http://127.0.0.1:9/", None, home=tmp_path)
+def test_connection_prefers_explicit_url(tmp_path: Path) -> None:
+    read = Settings.from_env({"LABEL_STUDIO_API_KEY": "k" * 40})
+    conn = resolve_connection("http://127.0.0.1:9/", None, home=tmp_path, settings=read)
     assert conn.url == "http://127.0.0.1:9"
     assert "k" * 40 not in repr(conn)
 
 
-def test_no_server_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.delenv("LABEL_STUDIO_URL", raising=False)
+def test_no_server_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(StudioError, match="goldloop studio start"):
-        resolve_connection(home=tmp_path)
+        resolve_connection(home=tmp_path, settings=Settings.from_env({}))
+    # Without a home, the settings' own: $GOLDLOOP_HOME/studio, where no server runs either.
+    with pytest.raises(StudioError, match="goldloop studio start"):
+        resolve_connection(settings=Settings.from_env({"GOLDLOOP_HOME": str(tmp_path)}))
 
 
 def test_unreachable_server_and_wrong_token(label_studio) -> None:

@@ -21,7 +21,7 @@ from goldloop.settings import BUNDLED_KB, DEMO_CORPUS, spacy_model_names
 from goldloop.text import parse_cache
 from goldloop.text.nlp import parse_many
 from goldloop.text.parse_cache import ParseCache, default_cache
-from tests.conftest import Cli
+from tests.conftest import Cli, use_environment
 
 EDGE_TEXTS = [
     "",
@@ -329,9 +329,11 @@ def test_switches_bypass_the_cache(
 ) -> None:
     path = tmp_path / "parse.sqlite"
     monkeypatch.setenv("GOLDLOOP_PARSE_CACHE", "off")
+    use_environment(monkeypatch)
     assert default_cache() is None
     list(parse_many(corpus_texts(2), nlp=nlp))
     monkeypatch.setenv("GOLDLOOP_PARSE_CACHE", str(path))
+    use_environment(monkeypatch)
     try:
         parse_cache.set_enabled(False)
         assert default_cache() is None

@@ -26,7 +26,7 @@ from goldloop.backend.protocol import (
 from goldloop.backend.settings import BackendSettings
 from goldloop.errors import GoldloopError
 from goldloop.files.csvfile import TRUE_WORDS
-from goldloop.settings import Settings
+from goldloop.settings import Settings, use
 from goldloop.studio.connection import Connection
 
 log = logging.getLogger("goldloop.backend")
@@ -38,8 +38,12 @@ _BASIC = HTTPBasic(auto_error=False)
 def create_app(
     settings: BackendSettings | None = None, predictor: Predictor | None = None
 ) -> FastAPI:
-    """The app; without arguments everything comes from the environment (uvicorn, gunicorn)."""
-    settings = settings or BackendSettings.from_env()
+    """The app; without arguments everything comes from the environment, read here once: this
+    is the door uvicorn and gunicorn's workers open."""
+    if settings is None:
+        read = Settings.from_env()
+        use(read)  # the spaCy pipeline and the parse cache this worker's parses use
+        settings = BackendSettings.from_settings(read)
     predictor = predictor or Predictor.from_settings(settings)
     live = live_gold(settings, predictor)
     app = FastAPI(title="goldloop ML backend", version=__version__, docs_url=None, redoc_url=None)
@@ -47,7 +51,7 @@ def create_app(
     # Without basic auth the routes carry no dependency at all: solving one costs every request.
     guard = [Depends(_basic_auth(settings.basic_auth))] if settings.basic_auth is not None else []
 
-    if settings.basic_auth is None and not insecure_mode():
+    if settings.basic_auth is None and not insecure_mode(settings.environment.environ):
         app.add_middleware(_LoopbackOnly)
 
     @app.exception_handler(BadRequest)
@@ -132,9 +136,9 @@ EXPOSURE_FIX = (
 )
 
 
-def insecure_mode(env: Mapping[str, str] | None = None) -> bool:
-    """Serving a non-loopback interface without basic auth was asked for explicitly."""
-    env = Settings.from_env().environ if env is None else env
+def insecure_mode(env: Mapping[str, str]) -> bool:
+    """Serving a non-loopback interface without basic auth was asked for explicitly (in the
+    environment a door read)."""
     return env.get(INSECURE_ENV, "").strip().casefold() in TRUE_WORDS
 
 
@@ -150,7 +154,11 @@ def is_loopback(host: str) -> bool:
 
 def check_exposure(host: str, settings: BackendSettings) -> None:
     """Refuse to listen beyond loopback without basic auth, unless insecure mode was asked for."""
-    if is_loopback(host) or settings.basic_auth is not None or insecure_mode():
+    if (
+        is_loopback(host)
+        or settings.basic_auth is not None
+        or insecure_mode(settings.environment.environ)
+    ):
         return
     raise GoldloopError(
         f"refusing to serve {host} without basic auth: anyone who reaches it could spend the "

@@ -80,9 +80,12 @@ class Predictor:
     def from_settings(cls, settings: BackendSettings) -> Predictor:
         kb = load_kb(settings.kb_path)
         cache = _cache(settings) if _uses_llm(settings) else None
-        annotator = make_annotator(settings.annotator, kb, cache=cache, retry=BACKEND_RETRY)
+        read = settings.environment
+        annotator = make_annotator(
+            settings.annotator, kb, cache=cache, retry=BACKEND_RETRY, settings=read
+        )
         other = (
-            make_annotator(settings.other, kb, cache=cache, retry=BACKEND_RETRY)
+            make_annotator(settings.other, kb, cache=cache, retry=BACKEND_RETRY, settings=read)
             if settings.other
             else None
         )

@@ -35,19 +35,26 @@ class BackendSettings:
     gold: dict[str, Path] = field(default_factory=dict)
     studio_url: str | None = None
     studio_api_key: str | None = field(default=None, repr=False)
+    # What the door read: the providers' keys and base URLs, the price table, GOLDLOOP_INSECURE.
+    environment: Settings = field(default_factory=Settings, compare=False, repr=False)
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> BackendSettings:
-        """Read ``GOLDLOOP_*`` (``GOLDLOOP_MAX_TASK_CHARS`` among them), ``REDIS_URL``,
-        ``BASIC_AUTH_*`` and the providers' key variables."""
-        env = Settings.from_env().environ if env is None else env
+    def from_env(cls, env: Mapping[str, str]) -> BackendSettings:
+        """:meth:`from_settings` on the variables ``env`` (the door's, or a test's) holds."""
+        return cls.from_settings(Settings.from_env(env))
+
+    @classmethod
+    def from_settings(cls, read: Settings) -> BackendSettings:
+        """The backend's configuration in what a door read: ``GOLDLOOP_*``
+        (``GOLDLOOP_MAX_TASK_CHARS`` among them), ``REDIS_URL``, ``BASIC_AUTH_*`` and the
+        providers' key variables."""
+        env = read.environ
         annotator = annotator_from_env(env)
         other = (
             annotator_from_env(env, "GOLDLOOP_OTHER_")
             if env.get("GOLDLOOP_OTHER_PROVIDER")
             else None
         )
-        read = Settings.from_env(env)
         return cls(
             annotator=annotator,
             other=other,
@@ -60,6 +67,7 @@ class BackendSettings:
             gold=_gold_paths(env.get(GOLD_ENV, "")),
             studio_url=read.studio_url,
             studio_api_key=read.studio_api_key,
+            environment=read,
         )
 
     def studio_credentials(self) -> str:

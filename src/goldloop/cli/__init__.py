@@ -39,7 +39,7 @@ from goldloop.errors import (
     SettingError,
     mask_credentials,
 )
-from goldloop.settings import Settings
+from goldloop.settings import Settings, use
 from goldloop.text import parse_cache
 
 app = typer.Typer(
@@ -108,7 +108,11 @@ def _root(
     ] = False,
 ) -> None:
     parse_cache.set_enabled(not no_parse_cache)
-    ctx.obj = Settings.from_env()
+    # The one reading of the environment for the command: passed down from here (cli.common's
+    # ``settings``), and installed for what every parse needs.
+    read = Settings.from_env()
+    use(read)
+    ctx.obj = read
     logging.basicConfig(
         level=logging.INFO if verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -181,7 +182,7 @@ def annotate(
         provider, model, effort, base_url, env=env.environ, key_required=not dry, api=api
     )
     wanted_roles = parse_roles(roles)
-    table = _prices(prices)
+    table = _prices(prices, env.environ)
     batch_mode = None
     if (batch or resume or no_wait) and out is not None and not dry:
         batch_mode = _batch_mode(spec, out, resume, no_wait, batch_wait, poll_interval)
@@ -195,7 +196,11 @@ def annotate(
         _print_dry_run(documents, the_kb, max_tokens, spec, cache_path, input_price, table)
         return
     annotator = make_annotator(
-        spec, the_kb, cache=cache_path, retry=llm_options.retry_policy(timeout, attempts)
+        spec,
+        the_kb,
+        cache=cache_path,
+        retry=llm_options.retry_policy(timeout, attempts),
+        settings=env,
     )
     run = _run(
         documents, annotator, the_kb, max_tokens, concurrency, verbal_only, batch_mode, table
@@ -234,9 +239,9 @@ def annotate(
     )
 
 
-def _prices(path: Path | None) -> PriceTable:
+def _prices(path: Path | None, env: Mapping[str, str]) -> PriceTable:
     try:
-        return load_prices(path)
+        return load_prices(path, env)
     except GoldloopError as exc:
         where = "--prices" if path is not None else PRICES_VARIABLE
         raise GoldloopError(f"{where}: {exc}") from exc

@@ -11,7 +11,7 @@ import typer
 from rich.progress import Progress
 
 from goldloop.cli import llm_options
-from goldloop.cli.common import EquivalencesOption, KbOption, err_console, open_kb
+from goldloop.cli.common import EquivalencesOption, KbOption, err_console, open_kb, settings
 from goldloop.cli.score import (
     BootstrapOption,
     DesignOption,
@@ -32,6 +32,7 @@ from goldloop.scoring.runner import read_scored_gold
 
 
 def baselines(
+    ctx: typer.Context,
     gold: GoldOption,
     report_dir: Annotated[
         Path, typer.Option("--report-dir", help="Where baseline_results.json, .csv and .png go.")
@@ -72,8 +73,11 @@ def baselines(
     names = [name.strip() for name in systems.split(",") if name.strip()]
     linker = None
     if "llm" in names:
-        spec = choose_annotator(provider, model, effort, base_url, llm_required=True)
-        linker = make_llm(spec, retry=llm_options.retry_policy(timeout, attempts))
+        read = settings(ctx)
+        spec = choose_annotator(
+            provider, model, effort, base_url, env=read.environ, llm_required=True
+        )
+        linker = make_llm(spec, retry=llm_options.retry_policy(timeout, attempts), settings=read)
     sentence_encoder = None
     if "encoder" in names:
         if encoder is None:

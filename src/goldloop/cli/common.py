@@ -3,7 +3,6 @@ of outputs before any work, and table helpers."""
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -34,8 +33,9 @@ def settings(ctx: typer.Context) -> Settings:
 
 def _console(stderr: bool = False) -> Console:
     stream = sys.stderr if stderr else sys.stdout
-    # rich's own variable, read at import (before any command): not a goldloop setting.
-    uncut = not stream.isatty() and "COLUMNS" not in os.environ
+    # rich's own variable, read at import (before any command, so before the root command reads
+    # the settings it passes down): not a goldloop setting, but read where they all are.
+    uncut = not stream.isatty() and "COLUMNS" not in Settings.from_env().environ
     return Console(stderr=stderr, width=UNCUT_WIDTH if uncut else None)
 
 

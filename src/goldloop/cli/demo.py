@@ -24,12 +24,14 @@ def demo(
 ) -> None:
     """Sample the demo corpus, pre-annotate it, start Label Studio and push: ready to annotate."""
     knowledge = open_kb(kb)
-    annotator = pick_annotator(knowledge, settings(ctx))
+    read = settings(ctx)
+    home = server.studio_home(read)
+    annotator = pick_annotator(knowledge, read)
     with console.status(
         f"sampling, pre-annotating ({annotator.tag}), starting Label Studio, pushing"
     ):
-        run = run_demo(knowledge, annotator)
-    creds = server.credentials()
+        run = run_demo(knowledge, annotator, settings=read)
+    creds = server.credentials(home)
     pushed = sum(p.created for p in run.push.projects)
     console.print(
         key_value_table(
@@ -51,7 +53,7 @@ def demo(
     )
     if check:
         problems = check_pushed(run, knowledge)
-        server.stop()
+        server.stop(home)
         for problem in problems:
             err_console.print(f"[red]check:[/] {problem}")
         console.print("demo check: " + ("FAILED" if problems else "ok") + "; Label Studio stopped")

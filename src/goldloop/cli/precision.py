@@ -77,6 +77,7 @@ DocumentsOption = Annotated[
 
 @app.command("judge")
 def judge(
+    ctx: typer.Context,
     system: Annotated[Path, typer.Option("--system", help="The system's output to judge.")],
     documents: DocumentsOption,
     out: Annotated[Path, typer.Option("--out", "-o", help="Verdicts JSONL.")],
@@ -102,13 +103,16 @@ def judge(
             "--equivalences": equivalences,
         },
     )
-    spec = choose_annotator(provider, model, effort, base_url, llm_required=True)
+    read = settings(ctx)
+    spec = choose_annotator(provider, model, effort, base_url, env=read.environ, llm_required=True)
     the_kb = open_kb(kb, equivalences)
     docs = read_documents(documents, the_kb)
     texts = {doc.doc_id: doc for doc in docs}
     predictions = read_predictions(system, docs, kb=the_kb)
     mentions, abstained = system_mentions(predictions, docs, the_kb)
-    judge_provider = make_llm(spec, retry=llm_options.retry_policy(timeout, attempts))
+    judge_provider = make_llm(
+        spec, retry=llm_options.retry_policy(timeout, attempts), settings=read
+    )
     with (
         llm_options.exit_130_on_ctrl_c(judge_provider),
         Progress(console=console, transient=True) as progress,

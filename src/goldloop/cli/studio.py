@@ -36,9 +36,10 @@ app = typer.Typer(
 
 
 @app.command("install")
-def install() -> None:
+def install(ctx: typer.Context) -> None:
     """Install Label Studio into .goldloop/studio/venv (skipped when present or $GOLDLOOP_LABEL_STUDIO is set)."""
-    path = server.label_studio_executable()
+    read = settings(ctx)
+    path = server.label_studio_executable(server.studio_home(read), chosen=read.studio_executable)
     console.print(f"Label Studio: {path}")
 
 
@@ -74,24 +75,28 @@ def start(
     with console.status(
         "starting Label Studio (the first start runs its migrations: a minute or two)"
     ):
-        state = server.start(port=port, timeout=timeout, database=database)
-    _print_state(state)
+        read = settings(ctx)
+        home = server.studio_home(read)
+        state = server.start(home, port=port, timeout=timeout, database=database, settings=read)
+    _print_state(state, home)
 
 
 @app.command("stop")
-def stop() -> None:
+def stop(ctx: typer.Context) -> None:
     """Stop the embedded Label Studio by its recorded pid."""
-    console.print("stopped" if server.stop() else "not running")
+    stopped = server.stop(server.studio_home(settings(ctx)))
+    console.print("stopped" if stopped else "not running")
 
 
 @app.command("status")
-def status() -> None:
+def status(ctx: typer.Context) -> None:
     """Say whether the embedded Label Studio runs, and where; exit 1 when it does not."""
-    state = server.status()
+    home = server.studio_home(settings(ctx))
+    state = server.status(home)
     if state is None:
         console.print("not running")
         raise typer.Exit(1)
-    _print_state(state)
+    _print_state(state, home)
 
 
 @app.command("users")
@@ -135,8 +140,8 @@ def users(
     )
 
 
-def _print_state(state: server.ServerState) -> None:
-    creds = server.credentials()
+def _print_state(state: server.ServerState, home: Path) -> None:
+    creds = server.credentials(home)
     console.print(
         key_value_table(
             "Label Studio",

@@ -239,7 +239,7 @@ def run_cost_report(
 ) -> dict[str, Any]:
     """The report's mode, API and cost: what this run's fresh usage cost at the table's prices
     (``null`` when the table does not price the model)."""
-    table = prices or load_prices()
+    table = prices or load_prices(env=provider.env)
     price = table.price(provider.name, provider.model)
     usd = None if price is None else usage_cost(report["usage"], price, batch=batch)
     return {

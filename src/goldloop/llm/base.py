@@ -14,6 +14,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, ClassVar, TypeVar
 from urllib.parse import urlsplit
 
@@ -30,7 +31,6 @@ from tenacity import (
 
 from goldloop.errors import GoldloopError
 from goldloop.llm.cache import CachedAnswer, ResponseCache, cache_key
-from goldloop.settings import Settings
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -112,9 +112,13 @@ def retry_after_s(exc: BaseException | None) -> float:
         return 0.0
 
 
-def env_credential(*names: str, env: Mapping[str, str] | None = None) -> str | None:
-    """The first of ``names`` set in the environment (credentials come from nowhere else)."""
-    env = Settings.from_env().environ if env is None else env
+# No variables: what a provider built without a door's environment reads.
+NO_ENV: Mapping[str, str] = MappingProxyType({})
+
+
+def env_credential(*names: str, env: Mapping[str, str]) -> str | None:
+    """The first of ``names`` set in ``env``, the environment a door read (credentials come from
+    nowhere else)."""
     for name in names:
         value = env.get(name)
         if value:
@@ -140,13 +144,16 @@ def normalise_endpoint(url: str) -> str:
     return f"{scheme}://{netloc}{parts.path.rstrip('/')}"
 
 
-def endpoint_identity(
-    provider: str, base_url: str | None, env: Mapping[str, str] | None = None
-) -> str | None:
+def env_base_url(provider: str, env: Mapping[str, str]) -> str | None:
+    """The provider's base URL variable in ``env`` (its SDK reads the same one)."""
+    return env.get(BASE_URL_VARIABLES.get(provider, "")) or None
+
+
+def endpoint_identity(provider: str, base_url: str | None, env: Mapping[str, str]) -> str | None:
     """The normalised endpoint when it is not the provider's own (``None`` for the official one):
-    two servers may serve different models under one name, so it joins the cache key and tag."""
-    env = Settings.from_env().environ if env is None else env
-    url = base_url or env.get(BASE_URL_VARIABLES.get(provider, "")) or None
+    ``base_url``, else the provider's variable in ``env``. Two servers may serve different
+    models under one name, so it joins the cache key and tag."""
+    url = base_url or env_base_url(provider, env)
     if url is None:
         return None
     endpoint = normalise_endpoint(url)
@@ -228,13 +235,16 @@ class Provider(ABC):
         cache: ResponseCache | None = None,
         retry: RetryPolicy | None = None,
         api: str | None = None,
+        env: Mapping[str, str] = NO_ENV,
     ) -> None:
         self.model = model
         self.effort = effort or None
         self.base_url = base_url
         self.cache = cache
         self.retry = retry or RetryPolicy()
-        self.endpoint = endpoint_identity(self.name, base_url)
+        # The environment the door read: the key, a base URL variable, the price table.
+        self.env = env
+        self.endpoint = endpoint_identity(self.name, base_url, env)
         self.api = resolve_api(self.name, api, self.endpoint)
 
     @property
@@ -259,7 +269,7 @@ class Provider(ABC):
 
     def _api_key(self) -> str:
         names = CREDENTIALS[self.name]
-        key = env_credential(*names)
+        key = env_credential(*names, env=self.env)
         if key:
             return key
         if self.base_url:
@@ -397,7 +407,7 @@ class Provider(ABC):
 
     def _secrets(self) -> list[str]:
         password = urlsplit(self.base_url).password if self.base_url else None
-        secrets = [env_credential(*CREDENTIALS[self.name]), password]
+        secrets = [env_credential(*CREDENTIALS[self.name], env=self.env), password]
         return [secret for secret in secrets if secret]
 
     @abstractmethod

@@ -26,7 +26,7 @@ from goldloop.errors import GoldloopError, SettingError
 from goldloop.files import jsonl
 from goldloop.files.atomic import atomic_write_bytes
 from goldloop.kb import KB, Relation
-from goldloop.settings import workdir
+from goldloop.settings import active
 
 MODEL_FILES = ("model.onnx", "onnx/model.onnx")
 TOKENIZER = "tokenizer.json"
@@ -130,7 +130,7 @@ def kb_embeddings(
 ) -> tuple[list[Relation], np.ndarray]:
     """The KB's canonical relations and their embeddings, from the cache when it has them."""
     relations = kb.canonical_relations()
-    folder = cache_dir or workdir() / "encoder"
+    folder = cache_dir or active().home / "encoder"
     cached = folder / f"{kb.sha256[:16]}-{encoder.identity}.npy"
     if cached.is_file():
         try:

@@ -17,7 +17,7 @@ door names its own option or variable.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -25,19 +25,21 @@ from typing import TYPE_CHECKING, Any, Final
 from goldloop.errors import GoldloopError, SettingError
 from goldloop.llm.base import (
     CREDENTIALS,
+    NO_ENV,
     LLMError,
     LLMRequest,
     Provider,
     RetryPolicy,
     annotator_tag,
     endpoint_identity,
+    env_base_url,
     env_credential,
     normalise_endpoint,
     request_key,
     resolve_api,
 )
 from goldloop.llm.cache import ResponseCache, SQLiteCache
-from goldloop.settings import Settings, default_cache_path
+from goldloop.settings import Settings
 
 if TYPE_CHECKING:
     from goldloop.kb import KB
@@ -96,11 +98,14 @@ class AnnotatorSpec:
     effort: str | None = None
     base_url: str | None = None
     api: str | None = None
+    # The provider's base URL variable in the environment the spec was chosen from: the SDK
+    # speaks to it when no base URL is given, so it is the endpoint then.
+    env_base_url: str | None = field(default=None, compare=False, repr=False)
 
     @property
     def endpoint(self) -> str | None:
         """The normalised base URL of a server other than the provider's own."""
-        return endpoint_identity(self.provider, self.base_url)
+        return endpoint_identity(self.provider, self.base_url or self.env_base_url, NO_ENV)
 
     @property
     def wire_api(self) -> str | None:
@@ -124,7 +129,7 @@ class AnnotatorSpec:
         return self.provider != LEXICAL
 
 
-def credentials_set(env: Mapping[str, str] | None = None) -> list[str]:
+def credentials_set(env: Mapping[str, str]) -> list[str]:
     """Providers whose credential is in the environment (never the credential itself)."""
     return [name for name, names in CREDENTIALS.items() if env_credential(*names, env=env)]
 
@@ -135,7 +140,7 @@ def choose_annotator(
     effort: str | None = None,
     base_url: str | None = None,
     *,
-    env: Mapping[str, str] | None = None,
+    env: Mapping[str, str],
     llm_required: bool = False,
     key_required: bool = True,
     api: str | None = None,
@@ -164,7 +169,9 @@ def choose_annotator(
     if key_required and base_url is None and name not in credentials_set(env):
         variables = " or ".join(CREDENTIALS[name])
         raise MissingKey("provider", f"{name} needs {variables} in the environment")
-    spec = AnnotatorSpec(name, model or DEFAULT_MODELS[name], effort, base_url, api or None)
+    spec = AnnotatorSpec(
+        name, model or DEFAULT_MODELS[name], effort, base_url, api or None, env_base_url(name, env)
+    )
     try:
         spec.wire_api  # noqa: B018 (an API the provider does not speak is refused here)
     except LLMError as exc:
@@ -172,13 +179,10 @@ def choose_annotator(
     return spec
 
 
-def annotator_from_env(
-    env: Mapping[str, str] | None = None, prefix: str = "GOLDLOOP_"
-) -> AnnotatorSpec:
+def annotator_from_env(env: Mapping[str, str], prefix: str = "GOLDLOOP_") -> AnnotatorSpec:
     """:func:`choose_annotator` on the variables ``<prefix>PROVIDER``, ``MODEL``, ``EFFORT`` and
     ``BASE_URL`` (the doors configured by the environment: the ML backend, the demo); a refusal
     names the variable."""
-    env = Settings.from_env().environ if env is None else env
     try:
         return choose_annotator(
             env.get(f"{prefix}PROVIDER"),
@@ -193,7 +197,7 @@ def annotator_from_env(
 
 
 def _implied_provider(
-    base_url: str | None, model: str | None, env: Mapping[str, str] | None, llm_required: bool
+    base_url: str | None, model: str | None, env: Mapping[str, str], llm_required: bool
 ) -> str:
     if base_url is not None:
         if model is None:
@@ -216,7 +220,7 @@ def _implied_provider(
 
 
 class _DefaultCache:
-    """Sentinel: the SQLite cache at ``settings.default_cache_path()``."""
+    """Sentinel: the SQLite cache at the door's ``Settings.cache``."""
 
 
 DEFAULT_CACHE: Final = _DefaultCache()
@@ -231,10 +235,12 @@ def make_provider(
     cache: ResponseCache | str | Path | _DefaultCache | None = DEFAULT_CACHE,
     retry: RetryPolicy | None = None,
     api: str | None = None,
+    settings: Settings,
 ) -> Provider:
     """A provider by name; ``cache`` is a cache object, a SQLite path, ``None`` (off) or
-    :data:`DEFAULT_CACHE`; ``api`` a wire API other than the default (OpenAI: ``chat`` or
-    ``responses``)."""
+    :data:`DEFAULT_CACHE` (``settings.cache``); ``api`` a wire API other than the default
+    (OpenAI: ``chat`` or ``responses``); ``settings``, what the door read: the key and base URL
+    variables come from its ``environ``."""
     if name not in PROVIDERS:
         raise LLMError(f"unknown provider {name!r} (known: {', '.join(PROVIDERS)})")
     module_name, class_name = PROVIDERS[name]
@@ -243,11 +249,17 @@ def make_provider(
     except ImportError as exc:
         raise LLMError(f"{name}: its SDK is not installed; install goldloop[llm] ({exc})") from exc
     if isinstance(cache, _DefaultCache):
-        cache = default_cache_path()
+        cache = settings.cache
     if isinstance(cache, str | Path):
         cache = SQLiteCache(cache)
     provider: Provider = provider_class(
-        model, effort=effort, base_url=base_url, cache=cache, retry=retry, api=api
+        model,
+        effort=effort,
+        base_url=base_url,
+        cache=cache,
+        retry=retry,
+        api=api,
+        env=settings.environ,
     )
     return provider
 
@@ -257,8 +269,10 @@ def make_llm(
     *,
     cache: ResponseCache | str | Path | _DefaultCache | None = DEFAULT_CACHE,
     retry: RetryPolicy | None = None,
+    settings: Settings,
 ) -> Provider:
-    """The LLM provider a spec names (``lexical`` is refused: the caller needs an LLM)."""
+    """The LLM provider a spec names (``lexical`` is refused: the caller needs an LLM), with the
+    environment and default cache of the door's ``settings``."""
     if not spec.is_llm or spec.model is None:
         raise NoProvider("provider", "this needs an LLM provider, not lexical")
     return make_provider(
@@ -269,6 +283,7 @@ def make_llm(
         cache=cache,
         retry=retry,
         api=spec.api,
+        settings=settings,
     )
 
 
@@ -278,10 +293,12 @@ def make_annotator(
     *,
     cache: ResponseCache | str | Path | _DefaultCache | None = DEFAULT_CACHE,
     retry: RetryPolicy | None = None,
+    settings: Settings,
 ) -> Provider | LexicalAnnotator:
-    """The pre-annotator a spec names: an LLM provider, or ``lexical`` on ``kb``."""
+    """The pre-annotator a spec names: an LLM provider (see :func:`make_llm`), or ``lexical`` on
+    ``kb``."""
     if spec.is_llm:
-        return make_llm(spec, cache=cache, retry=retry)
+        return make_llm(spec, cache=cache, retry=retry, settings=settings)
     from goldloop.text.lexical import LexicalAnnotator  # spaCy loads only when it is used
 
     return LexicalAnnotator(kb)

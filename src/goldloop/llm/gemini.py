@@ -134,7 +134,7 @@ class GeminiProvider(Provider):
     def _create_context_cache(self, system: str, requests: int) -> str | None:
         """The name of a new explicit cache of ``system``, or ``None`` when implicit caching is
         cheaper (too few requests, a prefix under the minimum, or a model the table lacks)."""
-        price = load_prices().price(self.name, self.model)
+        price = load_prices(env=self.env).price(self.name, self.model)
         threshold = None if price is None else explicit_cache_min_requests(price)
         minimum = price.cache_min_tokens if price is not None else None
         if threshold is None or requests < threshold or math.ceil(len(system) / 4) < (minimum or 0):

@@ -21,7 +21,6 @@ from typing import Any
 
 from goldloop.errors import GoldloopError
 from goldloop.files import jsonl
-from goldloop.settings import Settings
 
 PRICES_VARIABLE = "GOLDLOOP_PRICES"
 BUNDLED_PRICES = Path(str(files("goldloop") / "data" / "prices" / "prices.json"))
@@ -60,17 +59,17 @@ class PriceTable:
 
 
 def prices_path(path: str | Path | None = None, env: Mapping[str, str] | None = None) -> Path:
-    """The table to use: ``path``, else ``$GOLDLOOP_PRICES``, else the shipped one."""
-    env = Settings.from_env().environ if env is None else env
-    chosen = path or env.get(PRICES_VARIABLE) or BUNDLED_PRICES
+    """The table to use: ``path``, else ``GOLDLOOP_PRICES`` in ``env`` (the environment a door
+    read), else the shipped one."""
+    chosen = path or (env or {}).get(PRICES_VARIABLE) or BUNDLED_PRICES
     return Path(chosen)
 
 
-def load_prices(path: str | Path | None = None) -> PriceTable:
+def load_prices(path: str | Path | None = None, env: Mapping[str, str] | None = None) -> PriceTable:
     """The price table at :func:`prices_path`; a malformed one is an error naming the file.
 
     A table is read once per version of its file (the ML backend prices every request)."""
-    where = prices_path(path)
+    where = prices_path(path, env)
     try:
         stamp = where.stat().st_mtime_ns
     except OSError as exc:

@@ -27,7 +27,7 @@ def claim_of(mention: JudgedMention, text: str, kb: KB) -> Claim:
     """The claim to judge for one mention of ``text``: its label, definition and direction."""
     relation = kb.get(mention.entity_id)
     definition = relation.description if relation is not None else None
-    return Claim(text, mention.a, mention.b, mention.label, definition, mention.direction)
+    return Claim(text, mention, definition)
 
 
 def verdict_of(result: TaskResult[tuple[str, str | None]]) -> tuple[str, str | None]:

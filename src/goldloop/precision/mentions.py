@@ -15,6 +15,7 @@ from typing import Any
 from goldloop.errors import GoldloopError
 from goldloop.files.jsonl import read_jsonl, write_jsonl
 from goldloop.formats.gold import Document
+from goldloop.formats.mention import Mention, mention_key
 from goldloop.kb import KB
 from goldloop.llm.tasks.judge import VERDICTS
 from goldloop.scoring.inputs import SystemPredictions
@@ -27,27 +28,13 @@ class PrecisionError(GoldloopError):
     """A verdicts or labels file is invalid; the message names the file and line."""
 
 
-def mention_key(doc_id: str, a: int, b: int, entity_id: str) -> str:
-    return f"{doc_id}|{a}-{b}|{entity_id}"
-
-
 @dataclass(frozen=True)
-class JudgedMention:
-    """One mention with the text it sits in, and the judge's verdict once judged."""
+class JudgedMention(Mention):
+    """One mention (the core :class:`~goldloop.formats.mention.Mention`, its label the relation's),
+    and the judge's verdict once judged."""
 
-    doc_id: str
-    a: int
-    b: int
-    entity_id: str
-    surface: str
-    label: str
-    direction: str | None = None
     verdict: str | None = None
     reason: str | None = None
-
-    @property
-    def key(self) -> str:
-        return mention_key(self.doc_id, self.a, self.b, self.entity_id)
 
     def judged(self, verdict: str, reason: str | None = None) -> JudgedMention:
         return replace(self, verdict=verdict, reason=reason)

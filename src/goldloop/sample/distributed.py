@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 from goldloop.errors import GoldloopError, ServiceError
 from goldloop.kb import KB
 from goldloop.sample.mentions import PoolMention, detect_here
+from goldloop.settings import Settings, active, use
 
 CHUNK = 32  # texts per task: ~1 s of parsing, against a few ms of scheduling; spreads evenly
 IN_FLIGHT_PER_WORKER = 4  # bounds memory on a long stream while keeping workers busy
@@ -75,13 +76,17 @@ def dask_client(scheduler: str) -> Iterator[Any]:
             cluster.close()
 
 
-def prepare_worker(kb: KB) -> None:
+def prepare_worker(kb: KB, settings: Settings) -> None:
     """Load the spaCy model and build the KB's label index in this worker, once."""
-    detect_chunk(["Warm-up: IL-6 activates STAT3."], kb, 1)
+    detect_chunk(["Warm-up: IL-6 activates STAT3."], kb, 1, settings)
 
 
-def detect_chunk(texts: list[str], kb: KB, batch_size: int) -> list[tuple[PoolMention, ...]]:
-    """One task: the pool mentions of each text, as one process would find them."""
+def detect_chunk(
+    texts: list[str], kb: KB, batch_size: int, settings: Settings
+) -> list[tuple[PoolMention, ...]]:
+    """One task: the pool mentions of each text, as one process would find them, with the
+    client's settings (its spaCy pipeline, its parse cache)."""
+    use(settings)
     return list(detect_here(texts, kb, batch_size=batch_size))
 
 
@@ -93,7 +98,8 @@ def detect_on_dask(
         workers = max(1, len(client.scheduler_info().get("workers", {})))
         # Every worker ready before the stream starts: the first chunks are not held up by a
         # worker still loading spaCy while another has finished its share.
-        _raising_worker_errors(lambda: client.run(prepare_worker, kb))
+        settings = active()
+        _raising_worker_errors(lambda: client.run(prepare_worker, kb, settings))
         shared_kb = client.scatter(kb, broadcast=True)
         stream = iter(texts)
         pending: deque[Any] = deque()
@@ -103,7 +109,7 @@ def detect_on_dask(
                 if not chunk:
                     break
                 pending.append(
-                    client.submit(detect_chunk, chunk, shared_kb, batch_size, pure=False)
+                    client.submit(detect_chunk, chunk, shared_kb, batch_size, settings, pure=False)
                 )
             if not pending:
                 return

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from goldloop.formats.gold import Document
+from goldloop.formats.mention import Mention
 from goldloop.kb import KB
 from goldloop.scoring import schemas
 from goldloop.scoring.bootstrap import document_bootstrap, f1, ratio
@@ -46,14 +47,10 @@ _E2E = (
 _LINK = ("gold", "answered", "correct", "dir_comparable", "dir_correct")
 
 
-@dataclass(frozen=True)
-class GoldMention:
-    """A gold hit, folded, with what slices need."""
+@dataclass(frozen=True, kw_only=True)
+class GoldMention(Mention):
+    """A gold hit as the core mention, its id and direction folded, with what slices need."""
 
-    a: int
-    b: int
-    entity_id: str
-    direction: str | None
     anchoring: str  # anchored | paraphrase | unknown
     role: str
 
@@ -68,12 +65,14 @@ def gold_mentions(documents: Sequence[Document], kb: KB | None) -> list[list[Gol
             anchoring = {True: "anchored", False: "paraphrase"}.get(hit.surface_anchored, "unknown")  # type: ignore[arg-type]
             mentions.append(
                 GoldMention(
-                    hit.a,
-                    hit.b,
-                    entity_id or hit.entity_id,
-                    direction,
-                    anchoring,
-                    document.role or "unknown",
+                    doc_id=document.doc_id,
+                    a=hit.a,
+                    b=hit.b,
+                    entity_id=entity_id or hit.entity_id,
+                    surface=hit.surface,
+                    direction=direction,
+                    anchoring=anchoring,
+                    role=document.role or "unknown",
                 )
             )
         out.append(mentions)

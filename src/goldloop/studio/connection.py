@@ -48,11 +48,11 @@ def resolve_connection(
     url: str | None = None,
     api_key: str | None = None,
     home: Path | None = None,
-    settings: Settings | None = None,
+    *,
+    settings: Settings,
 ) -> Connection:
-    """Explicit values, then ``settings`` (the environment's by default), then the running
-    embedded server."""
-    settings = settings or Settings.from_env()
+    """Explicit values, then ``settings`` (what the door read), then the running embedded server
+    (in ``home``, by default the settings' :func:`~goldloop.studio.server.studio_home`)."""
     url = url or settings.studio_url
     api_key = api_key or settings.studio_api_key
     if url:
@@ -61,7 +61,7 @@ def resolve_connection(
                 f"Label Studio at {url}: set {KEY_ENV} (a legacy token or a personal access token)"
             )
         return Connection(url.rstrip("/"), api_key)
-    state = server.status(home)
+    state = server.status(home or server.studio_home(settings))
     if state is None:
         raise StudioError(
             f"no Label Studio: set {URL_ENV} and {KEY_ENV}, or run `goldloop studio start`"

@@ -21,7 +21,7 @@ from goldloop.llm import annotator_from_env, make_annotator
 from goldloop.llm.annotate import annotate_documents, select_documents
 from goldloop.sample import read_documents
 from goldloop.sample.run import SampleSettings, run_sample
-from goldloop.settings import Settings, workdir
+from goldloop.settings import Settings
 from goldloop.studio import server
 from goldloop.studio.connection import Connection, connect
 from goldloop.studio.project import double_name, export_project, find_project
@@ -47,23 +47,30 @@ class DemoRun:
     problems: list[str] = field(default_factory=list)
 
 
-def demo_dir() -> Path:
-    return workdir() / "demo"
+def demo_dir(settings: Settings) -> Path:
+    return settings.home / "demo"
 
 
-def pick_annotator(kb: KB, settings: Settings | None = None) -> Any:
-    """The pre-annotator ``settings`` (the environment's by default) name, as for the ML backend
+def pick_annotator(kb: KB, settings: Settings) -> Any:
+    """The pre-annotator ``settings`` (what the door read) name, as for the ML backend
     (``GOLDLOOP_PROVIDER``, ``GOLDLOOP_MODEL``, ...): with nothing named, the provider whose key
     is set (its default model), else the offline ``lexical`` one."""
-    settings = settings or Settings.from_env()
-    return make_annotator(annotator_from_env(settings.environ), kb, cache=settings.cache)
+    return make_annotator(
+        annotator_from_env(settings.environ), kb, cache=settings.cache, settings=settings
+    )
 
 
 def run_demo(
-    kb: KB, annotator: Any, *, home: Path | None = None, studio_home: Path | None = None
+    kb: KB,
+    annotator: Any,
+    *,
+    settings: Settings,
+    home: Path | None = None,
+    studio_home: Path | None = None,
 ) -> DemoRun:
-    """Sample (once), pre-annotate, start the embedded Label Studio and push into ``goldloop-demo``."""
-    base = home or demo_dir()
+    """Sample (once), pre-annotate, start the embedded Label Studio and push into ``goldloop-demo``
+    (in ``home`` and ``studio_home``, by default under the settings' working directory)."""
+    base = home or demo_dir(settings)
     sample_dir = base / "sample"
     if not (sample_dir / "manifest.csv").is_file():
         run_sample(DEMO_CORPUS, sample_dir, kb, SETTINGS)
@@ -73,7 +80,7 @@ def run_demo(
     write_gold(gold_path, annotated.documents)
     atomic_write_json(gold_path.with_name(gold_path.name + ".report.json"), annotated.report)
     candidates = Candidates(annotator.tag, {d.doc_id: d.ground_truth for d in annotated.documents})
-    state = server.start(studio_home)
+    state = server.start(studio_home or server.studio_home(settings), settings=settings)
     connection = Connection(state.url, state.token)
     report = push(connection, connect(connection), documents, PROJECT, kb, a=candidates)
     return DemoRun(sample_dir, gold_path, annotator.tag, documents, candidates, state, report)

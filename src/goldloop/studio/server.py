@@ -20,6 +20,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -28,7 +29,7 @@ from goldloop.errors import GoldloopError, ServiceError, SettingError, mask_cred
 from goldloop.files import jsonl
 from goldloop.files.atomic import atomic_write_json
 from goldloop.files.interrupts import deferred_interrupt
-from goldloop.settings import STUDIO_EXECUTABLE_ENV, Settings, workdir
+from goldloop.settings import STUDIO_EXECUTABLE_ENV, Settings
 
 LABEL_STUDIO_VERSION = "1.23.2"
 EXECUTABLE_ENV = STUDIO_EXECUTABLE_ENV
@@ -85,7 +86,9 @@ class Database:
     password: str | None = None
 
     @classmethod
-    def from_url(cls, url: str) -> Database:
+    def from_url(cls, url: str, pgpassword: str | None = None) -> Database:
+        """The database a URL names; its password, else ``pgpassword`` (``PGPASSWORD``, as the
+        door read it)."""
         try:
             parts = urlsplit(url.strip())
         except ValueError as exc:  # an unbalanced "[" in the host
@@ -104,7 +107,7 @@ class Database:
             raise StudioServerError(
                 f"database {mask_credentials(url)}: no database name in the path"
             )
-        password = unquote(parts.password) if parts.password else Settings.from_env().pgpassword
+        password = unquote(parts.password) if parts.password else pgpassword
         return cls(
             name=name,
             user=unquote(parts.username or "postgres"),
@@ -142,20 +145,21 @@ class Database:
         return env
 
 
-def studio_home(home: Path | None = None) -> Path:
-    """``.goldloop/studio`` (or ``$GOLDLOOP_HOME/studio``): venv, data dir, state, log."""
-    return home if home is not None else workdir() / "studio"
+def studio_home(settings: Settings) -> Path:
+    """``.goldloop/studio`` (or ``$GOLDLOOP_HOME/studio``): venv, data dir, state, log. The
+    functions here take this folder as ``home``."""
+    return settings.home / "studio"
 
 
-def label_studio_executable(home: Path | None = None, *, install: bool = True) -> Path:
-    """``$GOLDLOOP_LABEL_STUDIO``, else the private venv's ``label-studio`` (installed when missing)."""
-    chosen = Settings.from_env().studio_executable
+def label_studio_executable(home: Path, *, chosen: str | None = None, install: bool = True) -> Path:
+    """``chosen`` (``$GOLDLOOP_LABEL_STUDIO``, as the door read it), else the private venv's
+    ``label-studio`` (installed when missing)."""
     if chosen:
         path = Path(chosen)
         if not path.is_file():
             raise StudioServerError(f"{EXECUTABLE_ENV}={chosen}: no such file")
         return path
-    venv = studio_home(home) / "venv"
+    venv = home / "venv"
     path = venv / ("Scripts/label-studio.exe" if os.name == "nt" else "bin/label-studio")
     if not path.is_file():
         if not install:
@@ -207,9 +211,9 @@ def _uv_command() -> list[str]:
     raise StudioServerError("uv is needed to install Label Studio: `python3 -m pip install uv`")
 
 
-def credentials(home: Path | None = None) -> Credentials:
+def credentials(home: Path) -> Credentials:
     """The data dir's user, generated on first use and kept in ``credentials.json``."""
-    path = studio_home(home) / "credentials.json"
+    path = home / "credentials.json"
     if path.is_file():
         return Credentials(**jsonl.loads(path.read_text(encoding="utf-8")))
     # Label Studio applies the token only when it creates the user, and keeps it at most 40 chars.
@@ -245,14 +249,14 @@ def health(url: str, timeout: float = 2.0) -> bool:
         return False
 
 
-def read_state(home: Path | None = None) -> ServerState | None:
-    path = studio_home(home) / "server.json"
+def read_state(home: Path) -> ServerState | None:
+    path = home / "server.json"
     if not path.is_file():
         return None
     return ServerState(**jsonl.loads(path.read_text(encoding="utf-8")))
 
 
-def status(home: Path | None = None) -> ServerState | None:
+def status(home: Path) -> ServerState | None:
     """The recorded server if its process lives and ``/health`` answers, else None."""
     state = read_state(home)
     if state is None or not _alive(state.pid) or not health(state.url):
@@ -261,19 +265,22 @@ def status(home: Path | None = None) -> ServerState | None:
 
 
 def start(
-    home: Path | None = None,
+    home: Path,
     *,
     port: int | None = None,
     executable: Path | None = None,
     timeout: float = START_TIMEOUT,
     database: str | None = None,
+    settings: Settings,
 ) -> ServerState:
     """Start the embedded server (or return the running one) and wait until it serves the API.
 
     ``database`` is a PostgreSQL URL (see :class:`Database`); without it Label Studio keeps
-    SQLite in the data dir.
+    SQLite in the data dir. ``settings``, what the door read, gives the password of a URL
+    without one, the executable (``GOLDLOOP_LABEL_STUDIO``) and the variables the server's
+    process inherits.
     """
-    db = Database.from_url(database) if database else None
+    db = Database.from_url(database, settings.pgpassword) if database else None
     if db is not None:
         db.check_reachable()
     running = status(home)
@@ -290,8 +297,8 @@ def start(
         busy = port_problem(port)
         if busy:
             raise SettingError("port", f"{busy}; choose another port, or none for a free one")
-    root = studio_home(home)
-    executable = executable or label_studio_executable(root)
+    root = home
+    executable = executable or label_studio_executable(root, chosen=settings.studio_executable)
     creds = credentials(root)
     data_dir = root / "data"
     data_dir.mkdir(parents=True, exist_ok=True)
@@ -303,7 +310,7 @@ def start(
         process = subprocess.Popen(
             [str(executable), "start", "--no-browser", "--data-dir", str(data_dir),
              "--internal-host", "127.0.0.1", "--port", str(port)],
-            env=_environment(root, data_dir, creds, db),
+            env=_environment(root, data_dir, creds, settings.environ, db),
             stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
             start_new_session=True,
         )  # fmt: skip
@@ -323,9 +330,9 @@ def start(
     return state
 
 
-def stop(home: Path | None = None, *, grace: float = 15.0) -> bool:
+def stop(home: Path, *, grace: float = 15.0) -> bool:
     """Stop the recorded server by its pid (its process group); False when none was running."""
-    path = studio_home(home) / "server.json"
+    path = home / "server.json"
     state = read_state(home)
     if state is None:
         return False
@@ -336,7 +343,7 @@ def stop(home: Path | None = None, *, grace: float = 15.0) -> bool:
     return was_alive
 
 
-def kill(home: Path | None = None) -> None:
+def kill(home: Path) -> None:
     """Kill the recorded server at once (SIGKILL), leaving its state file: a crash, for tests."""
     state = read_state(home)
     if state is not None and _alive(state.pid):
@@ -345,10 +352,15 @@ def kill(home: Path | None = None) -> None:
 
 
 def _environment(
-    root: Path, data_dir: Path, creds: Credentials, database: Database | None = None
+    root: Path,
+    data_dir: Path,
+    creds: Credentials,
+    ours: Mapping[str, str],
+    database: Database | None = None,
 ) -> dict[str, str]:
-    # A child's environment: these pass through from ours as they are, not as goldloop settings.
-    env = {name: os.environ[name] for name in _PASSTHROUGH if name in os.environ}
+    # A child's environment: these pass through from ours (as the door read it) as they are,
+    # not as goldloop settings.
+    env = {name: ours[name] for name in _PASSTHROUGH if name in ours}
     env.update(
         HOME=str(root),
         LABEL_STUDIO_BASE_DATA_DIR=str(data_dir),

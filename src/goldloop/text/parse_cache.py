@@ -52,7 +52,7 @@ from goldloop.settings import (
     PARSE_CACHE_ENV,
     PARSE_CACHE_MB_ENV,
     PARSE_CACHE_OFF,
-    Settings,
+    active,
 )
 
 ENV_PATH = PARSE_CACHE_ENV
@@ -86,12 +86,13 @@ def set_enabled(enabled: bool) -> None:
 def default_path() -> Path | None:
     """Where the process's parse cache is, or None when switched off (an output of every
     command that parses: no output of a command may be this file)."""
-    return Settings.from_env().parse_cache if _enabled else None
+    return active().parse_cache if _enabled else None
 
 
 def default_cache() -> ParseCache | None:
-    """The process's parse cache, or None when switched off (:func:`set_enabled`, the env)."""
-    settings = Settings.from_env()
+    """The process's parse cache (where the door's settings put it: :func:`goldloop.settings.use`),
+    or None when switched off (:func:`set_enabled`, ``GOLDLOOP_PARSE_CACHE=off``)."""
+    settings = active()
     if not _enabled or settings.parse_cache is None:
         return None
     key = (str(settings.parse_cache), settings.parse_cache_bytes)  # no path resolution per parse

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from goldloop.formats.mention import Mention
 from goldloop.llm.answer import json_object
 from goldloop.llm.base import LLMRequest
 from goldloop.llm.tasks.task import Rejected
@@ -50,14 +51,16 @@ _DIRECTIONS = {
 
 @dataclass(frozen=True)
 class Claim:
-    """One mention to judge: its abstract, span, claimed label, definition and direction."""
+    """One mention to judge: the abstract it sits in, the mention (its span, the label it claims
+    (its KB id without one) and direction), and the relation's definition."""
 
     text: str
-    a: int
-    b: int
-    label: str
+    mention: Mention
     definition: str | None = None
-    direction: str | None = None
+
+    @property
+    def label(self) -> str:
+        return self.mention.label or self.mention.entity_id
 
 
 class JudgeTask:
@@ -67,13 +70,18 @@ class JudgeTask:
 
     def request(self, claim: Claim) -> LLMRequest:
         """The abstract with the mention marked, and the claim."""
-        text, a, b = claim.text, claim.a, claim.b
+        text, a, b, direction = (
+            claim.text,
+            claim.mention.a,
+            claim.mention.b,
+            claim.mention.direction,
+        )
         marked = f"{text[:a]}{OPEN}{text[a:b]}{CLOSE}{text[b:]}"
         lines = [f'Relation: "{claim.label}"']
         if claim.definition:
             lines.append(f"Definition: {claim.definition}")
-        if claim.direction:
-            lines.append("Direction: " + _DIRECTIONS[claim.direction].format(label=claim.label))
+        if direction:
+            lines.append("Direction: " + _DIRECTIONS[direction].format(label=claim.label))
         user = "\n".join([f"Abstract:\n{marked}", "", *lines])
         return LLMRequest(_INSTRUCTIONS, user, VERDICT_SCHEMA, MAX_TOKENS)
 

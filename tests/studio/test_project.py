@@ -1,0 +1,58 @@
+"""The one project layer against the real Label Studio: a project's instructions and its first
+Data Manager tab, given once and kept as people edit them; an import whose server dies mid-request
+is completed exactly once."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+
+from goldloop.formats.gold import Document
+from goldloop.kb import KB
+from goldloop.studio.connection import StudioUnreachable
+from goldloop.studio.label_config import render_instructions, render_label_config
+from goldloop.studio.push import TASKS_VIEW, push
+from tests.studio.conftest import doc_ids_in, loop_copies
+from tests.studio.loop_data import DOCS
+
+
+def test_push_gives_a_project_instructions_and_a_tab_once_and_keeps_edits(
+    kb: KB, label_studio
+) -> None:
+    conn, client = label_studio.connection, label_studio.client
+    name = f"setup-{uuid.uuid4().hex[:6]}"
+    # A project made before push set instructions: none, and no Data Manager tab.
+    made = client.projects.create(title=name, label_config=render_label_config(kb))
+    documents = [Document(**{**d, "role": "primary"}) for d in DOCS]
+    push(conn, client, documents[:4], name, kb)
+    project = client.projects.get(id=made.id)
+    assert (project.expert_instruction, project.show_instruction) == (render_instructions(), True)
+    (tab,) = client.views.list(project=made.id)
+    assert tab.data["title"] == TASKS_VIEW
+    assert tab.data["columnsDisplayType"] == {"tasks:data.p_incl": "Number"}
+    # Label Studio's own default: columns such as the inner id stay hidden.
+    assert "tasks:inner_id" in tab.data["hiddenColumns"]["explore"]
+    # Edited in Label Studio, instructions and tabs stay as people left them.
+    client.projects.update(id=made.id, expert_instruction="<p>Our lab's rules</p>")
+    client.views.update(id=tab.id, data={**tab.data, "title": "Mine"})
+    push(conn, client, documents, name, kb)
+    assert client.projects.get(id=made.id).expert_instruction == "<p>Our lab's rules</p>"
+    assert [v.data["title"] for v in client.views.list(project=made.id)] == ["Mine"]
+
+
+def test_crash_during_an_import_request(label_studio, tmp_path) -> None:
+    """The server dies while a 300-task import is in flight: the re-run completes it exactly once."""
+    kb, a, documents, name = loop_copies(tmp_path, "midcrash", 300)
+    push(label_studio.connection, label_studio.client, documents[:1], name, kb, a=a)
+    killer = threading.Timer(1.0, label_studio.crash)
+    killer.start()
+    try:
+        push(label_studio.connection, label_studio.client, documents, name, kb, a=a, batch_size=300)
+    except StudioUnreachable:
+        pass  # the usual outcome; a server that finished first leaves nothing to resume
+    finally:
+        killer.join()
+    label_studio.restart()
+    push(label_studio.connection, label_studio.client, documents, name, kb, a=a, batch_size=300)
+    after = doc_ids_in(label_studio, name)
+    assert sorted(after) == sorted(d.doc_id for d in documents) and max(after.values()) == 1
