@@ -54,6 +54,15 @@ class SettingError(GoldloopError):
         self.message = mask_credentials(message)
 
 
+class DesignRefused(SettingError):
+    """A gold's design (``p_incl``) is refused: mixed with documents without it, or outside
+    (0, 1]. The message names the document; what the user can do about it is the door's to say
+    (a command with a design option can score with equal weights, ``effect`` cannot)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("design", message)
+
+
 class CheckFailed(GoldloopError):
     """A check ran to the end and found problems (the report says which): exit 1."""
 

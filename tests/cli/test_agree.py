@@ -129,3 +129,17 @@ def test_agree_reports_the_corpus_kappa_from_the_design(tmp_path: Path, cli: Cli
     assert done.returncode == 0, done.stderr
     assert json.loads((tmp_path / "n.json").read_text())["corpus"] is None
     assert "no corpus figures: the gold carries no p_incl" in done.err
+
+
+def test_agree_with_relation_ids_spelled_like_directions(tmp_path: Path, cli: Cli) -> None:
+    # Ids outside the KB pass unfolded; one spelled "forward" beside the direction "forward"
+    # (and "none" beside a missing direction) keeps its own per relation row.
+    a = write(tmp_path / "a.json", (5, 14, "forward", "forward"), (22, 30, "none", "forward"))
+    b = write(tmp_path / "b.json", (5, 14, "forward", "inverse"), (22, 30, "forward", "forward"))
+    result = cli("agree", "--gold", a, "--other", b, "-o", tmp_path / "k.json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads((tmp_path / "k.json").read_text())
+    rows = {row["entity_id"]: (row["n_a"], row["n_b"]) for row in report["per_relation"]}
+    assert rows == {"forward": (1, 2), "none": (1, 0)}
+    directions = {row["direction"]: (row["n_a"], row["n_b"]) for row in report["per_direction"]}
+    assert directions == {"forward": (2, 1), "inverse": (0, 1)}

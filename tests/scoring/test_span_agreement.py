@@ -16,6 +16,7 @@ from goldloop.scoring.agreement import agreement, corpus_agreement
 from goldloop.scoring.design import read_design
 from goldloop.scoring.schemas import evaluate_with_nervaluate
 from goldloop.scoring.span_agreement import (
+    Groups,
     _group_counts,
     _Labelled,
     _span_arrays,
@@ -78,6 +79,26 @@ def test_hand_count(kb: KB) -> None:
     assert set(data["span_f1"]["strict"]) >= {"f1", "precision", "recall", "interval"}
     assert set(data["alpha_u"]) == {"spans", "relations"}
     assert set(data["per_relation"][0]) >= {"entity_id", "n_a", "n_b", "f1_strict", "f1_lenient"}
+
+
+@pytest.mark.parametrize("relation", ["forward", "inverse", "none"])
+def test_a_relation_spelled_like_a_direction_has_its_own_group(relation: str) -> None:
+    # Relations and directions are two namespaces: an id "forward" next to the direction
+    # "forward" still gets its own per relation row, and the direction its own row.
+    a = doc("d1", hit(5, 14, relation), hit(27, 39, "R2"), hit(49, 57, relation, None))
+    b = doc("d1", hit(5, 14, relation), hit(30, 39, "R2", "inverse"), hit(60, 70, relation))
+    found = span_agreement([(a, b)], None, n_boot=20)
+    rows = {row.key: row for row in found.per_relation}
+    assert set(rows) == {relation, "R2"}
+    # relation: A 2 spans, B 2, one strict pair (5-14); R2: one lenient pair only.
+    assert (rows[relation].n_a, rows[relation].n_b) == (2, 2)
+    assert (rows[relation].f1_strict, rows[relation].f1_lenient) == (0.5, 0.5)
+    assert (rows["R2"].f1_strict, rows["R2"].f1_lenient) == (0.0, 1.0)
+    directions = {row.key: (row.n_a, row.n_b) for row in found.per_direction}
+    assert directions == {"forward": (2, 2), "inverse": (0, 1), "none": (1, 0)}
+    # Labelled: only 5-14 agrees in relation and direction.
+    assert found.span_f1_labelled["strict"].f1 == pytest.approx(2 / 6)
+    assert found.alpha_relations.value is not None
 
 
 def slotted(rng: random.Random, n_docs: int, labels: list[str]) -> tuple[list[Any], list[Any]]:
@@ -305,12 +326,12 @@ def test_counts_read_off_overlapping_pairs_equal_the_matchers(seed: int) -> None
     for end in (12, 20):
         labelled_a.append([(20, 30, "R1", "forward")])
         labelled_b.append([(0, 40, "R1", "forward"), (5, end, "R2", "forward")])
-    keys = sorted({k for doc in labelled_a + labelled_b for _, _, r, d in doc for k in (r, d)})
-    group_of = {key: g for g, key in enumerate(keys, start=2)}
-    arrays = [_span_arrays(side, group_of) for side in (labelled_a, labelled_b)]
-    found = span_counts(labelled_a, labelled_b, group_of, arrays)
+    every = [hit for doc in labelled_a + labelled_b for hit in doc]
+    groups = Groups.of(sorted({h[2] for h in every}), sorted({h[3] for h in every}))
+    arrays = [_span_arrays(side, groups) for side in (labelled_a, labelled_b)]
+    found = span_counts(labelled_a, labelled_b, groups, arrays)
     assert found.dtype == np.int64
-    assert np.array_equal(found, _group_counts(labelled_a, labelled_b, group_of))
+    assert np.array_equal(found, _group_counts(labelled_a, labelled_b, groups))
     # Both kinds of document were there: ones read off their overlaps, and ones that are not.
     tangled = [
         _overlaps_two(a, b) or _overlaps_two(b, a) or any(x >= y for x, y, _, _ in a + b)

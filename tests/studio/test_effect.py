@@ -380,3 +380,40 @@ def test_effect_warns_when_people_are_not_crossed(
     assert (
         f"({alice} only with candidates; {bob} only without): the effect of the person" in done.out
     )
+
+
+def test_effect_on_a_gold_mixing_documents_without_p_incl_says_so_in_its_own_words(
+    label_studio: Any, kb: KB, tmp_path, cli: Cli
+) -> None:
+    # effect has no --design option: the refusal names the document and what to mend, not an
+    # option it does not have.
+    client, connection = label_studio.client, label_studio.connection
+    name = f"mix-{uuid.uuid4().hex[:6]}"
+    docs = [_document(f"m:{i}", "a", 0.5, 2, 0) for i in range(3)]
+    docs[1] = docs[1].model_copy(update={"p_incl": None})
+    spans = {d.doc_id: _spans(d.text, "activates", ACTIVATES, "forward") for d in docs}
+    candidates = Candidates(TAG, {d.doc_id: _hits(d.text, spans[d.doc_id]) for d in docs})
+    push(connection, client, docs, name, kb, a=candidates)
+    people = {
+        person: client.users.create(
+            email=f"{person}-{uuid.uuid4().hex[:6]}@goldloop.local", username=uuid.uuid4().hex[:10]
+        )
+        for person in ("alice", "bob")
+    }
+    for title, person in ((name, "alice"), (blind_name(name), "bob")):
+        project = find_project(connection, client, title)
+        assert project is not None
+        for task in client.tasks.list(project=project.id):
+            doc = next(d for d in docs if d.doc_id == task.data["doc_id"])
+            result = [item for hit in _hits(doc.text, spans[doc.doc_id])
+                      for item in hit_regions(doc.text, hit, kb)]  # fmt: skip
+            client.annotations.create(id=task.id, result=result, completed_by=people[person].id,
+                                      lead_time=60.0)  # fmt: skip
+    env = {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token}
+    done = cli("effect", "--project", name, "--json", tmp_path / "effect.json", "--png",
+               tmp_path / "effect.png", "--bootstrap", 20, env=env)  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert "'m:1'" in line and "has no p_incl" in line and "every task" in line
+    assert "--design" not in line and "ignore" not in line and "Traceback" not in done.stderr
+    assert list(tmp_path.iterdir()) == []

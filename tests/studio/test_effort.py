@@ -75,3 +75,25 @@ def test_effort_figures_follow_lead_time(
     }  # fmt: skip
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5_000
     assert "minutes per verified mention" in stdout and "capped at 15 min (idle)" in stdout
+
+
+def test_a_failing_chart_keeps_the_last_good_pair(
+    campaign: Campaign, label_studio: Any, tmp_path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The JSON and the PNG are written together once both are made: a chart that fails to draw
+    # leaves the last run's pair as it was, not a new JSON beside an old chart.
+    from matplotlib.figure import Figure
+
+    out, png = tmp_path / "effort.json", tmp_path / "effort.png"
+    out.write_text("old json\n")
+    png.write_bytes(b"old png")
+
+    def fail(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("the chart could not be drawn")
+
+    monkeypatch.setattr(Figure, "savefig", fail)
+    env = {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token}
+    with pytest.raises(RuntimeError, match="could not be drawn"):
+        cli("effort", "--project", campaign.name, "-o", out, "--png", png, env=env)
+    assert (out.read_text(), png.read_bytes()) == ("old json\n", b"old png")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["effort.json", "effort.png"]

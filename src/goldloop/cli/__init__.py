@@ -35,6 +35,7 @@ from goldloop.cli.common import err_console
 from goldloop.errors import (
     EXIT_BAD_INPUT,
     EXIT_INTERRUPTED,
+    DesignRefused,
     GoldloopError,
     SettingError,
     mask_credentials,
@@ -127,6 +128,9 @@ def main() -> None:
     """
     try:
         code = app(standalone_mode=False)
+    except DesignRefused as exc:
+        # Raised here only by the commands that read a design, each with its --design option.
+        _fail(f"--design: {exc.message}; 'ignore' scores with equal weights", exc.exit_code)
     except SettingError as exc:
         _fail(f"--{exc.setting.replace('_', '-')}: {exc.message}", exc.exit_code)
     except GoldloopError as exc:

@@ -19,6 +19,7 @@ from goldloop.cli.common import (
 from goldloop.cli.loop import Project
 from goldloop.cli.score import SeedOption
 from goldloop.cli.status import CapMinutes
+from goldloop.errors import DesignRefused, GoldloopError
 from goldloop.files.atomic import atomic_write_together, json_text
 from goldloop.scoring.effect import FIGURES, effect_png
 from goldloop.studio.connection import connect, resolve_connection
@@ -67,9 +68,16 @@ def effect_command(
     knowledge = open_kb(kb)
     connection = resolve_connection(url, settings=settings(ctx))
     campaign = export_campaign(connection, connect(connection), project)
-    report = campaign_effect(
-        campaign, knowledge, cap_minutes=cap_minutes, bootstrap=bootstrap, seed=seed
-    )
+    try:
+        report = campaign_effect(
+            campaign, knowledge, cap_minutes=cap_minutes, bootstrap=bootstrap, seed=seed
+        )
+    except DesignRefused as exc:
+        # effect has no way to score without the design: the campaign's tasks must be mended.
+        raise GoldloopError(
+            f"campaign {project!r}: {exc.message}; effect weighs documents by 1/p_incl, so "
+            "every task of the campaign needs its p_incl, or none"
+        ) from None
     atomic_write_together({target: json_text(report), chart: effect_png(report)})
     console.print(effect_table(report))
     warning = crossing_warning(report["crossing"])

@@ -21,7 +21,7 @@ from goldloop.cli.common import (
     settings,
 )
 from goldloop.cli.loop import Project
-from goldloop.files.atomic import atomic_write_json
+from goldloop.files.atomic import atomic_write_json, atomic_write_together, json_text
 from goldloop.scoring.report import NOTHING_ANNOTATED
 from goldloop.studio.connection import connect, resolve_connection
 from goldloop.studio.effort import IDLE_CAP_MINUTES, effort_png, effort_report, effort_rows
@@ -105,8 +105,8 @@ def effort_command(
     campaign = export_campaign(connection, connect(connection), project)
     rows = effort_rows(campaign, knowledge, cap_minutes=cap_minutes)
     report = effort_report(rows, cap_minutes=cap_minutes)
-    atomic_write_json(target, report)
-    effort_png(rows, chart)
+    # Written together once the chart is drawn: a chart that fails leaves the last good pair.
+    atomic_write_together({target: json_text(report), chart: effort_png(rows)})
     overall = report["overall"]
     console.print(
         key_value_table(

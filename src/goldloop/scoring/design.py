@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from goldloop.errors import SettingError
+from goldloop.errors import DesignRefused, SettingError
 from goldloop.formats.gold import Document
 from goldloop.scoring.bootstrap import document_bootstrap, ratio
 
@@ -75,11 +75,7 @@ def read_design(
             problem = f"has p_incl {p!r}, outside (0, 1]"
         else:
             continue
-        raise SettingError(
-            "design",
-            f"{where}document {i + 1} ({document.doc_id!r}) {problem}; "
-            "'ignore' scores with equal weights",
-        )
+        raise DesignRefused(f"{where}document {i + 1} ({document.doc_id!r}) {problem}")
     p_incl = np.array([d.p_incl for d in documents], dtype=float)
     return Design(batch_weights(p_incl, np.array(batches)), cells, n_strata, "1/p_incl")
 

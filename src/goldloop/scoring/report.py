@@ -8,7 +8,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from goldloop.files.atomic import atomic_open, atomic_write_json, atomic_write_text
+from goldloop.files.atomic import (
+    atomic_open,
+    atomic_write_bytes,
+    atomic_write_json,
+    atomic_write_text,
+)
 
 COLUMNS = (
     "system", "regime", "match_mode", "rows", "scored", "malformed",
@@ -199,6 +204,11 @@ def nothing_to_chart(results: Sequence[dict[str, Any]]) -> bool:
 
 def write_placeholder_png(path: Path, message: str) -> None:
     """A chart with nothing to draw says so in words: no empty axes on a made-up scale."""
+    atomic_write_bytes(path, placeholder_png(message))
+
+
+def placeholder_png(message: str) -> bytes:
+    """:func:`write_placeholder_png`'s chart as bytes, for a caller writing it with others."""
     import matplotlib  # matplotlib loads only when a chart is drawn
 
     matplotlib.use("Agg")
@@ -206,9 +216,10 @@ def write_placeholder_png(path: Path, message: str) -> None:
 
     figure = plt.figure(figsize=(6, 1.2))
     figure.text(0.5, 0.5, message, ha="center", va="center", fontsize=11)
-    with atomic_open(path, "wb") as handle:
-        figure.savefig(handle, format="png", dpi=100)
+    chart = io.BytesIO()
+    figure.savefig(chart, format="png", dpi=100)
     plt.close(figure)
+    return chart.getvalue()
 
 
 def write_chart(results: Sequence[dict[str, Any]], path: Path) -> None:

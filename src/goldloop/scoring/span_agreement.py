@@ -136,10 +136,9 @@ def span_agreement(
         labelled_b = [label(doc_b.ground_truth) for _, doc_b in shared]
         relations = sorted({r for r, _ in label.folded.values()})
         directions = sorted({d for _, d in label.folded.values()})
-        # Columns: overall, labelled, each relation, each direction; four counts each.
-        group_of = {key: g for g, key in enumerate([*relations, *directions], start=2)}
-        arrays = [_span_arrays(side, group_of) for side in (labelled, labelled_b)]
-        counts: np.ndarray = span_counts(labelled, labelled_b, group_of, arrays)
+        groups = Groups.of(relations, directions)
+        arrays = [_span_arrays(side, groups) for side in (labelled, labelled_b)]
+        counts: np.ndarray = span_counts(labelled, labelled_b, groups, arrays)
         if weights is not None:
             counts = counts * np.array([weights.get(a.doc_id, 1.0) for a, _ in shared])[:, None]
         totals = counts.sum(axis=0)
@@ -152,8 +151,8 @@ def span_agreement(
             [(doc, a, b, np.ones_like(doc)) for doc, a, b, _, _ in arrays],
             1 + bool(label.folded),
         )
-        category = np.zeros(len(group_of) + 2, dtype=np.int64)
-        category[[group_of[r] for r in relations]] = np.arange(1, len(relations) + 1)
+        category = np.zeros(groups.size, dtype=np.int64)
+        category[[groups.relation[r] for r in relations]] = np.arange(1, len(relations) + 1)
         alpha_relations = unit_counts(
             lengths,
             [(doc, a, b, category[g]) for doc, a, b, g, _ in arrays],
@@ -204,7 +203,7 @@ def span_agreement(
             interval_lenient=found["lenient"].interval,
         )
 
-    per_relation = [row(group_of[r], r) for r in relations]
+    per_relation = [row(groups.relation[r], r) for r in relations]
     per_relation.sort(key=lambda r: (-(r.n_a + r.n_b), r.key))
     return SpanAgreement(
         span_f1=figures(0),
@@ -212,7 +211,7 @@ def span_agreement(
         only_a=float(totals[0] - totals[3]),
         only_b=float(totals[1] - totals[3]),
         per_relation=per_relation,
-        per_direction=[row(group_of[d], d) for d in directions],
+        per_direction=[row(groups.direction[d], d) for d in directions],
         alpha_spans=AlphaU(alpha_value(alpha_spans), intervals.get("alpha:spans", [None, None])),
         alpha_relations=AlphaU(
             alpha_value(alpha_relations), intervals.get("alpha:relations", [None, None])
@@ -254,6 +253,27 @@ def headline_f1(sums: np.ndarray) -> dict[str, np.ndarray]:
 _Labelled = tuple[int, int, str, str]
 
 
+@dataclass(frozen=True)
+class Groups:
+    """The count columns' groups: 0 all spans, 1 labelled, then each relation, then each
+    direction. Relations and directions are two namespaces: a relation id may be spelled like a
+    direction (``"forward"``, ``"none"``) and still needs its own group."""
+
+    relation: dict[str, int]
+    direction: dict[str, int]
+
+    @classmethod
+    def of(cls, relations: Sequence[str], directions: Sequence[str]) -> Groups:
+        return cls(
+            {r: g for g, r in enumerate(relations, start=2)},
+            {d: g for g, d in enumerate(directions, start=2 + len(relations))},
+        )
+
+    @property
+    def size(self) -> int:
+        return 2 + len(self.relation) + len(self.direction)
+
+
 class Labeller:
     """Hits as compared: each distinct (id, direction) folded through the KB once (a report
     meets a few hundred of them on thousands of hits); ``folded`` holds those it met."""
@@ -283,7 +303,7 @@ class Labeller:
 def span_counts(
     labelled_a: list[list[_Labelled]],
     labelled_b: list[list[_Labelled]],
-    group_of: dict[str, int],
+    groups: Groups,
     arrays: Sequence[SpanArrays],
 ) -> np.ndarray:
     """:func:`_group_counts`'s counts, read off the overlapping pairs where that is the same.
@@ -295,7 +315,7 @@ def span_counts(
     empty or reversed span) are matched by :func:`_group_counts`. ``arrays``: each side's
     :func:`_span_arrays`.
     """
-    n_docs, width = len(labelled_a), 4 * len(group_of) + 8
+    n_docs, width = len(labelled_a), 4 * groups.size
     sides = list(arrays)
     other = np.zeros(n_docs, dtype=bool)  # documents _group_counts matches
     for doc, a, b, _, _ in sides:
@@ -353,7 +373,7 @@ def span_counts(
     matched = np.flatnonzero(other)
     if len(matched):
         counts[matched] = _group_counts(
-            [labelled_a[d] for d in matched], [labelled_b[d] for d in matched], group_of
+            [labelled_a[d] for d in matched], [labelled_b[d] for d in matched], groups
         )
     return counts
 
@@ -362,9 +382,9 @@ def span_counts(
 SpanArrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
-def _span_arrays(labelled: list[list[_Labelled]], group_of: dict[str, int]) -> SpanArrays:
+def _span_arrays(labelled: list[list[_Labelled]], groups: Groups) -> SpanArrays:
     flat = chain.from_iterable(
-        (d, a, b, group_of[relation], group_of[direction])
+        (d, a, b, groups.relation[relation], groups.direction[direction])
         for d, hits in enumerate(labelled)
         for a, b, relation, direction in hits
     )
@@ -373,23 +393,23 @@ def _span_arrays(labelled: list[list[_Labelled]], group_of: dict[str, int]) -> S
 
 
 def _group_counts(
-    labelled_a: list[list[_Labelled]], labelled_b: list[list[_Labelled]], group_of: dict[str, int]
+    labelled_a: list[list[_Labelled]], labelled_b: list[list[_Labelled]], groups: Groups
 ) -> np.ndarray:
     """Per document: four counts (n_a, n_b, pairs strict, pairs lenient) for all spans, for
-    labelled pairs, then per relation and per direction at the column ``group_of`` gives."""
-    counts = np.zeros((len(labelled_a), 4 * len(group_of) + 8), dtype=np.int64)
+    labelled pairs, then per relation and per direction at the column ``groups`` gives."""
+    counts = np.zeros((len(labelled_a), 4 * groups.size), dtype=np.int64)
     for d, (hits_a, hits_b) in enumerate(zip(labelled_a, labelled_b, strict=True)):
         row = [0] * counts.shape[1]
         row[0:4] = [len(hits_a), len(hits_b), *_paired(_spans(hits_a), _spans(hits_b))]
         row[4:6] = [len(hits_a), len(hits_b)]
         for side, hits in enumerate((hits_a, hits_b)):
             for _, _, relation, direction in hits:
-                row[4 * group_of[relation] + side] += 1
-                row[4 * group_of[direction] + side] += 1
+                row[4 * groups.relation[relation] + side] += 1
+                row[4 * groups.direction[direction] + side] += 1
         relations_a, relations_b = _grouped(hits_a, 2), _grouped(hits_b, 2)
         by_relation = {}
         for relation in relations_a.keys() & relations_b.keys():
-            g = group_of[relation]
+            g = groups.relation[relation]
             by_relation[relation] = _paired(relations_a[relation], relations_b[relation])
             row[4 * g + 2 : 4 * g + 4] = by_relation[relation]
         # A labelled pair needs the same relation and direction; per direction is that pairing
@@ -402,7 +422,7 @@ def _group_counts(
                 strict, lenient = by_relation[relation]
             else:
                 strict, lenient = _paired(keyed_a[key], keyed_b[key])
-            g = group_of[key[1]]
+            g = groups.direction[key[1]]
             for column in (6, 4 * g + 2):
                 row[column] += strict
                 row[column + 1] += lenient

@@ -11,14 +11,13 @@ are counted. Annotations without ``lead_time`` are counted and left out of the m
 
 from __future__ import annotations
 
+import io
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
-from goldloop.files.atomic import atomic_open
 from goldloop.formats.labelstudio.tasks import (
     REVIEW_PREFIX,
     ROLES,
@@ -31,7 +30,7 @@ from goldloop.formats.labelstudio.tasks import (
 )
 from goldloop.formats.labelstudio.verify import read_annotation
 from goldloop.kb import KB
-from goldloop.scoring.report import NOTHING_ANNOTATED, write_placeholder_png
+from goldloop.scoring.report import NOTHING_ANNOTATED, placeholder_png
 
 IDLE_CAP_MINUTES = 15.0
 """Longer than any abstract takes to verify (a few minutes): beyond this, the task sat idle."""
@@ -149,12 +148,11 @@ def effort_report(
     return report
 
 
-def effort_png(rows: Sequence[EffortRow], path: Path) -> None:
+def effort_png(rows: Sequence[EffortRow]) -> bytes:
     """Two panels: the distribution of minutes per document, and annotations done over time
-    (before anyone annotated: a chart that says so)."""
+    (before anyone annotated: a chart that says so), as PNG bytes."""
     if not rows:
-        write_placeholder_png(path, f"{NOTHING_ANNOTATED}: no completed annotation")
-        return
+        return placeholder_png(f"{NOTHING_ANNOTATED}: no completed annotation")
     import matplotlib  # matplotlib loads only when a chart is drawn
 
     matplotlib.use("Agg")
@@ -173,6 +171,7 @@ def effort_png(rows: Sequence[EffortRow], path: Path) -> None:
     right.set_title("throughput")
     fig.autofmt_xdate()
     fig.tight_layout()
-    with atomic_open(path, "wb") as handle:
-        fig.savefig(handle, format="png", dpi=100)
+    chart = io.BytesIO()
+    fig.savefig(chart, format="png", dpi=100)
     plt.close(fig)
+    return chart.getvalue()
