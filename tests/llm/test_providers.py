@@ -114,19 +114,25 @@ def test_a_server_that_never_answers_is_given_up_on_after_two_timeouts(
 ) -> None:
     import time
 
-    llm_server.latency_s = 3
+    # Two timeouts take 1 s; waiting for the server would take 8 s: the bound between them leaves
+    # room for a loaded machine (3.2 s measured at load 5).
+    llm_server.latency_s = 8
     retry = RetryPolicy(attempts=6, initial_s=0.01, max_s=0.02, timeout_s=0.5)
     started = time.perf_counter()
     with pytest.raises(LLMError, match=r"no answer within 0.5 s \(gave up after 2 attempt"):
         llm_server.provider("openai", "m", cache=None, retry=retry).complete(REQUEST)
-    assert time.perf_counter() - started < 2.5 and llm_server.request_count == 2
+    assert time.perf_counter() - started < 6 and llm_server.request_count == 2
 
 
 @pytest.mark.parametrize("name", PROVIDER_NAMES)
 def test_timeout_is_retried(llm_server: FakeLLMServer, name: str) -> None:
-    llm_server.latency_s = 0.5
-    retry = RetryPolicy(attempts=2, initial_s=0.01, max_s=0.02, timeout_s=0.1, deadline_s=5)
-    with pytest.raises(LLMError, match=rf"{name} model-x at .*: no answer within 0.1 s"):
+    # The timeout leaves room for a loaded machine: at 0.1 s a request could time out before it
+    # reached the server, which then counted one request for two attempts.
+    llm_server.latency_s = 1.5
+    retry = RetryPolicy(attempts=2, initial_s=0.01, max_s=0.02, timeout_s=0.4, deadline_s=5)
+    with pytest.raises(
+        LLMError, match=rf"{name} model-x at .*: no answer within 0.4 s \(gave up after 2 attempt"
+    ):
         llm_server.provider(name, "model-x", cache=None, retry=retry).complete(REQUEST)
     assert llm_server.request_count == 2
 
