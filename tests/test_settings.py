@@ -89,6 +89,13 @@ def test_the_parse_cache_can_be_switched_off(word: str) -> None:
     assert settings.Settings.from_env({"GOLDLOOP_PARSE_CACHE": word}).parse_cache is None
 
 
+def test_the_root_option_switches_the_parse_cache_off_in_the_settings(tmp_path: Path) -> None:
+    read = settings.Settings.from_env({"GOLDLOOP_PARSE_CACHE": str(tmp_path / "p.sqlite")})
+    off = read.without_parse_cache()
+    assert read.parse_cache == tmp_path / "p.sqlite" and off.parse_cache is None
+    assert vars(off) == {**vars(read), "parse_cache": None}  # that field alone changes
+
+
 @pytest.mark.parametrize("size", ["inf", "-5", "nan", "0", "big"])
 def test_a_parse_cache_size_that_is_not_a_positive_size_is_refused(size: str) -> None:
     with pytest.raises(GoldloopError) as caught:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from importlib.resources import files
 from pathlib import Path
 from types import MappingProxyType
@@ -96,6 +96,11 @@ class Settings:
             pgpassword=env.get("PGPASSWORD") or None,
             environ=MappingProxyType(dict(env)),
         )
+
+    def without_parse_cache(self) -> Settings:
+        """These settings with the parse cache off (``goldloop --no-parse-cache``): one switch,
+        the field, whoever turns it off."""
+        return replace(self, parse_cache=None)
 
     def basic_auth(self) -> tuple[str, str] | None:
         """``BASIC_AUTH_USER``/``BASIC_AUTH_PASS`` as a pair: both, or neither."""

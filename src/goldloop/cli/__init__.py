@@ -41,7 +41,6 @@ from goldloop.errors import (
     mask_credentials,
 )
 from goldloop.settings import Settings, use
-from goldloop.text import parse_cache
 
 app = typer.Typer(
     name="goldloop",
@@ -108,10 +107,11 @@ def _root(
         ),
     ] = False,
 ) -> None:
-    parse_cache.set_enabled(not no_parse_cache)
     # The one reading of the environment for the command: passed down from here (cli.common's
     # ``settings``), and installed for what every parse needs.
     read = Settings.from_env()
+    if no_parse_cache:
+        read = read.without_parse_cache()
     use(read)
     ctx.obj = read
     logging.basicConfig(
