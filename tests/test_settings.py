@@ -139,8 +139,8 @@ def test_settings_pickle_whole_for_a_dask_worker() -> None:
 # The doors, which read the environment (Settings.from_env) and pass it down; the rest of the
 # library takes what it needs from its caller, or from the settings a door installed (use).
 DOORS = {
-    "cli/__init__.py": "the root command: one reading per command, passed down and installed",
-    "cli/common.py": "rich's COLUMNS, read when the consoles are made (at import, before a command)",
+    "cli/__init__.py": "the root command: one reading per command, passed down and installed; "
+    "main() hands rich's COLUMNS to the consoles as a command starts",
     "backend/app.py": "create_app() without arguments: the app a uvicorn or gunicorn worker opens",
     "backend/serve.py": "`goldloop backend`: the settings it checks before serving, installed",
     "backend/settings.py": "BackendSettings.from_env parses the variables its caller gives",

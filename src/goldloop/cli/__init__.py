@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from typing import Annotated, NoReturn
 
@@ -31,7 +32,7 @@ from goldloop.cli import score as score_commands
 from goldloop.cli import sheet as sheet_commands
 from goldloop.cli import status as status_commands
 from goldloop.cli import studio as studio_commands
-from goldloop.cli.common import err_console
+from goldloop.cli.common import err_console, fit_consoles
 from goldloop.errors import (
     EXIT_BAD_INPUT,
     EXIT_INTERRUPTED,
@@ -126,6 +127,8 @@ def main() -> None:
     Exit codes are :mod:`goldloop.errors`' (2 bad input or usage, 3 partial, 4 service, 5
     pending); 130 on Ctrl-C.
     """
+    # Before the root command, whose options may fail to parse: every line goldloop prints.
+    fit_consoles(os.environ)
     try:
         code = app(standalone_mode=False)
     except DesignRefused as exc:
