@@ -3,9 +3,11 @@ one place goldloop reads its environment: :meth:`Settings.from_env`, called by t
 (the CLI's root command, the ML backend's app and server, the benchmarks).
 
 A door passes what it read down to the calls that take it (a provider's key, the price table,
-Label Studio's URL and home). What every parse needs deep inside the library, with no caller in
-between to pass it (the spaCy pipeline's name, the parse cache), comes from the settings the door
-installed with :func:`use` (:func:`active`); without a door, the defaults of :class:`Settings`.
+Label Studio's URL and home, an encoder's cache folder). What every parse needs deep inside the
+library, with no caller in between to pass it (the spaCy pipeline's name, the parse cache), comes
+from the settings the door installed with :func:`use` (:func:`active`); without a door, the
+defaults of :class:`Settings`. ``tests/test_settings.py`` lists the modules that install or read
+them.
 """
 
 from __future__ import annotations
