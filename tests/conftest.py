@@ -307,24 +307,11 @@ BOX = set("│┃┏┓┗┛┡┩┌┐└┘├┤┬┴┼━─╇╈┳┻
 
 
 @pytest.fixture
-def terminal() -> Iterator[int]:
-    """goldloop's consoles print as into an 80-column terminal (their width is fixed when their
-    module is first imported, so $COLUMNS set now would not reach them)."""
-    from rich.console import Console
-
-    import goldloop.cli  # noqa: F401  (every command's module, and their consoles)
-
-    consoles = {
-        id(value): value
-        for name, module in list(sys.modules.items())
-        if name.split(".")[0] == "goldloop"
-        for value in vars(module).values()
-        if isinstance(value, Console)
-    }
-    with pytest.MonkeyPatch.context() as patch:
-        for console in consoles.values():
-            patch.setattr(console, "_width", TERMINAL)
-        yield TERMINAL
+def terminal(monkeypatch: pytest.MonkeyPatch) -> int:
+    """goldloop's commands print as into an 80-column terminal: ``$COLUMNS``, which each command
+    reads as it starts (:func:`goldloop.cli.common.fit_consoles`)."""
+    monkeypatch.setenv("COLUMNS", str(TERMINAL))
+    return TERMINAL
 
 
 def assert_fits(output: str, figures: Sequence[object] = ()) -> None:

@@ -100,9 +100,6 @@ RUN_DEPENDENT: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
         lambda m: " " * (len(m["pad"]) + len(m["id"]) - 1) + m["title"] + "(id #)",
     ),
 ]
-# The width goldloop's consoles print at into a file or a pipe (cli.common.UNCUT_WIDTH).
-PIPE_WIDTH = 10_000
-
 # The fake LLM's reading of a text, independent of goldloop's lexical matcher: where a surface
 # occurs it is quoted with this label and direction. "reduces" read as inhibits and "induces" as
 # inverse give the two pre-annotators relations and directions to disagree on; "activation" is
@@ -311,11 +308,12 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         patch.setenv("GOLDLOOP_HOME", str(path / "home"))
         patch.setenv("GOLDLOOP_CACHE", str(path / "llm-cache.sqlite"))
         patch.setenv("GOLDLOOP_PARSE_CACHE", str(path / "parse-cache.sqlite"))
+        # The records are what `goldloop ... > file` prints: each command fits the consoles'
+        # width to its own stdout and $COLUMNS when it starts.
+        patch.delenv("COLUMNS", raising=False)
         for console in goldloop_consoles():
-            # The records are what `goldloop ... > file` prints, but a console takes its width,
-            # colours and interactivity when its module is first imported, by whichever test:
-            # a terminal's under `pytest -s`, or $COLUMNS.
-            patch.setattr(console, "_width", PIPE_WIDTH)
+            # But a console takes its colours and interactivity when its module is first
+            # imported, by whichever test: a terminal's under `pytest -s`.
             patch.setattr(console, "_color_system", None)
             patch.setattr(console, "is_interactive", False)  # no live progress display
         yield path

@@ -89,6 +89,13 @@ def test_the_parse_cache_can_be_switched_off(word: str) -> None:
     assert settings.Settings.from_env({"GOLDLOOP_PARSE_CACHE": word}).parse_cache is None
 
 
+def test_the_root_option_switches_the_parse_cache_off_in_the_settings(tmp_path: Path) -> None:
+    read = settings.Settings.from_env({"GOLDLOOP_PARSE_CACHE": str(tmp_path / "p.sqlite")})
+    off = read.without_parse_cache()
+    assert read.parse_cache == tmp_path / "p.sqlite" and off.parse_cache is None
+    assert vars(off) == {**vars(read), "parse_cache": None}  # that field alone changes
+
+
 @pytest.mark.parametrize("size", ["inf", "-5", "nan", "0", "big"])
 def test_a_parse_cache_size_that_is_not_a_positive_size_is_refused(size: str) -> None:
     with pytest.raises(GoldloopError) as caught:
@@ -132,8 +139,8 @@ def test_settings_pickle_whole_for_a_dask_worker() -> None:
 # The doors, which read the environment (Settings.from_env) and pass it down; the rest of the
 # library takes what it needs from its caller, or from the settings a door installed (use).
 DOORS = {
-    "cli/__init__.py": "the root command: one reading per command, passed down and installed",
-    "cli/common.py": "rich's COLUMNS, read when the consoles are made (at import, before a command)",
+    "cli/__init__.py": "the root command: one reading per command, passed down and installed; "
+    "main() hands rich's COLUMNS to the consoles as a command starts",
     "backend/app.py": "create_app() without arguments: the app a uvicorn or gunicorn worker opens",
     "backend/serve.py": "`goldloop backend`: the settings it checks before serving, installed",
     "backend/settings.py": "BackendSettings.from_env parses the variables its caller gives",
@@ -183,3 +190,54 @@ def test_the_check_finds_a_library_module_reading_the_environment(tmp_path: Path
         "a.py": ["line 2: os.environ"],
         "b.py": ["line 2: from_env"],
     }
+
+
+# What still goes through the settings a door installed (settings.use) rather than an argument:
+# the spaCy pipeline and the parse cache, which every parse reads deep inside the library (the
+# baselines in goldloop.scoring parse with no caller in between to pass them). Who installs
+# them, and who reads them; nothing else may.
+INSTALLED = {
+    "cli/__init__.py": "use: the root command installs the settings it read",
+    "backend/app.py": "use: the app a worker opens installs what it read",
+    "backend/serve.py": "use: `goldloop backend` installs what it checked",
+    "sample/distributed.py": "active, use: a Dask worker installs the client's settings",
+    "text/parse_cache.py": "active: default_cache, the parse cache of parse_many(cache=True)",
+    "text/nlp.py": "spacy_model_names: the pipelines load_nlp() tries",
+    "kb/verb_forms.py": "spacy_model_names: the lemmatizer's pipeline",
+    "sample/pool.py": "spacy_model_names: the pipeline the pool's fingerprint names",
+}
+_INSTALLED_NAMES = ("use", "active", "spacy_model_names")
+
+
+def installed_settings_users(src: Path) -> dict[str, list[str]]:
+    """Per module (relative to ``src``): the names of ``goldloop.settings`` it imports or reads
+    that install or read the process's settings (``use``, ``active``, ``spacy_model_names``)."""
+    found: dict[str, list[str]] = {}
+    for path in sorted(src.rglob("*.py")):
+        names = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module == "goldloop.settings":
+                names.update(a.name for a in node.names if a.name in _INSTALLED_NAMES)
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "settings"
+                and node.attr in _INSTALLED_NAMES
+            ):
+                names.add(node.attr)
+        if names:
+            found[path.relative_to(src).as_posix()] = sorted(names)
+    return found
+
+
+def test_only_the_listed_modules_install_or_read_the_process_settings() -> None:
+    users = installed_settings_users(SRC)
+    assert set(users) <= set(INSTALLED), {m: n for m, n in users.items() if m not in INSTALLED}
+    assert set(INSTALLED) <= set(users), "a module listed here no longer uses them: drop it"
+
+
+def test_the_check_finds_a_module_reading_the_installed_settings(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("from goldloop.settings import Settings, active\n")
+    (tmp_path / "b.py").write_text("from goldloop import settings\nx = settings.active().home\n")
+    (tmp_path / "c.py").write_text("from goldloop.settings import BUNDLED_KB\n")
+    assert installed_settings_users(tmp_path) == {"a.py": ["active"], "b.py": ["active"]}

@@ -3,9 +3,11 @@ one place goldloop reads its environment: :meth:`Settings.from_env`, called by t
 (the CLI's root command, the ML backend's app and server, the benchmarks).
 
 A door passes what it read down to the calls that take it (a provider's key, the price table,
-Label Studio's URL and home). What every parse needs deep inside the library, with no caller in
-between to pass it (the spaCy pipeline's name, the parse cache), comes from the settings the door
-installed with :func:`use` (:func:`active`); without a door, the defaults of :class:`Settings`.
+Label Studio's URL and home, an encoder's cache folder). What every parse needs deep inside the
+library, with no caller in between to pass it (the spaCy pipeline's name, the parse cache), comes
+from the settings the door installed with :func:`use` (:func:`active`); without a door, the
+defaults of :class:`Settings`. ``tests/test_settings.py`` lists the modules that install or read
+them.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from importlib.resources import files
 from pathlib import Path
 from types import MappingProxyType
@@ -96,6 +98,11 @@ class Settings:
             pgpassword=env.get("PGPASSWORD") or None,
             environ=MappingProxyType(dict(env)),
         )
+
+    def without_parse_cache(self) -> Settings:
+        """These settings with the parse cache off (``goldloop --no-parse-cache``): one switch,
+        the field, whoever turns it off."""
+        return replace(self, parse_cache=None)
 
     def basic_auth(self) -> tuple[str, str] | None:
         """``BASIC_AUTH_USER``/``BASIC_AUTH_PASS`` as a pair: both, or neither."""

@@ -28,23 +28,38 @@ def _table() -> Table:
     return table
 
 
+def _fitted(monkeypatch: pytest.MonkeyPatch, environ: dict[str, str]) -> io.StringIO:
+    """``common.console`` fitted as a command starting in ``environ`` fits it, printing into a
+    file; the consoles' widths come back after the test."""
+    for each in (common.console, common.err_console):
+        monkeypatch.setattr(each, "_width", each._width)
+    monkeypatch.setattr("sys.stdout", out := io.StringIO())  # as `goldloop score > f`
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)  # where rich reads it when a console has no width
+    common.fit_consoles(environ)
+    common.console.print(_table())
+    return out
+
+
 def test_a_table_printed_to_a_file_keeps_every_digit(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("COLUMNS", raising=False)
-    monkeypatch.setattr("sys.stdout", io.StringIO())  # not a terminal, as `goldloop score > f`
-    console = common._console()
-    console.print(_table())
-    printed = console.file.getvalue()  # type: ignore[attr-defined]
+    printed = _fitted(monkeypatch, {}).getvalue()
     assert "…" not in printed
     for number in ("0.7512345", "0.9061234", "0.8212345"):
         assert number in printed
 
 
 def test_an_explicit_width_still_wins(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("COLUMNS", "40")
-    monkeypatch.setattr("sys.stdout", io.StringIO())
-    console = common._console()
-    console.print(_table())
-    assert "…" in console.file.getvalue()  # type: ignore[attr-defined]
+    assert "…" in _fitted(monkeypatch, {"COLUMNS": "40"}).getvalue()
+
+
+def test_the_width_is_fitted_when_a_command_starts_not_at_import(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Fitted for a narrow $COLUMNS first, then for a pipe: the second command's own environment.
+    assert "…" in _fitted(monkeypatch, {"COLUMNS": "40"}).getvalue()
+    monkeypatch.delenv("COLUMNS")
+    assert "…" not in _fitted(monkeypatch, {}).getvalue()
 
 
 def test_roles_are_checked() -> None:

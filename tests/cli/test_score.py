@@ -265,3 +265,14 @@ def test_score_without_a_design_says_why_and_refuses_a_mixed_one(tmp_path: Path,
     assert result["corpus"]["weights"] == "equal"
     for name in ("precision", "recall", "f1", "entity_accuracy"):
         assert result["corpus"][name] == pytest.approx(result["detection"][name])
+
+
+def test_baselines_keep_the_kb_embeddings_under_the_home_the_command_read(
+    tmp_path: Path, cli: Cli, encoder_dir: Path, gold_file: Path
+) -> None:
+    home = tmp_path / "home"
+    args = ["baselines", "--gold", gold_file, "--systems", "encoder", "--encoder", encoder_dir]
+    done = cli(*args, "--report-dir", tmp_path / "out", env={"GOLDLOOP_HOME": str(home)})
+    assert done.returncode == 0, done.stderr
+    (cached,) = (home / "encoder").iterdir()  # one KB, one encoder: the door's folder
+    assert cached.suffix == ".npy"

@@ -33,9 +33,10 @@ def test_embeddings_are_unit_vectors_and_similar_texts_are_near(encoder: Encoder
 
 
 def test_the_kb_embeddings_are_computed_once_per_kb_and_encoder(
-    encoder: Encoder, kb: KB, tmp_path: Path
+    encoder_dir: Path, kb: KB, tmp_path: Path
 ) -> None:
-    relations, vectors = kb_embeddings(encoder, kb, tmp_path)
+    encoder = Encoder(encoder_dir, cache_dir=tmp_path)  # the folder its door names
+    relations, vectors = kb_embeddings(encoder, kb)
     assert [r.entity_id for r in relations] == [r.entity_id for r in kb.canonical_relations()]
     (cached,) = tmp_path.iterdir()
     assert cached.name == f"{kb.sha256[:16]}-{encoder.identity}.npy"
@@ -43,8 +44,18 @@ def test_the_kb_embeddings_are_computed_once_per_kb_and_encoder(
     assert np.allclose(vectors[0], encoder.embed([relation_text(first)])[0], atol=1e-5)
     assert relation_text(first) == f"{first.label}: {first.description}" or not first.description
     np.save(cached, np.zeros_like(vectors))  # the cache is what is read the second time
-    _, again = kb_embeddings(encoder, kb, tmp_path)
+    _, again = kb_embeddings(encoder, kb)
     assert not again.any()
+
+
+def test_an_encoder_without_a_cache_folder_writes_nothing(
+    encoder: Encoder, kb: KB, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # where a default folder (.goldloop/...) would appear
+    relations, vectors = kb_embeddings(encoder, kb)
+    _, again = kb_embeddings(encoder, kb)
+    assert vectors.shape == (len(relations), 384) and np.array_equal(vectors, again)
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize(

@@ -186,13 +186,13 @@ def test_encoder_baseline_on_the_demo_gold_is_deterministic(
 ) -> None:
     from goldloop.llm.encoder import Encoder
 
-    monkeypatch.setenv("GOLDLOOP_HOME", str(tmp_path))  # the KB embeddings' cache
     use_environment(monkeypatch)
     documents = read_gold(DEMO_GOLD, kb).documents
     n_gold = sum(len(d.ground_truth) for d in documents)
-    encoder = Encoder(encoder_dir)
+    encoder = Encoder(encoder_dir, cache_dir=tmp_path / "encoder")  # the KB embeddings' cache
     first = run_baselines(documents, ["encoder"], kb, encoder=encoder)
-    second = run_baselines(documents, ["encoder"], kb, encoder=Encoder(encoder_dir))
+    again = Encoder(encoder_dir, cache_dir=tmp_path / "encoder")
+    second = run_baselines(documents, ["encoder"], kb, encoder=again)
     assert [r["regime"] for r in first] == ["end-to-end", "linking-only"]
     strip = [{k: v for k, v in r.items() if k != "wall_time_s"} for r in first]
     assert strip == [{k: v for k, v in r.items() if k != "wall_time_s"} for r in second]
@@ -206,15 +206,11 @@ def test_encoder_baseline_on_the_demo_gold_is_deterministic(
     assert len(list((tmp_path / "encoder").iterdir())) == 1  # one KB, one encoder, one cache file
 
 
-def test_a_sentence_naming_a_relation_verbatim_is_linked_to_it(
-    encoder_dir: Path, kb: KB, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_sentence_naming_a_relation_verbatim_is_linked_to_it(encoder_dir: Path, kb: KB) -> None:
     from goldloop.formats.gold import Document, Hit
     from goldloop.llm.encoder import Encoder
     from goldloop.scoring.baselines import encoder_baseline
 
-    monkeypatch.setenv("GOLDLOOP_HOME", str(tmp_path))
-    use_environment(monkeypatch)
     texts = {
         "pmid:1": "Leptin suppresses appetite.",
         "pmid:2": "Insulin stimulates glucose uptake.",

@@ -17,6 +17,7 @@ import spacy
 from spacy.language import Language
 from spacy.tokens import Doc
 
+from goldloop import settings
 from goldloop.settings import BUNDLED_KB, DEMO_CORPUS, spacy_model_names
 from goldloop.text import parse_cache
 from goldloop.text.nlp import parse_many
@@ -333,14 +334,12 @@ def test_switches_bypass_the_cache(
     assert default_cache() is None
     list(parse_many(corpus_texts(2), nlp=nlp))
     monkeypatch.setenv("GOLDLOOP_PARSE_CACHE", str(path))
+    read = use_environment(monkeypatch)
+    monkeypatch.setattr(settings, "_active", read.without_parse_cache())  # --no-parse-cache
+    assert default_cache() is None
+    list(parse_many(corpus_texts(2), nlp=nlp))
+    assert not path.exists()
     use_environment(monkeypatch)
-    try:
-        parse_cache.set_enabled(False)
-        assert default_cache() is None
-        list(parse_many(corpus_texts(2), nlp=nlp))
-        assert not path.exists()
-    finally:
-        parse_cache.set_enabled(True)
     assert default_cache() is not None
     list(parse_many(corpus_texts(2), nlp=nlp))
     assert stored_sizes(path)[0] == 2
@@ -350,12 +349,9 @@ def test_the_root_option_bypasses_the_cache_for_a_command(tmp_path: Path, cli: C
     path = tmp_path / "parse.sqlite"
     env = {"GOLDLOOP_PARSE_CACHE": str(path)}
     command = ["sample", "--corpus", DEMO_CORPUS, "--kb", BUNDLED_KB, "--n-primary", 2, "--n-double", 1]  # fmt: skip
-    try:
-        result = cli("--no-parse-cache", *command, "--out", tmp_path / "off", env=env)
-        assert result.returncode == 0, result.err
-        assert not path.exists()
-    finally:
-        parse_cache.set_enabled(True)
+    result = cli("--no-parse-cache", *command, "--out", tmp_path / "off", env=env)
+    assert result.returncode == 0, result.err
+    assert not path.exists()
     result = cli(*command, "--out", tmp_path / "on", env=env)
     assert result.returncode == 0, result.err
     assert stored_sizes(path)[0] > 0

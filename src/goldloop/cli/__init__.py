@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
 from typing import Annotated, NoReturn
 
@@ -31,7 +32,7 @@ from goldloop.cli import score as score_commands
 from goldloop.cli import sheet as sheet_commands
 from goldloop.cli import status as status_commands
 from goldloop.cli import studio as studio_commands
-from goldloop.cli.common import err_console
+from goldloop.cli.common import err_console, fit_consoles
 from goldloop.errors import (
     EXIT_BAD_INPUT,
     EXIT_INTERRUPTED,
@@ -41,7 +42,6 @@ from goldloop.errors import (
     mask_credentials,
 )
 from goldloop.settings import Settings, use
-from goldloop.text import parse_cache
 
 app = typer.Typer(
     name="goldloop",
@@ -108,10 +108,11 @@ def _root(
         ),
     ] = False,
 ) -> None:
-    parse_cache.set_enabled(not no_parse_cache)
     # The one reading of the environment for the command: passed down from here (cli.common's
     # ``settings``), and installed for what every parse needs.
     read = Settings.from_env()
+    if no_parse_cache:
+        read = read.without_parse_cache()
     use(read)
     ctx.obj = read
     logging.basicConfig(
@@ -126,6 +127,8 @@ def main() -> None:
     Exit codes are :mod:`goldloop.errors`' (2 bad input or usage, 3 partial, 4 service, 5
     pending); 130 on Ctrl-C.
     """
+    # Before the root command, whose options may fail to parse: every line goldloop prints.
+    fit_consoles(os.environ)
     try:
         code = app(standalone_mode=False)
     except DesignRefused as exc:

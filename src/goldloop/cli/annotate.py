@@ -41,7 +41,6 @@ from goldloop.llm.annotate import (
 from goldloop.llm.batch import BatchMode, BatchPolicy, BatchProgress, state_path_for
 from goldloop.llm.pricing import PRICES_VARIABLE, PriceTable, load_prices, prices_path
 from goldloop.sample import read_documents
-from goldloop.text import parse_cache
 
 
 def annotate(
@@ -175,7 +174,7 @@ def annotate(
                 "--kb": kb,
                 "--cache": cache_path,
                 "--prices" if prices else PRICES_VARIABLE: prices_path(prices, env.environ),
-                "the parse cache": parse_cache.default_path(),
+                "the parse cache": env.parse_cache,  # None when switched off
             },
         )
     spec = choose_annotator(

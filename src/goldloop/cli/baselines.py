@@ -82,7 +82,7 @@ def baselines(
     if "encoder" in names:
         if encoder is None:
             raise SettingError("encoder", "the encoder baseline needs a model directory")
-        sentence_encoder = Encoder(encoder)
+        sentence_encoder = Encoder(encoder, cache_dir=settings(ctx).home / "encoder")
     documents = read_scored_gold(gold, knowledge)
     the_design = read_design(documents, design_mode(design), gold)
     with (

@@ -3,7 +3,6 @@ of outputs before any work, and table helpers."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any
@@ -31,16 +30,21 @@ def settings(ctx: typer.Context) -> Settings:
     return read
 
 
-def _console(stderr: bool = False) -> Console:
-    stream = sys.stderr if stderr else sys.stdout
-    # rich's own variable, read at import (before any command, so before the root command reads
-    # the settings it passes down): not a goldloop setting, but read where they all are.
-    uncut = not stream.isatty() and "COLUMNS" not in Settings.from_env().environ
-    return Console(stderr=stderr, width=UNCUT_WIDTH if uncut else None)
+# Made at import, fitted when a command starts (:func:`fit_consoles`): the commands' modules
+# import these objects by name.
+console = Console()
+err_console = Console(stderr=True)
 
 
-console = _console()
-err_console = _console(stderr=True)
+def fit_consoles(environ: Mapping[str, str]) -> None:
+    """Fit the consoles to where this command prints: uncut into a file or a pipe, unless
+    ``COLUMNS`` (rich's own variable, not a goldloop setting) is in ``environ``, the
+    environment the entry point runs in."""
+    for each in (console, err_console):
+        uncut = not each.file.isatty() and "COLUMNS" not in environ
+        # None: rich's own width, $COLUMNS or the terminal's, as a console made without one.
+        each._width = UNCUT_WIDTH if uncut else None
+
 
 KbOption = Annotated[
     Path | None,

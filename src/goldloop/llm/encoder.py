@@ -7,7 +7,7 @@ pooling is the folder's (``1_Pooling/config.json``: CLS or mean over real tokens
 absent), and every embedding is L2-normalised, so a dot product is the cosine.
 
 The embeddings of the KB's ``label: description`` texts are cached per KB and encoder (both by
-content digest) under ``<workdir>/encoder/``.
+content digest) in the folder the encoder's door names (the CLI's: ``<GOLDLOOP_HOME>/encoder/``).
 
 ONNX Runtime and tokenizers are the ``encoder`` extra: they load when an encoder is opened.
 """
@@ -26,7 +26,6 @@ from goldloop.errors import GoldloopError, SettingError
 from goldloop.files import jsonl
 from goldloop.files.atomic import atomic_write_bytes
 from goldloop.kb import KB, Relation
-from goldloop.settings import active
 
 MODEL_FILES = ("model.onnx", "onnx/model.onnx")
 TOKENIZER = "tokenizer.json"
@@ -37,8 +36,10 @@ BATCH = 32
 class Encoder:
     """An opened model directory: :meth:`embed` gives unit vectors, one row per text."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, cache_dir: Path | None = None) -> None:
         self.path = path
+        # Where kb_embeddings keeps this encoder's KB embeddings (None: computed every time).
+        self.cache_dir = cache_dir
         model, tokenizer = _parts(path)
         try:
             # The encoder extra loads only when an encoder is opened.
@@ -125,14 +126,13 @@ def relation_text(relation: Relation) -> str:
     return f"{relation.label}: {relation.description}" if relation.description else relation.label
 
 
-def kb_embeddings(
-    encoder: Encoder, kb: KB, cache_dir: Path | None = None
-) -> tuple[list[Relation], np.ndarray]:
-    """The KB's canonical relations and their embeddings, from the cache when it has them."""
+def kb_embeddings(encoder: Encoder, kb: KB) -> tuple[list[Relation], np.ndarray]:
+    """The KB's canonical relations and their embeddings, from the encoder's cache folder when it
+    has them; an encoder without one computes them every time and keeps them nowhere."""
     relations = kb.canonical_relations()
-    folder = cache_dir or active().home / "encoder"
-    cached = folder / f"{kb.sha256[:16]}-{encoder.identity}.npy"
-    if cached.is_file():
+    folder = encoder.cache_dir
+    cached = folder / f"{kb.sha256[:16]}-{encoder.identity}.npy" if folder else None
+    if cached is not None and cached.is_file():
         try:
             vectors = np.load(cached, allow_pickle=False)
             if vectors.shape[0] == len(relations):
@@ -140,8 +140,9 @@ def kb_embeddings(
         except (OSError, ValueError):
             pass  # a damaged cache file is computed again and replaced
     vectors = encoder.embed([relation_text(r) for r in relations])
-    buffer = io.BytesIO()
-    np.save(buffer, vectors, allow_pickle=False)
-    folder.mkdir(parents=True, exist_ok=True)
-    atomic_write_bytes(cached, buffer.getvalue())
+    if cached is not None:
+        buffer = io.BytesIO()
+        np.save(buffer, vectors, allow_pickle=False)
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_bytes(cached, buffer.getvalue())
     return relations, vectors

@@ -21,8 +21,9 @@ from typing import Any
 
 from goldloop.errors import GoldloopError
 from goldloop.files import jsonl
+from goldloop.settings import PRICES_ENV
 
-PRICES_VARIABLE = "GOLDLOOP_PRICES"
+PRICES_VARIABLE = PRICES_ENV  # named once, where every variable is
 BUNDLED_PRICES = Path(str(files("goldloop") / "data" / "prices" / "prices.json"))
 # An explicit (Gemini) context cache is sized for a run of up to this long: storage is billed
 # by the hour while the cache exists, and goldloop deletes it when the run ends.

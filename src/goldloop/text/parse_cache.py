@@ -14,7 +14,8 @@ parse, and the tensor is 10× the rest); deserialising adds the doc's strings to
 ``nlp.vocab``. Entries live in one SQLite file (WAL journal, busy timeout: safe across processes)
 at ``.goldloop/parse-cache.sqlite`` or ``$GOLDLOOP_PARSE_CACHE``; when the stored bytes pass the
 bound (``$GOLDLOOP_PARSE_CACHE_MB``, 1 GiB by default) the least recently used entries go.
-``GOLDLOOP_PARSE_CACHE=off`` or :func:`set_enabled` (``False``) turns it off for the process.
+``GOLDLOOP_PARSE_CACHE=off`` (or ``goldloop --no-parse-cache``: the settings' ``parse_cache`` is
+None either way) turns it off for the process.
 
 Beside the docs, the file holds *answers*: bytes a caller derived from a text and its parse,
 stored by pipeline, key and a kind the caller names (:meth:`ParseCache.put_answers`; decoded
@@ -71,29 +72,17 @@ LOW_WATER = 0.9
 # tensor: 10x the rest and read by nobody after the parse; user_data: arbitrary objects.
 _EXCLUDED = ("tensor", "user_data", "user_data_keys", "user_data_values", "sentiment", "spans")
 
-_enabled = True
 _caches: dict[tuple[str, int], ParseCache] = {}
 _caches_lock = threading.Lock()
 _pipeline_ids: weakref.WeakKeyDictionary[Language, str] = weakref.WeakKeyDictionary()
 
 
-def set_enabled(enabled: bool) -> None:
-    """Switch the process-wide parse cache on or off (``goldloop --no-parse-cache``)."""
-    global _enabled
-    _enabled = enabled
-
-
-def default_path() -> Path | None:
-    """Where the process's parse cache is, or None when switched off (an output of every
-    command that parses: no output of a command may be this file)."""
-    return active().parse_cache if _enabled else None
-
-
 def default_cache() -> ParseCache | None:
     """The process's parse cache (where the door's settings put it: :func:`goldloop.settings.use`),
-    or None when switched off (:func:`set_enabled`, ``GOLDLOOP_PARSE_CACHE=off``)."""
+    or None when they switch it off (``parse_cache`` None: ``GOLDLOOP_PARSE_CACHE=off``,
+    :meth:`goldloop.settings.Settings.without_parse_cache`)."""
     settings = active()
-    if not _enabled or settings.parse_cache is None:
+    if settings.parse_cache is None:
         return None
     key = (str(settings.parse_cache), settings.parse_cache_bytes)  # no path resolution per parse
     with _caches_lock:
@@ -539,6 +528,5 @@ __all__ = [
     "load_doc",
     "parse_cached",
     "pipeline_id",
-    "set_enabled",
     "text_key",
 ]
