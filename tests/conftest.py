@@ -302,6 +302,17 @@ def encoder_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
+@pytest.fixture(scope="session")
+def encoder_cache(encoder_dir: Path, kb: KB, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A KB-embeddings folder holding the bundled KB's embeddings by the test encoder, computed
+    once per session (10-40 s on two cores) for the tests that link with them."""
+    from goldloop.llm.encoder import Encoder, kb_embeddings
+
+    folder = tmp_path_factory.mktemp("encoder-cache")
+    kb_embeddings(Encoder(encoder_dir, cache_dir=folder), kb)
+    return folder
+
+
 TERMINAL = 80
 BOX = set("│┃┏┓┗┛┡┩┌┐└┘├┤┬┴┼━─╇╈┳┻")
 

@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 
 from goldloop.errors import SettingError
-from goldloop.kb import KB
+from goldloop.kb import load_kb
 from goldloop.llm.encoder import Encoder, kb_embeddings, relation_text
+from tests.conftest import KbWriter
 
 
 @pytest.fixture(scope="module")
@@ -33,12 +34,14 @@ def test_embeddings_are_unit_vectors_and_similar_texts_are_near(encoder: Encoder
 
 
 def test_the_kb_embeddings_are_computed_once_per_kb_and_encoder(
-    encoder_dir: Path, kb: KB, tmp_path: Path
+    encoder_dir: Path, write_kb: KbWriter, tmp_path: Path
 ) -> None:
-    encoder = Encoder(encoder_dir, cache_dir=tmp_path)  # the folder its door names
+    kb = load_kb(write_kb())  # the tiny KB: the bundled one's 300 take 10-40 s to embed
+    folder = tmp_path / "encoder"
+    encoder = Encoder(encoder_dir, cache_dir=folder)  # the folder its door names
     relations, vectors = kb_embeddings(encoder, kb)
     assert [r.entity_id for r in relations] == [r.entity_id for r in kb.canonical_relations()]
-    (cached,) = tmp_path.iterdir()
+    (cached,) = folder.iterdir()
     assert cached.name == f"{kb.sha256[:16]}-{encoder.identity}.npy"
     first = relations[0]
     assert np.allclose(vectors[0], encoder.embed([relation_text(first)])[0], atol=1e-5)
@@ -49,13 +52,16 @@ def test_the_kb_embeddings_are_computed_once_per_kb_and_encoder(
 
 
 def test_an_encoder_without_a_cache_folder_writes_nothing(
-    encoder: Encoder, kb: KB, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    encoder: Encoder, write_kb: KbWriter, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.chdir(tmp_path)  # where a default folder (.goldloop/...) would appear
+    kb = load_kb(write_kb())
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)  # where a default folder (.goldloop/...) would appear
     relations, vectors = kb_embeddings(encoder, kb)
     _, again = kb_embeddings(encoder, kb)
     assert vectors.shape == (len(relations), 384) and np.array_equal(vectors, again)
-    assert list(tmp_path.iterdir()) == []
+    assert list(work.iterdir()) == []
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -182,11 +183,16 @@ DEMO_GOLD = (
 
 
 def test_encoder_baseline_on_the_demo_gold_is_deterministic(
-    encoder_dir: Path, kb: KB, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    encoder_dir: Path,
+    encoder_cache: Path,
+    kb: KB,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from goldloop.llm.encoder import Encoder
 
     use_environment(monkeypatch)
+    shutil.copytree(encoder_cache, tmp_path / "encoder")  # computing them: tests/llm/test_encoder
     documents = read_gold(DEMO_GOLD, kb).documents
     n_gold = sum(len(d.ground_truth) for d in documents)
     encoder = Encoder(encoder_dir, cache_dir=tmp_path / "encoder")  # the KB embeddings' cache
@@ -206,7 +212,9 @@ def test_encoder_baseline_on_the_demo_gold_is_deterministic(
     assert len(list((tmp_path / "encoder").iterdir())) == 1  # one KB, one encoder, one cache file
 
 
-def test_a_sentence_naming_a_relation_verbatim_is_linked_to_it(encoder_dir: Path, kb: KB) -> None:
+def test_a_sentence_naming_a_relation_verbatim_is_linked_to_it(
+    encoder_dir: Path, encoder_cache: Path, kb: KB
+) -> None:
     from goldloop.formats.gold import Document, Hit
     from goldloop.llm.encoder import Encoder
     from goldloop.scoring.baselines import encoder_baseline
@@ -223,7 +231,7 @@ def test_a_sentence_naming_a_relation_verbatim_is_linked_to_it(encoder_dir: Path
         assert relation is not None
         hit = Hit(a=a, b=a + len(surface), surface=surface, entity_id=relation.entity_id)
         documents.append(Document(doc_id=doc_id, text=text, ground_truth=[hit]))
-    run = encoder_baseline(documents, kb, Encoder(encoder_dir))
+    run = encoder_baseline(documents, kb, Encoder(encoder_dir, cache_dir=encoder_cache))
     predicted = [p.entity_id for p in run.predictions.predictions]
     assert predicted == [kb.lookup("suppresses").entity_id, kb.lookup("stimulates").entity_id]
 
