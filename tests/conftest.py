@@ -10,7 +10,9 @@ tests that need it, with the reason; in CI it fails them.
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import fcntl
 import functools
 import io
 import os
@@ -33,6 +35,10 @@ from tests.fakes.llm_server import llm_server
 
 __all__ = ["llm_server"]  # the fake provider, a fixture of every test
 
+# The width goldloop's commands print at is each test's to choose (the `terminal` fixture), not
+# the terminal's pytest runs in: pytest-xdist's workers, for one, set COLUMNS=80 LINES=24.
+for _variable in ("COLUMNS", "LINES"):
+    os.environ.pop(_variable, None)
 REPO = Path(__file__).resolve().parents[1]
 TEMPLATE = REPO / ".goldloop" / "test-studio-template"
 # pelinker's seed gold (one document, the legacy format)
@@ -240,17 +246,31 @@ def use_environment(monkeypatch: pytest.MonkeyPatch) -> settings.Settings:
     return read
 
 
-def _executable() -> Path:
+@contextlib.contextmanager
+def one_worker_at_a_time(name: str) -> Iterator[None]:
+    """Held by one test process at a time: pytest-xdist's workers share the checkout's
+    ``.goldloop`` (Label Studio's install, the migrated template)."""
+    path = REPO / ".goldloop" / f"{name}.lock"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+
+
+def studio_executable() -> Path:
+    """Label Studio's executable for the tests (installed in CI when missing)."""
     install_root = REPO / ".goldloop" / "studio"
     chosen = environment().studio_executable
-    return server.label_studio_executable(install_root, chosen=chosen, install=in_ci())
+    with one_worker_at_a_time("studio-install"):
+        return server.label_studio_executable(install_root, chosen=chosen, install=in_ci())
 
 
 def _prepare_home(base: Path, executable: Path) -> Path:
-    if not (TEMPLATE / "data").is_dir():
-        shutil.rmtree(TEMPLATE, ignore_errors=True)
-        server.start(TEMPLATE, executable=executable, settings=environment())  # migrations, once
-        server.stop(TEMPLATE)
+    with one_worker_at_a_time("studio-template"):
+        if not (TEMPLATE / "data").is_dir():
+            shutil.rmtree(TEMPLATE, ignore_errors=True)
+            server.start(TEMPLATE, executable=executable, settings=environment())  # migrations
+            server.stop(TEMPLATE)
     home = base / "studio"
     shutil.copytree(TEMPLATE, home, ignore=shutil.ignore_patterns("server.json", "*.log"))
     return home
@@ -260,7 +280,7 @@ def _prepare_home(base: Path, executable: Path) -> Path:
 def label_studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabelStudioServer]:
     try:
         pytest.importorskip("label_studio_sdk", reason="the studio extra is not installed")
-        executable = _executable()
+        executable = studio_executable()
         home = _prepare_home(tmp_path_factory.mktemp("label-studio"), executable)
         state = server.start(home, executable=executable, settings=environment())
     except GoldloopError as exc:

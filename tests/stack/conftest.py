@@ -42,7 +42,13 @@ import pytest
 from goldloop.errors import GoldloopError
 from goldloop.studio import server
 from tests.backend.conftest import free_port, redis_binary, wait_for_port
-from tests.conftest import REPO, LabelStudioServer, environment, in_ci, serving
+from tests.conftest import (
+    LabelStudioServer,
+    environment,
+    in_ci,
+    serving,
+    studio_executable,
+)
 from tests.fakes.llm_server import FakeLLMServer, FakeRequest
 
 REPLICAS = ("a", "b")  # docker/compose.yaml: deploy.replicas
@@ -144,9 +150,7 @@ def studio_on_postgres(
     home = tmp_path_factory.mktemp("stack-studio") / "studio"
     try:
         read = environment()
-        executable = server.label_studio_executable(
-            REPO / ".goldloop" / "studio", chosen=read.studio_executable, install=in_ci()
-        )
+        executable = studio_executable()
         state = server.start(
             home, executable=executable, database=postgres_database.url, settings=read
         )
