@@ -15,10 +15,11 @@ from typing import Any
 
 import numpy as np
 
+from goldloop.formats.gold import Document
 from goldloop.kb import KB
 from goldloop.scoring.bootstrap import document_bootstrap, ratio
 from goldloop.scoring.design import Design, corpus_figures
-from goldloop.scoring.inputs import Prediction, SystemPredictions
+from goldloop.scoring.inputs import Prediction, SystemPredictions, per_document
 from goldloop.scoring.ppi import Estimate
 
 CAVEAT = (
@@ -93,7 +94,7 @@ def pool_items(runs: Sequence[list[Prediction]], kb: KB) -> list[frozenset[int]]
 
 
 def relative_recall(
-    n_documents: int,
+    documents: Sequence[Document],
     runs: Sequence[SystemPredictions],
     kb: KB,
     *,
@@ -102,16 +103,16 @@ def relative_recall(
     confidence: float = 0.95,
     design: Design | None = None,
 ) -> PoolReport:
-    """Pool the runs' mentions per document (``itext`` < ``n_documents``); score each run, and
-    with the documents' ``design`` each run's corpus relative recall."""
-    per_document: list[list[list[Prediction]]] = [[[] for _ in runs] for _ in range(n_documents)]
-    for k, run in enumerate(runs):
-        for prediction in run.predictions:
-            per_document[prediction.itext][k].append(prediction)
+    """Pool the runs' mentions per document of ``documents``; score each run, and with the
+    documents' ``design`` each run's corpus relative recall."""
+    n_documents = len(documents)
+    # Document -> run -> its predictions there.
+    by_run = [per_document(documents, run.predictions) for run in runs]
+    per_doc = [[mentions[row] for mentions in by_run] for row in range(n_documents)]
     # Columns: pool size, then what each run found, per document.
     counts = np.zeros((n_documents, 1 + len(runs)), dtype=np.int64)
     alone = np.zeros(len(runs), dtype=np.int64)
-    for row, mentions in enumerate(per_document):
+    for row, mentions in enumerate(per_doc):
         items = pool_items(mentions, kb)
         counts[row, 0] = len(items)
         for finders in items:

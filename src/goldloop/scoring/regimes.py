@@ -22,13 +22,9 @@ from goldloop.kb import KB
 from goldloop.scoring import schemas
 from goldloop.scoring.bootstrap import document_bootstrap, f1, ratio
 from goldloop.scoring.design import Design, corpus_figures
-from goldloop.scoring.detection import (
-    GroundTruthScore,
-    GtSpan,
-    score_predictions_against_ground_truth,
-)
+from goldloop.scoring.detection import GroundTruthScore, score_seed_compatible
 from goldloop.scoring.folding import direction_agrees, fold_answer
-from goldloop.scoring.inputs import Prediction, SystemPredictions
+from goldloop.scoring.inputs import Prediction, SystemPredictions, per_document
 from goldloop.scoring.matching import check_match_mode, match_spans
 
 REGIMES = ("end-to-end", "linking-only")
@@ -92,7 +88,7 @@ def fold_predictions(
             entity_id = id_bridge.get(entity_id)
             unmapped += entity_id is None
         entity_id, direction = fold_answer(kb, entity_id, p.direction)
-        folded.append(Prediction(p.itext, p.a, p.b, entity_id, direction, p.score))
+        folded.append(Prediction(p.doc_id, p.a, p.b, entity_id, direction, p.score))
     return folded, unmapped
 
 
@@ -118,9 +114,7 @@ def score_system(
         raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
     gold = gold_mentions(documents, kb)
     predictions, unmapped = fold_predictions(system, kb, id_bridge)
-    by_doc: list[list[Prediction]] = [[] for _ in documents]
-    for p in predictions:
-        by_doc[p.itext].append(p)
+    by_doc = per_document(documents, predictions)
     result: dict[str, Any] = {
         "system": system.name,
         "path": None if system.path is None else str(system.path),
@@ -202,7 +196,7 @@ def _end_to_end(
     )
     figures = {
         "detection": detection.to_jsonable(),
-        "detection_seed_compatible": _seed_detection(gold, predictions, match_mode),
+        "detection_seed_compatible": _seed_detection(documents, gold, predictions, match_mode),
         "direction": _direction(totals[5], totals[6]),
         "schemas": {"engine": engine, **schema_result},
         "slices": slices.to_jsonable("recall", kb, bootstrap, seed),
@@ -220,17 +214,15 @@ def _matched(
 
 
 def _seed_detection(
-    gold: list[list[GoldMention]], predictions: list[Prediction], match_mode: str
+    documents: Sequence[Document],
+    gold: list[list[GoldMention]],
+    predictions: list[Prediction],
+    match_mode: str,
 ) -> dict[str, Any]:
     """The seed scorer's figures (a matched span blocks its offsets in every document): a
     compatibility line, never the headline."""
-    seed = score_predictions_against_ground_truth(
-        [
-            {"itext": p.itext, "a": p.a, "b": p.b, "entity_id_predicted": p.entity_id}
-            for p in predictions
-        ],
-        [GtSpan(i, m.a, m.b, m.entity_id) for i, doc in enumerate(gold) for m in doc],
-        match_mode=match_mode,
+    seed = score_seed_compatible(
+        [document.doc_id for document in documents], gold, predictions, match_mode
     )
     # The scorer's name as reports have always given it (the seed's module name); the code is
     # goldloop.scoring.detection.
