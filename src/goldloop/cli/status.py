@@ -26,7 +26,7 @@ from goldloop.scoring.report import NOTHING_ANNOTATED
 from goldloop.studio.connection import connect, resolve_connection
 from goldloop.studio.effort import IDLE_CAP_MINUTES, effort_png, effort_report, effort_rows
 from goldloop.studio.project import export_campaign
-from goldloop.studio.status import StatusReport, campaign_status
+from goldloop.studio.status import campaign_status
 
 CapMinutes = Annotated[
     float,
@@ -65,9 +65,9 @@ def status_command(
 
     def refresh() -> Group:
         campaign = export_campaign(connection, client, project)
-        report = campaign_status(campaign, knowledge, cap_minutes=cap_minutes)
-        atomic_write_json(target, report.to_dict())
-        return status_view(project, report, target)
+        data = campaign_status(campaign, knowledge, cap_minutes=cap_minutes).to_dict()
+        atomic_write_json(target, data)
+        return status_view(project, data, target)
 
     if not watch:
         console.print(refresh())
@@ -130,16 +130,17 @@ def effort_command(
     console.print(f"report: {target}; chart: {chart}")
 
 
-def status_view(project: str, report: StatusReport, target: Path) -> Group:
-    """The status report as tables (the JSON holds every figure)."""
+def status_view(project: str, data: dict[str, Any], target: Path) -> Group:
+    """The status report's JSON form (``StatusReport.to_dict``, or a status file read back) as
+    tables (the JSON holds every figure)."""
     roles = figures_table(
         f"status of {project}",
         ("project", "tasks", "annotated", "partly", "skipped", "annotations", "needed"),
         [
-            [f"{report.projects[role]} ({role})", *(row[k] for k in (
+            [f"{data['projects'][role]} ({role})", *(row[k] for k in (
                 "tasks", "annotated", "partly_annotated", "skipped", "annotations",
                 "annotations_needed"))]
-            for role, row in report.roles.items()
+            for role, row in data["roles"].items()
         ],
         legend="annotated: tasks with the annotations they need (two people on a double task); "
         "partly: double tasks with one; needed: annotations still to do",
@@ -149,28 +150,28 @@ def status_view(project: str, report: StatusReport, target: Path) -> Group:
         ("annotator", "tasks", "kept", "added", "deleted"),
         [
             [email, *(row[k] for k in ("tasks", "kept", "added", "deleted"))]
-            for email, row in report.annotators.items()
+            for email, row in data["annotators"].items()
         ],
         legend="kept: pre-filled regions accepted or fixed; added: regions no pre-annotator "
         "proposed; deleted: pre-filled regions removed",
     )
-    verdicts, agreement, finish = report.verdicts, report.agreement or {}, report.finish
+    verdicts, agreement, finish = data["verdicts"], data["agreement"] or {}, data["finish"]
     summary = [
         ("verdicts (accept / fix / reject / added)", "{accept} / {fix} / {reject} / {added}".format(**verdicts)),
         ("correction rate (all): (fix + reject) / candidates", _num(verdicts["correction_rate"])),
         ("correction rate (anchored)", _num(verdicts["anchored"]["correction_rate"])),
         ("correction rate (paraphrase)", _num(verdicts["paraphrase"]["correction_rate"])),
-        ("decided (single / agreed / curated)", "{single} / {agreed} / {curated}".format(**report.decided)),
+        ("decided (single / agreed / curated)", "{single} / {agreed} / {curated}".format(**data["decided"])),
         ("span F1 lenient / labelled, double tasks", _span_f1(agreement)),
         ("κ relation (folded) on double tasks", _num(agreement.get("kappa_entity_id_folded"))),
         ("κ direction on double tasks", _num(agreement.get("kappa_direction"))),
-        ("estimated recall (first / second / both)", _recalls(report.completeness)),
-        *_corpus_rows(agreement.get("corpus"), (report.completeness or {}).get("corpus")),
-        ("disputes awaiting curation", len(report.curation["awaiting_curation"])),
-        ("annotations still needed", finish.annotations_needed),
-        ("median minutes per document", _num(finish.median_minutes_per_document)),
-        ("work minutes left", _num(finish.work_minutes_left)),
-        ("hours left at this pace", _num(finish.hours_left_at_this_pace)),
+        ("estimated recall (first / second / both)", _recalls(data["completeness"])),
+        *_corpus_rows(agreement.get("corpus"), (data["completeness"] or {}).get("corpus")),
+        ("disputes awaiting curation", len(data["curation"]["awaiting_curation"])),
+        ("annotations still needed", finish["annotations_needed"]),
+        ("median minutes per document", _num(finish["median_minutes_per_document"])),
+        ("work minutes left", _num(finish["work_minutes_left"])),
+        ("hours left at this pace", _num(finish["hours_left_at_this_pace"])),
         ("JSON", target),
     ]  # fmt: skip
     return Group(roles, people, key_value_table("so far", summary))
