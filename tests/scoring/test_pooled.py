@@ -54,7 +54,7 @@ def test_relative_recall_counts_and_found_alone(kb: KB) -> None:
         recall = result.relative_recall
         assert recall is not None and recall.low is not None and recall.high is not None
         assert 0 <= recall.low <= recall.value <= recall.high <= 1
-    assert report.to_json()["caveat"] == CAVEAT
+    assert report.to_dict()["caveat"] == CAVEAT
 
 
 def test_bootstrap_interval_narrows_with_more_documents_and_is_seeded(kb: KB) -> None:

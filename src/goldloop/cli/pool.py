@@ -59,7 +59,7 @@ def pool(
     report = relative_recall(
         docs, outputs, the_kb, n_bootstrap=bootstrap, seed=seed, design=weights
     )
-    atomic_write_json(out, report.to_json())
+    atomic_write_json(out, report.to_dict())
     corpus = report.corpus
     columns = ["run", "mentions", "found", "relative recall (95%)", "found alone"]
     if corpus is not None:

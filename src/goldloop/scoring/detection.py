@@ -74,7 +74,7 @@ class GroundTruthScore:
         """Correct ids over comparable matched pairs; None when nothing is comparable."""
         return None if self.n_id_comparable == 0 else self.n_id_correct / self.n_id_comparable
 
-    def to_jsonable(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "n_gold": self.n_gold,
             "n_predicted": self.n_predicted,

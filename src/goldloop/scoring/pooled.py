@@ -38,7 +38,7 @@ class RunRecall:
     found_alone: int
     relative_recall: Estimate | None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         recall = self.relative_recall
         return {
             "name": self.name,
@@ -47,7 +47,7 @@ class RunRecall:
             "n_malformed": self.n_malformed,
             "n_found": self.n_found,
             "found_alone": self.found_alone,
-            "relative_recall": None if recall is None else recall.to_json(),
+            "relative_recall": None if recall is None else recall.to_dict(),
         }
 
 
@@ -61,11 +61,11 @@ class PoolReport:
     # Design-weighted relative recall per run (``scoring.design``); None without a design.
     corpus: dict[str, Any] | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "n_documents": self.n_documents,
             "n_pool": self.n_pool,
-            "runs": [run.to_json() for run in self.runs],
+            "runs": [run.to_dict() for run in self.runs],
             "bootstrap": {"n": self.n_bootstrap, "seed": self.seed, "over": "documents"},
             "corpus": self.corpus,
             "caveat": CAVEAT,

@@ -259,7 +259,7 @@ def _end_to_end(
         ],
     )
     figures = {
-        "detection": detection.to_jsonable(),
+        "detection": detection.to_dict(),
         "detection_seed_compatible": _seed_detection(documents, gold, predictions, match_mode),
         "direction": _direction(totals[5], totals[6]),
         "schemas": {"engine": engine, **schema_result},
@@ -290,7 +290,7 @@ def _seed_detection(
     )
     # The scorer's name as reports have always given it (the seed's module name); the code is
     # goldloop.scoring.detection.
-    return {"scorer": "goldloop.ground_truth", **seed.to_jsonable()}
+    return {"scorer": "goldloop.ground_truth", **seed.to_dict()}
 
 
 def _linking_only(

@@ -65,7 +65,7 @@ class Tally:
     def add(self, verdict: str) -> None:
         setattr(self, verdict, getattr(self, verdict) + 1)
 
-    def as_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {name: getattr(self, name) for name in COUNTS}
         out["correction_rate"] = (
             (self.fix + self.reject) / self.candidates if self.candidates else None
@@ -103,8 +103,8 @@ class PullResult:
         return {
             "projects": self.projects,
             "verified_by": sorted(self.verified_by),
-            **self.tally.as_dict(),
-            "by_slice": {name: tally.as_dict() for name, tally in self.by_slice.items()},
+            **self.tally.to_dict(),
+            "by_slice": {name: tally.to_dict() for name, tally in self.by_slice.items()},
             "adopted_from_second_annotator": self.adopted_from_second_annotator,
             "tasks": self.tasks,
             "verified_tasks": len(self.documents),
