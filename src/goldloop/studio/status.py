@@ -91,7 +91,7 @@ def campaign_status(
 ) -> StatusReport:
     """The status report."""
     gold = verify_campaign(campaign, kb, cap_minutes=cap_minutes)
-    sidecar = gold.sidecar()
+    sidecar = gold.to_dict()
     rows = effort_rows(campaign, kb, cap_minutes=cap_minutes)
     roles = {
         role: _role(campaign.of(role), NEEDED[role]) for role in ROLES if role in campaign.titles

@@ -99,7 +99,9 @@ class PullResult:
     )
     sections: dict[str, Any] = field(default_factory=dict)
 
-    def sidecar(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
+        """The sidecar (``<gold>.verification.json``): counts, verdicts by slice, what was left out,
+        how documents were decided, curation, and the campaign's sections."""
         return {
             "projects": self.projects,
             "verified_by": sorted(self.verified_by),
@@ -439,7 +441,7 @@ def _hit(text: str, decision: Decision, kb: KB, email: str) -> Hit:
 
 def summary_rows(result: PullResult) -> list[tuple[str, Any]]:
     """The sidecar's headline numbers, for the CLI table."""
-    sidecar = result.sidecar()
+    sidecar = result.to_dict()
     rate = sidecar["correction_rate"]
     return [
         ("tasks", result.tasks),
