@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from goldloop.formats.gold import Hit
 from goldloop.formats.mention import Mention, mention_key
 from goldloop.precision.mentions import JudgedMention
 
@@ -25,8 +26,6 @@ def test_a_judged_mention_is_a_mention_with_a_verdict() -> None:
 
 
 def test_a_gold_hit_and_a_mention_convert_both_ways() -> None:
-    from goldloop.formats.gold import Hit
-
     hit = Hit(a=12, b=21, surface="activates", entity_id="PEL.000000", label="activates",
               direction="forward", annotator="ann@x", source="human", verdict="fix")  # fmt: skip
     mention = hit.mention("pmid:1")

@@ -11,7 +11,12 @@ import pytest
 
 from goldloop.formats.gold import Document, Hit
 from goldloop.kb import KB
-from goldloop.scoring.inputs import read_gold_documents, read_predictions
+from goldloop.scoring.inputs import (
+    per_document,
+    read_gold_documents,
+    read_predictions,
+    rows_to_predictions,
+)
 from goldloop.studio.review import hit_regions
 
 GOLD = [Document(doc_id="pmid:1", text="TNF regulates IL-6 and IL-6 activates STAT3.")]
@@ -84,8 +89,6 @@ def test_export_read_as_gold_and_as_system(tmp_path: Path, kb: KB) -> None:
 
 
 def test_a_row_placed_by_position_names_its_document() -> None:
-    from goldloop.scoring.inputs import per_document, rows_to_predictions
-
     gold = [*GOLD, Document(doc_id="pmid:2", text="IL-6 activates STAT3.")]
     rows = [
         {"itext": 1, "a": 5, "b": 14, "entity_id_predicted": "PEL.000000"},

@@ -23,7 +23,7 @@ from goldloop.studio.agreement import (
     double_versions,
     shared_design,
 )
-from goldloop.studio.effort import IDLE_CAP_MINUTES, effort_report, effort_rows
+from goldloop.studio.effort import IDLE_CAP_MINUTES, EffortReport, effort_report, effort_rows
 
 # Resamples of the corpus κ's interval: as many as the completeness section's.
 CORPUS_BOOTSTRAP = 1000
@@ -52,7 +52,7 @@ class CampaignSections:
     """What a campaign's sidecar adds to pull's counts: the human effort, and with a double
     project κ before curation and the double annotations' completeness."""
 
-    effort: dict[str, Any]
+    effort: EffortReport
     agreement_before_curation: dict[str, Any] | None = None
     completeness: dict[str, Any] | None = None
 
@@ -66,7 +66,7 @@ class CampaignSections:
                 "completeness": self.completeness,
             }
         )
-        return {**double, "effort": self.effort}
+        return {**double, "effort": self.effort.to_dict()}
 
 
 def campaign_sections(
