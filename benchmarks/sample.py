@@ -138,7 +138,7 @@ def main() -> None:
         first, sampled = timed(lambda: run_sample(corpus, out, kb, settings))
         extended, extend = timed(lambda: run_sample(corpus, out, kb, settings, extend=True))
 
-    assert extended.report["pool_cache"]["hit"], "the extend run parsed again"
+    assert extended.report.pool_cache.hit, "the extend run parsed again"
     # With one process all work is this process's CPU time, which other jobs on a shared machine
     # do not inflate; with workers the children's CPU is not counted, so wall time decides.
     clock = 0 if args.workers > 1 else 1
@@ -147,7 +147,7 @@ def main() -> None:
                               ("sample --extend", extend)):  # fmt: skip
         print(f"{name:20} {wall:8.2f} {cpu:8.2f} {len(texts) / (wall, cpu)[clock]:8.1f}")
     r, e = first.report, extended.report
-    print(f"eligible {r['eligible']}, drawn {r['drawn']}, then {e['drawn']} more by --extend")
+    print(f"eligible {r.eligible}, drawn {r.draw.drawn}, then {e.draw.drawn} more by --extend")
     basis = "wall" if clock == 0 else "cpu"
     speed = raw[1][clock] / sampled[clock]
     verdict = "OK" if speed >= 0.85 else "MISSED"

@@ -218,7 +218,7 @@ def main() -> None:
         "score's matcher": per_document,
         "ground_truth scorer": lambda: score_predictions_against_ground_truth(
             rows, gt_spans
-        ).to_jsonable(),
+        ).to_dict(),
         "goldloop schemas": lambda: evaluate(gold, predicted),
         "nervaluate 1.2.x": nervaluate_direct,
     }

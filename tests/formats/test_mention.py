@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from goldloop.formats.gold import Hit
 from goldloop.formats.mention import Mention, mention_key
 from goldloop.precision.mentions import JudgedMention
 
@@ -21,4 +22,18 @@ def test_a_judged_mention_is_a_mention_with_a_verdict() -> None:
     assert judged.to_json() == {
         "key": "d|0-4|X", "doc_id": "d", "a": 0, "b": 4, "entity_id": "X", "surface": "x y z",
         "label": "x", "verdict": "supported", "reason": "stated",
+    }  # fmt: skip
+
+
+def test_a_gold_hit_and_a_mention_convert_both_ways() -> None:
+    hit = Hit(a=12, b=21, surface="activates", entity_id="PEL.000000", label="activates",
+              direction="forward", annotator="ann@x", source="human", verdict="fix")  # fmt: skip
+    mention = hit.mention("pmid:1")
+    assert mention == Mention("pmid:1", 12, 21, "PEL.000000", "activates", "activates", "forward")
+    back = Hit.from_mention(mention, annotator="ann@x", source="human", verdict="fix")
+    assert back.to_json() == hit.to_json()
+    # The hit's own fields are not the mention's: a bare conversion carries none of them.
+    assert Hit.from_mention(mention).to_json() == {
+        "a": 12, "b": 21, "surface": "activates", "entity_id": "PEL.000000",
+        "label": "activates", "direction": "forward",
     }  # fmt: skip

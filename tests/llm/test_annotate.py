@@ -82,7 +82,7 @@ def test_annotate_reports_every_item_and_leaves_failures_out(
 ) -> None:
     llm_server.answer = ANSWERS
     result = run(llm_server, name, cache, kb=kb)
-    report = result.report
+    report = result.report.to_dict()
     assert [d.doc_id for d in result.documents] == ["pmid:0"]
     [document] = result.documents
     tag = f"model-x@low@{llm_server.base_url(name)}"  # a server of one's own is in the tag
@@ -123,7 +123,7 @@ def test_rerun_retries_only_the_truncated_and_unparsable_documents(
     llm_server.answer = PARSABLE_ANSWERS  # the model answers properly this time
     again = run(llm_server, name, cache, kb=kb, max_tokens=4000)
     assert sorted(r.user.split("\n", 1)[1] for r in llm_server.requests) == sorted([LONG, BAD])
-    counts = again.report["counts"]
+    counts = again.report.to_dict()["counts"]
     assert (
         counts["from_cache"],
         counts["requests"],
@@ -137,7 +137,7 @@ def test_rerun_retries_only_the_truncated_and_unparsable_documents(
     assert increases.surface == "increases" and increases.direction == "forward"
     assert activated.label_canonicalized and activated.direction == "inverse"
     assert activated.subject_span == (LONG.index("TNF"), LONG.index("TNF") + 3)
-    assert again.report["rejections_by_reason"] == {
+    assert again.report.to_dict()["rejections_by_reason"] == {
         "non_verbal": 1,
         "unknown_label": 1,
         "surface_not_found": 8,
@@ -154,9 +154,13 @@ def test_second_run_is_served_entirely_from_cache(
     second = run(llm_server, name, cache, kb=kb, max_tokens=4000)
     assert llm_server.request_count == 0
     assert [d.to_json() for d in second.documents] == [d.to_json() for d in first.documents]
-    assert second.report["counts"]["from_cache"] == 3 and second.report["counts"]["requests"] == 0
     assert (
-        second.report["usage"] == {} and second.report["usage_from_cache"] == first.report["usage"]
+        second.report.to_dict()["counts"]["from_cache"] == 3
+        and second.report.to_dict()["counts"]["requests"] == 0
+    )
+    assert (
+        second.report.to_dict()["usage"] == {}
+        and second.report.to_dict()["usage_from_cache"] == first.report.to_dict()["usage"]
     )
 
 
@@ -168,7 +172,7 @@ def test_no_verbal_only_redecodes_from_the_cache(
     llm_server.reset()
     loose = run(llm_server, "openai", cache, kb=kb, verbal_only=False)
     assert llm_server.request_count == 2  # only the truncated and the unparsable are asked again
-    assert strict.report["counts"]["hits"] + 1 == loose.report["counts"]["hits"]
+    assert strict.report.to_dict()["counts"]["hits"] + 1 == loose.report.to_dict()["counts"]["hits"]
     assert "activation" in [h.surface for h in loose.documents[0].ground_truth]
 
 
@@ -179,8 +183,8 @@ def test_failed_requests_are_reported_and_not_cached(
     llm_server.fail(500, times=100)
     result = run(llm_server, "anthropic", cache, kb=kb)
     assert result.documents == []
-    assert result.report["counts"]["failed"] == 3
-    assert all("500" in f["detail"] for f in result.report["failed_documents"])
+    assert result.report.to_dict()["counts"]["failed"] == 3
+    assert all("500" in f["detail"] for f in result.report.to_dict()["failed_documents"])
     assert len(cache) == 0
 
 
@@ -202,7 +206,7 @@ def test_single_document(llm_server: FakeLLMServer, kb: KB) -> None:
 def test_lexical_annotator_needs_no_server(kb: KB) -> None:
     annotator = LexicalAnnotator(kb)
     result = annotate_documents(DOCUMENTS, annotator, kb)
-    report = result.report
+    report = result.report.to_dict()
     assert report["annotator"] == f"lexical@{kb.tag}" and report["source"] == "lexical"
     assert report["counts"]["requests"] == 0 and report["counts"]["annotated"] == 3
     assert report["counts"]["hits"] + report["counts"]["rejections"] == report["counts"]["items"]
@@ -244,7 +248,7 @@ def test_select_documents_by_role_and_limit() -> None:
 def test_reply_object_can_force_truncation(llm_server: FakeLLMServer, kb: KB) -> None:
     llm_server.answer = lambda request: Reply('{"mentions": []}', truncated=True)
     result = annotate_documents(DOCUMENTS[:1], llm_server.provider("gemini", "m", cache=None), kb)
-    assert result.report["counts"]["truncated"] == 1 and result.documents == []
+    assert result.report.to_dict()["counts"]["truncated"] == 1 and result.documents == []
 
 
 @pytest.mark.parametrize("batch", [False, True])
@@ -266,10 +270,10 @@ def test_the_report_prices_the_usage_the_provider_returned(
     fresh = sent["input"] - sent["cached"] - sent["written"]
     usd = (fresh * 2.0 + sent["cached"] * 0.2 + sent["written"] * 2.5 + sent["output"] * 10.0) / 1e6
     expected = usd / 2 if batch else usd
-    assert run.report["mode"] == ("batch" if batch else "online")
-    assert run.report["cost"]["usd"] == pytest.approx(expected, abs=1e-6)
-    assert run.report["cost"]["prices_date"] == "test"
-    assert run.report["usage"]["input_tokens"] == sent["input"]
+    assert run.report.to_dict()["mode"] == ("batch" if batch else "online")
+    assert run.report.to_dict()["cost"]["usd"] == pytest.approx(expected, abs=1e-6)
+    assert run.report.to_dict()["cost"]["prices_date"] == "test"
+    assert run.report.to_dict()["usage"]["input_tokens"] == sent["input"]
 
 
 def test_a_large_enough_gemini_run_caches_the_catalog_explicitly_for_its_duration(
@@ -287,7 +291,25 @@ def test_a_large_enough_gemini_run_caches_the_catalog_explicitly_for_its_duratio
     assert not llm_server.context_caches
     assert all(r.cached_content == name for r in llm_server.requests)
     catalog = len(llm_server.requests[0].system) // 4
-    assert run.report["usage"]["cached_input_tokens"] == 3 * catalog
+    assert run.report.to_dict()["usage"]["cached_input_tokens"] == 3 * catalog
     # Every answer cached: nothing to send, no cache made.
     annotate_documents(DOCUMENTS, provider, kb)
     assert llm_server.deleted_caches == [name]
+
+
+def test_the_report_keeps_its_json_keys_in_order(
+    llm_server: FakeLLMServer, kb: KB, cache: SQLiteCache
+) -> None:
+    """The typed report writes the keys the report file has always had; a provider's run adds
+    how it was sent and its cost, a lexical run does not."""
+    llm_server.answer = ANSWERS
+    common = [
+        "annotator", "provider", "model", "effort", "endpoint", "source", "kb", "verbal_only",
+        "max_tokens", "counts", "rejections_by_reason", "usage", "usage_from_cache",
+        "failed_documents", "rejections",
+    ]  # fmt: skip
+    report = run(llm_server, "openai", cache, kb=kb).report.to_dict()
+    assert list(report) == [*common, "mode", "api", "cost"]
+    assert list(report["cost"]) == ["usd", "prices", "prices_date"]
+    lexical = annotate_documents(DOCUMENTS, LexicalAnnotator(kb), kb).report.to_dict()
+    assert list(lexical) == common

@@ -76,7 +76,9 @@ def test_a_batch_answer_and_an_online_answer_are_one_cache_entry(
     assert (stats["batches"], stats["batch_requests"], llm_server.request_count) == (1, 4, 0)
     assert len(seen) == 2 and seen[0].open_jobs == 1 and seen[0].total == 4
     assert not state.exists()  # everything collected
-    assert run.report["mode"] == "batch" and run.report["counts"]["requests"] == 4
+    assert (
+        run.report.to_dict()["mode"] == "batch" and run.report.to_dict()["counts"]["requests"] == 4
+    )
     assert len(cache) == 4
 
     # An online run on a cache of its own answers the same; on the batch's cache it sends nothing.
@@ -95,7 +97,7 @@ def test_a_batch_answer_and_an_online_answer_are_one_cache_entry(
     assert hits(online.documents) == hits(run.documents) and len(hits(run.documents)) == 3
     llm_server.reset()
     again = annotate_documents(DOCUMENTS, llm_server.provider(name, "m", cache=cache), kb, nlp=nlp)
-    assert llm_server.request_count == 0 and again.report["counts"]["from_cache"] == 4
+    assert llm_server.request_count == 0 and again.report.to_dict()["counts"]["from_cache"] == 4
     assert hits(again.documents) == hits(run.documents)
 
 
@@ -109,7 +111,10 @@ def test_cached_requests_are_never_submitted(
     run = annotate_documents(DOCUMENTS, provider, kb, nlp=nlp, batch=batch)
     submitted = [r.user for job in llm_server.batches.values() for _, r in job["requests"]]
     assert sorted(submitted) == sorted(f"Abstract:\n{t}" for t in TEXTS[2:])
-    assert run.report["counts"]["from_cache"] == 2 and run.report["counts"]["requests"] == 2
+    assert (
+        run.report.to_dict()["counts"]["from_cache"] == 2
+        and run.report.to_dict()["counts"]["requests"] == 2
+    )
     # Everything cached: nothing is submitted at all.
     annotate_documents(DOCUMENTS, provider, kb, nlp=nlp, batch=batch)
     assert len(llm_server.batches) == 1
@@ -136,8 +141,8 @@ def test_failed_and_expired_requests_go_into_one_new_batch_then_fail(
     run = annotate_documents(DOCUMENTS, provider, kb, nlp=nlp, batch=batch)
     jobs = list(llm_server.batches.values())
     assert [len(job["requests"]) for job in jobs] == [4, 2]  # the two failures, once more
-    assert run.report["counts"]["failed"] == 1
-    assert [f["doc_id"] for f in run.report["failed_documents"]] == ["pmid:0"]
+    assert run.report.to_dict()["counts"]["failed"] == 1
+    assert [f["doc_id"] for f in run.report.to_dict()["failed_documents"]] == ["pmid:0"]
     assert [d.doc_id for d in run.documents] == ["pmid:1", "pmid:2", "pmid:3"]
     assert len(cache) == 3 and not (tmp_path / "state.json").exists()
 

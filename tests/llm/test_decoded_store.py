@@ -70,7 +70,7 @@ def run(
         verbal_only=verbal_only,
         on_document=lambda result: order.append(result.doc_id),
     )
-    return [d.to_json() for d in done.documents], done.report, order
+    return [d.to_json() for d in done.documents], done.report.to_dict(), order
 
 
 def fresh(
@@ -265,7 +265,7 @@ def llm_run(
         LLM_DOCUMENTS, provider, kb, nlp=nlp, concurrency=2,
         on_document=lambda result: order.append(result.doc_id), **options,
     )  # fmt: skip
-    return [d.to_json() for d in done.documents], done.report, order
+    return [d.to_json() for d in done.documents], done.report.to_dict(), order
 
 
 def without_cost(report: dict[str, Any]) -> dict[str, Any]:

@@ -42,7 +42,7 @@ def test_a_failed_request_leaves_its_mention_unchecked_and_the_run_finishes(
         ("unchecked", FAILED),
         ("supported", "stated"),
     ]
-    report = run.report()
+    report = run.to_dict()
     assert report["unchecked_reasons"] == {FAILED: 1}
     assert [f["key"] for f in report["failed"]] == ["pmid:1|22-30|PEL.000018"]
     assert "HTTP 500" in report["failed"][0]["error"]
@@ -151,7 +151,7 @@ def test_an_unparsable_verdict_is_not_cached_and_a_rerun_asks_again(
         ("unchecked", "unparsable"),
         ("supported", "stated"),
     ]
-    assert run.report()["unchecked_reasons"] == {"unparsable": 1}
+    assert run.to_dict()["unchecked_reasons"] == {"unparsable": 1}
     assert llm_server.request_count == 3
 
     llm_server.answer = lambda request: '{"verdict": "contradicted", "reason": "reversed"}'

@@ -185,3 +185,17 @@ def test_corpus_precision_with_equal_weights_is_the_ppi_estimate(
     plain = cli("precision", "report", "--verdicts", verdicts, "--labels", labels, "-o", out)
     assert plain.returncode == 0 and json.loads(out.read_text())["corpus"] is None
     assert "no corpus figures: --documents gives the mentions' p_incl" in plain.err
+
+
+def test_the_report_keeps_its_json_keys_in_order() -> None:
+    """The typed report writes the keys the precision file has always had: ``corpus`` always
+    (null without a design), ``label_studio`` only for labels pulled from Label Studio."""
+    judged = [JudgedMention("d", 0, 4, "X", "x", "x").judged("supported")]
+    report = precision_report(judged, [Label(judged[0].key, "supported")])
+    keys = [
+        "n_judged", "n_labelled", "judge", "corrected", "labels", "calibrated", "judge_on_sample",
+        "verdicts", "human_labels", "left_out", "corpus",
+    ]  # fmt: skip
+    assert list(report.to_dict()) == keys and report.to_dict()["corpus"] is None
+    report.label_studio = {"project": "p", "tasks": 1}
+    assert list(report.to_dict()) == [*keys, "label_studio"]

@@ -39,7 +39,7 @@ def test_dask_gives_the_same_pool_and_sample_as_one_process(
     settings = replace(SETTINGS, phase1=phase1)
     run_sample(DEMO_CORPUS, tmp_path / "one", kb, settings)
     result = run_sample(DEMO_CORPUS, tmp_path / "dask", kb, replace(settings, dask=scheduler))
-    assert result.report["pool_cache"]["hit"] is False
+    assert result.report.to_dict()["pool_cache"]["hit"] is False
     for name in ("manifest.csv", "texts.jsonl", POOL_FILE):
         assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "dask" / name).read_bytes()
     # The same pool cache: a one-process batch on the Dask-built cache parses nothing more than
@@ -48,8 +48,8 @@ def test_dask_gives_the_same_pool_and_sample_as_one_process(
         tmp_path / "one" / POOL_META
     ).read_bytes()
     again = run_sample(DEMO_CORPUS, tmp_path / "dask", kb, settings, extend=True)
-    assert again.report["pool_cache"]["hit"] is (phase1 is None)
-    assert again.report["pool_cache"]["parsed"] == (0 if phase1 is None else 10)
+    assert again.report.to_dict()["pool_cache"]["hit"] is (phase1 is None)
+    assert again.report.to_dict()["pool_cache"]["parsed"] == (0 if phase1 is None else 10)
 
 
 @pytest.mark.slow

@@ -46,7 +46,7 @@ def parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 def _eligible_ids(tmp_path: Path, kb: KB) -> list[str]:
     one_phase = run_sample(DEMO_CORPUS, tmp_path / "all", kb, replace(SETTINGS, phase1=None))
-    assert one_phase.report["eligible"] == ELIGIBLE
+    assert one_phase.report.to_dict()["eligible"] == ELIGIBLE
     return [d.doc_id for d in read_pool_rows(tmp_path / "all" / "pool_mentions.csv.gz")]
 
 
@@ -56,7 +56,7 @@ def test_only_phase1_is_parsed_and_p_incl_is_the_product(
     eligible = _eligible_ids(tmp_path, kb)
     parsed.clear()
     result = run_sample(DEMO_CORPUS, tmp_path / "s", kb, SETTINGS)
-    r = result.report
+    r = result.report.to_dict()
     assert len(parsed) == 10 == r["pool_cache"]["parsed"] == r["phase1"]["size"]
     assert r["rows_read"] == 31 and r["eligible"] == ELIGIBLE
     assert r["phase1"]["p"] == pytest.approx(10 / ELIGIBLE)
@@ -82,28 +82,31 @@ def test_extend_grows_phase1_along_the_same_order_with_fixed_strata(
     parsed.clear()
     # A different --seed for the draw keeps batch 0's phase-1 order and cut points.
     second = run_sample(DEMO_CORPUS, tmp_path / "s", kb, replace(SETTINGS, seed=99), extend=True)
-    assert second.report["phase1"]["size"] == 15  # 5 drawn + 10
-    assert second.report["phase1"]["seed"] == 5
-    assert len(parsed) == 5 == second.report["pool_cache"]["parsed"]  # only the new five
-    assert second.report["boundaries"] == first.report["boundaries"]
+    assert second.report.to_dict()["phase1"]["size"] == 15  # 5 drawn + 10
+    assert second.report.to_dict()["phase1"]["seed"] == 5
+    assert len(parsed) == 5 == second.report.to_dict()["pool_cache"]["parsed"]  # only the new five
+    assert second.report.to_dict()["boundaries"] == first.report.to_dict()["boundaries"]
     assert [d.doc_id for d in read_pool_rows(tmp_path / "s" / "pool_mentions.csv.gz")] == order[:15]
     rows = read_manifest(tmp_path / "s")
     batch1 = [row for row in rows if row.batch == 1]
     assert {row.doc_id for row in batch1} <= set(order[:15]) - {r.doc_id for r in rows[:5]}
     for row in batch1:
-        s = second.report["strata"][row.stratum]
+        s = second.report.to_dict()["strata"][row.stratum]
         assert row.p_incl == pytest.approx(15 / ELIGIBLE * s["drawn"] / s["remaining"])
     # A third batch asking for a smaller phase 1 never shrinks it.
     parsed.clear()
     third = run_sample(DEMO_CORPUS, tmp_path / "s", kb, replace(SETTINGS, phase1=1), extend=True)
-    assert third.report["phase1"]["size"] == 15 and third.report["pool_cache"]["hit"]
+    assert (
+        third.report.to_dict()["phase1"]["size"] == 15
+        and third.report.to_dict()["pool_cache"]["hit"]
+    )
     assert parsed == []
 
 
 def test_phase1_larger_than_the_pool_takes_every_eligible_document(tmp_path: Path, kb: KB) -> None:
     result = run_sample(DEMO_CORPUS, tmp_path / "s", kb, replace(SETTINGS, phase1="auto"))
-    assert result.report["phase1"]["size"] == ELIGIBLE  # auto = 20 × 5 = 100 > 26
-    assert result.report["phase1"]["p"] == 1.0
+    assert result.report.to_dict()["phase1"]["size"] == ELIGIBLE  # auto = 20 × 5 = 100 > 26
+    assert result.report.to_dict()["phase1"]["p"] == 1.0
 
 
 def test_two_phase_cannot_extend_a_one_phase_sample(tmp_path: Path, kb: KB) -> None:

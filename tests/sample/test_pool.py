@@ -31,13 +31,13 @@ def test_changed_kb_or_gate_invalidates_the_pool_cache(
 
     edited = write_kb(bundled=edit)
     result = run_sample(DEMO_CORPUS, tmp_path / "s", load_kb(edited), SMALL, extend=True)
-    assert result.report["pool_cache"]["hit"] is False
+    assert result.report.to_dict()["pool_cache"]["hit"] is False
     refreshed = json.loads((tmp_path / "s" / POOL_META).read_text())["fingerprint"]
     assert refreshed != fingerprint
     stricter = replace(SMALL, gate=GateSettings(min_chars=350))
     result = run_sample(DEMO_CORPUS, tmp_path / "s", kb, stricter, extend=True)
-    assert result.report["pool_cache"]["hit"] is False
-    assert result.report["dropped"]["too_short"] == 3
+    assert result.report.to_dict()["pool_cache"]["hit"] is False
+    assert result.report.to_dict()["dropped"]["too_short"] == 3
     forbid_parsing(monkeypatch)
     again = run_sample(DEMO_CORPUS, tmp_path / "s", kb, stricter, extend=True)
-    assert again.report["pool_cache"]["hit"] is True
+    assert again.report.to_dict()["pool_cache"]["hit"] is True

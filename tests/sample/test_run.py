@@ -27,11 +27,11 @@ SMALL = replace(SETTINGS, n_primary=3, n_double=1, n_reserve=1)
 def test_blind_role_is_drawn_within_the_batch_and_reported_only_when_asked(
     tmp_path: Path, kb: KB
 ) -> None:
-    plain = run_sample(DEMO_CORPUS, tmp_path / "plain", kb, SETTINGS).report
+    plain = run_sample(DEMO_CORPUS, tmp_path / "plain", kb, SETTINGS).report.to_dict()
     assert "blind" not in plain["roles"] and "n_blind" not in plain["settings"]
     blind = replace(SETTINGS, n_reserve=2, n_blind=2)
     result = run_sample(DEMO_CORPUS, tmp_path / "blind", kb, blind)
-    r = result.report
+    r = result.report.to_dict()
     assert r["roles"] == {"primary": 8, "double": 4, "reserve": 2, "blind": 2}
     assert r["settings"]["n_blind"] == 2
     rows = read_manifest(tmp_path / "blind")
@@ -47,7 +47,7 @@ def test_blind_role_is_drawn_within_the_batch_and_reported_only_when_asked(
 
 def test_first_batch_accounts_for_every_row(tmp_path: Path, kb: KB) -> None:
     result = run_sample(DEMO_CORPUS, tmp_path, kb, SETTINGS)
-    r = result.report
+    r = result.report.to_dict()
     assert r["rows_read"] == 31 == r["eligible"] + r["dropped_total"]
     assert {k: v for k, v in r["dropped"].items() if v} == {
         "no_identifier": 1, "year_before_min": 1, "too_short": 1, "not_english": 1,
@@ -96,7 +96,9 @@ def test_extend_twice_appends_without_parsing(
     first = run_sample(DEMO_CORPUS, tmp_path, kb, SMALL, extend=True)
     second = run_sample(DEMO_CORPUS, tmp_path, kb, SMALL, extend=True)
     assert (first.batch, second.batch) == (1, 2)
-    assert first.report["pool_cache"]["hit"] and second.report["pool_cache"]["hit"]
+    assert (
+        first.report.to_dict()["pool_cache"]["hit"] and second.report.to_dict()["pool_cache"]["hit"]
+    )
     assert (tmp_path / "manifest.csv").read_bytes().startswith(manifest_before)
     assert (tmp_path / "texts.jsonl").read_bytes().startswith(texts_before)
     rows = read_manifest(tmp_path)
@@ -110,14 +112,14 @@ def test_extend_twice_appends_without_parsing(
     # p_incl of a later batch is over what the earlier batches left in the stratum; 5 draws
     # over more non-empty strata merge the smallest into one, so every document keeps a chance
     earlier = Counter(row.stratum for row in rows if row.batch < 2)
-    strata = second.report["strata"]
+    strata = second.report.to_dict()["strata"]
     assert sum(s["remaining"] for s in strata.values()) == 26 - 21
     for name, s in strata.items():
         if name != "merged" and "merged" not in earlier:
             assert s["remaining"] == s["pool"] - earlier[name]
         assert s["drawn"] >= (s["remaining"] > 0)
         assert s["p_incl"] == pytest.approx(s["drawn"] / s["remaining"] if s["remaining"] else 0)
-    assert second.report["already_drawn"] == 21
+    assert second.report.to_dict()["already_drawn"] == 21
     assert [d.doc_id for d in read_documents(tmp_path)] == [row.doc_id for row in rows]
     with pytest.raises(GoldloopError, match="pool is exhausted"):
         run_sample(DEMO_CORPUS, tmp_path, kb, SETTINGS, extend=True)
@@ -128,8 +130,8 @@ def test_excluded_corpus_and_refusals(tmp_path: Path, kb: KB) -> None:
     fit.write_text("pmid\tabstract\n99000001\tanything\n99000002\tother\n")
     result = run_sample(DEMO_CORPUS, tmp_path / "s", kb, SETTINGS, exclude=[fit])
     # 99000001 and its duplicate 99000030 (the same text, met later) are both out now
-    assert result.report["dropped"]["in_excluded_corpus"] == 2
-    assert result.report["dropped"]["duplicate_text"] == 0
+    assert result.report.to_dict()["dropped"]["in_excluded_corpus"] == 2
+    assert result.report.to_dict()["dropped"]["duplicate_text"] == 0
     assert not {"pmid:99000001", "pmid:99000002"} & {
         r.doc_id for r in read_manifest(tmp_path / "s")
     }
@@ -181,3 +183,17 @@ def test_the_sample_command_draws_blind_documents(tmp_path: Path, cli) -> None:
     assert "role: blind" in done.out
     bad = cli("sample", "--corpus", DEMO_CORPUS, "--out", tmp_path / "t", "--n-blind", -1)
     assert bad.returncode == 2 and "--n-blind" in bad.err
+
+
+def test_the_report_keeps_its_json_keys_in_order(tmp_path: Path, kb: KB) -> None:
+    """The typed report writes the keys the report file has always had, in the same order."""
+    result = run_sample(DEMO_CORPUS, tmp_path / "keys", kb, SETTINGS)
+    written = json.loads(result.report_path.read_text(encoding="utf-8"))
+    assert written == result.report.to_dict()
+    assert list(written) == [
+        "batch", "created", "corpus", "exclude_corpora", "settings", "kb", "pool_cache",
+        "rows_read", "eligible", "dropped", "dropped_total", "phase1", "boundaries", "strata",
+        "already_drawn", "requested", "drawn", "shortfall", "negative_controls", "roles",
+    ]  # fmt: skip
+    assert written["shortfall"] == written["requested"] - written["drawn"]
+    assert written["dropped_total"] == sum(written["dropped"].values())

@@ -102,7 +102,7 @@ def test_legacy_file_scored_against_itself_is_perfect() -> None:
         {"itext": s.itext, "a": s.a, "b": s.b, "entity_id_predicted": s.entity_id} for s in spans
     ]
     score = score_predictions_against_ground_truth(rows, spans, match_mode="exact")
-    assert score.to_jsonable() | {"match_mode": "exact"} == {
+    assert score.to_dict() | {"match_mode": "exact"} == {
         "n_gold": 41, "n_predicted": 41, "n_matched": 41, "match_mode": "exact", "precision": 1.0,
         "recall": 1.0, "f1": 1.0, "n_id_comparable": 41, "n_id_correct": 41, "entity_accuracy": 1.0,
     }  # fmt: skip

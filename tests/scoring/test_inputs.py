@@ -11,7 +11,12 @@ import pytest
 
 from goldloop.formats.gold import Document, Hit
 from goldloop.kb import KB
-from goldloop.scoring.inputs import read_gold_documents, read_predictions
+from goldloop.scoring.inputs import (
+    per_document,
+    read_gold_documents,
+    read_predictions,
+    rows_to_predictions,
+)
 from goldloop.studio.review import hit_regions
 
 GOLD = [Document(doc_id="pmid:1", text="TNF regulates IL-6 and IL-6 activates STAT3.")]
@@ -81,3 +86,20 @@ def test_export_read_as_gold_and_as_system(tmp_path: Path, kb: KB) -> None:
     assert [(p.a, p.b, p.entity_id, p.direction) for p in system.predictions] == [
         (gold_hits[0].a, gold_hits[0].b, "PEL.000000", "forward")
     ]
+
+
+def test_a_row_placed_by_position_names_its_document() -> None:
+    gold = [*GOLD, Document(doc_id="pmid:2", text="IL-6 activates STAT3.")]
+    rows = [
+        {"itext": 1, "a": 5, "b": 14, "entity_id_predicted": "PEL.000000"},
+        {"doc_id": "pmid:1", "a": 4, "b": 13, "entity_id_predicted": None},
+        {"itext": 2, "a": 0, "b": 4},
+    ]
+    read = rows_to_predictions("s", None, "rows", rows, gold)
+    assert [(p.doc_id, p.a, p.entity_id) for p in read.predictions] == [
+        ("pmid:2", 5, "PEL.000000"),
+        ("pmid:1", 4, None),
+    ]
+    assert dict(read.malformed) == {"unknown_document": 1}
+    by_doc = per_document(gold, read.predictions)
+    assert [[p.a for p in doc] for doc in by_doc] == [[4], [5]]

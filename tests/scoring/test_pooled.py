@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from goldloop.formats.gold import Document
 from goldloop.kb import KB
 from goldloop.scoring.inputs import Prediction, SystemPredictions
 from goldloop.scoring.pooled import CAVEAT, pool_items, relative_recall
@@ -15,17 +16,22 @@ from tests.conftest import Cli
 
 
 def run(name: str, *mentions: tuple[int, int, int, str | None]) -> SystemPredictions:
-    predictions = [Prediction(itext, a, b, entity_id) for itext, a, b, entity_id in mentions]
+    """A run's predictions, each in document ``d<k>`` for its first number k."""
+    predictions = [Prediction(f"d{k}", a, b, entity_id) for k, a, b, entity_id in mentions]
     return SystemPredictions(name, None, "rows", predictions, len(predictions))
+
+
+def blank_documents(n: int) -> list[Document]:
+    return [Document(doc_id=f"d{k}", text="") for k in range(n)]
 
 
 def test_overlapping_mentions_of_one_folded_relation_are_one_item(kb: KB) -> None:
     items = pool_items(
         [
-            [Prediction(0, 0, 9, "RO.0002211"), Prediction(0, 20, 28, "PEL.000018")],
+            [Prediction("d0", 0, 9, "RO.0002211"), Prediction("d0", 20, 28, "PEL.000018")],
             # "regulated by" folds onto "regulates"; its span overlaps run 0's.
-            [Prediction(0, 5, 14, "RO.0002334"), Prediction(0, 20, 28, "PEL.000000")],
-            [Prediction(0, 13, 16, "RO.0002211"), Prediction(0, 40, 45, "PEL.000018")],
+            [Prediction("d0", 5, 14, "RO.0002334"), Prediction("d0", 20, 28, "PEL.000000")],
+            [Prediction("d0", 13, 16, "RO.0002211"), Prediction("d0", 40, 45, "PEL.000018")],
         ],
         kb,
     )
@@ -37,7 +43,7 @@ def test_overlapping_mentions_of_one_folded_relation_are_one_item(kb: KB) -> Non
 def test_relative_recall_counts_and_found_alone(kb: KB) -> None:
     a = run("a", (0, 0, 5, "PEL.000018"), (0, 10, 15, "PEL.000000"), (1, 0, 5, "PEL.000004"))
     b = run("b", (0, 2, 6, "PEL.000018"), (1, 0, 5, "PEL.000016"), (1, 7, 9, None))
-    report = relative_recall(3, [a, b], kb, n_bootstrap=500, seed=1)
+    report = relative_recall(blank_documents(3), [a, b], kb, n_bootstrap=500, seed=1)
     assert (report.n_documents, report.n_pool) == (3, 4)
     run_a, run_b = report.runs
     assert (run_a.n_found, run_a.found_alone, run_b.n_found, run_b.found_alone) == (3, 2, 2, 1)
@@ -48,7 +54,7 @@ def test_relative_recall_counts_and_found_alone(kb: KB) -> None:
         recall = result.relative_recall
         assert recall is not None and recall.low is not None and recall.high is not None
         assert 0 <= recall.low <= recall.value <= recall.high <= 1
-    assert report.to_json()["caveat"] == CAVEAT
+    assert report.to_dict()["caveat"] == CAVEAT
 
 
 def test_bootstrap_interval_narrows_with_more_documents_and_is_seeded(kb: KB) -> None:
@@ -64,10 +70,22 @@ def test_bootstrap_interval_narrows_with_more_documents_and_is_seeded(kb: KB) ->
                     second.append(mention)
         return [run("first", *first), run("second", *second)]
 
-    small = relative_recall(20, runs(20), kb, n_bootstrap=400, seed=3).runs[1].relative_recall
+    small = (
+        relative_recall(blank_documents(20), runs(20), kb, n_bootstrap=400, seed=3)
+        .runs[1]
+        .relative_recall
+    )
     large_runs = runs(400)
-    large = relative_recall(400, large_runs, kb, n_bootstrap=400, seed=3).runs[1].relative_recall
-    again = relative_recall(400, large_runs, kb, n_bootstrap=400, seed=3).runs[1].relative_recall
+    large = (
+        relative_recall(blank_documents(400), large_runs, kb, n_bootstrap=400, seed=3)
+        .runs[1]
+        .relative_recall
+    )
+    again = (
+        relative_recall(blank_documents(400), large_runs, kb, n_bootstrap=400, seed=3)
+        .runs[1]
+        .relative_recall
+    )
     assert small and large and small.low is not None and small.high is not None
     assert large.low is not None and large.high is not None
     assert large.high - large.low < (small.high - small.low) / 2

@@ -25,7 +25,7 @@ def _score(
 ) -> dict[str, Any]:
     documents = read_gold(gold_file, kb).documents
     system = rows_to_predictions("sys", None, "rows", rows, documents)
-    return score_system(documents, system, kb=kb, **options)
+    return score_system(documents, system, kb=kb, **options).to_dict()
 
 
 def test_a_converse_answer_is_folded_and_scored_right(gold_file: Path, kb: KB) -> None:
@@ -124,7 +124,7 @@ def test_id_bridge_in_a_regime(gold_file: Path, kb: KB) -> None:
     documents = read_gold(gold_file, kb).documents
     rows = [row(0, "directly regulates", "kb::C1"), row(0, "binds to", "kb::C2")]
     system = rows_to_predictions("sys", None, "rows", rows, documents)
-    result = score_system(documents, system, kb=kb, id_bridge={"kb::C1": "RO.0002022"})
+    result = score_system(documents, system, kb=kb, id_bridge={"kb::C1": "RO.0002022"}).to_dict()
     assert result["inputs"]["unmapped_by_id_bridge"] == 1
     assert (result["detection"]["n_id_comparable"], result["detection"]["n_id_correct"]) == (1, 1)
 
@@ -190,7 +190,7 @@ def test_exact_headline_equals_the_exact_schema_of_the_nervaluate_package(seed: 
     docs = [Document.model_validate(d) for d in documents]
     result = score_system(
         docs, rows_to_predictions("s", None, "rows", rows, docs), kb=None, match_mode="exact"
-    )
+    ).to_dict()
     gold_spans = [[{"label": "g", "start": h.a, "end": h.b} for h in d.ground_truth] for d in docs]
     predicted: list[list[dict[str, Any]]] = [[] for _ in docs]
     for r in rows:
@@ -200,3 +200,17 @@ def test_exact_headline_equals_the_exact_schema_of_the_nervaluate_package(seed: 
     assert detection["n_matched"] == exact["correct"]
     assert detection["precision"] == pytest.approx(exact["precision"])
     assert detection["recall"] == pytest.approx(exact["recall"])
+
+
+def test_a_result_keeps_its_json_keys_in_order(gold_file: Path, kb: KB) -> None:
+    """The typed result writes the keys score has always written, in the same order."""
+    result = _score(gold_file, [row(0, "binds to", "PEL.000003")], kb)
+    assert list(result) == [
+        "system", "path", "regime", "match_mode", "inputs", "detection",
+        "detection_seed_compatible", "direction", "schemas", "slices", "intervals", "corpus",
+    ]  # fmt: skip
+    assert list(result["inputs"]) == [
+        "format", "rows", "scored", "malformed", "unmapped_by_id_bridge",
+    ]  # fmt: skip
+    linking = _score(gold_file, [], kb, regime="linking-only")
+    assert list(linking)[5:] == ["linking", "direction", "slices", "intervals", "corpus"]

@@ -26,7 +26,7 @@ def test_chart_rows_carry_every_slice_with_its_interval(
             kb=kb,
             regime=regime,
             bootstrap=200,
-        )
+        ).to_dict()
         for name, rows in (
             ("one", [row(0, "directly regulates", "RO.0002578")]),
             ("two", [row(1, "activates", "PEL.000000"), row(0, "binds to", "PEL.000003")]),

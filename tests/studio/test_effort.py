@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from goldloop.studio.effort import effort_report
 from tests.conftest import Cli
 from tests.studio.campaign_data import ADMIN, ALICE, BOB, CAROL, LEAD_TIMES, Campaign
 
@@ -97,3 +98,13 @@ def test_a_failing_chart_keeps_the_last_good_pair(
         cli("effort", "--project", campaign.name, "-o", out, "--png", png, env=env)
     assert (out.read_text(), png.read_bytes()) == ("old json\n", b"old png")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["effort.json", "effort.png"]
+
+
+def test_the_report_keeps_its_json_keys_in_order() -> None:
+    """The typed report writes the keys the effort file has always had, the groups last."""
+    report = effort_report([], cap_minutes=10.0).to_dict()
+    assert list(report) == [
+        "idle_cap_minutes", "capped_annotations", "annotations_without_lead_time", "overall",
+        "by_annotator", "by_pre_annotator", "by_correction_rate", "by_length", "by_role",
+    ]  # fmt: skip
+    assert report["idle_cap_minutes"] == 10.0 and report["by_annotator"] == {}

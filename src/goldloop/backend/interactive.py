@@ -55,7 +55,8 @@ LLM_SCORE = 0.5
 
 @dataclass(frozen=True)
 class Drawn:
-    """The region the annotator drew: its editor id and code-point span."""
+    """The region the annotator drew: its editor id and code-point span (no relation yet, so not
+    a :class:`goldloop.formats.mention.Mention`)."""
 
     id: str
     a: int
@@ -64,7 +65,11 @@ class Drawn:
 
 @dataclass(frozen=True)
 class Suggestion:
-    """A relation for a span, and where it came from (``kb`` or the LLM's tag)."""
+    """A relation for a span, and where it came from (``kb`` or the LLM's tag).
+
+    Not the core :class:`goldloop.formats.mention.Mention`: it answers one region of the task in
+    the editor (no ``doc_id``) and becomes a hit's regions at once (:meth:`Suggester.region_items`).
+    """
 
     a: int
     b: int

@@ -32,6 +32,7 @@ from goldloop.kb import KB
 from goldloop.llm import AnnotatorSpec, SQLiteCache, choose_annotator, make_annotator
 from goldloop.llm.annotate import (
     DEFAULT_MAX_TOKENS,
+    AnnotateReport,
     AnnotationRun,
     DryRun,
     annotate_documents,
@@ -207,11 +208,11 @@ def annotate(
     report_file = report_path(out)
     # A cut-off or unparsable answer leaves its document out as a failed request does: exit 3,
     # or 4 with nothing written when no document was answered (cron must tell it from success).
-    failed = run.report["failed_documents"]
+    failed = run.report.failed_documents
 
     def write() -> None:
         write_gold(out, run.documents)
-        atomic_write_json(report_file, {"input": str(source), **run.report})
+        atomic_write_json(report_file, {"input": str(source), **run.report.to_dict()})
         _print_summary(run.report, out, report_file)
 
     llm_options.settle_output(
@@ -380,16 +381,16 @@ def _dry_run_rows(spec: AnnotatorSpec, plan: DryRun) -> list[tuple[str, Any]]:
     return rows
 
 
-def _print_summary(report: dict[str, Any], out: Path, report_file: Path) -> None:
-    counts = report["counts"]
-    rows: list[tuple[str, Any]] = [("annotator", report["annotator"]), *counts.items()]
+def _print_summary(report: AnnotateReport, out: Path, report_file: Path) -> None:
+    counts = report.counts
+    rows: list[tuple[str, Any]] = [("annotator", report.annotator), *counts.items()]
     rows += [
-        (f"rejected: {reason}", n) for reason, n in sorted(report["rejections_by_reason"].items())
+        (f"rejected: {reason}", n) for reason, n in sorted(report.rejections_by_reason.items())
     ]
-    rows += [(f"tokens: {key}", n) for key, n in report["usage"].items()]
-    if "cost" in report:
-        usd = report["cost"]["usd"]
-        rows.append(("mode", report["mode"]))
+    rows += [(f"tokens: {key}", n) for key, n in report.usage.items()]
+    if report.cost is not None:
+        usd = report.cost.usd
+        rows.append(("mode", report.cost.mode))
         rows.append(("cost (USD)", "not in the price table" if usd is None else f"{usd:.4f}"))
     console.print(key_value_table(f"annotate → {out}", rows))
     left_out = counts["truncated"] + counts["unparsable"] + counts["failed"]

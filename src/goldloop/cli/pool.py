@@ -57,9 +57,9 @@ def pool(
     outputs = [read_predictions(path, docs, name=name, kb=the_kb) for name, path in named]
     weights = read_design(docs, design_mode(design), documents)
     report = relative_recall(
-        len(docs), outputs, the_kb, n_bootstrap=bootstrap, seed=seed, design=weights
+        docs, outputs, the_kb, n_bootstrap=bootstrap, seed=seed, design=weights
     )
-    atomic_write_json(out, report.to_json())
+    atomic_write_json(out, report.to_dict())
     corpus = report.corpus
     columns = ["run", "mentions", "found", "relative recall (95%)", "found alone"]
     if corpus is not None:

@@ -28,7 +28,7 @@ from goldloop.files.jsonl import write_jsonl
 from goldloop.formats.documents import input_files, read_documents
 from goldloop.llm import choose_annotator, make_llm
 from goldloop.llm.answer import FAILED
-from goldloop.precision.judge import judge_mentions
+from goldloop.precision.judge import JudgeReport, judge_mentions
 from goldloop.precision.mentions import (
     read_labels,
     read_verdicts,
@@ -122,16 +122,11 @@ def judge(
             mentions, texts, the_kb, judge_provider, lambda: progress.advance(task), concurrency
         )
     malformed = dict(sorted(predictions.malformed.items()))
-    report = {
-        **run.report(),
-        "abstained_rows": abstained,
-        "rows_left_out": malformed,
-        "system": str(system),
-    }
+    report = JudgeReport(run, abstained, malformed, str(system))
 
     def write() -> None:
         write_verdicts(out, run.mentions)
-        atomic_write_json(report_path(out), report)
+        atomic_write_json(report_path(out), report.to_dict())
         rows = [
             ("judge", run.judge),
             ("mentions", len(run.mentions)),
@@ -311,18 +306,14 @@ def report(
         hand_labels = pulled.labels
     judged = read_verdicts(verdicts)
     result = precision_report(judged, hand_labels)
-    data = result.to_json()
-    data["corpus"] = (
-        None
-        if weights is None
-        else corpus_precision(judged, result, docs, weights, bootstrap, seed)
-    )
+    if weights is not None:
+        result.corpus = corpus_precision(judged, result, docs, weights, bootstrap, seed)
     if pulled is not None:
-        data["label_studio"] = {"project": studio_project, **pulled.to_json()}
-    atomic_write_json(out, data)
+        result.label_studio = {"project": studio_project, **pulled.to_dict()}
+    atomic_write_json(out, result.to_dict())
     show_precision(result)
-    if data["corpus"] is not None:
-        console.print(_corpus_line(data["corpus"]))
+    if result.corpus is not None:
+        console.print(_corpus_line(result.corpus))
     elif documents is None:
         err_console.print("no corpus figures: --documents gives the mentions' p_incl")
     else:

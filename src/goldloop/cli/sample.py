@@ -192,30 +192,30 @@ def _phase1_option(value: str | None) -> int | str | None:
 def _print_sample(result: SampleResult) -> None:
     r = result.report
     rows: list[tuple[str, object]] = [
-        ("batch", r["batch"]),
+        ("batch", r.batch),
         (
             "pool cache",
             "hit (no parse)"
-            if r["pool_cache"]["hit"]
-            else f"miss ({r['pool_cache']['parsed']} documents parsed)",
+            if r.pool_cache.hit
+            else f"miss ({r.pool_cache.parsed} documents parsed)",
         ),
-        ("rows read", r["rows_read"]),
-        ("eligible", r["eligible"]),
+        ("rows read", r.rows_read),
+        ("eligible", r.eligible),
         *(
-            [("phase 1 (parsed pool)", f"{r['phase1']['size']} (p = {r['phase1']['p']:.6g})")]
-            if r["phase1"]
+            [("phase 1 (parsed pool)", f"{r.phase1.size} (p = {r.phase1.p:.6g})")]
+            if r.phase1
             else []
         ),
-        *((f"dropped: {reason}", n) for reason, n in r["dropped"].items() if n),
-        ("already drawn", r["already_drawn"]),
-        ("drawn / requested", f"{r['drawn']} / {r['requested']}"),
-        ("negative controls", r["negative_controls"]),
-        *((f"role: {role}", n) for role, n in r["roles"].items()),
+        *((f"dropped: {reason}", n) for reason, n in r.dropped.items() if n),
+        ("already drawn", r.already_drawn),
+        ("drawn / requested", f"{r.draw.drawn} / {r.draw.requested}"),
+        ("negative controls", r.draw.negative_controls),
+        *((f"role: {role}", n) for role, n in r.draw.roles.items()),
     ]
     console.print(key_value_table(f"sample {result.sample_dir}", rows))
     strata = [
         [name, s["pool"], s["remaining"], s["drawn"], f"{s['p_incl']:.4f}"]
-        for name, s in r["strata"].items()
+        for name, s in r.strata.items()
     ]
     console.print(
         figures_table(
@@ -225,8 +225,8 @@ def _print_sample(result: SampleResult) -> None:
             legend="p_incl: each drawn document's chance of inclusion (weights are 1/p_incl)",
         )
     )
-    if r["shortfall"]:
-        console.print(f"[yellow]the pool could not fill the batch: {r['shortfall']} short[/]")
+    if r.draw.shortfall:
+        console.print(f"[yellow]the pool could not fill the batch: {r.draw.shortfall} short[/]")
     console.print(f"report: {result.report_path}")
 
 

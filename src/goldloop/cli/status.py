@@ -65,7 +65,7 @@ def status_command(
 
     def refresh() -> Group:
         campaign = export_campaign(connection, client, project)
-        data = campaign_status(campaign, knowledge, cap_minutes=cap_minutes)
+        data = campaign_status(campaign, knowledge, cap_minutes=cap_minutes).to_dict()
         atomic_write_json(target, data)
         return status_view(project, data, target)
 
@@ -106,15 +106,15 @@ def effort_command(
     rows = effort_rows(campaign, knowledge, cap_minutes=cap_minutes)
     report = effort_report(rows, cap_minutes=cap_minutes)
     # Written together once the chart is drawn: a chart that fails leaves the last good pair.
-    atomic_write_together({target: json_text(report), chart: effort_png(rows)})
-    overall = report["overall"]
+    atomic_write_together({target: json_text(report.to_dict()), chart: effort_png(rows)})
+    overall = report.overall
     console.print(
         key_value_table(
             f"effort in {project}",
             [
                 ("annotations", overall["annotations"]),
                 ("timed (lead_time recorded)", overall["timed"]),
-                (f"capped at {cap_minutes:g} min (idle)", report["capped_annotations"]),
+                (f"capped at {cap_minutes:g} min (idle)", report.capped_annotations),
                 ("minutes", _num(overall["minutes"])),
                 ("minutes per document", _num(overall["minutes_per_document"])),
                 ("minutes per verified mention", _num(overall["minutes_per_verified_mention"])),
@@ -124,14 +124,17 @@ def effort_command(
     groups = ("by_annotator", "by_pre_annotator", "by_correction_rate", "by_length")
     for group in groups:
         last = group == groups[-1]
-        console.print(_figures_table(group.replace("_", " "), report[group], EFFORT_LEGEND * last))
+        console.print(
+            _figures_table(group.replace("_", " "), report.groups[group], EFFORT_LEGEND * last)
+        )
     if not rows:
         console.print(f"{NOTHING_ANNOTATED}: no completed annotation in {project}")
     console.print(f"report: {target}; chart: {chart}")
 
 
 def status_view(project: str, data: dict[str, Any], target: Path) -> Group:
-    """The status report as tables (the JSON holds every figure)."""
+    """The status report's JSON form (``StatusReport.to_dict``, or a status file read back) as
+    tables (the JSON holds every figure)."""
     roles = figures_table(
         f"status of {project}",
         ("project", "tasks", "annotated", "partly", "skipped", "annotations", "needed"),

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, StrictInt, ValidationError
 from goldloop.errors import GoldloopError
 from goldloop.files import jsonl
 from goldloop.files.atomic import atomic_write_json
+from goldloop.formats.mention import Mention
 from goldloop.kb import DIRECTIONS, KB
 
 Direction = Literal["forward", "inverse", "symmetric", "na"]
@@ -39,7 +40,14 @@ class GoldError(GoldloopError):
 
 
 class Hit(BaseModel):
-    """One mention: a span of the document text linked to a canonical KB id."""
+    """One mention as a gold file holds it: a span of the document text linked to a canonical KB
+    id, with how it was made (annotator, source, flags, verdict...).
+
+    It is the core :class:`~goldloop.formats.mention.Mention` without ``doc_id`` (the hit sits in
+    its :class:`Document`); :meth:`mention` and :meth:`from_mention` are the one conversion. It
+    stays a pydantic model because it is what validates a gold file's hit and keeps its unknown
+    fields.
+    """
 
     model_config = ConfigDict(extra="allow")
 
@@ -62,6 +70,26 @@ class Hit(BaseModel):
     subject_span: tuple[int, int] | None = None
     object_span: tuple[int, int] | None = None
     verdict: Verdict | None = None
+
+    def mention(self, doc_id: str) -> Mention:
+        """This hit as the core mention of document ``doc_id``."""
+        return Mention(
+            doc_id, self.a, self.b, self.entity_id, self.surface, self.label, self.direction
+        )
+
+    @classmethod
+    def from_mention(cls, mention: Mention, **fields: Any) -> Hit:
+        """A hit of ``mention`` (its ``doc_id`` stays with the document), with the hit's own
+        ``fields`` (annotator, source, flags, ...); validated like any hit."""
+        return cls(
+            a=mention.a,
+            b=mention.b,
+            surface=mention.surface,
+            entity_id=mention.entity_id,
+            label=mention.label,
+            direction=mention.direction,
+            **fields,
+        )
 
     def to_json(self) -> dict[str, Any]:
         """The file form: required fields and ``surface`` always, optional ones when set."""

@@ -3,8 +3,11 @@
 A span is ``[a, b)`` in code points of the document's Python string (as Label Studio 1.23 and
 every interchange format goldloop writes count them), ``surface == text[a:b]``; the relation is
 its KB id, with the label it was shown under and its direction where known. The records that
-speak of one mention build on it: scoring's folded gold mentions (``scoring.regimes``), a
-precision study's judged mentions, the judge's claims.
+speak of one mention build on it: a gold file's hits convert both ways
+(``formats.gold.Hit.mention`` / ``Hit.from_mention``: a hit sits inside its document, so it
+carries no ``doc_id``), scoring's folded gold mentions (``scoring.regimes``), a precision study's
+judged mentions, the judge's claims. A system's prediction (``scoring.inputs.Prediction``) is the
+same place, document and span, with an id that may be missing (the system abstained).
 """
 
 from __future__ import annotations

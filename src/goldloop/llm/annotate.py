@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from goldloop.errors import GoldloopError, SettingError
@@ -50,12 +50,77 @@ if TYPE_CHECKING:
 Annotator = Provider | LexicalAnnotator
 
 
+@dataclass(frozen=True)
+class RunCost:
+    """How a run was sent (``online`` or ``batch``, the wire API) and what its fresh usage cost
+    at the price table's prices (``usd`` None when the table does not price the model)."""
+
+    mode: str
+    api: str | None
+    usd: float | None
+    prices: str
+    prices_date: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "api": self.api,
+            "cost": {"usd": self.usd, "prices": self.prices, "prices_date": self.prices_date},
+        }
+
+
+@dataclass(frozen=True)
+class AnnotateReport:
+    """A pre-annotation run's report (``<out>.report.json``): who annotated (tag, provider,
+    model, effort, endpoint, source), the KB, the options, the counts, token usage (fresh and from
+    the cache), every failed document and rejected item; a provider's run adds its cost."""
+
+    annotator: str
+    provider: str
+    model: str | None
+    effort: str | None
+    endpoint: str | None
+    source: str
+    kb: dict[str, str]
+    verbal_only: bool
+    max_tokens: int | None
+    counts: dict[str, int]
+    rejections_by_reason: dict[str, int]
+    usage: dict[str, int]
+    usage_from_cache: dict[str, int]
+    failed_documents: list[dict[str, Any]]
+    rejections: list[dict[str, Any]]
+    cost: RunCost | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "annotator": self.annotator,
+            "provider": self.provider,
+            "model": self.model,
+            "effort": self.effort,
+            "endpoint": self.endpoint,
+            "source": self.source,
+            "kb": self.kb,
+            "verbal_only": self.verbal_only,
+            "max_tokens": self.max_tokens,
+            "counts": self.counts,
+            "rejections_by_reason": self.rejections_by_reason,
+            "usage": self.usage,
+            "usage_from_cache": self.usage_from_cache,
+            "failed_documents": self.failed_documents,
+            "rejections": self.rejections,
+        }
+        if self.cost is not None:
+            out |= self.cost.to_dict()
+        return out
+
+
 @dataclass
 class AnnotationRun:
     """The annotated documents (failed ones left out) and the report for ``<out>.report.json``."""
 
     documents: list[Document]
-    report: dict[str, Any]
+    report: AnnotateReport
 
 
 def annotate_documents(
@@ -88,7 +153,7 @@ def annotate_documents(
         )
     report = build_report(results, annotator, kb, verbal_only=verbal_only, max_tokens=max_tokens)
     if isinstance(annotator, Provider):
-        report.update(run_cost_report(report, annotator, batch is not None, prices))
+        report = replace(report, cost=run_cost(report.usage, annotator, batch is not None, prices))
     return AnnotationRun(
         documents=[r.document for r in results if r.document is not None], report=report
     )
@@ -234,23 +299,21 @@ def _answers(
     )  # fmt: skip
 
 
-def run_cost_report(
-    report: dict[str, Any], provider: Provider, batch: bool, prices: PriceTable | None
-) -> dict[str, Any]:
-    """The report's mode, API and cost: what this run's fresh usage cost at the table's prices
-    (``null`` when the table does not price the model)."""
+def run_cost(
+    usage: dict[str, int], provider: Provider, batch: bool, prices: PriceTable | None
+) -> RunCost:
+    """The report's mode, API and cost: what this run's fresh ``usage`` cost at the table's
+    prices (None when the table does not price the model)."""
     table = prices or load_prices(env=provider.env)
     price = table.price(provider.name, provider.model)
-    usd = None if price is None else usage_cost(report["usage"], price, batch=batch)
-    return {
-        "mode": "batch" if batch else "online",
-        "api": provider.api,
-        "cost": {
-            "usd": None if usd is None else round(usd, 6),
-            "prices": str(table.path),
-            "prices_date": table.date,
-        },
-    }
+    usd = None if price is None else usage_cost(usage, price, batch=batch)
+    return RunCost(
+        mode="batch" if batch else "online",
+        api=provider.api,
+        usd=None if usd is None else round(usd, 6),
+        prices=str(table.path),
+        prices_date=table.date,
+    )
 
 
 def build_report(
@@ -260,7 +323,7 @@ def build_report(
     *,
     verbal_only: bool,
     max_tokens: int,
-) -> dict[str, Any]:
+) -> AnnotateReport:
     """The sidecar report: who annotated, counts, token usage, every failure and rejection."""
     rejections = [r for result in results for r in result.rejections]
     failures = [{"doc_id": r.doc_id, **r.failure} for r in results if r.failure is not None]
@@ -280,25 +343,23 @@ def build_report(
             1 for r in results if r.document is not None and not r.document.ground_truth
         ),
     }
-    return {
-        "annotator": annotator.tag,
-        "provider": annotator.name,
-        "model": annotator.model,
-        "effort": annotator.effort,
-        "endpoint": annotator.endpoint,
-        "source": "lexical" if lexical else "llm",
-        "kb": {"path": str(kb.path), "tag": kb.tag},
-        "verbal_only": verbal_only,
-        "max_tokens": None if lexical else max_tokens,
-        "counts": counts,
-        "rejections_by_reason": dict(
-            Counter(reason for r in rejections for reason in r["reasons"])
-        ),
-        "usage": add_usage(r.usage for r in results if not r.cached),
-        "usage_from_cache": add_usage(r.usage for r in results if r.cached),
-        "failed_documents": failures,
-        "rejections": rejections,
-    }
+    return AnnotateReport(
+        annotator=annotator.tag,
+        provider=annotator.name,
+        model=annotator.model,
+        effort=annotator.effort,
+        endpoint=annotator.endpoint,
+        source="lexical" if lexical else "llm",
+        kb={"path": str(kb.path), "tag": kb.tag},
+        verbal_only=verbal_only,
+        max_tokens=None if lexical else max_tokens,
+        counts=counts,
+        rejections_by_reason=dict(Counter(reason for r in rejections for reason in r["reasons"])),
+        usage=add_usage(r.usage for r in results if not r.cached),
+        usage_from_cache=add_usage(r.usage for r in results if r.cached),
+        failed_documents=failures,
+        rejections=rejections,
+    )
 
 
 @dataclass(frozen=True)

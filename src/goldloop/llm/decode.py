@@ -39,7 +39,11 @@ DOCUMENT_FAILURES = (TRUNCATED, UNPARSABLE, FAILED)  # llm.answer's outcomes tha
 
 @dataclass
 class Candidate:
-    """An item that resolved to a span and a KB relation, awaiting the post-cache checks."""
+    """An item that resolved to a span and a KB relation, awaiting the post-cache checks.
+
+    Decoding's working record, not a mention yet: it keeps the answer's item (for a rejection's
+    message) and the KB fold, and becomes a gold hit (:func:`to_hit`) once it passes.
+    """
 
     item: dict[str, Any]
     a: int

@@ -56,7 +56,7 @@ class JudgeRun:
     def cached(self) -> int:
         return self.outcomes.cached
 
-    def report(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "judge": self.judge,
             "n_mentions": len(self.mentions),
@@ -65,6 +65,25 @@ class JudgeRun:
             "cached": self.cached,
             "usage": dict(sorted(self.outcomes.usage.items())),
             "failed": self.failed,
+        }
+
+
+@dataclass(frozen=True)
+class JudgeReport:
+    """A judge run's report (``<verdicts>.report.json``): the run's figures, and what of the
+    system's file was not judged (rows that abstained, rows left out by reason) and its path."""
+
+    run: JudgeRun
+    abstained_rows: int
+    rows_left_out: dict[str, int]
+    system: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **self.run.to_dict(),
+            "abstained_rows": self.abstained_rows,
+            "rows_left_out": self.rows_left_out,
+            "system": self.system,
         }
 
 

@@ -54,11 +54,12 @@ def system_mentions(
     mentions: list[JudgedMention] = []
     seen: set[str] = set()
     abstained = 0
+    by_id = {document.doc_id: document for document in documents}
     for row in predictions.predictions:
         if row.entity_id is None:
             abstained += 1
             continue
-        doc = documents[row.itext]
+        doc = by_id[row.doc_id]
         folded = kb.fold(row.entity_id, row.direction)
         relation = kb.get(folded.entity_id)
         mention = JudgedMention(

@@ -116,18 +116,22 @@ class PrecisionReport:
     repeated: int = 0
     # The labelled mentions with their human label ("supported" or not), for corpus figures.
     labelled: list[tuple[JudgedMention, bool]] = field(default_factory=list)
+    # The design-weighted figures (``corpus_precision``), None without the documents' design.
+    corpus: dict[str, Any] | None = None
+    # Where the labels came from when pulled from Label Studio: the project and its counts.
+    label_studio: dict[str, Any] | None = None
 
     @property
     def calibrated(self) -> bool:
         return is_calibrated(self.n_labelled)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "n_judged": self.n_judged,
             "n_labelled": self.n_labelled,
-            "judge": self.judge.to_json(),
-            "corrected": self.corrected.to_json(),
-            "labels": self.labels.to_json(),
+            "judge": self.judge.to_dict(),
+            "corrected": self.corrected.to_dict(),
+            "labels": self.labels.to_dict(),
             "calibrated": self.calibrated,
             "judge_on_sample": {
                 "false_support": self.false_support,
@@ -140,6 +144,8 @@ class PrecisionReport:
                 "unknown_mention": self.unknown_keys,
                 "repeated": self.repeated,
             },
+            "corpus": self.corpus,
+            **({} if self.label_studio is None else {"label_studio": self.label_studio}),
         }
 
 

@@ -15,6 +15,14 @@ from goldloop.kb import KB
 
 @dataclass(frozen=True)
 class PoolMention:
+    """A detected mention as the pool keeps it: span, KB id, label, direction, verbal.
+
+    Not the core :class:`goldloop.formats.mention.Mention`: it sits inside its pool document
+    (``sample.pool.PoolDoc``, which has the ``doc_id``), and the pool cache stores these six
+    fields as a positional list per mention, without the surface (the document's text has it),
+    so its shape is the cache's format.
+    """
+
     a: int
     b: int
     entity_id: str

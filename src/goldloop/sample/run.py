@@ -116,12 +116,111 @@ class Phase1Plan:
     cuts: Boundaries | None
 
 
+@dataclass(frozen=True)
+class PoolCacheUse:
+    """Whether the pool came from its cache, how many documents were parsed, the cache's key."""
+
+    hit: bool
+    parsed: int
+    fingerprint: str
+    inputs: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "hit": self.hit,
+            "parsed": self.parsed,
+            "fingerprint": self.fingerprint,
+            "inputs": self.inputs,
+        }
+
+
+@dataclass(frozen=True)
+class Phase1Report:
+    """A two-phase sample's first phase: its seed, the size asked for and taken, and ``p``, each
+    pool document's chance of being in it."""
+
+    seed: int
+    requested: int | str  # a number of documents, or "auto"
+    size: int
+    p: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seed": self.seed, "requested": self.requested, "size": self.size, "p": self.p}
+
+
+@dataclass(frozen=True)
+class DrawCounts:
+    """What a batch drew against what was asked: documents, shortfall, negative controls (no
+    verb mention), and documents per role (an optional role only when asked for)."""
+
+    requested: int
+    drawn: int
+    negative_controls: int
+    roles: dict[str, int]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "requested": self.requested,
+            "drawn": self.drawn,
+            "shortfall": self.shortfall,
+            "negative_controls": self.negative_controls,
+            "roles": self.roles,
+        }
+
+    @property
+    def shortfall(self) -> int:
+        return self.requested - self.drawn
+
+
+@dataclass(frozen=True)
+class SamplingReport:
+    """A batch's report (``sampling_report.batch<N>.json``): where it came from (corpus, excluded
+    corpora, settings, KB, pool cache), the gate's counts, phase 1, the strata's boundaries and
+    sizes, and what was drawn. A later batch reads phase 1 and the boundaries back from it."""
+
+    batch: int
+    created: str
+    corpus: str
+    exclude_corpora: list[str]
+    settings: dict[str, Any]
+    kb: dict[str, str]
+    pool_cache: PoolCacheUse
+    rows_read: int
+    eligible: int
+    dropped: dict[str, int]
+    phase1: Phase1Report | None
+    boundaries: dict[str, Any]
+    strata: dict[str, dict[str, Any]]
+    already_drawn: int
+    draw: DrawCounts
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "batch": self.batch,
+            "created": self.created,
+            "corpus": self.corpus,
+            "exclude_corpora": self.exclude_corpora,
+            "settings": self.settings,
+            "kb": self.kb,
+            "pool_cache": self.pool_cache.to_dict(),
+            "rows_read": self.rows_read,
+            "eligible": self.eligible,
+            "dropped": self.dropped,
+            "dropped_total": sum(self.dropped.values()),
+            "phase1": None if self.phase1 is None else self.phase1.to_dict(),
+            "boundaries": self.boundaries,
+            "strata": self.strata,
+            "already_drawn": self.already_drawn,
+            **self.draw.to_dict(),
+        }
+
+
 @dataclass
 class SampleResult:
     sample_dir: Path
     batch: int
     rows: list[ManifestRow]
-    report: dict[str, Any]
+    report: SamplingReport
     report_path: Path
 
 
@@ -163,45 +262,34 @@ def run_sample(
     drawn, cuts, p_phase1 = chosen.drawn, chosen.cuts, chosen.p_phase1
     texts = _texts(corpus_path, settings.columns, pool, [d.doc for d in drawn])
     rows = [_manifest_row(d.doc, d.stratum, d.p_incl, batch, d.role, kb) for d in drawn]
-    report = {
-        "batch": batch,
-        "created": datetime.now(UTC).isoformat(timespec="seconds"),
-        "corpus": str(corpus_path),
-        "exclude_corpora": [str(p) for p in exclude],
-        "settings": _settings_report(settings),
-        "kb": {"path": str(kb.path), "sha256": kb.sha256},
-        "pool_cache": {
-            "hit": pool.cache_hit,
-            "parsed": pool.parsed,
-            "fingerprint": pool.fingerprint,
-            "inputs": inputs,
-        },
-        "rows_read": pool.rows_read,
-        "eligible": pool.eligible,
-        "dropped": pool.gate,
-        "dropped_total": sum(pool.gate.values()),
-        "phase1": None
+    report = SamplingReport(
+        batch=batch,
+        created=datetime.now(UTC).isoformat(timespec="seconds"),
+        corpus=str(corpus_path),
+        exclude_corpora=[str(p) for p in exclude],
+        settings=_settings_report(settings),
+        kb={"path": str(kb.path), "sha256": kb.sha256},
+        pool_cache=PoolCacheUse(pool.cache_hit, pool.parsed, pool.fingerprint, inputs),
+        rows_read=pool.rows_read,
+        eligible=pool.eligible,
+        dropped=pool.gate,
+        phase1=None
         if phase1 is None
-        else {
-            "seed": phase1.seed,
-            "requested": phase1.requested,
-            "size": len(documents),
-            "p": p_phase1,
-        },
-        "boundaries": {
+        else Phase1Report(phase1.seed, phase1.requested, len(documents), p_phase1),
+        boundaries={
             "year_cuts": list(cuts.year_cuts),
             "verb_density_median": cuts.density_median,
             "tail_top_k": settings.tail_top_k,
             "common_labels": sorted(cuts.common),
         },
-        "strata": _strata_report(documents, cuts, chosen.sizes, chosen.plan, p_phase1),
-        "already_drawn": len(taken),
-        **_draw_report(rows, settings),
-    }
+        strata=_strata_report(documents, cuts, chosen.sizes, chosen.plan, p_phase1),
+        already_drawn=len(taken),
+        draw=_draw_counts(rows, settings),
+    )
     # The report first: a crash before the manifest append leaves only a report that the
     # retried batch (same number) overwrites; the manifest row is what makes a batch exist.
     path = report_path(sample_dir, batch)
-    atomic_write_json(path, report)
+    atomic_write_json(path, report.to_dict())
     append_batch(sample_dir, rows, texts)
     return SampleResult(sample_dir, batch, rows, report, path)
 
@@ -292,19 +380,17 @@ def _settings_report(settings: SampleSettings) -> dict[str, Any]:
     }
 
 
-def _draw_report(rows: list[ManifestRow], settings: SampleSettings) -> dict[str, Any]:
-    requested = sum(settings.role_sizes.values())
-    return {
-        "requested": requested,
-        "drawn": len(rows),
-        "shortfall": requested - len(rows),
-        "negative_controls": sum(r.n_verb_mentions == 0 for r in rows),
-        "roles": {
+def _draw_counts(rows: list[ManifestRow], settings: SampleSettings) -> DrawCounts:
+    return DrawCounts(
+        requested=sum(settings.role_sizes.values()),
+        drawn=len(rows),
+        negative_controls=sum(r.n_verb_mentions == 0 for r in rows),
+        roles={
             role: sum(r.role == role for r in rows)
             for role in ROLES
             if role not in OPTIONAL_ROLES or settings.role_sizes[role]
         },
-    }
+    )
 
 
 class SampleExists(SettingError):

@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from goldloop.errors import GoldloopError
@@ -246,8 +246,6 @@ def run_baselines(
                 seed=seed,
                 design=design,
             )
-            result.setdefault("corpus", None)
-            result["wall_time_s"] = round(run.wall_time_s + time.perf_counter() - started, 4)
-            result["baseline"] = run.report
-            results.append(result)
+            elapsed = round(run.wall_time_s + time.perf_counter() - started, 4)
+            results.append(replace(result, wall_time_s=elapsed, baseline=run.report).to_dict())
     return results

@@ -17,12 +17,20 @@ from pathlib import Path
 from typing import Any
 
 from goldloop.formats.gold import read_gold
+from goldloop.formats.mention import Mention
+from goldloop.scoring.inputs import Prediction
 from goldloop.scoring.matching import check_match_mode, overlaps
 
 
 @dataclass(frozen=True)
 class GtSpan:
-    """One ground-truth annotation: the range ``[a, b)`` of document ``itext``, and its id."""
+    """One ground-truth annotation in the seed's form: the range ``[a, b)`` of document ``itext``
+    (its position in the gold file), and its id.
+
+    Not a :class:`~goldloop.formats.mention.Mention`: the seed's scorer and its files (pelinker's
+    ``*.gt.json`` and prediction rows) place a span by position, not ``doc_id``, and its id may be
+    missing; :func:`score_seed_compatible` turns goldloop's mentions into this form.
+    """
 
     itext: int
     a: int
@@ -66,7 +74,7 @@ class GroundTruthScore:
         """Correct ids over comparable matched pairs; None when nothing is comparable."""
         return None if self.n_id_comparable == 0 else self.n_id_correct / self.n_id_comparable
 
-    def to_jsonable(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "n_gold": self.n_gold,
             "n_predicted": self.n_predicted,
@@ -93,6 +101,25 @@ def load_ground_truth_spans(path: Path | str) -> list[GtSpan]:
             itext = (hit.model_extra or {}).get("itext", index)
             spans.append(GtSpan(itext=int(itext), a=hit.a, b=hit.b, entity_id=hit.entity_id))
     return spans
+
+
+def score_seed_compatible(
+    doc_ids: Sequence[str],
+    gold: Sequence[Sequence[Mention]],
+    predictions: Sequence[Prediction],
+    match_mode: str,
+) -> GroundTruthScore:
+    """:func:`score_predictions_against_ground_truth` on goldloop's records: ``gold`` holds the
+    mentions of each document of ``doc_ids``, whose position is the seed's ``itext``."""
+    position = {doc_id: index for index, doc_id in enumerate(doc_ids)}
+    return score_predictions_against_ground_truth(
+        [
+            {"itext": position[p.doc_id], "a": p.a, "b": p.b, "entity_id_predicted": p.entity_id}
+            for p in predictions
+        ],
+        [GtSpan(i, m.a, m.b, m.entity_id) for i, document in enumerate(gold) for m in document],
+        match_mode=match_mode,
+    )
 
 
 def score_predictions_against_ground_truth(

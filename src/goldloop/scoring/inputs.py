@@ -34,9 +34,16 @@ class PredictionsError(GoldloopError):
 
 @dataclass(frozen=True)
 class Prediction:
-    """One predicted mention, placed in a gold document by its position ``itext``."""
+    """One predicted mention of a gold document: the core mention's place (``doc_id``, the
+    code-point span ``[a, b)``), the KB id and direction the system gave, and its score.
 
-    itext: int
+    Not a :class:`~goldloop.formats.mention.Mention`: a system may abstain on a span (``entity_id``
+    None), which a mention cannot, and its surface is the gold text's. A file's rows may place a
+    prediction by the document's position (``itext``); reading resolves it to ``doc_id`` here, and
+    nothing past this module speaks of positions.
+    """
+
+    doc_id: str
     a: int
     b: int
     entity_id: str | None
@@ -95,7 +102,8 @@ def read_predictions(
 def rows_to_predictions(
     name: str, path: Path | None, fmt: str, rows: Iterable[Any], gold: Sequence[Document]
 ) -> SystemPredictions:
-    """Validate rows against the gold documents; map ``doc_id`` onto the document's position."""
+    """Validate rows against the gold documents; a row's ``itext`` becomes its document's
+    ``doc_id``."""
     position = {doc.doc_id: index for index, doc in enumerate(gold)}
     out = SystemPredictions(name, path, fmt, [], 0)
     for row in rows:
@@ -105,6 +113,17 @@ def rows_to_predictions(
             out.malformed[reason] += 1
         else:
             out.predictions.append(prediction)
+    return out
+
+
+def per_document(
+    documents: Sequence[Document], predictions: Iterable[Prediction]
+) -> list[list[Prediction]]:
+    """The predictions of each document, in the documents' order (each in the order given)."""
+    position = {document.doc_id: index for index, document in enumerate(documents)}
+    out: list[list[Prediction]] = [[] for _ in documents]
+    for prediction in predictions:
+        out[position[prediction.doc_id]].append(prediction)
     return out
 
 
@@ -172,16 +191,17 @@ def _check_row(
 ) -> tuple[str, Prediction | None]:
     if not isinstance(row, dict):
         return "not_an_object", None
+    # A row names its document by doc_id, or (pelinker's rows) by its position, itext.
     if row.get("doc_id") is not None:
-        itext = position.get(str(row["doc_id"]))
+        index = position.get(str(row["doc_id"]))
     elif row.get("itext") is not None:
-        itext = row["itext"] if _is_int(row["itext"]) and 0 <= row["itext"] < len(gold) else None
+        index = row["itext"] if _is_int(row["itext"]) and 0 <= row["itext"] < len(gold) else None
     else:
         return "no_document", None
-    if itext is None:
+    if index is None:
         return "unknown_document", None
     a, b = row.get("a"), row.get("b")
-    if not (_is_int(a) and _is_int(b) and 0 <= a < b <= len(gold[itext].text)):
+    if not (_is_int(a) and _is_int(b) and 0 <= a < b <= len(gold[index].text)):
         return "bad_offsets", None
     direction = row.get("direction_predicted")
     if direction is not None and direction not in DIRECTIONS:
@@ -191,7 +211,7 @@ def _check_row(
         return "bad_id", None
     score = row.get("score")
     return "", Prediction(
-        itext, a, b, entity_id, direction, float(score) if _is_number(score) else None
+        gold[index].doc_id, a, b, entity_id, direction, float(score) if _is_number(score) else None
     )
 
 

@@ -15,10 +15,11 @@ from typing import Any
 
 import numpy as np
 
+from goldloop.formats.gold import Document
 from goldloop.kb import KB
 from goldloop.scoring.bootstrap import document_bootstrap, ratio
 from goldloop.scoring.design import Design, corpus_figures
-from goldloop.scoring.inputs import Prediction, SystemPredictions
+from goldloop.scoring.inputs import Prediction, SystemPredictions, per_document
 from goldloop.scoring.ppi import Estimate
 
 CAVEAT = (
@@ -37,7 +38,7 @@ class RunRecall:
     found_alone: int
     relative_recall: Estimate | None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         recall = self.relative_recall
         return {
             "name": self.name,
@@ -46,7 +47,7 @@ class RunRecall:
             "n_malformed": self.n_malformed,
             "n_found": self.n_found,
             "found_alone": self.found_alone,
-            "relative_recall": None if recall is None else recall.to_json(),
+            "relative_recall": None if recall is None else recall.to_dict(),
         }
 
 
@@ -60,11 +61,11 @@ class PoolReport:
     # Design-weighted relative recall per run (``scoring.design``); None without a design.
     corpus: dict[str, Any] | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "n_documents": self.n_documents,
             "n_pool": self.n_pool,
-            "runs": [run.to_json() for run in self.runs],
+            "runs": [run.to_dict() for run in self.runs],
             "bootstrap": {"n": self.n_bootstrap, "seed": self.seed, "over": "documents"},
             "corpus": self.corpus,
             "caveat": CAVEAT,
@@ -93,7 +94,7 @@ def pool_items(runs: Sequence[list[Prediction]], kb: KB) -> list[frozenset[int]]
 
 
 def relative_recall(
-    n_documents: int,
+    documents: Sequence[Document],
     runs: Sequence[SystemPredictions],
     kb: KB,
     *,
@@ -102,16 +103,16 @@ def relative_recall(
     confidence: float = 0.95,
     design: Design | None = None,
 ) -> PoolReport:
-    """Pool the runs' mentions per document (``itext`` < ``n_documents``); score each run, and
-    with the documents' ``design`` each run's corpus relative recall."""
-    per_document: list[list[list[Prediction]]] = [[[] for _ in runs] for _ in range(n_documents)]
-    for k, run in enumerate(runs):
-        for prediction in run.predictions:
-            per_document[prediction.itext][k].append(prediction)
+    """Pool the runs' mentions per document of ``documents``; score each run, and with the
+    documents' ``design`` each run's corpus relative recall."""
+    n_documents = len(documents)
+    # Document -> run -> its predictions there.
+    by_run = [per_document(documents, run.predictions) for run in runs]
+    per_doc = [[mentions[row] for mentions in by_run] for row in range(n_documents)]
     # Columns: pool size, then what each run found, per document.
     counts = np.zeros((n_documents, 1 + len(runs)), dtype=np.int64)
     alone = np.zeros(len(runs), dtype=np.int64)
-    for row, mentions in enumerate(per_document):
+    for row, mentions in enumerate(per_doc):
         items = pool_items(mentions, kb)
         counts[row, 0] = len(items)
         for finders in items:

@@ -26,7 +26,7 @@ class Estimate:
     low: float | None = None
     high: float | None = None
 
-    def to_json(self) -> dict[str, float | None]:
+    def to_dict(self) -> dict[str, float | None]:
         return {"value": self.value, "low": self.low, "high": self.high}
 
     def __str__(self) -> str:

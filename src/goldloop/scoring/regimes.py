@@ -22,13 +22,9 @@ from goldloop.kb import KB
 from goldloop.scoring import schemas
 from goldloop.scoring.bootstrap import document_bootstrap, f1, ratio
 from goldloop.scoring.design import Design, corpus_figures
-from goldloop.scoring.detection import (
-    GroundTruthScore,
-    GtSpan,
-    score_predictions_against_ground_truth,
-)
+from goldloop.scoring.detection import GroundTruthScore, score_seed_compatible
 from goldloop.scoring.folding import direction_agrees, fold_answer
-from goldloop.scoring.inputs import Prediction, SystemPredictions
+from goldloop.scoring.inputs import Prediction, SystemPredictions, per_document
 from goldloop.scoring.matching import check_match_mode, match_spans
 
 REGIMES = ("end-to-end", "linking-only")
@@ -53,6 +49,69 @@ class GoldMention(Mention):
 
     anchoring: str  # anchored | paraphrase | unknown
     role: str
+
+
+@dataclass(frozen=True)
+class ScoreInputs:
+    """What was read of a system's file: its format, rows seen and scored, rows left out by
+    reason, and ids the id bridge could not map (None without a bridge)."""
+
+    format: str
+    rows: int
+    scored: int
+    malformed: dict[str, int]
+    unmapped_by_id_bridge: int | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": self.format,
+            "rows": self.rows,
+            "scored": self.scored,
+            "malformed": self.malformed,
+            "unmapped_by_id_bridge": self.unmapped_by_id_bridge,
+        }
+
+
+@dataclass(frozen=True)
+class ScoreResult:
+    """One system scored in one regime (the README gives its JSON fields).
+
+    ``figures`` are the regime's sections in their order (end-to-end: detection,
+    detection_seed_compatible, direction, schemas, slices, intervals; linking-only: linking,
+    direction, slices, intervals); ``corpus`` the design-weighted figures, None without a
+    design. A run adds how long it took (``scoring_time_s``; a baseline ``wall_time_s`` and its
+    ``baseline`` report).
+    """
+
+    system: str
+    path: str | None
+    regime: str
+    match_mode: str
+    inputs: ScoreInputs
+    figures: dict[str, Any]
+    corpus: dict[str, Any] | None = None
+    scoring_time_s: float | None = None
+    wall_time_s: float | None = None
+    baseline: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "system": self.system,
+            "path": self.path,
+            "regime": self.regime,
+            "match_mode": self.match_mode,
+            "inputs": self.inputs.to_dict(),
+            **self.figures,
+            "corpus": self.corpus,
+        }
+        # Only a run's own timing and report: score gives the first, a baseline the other two.
+        if self.scoring_time_s is not None:
+            out["scoring_time_s"] = self.scoring_time_s
+        if self.wall_time_s is not None:
+            out["wall_time_s"] = self.wall_time_s
+        if self.baseline is not None:
+            out["baseline"] = self.baseline
+        return out
 
 
 def gold_mentions(documents: Sequence[Document], kb: KB | None) -> list[list[GoldMention]]:
@@ -92,7 +151,7 @@ def fold_predictions(
             entity_id = id_bridge.get(entity_id)
             unmapped += entity_id is None
         entity_id, direction = fold_answer(kb, entity_id, p.direction)
-        folded.append(Prediction(p.itext, p.a, p.b, entity_id, direction, p.score))
+        folded.append(Prediction(p.doc_id, p.a, p.b, entity_id, direction, p.score))
     return folded, unmapped
 
 
@@ -108,9 +167,9 @@ def score_system(
     bootstrap: int = 0,
     seed: int = 0,
     design: Design | None = None,
-) -> dict[str, Any]:
-    """Score ``system`` on ``documents``; a JSON-ready result (see the README for its fields).
-    With the gold's ``design``, the result has a ``corpus`` object (design-weighted figures)."""
+) -> ScoreResult:
+    """Score ``system`` on ``documents``. With the gold's ``design``, the result has ``corpus``
+    figures (design-weighted)."""
     check_match_mode(match_mode)
     if regime not in REGIMES:
         raise ValueError(f"regime must be one of {REGIMES}, got {regime!r}")
@@ -118,22 +177,14 @@ def score_system(
         raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
     gold = gold_mentions(documents, kb)
     predictions, unmapped = fold_predictions(system, kb, id_bridge)
-    by_doc: list[list[Prediction]] = [[] for _ in documents]
-    for p in predictions:
-        by_doc[p.itext].append(p)
-    result: dict[str, Any] = {
-        "system": system.name,
-        "path": None if system.path is None else str(system.path),
-        "regime": regime,
-        "match_mode": match_mode,
-        "inputs": {
-            "format": system.format,
-            "rows": system.rows_seen,
-            "scored": len(predictions),
-            "malformed": dict(system.malformed),
-            "unmapped_by_id_bridge": unmapped if id_bridge is not None else None,
-        },
-    }
+    by_doc = per_document(documents, predictions)
+    inputs = ScoreInputs(
+        format=system.format,
+        rows=system.rows_seen,
+        scored=len(predictions),
+        malformed=dict(system.malformed),
+        unmapped_by_id_bridge=unmapped if id_bridge is not None else None,
+    )
     if regime == "end-to-end":
         figures, per_doc = _end_to_end(
             documents, gold, by_doc, predictions, kb, match_mode, engine, bootstrap, seed
@@ -142,10 +193,17 @@ def score_system(
     else:
         figures, per_doc = _linking_only(documents, gold, by_doc, kb, match_mode, bootstrap, seed)
         metrics = _linking_metrics
-    result |= figures
-    if design is not None:
-        result["corpus"] = corpus_figures(per_doc, metrics, design, bootstrap, seed)
-    return result
+    return ScoreResult(
+        system=system.name,
+        path=None if system.path is None else str(system.path),
+        regime=regime,
+        match_mode=match_mode,
+        inputs=inputs,
+        figures=figures,
+        corpus=None
+        if design is None
+        else corpus_figures(per_doc, metrics, design, bootstrap, seed),
+    )
 
 
 def _end_to_end(
@@ -201,8 +259,8 @@ def _end_to_end(
         ],
     )
     figures = {
-        "detection": detection.to_jsonable(),
-        "detection_seed_compatible": _seed_detection(gold, predictions, match_mode),
+        "detection": detection.to_dict(),
+        "detection_seed_compatible": _seed_detection(documents, gold, predictions, match_mode),
         "direction": _direction(totals[5], totals[6]),
         "schemas": {"engine": engine, **schema_result},
         "slices": slices.to_jsonable("recall", kb, bootstrap, seed),
@@ -220,21 +278,19 @@ def _matched(
 
 
 def _seed_detection(
-    gold: list[list[GoldMention]], predictions: list[Prediction], match_mode: str
+    documents: Sequence[Document],
+    gold: list[list[GoldMention]],
+    predictions: list[Prediction],
+    match_mode: str,
 ) -> dict[str, Any]:
     """The seed scorer's figures (a matched span blocks its offsets in every document): a
     compatibility line, never the headline."""
-    seed = score_predictions_against_ground_truth(
-        [
-            {"itext": p.itext, "a": p.a, "b": p.b, "entity_id_predicted": p.entity_id}
-            for p in predictions
-        ],
-        [GtSpan(i, m.a, m.b, m.entity_id) for i, doc in enumerate(gold) for m in doc],
-        match_mode=match_mode,
+    seed = score_seed_compatible(
+        [document.doc_id for document in documents], gold, predictions, match_mode
     )
     # The scorer's name as reports have always given it (the seed's module name); the code is
     # goldloop.scoring.detection.
-    return {"scorer": "goldloop.ground_truth", **seed.to_jsonable()}
+    return {"scorer": "goldloop.ground_truth", **seed.to_dict()}
 
 
 def _linking_only(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -59,9 +59,8 @@ def score_predictions(
                 seed=options.seed,
                 design=design,
             )
-            result.setdefault("corpus", None)
-            result["scoring_time_s"] = round(time.perf_counter() - started, 4)
-            results.append(result)
+            elapsed = round(time.perf_counter() - started, 4)
+            results.append(replace(result, scoring_time_s=elapsed).to_dict())
     return results
 
 

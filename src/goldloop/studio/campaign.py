@@ -9,6 +9,7 @@ the two annotators of the double tasks before curation, and the human effort
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from goldloop.formats.gold import Document
@@ -22,7 +23,7 @@ from goldloop.studio.agreement import (
     double_versions,
     shared_design,
 )
-from goldloop.studio.effort import IDLE_CAP_MINUTES, effort_report, effort_rows
+from goldloop.studio.effort import IDLE_CAP_MINUTES, EffortReport, effort_report, effort_rows
 
 # Resamples of the corpus κ's interval: as many as the completeness section's.
 CORPUS_BOOTSTRAP = 1000
@@ -42,23 +43,47 @@ def verify_campaign(
         blind=campaign.of("blind"),
     )  # fmt: skip
     result.projects = list(campaign.titles.values())
-    result.sections = campaign_sections(campaign, kb, cap_minutes=cap_minutes)
+    result.sections = campaign_sections(campaign, kb, cap_minutes=cap_minutes).to_dict()
     return result
+
+
+@dataclass(frozen=True)
+class CampaignSections:
+    """What a campaign's sidecar adds to pull's counts: the human effort, and with a double
+    project κ before curation and the double annotations' completeness."""
+
+    effort: EffortReport
+    agreement_before_curation: dict[str, Any] | None = None
+    completeness: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The sidecar's sections; the double project's two only when there is one."""
+        double = (
+            {}
+            if self.agreement_before_curation is None or self.completeness is None
+            else {
+                "agreement_before_curation": self.agreement_before_curation,
+                "completeness": self.completeness,
+            }
+        )
+        return {**double, "effort": self.effort.to_dict()}
 
 
 def campaign_sections(
     campaign: Campaign, kb: KB, *, cap_minutes: float = IDLE_CAP_MINUTES
-) -> dict[str, Any]:
-    """``agreement_before_curation`` and ``completeness`` (when there is a double project), and
-    ``effort``."""
-    sections: dict[str, Any] = {}
-    if "double" in campaign.titles:
-        first, second, double = double_versions(campaign.of("double"), kb, double_title(campaign))
-        sections["agreement_before_curation"] = kappa_section(first, second, double, kb)
-        sections["completeness"] = double_completeness(first, second).to_dict()
-    sections["effort"] = effort_report(effort_rows(campaign, kb, cap_minutes=cap_minutes),
-                                       cap_minutes=cap_minutes)  # fmt: skip
-    return sections
+) -> CampaignSections:
+    """``effort``, and ``agreement_before_curation`` and ``completeness`` when there is a double
+    project."""
+    effort = effort_report(effort_rows(campaign, kb, cap_minutes=cap_minutes),
+                           cap_minutes=cap_minutes)  # fmt: skip
+    if "double" not in campaign.titles:
+        return CampaignSections(effort)
+    first, second, double = double_versions(campaign.of("double"), kb, double_title(campaign))
+    return CampaignSections(
+        effort,
+        agreement_before_curation=kappa_section(first, second, double, kb),
+        completeness=double_completeness(first, second).to_dict(),
+    )
 
 
 def kappa_section(

@@ -56,7 +56,7 @@ class CurateReport:
     model_versions: Counter[str] = field(default_factory=Counter)
     blind_documents: int | None = None  # None: the campaign has no blind project
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         blind = {} if self.blind_documents is None else {"blind_documents": self.blind_documents}
         return {
             "double_project": self.double_project,

@@ -78,7 +78,9 @@ def run_demo(
     gold_path = base / f"gold.{annotator.name}.json"
     annotated = annotate_documents(documents, annotator, kb)
     write_gold(gold_path, annotated.documents)
-    atomic_write_json(gold_path.with_name(gold_path.name + ".report.json"), annotated.report)
+    atomic_write_json(
+        gold_path.with_name(gold_path.name + ".report.json"), annotated.report.to_dict()
+    )
     candidates = Candidates(annotator.tag, {d.doc_id: d.ground_truth for d in annotated.documents})
     state = server.start(studio_home or server.studio_home(settings), settings=settings)
     connection = Connection(state.url, state.token)

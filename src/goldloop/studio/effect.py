@@ -46,7 +46,7 @@ class BlindDocuments:
     same_person: int = 0
     awaiting_curation: int = 0
 
-    def to_json(self) -> dict[str, int]:
+    def to_dict(self) -> dict[str, int]:
         return {
             "blind_documents": self.blind_documents,
             "paired": len(self.paired),
@@ -117,7 +117,7 @@ def campaign_effect(
     """The effect report of ``campaign``'s paired blind documents, with what was left out."""
     found = blind_documents(campaign, kb, cap_minutes=cap_minutes)
     if not found.paired:
-        counts = found.to_json()
+        counts = found.to_dict()
         raise NoBlindDocuments(
             f"campaign {campaign.name!r}: none of its {found.blind_documents} blind documents is "
             f"annotated both ways by two people and settled yet "
@@ -126,5 +126,5 @@ def campaign_effect(
             f"{counts['same_person_both_ways']} by one person both ways)"
         )
     report = effect_report(found.paired, kb, gold=found.gold, bootstrap=bootstrap, seed=seed)
-    return {"project": campaign.name, "documents": found.to_json(),
+    return {"project": campaign.name, "documents": found.to_dict(),
             "idle_cap_minutes": cap_minutes, **report}  # fmt: skip

@@ -130,22 +130,45 @@ GROUPS: dict[str, Callable[[EffortRow], str]] = {
 }
 
 
+@dataclass(frozen=True)
+class EffortReport:
+    """The effort section (``<project>.effort.json``, and the sidecar's ``effort``): the idle cap
+    and what it and missing lead times left out, the overall figures, and the figures per group
+    (``GROUPS``: by annotator, pre-annotator, correction rate, length, role)."""
+
+    idle_cap_minutes: float
+    capped_annotations: int
+    annotations_without_lead_time: int
+    overall: dict[str, Any]
+    groups: dict[str, dict[str, dict[str, Any]]]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "idle_cap_minutes": self.idle_cap_minutes,
+            "capped_annotations": self.capped_annotations,
+            "annotations_without_lead_time": self.annotations_without_lead_time,
+            "overall": self.overall,
+            **self.groups,
+        }
+
+
 def effort_report(
     rows: Sequence[EffortRow], *, cap_minutes: float = IDLE_CAP_MINUTES
-) -> dict[str, Any]:
+) -> EffortReport:
     """The effort section: overall figures, the groups, and what the cap and gaps left out."""
-    report: dict[str, Any] = {
-        "idle_cap_minutes": cap_minutes,
-        "capped_annotations": sum(r.capped for r in rows),
-        "annotations_without_lead_time": sum(r.seconds is None for r in rows),
-        "overall": figures(rows),
-    }
+    groups: dict[str, dict[str, dict[str, Any]]] = {}
     for name, key in GROUPS.items():
-        groups: dict[str, list[EffortRow]] = {}
+        members: dict[str, list[EffortRow]] = {}
         for row in rows:
-            groups.setdefault(key(row), []).append(row)
-        report[name] = {group: figures(members) for group, members in sorted(groups.items())}
-    return report
+            members.setdefault(key(row), []).append(row)
+        groups[name] = {group: figures(them) for group, them in sorted(members.items())}
+    return EffortReport(
+        idle_cap_minutes=cap_minutes,
+        capped_annotations=sum(r.capped for r in rows),
+        annotations_without_lead_time=sum(r.seconds is None for r in rows),
+        overall=figures(rows),
+        groups=groups,
+    )
 
 
 def effort_png(rows: Sequence[EffortRow]) -> bytes:

@@ -101,7 +101,7 @@ class PulledLabels:
     cancelled: int = 0
     extra_annotations: int = 0
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "tasks": self.tasks,
             "labelled": sum(label.label is not None for label in self.labels),

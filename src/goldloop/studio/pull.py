@@ -80,7 +80,7 @@ def verified_files(out: Path, result: PullResult) -> dict[Path, str]:
     """The gold file and ``<out>.verification.json``, as written."""
     return {
         out: json_text([doc.to_json() for doc in result.documents]),
-        sidecar_path(out): json_text(result.sidecar()),
+        sidecar_path(out): json_text(result.to_dict()),
     }
 
 

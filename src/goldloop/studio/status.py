@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -30,12 +31,67 @@ from goldloop.studio.effort import IDLE_CAP_MINUTES, EffortRow, effort_rows, fig
 NEEDED = {"primary": 1, "double": 2, "curate": 1, "blind": 1}
 
 
+@dataclass(frozen=True)
+class Finish:
+    """The work left: annotations still needed, and the time they take at the median minutes per
+    document and at the pace between the first and the last annotation (None when unknown)."""
+
+    annotations_needed: int
+    median_minutes_per_document: float | None
+    work_minutes_left: float | None
+    annotations_per_hour: float | None
+    hours_left_at_this_pace: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "annotations_needed": self.annotations_needed,
+            "median_minutes_per_document": self.median_minutes_per_document,
+            "work_minutes_left": self.work_minutes_left,
+            "annotations_per_hour": self.annotations_per_hour,
+            "hours_left_at_this_pace": self.hours_left_at_this_pace,
+        }
+
+
+@dataclass(frozen=True)
+class StatusReport:
+    """Where a campaign stands (``<project>.status.json``): its projects by role; per role the
+    tasks and annotations (``_role``'s counts); per annotator the tasks and regions kept, added
+    and deleted; the gold's verdicts (all, anchored, paraphrase); how documents were decided;
+    curation; the double tasks' agreement and completeness sections (None without a double
+    project); the effort figures; and the work left."""
+
+    projects: dict[str, str]
+    roles: dict[str, dict[str, int]]
+    annotators: dict[str, dict[str, int]]
+    verdicts: dict[str, Any]
+    decided: dict[str, int]
+    curation: dict[str, Any]
+    agreement: dict[str, Any] | None
+    completeness: dict[str, Any] | None
+    effort: dict[str, Any]
+    finish: Finish
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "projects": self.projects,
+            "roles": self.roles,
+            "annotators": self.annotators,
+            "verdicts": self.verdicts,
+            "decided": self.decided,
+            "curation": self.curation,
+            "agreement": self.agreement,
+            "completeness": self.completeness,
+            "effort": self.effort,
+            "finish": self.finish.to_dict(),
+        }
+
+
 def campaign_status(
     campaign: Campaign, kb: KB, *, cap_minutes: float = IDLE_CAP_MINUTES
-) -> dict[str, Any]:
-    """The status report (JSON-ready)."""
+) -> StatusReport:
+    """The status report."""
     gold = verify_campaign(campaign, kb, cap_minutes=cap_minutes)
-    sidecar = gold.sidecar()
+    sidecar = gold.to_dict()
     rows = effort_rows(campaign, kb, cap_minutes=cap_minutes)
     roles = {
         role: _role(campaign.of(role), NEEDED[role]) for role in ROLES if role in campaign.titles
@@ -45,22 +101,22 @@ def campaign_status(
     remaining = sum(r["annotations_needed"] for r in roles.values()) + len(not_pushed)
     verdicts = {key: sidecar[key] for key in ("candidates", "accept", "fix", "reject", "added",
                                               "incomplete", "correction_rate")}  # fmt: skip
-    return {
-        "projects": campaign.titles,
-        "roles": roles,
-        "annotators": _annotators(rows),
-        "verdicts": {
+    return StatusReport(
+        projects=campaign.titles,
+        roles=roles,
+        annotators=_annotators(rows),
+        verdicts={
             **verdicts,
             "anchored": sidecar["by_slice"]["anchored"],
             "paraphrase": sidecar["by_slice"]["paraphrase"],
         },
-        "decided": sidecar["decided"],
-        "curation": {**sidecar["curation"], "disputes_not_pushed": len(not_pushed)},
-        "agreement": sidecar.get("agreement_before_curation"),
-        "completeness": sidecar.get("completeness"),
-        "effort": figures(rows),
-        "finish": _finish(rows, remaining),
-    }
+        decided=sidecar["decided"],
+        curation={**sidecar["curation"], "disputes_not_pushed": len(not_pushed)},
+        agreement=sidecar.get("agreement_before_curation"),
+        completeness=sidecar.get("completeness"),
+        effort=figures(rows),
+        finish=_finish(rows, remaining),
+    )
 
 
 def _role(tasks: Sequence[dict[str, Any]], needed: int) -> dict[str, int]:
@@ -92,16 +148,16 @@ def _annotators(rows: Sequence[EffortRow]) -> dict[str, dict[str, int]]:
     return dict(sorted(people.items()))
 
 
-def _finish(rows: Sequence[EffortRow], remaining: int) -> dict[str, Any]:
+def _finish(rows: Sequence[EffortRow], remaining: int) -> Finish:
     minutes = [r.minutes for r in rows if r.minutes is not None]
     median = statistics.median(minutes) if minutes else None
     stamps = sorted(datetime.fromisoformat(r.created_at) for r in rows if r.created_at)
     hours = (stamps[-1] - stamps[0]).total_seconds() / 3600 if len(stamps) > 1 else 0.0
     pace = (len(stamps) - 1) / hours if hours > 0 else None
-    return {
-        "annotations_needed": remaining,
-        "median_minutes_per_document": None if median is None else round(median, 4),
-        "work_minutes_left": None if median is None else round(median * remaining, 2),
-        "annotations_per_hour": None if pace is None else round(pace, 2),
-        "hours_left_at_this_pace": None if pace is None else round(remaining / pace, 2),
-    }
+    return Finish(
+        annotations_needed=remaining,
+        median_minutes_per_document=None if median is None else round(median, 4),
+        work_minutes_left=None if median is None else round(median * remaining, 2),
+        annotations_per_hour=None if pace is None else round(pace, 2),
+        hours_left_at_this_pace=None if pace is None else round(remaining / pace, 2),
+    )

@@ -74,7 +74,13 @@ MAX_GAP = 2
 
 @dataclass(frozen=True)
 class Mention:
-    """A detected KB mention ``[a, b)``: ``entity_id`` canonical, ``label`` the KB label matched."""
+    """A detected KB mention ``[a, b)``: ``entity_id`` canonical, ``label`` the KB label matched.
+
+    Not the core :class:`goldloop.formats.mention.Mention`: detection sees a parsed text, not a
+    document, so there is no ``doc_id``; and ``verbal`` (matched as a verb predicate) is
+    detection's own. Its callers place it: a pre-annotation turns it into a gold hit
+    (``llm.decode``), the sampler into a :class:`goldloop.sample.mentions.PoolMention`.
+    """
 
     a: int
     b: int

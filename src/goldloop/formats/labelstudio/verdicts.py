@@ -20,7 +20,14 @@ from goldloop.kb import KB
 
 @dataclass(frozen=True)
 class Region:
-    """One span region read from a prediction or an annotation (code-point offsets)."""
+    """One span region read from a prediction or an annotation (code-point offsets).
+
+    Not the core :class:`goldloop.formats.mention.Mention`: a region has the label picked in the
+    editor, which may be none yet or one the KB does not know (``incomplete``), not a KB id; it
+    is one region of one task's result (no ``doc_id``); and it keeps the editor's note, the
+    candidate's origin and anchoring. A kept region becomes a gold hit through
+    :func:`goldloop.formats.labelstudio.verify.judge`.
+    """
 
     a: int
     b: int

@@ -65,7 +65,7 @@ class Tally:
     def add(self, verdict: str) -> None:
         setattr(self, verdict, getattr(self, verdict) + 1)
 
-    def as_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {name: getattr(self, name) for name in COUNTS}
         out["correction_rate"] = (
             (self.fix + self.reject) / self.candidates if self.candidates else None
@@ -99,12 +99,14 @@ class PullResult:
     )
     sections: dict[str, Any] = field(default_factory=dict)
 
-    def sidecar(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
+        """The sidecar (``<gold>.verification.json``): counts, verdicts by slice, what was left out,
+        how documents were decided, curation, and the campaign's sections."""
         return {
             "projects": self.projects,
             "verified_by": sorted(self.verified_by),
-            **self.tally.as_dict(),
-            "by_slice": {name: tally.as_dict() for name, tally in self.by_slice.items()},
+            **self.tally.to_dict(),
+            "by_slice": {name: tally.to_dict() for name, tally in self.by_slice.items()},
             "adopted_from_second_annotator": self.adopted_from_second_annotator,
             "tasks": self.tasks,
             "verified_tasks": len(self.documents),
@@ -439,7 +441,7 @@ def _hit(text: str, decision: Decision, kb: KB, email: str) -> Hit:
 
 def summary_rows(result: PullResult) -> list[tuple[str, Any]]:
     """The sidecar's headline numbers, for the CLI table."""
-    sidecar = result.sidecar()
+    sidecar = result.to_dict()
     rate = sidecar["correction_rate"]
     return [
         ("tasks", result.tasks),

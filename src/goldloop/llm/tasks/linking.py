@@ -35,6 +35,12 @@ def marked(text: str, a: int, b: int) -> str:
 
 @dataclass(frozen=True)
 class Span:
+    """A span ``[a, b)`` of ``text`` to be linked: the linking task's question.
+
+    Not the core :class:`goldloop.formats.mention.Mention`: it has no KB id yet (that is the
+    task's answer), and the task reads only the text around it, not a document.
+    """
+
     text: str
     a: int
     b: int
