@@ -56,21 +56,6 @@ class CurateReport:
     model_versions: Counter[str] = field(default_factory=Counter)
     blind_documents: int | None = None  # None: the campaign has no blind project
 
-    def to_dict(self) -> dict[str, Any]:
-        blind = {} if self.blind_documents is None else {"blind_documents": self.blind_documents}
-        return {
-            "double_project": self.double_project,
-            "curate_project": self.curate_project,
-            "double_tasks": self.double_tasks,
-            "tasks_with_fewer_than_two_annotations": self.fewer_than_two,
-            "agreed": self.agreed,
-            "disputed": self.disputed,
-            "created": self.created,
-            "already_present": self.already_present,
-            "model_version": self.model_version,
-            **blind,
-        }
-
 
 def curate(connection: Connection, client: Any, name: str, kb: KB) -> CurateReport:
     """Push every disputed task of ``<name>-double`` (and disputed blind document) that
