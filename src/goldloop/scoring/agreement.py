@@ -194,9 +194,15 @@ def agreement(
         fold_id = cache(kb.fold_id)  # a report meets a few hundred ids on thousands of spans
         folded = [(_folded_id(p.a, fold_id), _folded_id(p.b, fold_id)) for p in pairs]
     directions = direction_pairs(pairs, kb)
-    confusion: dict[str, Counter[str]] = {}
+    # One Counter per row of the table: built from each row's pairs at once (a Counter per pair,
+    # as setdefault's argument makes one, cost more than the κ itself).
+    by_row: dict[str, list[str]] = {}
     for a, b in folded if folded is not None else raw:
-        confusion.setdefault(a, Counter())[b] += 1
+        row = by_row.get(a)
+        if row is None:
+            row = by_row[a] = []
+        row.append(b)
+    confusion = {a: Counter(row) for a, row in by_row.items()}
     return AgreementReport(
         n_docs_shared=shared,
         n_docs_only_a=only_a,
