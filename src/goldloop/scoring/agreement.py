@@ -12,9 +12,8 @@ agreement of :mod:`goldloop.scoring.span_agreement` (span F1, α_u, incomplete p
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache, partial
 from typing import Any
 
 import numpy as np
@@ -24,9 +23,9 @@ from goldloop.formats.gold import Document, Hit
 from goldloop.kb import KB
 from goldloop.scoring.bootstrap import ratio
 from goldloop.scoring.design import Design, corpus_figures
-from goldloop.scoring.folding import fold_answer
 from goldloop.scoring.matching import match_spans
 from goldloop.scoring.span_agreement import (
+    Labeller,
     SpanAgreement,
     headline_counts,
     headline_f1,
@@ -182,7 +181,9 @@ def agreement(
     """κ between annotators A and B (ids compared as written and, with ``kb``, folded), and the
     span agreement of :mod:`goldloop.scoring.span_agreement` (``weights`` per ``doc_id``)."""
     both, only_a, only_b = shared_documents(documents_a, documents_b)
-    shared = len(both)
+    # The span agreement first: its labeller then holds every fold of these hits, for κ's.
+    label = Labeller(kb)
+    spans = span_agreement(both, kb, weights=weights, n_boot=n_boot, seed=seed, labeller=label)
     pairs = [
         pair
         for doc_a, doc_b in both
@@ -191,9 +192,9 @@ def agreement(
     raw = [(_id(p.a), _id(p.b)) for p in pairs]
     folded = None
     if kb is not None:
-        fold_id = cache(kb.fold_id)  # a report meets a few hundred ids on thousands of spans
-        folded = [(_folded_id(p.a, fold_id), _folded_id(p.b, fold_id)) for p in pairs]
-    directions = direction_pairs(pairs, kb)
+        # The labeller's relation is fold_answer's id, kb.fold_id's.
+        folded = [(_folded_id(p.a, label), _folded_id(p.b, label)) for p in pairs]
+    directions = direction_pairs(pairs, kb, label)
     # One Counter per row of the table: built from each row's pairs at once (a Counter per pair,
     # as setdefault's argument makes one, cost more than the κ itself).
     by_row: dict[str, list[str]] = {}
@@ -204,7 +205,7 @@ def agreement(
         row.append(b)
     confusion = {a: Counter(row) for a, row in by_row.items()}
     return AgreementReport(
-        n_docs_shared=shared,
+        n_docs_shared=len(both),
         n_docs_only_a=only_a,
         n_docs_only_b=only_b,
         pairs=pairs,
@@ -213,30 +214,31 @@ def agreement(
         n_direction_pairs=len(directions),
         kappa_direction=cohen_kappa(directions),
         confusion=confusion,
-        spans=span_agreement(both, kb, weights=weights, n_boot=n_boot, seed=seed),
+        spans=spans,
     )
 
 
-def direction_pairs(pairs: Sequence[SpanPair], kb: KB | None) -> list[tuple[str, str]]:
+def direction_pairs(
+    pairs: Sequence[SpanPair], kb: KB | None, label: Labeller | None = None
+) -> list[tuple[str, str]]:
     """``(direction_a, direction_b)`` over matched spans whose folded relation agrees.
 
     A symmetric relation agrees in any direction: its pairs count as ``symmetric`` on both
     sides. Other pairs count where both sides give a direction (folded with the relation).
+    ``label``: a :class:`Labeller` of ``kb`` to fold through (its folds are reused).
     """
     out: list[tuple[str, str]] = []
-    fold = cache(partial(fold_answer, kb))  # each distinct (id, direction) folded once
+    # The labeller's fold is fold_answer's, with a symmetric relation's direction "symmetric"
+    # on both sides and no direction "none" (not a direction a hit can carry).
+    fold = (label or Labeller(kb)).fold
     for pair in pairs:
         if pair.a is None or pair.b is None:
             continue
-        relation_id, direction_a = fold(pair.a.entity_id, pair.a.direction)
-        other_id, direction_b = fold(pair.b.entity_id, pair.b.direction)
-        if relation_id != other_id or relation_id is None:
+        relation_id, direction_a = fold(pair.a)
+        other_id, direction_b = fold(pair.b)
+        if relation_id != other_id or direction_a == "none" or direction_b == "none":
             continue
-        relation = kb.get(relation_id) if kb is not None else None
-        if relation is not None and relation.is_symmetric:
-            out.append(("symmetric", "symmetric"))
-        elif direction_a is not None and direction_b is not None:
-            out.append((direction_a, direction_b))
+        out.append((direction_a, direction_b))
     return out
 
 
@@ -244,8 +246,8 @@ def _id(hit: Hit | None) -> str:
     return NONE if hit is None else hit.entity_id
 
 
-def _folded_id(hit: Hit | None, fold_id: Callable[[str], str]) -> str:
-    return NONE if hit is None else fold_id(hit.entity_id)
+def _folded_id(hit: Hit | None, label: Labeller) -> str:
+    return NONE if hit is None else label.fold(hit)[0]
 
 
 def corpus_agreement(
@@ -266,14 +268,13 @@ def corpus_agreement(
     for pair in report.pairs:
         by_doc[pair.doc_id].append(pair)
     blocks = [("kappa_entity_id", [[(_id(p.a), _id(p.b)) for p in by_doc[d]] for d in doc_ids])]
+    label = Labeller(kb)
     if kb is not None:
-        fold_id = cache(kb.fold_id)
         folded = [
-            [(_folded_id(p.a, fold_id), _folded_id(p.b, fold_id)) for p in by_doc[d]]
-            for d in doc_ids
+            [(_folded_id(p.a, label), _folded_id(p.b, label)) for p in by_doc[d]] for d in doc_ids
         ]
         blocks.append(("kappa_entity_id_folded", folded))
-    blocks.append(("kappa_direction", [direction_pairs(by_doc[d], kb) for d in doc_ids]))
+    blocks.append(("kappa_direction", [direction_pairs(by_doc[d], kb, label) for d in doc_ids]))
     headline = "kappa_entity_id" if kb is None else "kappa_entity_id_folded"
     columns: list[np.ndarray] = []
     parts: list[tuple[str, int, int]] = []  # name, first column, categories

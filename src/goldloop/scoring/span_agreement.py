@@ -124,14 +124,19 @@ def span_agreement(
     n_boot: int = 1000,
     seed: int = 0,
     level: float = 0.95,
+    labeller: Labeller | None = None,
 ) -> SpanAgreement:
     """Span F1, α_u and incomplete positions over ``(A's, B's)`` version of each shared document.
 
-    ``weights`` maps a ``doc_id`` to its weight (missing: 1).
+    ``weights`` maps a ``doc_id`` to its weight (missing: 1); ``labeller``: a new
+    :class:`Labeller` of ``kb`` that the caller reuses afterwards (its folds are then those of
+    these documents' hits), else one of its own.
     """
     # Many small tuples and none in a cycle: the collector's passes would only cost time.
     with paused_gc():
-        label = Labeller(kb)
+        label = labeller if labeller is not None else Labeller(kb)
+        if label.folded:
+            raise ValueError("span_agreement needs a fresh Labeller: its folds name the groups")
         labelled = [label(doc_a.ground_truth) for doc_a, _ in shared]
         labelled_b = [label(doc_b.ground_truth) for _, doc_b in shared]
         relations = sorted({r for r, _ in label.folded.values()})
@@ -302,6 +307,15 @@ class Labeller:
                 found = self.folded[key] = self._fold(*key)
             out.append((hit.a, hit.b, *found))
         return out
+
+    def fold(self, hit: Hit) -> tuple[str, str]:
+        """One hit's folded relation id and direction (``symmetric`` on a symmetric relation,
+        ``none`` for no direction)."""
+        key = (hit.entity_id, hit.direction)
+        found = self.folded.get(key)
+        if found is None:
+            found = self.folded[key] = self._fold(*key)
+        return found
 
     def _fold(self, entity_id: str, direction: str | None) -> tuple[str, str]:
         relation_id, direction = fold_answer(self.kb, entity_id, direction)
