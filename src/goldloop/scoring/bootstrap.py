@@ -126,23 +126,26 @@ def _plain_sums(rng: np.random.Generator, counts: np.ndarray) -> Callable[[int],
     """The summed counts of ``size`` resamples of all rows: how often each document is drawn,
     then the counts those draws sum to."""
     rows = len(counts)
-    as_float = counts.astype(float)
+    as_float = np.asarray(counts, dtype=float)  # no copy of float counts
+    magnitude = np.abs(as_float)
     # Whole counts (integers, or floats holding integers) multiply faster as floats (BLAS),
     # exactly while every partial sum stays below 2**53: a resample draws no row more than
     # ``rows`` times.
     whole = counts.dtype.kind != "f" or bool(np.all(as_float == np.trunc(as_float)))
-    exact = whole and rows * np.abs(as_float).sum(axis=0).max(initial=0) < 2**53
+    exact = whole and rows * magnitude.sum(axis=0).max(initial=0) < 2**53
     # A column of zeros sums to zero in every resample (most per relation columns of an
     # agreement report, some in every document): only the others are multiplied. Columns whose
     # sums stay below 2**24 (``rows`` draws of their largest count) multiply as float32, as
     # exactly and twice as fast. Column by column (the transpose): each column's resample sums
     # are then contiguous, which the metrics and the percentiles read faster.
-    nonzero = counts.any(axis=0)
+    largest = magnitude.max(axis=0, initial=0)
+    nonzero = largest > 0
     used, unused = np.flatnonzero(nonzero), np.flatnonzero(~nonzero)
-    single = rows * np.abs(as_float[:, used]).max(axis=0, initial=0) < 2**24
+    single = rows * largest[used] < 2**24
+    by_column = as_float.T
     parts = [
-        (used[single], np.ascontiguousarray(as_float[:, used[single]].T, dtype=np.float32)),
-        (used[~single], np.ascontiguousarray(as_float[:, used[~single]].T)),
+        (used[single], np.ascontiguousarray(by_column[used[single]], dtype=np.float32)),
+        (used[~single], np.ascontiguousarray(by_column[used[~single]])),
     ]
 
     def resample(size: int) -> np.ndarray:
