@@ -189,12 +189,8 @@ def agreement(
         for doc_a, doc_b in both
         for pair in _pair_document(doc_a.doc_id, doc_a.ground_truth, doc_b.ground_truth)
     ]
-    raw = [(_id(p.a), _id(p.b)) for p in pairs]
-    folded = None
-    if kb is not None:
-        # The labeller's relation is fold_answer's id, kb.fold_id's.
-        folded = [(_folded_id(p.a, label), _folded_id(p.b, label)) for p in pairs]
-    directions = direction_pairs(pairs, kb, label)
+    raw, folded_ids, directions = category_pairs(pairs, label)
+    folded = folded_ids if kb is not None else None
     # One Counter per row of the table: built from each row's pairs at once (a Counter per pair,
     # as setdefault's argument makes one, cost more than the κ itself).
     by_row: dict[str, list[str]] = {}
@@ -227,27 +223,41 @@ def direction_pairs(
     sides. Other pairs count where both sides give a direction (folded with the relation).
     ``label``: a :class:`Labeller` of ``kb`` to fold through (its folds are reused).
     """
-    out: list[tuple[str, str]] = []
-    # The labeller's fold is fold_answer's, with a symmetric relation's direction "symmetric"
-    # on both sides and no direction "none" (not a direction a hit can carry).
-    fold = (label or Labeller(kb)).fold
+    return category_pairs(pairs, label or Labeller(kb))[2]
+
+
+def category_pairs(
+    pairs: Sequence[SpanPair], label: Labeller
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]], list[tuple[str, str]]]:
+    """The three κ's category pairs in one pass over ``pairs``: relation ids as written and
+    folded through ``label`` (``∅`` for a span one side did not mark), and the directions of
+    :func:`direction_pairs`."""
+    raw: list[tuple[str, str]] = []
+    folded: list[tuple[str, str]] = []
+    directions: list[tuple[str, str]] = []
+    # The folds met so far read directly (after the span agreement, all of them), the others
+    # folded once.
+    table, fold = label.folded, label.fold
     for pair in pairs:
-        if pair.a is None or pair.b is None:
+        a, b = pair.a, pair.b
+        if a is None or b is None:
+            hit = b if a is None else a
+            assert hit is not None  # a pair holds at least one span
+            key = (hit.entity_id, hit.direction)
+            relation = (table.get(key) or fold(hit))[0]
+            raw.append((NONE, hit.entity_id) if a is None else (hit.entity_id, NONE))
+            folded.append((NONE, relation) if a is None else (relation, NONE))
             continue
-        relation_id, direction_a = fold(pair.a)
-        other_id, direction_b = fold(pair.b)
-        if relation_id != other_id or direction_a == "none" or direction_b == "none":
-            continue
-        out.append((direction_a, direction_b))
-    return out
-
-
-def _id(hit: Hit | None) -> str:
-    return NONE if hit is None else hit.entity_id
-
-
-def _folded_id(hit: Hit | None, label: Labeller) -> str:
-    return NONE if hit is None else label.fold(hit)[0]
+        relation_a, direction_a = table.get((a.entity_id, a.direction)) or fold(a)
+        relation_b, direction_b = table.get((b.entity_id, b.direction)) or fold(b)
+        raw.append((a.entity_id, b.entity_id))
+        folded.append((relation_a, relation_b))
+        # The labeller's fold is fold_answer's, with a symmetric relation's direction
+        # "symmetric" on both sides and no direction "none" (not one a hit can carry): a pair
+        # of one folded relation compares directions where both sides give one.
+        if relation_a == relation_b and direction_a != "none" and direction_b != "none":
+            directions.append((direction_a, direction_b))
+    return raw, folded, directions
 
 
 def corpus_agreement(
@@ -267,14 +277,12 @@ def corpus_agreement(
     by_doc: dict[str, list[SpanPair]] = {doc_id: [] for doc_id in doc_ids}
     for pair in report.pairs:
         by_doc[pair.doc_id].append(pair)
-    blocks = [("kappa_entity_id", [[(_id(p.a), _id(p.b)) for p in by_doc[d]] for d in doc_ids])]
     label = Labeller(kb)
+    per_doc = [category_pairs(by_doc[d], label) for d in doc_ids]
+    blocks = [("kappa_entity_id", [raw for raw, _, _ in per_doc])]
     if kb is not None:
-        folded = [
-            [(_folded_id(p.a, label), _folded_id(p.b, label)) for p in by_doc[d]] for d in doc_ids
-        ]
-        blocks.append(("kappa_entity_id_folded", folded))
-    blocks.append(("kappa_direction", [direction_pairs(by_doc[d], kb, label) for d in doc_ids]))
+        blocks.append(("kappa_entity_id_folded", [folded for _, folded, _ in per_doc]))
+    blocks.append(("kappa_direction", [directions for _, _, directions in per_doc]))
     headline = "kappa_entity_id" if kb is None else "kappa_entity_id_folded"
     columns: list[np.ndarray] = []
     parts: list[tuple[str, int, int]] = []  # name, first column, categories
