@@ -143,10 +143,22 @@ def _plain_sums(rng: np.random.Generator, counts: np.ndarray) -> Callable[[int],
     used, unused = np.flatnonzero(nonzero), np.flatnonzero(~nonzero)
     single = rows * largest[used] < 2**24
     by_column = as_float.T
-    parts = [
-        (used[single], np.ascontiguousarray(by_column[used[single]], dtype=np.float32)),
-        (used[~single], np.ascontiguousarray(by_column[used[~single]])),
-    ]
+    # As sparse rows (most columns of an agreement report are one relation's, counted in a few
+    # documents): scipy's product is single-threaded C over the nonzeros, as fast as the dense
+    # BLAS product on one core (200 documents, 1,150 columns: 3.2 ms against 4.8) and, unlike
+    # it, not slowed several-fold when the machine's other processes hold the cores BLAS's
+    # threads wait for. Exact as the dense one: whole counts in either order.
+    from scipy import sparse  # loaded with the first bootstrap, not with every command
+
+    parts = []
+    for columns, dtype in ((used[single], np.float32), (used[~single], np.float64)):
+        block = np.asarray(by_column[columns], dtype=dtype)
+        # CSR's arrays straight from the nonzeros (scipy's own conversion of a dense array is
+        # several times slower): row by row, each row's nonzero columns in order.
+        at = np.flatnonzero(block)
+        indptr = np.searchsorted(at, np.arange(len(block) + 1) * rows)
+        matrix = sparse.csr_matrix((block.ravel()[at], at % rows, indptr), shape=block.shape)
+        parts.append((columns, matrix))
 
     def resample(size: int) -> np.ndarray:
         # One draw of all (size, rows) indices: the same stream as ``size`` draws of ``rows``.
@@ -158,7 +170,7 @@ def _plain_sums(rng: np.random.Generator, counts: np.ndarray) -> Callable[[int],
         sums = np.empty((counts.shape[1], size))
         sums[unused] = 0.0
         for columns, matrix in parts:
-            sums[columns] = matrix @ times.T.astype(matrix.dtype)
+            sums[columns] = matrix @ np.ascontiguousarray(times.T, dtype=matrix.dtype)
         return sums.T if whole and counts.dtype.kind == "f" else sums.T.astype(counts.dtype)
 
     return resample
