@@ -9,10 +9,13 @@ stratified estimator's; a cell of one document keeps its weight (it adds no vari
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 Metrics = Callable[[np.ndarray], dict[str, np.ndarray]]
+# Counts multiplied as a sparse matrix when at most this share of them is nonzero.
+SPARSE_SHARE = 0.25
 
 
 def ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
@@ -143,19 +146,23 @@ def _plain_sums(rng: np.random.Generator, counts: np.ndarray) -> Callable[[int],
     used, unused = np.flatnonzero(nonzero), np.flatnonzero(~nonzero)
     single = rows * largest[used] < 2**24
     by_column = as_float.T
-    # As sparse rows (most columns of an agreement report are one relation's, counted in a few
-    # documents): scipy's product is single-threaded C over the nonzeros, as fast as the dense
-    # BLAS product on one core (200 documents, 1,150 columns: 3.2 ms against 4.8) and, unlike
-    # it, not slowed several-fold when the machine's other processes hold the cores BLAS's
-    # threads wait for. Exact as the dense one: whole counts in either order.
-    from scipy import sparse  # loaded with the first bootstrap, not with every command
-
-    parts = []
+    # Sparse rows where most counts are zero (most columns of an agreement report are one
+    # relation's, counted in a few documents): scipy's product is single-threaded C over the
+    # nonzeros, as fast as the dense BLAS product on one core (200 documents, 1,150 columns:
+    # 3.2 ms against 4.8) and, unlike it, not slowed several-fold when other processes hold the
+    # cores BLAS's threads wait for. Dense counts (a score's few columns) keep BLAS. Exact
+    # either way: whole counts sum to the same floats in any order.
+    parts: list[tuple[np.ndarray, Any]] = []
     for columns, dtype in ((used[single], np.float32), (used[~single], np.float64)):
-        block = np.asarray(by_column[columns], dtype=dtype)
+        block = np.ascontiguousarray(by_column[columns], dtype=dtype)
+        at = np.flatnonzero(block)
+        if len(at) > SPARSE_SHARE * block.size:
+            parts.append((columns, block))
+            continue
+        from scipy import sparse  # loaded with the first sparse bootstrap, not every command
+
         # CSR's arrays straight from the nonzeros (scipy's own conversion of a dense array is
         # several times slower): row by row, each row's nonzero columns in order.
-        at = np.flatnonzero(block)
         indptr = np.searchsorted(at, np.arange(len(block) + 1) * rows)
         matrix = sparse.csr_matrix((block.ravel()[at], at % rows, indptr), shape=block.shape)
         parts.append((columns, matrix))
