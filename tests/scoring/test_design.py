@@ -369,7 +369,7 @@ def test_hand_worked_part_of_two_batches() -> None:
     # Batch 1's two lone cells are pooled into one; batch 0's lone b is a cell of its own.
     assert design.cells.tolist() == [0, 1, 0]
     # Not a setting: a door words it as it is, never as its design option.
-    with pytest.raises(NotInGold, match="^gold.json: document 'f' is not among") as refused:
+    with pytest.raises(NotInGold, match=r"^gold\.json: document 'f' is not among") as refused:
         part_design(documents, ["a", "f"], "gold.json")
     assert not isinstance(refused.value, SettingError)
     assert part_design([Document(doc_id="a", text="x")], ["a"]) is None
