@@ -90,9 +90,7 @@ def double_versions(
     )
 
 
-def campaign_design(
-    campaign: Campaign, doc_ids: Sequence[str], mode: str = "use"
-) -> Design | None:
+def campaign_design(campaign: Campaign, doc_ids: Sequence[str], mode: str = "use") -> Design | None:
     """The design of the double documents ``doc_ids`` (in that order): a random part of each
     batch of the campaign's draw, every task pushed to ``NAME`` and ``NAME-double`` (annotated
     or not, with the design its data carries), so each weighs by that draw's batch shares
