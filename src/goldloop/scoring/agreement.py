@@ -241,12 +241,8 @@ def category_pairs(
     for pair in pairs:
         a, b = pair.a, pair.b
         if a is None or b is None:
-            hit = b if a is None else a
-            assert hit is not None  # a pair holds at least one span
-            key = (hit.entity_id, hit.direction)
-            relation = (table.get(key) or fold(hit))[0]
-            raw.append((NONE, hit.entity_id) if a is None else (hit.entity_id, NONE))
-            folded.append((NONE, relation) if a is None else (relation, NONE))
+            raw.append((NONE if a is None else a.entity_id, NONE if b is None else b.entity_id))
+            folded.append((NONE if a is None else fold(a)[0], NONE if b is None else fold(b)[0]))
             continue
         relation_a, direction_a = table.get((a.entity_id, a.direction)) or fold(a)
         relation_b, direction_b = table.get((b.entity_id, b.direction)) or fold(b)
