@@ -159,3 +159,53 @@ def test_direction_kappa_symmetric_agrees_any_way_and_one_category_is_undefined(
     forward_only = agreement([doc("d", *hits_a[:2])], [doc("d", *hits_b[:2])], kb)
     assert forward_only.n_direction_pairs == 2
     assert forward_only.kappa_direction is None  # one category: undefined, not 1
+
+
+def test_category_pairs_read_in_one_pass_equal_each_rule_applied_alone(kb: KB) -> None:
+    """The three κ's pairs from one pass over the span pairs (folds from the labeller) equal
+    the ids as written, ``kb.fold_id`` of each, and the direction rule written out with
+    ``fold_answer``: a symmetric relation agrees in any direction, others where both give one."""
+    from goldloop.scoring.agreement import SpanPair, category_pairs
+    from goldloop.scoring.folding import fold_answer
+    from goldloop.scoring.span_agreement import Labeller
+
+    rng = random.Random(4)
+    ids = [r.entity_id for r in kb]
+    symmetric = [r.entity_id for r in kb if r.is_symmetric]
+    assert symmetric and any(not r.is_canonical for r in kb)  # both kinds are drawn below
+    directions = ["forward", "inverse", "symmetric", "na", None]
+
+    def drawn() -> Hit:
+        entity_id = rng.choice(symmetric if rng.random() < 0.3 else ids)
+        return Hit(a=0, b=1, entity_id=entity_id, direction=rng.choice(directions))
+
+    pairs = []
+    for _ in range(400):
+        a = drawn() if rng.random() < 0.9 else None
+        b = (Hit(**{**a.model_dump(), "direction": rng.choice(directions)}) if a and
+             rng.random() < 0.5 else drawn()) if rng.random() < 0.9 else None  # fmt: skip
+        pairs.append(SpanPair("d", a, b))
+    pairs.append(SpanPair("d", None, None))
+    raw, folded, found = category_pairs(pairs, Labeller(kb))
+
+    def side(hit: Hit | None, fold: bool) -> str:
+        return NONE if hit is None else kb.fold_id(hit.entity_id) if fold else hit.entity_id
+
+    assert raw == [(side(p.a, False), side(p.b, False)) for p in pairs]
+    assert folded == [(side(p.a, True), side(p.b, True)) for p in pairs]
+    expected = []
+    for p in pairs:
+        if p.a is None or p.b is None:
+            continue
+        (id_a, dir_a), (id_b, dir_b) = (
+            fold_answer(kb, h.entity_id, h.direction) for h in (p.a, p.b)
+        )
+        if id_a != id_b:
+            continue
+        relation = kb.get(str(id_a))
+        if relation is not None and relation.is_symmetric:
+            expected.append(("symmetric", "symmetric"))
+        elif dir_a is not None and dir_b is not None:
+            expected.append((dir_a, dir_b))
+    assert found == expected
+    assert len(expected) > 50 and ("symmetric", "symmetric") in expected

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from goldloop.scoring import bootstrap
 from goldloop.scoring.bootstrap import document_bootstrap, percentiles, ratio
 
 
@@ -43,6 +44,31 @@ def test_percentiles_are_numpys_per_column_floats(seed: int) -> None:
             assert np.isnan(found[:, column]).all()
         else:
             assert found[:, column].tolist() == np.percentile(values, q).tolist()
+
+
+@pytest.mark.parametrize("large", [False, True])
+def test_sparse_counts_resample_to_the_dense_product(large: bool) -> None:
+    """Mostly zero counts (an agreement report's per relation columns) are multiplied as a
+    sparse matrix: every resample's sums equal (==) the dense product of the same draws, as
+    float32 and, with counts too large for it, as float64; zero columns sum to 0."""
+    rng = np.random.default_rng(3)
+    counts = rng.integers(1, 9, (40, 60)) * (rng.random((40, 60)) < 0.06)
+    counts[:, 5] = 0
+    counts[:, 7] = 3  # one dense column among the sparse ones
+    if large:
+        counts[0, 9] = 5
+        counts[:, 9] *= 2**20  # 40 draws of it overflow float32's exact integers
+    values: list[np.ndarray] = []
+
+    def metrics(sums: np.ndarray) -> dict[str, np.ndarray]:
+        values.append(sums.copy())
+        return {"first": sums[:, 0]}
+
+    document_bootstrap(counts, metrics, 50, seed=2)
+    draws = np.random.default_rng(2).integers(0, 40, (50, 40))
+    times = np.stack([np.bincount(row, minlength=40) for row in draws])
+    assert np.count_nonzero(counts) < bootstrap.SPARSE_SHARE * counts.size
+    assert values[0].tolist() == (times @ counts).tolist()
 
 
 def test_plain_resamples_are_one_draw_per_document_as_before() -> None:

@@ -23,6 +23,7 @@ from goldloop.scoring.agreement import (
 from goldloop.scoring.bootstrap import f1, ratio
 from goldloop.scoring.design import (
     Design,
+    NotInGold,
     batch_weights,
     corpus_figures,
     part_design,
@@ -367,8 +368,10 @@ def test_hand_worked_part_of_two_batches() -> None:
     assert design.n_strata == 2
     # Batch 1's two lone cells are pooled into one; batch 0's lone b is a cell of its own.
     assert design.cells.tolist() == [0, 1, 0]
-    with pytest.raises(SettingError, match="'f' is not in the gold"):
-        part_design(documents, ["a", "f"])
+    # Not a setting: a door words it as it is, never as its design option.
+    with pytest.raises(NotInGold, match=r"^gold\.json: document 'f' is not among") as refused:
+        part_design(documents, ["a", "f"], "gold.json")
+    assert not isinstance(refused.value, SettingError)
     assert part_design([Document(doc_id="a", text="x")], ["a"]) is None
 
 

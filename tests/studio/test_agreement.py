@@ -15,7 +15,7 @@ import pytest
 from goldloop.formats.gold import Document
 from goldloop.kb import KB
 from goldloop.scoring.agreement import agreement, corpus_agreement
-from goldloop.scoring.design import read_design
+from goldloop.scoring.design import part_design
 from goldloop.studio.push import Candidates, push
 from goldloop.studio.review import hit_regions
 from tests.conftest import Cli
@@ -82,18 +82,70 @@ def test_agree_from_the_double_project(
     # Pushed without candidates and never curated: no pre-annotation or curator to compare.
     roles = ("person_pre_annotation", "curator_person", "curators", "person_pre_annotator")
     assert [report.pop(k) for k in roles] == [{}, {}, [], {}]
-    # The corpus κ from the tasks' p_incl (weights 2 and 4) is the files' with that design.
+    # The corpus κ from the tasks' p_incl is the files' with that design: the two compared
+    # documents are two of the batch's three drawn ones (pmid:3 too), so weigh 1/p × 3/2.
     corpus = report.pop("corpus")
     expected_report = agreement(documents(FIRST), documents(SECOND), kb)
-    design = read_design([d for d in docs if d.doc_id != "pmid:3"])
-    assert design is not None and design.weights.tolist() == [2.0, 4.0]
     compared = ["pmid:1", "pmid:2"]
+    design = part_design(docs, compared)
+    assert design is not None and design.weights.tolist() == [3.0, 6.0]
     shared = list(zip(documents(FIRST), documents(SECOND), strict=True))
     assert [a.doc_id for a, _ in shared] == compared
     assert corpus == corpus_agreement(expected_report, compared, kb, design, 0, 0, shared=shared)
     assert report == expected_report.to_json()
     assert (report["n_span_matched"], report["n_only_a"], report["n_only_b"]) == (3, 1, 0)
     assert "2 of 3 task(s) compared" in result.out
+
+
+def test_agree_weighs_the_double_documents_as_a_part_of_each_batch_of_the_campaign(
+    kb: KB, label_studio: Any, tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Batch 0 draws pmid:1 (double) and three primary documents, batch 1 draws pmid:2 (double)
+    alone: the double documents' own batch shares (1/2, 1/2) are not the draw's (4/5, 1/5)."""
+    client = label_studio.client
+    name = f"agree2-{uuid.uuid4().hex[:6]}"
+    primary = "Insulin stimulates glucose uptake."
+    docs = [
+        Document(doc_id="pmid:1", text=TEXTS["pmid:1"], role="double", p_incl=0.5, batch=0),
+        *(
+            Document(doc_id=f"p:{i}", text=primary, role="primary", p_incl=0.5, batch=0)
+            for i in range(3)
+        ),
+        Document(doc_id="pmid:2", text=TEXTS["pmid:2"], role="double", p_incl=0.25, batch=1),
+    ]
+    push(label_studio.connection, client, docs, name, kb)
+    project = next(
+        p for p in client.projects.list(include="id,title") if p.title == f"{name}-double"
+    )
+    tasks = {t.data["doc_id"]: t.id for t in client.tasks.list(project=project.id, fields="all")}
+    other = client.users.create(
+        email=f"b-{uuid.uuid4().hex[:6]}@goldloop.local", username=uuid.uuid4().hex[:8]
+    )
+    for doc_id in ("pmid:1", "pmid:2"):
+        for rows, who in ((FIRST, {}), (SECOND, {"completed_by": other.id})):
+            result = [
+                item for hit in hits(rows, doc_id) for item in hit_regions(TEXTS[doc_id], hit, kb)
+            ]
+            client.annotations.create(id=tasks[doc_id], result=result, **who)
+
+    monkeypatch.setenv("LABEL_STUDIO_API_KEY", label_studio.token)
+    out = tmp_path / "k.json"
+    result = cli("agree", "--studio-project", name, "--url", label_studio.url, "-o", out)
+    assert result.returncode == 0, result.stderr
+    corpus = json.loads(out.read_text())["corpus"]
+    # By hand. The draw's batch shares: α_0 = 4/5, α_1 = 1/5. pmid:1 weighs .8/.5 + .2 = 1.8 in
+    # the draw, times 4/1 (the batch's four drawn documents over its one double): 7.2; pmid:2
+    # weighs .2/.25 = .8, times 1/1. Lenient pairs: pmid:1 A 2, B 2, paired 2; pmid:2 A 2, B 1,
+    # paired 1 ("inhibited by" within "is inhibited by"). Labelled (same relation and
+    # direction): only "activates" in pmid:1.
+    w1, w2 = 7.2, 0.8
+    assert corpus["population_docs"] == pytest.approx(w1 + w2)
+    assert corpus["n_docs"] == 2
+    assert corpus["span_f1_lenient"] == pytest.approx(2 * (2 * w1 + w2) / (4 * w1 + 3 * w2))
+    assert corpus["span_f1_labelled_lenient"] == pytest.approx(2 * w1 / (4 * w1 + 3 * w2))
+    # The double documents' own shares (1/2 each) would give 1.5 and 2: another figure.
+    wrong = 2 * (2 * 1.5 + 2) / (4 * 1.5 + 3 * 2)
+    assert abs(corpus["span_f1_lenient"] - wrong) > 0.1
 
 
 def test_agree_compares_the_blind_documents_with_and_without_candidates(

@@ -5,40 +5,64 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from goldloop.formats.gold import Document
+from goldloop.formats.labelstudio.tasks import Campaign
 from goldloop.kb import KB
 from goldloop.scoring.agreement import agreement, corpus_agreement
-from goldloop.scoring.design import read_design
+from goldloop.scoring.design import part_design
 from goldloop.studio.agreement import DoubleTasks, double_completeness
 from goldloop.studio.campaign import CORPUS_BOOTSTRAP, kappa_section
 from tests.studio.conftest import FIRST, SECOND, TEXTS, hits
 
 
+def drawn(p_incl: dict[str, float | None]) -> Campaign:
+    """A campaign whose three texts are double tasks and ``pmid:4`` a primary task, all of batch
+    0, each with ``p_incl`` as given (the task data push sends)."""
+
+    def task(i: int, doc_id: str, role: str) -> dict[str, Any]:
+        text = TEXTS.get(doc_id, "Insulin stimulates glucose uptake.")
+        data = {"doc_id": doc_id, "text": text, "role": role, "batch": 0, "p_incl": p_incl[doc_id]}
+        return {"id": i, "data": data, "annotations": []}
+
+    return Campaign(
+        "x",
+        tasks={
+            "primary": [task(1, "pmid:4", "primary")],
+            "double": [task(i, d, "double") for i, d in enumerate(TEXTS, start=2)],
+        },
+    )
+
+
 def test_the_sidecar_sections_carry_corpus_figures_when_the_tasks_carry_the_design(kb: KB) -> None:
-    def documents(rows: list[tuple[str, str, str, str]], p: dict[str, float | None]) -> list[Any]:
+    def documents(rows: list[tuple[str, str, str, str]]) -> list[Any]:
         return [
-            Document(doc_id=d, text=text, ground_truth=hits(rows, d), p_incl=p[d])
-            for d, text in TEXTS.items()
+            Document(doc_id=d, text=text, ground_truth=hits(rows, d)) for d, text in TEXTS.items()
         ]
 
-    design = {"pmid:1": 0.5, "pmid:2": 0.25, "pmid:3": 1.0}
-    first, second = documents(FIRST, design), documents(SECOND, design)
+    design = {"pmid:1": 0.5, "pmid:2": 0.25, "pmid:3": 1.0, "pmid:4": 0.5}
+    first, second = documents(FIRST), documents(SECOND)
     double = DoubleTasks("x-double", 3, 3, 0, 0)
-    section = kappa_section(first, second, double, kb)
-    weights = read_design(first)
-    assert weights is not None and weights.weights.tolist() == [2.0, 4.0, 1.0]
+    section = kappa_section(first, second, double, kb, drawn(design))
+    # The double documents are 3 of the batch's 4 drawn documents: each weighs 1/p × 4/3.
+    weights = part_design(
+        [Document(doc_id=d, text="", p_incl=p, batch=0) for d, p in design.items()], list(TEXTS)
+    )
+    assert weights is not None
+    assert weights.weights.tolist() == pytest.approx([8 / 3, 16 / 3, 4 / 3])
     report = agreement(first, second, kb)
     shared = list(zip(first, second, strict=True))
     expected = corpus_agreement(
         report, list(TEXTS), kb, weights, CORPUS_BOOTSTRAP, 0, shared=shared
     )
     assert section["corpus"] == expected
-    assert section["corpus"]["population_docs"] == 7.0
-    completeness = double_completeness(first, second).to_dict()["corpus"]
-    assert completeness is not None and completeness["population_docs"] == 7.0
-    # One task without p_incl: no design, no corpus figures (the sidecar cannot be told to
-    # ignore it), and the sample figures are unchanged.
-    mixed = {**design, "pmid:3": None}
-    first, second = documents(FIRST, mixed), documents(SECOND, mixed)
-    assert kappa_section(first, second, double, kb)["corpus"] is None
-    assert double_completeness(first, second).corpus is None
+    assert section["corpus"]["population_docs"] == pytest.approx(28 / 3)
+    completeness = double_completeness(first, second, drawn(design)).to_dict()["corpus"]
+    assert completeness is not None
+    assert completeness["population_docs"] == pytest.approx(28 / 3)
+    # One task without p_incl (here the primary one, which no double document is): no design,
+    # no corpus figures (the sidecar cannot be told to ignore it), the sample figures unchanged.
+    mixed = drawn({**design, "pmid:4": None})
+    assert kappa_section(first, second, double, kb, mixed)["corpus"] is None
+    assert double_completeness(first, second, mixed).corpus is None

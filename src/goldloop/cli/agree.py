@@ -23,6 +23,7 @@ from goldloop.cli.score import BootstrapOption, DesignOption, SeedOption, design
 from goldloop.errors import GoldloopError
 from goldloop.files.atomic import atomic_write_json
 from goldloop.formats.gold import read_gold
+from goldloop.formats.labelstudio.tasks import Campaign
 from goldloop.kb import KB
 from goldloop.scoring.agreement import NONE, AgreementReport, agreement, corpus_agreement
 from goldloop.scoring.design import NO_DESIGN, read_design
@@ -31,6 +32,7 @@ from goldloop.studio.agreement import (
     BlindAgreement,
     RoleAgreements,
     blind_agreement,
+    campaign_design,
     double_versions,
     role_agreements,
 )
@@ -87,6 +89,7 @@ def agree(
     the_kb = open_kb(kb, equivalences)
     roles: RoleAgreements | None = None
     blind: BlindAgreement | None = None
+    campaign: Campaign | None = None
     if gold is not None and other is not None:
         target = out or gold.with_name(gold.name + ".agreement.json")
         chart = png or target.with_suffix(".png")
@@ -95,7 +98,6 @@ def agree(
         documents, others = read_gold(gold).documents, read_gold(other).documents
         report = agreement(documents, others, the_kb)
         data = report.to_json()
-        source: Path | str = gold
         title = f"agreement {gold.name} (A) vs {other.name} (B)"
     else:
         target = out or Path(f"{studio_project}.agreement.json")
@@ -103,11 +105,13 @@ def agree(
         check_outputs({"--out": target, "--png": chart})
         connection = resolve_connection(url, settings=settings(ctx))
         client = connect(connection)
+        # NAME too: its tasks are part of the draw the double documents' design is read from
+        # (studio.agreement.campaign_design), and hold the blind documents' copies to pair.
         campaign = export_campaign(
             connection,
             client,
             str(studio_project),
-            roles=("double", "curate", "blind"),
+            roles=("primary", "double", "curate", "blind"),
             need=("double",),
         )
         where = campaign.titles["double"]
@@ -116,27 +120,25 @@ def agree(
         roles = role_agreements(campaign.of("double"), campaign.of("curate"), the_kb, where)
         data = {**report.to_json(), "label_studio": double.to_json(), **roles.to_json()}
         if campaign.of("blind"):
-            # NAME holds every primary task besides the blind documents' copies: exported
-            # only when there are blind documents to pair.
-            main = export_campaign(
-                connection, client, str(studio_project), roles=("primary",), need=()
-            )
             blind = blind_agreement(
-                main.of("primary"), campaign.of("blind"), the_kb, campaign.titles["blind"]
+                campaign.of("primary"), campaign.of("blind"), the_kb, campaign.titles["blind"]
             )
             data["blind_vs_pre_annotated"] = blind.to_json()
-        source = double.project
         title = f"agreement in {double.project}: first vs second annotation per task"
         console.print(
             f"{double.compared} of {double.tasks} task(s) compared; "
             f"{double.fewer_than_two} with fewer than two annotations, "
             f"{double.extra_annotations} annotation(s) beyond the second not used"
         )
-    # The design is A's (the first annotation's task data), over the documents both annotated
-    # (A's order, as the pairs').
+    # Over the documents both annotated (A's order, as the pairs'): the design A's file carries,
+    # or the double tasks' as a part of the campaign's draw.
     by_id_b = {d.doc_id: d for d in others}
     shared = [d for d in documents if d.doc_id in by_id_b]
-    weights = read_design(shared, design_mode(design), source)
+    weights = (
+        read_design(shared, design_mode(design), gold)
+        if campaign is None
+        else campaign_design(campaign, [d.doc_id for d in shared], design_mode(design))
+    )
     data["corpus"] = (
         None
         if weights is None

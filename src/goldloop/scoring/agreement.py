@@ -12,9 +12,8 @@ agreement of :mod:`goldloop.scoring.span_agreement` (span F1, α_u, incomplete p
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache, partial
 from typing import Any
 
 import numpy as np
@@ -24,9 +23,9 @@ from goldloop.formats.gold import Document, Hit
 from goldloop.kb import KB
 from goldloop.scoring.bootstrap import ratio
 from goldloop.scoring.design import Design, corpus_figures
-from goldloop.scoring.folding import fold_answer
 from goldloop.scoring.matching import match_spans
 from goldloop.scoring.span_agreement import (
+    Labeller,
     SpanAgreement,
     headline_counts,
     headline_f1,
@@ -182,23 +181,27 @@ def agreement(
     """κ between annotators A and B (ids compared as written and, with ``kb``, folded), and the
     span agreement of :mod:`goldloop.scoring.span_agreement` (``weights`` per ``doc_id``)."""
     both, only_a, only_b = shared_documents(documents_a, documents_b)
-    shared = len(both)
+    # The span agreement first: its labeller then holds every fold of these hits, for κ's.
+    label = Labeller(kb)
+    spans = span_agreement(both, kb, weights=weights, n_boot=n_boot, seed=seed, labeller=label)
     pairs = [
         pair
         for doc_a, doc_b in both
         for pair in _pair_document(doc_a.doc_id, doc_a.ground_truth, doc_b.ground_truth)
     ]
-    raw = [(_id(p.a), _id(p.b)) for p in pairs]
-    folded = None
-    if kb is not None:
-        fold_id = cache(kb.fold_id)  # a report meets a few hundred ids on thousands of spans
-        folded = [(_folded_id(p.a, fold_id), _folded_id(p.b, fold_id)) for p in pairs]
-    directions = direction_pairs(pairs, kb)
-    confusion: dict[str, Counter[str]] = {}
+    raw, folded_ids, directions = category_pairs(pairs, label)
+    folded = folded_ids if kb is not None else None
+    # One Counter per row of the table: built from each row's pairs at once (a Counter per pair,
+    # as setdefault's argument makes one, cost more than the κ itself).
+    by_row: dict[str, list[str]] = {}
     for a, b in folded if folded is not None else raw:
-        confusion.setdefault(a, Counter())[b] += 1
+        row = by_row.get(a)
+        if row is None:
+            row = by_row[a] = []
+        row.append(b)
+    confusion = {a: Counter(row) for a, row in by_row.items()}
     return AgreementReport(
-        n_docs_shared=shared,
+        n_docs_shared=len(both),
         n_docs_only_a=only_a,
         n_docs_only_b=only_b,
         pairs=pairs,
@@ -207,39 +210,50 @@ def agreement(
         n_direction_pairs=len(directions),
         kappa_direction=cohen_kappa(directions),
         confusion=confusion,
-        spans=span_agreement(both, kb, weights=weights, n_boot=n_boot, seed=seed),
+        spans=spans,
     )
 
 
-def direction_pairs(pairs: Sequence[SpanPair], kb: KB | None) -> list[tuple[str, str]]:
+def direction_pairs(
+    pairs: Sequence[SpanPair], kb: KB | None, label: Labeller | None = None
+) -> list[tuple[str, str]]:
     """``(direction_a, direction_b)`` over matched spans whose folded relation agrees.
 
     A symmetric relation agrees in any direction: its pairs count as ``symmetric`` on both
     sides. Other pairs count where both sides give a direction (folded with the relation).
+    ``label``: a :class:`Labeller` of ``kb`` to fold through (its folds are reused).
     """
-    out: list[tuple[str, str]] = []
-    fold = cache(partial(fold_answer, kb))  # each distinct (id, direction) folded once
+    return category_pairs(pairs, label or Labeller(kb))[2]
+
+
+def category_pairs(
+    pairs: Sequence[SpanPair], label: Labeller
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]], list[tuple[str, str]]]:
+    """The three κ's category pairs in one pass over ``pairs``: relation ids as written and
+    folded through ``label`` (``∅`` for a span one side did not mark), and the directions of
+    :func:`direction_pairs`."""
+    raw: list[tuple[str, str]] = []
+    folded: list[tuple[str, str]] = []
+    directions: list[tuple[str, str]] = []
+    # The folds met so far read directly (after the span agreement, all of them), the others
+    # folded once.
+    table, fold = label.folded, label.fold
     for pair in pairs:
-        if pair.a is None or pair.b is None:
+        a, b = pair.a, pair.b
+        if a is None or b is None:
+            raw.append((NONE if a is None else a.entity_id, NONE if b is None else b.entity_id))
+            folded.append((NONE if a is None else fold(a)[0], NONE if b is None else fold(b)[0]))
             continue
-        relation_id, direction_a = fold(pair.a.entity_id, pair.a.direction)
-        other_id, direction_b = fold(pair.b.entity_id, pair.b.direction)
-        if relation_id != other_id or relation_id is None:
-            continue
-        relation = kb.get(relation_id) if kb is not None else None
-        if relation is not None and relation.is_symmetric:
-            out.append(("symmetric", "symmetric"))
-        elif direction_a is not None and direction_b is not None:
-            out.append((direction_a, direction_b))
-    return out
-
-
-def _id(hit: Hit | None) -> str:
-    return NONE if hit is None else hit.entity_id
-
-
-def _folded_id(hit: Hit | None, fold_id: Callable[[str], str]) -> str:
-    return NONE if hit is None else fold_id(hit.entity_id)
+        relation_a, direction_a = table.get((a.entity_id, a.direction)) or fold(a)
+        relation_b, direction_b = table.get((b.entity_id, b.direction)) or fold(b)
+        raw.append((a.entity_id, b.entity_id))
+        folded.append((relation_a, relation_b))
+        # The labeller's fold is fold_answer's, with a symmetric relation's direction
+        # "symmetric" on both sides and no direction "none" (not one a hit can carry): a pair
+        # of one folded relation compares directions where both sides give one.
+        if relation_a == relation_b and direction_a != "none" and direction_b != "none":
+            directions.append((direction_a, direction_b))
+    return raw, folded, directions
 
 
 def corpus_agreement(
@@ -259,15 +273,12 @@ def corpus_agreement(
     by_doc: dict[str, list[SpanPair]] = {doc_id: [] for doc_id in doc_ids}
     for pair in report.pairs:
         by_doc[pair.doc_id].append(pair)
-    blocks = [("kappa_entity_id", [[(_id(p.a), _id(p.b)) for p in by_doc[d]] for d in doc_ids])]
+    label = Labeller(kb)
+    per_doc = [category_pairs(by_doc[d], label) for d in doc_ids]
+    blocks = [("kappa_entity_id", [raw for raw, _, _ in per_doc])]
     if kb is not None:
-        fold_id = cache(kb.fold_id)
-        folded = [
-            [(_folded_id(p.a, fold_id), _folded_id(p.b, fold_id)) for p in by_doc[d]]
-            for d in doc_ids
-        ]
-        blocks.append(("kappa_entity_id_folded", folded))
-    blocks.append(("kappa_direction", [direction_pairs(by_doc[d], kb) for d in doc_ids]))
+        blocks.append(("kappa_entity_id_folded", [folded for _, folded, _ in per_doc]))
+    blocks.append(("kappa_direction", [directions for _, _, directions in per_doc]))
     headline = "kappa_entity_id" if kb is None else "kappa_entity_id_folded"
     columns: list[np.ndarray] = []
     parts: list[tuple[str, int, int]] = []  # name, first column, categories

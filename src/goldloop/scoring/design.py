@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from goldloop.errors import DesignRefused, SettingError
+from goldloop.errors import DesignRefused, GoldloopError, SettingError
 from goldloop.formats.gold import Document
 from goldloop.scoring.bootstrap import document_bootstrap, ratio
 
@@ -29,6 +29,11 @@ DESIGN_MODES = ("use", "ignore")
 NO_DESIGN = "no corpus figures: the gold carries no p_incl (the sampler's inclusion probability)"
 
 Metrics = Callable[[np.ndarray], dict[str, np.ndarray]]
+
+
+class NotInGold(GoldloopError):
+    """A part names a document its gold does not hold (:func:`part_design`): the two lists
+    disagree, which no setting mends, so it is worded as it is, not as a design option."""
 
 
 @dataclass(frozen=True)
@@ -80,7 +85,9 @@ def read_design(
     return Design(batch_weights(p_incl, np.array(batches)), cells, n_strata, "1/p_incl")
 
 
-def part_design(documents: Sequence[Document], part: Sequence[str]) -> Design | None:
+def part_design(
+    documents: Sequence[Document], part: Sequence[str], source: Path | str | None = None
+) -> Design | None:
     """The design of the documents ``part`` names (in its order), a random part of each batch of
     the gold ``documents`` (a role dealt at random over the batch's draw, such as ``blind``).
 
@@ -89,15 +96,17 @@ def part_design(documents: Sequence[Document], part: Sequence[str]) -> Design | 
     batch ``c`` stands for all of the batch, so ``Σ_part w·y`` estimates the gold's ``Σ w·y``
     (and ``population_docs`` the gold's) whatever share of each batch the part holds. One batch:
     a constant factor, which a ratio figure does not see. ``None`` when the gold carries no
-    ``p_incl``; a gold with some is refused as :func:`read_design` refuses it.
+    ``p_incl``; a gold with some is refused as :func:`read_design` refuses it (``source`` names
+    the gold), a part naming a document the gold lacks raises :class:`NotInGold`.
     """
-    gold = read_design(documents)
+    gold = read_design(documents, source=source)
     if gold is None:
         return None
     at = {d.doc_id: i for i, d in enumerate(documents)}
     missing = [doc_id for doc_id in part if doc_id not in at]
     if missing:
-        raise SettingError("design", f"document {missing[0]!r} is not in the gold")
+        where = f"{source}: " if source is not None else ""
+        raise NotInGold(f"{where}document {missing[0]!r} is not among the gold's documents")
     rows = np.array([at[doc_id] for doc_id in part], dtype=np.int64)
     batches = np.array([-1 if d.batch is None else d.batch for d in documents])
     in_gold = Counter(batches.tolist())

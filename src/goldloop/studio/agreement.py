@@ -14,10 +14,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from goldloop.errors import SettingError
+from goldloop.errors import DesignRefused
 from goldloop.formats.gold import Document, Hit
 from goldloop.formats.labelstudio.tasks import (
     Annotation,
+    Campaign,
     Task,
     annotator_of,
     blind_pair,
@@ -29,6 +30,7 @@ from goldloop.formats.labelstudio.tasks import (
     two_annotators,
 )
 from goldloop.formats.labelstudio.verify import (
+    drawn_documents,
     prediction_hits,
     read_annotation,
     shown_hits,
@@ -37,7 +39,7 @@ from goldloop.formats.labelstudio.verify import (
 from goldloop.kb import KB
 from goldloop.scoring.agreement import AgreementReport, agreement
 from goldloop.scoring.completeness import Completeness, estimate_completeness
-from goldloop.scoring.design import Design, read_design
+from goldloop.scoring.design import Design, part_design, read_design
 from goldloop.studio.review import review_tag
 
 
@@ -88,24 +90,41 @@ def double_versions(
     )
 
 
+def campaign_design(campaign: Campaign, doc_ids: Sequence[str], mode: str = "use") -> Design | None:
+    """The design of the double documents ``doc_ids`` (in that order): a random part of each
+    batch of the campaign's draw, every task pushed to ``NAME`` and ``NAME-double`` (annotated
+    or not, with the design its data carries), so each weighs by that draw's batch shares
+    (:func:`~goldloop.scoring.design.part_design`), not by the double documents' own. ``None``
+    when the draw carries no ``p_incl``; one that mixes is refused (``DesignRefused``) unless
+    ``mode`` is ``ignore``: equal weights."""
+    drawn = drawn_documents(campaign.of("primary") + campaign.of("double"))
+    if mode == "use":
+        return part_design(drawn, doc_ids, f"campaign {campaign.name!r}")
+    by_id = {d.doc_id: d for d in drawn}
+    return read_design([by_id[doc_id] for doc_id in doc_ids], mode)
+
+
 def shared_design(
-    first: Sequence[Document], second: Sequence[Document]
+    first: Sequence[Document], second: Sequence[Document], campaign: Campaign
 ) -> tuple[list[Document], Design | None]:
-    """The documents both annotated (in ``first``'s order) and their design: none without
-    ``p_incl``, nor when only some tasks carry it (the sidecar has no option to ignore it)."""
+    """The documents both annotated (in ``first``'s order) and their design in ``campaign``
+    (:func:`campaign_design`): none without ``p_incl``, nor when only some tasks carry it (the
+    sidecar has no option to ignore it)."""
     ids = {d.doc_id for d in second}
     shared = [d for d in first if d.doc_id in ids]
     try:
-        return shared, read_design(shared)
-    except SettingError:
+        return shared, campaign_design(campaign, [d.doc_id for d in shared])
+    except DesignRefused:
         return shared, None
 
 
-def double_completeness(first: Sequence[Document], second: Sequence[Document]) -> Completeness:
+def double_completeness(
+    first: Sequence[Document], second: Sequence[Document], campaign: Campaign
+) -> Completeness:
     """Capture–recapture over the documents both annotated (each one's spans), with corpus
-    figures when their tasks carry the design."""
+    figures when the campaign's tasks carry the design (:func:`shared_design`)."""
     spans = {d.doc_id: {(h.a, h.b) for h in d.ground_truth} for d in second}
-    shared, design = shared_design(first, second)
+    shared, design = shared_design(first, second, campaign)
     return estimate_completeness(
         [({(h.a, h.b) for h in d.ground_truth}, spans[d.doc_id]) for d in shared],
         design=design,

@@ -81,20 +81,25 @@ def campaign_sections(
     first, second, double = double_versions(campaign.of("double"), kb, double_title(campaign))
     return CampaignSections(
         effort,
-        agreement_before_curation=kappa_section(first, second, double, kb),
-        completeness=double_completeness(first, second).to_dict(),
+        agreement_before_curation=kappa_section(first, second, double, kb, campaign),
+        completeness=double_completeness(first, second, campaign).to_dict(),
     )
 
 
 def kappa_section(
-    first: Sequence[Document], second: Sequence[Document], double: DoubleTasks, kb: KB
+    first: Sequence[Document],
+    second: Sequence[Document],
+    double: DoubleTasks,
+    kb: KB,
+    campaign: Campaign,
 ) -> dict[str, Any]:
     """κ between the two annotators of the double tasks, with which tasks were compared, and the
-    corpus κ when the tasks carry the design."""
+    corpus κ when the campaign's tasks carry the design (``shared_design``: the double
+    documents as a part of each batch of the campaign's draw)."""
     report = agreement(first, second, kb)
     data = report.to_json()
     data.pop("confusion")
-    shared, design = shared_design(first, second)
+    shared, design = shared_design(first, second, campaign)
     corpus = None
     if design is not None:
         doc_ids = [d.doc_id for d in shared]

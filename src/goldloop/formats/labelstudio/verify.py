@@ -300,11 +300,26 @@ def add_document(
         hit.decided = decided  # type: ignore[attr-defined]  # an extra field of Hit
     _count(doc_id, text, comparison, result)
     result.documents.append(
-        Document(
-            doc_id=doc_id, text=text, role=data.get("role"), batch=data.get("batch"),
-            p_incl=data.get("p_incl"), stratum=data.get("stratum"), ground_truth=hits,
-        )
-    )  # fmt: skip
+        Document(doc_id=doc_id, text=text, ground_truth=hits, **design_fields(data))
+    )
+
+
+DESIGN_FIELDS = ("role", "batch", "p_incl", "stratum")
+
+
+def design_fields(data: dict[str, Any]) -> dict[str, Any]:
+    """A task's sampling design as ``push`` sent it (``data``: the task's data): what the corpus
+    figures weigh and resample its document by."""
+    return {name: data.get(name) for name in DESIGN_FIELDS}
+
+
+def drawn_documents(tasks: Sequence[Task]) -> list[Document]:
+    """The documents ``tasks`` were pushed for, without hits, each with its design
+    (:func:`design_fields`), one per ``doc_id`` (``by_doc_id``'s: the first task by id)."""
+    return [
+        Document(doc_id=doc_id, text=text_of(task), **design_fields(task.get("data") or {}))
+        for doc_id, task in by_doc_id(tasks).items()
+    ]
 
 
 def _completed(task: Task, annotator: str | None) -> list[Annotation]:
