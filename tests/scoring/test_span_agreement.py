@@ -364,3 +364,16 @@ def test_alpha_u_of_the_report_equals_the_independent_implementation(seed: int) 
     found = span_agreement(shared, None, n_boot=0)
     assert found.alpha_spans.value == pytest.approx(reference_alpha(spans), abs=1e-9)
     assert found.alpha_relations.value == pytest.approx(reference_alpha(relations), abs=1e-9)
+
+
+@pytest.mark.parametrize("shared", [[], [(doc("d1"), doc("d1"))]], ids=["no-documents", "no-spans"])
+def test_nothing_to_compare_gives_undefined_figures_not_an_error(
+    kb: KB, shared: list[tuple[Document, Document]]
+) -> None:
+    # A campaign before its first double task is annotated pulls with no shared document.
+    report = span_agreement(shared, kb).to_json()
+    for figure in ("span_f1", "span_f1_labelled"):
+        for kind in ("strict", "lenient"):
+            assert report[figure][kind]["f1"] is None
+            assert report[figure][kind]["interval"] == [None, None]
+    assert report["per_relation"] == []

@@ -169,10 +169,13 @@ def span_agreement(
         # round differently.
         f1_counts, f1_of = counts, _f1_of_groups
         if weights is None:
-            by_group = counts.reshape(len(counts), -1, 4)
+            # Shapes spelled out: no document may be shared (a campaign before its first double
+            # task is annotated), and -1 cannot be inferred from zero rows.
+            n_groups = counts.shape[1] // 4
+            by_group = counts.reshape(len(counts), n_groups, 4)
             f1_counts = np.concatenate(
                 [(by_group[:, :, 0] + by_group[:, :, 1])[:, :, None], by_group[:, :, 2:]], axis=2
-            ).reshape(len(counts), -1)
+            ).reshape(len(counts), 3 * n_groups)
             f1_of = _f1_of_sides
         ends = np.cumsum([f1_counts.shape[1], alpha_spans.shape[1], alpha_relations.shape[1]])
 
