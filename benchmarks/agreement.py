@@ -173,9 +173,10 @@ def main() -> None:
         base_s = min(base_s, timed(lambda: baseline(double_a, double_b, kb), repeat=1)[0])
         whole_s = min(whole_s, timed(lambda: agreement(double_a, double_b, kb), repeat=1)[0])
     before, whole = baseline(double_a, double_b, kb), agreement(double_a, double_b, kb)
-    # The same κ report inside the whole one: the baseline did the same pairing and κ work.
+    # The same κ report inside the whole one: the baseline did the same pairing and κ work
+    # (its report's method was still named to_json then).
     for key, value in before.to_json().items():
-        assert whole.to_json()[key] == value, key
+        assert whole.to_dict()[key] == value, key
     assert whole.spans is not None
     print(
         f"whole agreement report on {args.double_docs:,} double documents (kappa, span F1 "

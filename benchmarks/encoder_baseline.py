@@ -68,11 +68,12 @@ def main() -> None:
         started = time.perf_counter()
         run = encoder_baseline(documents, kb, encoder)
         encoder_s = time.perf_counter() - started
-    spans = sum(run.report["spans"].values())
-    print(f"{len(documents)} documents, {spans} spans embedded ({run.report['spans']})")
+    by_regime = run.report.to_dict()["spans"]
+    spans = sum(by_regime.values())
+    print(f"{len(documents)} documents, {spans} spans embedded ({by_regime})")
     print(f"KB embeddings ({len(kb.canonical_relations())} relations): cold {cold:.2f} s, "
           f"cached {warm * 1000:.1f} ms ({cold / max(warm, 1e-9):.0f}x)")  # fmt: skip
-    print(f"lexical baseline: {lexical_s:.2f} s ({lexical.report['mentions']} mentions)")
+    print(f"lexical baseline: {lexical_s:.2f} s ({lexical.report.to_dict()['mentions']} mentions)")
     print(f"encoder baseline: {encoder_s:.2f} s, {spans / encoder_s:.0f} spans/s "
           f"({encoder_s / lexical_s:.2f}x the lexical baseline's time)")  # fmt: skip
 

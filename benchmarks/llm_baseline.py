@@ -76,7 +76,8 @@ def main() -> None:
             started = time.perf_counter()
             run = llm_baseline(documents, kb, provider, concurrency=concurrency)
             timings[concurrency] = time.perf_counter() - started
-            assert run.report["outcomes"].get("answered") == n, run.report["outcomes"]
+            outcomes = run.report.to_dict()["outcomes"]
+            assert outcomes.get("answered") == n, outcomes
         cached = server.provider("openai", "bench", cache=SQLiteCache(Path(tmp) / "c.sqlite"))
         first = time.perf_counter()
         llm_baseline(documents, kb, cached, concurrency=8)

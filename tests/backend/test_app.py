@@ -29,6 +29,10 @@ def test_health_answers_up_with_the_review_tag(client: TestClient, kb: KB) -> No
     assert reply.status_code == 200
     assert reply.json()["status"] == "UP"
     assert reply.json()["model_version"] == f"review:lexical@{kb.tag}"
+    assert list(reply.json()) == ["status", "model_class", "model_version"]
+    assert client.get("/").json() == reply.json() == {
+        "status": "UP", "model_class": "goldloop", "model_version": f"review:lexical@{kb.tag}"
+    }  # fmt: skip
 
 
 def test_setup_replies_with_the_review_tag(client: TestClient, kb: KB, label_config: str) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 from goldloop.formats.gold import Document
 from goldloop.kb import KB
 from goldloop.llm import LLMError, LLMResponse
-from goldloop.llm.decode import DocumentResult, decode_answer, nearest_occurrence
+from goldloop.llm.decode import DocumentResult, Rejection, decode_answer, nearest_occurrence
 
 TEXT = (
     "IL-6 is activated by TNF in macrophages. TNF binds to TNFR1 and increases apoptosis, whereas "
@@ -55,7 +55,7 @@ def hits_of(result: DocumentResult) -> list[dict[str, Any]]:
 
 
 def reasons_of(result: DocumentResult) -> list[list[str]]:
-    return [r["reasons"] for r in result.rejections]
+    return [r.reasons for r in result.rejections]
 
 
 def test_converse_label_maps_to_canonical_with_direction_flipped(kb: KB, nlp: Any) -> None:
@@ -102,7 +102,7 @@ def test_bad_directions_are_rejected(kb: KB, nlp: Any) -> None:
 def test_unknown_label_is_rejected_with_the_item(kb: KB, nlp: Any) -> None:
     result = decode([item("increases", "upregulates strongly")], kb, nlp)
     assert hits_of(result) == []
-    assert result.rejections == [
+    assert [r.to_dict() for r in result.rejections] == [
         {
             **item("increases", "upregulates strongly"),
             "doc_id": "pmid:1",
@@ -156,7 +156,7 @@ def test_surface_not_verbatim_is_not_found(kb: KB, nlp: Any) -> None:
 def test_malformed_items_are_reported(kb: KB, nlp: Any) -> None:
     result = decode([42, {"label": "increases", "direction": "forward"}], kb, nlp)  # type: ignore[list-item]
     assert result.items == 2
-    assert result.rejections[0] == {
+    assert result.rejections[0].to_dict() == {
         "item": 42,
         "doc_id": "pmid:1",
         "reasons": ["malformed_item", "unknown_label", "bad_direction"],
@@ -228,3 +228,12 @@ def test_unicode_surfaces_resolve_on_code_points(kb: KB, nlp: Any) -> None:
     [hit] = hits_of(result)
     assert text[hit["a"] : hit["b"]] == "increases" and hit["a"] == text.rindex("increases")
     assert reasons_of(result) == [["surface_not_found"]]  # a non-breaking space is not a space
+
+
+def test_a_rejection_keeps_the_items_keys_first_its_own_doc_id_and_reasons_last() -> None:
+    rejection = Rejection.of_item({"label": "x", "surface": "y"}, "pmid:1", ["unknown_label"])
+    assert list(rejection.to_dict()) == ["label", "surface", "doc_id", "reasons"]
+    # An item naming a doc_id keeps the key where it wrote it, holding the document's.
+    clash = Rejection.of_item({"doc_id": "other", "label": "x"}, "pmid:1", ["r"]).to_dict()
+    assert clash == {"doc_id": "pmid:1", "label": "x", "reasons": ["r"]}
+    assert list(clash) == ["doc_id", "label", "reasons"]

@@ -18,7 +18,7 @@ from goldloop.formats.gold import Document, Hit
 from goldloop.kb import KB, load_kb
 from goldloop.llm import SQLiteCache, decoded_store
 from goldloop.llm.annotate import annotate_documents
-from goldloop.llm.decode import DocumentResult
+from goldloop.llm.decode import DocumentResult, Rejection
 from goldloop.settings import DEMO_CORPUS
 from goldloop.text.lexical import LexicalAnnotator
 from goldloop.text.parse_cache import ENV_PATH
@@ -195,12 +195,12 @@ def test_a_stored_outcome_round_trips_every_hit_field() -> None:
     )  # fmt: skip
     document = Document(doc_id="d", text="regulates TNF", ground_truth=[hit])
     result = DocumentResult(
-        "d", document, items=3, rejections=[{"surface": "x", "doc_id": "d", "reasons": ["r"]}]
+        "d", document, items=3, rejections=[Rejection({"surface": "x"}, "d", ["r"])]
     )
     blob = decoded_store.DecodedStore.dump(result)
     back = decoded_store.DecodedStore.load(document.model_copy(update={"doc_id": "e"}), blob)
     assert back.document is not None and back.document.ground_truth == [hit]
-    assert back.items == 3 and back.rejections == [
+    assert back.items == 3 and [r.to_dict() for r in back.rejections] == [
         {"surface": "x", "doc_id": "e", "reasons": ["r"]}
     ]
     assert back.failure is None and not back.cached

@@ -19,18 +19,23 @@ def test_audit_with_gold_reports_gaps_coverage_and_writes_png(
     result = audit_sample(sample_dir, kb, gold=sample_gold.path, min_mentions=3, out_dir=tmp_path)
     r = result.report
     assert result.png_path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert json.loads(result.json_path.read_text())["documents"] == len(docs) == 24
-    assert r["eligibility"] == {"checked": 24, "failing": 0, "by_reason": {}}
-    supply = r["coverage"]["pool_can_supply"]
+    written = json.loads(result.json_path.read_text())
+    assert written["documents"] == len(docs) == 24
+    assert list(written) == ["sample_dir", "documents", "batches", "eligibility",
+                             "density_vs_length", "label_source", "label_concentration",
+                             "coverage", "gold"]  # fmt: skip
+    assert written == json.loads(json.dumps(r.to_dict()))
+    assert r.eligibility == {"checked": 24, "failing": 0, "by_reason": {}}
+    supply = r.coverage["pool_can_supply"]
     assert supply >= 2
-    assert r["coverage"]["curve"] == [
+    assert r.coverage["curve"] == [
         {"batch": 0, "documents": 12, "labels_reached": 1, "coverage": round(1 / supply, 4)},
         {"batch": 1, "documents": 24, "labels_reached": 2, "coverage": round(2 / supply, 4)},
     ]
-    concentration = r["label_concentration"]
+    concentration = r.label_concentration
     assert concentration["mentions"] == 6 and concentration["distinct_labels"] == 2
     assert concentration["top1_share"] == 0.5 and concentration["herfindahl"] == 0.5
-    gold = r["gold"]
+    gold = r.gold
     with_hits = {d.doc_id for d in docs if d.ground_truth}
     assert set(gold["documents_without_hits"]) == {d.doc_id for d in docs} - with_hits
     controls = [row.doc_id for row in read_manifest(sample_dir) if row.n_verb_mentions == 0]
@@ -53,9 +58,10 @@ def test_audit_flags_a_changed_text(sample_dir: Path, kb: KB, tmp_path: Path) ->
     lines[0] = json.dumps({"doc_id": first["doc_id"], "text": "Now a short text."})
     (copy / "texts.jsonl").write_text("\n".join(lines) + "\n")
     r = audit_sample(copy, kb).report
-    assert r["label_source"] == "detected"
-    assert r["eligibility"]["failing"] == 1
-    assert r["eligibility"]["by_reason"] == {
+    assert r.label_source == "detected"
+    assert r.gold is None and "gold" not in r.to_dict()
+    assert r.eligibility["failing"] == 1
+    assert r.eligibility["by_reason"] == {
         "text_changed": {"count": 1, "doc_ids": [first["doc_id"]]},
         "too_short": {"count": 1, "doc_ids": [first["doc_id"]]},
     }
@@ -71,6 +77,6 @@ def test_cli_audit(sample_dir: Path, tmp_path: Path, cli: Cli) -> None:
 def test_audit_of_the_shipped_example_needs_no_parse(kb: KB, tmp_path: Path) -> None:
     example = Path(__file__).parent.parent / "data" / "sample"
     r = audit_sample(example, kb, out_dir=tmp_path).report
-    assert r["documents"] == 15 and r["eligibility"]["failing"] == 0
-    assert [p["documents"] for p in r["coverage"]["curve"]] == [10, 15]
+    assert r.documents == 15 and r.eligibility["failing"] == 0
+    assert [p["documents"] for p in r.coverage["curve"]] == [10, 15]
     assert not (example / "audit.json").exists()

@@ -14,9 +14,12 @@ from tests.sample.conftest import Gold
 
 def test_stats_sections(sample_dir: Path, sample_gold: Gold, kb: KB, tmp_path: Path) -> None:
     x = sample_gold.x
-    only_kb = dataset_stats(kb)
+    only_kb = dataset_stats(kb).to_dict()
     assert set(only_kb) == {"kb"} and only_kb["kb"]["rows"] == len(kb)
-    stats = dataset_stats(kb, corpus=DEMO_CORPUS, sample=sample_dir, gold=sample_gold.path)
+    every = dataset_stats(kb, corpus=DEMO_CORPUS, sample=sample_dir, gold=sample_gold.path)
+    stats = every.to_dict()
+    assert list(stats) == ["kb", "corpus", "sample", "gold"]
+    assert list(dataset_stats(kb, gold=sample_gold.path).to_dict()) == ["kb", "gold"]
     corpus = stats["corpus"]
     assert (corpus["documents"], corpus["with_identifier"], corpus["without_year"]) == (31, 30, 0)
     assert (corpus["years"]["min"], corpus["years"]["max"]) == (1984, 2023)
@@ -25,7 +28,7 @@ def test_stats_sections(sample_dir: Path, sample_gold: Gold, kb: KB, tmp_path: P
     assert sample["by_role"] == {"double": 4, "primary": 16, "reserve": 4}
     plain = tmp_path / "docs.jsonl"
     plain.write_text('{"doc_id": "a", "text": "abcd"}\n{"doc_id": "b", "text": "ab"}\n')
-    assert dataset_stats(kb, sample=plain)["sample"]["chars"]["mean"] == 3.0
+    assert dataset_stats(kb, sample=plain).to_dict()["sample"]["chars"]["mean"] == 3.0
     gold = stats["gold"]
     assert (gold["documents"], gold["hits"], gold["distinct_relations"]) == (24, 6, 2)
     assert gold["relations"][x] == {"label": "reduces", "hits": 3}

@@ -88,7 +88,7 @@ def test_report_keys_counts_and_kappa(kb: KB) -> None:
         doc("only-in-b"),
     ]
     report = agreement(gold_a, gold_b, kb)
-    data = report.to_json()
+    data = report.to_dict()
     assert list(data) == [
         "n_docs_shared", "n_pairs", "n_span_matched", "n_only_a", "n_only_b",
         "kappa_entity_id", "kappa_entity_id_folded", "n_direction_pairs", "kappa_direction",

@@ -11,7 +11,7 @@ import pytest
 
 from goldloop.formats.gold import read_gold
 from goldloop.kb import KB
-from goldloop.scoring.baselines import run_baselines
+from goldloop.scoring.baselines import EncoderReport, LexicalReport, run_baselines
 from tests.conftest import Cli, use_environment
 from tests.fakes.llm_server import FakeLLMServer, FakeRequest, Reply
 
@@ -138,6 +138,7 @@ def test_llm_baseline_finishes_and_reports_a_span_whose_request_failed(
     documents = read_gold(gold_file, kb).documents
     (result,) = run_baselines(documents, ["llm"], kb, provider=linker, concurrency=3)
     baseline = result["baseline"]
+    assert list(baseline) == ["annotator", "requests", "outcomes", "usage", "failed"]
     assert baseline["requests"] == 4
     assert baseline["outcomes"] == {"called": 3, "answered": 2, "unknown_label": 1, "failed": 1}
     [failed] = baseline["failed"]
@@ -271,3 +272,10 @@ def test_baseline_results_carry_the_corpus_figures_of_the_design(kb: KB) -> None
     for result in results:
         assert result["corpus"]["n_docs"] == len(documents)
         assert result["corpus"]["population_docs"] == len(documents)
+
+
+def test_the_lexical_and_encoder_reports_keep_their_keys_in_order() -> None:
+    assert list(LexicalReport(3, "kb@1").to_dict()) == ["mentions", "kb_tag"]
+    encoder = EncoderReport("m", "abc", "kb@1", {"linking-only": 4, "end-to-end": 2})
+    assert list(encoder.to_dict()) == ["encoder", "encoder_identity", "kb_tag", "spans"]
+    assert encoder.to_dict()["spans"] == {"linking-only": 4, "end-to-end": 2}

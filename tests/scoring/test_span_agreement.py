@@ -74,7 +74,7 @@ def test_hand_count(kb: KB) -> None:
     # Incomplete positions are exactly the spans κ pairs with ∅.
     report = agreement([a], [b], kb, n_boot=0)
     assert (report.n_only_a, report.n_only_b) == (found.only_a, found.only_b)
-    data = report.to_json()
+    data = report.to_dict()
     assert data["incomplete"] == {"only_a": 1, "only_b": 2}
     assert set(data["span_f1"]["strict"]) >= {"f1", "precision", "recall", "interval"}
     assert set(data["alpha_u"]) == {"spans", "relations"}

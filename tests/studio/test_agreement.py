@@ -92,7 +92,7 @@ def test_agree_from_the_double_project(
     shared = list(zip(documents(FIRST), documents(SECOND), strict=True))
     assert [a.doc_id for a, _ in shared] == compared
     assert corpus == corpus_agreement(expected_report, compared, kb, design, 0, 0, shared=shared)
-    assert report == expected_report.to_json()
+    assert report == expected_report.to_dict()
     assert (report["n_span_matched"], report["n_only_a"], report["n_only_b"]) == (3, 1, 0)
     assert "2 of 3 task(s) compared" in result.out
 
@@ -191,14 +191,14 @@ def test_agree_compares_the_blind_documents_with_and_without_candidates(
         Document(doc_id="pmid:2", text=TEXTS["pmid:2"], ground_truth=hits(FIRST, "pmid:2"))
     ]
     without = [Document(doc_id="pmid:2", text=TEXTS["pmid:2"], ground_truth=hits(SECOND, "pmid:2"))]
-    expected = agreement(with_them, without, kb).to_json()
+    expected = agreement(with_them, without, kb).to_dict()
     assert report["blind_vs_pre_annotated"] == {
         "project": f"{name}-blind", "blind_documents": 2, "paired_documents": 1,
         "agreement": expected,
     }  # fmt: skip
     assert expected["n_span_matched"] == 1 and expected["n_only_a"] == 1
     # The double task's figures are what they were: the blind pair is one more comparison.
-    double = agreement(documents(FIRST)[:1], documents(SECOND)[:1], kb).to_json()
+    double = agreement(documents(FIRST)[:1], documents(SECOND)[:1], kb).to_dict()
     assert {key: report[key] for key in double} == double
     assert "blind documents: with candidates" in result.out
 
@@ -259,20 +259,20 @@ def test_agree_reports_people_pre_annotation_and_curator(
         return {d: rows for d, rows in version.items() if d in doc_ids}
 
     # Two people: the double tasks both annotated.
-    expected = agreement(docs(only(ALICE, BOB)), docs(BOB), kb).to_json()
+    expected = agreement(docs(only(ALICE, BOB)), docs(BOB), kb).to_dict()
     assert {key: report[key] for key in expected} == expected
     # Each person against the pre-annotator's candidates pushed on the tasks they annotated.
     shown = {d: [(s, e, di) for doc, s, e, di in CANDIDATES if doc == d] for d in ALICE}
     assert report["person_pre_annotation"] == {
-        alice: agreement(docs(shown), docs(ALICE), kb).to_json(),
-        bob: agreement(docs(only(shown, BOB)), docs(BOB), kb).to_json(),
+        alice: agreement(docs(shown), docs(ALICE), kb).to_dict(),
+        bob: agreement(docs(only(shown, BOB)), docs(BOB), kb).to_dict(),
     }
     assert report["person_pre_annotator"] == {}  # one pre-annotator: its version is the review
     # The curator (carol settled three disputes) against each annotator on those tasks.
     assert report["curators"] == [campaign.email("carol")]
     assert report["curator_person"] == {
-        alice: agreement(docs(CAROL), docs(only(ALICE, CAROL)), kb).to_json(),
-        bob: agreement(docs(CAROL), docs(only(BOB, CAROL)), kb).to_json(),
+        alice: agreement(docs(CAROL), docs(only(ALICE, CAROL)), kb).to_dict(),
+        bob: agreement(docs(CAROL), docs(only(BOB, CAROL)), kb).to_dict(),
     }
     # Bob moved away from the candidates on pmid:12-14; alice kept them all and added one.
     moved = report["person_pre_annotation"]
@@ -326,9 +326,9 @@ def test_agree_compares_each_person_with_each_pre_annotator(
     for person, rows in ((admin, FIRST), (second.email, SECOND)):
         assert (
             report["person_pre_annotation"][person]
-            == agreement(documents(review), documents(rows), kb).to_json()
+            == agreement(documents(review), documents(rows), kb).to_dict()
         )
         assert report["person_pre_annotator"][person] == {
-            "llm-a": agreement(documents(llm_a), documents(rows), kb).to_json(),
-            "llm-b": agreement(documents(llm_b), documents(rows), kb).to_json(),
+            "llm-a": agreement(documents(llm_a), documents(rows), kb).to_dict(),
+            "llm-b": agreement(documents(llm_b), documents(rows), kb).to_dict(),
         }

@@ -56,13 +56,29 @@ def test_the_sidecar_sections_carry_corpus_figures_when_the_tasks_carry_the_desi
     expected = corpus_agreement(
         report, list(TEXTS), kb, weights, CORPUS_BOOTSTRAP, 0, shared=shared
     )
-    assert section["corpus"] == expected
-    assert section["corpus"]["population_docs"] == pytest.approx(28 / 3)
+    assert section.corpus == expected
+    assert section.corpus["population_docs"] == pytest.approx(28 / 3)
     completeness = double_completeness(first, second, drawn(design)).to_dict()["corpus"]
     assert completeness is not None
     assert completeness["population_docs"] == pytest.approx(28 / 3)
     # One task without p_incl (here the primary one, which no double document is): no design,
     # no corpus figures (the sidecar cannot be told to ignore it), the sample figures unchanged.
     mixed = drawn({**design, "pmid:4": None})
-    assert kappa_section(first, second, double, kb, mixed)["corpus"] is None
+    assert kappa_section(first, second, double, kb, mixed).corpus is None
     assert double_completeness(first, second, mixed).corpus is None
+
+
+def test_the_kappa_section_is_the_report_without_its_confusion_then_the_tasks_then_corpus(
+    kb: KB,
+) -> None:
+    first = [Document(doc_id=d, text=t, ground_truth=hits(FIRST, d)) for d, t in TEXTS.items()]
+    second = [Document(doc_id=d, text=t, ground_truth=hits(SECOND, d)) for d, t in TEXTS.items()]
+    double = DoubleTasks("x-double", 3, 3, 0, 0)
+    design = {"pmid:1": 0.5, "pmid:2": 0.25, "pmid:3": 1.0, "pmid:4": 0.5}
+    data = kappa_section(first, second, double, kb, drawn(design)).to_dict()
+    report = agreement(first, second, kb).to_dict()
+    del report["confusion"]
+    assert list(data) == [*report, *double.to_dict(), "corpus"]
+    assert list(report)[:3] == ["n_docs_shared", "n_pairs", "n_span_matched"]
+    assert data["compared_tasks"] == 3 and data["project"] == "x-double"
+    assert {k: data[k] for k in report} == report

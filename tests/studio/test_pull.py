@@ -92,7 +92,7 @@ def test_sidecar_counts_curation_and_kappa_before_it(kb: KB, campaign: Campaign,
         "candidates": 8, "accept": 6, "fix": 2, "reject": 0, "added": 0,
     }  # fmt: skip
     both = {d: rows for d, rows in ALICE.items() if d in BOB}
-    expected = agreement(documents(both), documents(BOB), kb).to_json()
+    expected = agreement(documents(both), documents(BOB), kb).to_dict()
     expected.pop("confusion")
     kappa = sidecar["agreement_before_curation"]
     assert {k: kappa[k] for k in expected} == expected

@@ -47,12 +47,13 @@ def test_status_table_json_and_watch(
     assert status["curation"]["awaiting_curation"] == ["pmid:14"]
     exported = export_campaign(label_studio.connection, label_studio.client, campaign.name)
     sections = campaign_sections(exported, kb)
-    assert status["agreement"] == sections.agreement_before_curation
+    assert sections.agreement_before_curation is not None and sections.completeness is not None
+    assert status["agreement"] == sections.agreement_before_curation.to_dict()
     f1 = status["agreement"]["span_f1"]["lenient"]["f1"]
     labelled = status["agreement"]["span_f1_labelled"]["lenient"]["f1"]
     line = rf"span F1 lenient / labelled, double tasks\s*│\s*{f1:.3f} / {labelled:.3f}"
     assert re.search(line, done.out)
-    assert status["completeness"] == json.loads(json.dumps(sections.completeness))
+    assert status["completeness"] == json.loads(json.dumps(sections.completeness.to_dict()))
     assert status["completeness"]["n_docs"] == 5
     median = statistics.median(min(s / 60, 15.0) for s in LEAD_TIMES.values())
     assert status["finish"]["annotations_needed"] == 2

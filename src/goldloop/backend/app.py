@@ -18,6 +18,7 @@ from goldloop.backend.live import LiveGold
 from goldloop.backend.predictor import Predictor
 from goldloop.backend.protocol import (
     BadRequest,
+    Health,
     PredictRequest,
     SetupRequest,
     WebhookEvent,
@@ -68,7 +69,7 @@ def create_app(
     @app.get("/health")
     @app.get("/")
     async def health() -> dict[str, Any]:
-        return {"status": "UP", "model_class": "goldloop", "model_version": predictor.model_version}
+        return Health(predictor.model_version).to_dict()
 
     @app.post("/setup", dependencies=guard)
     async def setup(request: Request) -> dict[str, Any]:

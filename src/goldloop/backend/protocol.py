@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -49,6 +50,23 @@ class SetupRequest(_Body):
 
 class WebhookEvent(_Body):
     action: str
+
+
+@dataclass(frozen=True)
+class Health:
+    """The answer to ``GET /health`` (and ``/``): Label Studio reads the status and the model
+    version, the version of the review predictions the backend serves."""
+
+    model_version: str
+    status: str = "UP"
+    model_class: str = "goldloop"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "status": self.status,
+            "model_class": self.model_class,
+            "model_version": self.model_version,
+        }
 
 
 class BadRequest(GoldloopError):

@@ -97,7 +97,7 @@ def agree(
         # Read without folding: the raw κ compares ids as the annotators wrote them.
         documents, others = read_gold(gold).documents, read_gold(other).documents
         report = agreement(documents, others, the_kb)
-        data = report.to_json()
+        data = report.to_dict()
         title = f"agreement {gold.name} (A) vs {other.name} (B)"
     else:
         target = out or Path(f"{studio_project}.agreement.json")
@@ -118,12 +118,12 @@ def agree(
         documents, others, double = double_versions(campaign.of("double"), the_kb, where)
         report = agreement(documents, others, the_kb)
         roles = role_agreements(campaign.of("double"), campaign.of("curate"), the_kb, where)
-        data = {**report.to_json(), "label_studio": double.to_json(), **roles.to_json()}
+        data = {**report.to_dict(), "label_studio": double.to_dict(), **roles.to_dict()}
         if campaign.of("blind"):
             blind = blind_agreement(
                 campaign.of("primary"), campaign.of("blind"), the_kb, campaign.titles["blind"]
             )
-            data["blind_vs_pre_annotated"] = blind.to_json()
+            data["blind_vs_pre_annotated"] = blind.to_dict()
         title = f"agreement in {double.project}: first vs second annotation per task"
         console.print(
             f"{double.compared} of {double.tasks} task(s) compared; "
@@ -166,7 +166,7 @@ def agree(
 
 
 def show_report(report: AgreementReport, kb: KB, title: str) -> None:
-    data = report.to_json()
+    data = report.to_dict()
     console.print(key_value_table(title, [(key, _fmt(data[key])) for key in KAPPA_KEYS]))
     if report.spans is not None:
         show_spans(report.spans, kb)

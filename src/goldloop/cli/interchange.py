@@ -23,6 +23,7 @@ from goldloop.interchange import (
     EXPORT_FORMATS,
     FOLDER_FORMATS,
     IMPORT_FORMATS,
+    ImportReport,
     export_gold,
     import_corpus,
     read_verification,
@@ -96,18 +97,7 @@ def import_(
     gold, counts = import_corpus(fmt, source, knowledge, mapping)
     write_gold(out, gold.documents)
     s = gold.stats
-    data = {
-        "format": fmt,
-        "source": str(source),
-        "documents": s.documents,
-        "hits": s.hits,
-        "unmapped_types": dict(counts.unmapped_types.most_common()),
-        "folded_to_canonical": s.folded_to_canonical,
-        "direction_coerced": s.direction_coerced,
-        "not_in_kb": dict(s.not_in_kb.most_common()),
-        **dict(counts.by_format),
-    }
-    atomic_write_json(report, data)
+    atomic_write_json(report, ImportReport(fmt, str(source), s, counts).to_dict())
     rows: list[tuple[str, object]] = [
         ("documents", s.documents),
         ("hits", s.hits),

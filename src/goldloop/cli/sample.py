@@ -254,23 +254,23 @@ def audit(
         sample_dir, open_kb(kb), gold=gold, min_mentions=min_mentions, out_dir=out
     )
     r = result.report
-    eligibility = r["eligibility"]
-    sample_corr, pool_corr = r["density_vs_length"]["sample"], r["density_vs_length"]["pool"]
-    concentration = r["label_concentration"]
+    eligibility = r.eligibility
+    sample_corr, pool_corr = r.density_vs_length["sample"], r.density_vs_length["pool"]
+    concentration = r.label_concentration
     rows: list[tuple[str, object]] = [
-        ("documents", r["documents"]),
-        ("batches", ", ".join(map(str, r["batches"]))),
+        ("documents", r.documents),
+        ("batches", ", ".join(map(str, r.batches))),
         ("failing the gate again", f"{eligibility['failing']} of {eligibility['checked']}"),
         *((f"  {reason}", v["count"]) for reason, v in eligibility["by_reason"].items()),
         ("density vs length, sample (rho)", sample_corr["spearman_rho"]),
         ("density vs length, pool (rho)", pool_corr["spearman_rho"]),
-        ("labels from", r["label_source"]),
+        ("labels from", r.label_source),
         ("distinct labels", concentration["distinct_labels"]),
         ("top-1 / top-5 share", f"{concentration['top1_share']} / {concentration['top5_share']}"),
         ("Herfindahl index", concentration["herfindahl"]),
     ]
-    if "gold" in r:
-        g = r["gold"]
+    if r.gold is not None:
+        g = r.gold
         rows += [
             ("sample documents in gold", g["sample_documents_in_gold"]),
             ("documents without a gold hit", len(g["documents_without_hits"])),
@@ -278,10 +278,10 @@ def audit(
             ("negative controls with hits", len(g["negative_controls_with_hits"])),
         ]
     console.print(key_value_table(f"audit {sample_dir}", rows))
-    coverage = r["coverage"]
+    coverage = r.coverage
     console.print(
         figures_table(
-            f"coverage: labels with ≥{coverage['min_mentions']} {r['label_source']} mentions, "
+            f"coverage: labels with ≥{coverage['min_mentions']} {r.label_source} mentions, "
             f"of {coverage['pool_can_supply']} the pool can supply",
             ("batch", "documents", "labels reached", "coverage"),
             [
@@ -318,23 +318,23 @@ def stats(
         gold=gold,
     )
     path = report_dir / "dataset_stats.json"
-    atomic_write_json(path, result)
-    rows: list[tuple[str, object]] = [("KB relations", result["kb"]["rows"])]
-    if "corpus" in result:
-        c = result["corpus"]
+    atomic_write_json(path, result.to_dict())
+    rows: list[tuple[str, object]] = [("KB relations", result.kb["rows"])]
+    if result.corpus is not None:
+        c = result.corpus
         rows += [
             ("corpus documents", c["documents"]),
             ("corpus median chars", c["chars"]["median"]),
         ]
-    if "sample" in result:
-        s = result["sample"]
+    if result.sample is not None:
+        s = result.sample
         rows += [
             ("sample documents", s["documents"]),
             ("sample mentions / document (mean)", s["mentions_per_document"]["mean"]),
             ("sample negative controls", s["negative_controls"]),
         ]
-    if "gold" in result:
-        g = result["gold"]
+    if result.gold is not None:
+        g = result.gold
         rows += [
             ("gold documents", g["documents"]),
             ("gold hits", g["hits"]),

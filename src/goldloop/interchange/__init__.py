@@ -15,7 +15,7 @@ from typing import Any
 
 from goldloop.files import jsonl
 from goldloop.files.atomic import atomic_write_json
-from goldloop.formats.gold import Document, GoldFile, gold_from_data, paused_gc
+from goldloop.formats.gold import Document, GoldFile, GoldStats, gold_from_data, paused_gc
 from goldloop.interchange import bioc, brat, docbin, pubtator
 from goldloop.interchange.spans import FormatError, ImportCounts, TypeMap
 from goldloop.kb import KB
@@ -97,6 +97,31 @@ def import_corpus(
     with paused_gc():
         items = readers[fmt](source, type_map or TypeMap(), counts)
         return gold_from_data(source, items, kb), counts
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    """An import's ``<out>.report.json``: the format and source, the documents and hits read,
+    annotations of unmapped types by type, what folding through the KB changed, ids not in the
+    KB, then the format's own counts (annotations not imported, by reason)."""
+
+    format: str
+    source: str
+    stats: GoldStats
+    counts: ImportCounts
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": self.format,
+            "source": self.source,
+            "documents": self.stats.documents,
+            "hits": self.stats.hits,
+            "unmapped_types": dict(self.counts.unmapped_types.most_common()),
+            "folded_to_canonical": self.stats.folded_to_canonical,
+            "direction_coerced": self.stats.direction_coerced,
+            "not_in_kb": dict(self.stats.not_in_kb.most_common()),
+            **dict(self.counts.by_format),
+        }
 
 
 def read_verification(path: Path) -> dict[str, Any] | None:

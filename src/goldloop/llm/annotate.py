@@ -325,7 +325,7 @@ def build_report(
     max_tokens: int,
 ) -> AnnotateReport:
     """The sidecar report: who annotated, counts, token usage, every failure and rejection."""
-    rejections = [r for result in results for r in result.rejections]
+    rejections = [r.to_dict() for result in results for r in result.rejections]
     failures = [{"doc_id": r.doc_id, **r.failure} for r in results if r.failure is not None]
     by_failure = Counter(f["reason"] for f in failures)
     answered = [r for r in results if not (r.failure and r.failure["reason"] == FAILED)]

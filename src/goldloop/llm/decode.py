@@ -56,6 +56,24 @@ class Candidate:
     confidence: float | None = None
 
 
+@dataclass(frozen=True)
+class Rejection:
+    """An answer's item not taken, and why: its fields as the model wrote them (a non-object item
+    as ``{"item": item}``), then the document and the reasons."""
+
+    fields: dict[str, Any]
+    doc_id: str
+    reasons: list[str]
+
+    @classmethod
+    def of_item(cls, item: Any, doc_id: str, reasons: list[str]) -> Rejection:
+        return cls(dict(item) if isinstance(item, dict) else {"item": item}, doc_id, reasons)
+
+    def to_dict(self) -> dict[str, Any]:
+        # Over the item's own keys: an item with a doc_id or reasons field shows ours there.
+        return {**self.fields, "doc_id": self.doc_id, "reasons": self.reasons}
+
+
 @dataclass
 class DocumentResult:
     """What one document gave: its annotated copy (None when it failed) and its rejections."""
@@ -63,7 +81,7 @@ class DocumentResult:
     doc_id: str
     document: Document | None
     items: int = 0
-    rejections: list[dict[str, Any]] = field(default_factory=list)
+    rejections: list[Rejection] = field(default_factory=list)
     failure: dict[str, Any] | None = None
     usage: dict[str, int] = field(default_factory=dict)
     cached: bool = False
@@ -126,7 +144,9 @@ def finish_answer(
         hits, late = check_candidates(read.candidates, doc, verbal_only)
     order = {id(item): k for k, item in enumerate(read.items)}
     in_order = sorted(read.rejections + late, key=lambda pair: order[id(pair[0])])
-    result.rejections = [_rejection(item, document.doc_id, reasons) for item, reasons in in_order]
+    result.rejections = [
+        Rejection.of_item(item, document.doc_id, reasons) for item, reasons in in_order
+    ]
     result.document = _with_hits(
         document, [to_hit(c, document.text, doc, annotator_tag, "llm") for c in hits if doc]
     )
@@ -285,7 +305,9 @@ def decode_lexical(
             document, [to_hit(c, document.text, doc, annotator.tag, "lexical") for c in hits]
         ),
         items=len(mentions),
-        rejections=[_rejection(item, document.doc_id, reasons) for item, reasons in rejections],
+        rejections=[
+            Rejection.of_item(item, document.doc_id, reasons) for item, reasons in rejections
+        ],
     )
 
 
@@ -307,11 +329,6 @@ def _with_hits(document: Document, hits: list[Hit]) -> Document:
 
 def _failed(document: Document, reason: str, detail: str) -> DocumentResult:
     return DocumentResult(document.doc_id, None, failure={"reason": reason, "detail": detail})
-
-
-def _rejection(item: Any, doc_id: str, reasons: list[str]) -> dict[str, Any]:
-    fields = dict(item) if isinstance(item, dict) else {"item": item}
-    return {**fields, "doc_id": doc_id, "reasons": reasons}
 
 
 def _occurrence(value: Any) -> int | None:

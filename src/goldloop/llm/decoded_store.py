@@ -31,7 +31,7 @@ from pydantic import TypeAdapter
 from goldloop import __version__
 from goldloop.files import jsonl
 from goldloop.formats.gold import Document, Hit
-from goldloop.llm.decode import DocumentResult
+from goldloop.llm.decode import DocumentResult, Rejection
 from goldloop.text.parse_cache import ParseCache, default_cache, pipeline_id, text_key
 
 if TYPE_CHECKING:
@@ -136,7 +136,7 @@ class DecodedStore:
         stored = {
             "items": result.items,
             "hits": [hit.to_json() for hit in result.document.ground_truth],
-            "rejections": result.rejections,
+            "rejections": [r.to_dict() for r in result.rejections],
         }
         return json.dumps(stored, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
@@ -157,7 +157,9 @@ class DecodedStore:
             fits = all(0 <= h.a < h.b <= len(document.text) for h in hits) and all(
                 document.text[h.a : h.b] == h.surface for h in hits
             )
-            shaped = _is_count(items) and all(isinstance(r, dict) for r in rejections)
+            shaped = _is_count(items) and all(
+                isinstance(r, dict) and isinstance(r.get("reasons"), list) for r in rejections
+            )
         except (ValueError, KeyError, TypeError):  # pydantic's ValidationError is a ValueError
             return None
         if not (fits and shaped):
@@ -166,7 +168,8 @@ class DecodedStore:
             document.doc_id,
             document.model_copy(update={"ground_truth": hits}),
             items=items,
-            rejections=[{**r, "doc_id": document.doc_id} for r in rejections],
+            # As stored (their doc_id and reasons among the fields, in place): the same dict back.
+            rejections=[Rejection(r, document.doc_id, r["reasons"]) for r in rejections],
             usage=dict(usage or {}),
             cached=cached,
         )

@@ -33,9 +33,41 @@ from goldloop.sample.run import report_path
 TOP_LABELS = 15
 
 
+@dataclass(frozen=True)
+class AuditReport:
+    """``audit.json``: the sample's documents and batches, the gate re-checked, density against
+    length (sample and pool), where labels came from, their concentration, coverage per batch,
+    and with a gold file its gaps (``gold``, absent without one)."""
+
+    sample_dir: str
+    documents: int
+    batches: list[int]
+    eligibility: dict[str, Any]
+    density_vs_length: dict[str, Any]
+    label_source: str
+    label_concentration: dict[str, Any]
+    coverage: dict[str, Any]
+    gold: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "sample_dir": self.sample_dir,
+            "documents": self.documents,
+            "batches": self.batches,
+            "eligibility": self.eligibility,
+            "density_vs_length": self.density_vs_length,
+            "label_source": self.label_source,
+            "label_concentration": self.label_concentration,
+            "coverage": self.coverage,
+        }
+        if self.gold is not None:
+            out["gold"] = self.gold
+        return out
+
+
 @dataclass
 class AuditResult:
-    report: dict[str, Any]
+    report: AuditReport
     json_path: Path
     png_path: Path
 
@@ -66,24 +98,23 @@ def audit_sample(
     else:
         hits = {r.doc_id: detected.get(r.doc_id, []) for r in rows}
         source = "detected"
-    report: dict[str, Any] = {
-        "sample_dir": str(directory),
-        "documents": len(rows),
-        "batches": sorted({r.batch for r in rows}),
-        "eligibility": _recheck(directory, rows, texts),
-        "density_vs_length": {
+    report = AuditReport(
+        sample_dir=str(directory),
+        documents=len(rows),
+        batches=sorted({r.batch for r in rows}),
+        eligibility=_recheck(directory, rows, texts),
+        density_vs_length={
             "sample": _correlations([r.n_chars for r in rows], [r.n_verb_mentions for r in rows]),
             "pool": _correlations([d.n_chars for d in pool], [d.n_verb_mentions for d in pool]),
         },
-        "label_source": source,
-        "label_concentration": _concentration(kb, Counter(e for ids in hits.values() for e in ids)),
-        "coverage": _coverage(rows, hits, detected, min_mentions),
-    }
-    if gold is not None:
-        report["gold"] = _gold_gaps(rows, hits, gold, len(gold_docs))
+        label_source=source,
+        label_concentration=_concentration(kb, Counter(e for ids in hits.values() for e in ids)),
+        coverage=_coverage(rows, hits, detected, min_mentions),
+        gold=None if gold is None else _gold_gaps(rows, hits, gold, len(gold_docs)),
+    )
     target = Path(out_dir) if out_dir is not None else directory
     json_path, png_path = target / "audit.json", target / "audit.png"
-    atomic_write_json(json_path, report)
+    atomic_write_json(json_path, report.to_dict())
     atomic_write_bytes(png_path, _plot(report, rows))
     return AuditResult(report, json_path, png_path)
 
@@ -234,7 +265,7 @@ def _gold_gaps(
     }
 
 
-def _plot(report: dict[str, Any], rows: list[ManifestRow]) -> bytes:
+def _plot(report: AuditReport, rows: list[ManifestRow]) -> bytes:
     """Coverage per batch, density against length, and the most frequent labels, as PNG bytes."""
     import io
 
@@ -244,23 +275,23 @@ def _plot(report: dict[str, Any], rows: list[ManifestRow]) -> bytes:
     import matplotlib.pyplot as plt
 
     figure, (left, middle, right) = plt.subplots(1, 3, figsize=(15, 4.5))
-    curve = report["coverage"]["curve"]
+    curve = report.coverage["curve"]
     left.plot([p["documents"] for p in curve], [p["coverage"] or 0 for p in curve], marker="o")
     for point in curve:
         left.annotate(f"b{point['batch']}", (point["documents"], point["coverage"] or 0))
-    least = report["coverage"]["min_mentions"]
+    least = report.coverage["min_mentions"]
     left.set(
-        title=f"coverage ({report['label_source']}, ≥{least} mentions)",
+        title=f"coverage ({report.label_source}, ≥{least} mentions)",
         xlabel="documents (cumulative)", ylabel="share of suppliable labels", ylim=(0, 1.05),
     )  # fmt: skip
     middle.scatter([r.n_chars for r in rows], [r.n_verb_mentions for r in rows], s=12, alpha=0.6)
-    rho = report["density_vs_length"]["sample"]["spearman_rho"]
+    rho = report.density_vs_length["sample"]["spearman_rho"]
     middle.set(
         title=f"verb mentions vs length (rho={rho})", xlabel="characters", ylabel="verb mentions"
     )
-    top = report["label_concentration"]["top"]
+    top = report.label_concentration["top"]
     right.barh([t["label"] for t in top][::-1], [t["share"] for t in top][::-1])
-    right.set(title=f"label concentration ({report['label_source']})", xlabel="share of mentions")
+    right.set(title=f"label concentration ({report.label_source})", xlabel="share of mentions")
     figure.tight_layout()
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=100)

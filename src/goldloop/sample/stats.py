@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -148,6 +148,21 @@ def _label(kb: KB, entity_id: str) -> str | None:
     return relation.label if relation else None
 
 
+@dataclass(frozen=True)
+class DatasetStats:
+    """``dataset_stats.json``: the KB's section, then one per input given (``None``: not
+    given, and absent from the JSON)."""
+
+    kb: dict[str, Any]
+    corpus: dict[str, Any] | None = None
+    sample: dict[str, Any] | None = None
+    gold: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        sections = {"corpus": self.corpus, "sample": self.sample, "gold": self.gold}
+        return {"kb": self.kb, **{k: v for k, v in sections.items() if v is not None}}
+
+
 def dataset_stats(
     kb: KB,
     *,
@@ -155,13 +170,11 @@ def dataset_stats(
     columns: CorpusColumns | None = None,
     sample: str | Path | None = None,
     gold: str | Path | None = None,
-) -> dict[str, Any]:
+) -> DatasetStats:
     """The sections for the inputs given; the KB section is always there (it folds gold ids)."""
-    out: dict[str, Any] = {"kb": kb_stats(kb)}
-    if corpus is not None:
-        out["corpus"] = corpus_stats(corpus, columns)
-    if sample is not None:
-        out["sample"] = sample_stats(sample)
-    if gold is not None:
-        out["gold"] = gold_stats(gold, kb)
-    return out
+    return DatasetStats(
+        kb=kb_stats(kb),
+        corpus=None if corpus is None else corpus_stats(corpus, columns),
+        sample=None if sample is None else sample_stats(sample),
+        gold=None if gold is None else gold_stats(gold, kb),
+    )

@@ -91,7 +91,7 @@ class AgreementReport:
     def n_only_b(self) -> int:
         return sum(p.a is None for p in self.pairs)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         """The report's keys, then the folded relation confusion (A's id → B's id → count)."""
         out: dict[str, Any] = {
             "n_docs_shared": self.n_docs_shared,
@@ -108,7 +108,7 @@ class AgreementReport:
             a: dict(sorted(row.items())) for a, row in sorted(self.confusion.items())
         }
         if self.spans is not None:
-            out.update(self.spans.to_json())
+            out.update(self.spans.to_dict())
         return out
 
 

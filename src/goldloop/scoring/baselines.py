@@ -16,7 +16,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from goldloop.errors import GoldloopError
 from goldloop.formats.gold import Document
@@ -47,6 +47,62 @@ def _silent(_: str, __: int) -> Callable[[], None]:
     return lambda: None
 
 
+class BaselineReport(Protocol):
+    """What happened while a baseline ran: a score result's ``baseline`` object."""
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class LexicalReport:
+    """The lexical baseline's mentions found, and the KB it matched against."""
+
+    mentions: int
+    kb_tag: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"mentions": self.mentions, "kb_tag": self.kb_tag}
+
+
+@dataclass(frozen=True)
+class EncoderReport:
+    """The sentence encoder used, the KB, and the spans embedded per regime."""
+
+    encoder: str
+    encoder_identity: str
+    kb_tag: str
+    spans: dict[str, int]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "encoder": self.encoder,
+            "encoder_identity": self.encoder_identity,
+            "kb_tag": self.kb_tag,
+            "spans": self.spans,
+        }
+
+
+@dataclass(frozen=True)
+class LlmReport:
+    """The LLM linker's requests: their outcomes (keys in the order first met), token usage, and
+    the requests that failed (span and error)."""
+
+    annotator: str
+    requests: int
+    outcomes: dict[str, int]
+    usage: dict[str, Any]
+    failed: list[dict[str, Any]]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "annotator": self.annotator,
+            "requests": self.requests,
+            "outcomes": self.outcomes,
+            "usage": self.usage,
+            "failed": self.failed,
+        }
+
+
 @dataclass
 class BaselineRun:
     """A baseline's predictions, how long producing them took, and what happened on the way;
@@ -54,7 +110,7 @@ class BaselineRun:
 
     predictions: SystemPredictions
     wall_time_s: float
-    report: dict[str, Any] = field(default_factory=dict)
+    report: BaselineReport
     by_regime: dict[str, SystemPredictions] = field(default_factory=dict)
 
 
@@ -85,9 +141,7 @@ def lexical_baseline(
         )
         step()
     predictions = rows_to_predictions("lexical", None, "lexical", rows, documents)
-    return BaselineRun(
-        predictions, time.perf_counter() - started, {"mentions": len(rows), "kb_tag": kb.tag}
-    )
+    return BaselineRun(predictions, time.perf_counter() - started, LexicalReport(len(rows), kb.tag))
 
 
 def encoder_baseline(
@@ -131,12 +185,12 @@ def encoder_baseline(
             for (doc_id, a, b, _), i in zip(rows, best, strict=True)
         ]
         runs[regime] = rows_to_predictions("encoder", None, "encoder", predicted, documents)
-    report = {
-        "encoder": str(encoder.path),
-        "encoder_identity": encoder.identity,
-        "kb_tag": kb.tag,
-        "spans": {regime: len(rows) for regime, rows in spans.items()},
-    }
+    report = EncoderReport(
+        encoder=str(encoder.path),
+        encoder_identity=encoder.identity,
+        kb_tag=kb.tag,
+        spans={regime: len(rows) for regime, rows in spans.items()},
+    )
     return BaselineRun(
         runs["linking-only"],
         time.perf_counter() - started,
@@ -180,13 +234,13 @@ def llm_baseline(
         outcomes[_spelled(result)] += 1
         rows.append({**span, "entity_id_predicted": result.value})
     predictions = rows_to_predictions("llm", None, "llm", rows, documents)
-    report = {
-        "annotator": provider.tag,
-        "requests": len(spans),
-        "outcomes": dict(outcomes),
-        "usage": dict(TaskReport.of(LinkingTask.name, results).usage),
-        "failed": failed,
-    }
+    report = LlmReport(
+        annotator=provider.tag,
+        requests=len(spans),
+        outcomes=dict(outcomes),
+        usage=dict(TaskReport.of(LinkingTask.name, results).usage),
+        failed=failed,
+    )
     return BaselineRun(predictions, time.perf_counter() - started, report)
 
 
@@ -247,5 +301,7 @@ def run_baselines(
                 design=design,
             )
             elapsed = round(run.wall_time_s + time.perf_counter() - started, 4)
-            results.append(replace(result, wall_time_s=elapsed, baseline=run.report).to_dict())
+            results.append(
+                replace(result, wall_time_s=elapsed, baseline=run.report.to_dict()).to_dict()
+            )
     return results

@@ -47,7 +47,7 @@ class Figure:
     recall: float | None
     interval: list[float | None]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "f1": self.f1,
             "precision": self.precision,
@@ -69,7 +69,7 @@ class GroupRow:
     interval_strict: list[float | None]
     interval_lenient: list[float | None]
 
-    def to_json(self, key_name: str) -> dict[str, Any]:
+    def to_dict(self, key_name: str) -> dict[str, Any]:
         return {
             key_name: self.key,
             "n_a": _number(self.n_a),
@@ -95,13 +95,13 @@ class SpanAgreement:
     seed: int
     level: float
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         """The report keys ``span_f1``, ``span_f1_labelled``, ``alpha_u``, ``incomplete``,
         ``per_relation``, ``per_direction``, with α_u's intervals and the bootstrap settings."""
         return {
-            "span_f1": {mode: figure.to_json() for mode, figure in self.span_f1.items()},
+            "span_f1": {mode: figure.to_dict() for mode, figure in self.span_f1.items()},
             "span_f1_labelled": {
-                mode: figure.to_json() for mode, figure in self.span_f1_labelled.items()
+                mode: figure.to_dict() for mode, figure in self.span_f1_labelled.items()
             },
             "alpha_u": {"spans": self.alpha_spans.value, "relations": self.alpha_relations.value},
             "alpha_u_interval": {
@@ -110,8 +110,8 @@ class SpanAgreement:
                 "of": SAMPLE,
             },
             "incomplete": {"only_a": _number(self.only_a), "only_b": _number(self.only_b)},
-            "per_relation": [row.to_json("entity_id") for row in self.per_relation],
-            "per_direction": [row.to_json("direction") for row in self.per_direction],
+            "per_relation": [row.to_dict("entity_id") for row in self.per_relation],
+            "per_direction": [row.to_dict("direction") for row in self.per_direction],
             "span_bootstrap": {"n": self.n_boot, "seed": self.seed, "level": self.level},
         }
 

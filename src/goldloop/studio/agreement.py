@@ -51,7 +51,7 @@ class DoubleTasks:
     fewer_than_two: int
     extra_annotations: int
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "project": self.project,
             "tasks": self.tasks,
@@ -143,15 +143,15 @@ class RoleAgreements:
     # the person, over the tasks whose review prediction combined them.
     person_pre_annotator: dict[str, dict[str, AgreementReport]]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "person_pre_annotation": {
-                who: r.to_json() for who, r in sorted(self.person_pre_annotation.items())
+                who: r.to_dict() for who, r in sorted(self.person_pre_annotation.items())
             },
-            "curator_person": {who: r.to_json() for who, r in sorted(self.curator_person.items())},
+            "curator_person": {who: r.to_dict() for who, r in sorted(self.curator_person.items())},
             "curators": self.curators,
             "person_pre_annotator": {
-                who: {tag: r.to_json() for tag, r in sorted(by_tag.items())}
+                who: {tag: r.to_dict() for tag, r in sorted(by_tag.items())}
                 for who, by_tag in sorted(self.person_pre_annotator.items())
             },
         }
@@ -215,12 +215,12 @@ class BlindAgreement:
     paired: int
     report: AgreementReport | None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {
             "project": self.project,
             "blind_documents": self.blind_documents,
             "paired_documents": self.paired,
-            "agreement": None if self.report is None else self.report.to_json(),
+            "agreement": None if self.report is None else self.report.to_dict(),
         }
 
 

@@ -16,7 +16,8 @@ from goldloop.formats.gold import Document
 from goldloop.formats.labelstudio.tasks import Campaign, double_name
 from goldloop.formats.labelstudio.verify import PullResult, verify
 from goldloop.kb import KB
-from goldloop.scoring.agreement import agreement, corpus_agreement
+from goldloop.scoring.agreement import AgreementReport, agreement, corpus_agreement
+from goldloop.scoring.completeness import Completeness
 from goldloop.studio.agreement import (
     DoubleTasks,
     double_completeness,
@@ -53,8 +54,8 @@ class CampaignSections:
     project κ before curation and the double annotations' completeness."""
 
     effort: EffortReport
-    agreement_before_curation: dict[str, Any] | None = None
-    completeness: dict[str, Any] | None = None
+    agreement_before_curation: KappaSection | None = None
+    completeness: Completeness | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The sidecar's sections; the double project's two only when there is one."""
@@ -62,8 +63,8 @@ class CampaignSections:
             {}
             if self.agreement_before_curation is None or self.completeness is None
             else {
-                "agreement_before_curation": self.agreement_before_curation,
-                "completeness": self.completeness,
+                "agreement_before_curation": self.agreement_before_curation.to_dict(),
+                "completeness": self.completeness.to_dict(),
             }
         )
         return {**double, "effort": self.effort.to_dict()}
@@ -82,8 +83,24 @@ def campaign_sections(
     return CampaignSections(
         effort,
         agreement_before_curation=kappa_section(first, second, double, kb, campaign),
-        completeness=double_completeness(first, second, campaign).to_dict(),
+        completeness=double_completeness(first, second, campaign),
     )
+
+
+@dataclass(frozen=True)
+class KappaSection:
+    """The sidecar's ``agreement_before_curation``: the two annotators' agreement report (its
+    confusion left out), which double tasks were compared, and the corpus figures (``None``
+    without a design)."""
+
+    report: AgreementReport
+    double: DoubleTasks
+    corpus: dict[str, Any] | None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = self.report.to_dict()
+        data.pop("confusion")
+        return {**data, **self.double.to_dict(), "corpus": self.corpus}
 
 
 def kappa_section(
@@ -92,13 +109,11 @@ def kappa_section(
     double: DoubleTasks,
     kb: KB,
     campaign: Campaign,
-) -> dict[str, Any]:
+) -> KappaSection:
     """κ between the two annotators of the double tasks, with which tasks were compared, and the
     corpus κ when the campaign's tasks carry the design (``shared_design``: the double
     documents as a part of each batch of the campaign's draw)."""
     report = agreement(first, second, kb)
-    data = report.to_json()
-    data.pop("confusion")
     shared, design = shared_design(first, second, campaign)
     corpus = None
     if design is not None:
@@ -106,7 +121,7 @@ def kappa_section(
         by_id = {d.doc_id: d for d in second}
         pairs = [(d, by_id[d.doc_id]) for d in shared]
         corpus = corpus_agreement(report, doc_ids, kb, design, CORPUS_BOOTSTRAP, 0, shared=pairs)
-    return {**data, **double.to_json(), "corpus": corpus}
+    return KappaSection(report, double, corpus)
 
 
 def double_title(campaign: Campaign) -> str:
