@@ -74,8 +74,9 @@ def effect_command(
         )
     except DesignRefused as exc:
         # effect has no way to score without the design: the campaign's tasks must be mended.
+        # The message names the campaign already (studio.agreement.campaign_design's source).
         raise GoldloopError(
-            f"campaign {project!r}: {exc.message}; effect weighs documents by 1/p_incl, so "
+            f"{exc.message}; effect weighs documents by 1/p_incl, so "
             "every task of the campaign needs its p_incl, or none"
         ) from None
     atomic_write_together({target: json_text(report), chart: effect_png(report)})

@@ -3,8 +3,9 @@
 A blind document was annotated twice by two people: once with the pre-annotator's candidates
 (``pre``) and once without (``blind``); its final gold settles the two (agreed, or curated), so
 it comes from neither condition alone. On those paired documents, per document, the counts below
-are summed with the design's weights (``scoring.design.part_design``: 1/p_incl, batches
-combined with the gold's batch shares, the pairs standing for their batch) and each
+are summed with the design's weights (the caller's: ``studio.agreement.campaign_design`` gives
+the campaign's, 1/p_incl with batches combined by the draw's batch shares, the pairs standing for
+their batch; without one, the pairs' own ``p_incl``) and each
 figure is a Hájek ratio with its stratified document-bootstrap interval
 (``scoring.bootstrap.document_bootstrap`` through ``corpus_figures``): an estimate for the
 corpus the sample was drawn from, as if every document had been annotated both ways.
@@ -30,7 +31,7 @@ from goldloop.formats.gold import Document, Hit
 from goldloop.formats.labelstudio.versions import hit_key
 from goldloop.kb import KB
 from goldloop.scoring.bootstrap import ratio
-from goldloop.scoring.design import corpus_figures, part_design, read_design
+from goldloop.scoring.design import Design, corpus_figures, read_design
 from goldloop.scoring.span_agreement import headline_counts, headline_f1, span_agreement
 
 # Per-document columns, summed with the design weights.
@@ -141,7 +142,7 @@ def effect_report(
     paired: Sequence[PairedDocument],
     kb: KB | None,
     *,
-    gold: Sequence[Document] | None = None,
+    design: Design | None = None,
     bootstrap: int = 1000,
     seed: int = 0,
 ) -> dict[str, Any]:
@@ -149,14 +150,16 @@ def effect_report(
     summary, how many documents each part used, and α_u between the two conditions (unweighted,
     of the sample, as the agreement suite gives it).
 
-    ``gold``: the documents the pairs belong to (the campaign's gold, pairs included); the pairs
-    weigh as a random part of each of its batches (``scoring.design.part_design``), so batch
-    shares come from the gold, not from how many blind documents each batch holds. Without it
-    the pairs are the whole gold. No ``p_incl``: equal weights."""
+    ``design``: the pairs' weights and cells, in ``paired``'s order; a campaign's come from
+    ``studio.agreement.campaign_design`` (the pairs as a random part of each batch of the
+    campaign's draw, the one design ``agree`` weighs its double documents by). Without it the
+    pairs are the whole sample (their own ``p_incl``; none: equal weights)."""
     documents = [p.document for p in paired]
-    whole = documents if gold is None else gold
-    design = part_design(whole, [d.doc_id for d in documents]) or read_design(documents, "ignore")
+    if design is None:
+        design = read_design(documents) or read_design(documents, "ignore")
     assert design is not None  # "ignore" always gives equal weights
+    if len(design.weights) != len(paired):
+        raise ValueError(f"a design of {len(design.weights)} documents for {len(paired)} pairs")
     conditions = [
         (
             p.document.model_copy(update={"ground_truth": list(p.pre)}),
