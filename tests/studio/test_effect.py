@@ -272,6 +272,7 @@ def test_effect_recovers_the_known_effect(
     assert done.returncode == 0, done.stderr
     report = json.loads(report_path.read_text())
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert list(report)[:4] == ["project", "documents", "idle_cap_minutes", "paired_documents"]
     assert report["documents"] == {"blind_documents": 43, "paired": 40, "not_annotated_both_ways": 2,
                                    "same_person_both_ways": 1, "awaiting_curation": 0}  # fmt: skip
     assert report["design"]["weights"] == "1/p_incl" and report["timed_pairs"] == 40

@@ -30,6 +30,7 @@ import numpy as np
 from goldloop.formats.gold import Document, Hit
 from goldloop.formats.labelstudio.versions import hit_key
 from goldloop.kb import KB
+from goldloop.scoring.alpha_u import AlphaU
 from goldloop.scoring.bootstrap import ratio
 from goldloop.scoring.design import Design, corpus_figures, read_design
 from goldloop.scoring.span_agreement import headline_counts, headline_f1, span_agreement
@@ -138,6 +139,46 @@ def _metrics(sums: np.ndarray) -> dict[str, np.ndarray]:
     }
 
 
+@dataclass(frozen=True)
+class EffectReport:
+    """:func:`effect_report`'s figures; :meth:`to_dict` is the JSON the effect report holds."""
+
+    paired_documents: int
+    timed_pairs: int
+    with_candidates: list[str]  # who annotated with the candidates, sorted
+    without_candidates: list[str]
+    crossing: dict[str, Any]  # :func:`crossing`'s
+    figures: dict[str, dict[str, Any]]  # name: {"value", "interval", "estimates"}
+    alpha_spans: AlphaU  # between the two conditions, unweighted (of the sample)
+    alpha_relations: AlphaU
+    design: dict[str, Any]  # ``corpus_figures``' summary: n_docs, n_strata, population_docs, …
+    bootstrap: int
+    seed: int
+    level: float = 0.95
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "paired_documents": self.paired_documents,
+            "timed_pairs": self.timed_pairs,
+            "annotators": {
+                "with_candidates": self.with_candidates,
+                "without_candidates": self.without_candidates,
+            },
+            "crossing": self.crossing,
+            "figures": self.figures,
+            "alpha_u": {
+                "spans": {"value": self.alpha_spans.value, "interval": self.alpha_spans.interval},
+                "relations": {
+                    "value": self.alpha_relations.value,
+                    "interval": self.alpha_relations.interval,
+                },
+                "of": "sample",
+            },
+            "design": self.design,
+            "bootstrap": {"n": self.bootstrap, "seed": self.seed, "level": self.level},
+        }
+
+
 def effect_report(
     paired: Sequence[PairedDocument],
     kb: KB | None,
@@ -145,7 +186,7 @@ def effect_report(
     design: Design | None = None,
     bootstrap: int = 1000,
     seed: int = 0,
-) -> dict[str, Any]:
+) -> EffectReport:
     """The figures over ``paired`` (each ``{"value", "interval", "estimates"}``), the design's
     summary, how many documents each part used, and α_u between the two conditions (unweighted,
     of the sample, as the agreement suite gives it).
@@ -181,29 +222,19 @@ def effect_report(
     }
     agreement = span_agreement(conditions, kb, n_boot=bootstrap, seed=seed)
     timed = sum(p.minutes_pre is not None and p.minutes_blind is not None for p in paired)
-    return {
-        "paired_documents": len(paired),
-        "timed_pairs": timed,
-        "annotators": {
-            "with_candidates": sorted({p.pre_annotator for p in paired}),
-            "without_candidates": sorted({p.blind_annotator for p in paired}),
-        },
-        "crossing": crossing(paired),
-        "figures": figures,
-        "alpha_u": {
-            "spans": {
-                "value": agreement.alpha_spans.value,
-                "interval": agreement.alpha_spans.interval,
-            },
-            "relations": {
-                "value": agreement.alpha_relations.value,
-                "interval": agreement.alpha_relations.interval,
-            },
-            "of": "sample",
-        },
-        "design": corpus,
-        "bootstrap": {"n": bootstrap, "seed": seed, "level": 0.95},
-    }
+    return EffectReport(
+        paired_documents=len(paired),
+        timed_pairs=timed,
+        with_candidates=sorted({p.pre_annotator for p in paired}),
+        without_candidates=sorted({p.blind_annotator for p in paired}),
+        crossing=crossing(paired),
+        figures=figures,
+        alpha_spans=agreement.alpha_spans,
+        alpha_relations=agreement.alpha_relations,
+        design=corpus,
+        bootstrap=bootstrap,
+        seed=seed,
+    )
 
 
 def crossing(paired: Sequence[PairedDocument]) -> dict[str, Any]:
@@ -222,7 +253,7 @@ def crossing(paired: Sequence[PairedDocument]) -> dict[str, Any]:
     }
 
 
-def effect_png(report: dict[str, Any]) -> bytes:
+def effect_png(report: EffectReport) -> bytes:
     """The chart as PNG bytes (the door writes them with the JSON, as one commit): two panels,
     with and without pre-annotation, each with its 95% interval: minutes per final-gold mention,
     and recall against the final gold."""
@@ -235,7 +266,7 @@ def effect_png(report: dict[str, Any]) -> bytes:
     for axis, (title, pre, blind) in zip(axes, PNG_FIGURES, strict=True):
         values, lows, highs = [], [], []
         for name in (pre, blind):
-            figure = report["figures"][name]
+            figure = report.figures[name]
             value = figure["value"] if figure["value"] is not None else np.nan
             low, high = figure["interval"] or (None, None)
             values.append(value)
@@ -245,7 +276,7 @@ def effect_png(report: dict[str, Any]) -> bytes:
                  yerr=[lows, highs], capsize=6)  # fmt: skip
         axis.set_xticks([0, 1], ["with candidates", "without"])
         axis.set_title(title)
-    fig.suptitle(f"{report['paired_documents']} paired blind documents, 95% intervals")
+    fig.suptitle(f"{report.paired_documents} paired blind documents, 95% intervals")
     fig.tight_layout()
     chart = io.BytesIO()
     fig.savefig(chart, format="png", dpi=100)

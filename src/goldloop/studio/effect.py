@@ -26,7 +26,7 @@ from goldloop.formats.labelstudio.tasks import (
 )
 from goldloop.formats.labelstudio.verify import read_annotation, shown_hits
 from goldloop.kb import KB
-from goldloop.scoring.effect import PairedDocument, effect_report
+from goldloop.scoring.effect import EffectReport, PairedDocument, effect_report
 from goldloop.studio.agreement import campaign_design
 from goldloop.studio.campaign import verify_campaign
 from goldloop.studio.effort import IDLE_CAP_MINUTES, effort_rows
@@ -106,6 +106,24 @@ def blind_documents(
     return found
 
 
+@dataclass(frozen=True)
+class CampaignEffect:
+    """A campaign's effect report: its blind documents (paired and left out) and the figures."""
+
+    project: str
+    documents: BlindDocuments
+    idle_cap_minutes: float
+    report: EffectReport
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "project": self.project,
+            "documents": self.documents.to_dict(),
+            "idle_cap_minutes": self.idle_cap_minutes,
+            **self.report.to_dict(),
+        }
+
+
 def campaign_effect(
     campaign: Campaign,
     kb: KB,
@@ -113,7 +131,7 @@ def campaign_effect(
     cap_minutes: float = IDLE_CAP_MINUTES,
     bootstrap: int = 1000,
     seed: int = 0,
-) -> dict[str, Any]:
+) -> CampaignEffect:
     """The effect report of ``campaign``'s paired blind documents, with what was left out."""
     found = blind_documents(campaign, kb, cap_minutes=cap_minutes)
     if not found.paired:
@@ -130,5 +148,4 @@ def campaign_effect(
     # still being annotated too small a share.
     design = campaign_design(campaign, [p.document.doc_id for p in found.paired])
     report = effect_report(found.paired, kb, design=design, bootstrap=bootstrap, seed=seed)
-    return {"project": campaign.name, "documents": found.to_dict(),
-            "idle_cap_minutes": cap_minutes, **report}  # fmt: skip
+    return CampaignEffect(campaign.name, found, cap_minutes, report)
