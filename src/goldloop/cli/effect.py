@@ -10,11 +10,9 @@ import typer
 from goldloop.cli.common import (
     KbOption,
     UrlOption,
-    check_outputs,
     console,
     figures_table,
-    open_kb,
-    settings,
+    open_studio,
 )
 from goldloop.cli.loop import Project
 from goldloop.cli.score import SeedOption
@@ -22,10 +20,8 @@ from goldloop.cli.status import CapMinutes
 from goldloop.errors import DesignRefused, GoldloopError
 from goldloop.files.atomic import atomic_write_together, json_text
 from goldloop.scoring.effect import FIGURES, effect_png
-from goldloop.studio.connection import connect, resolve_connection
 from goldloop.studio.effect import CampaignEffect, campaign_effect
 from goldloop.studio.effort import IDLE_CAP_MINUTES
-from goldloop.studio.project import export_campaign
 
 LEGEND = (
     "pre: the annotation with the pre-annotator's candidates; blind: without (another person, "
@@ -64,13 +60,14 @@ def effect_command(
     # so a run that fails leaves the last good pair as it was.
     target = json_out or Path(f"{project}.effect.json")
     chart = png or Path(f"{project}.effect.png")
-    check_outputs({"--json": target, "--png": chart}, {"--kb": kb})
-    knowledge = open_kb(kb)
-    connection = resolve_connection(url, settings=settings(ctx))
-    campaign = export_campaign(connection, connect(connection), project)
+    studio = open_studio(ctx, {"--json": target, "--png": chart}, kb, url)
     try:
         effect = campaign_effect(
-            campaign, knowledge, cap_minutes=cap_minutes, bootstrap=bootstrap, seed=seed
+            studio.export(project),
+            studio.kb,
+            cap_minutes=cap_minutes,
+            bootstrap=bootstrap,
+            seed=seed,
         )
     except DesignRefused as exc:
         # effect has no way to score without the design: the campaign's tasks must be mended.
