@@ -276,6 +276,24 @@ def _prepare_home(base: Path, executable: Path) -> Path:
     return home
 
 
+@contextmanager
+def signed_in(url: str, email: str, password: str, *, timeout: float = 30) -> Iterator[Any]:
+    """An HTTP client signed in to Label Studio at ``url`` as a person signs in: through its own
+    login form (its CSRF cookie, the Referer it checks), so what a test asks next is asked as
+    that person's session, not with an API key."""
+    import httpx  # the studio extra's (label_studio_sdk's) dependency, as the tests using it
+
+    with httpx.Client(base_url=url, follow_redirects=True, timeout=timeout) as client:
+        client.get("/user/login/")
+        client.post(
+            "/user/login/",
+            data={"email": email, "password": password,
+                  "csrfmiddlewaretoken": client.cookies["csrftoken"]},
+            headers={"Referer": f"{url}/user/login/"},
+        )  # fmt: skip
+        yield client
+
+
 @pytest.fixture(scope="session")
 def label_studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabelStudioServer]:
     try:

@@ -7,6 +7,7 @@ import json
 import logging
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -160,33 +161,44 @@ def scripted(request: FakeRequest) -> Reply | str:
     return json.dumps({"mentions": [item]})
 
 
+@dataclass
+class LlmBackend:
+    """The backend over the fake LLM server (``scripted``'s answers), and its ``/predict``."""
+
+    client: TestClient
+    server: FakeLLMServer
+    label_config: str
+
+    def results(self, texts: list[str]) -> list[Any]:
+        """The predictions for one task per text (``tasks_of``'s ids, from 100)."""
+        return predict(self.client, tasks_of(texts), self.label_config).json()["results"]
+
+
 @pytest.fixture
-def llm_client(
-    llm_server: FakeLLMServer, kb: KB, tmp_path: Any
-) -> Iterator[tuple[TestClient, FakeLLMServer]]:
+def llm_backend(
+    llm_server: FakeLLMServer, label_config: str, tmp_path: Any
+) -> Iterator[LlmBackend]:
     llm_server.answer = scripted
     settings = llm_settings(llm_server, tmp_path / "cache.sqlite", GOLDLOOP_EFFORT="low")
     predictor = Predictor.from_settings(settings)
     with TestClient(create_app(settings, predictor), client=LOOPBACK) as client:
-        yield client, llm_server
+        yield LlmBackend(client, llm_server, label_config)
 
 
 def test_llm_failures_get_no_prediction_and_are_logged_the_rest_of_the_batch_stands(
-    llm_client: tuple[TestClient, FakeLLMServer],
-    label_config: str,
-    caplog: pytest.LogCaptureFixture,
+    llm_backend: LlmBackend, caplog: pytest.LogCaptureFixture
 ) -> None:
-    client, server = llm_client
     texts = [
         MENTION_TEXT,
         "TRUNCATE: " + MENTION_TEXT,
         "GARBLE: " + MENTION_TEXT,
         "NOTHING: " + MENTION_TEXT,
     ]
+    server = llm_backend.server
     review = f"review:gpt-test@low@{server.base_url('openai')}"  # the fake is a server of one's own
-    assert client.get("/health").json()["model_version"] == review
+    assert llm_backend.client.get("/health").json()["model_version"] == review
     with caplog.at_level(logging.WARNING, logger="goldloop.backend"):
-        results = predict(client, tasks_of(texts), label_config).json()["results"]
+        results = llm_backend.results(texts)
     assert len(results) == 4
     good, truncated, garbled, nothing = results
     assert truncated == [] and garbled == []
@@ -202,19 +214,17 @@ def test_llm_failures_get_no_prediction_and_are_logged_the_rest_of_the_batch_sta
 
 
 def test_a_failed_call_gets_no_prediction_and_a_repeat_is_answered_from_the_cache(
-    llm_client: tuple[TestClient, FakeLLMServer],
-    label_config: str,
-    caplog: pytest.LogCaptureFixture,
+    llm_backend: LlmBackend, caplog: pytest.LogCaptureFixture
 ) -> None:
-    client, server = llm_client
+    server = llm_backend.server
     server.fail(401, times=10)  # not retryable: the call fails for good
     with caplog.at_level(logging.WARNING, logger="goldloop.backend"):
-        failed = predict(client, tasks_of([MENTION_TEXT]), label_config).json()["results"]
+        failed = llm_backend.results([MENTION_TEXT])
     assert failed == [[]]
     assert "task 100: no prediction (failed)" in caplog.text
     server.reset()
-    first = predict(client, tasks_of([MENTION_TEXT]), label_config).json()["results"]
-    again = predict(client, tasks_of([MENTION_TEXT]), label_config).json()["results"]
+    first = llm_backend.results([MENTION_TEXT])
+    again = llm_backend.results([MENTION_TEXT])
     assert first == again and first[0]["result"]
     assert server.request_count == 1  # the second answer came from the cache
 

@@ -160,6 +160,9 @@ CASES: dict[str, Case] = {
                                            "--png", w.root / "e.json",
                                            "--url", f"http://127.0.0.1:{w.port}"],
                                 2, "--out {root}/e.json and --png {root}/e.json are the same file"),
+    "1-effect-json-is-kb": case(lambda w: ["effect", "--project", "p", "--json", w.kb,
+                                           "--kb", w.kb, "--url", f"http://127.0.0.1:{w.port}"],
+                                2, "--json", "--kb", "same file"),
     "1-webhook-gold-is-kb": case(lambda w: ["studio", "webhook", "--project", "p", "--url",
                                             "http://127.0.0.1:9090", "--gold", w.kb, "--kb", w.kb,
                                             "--studio-url", f"http://127.0.0.1:{w.port}"],
@@ -219,6 +222,9 @@ CASES: dict[str, Case] = {
                                 "--url", f"http://127.0.0.1:{w.port}"],
                      2, "--out", "is a folder, not a file"),
     "3-effort-png": case(lambda w: ["effort", "--project", "p", "--png", w.a_file / "e.png",
+                                    "--url", f"http://127.0.0.1:{w.port}"],
+                         2, "--png", "is a file, not a folder"),
+    "3-effect-png": case(lambda w: ["effect", "--project", "p", "--png", w.a_file / "e.png",
                                     "--url", f"http://127.0.0.1:{w.port}"],
                          2, "--png", "is a file, not a folder"),
     "3-pull-task-mirror": case(lambda w: ["pull", "--project", "p", "--out", _mirror_folder(w),
@@ -463,6 +469,8 @@ STUDIO_COMMANDS: dict[str, Args] = {
     "status": lambda w: ["status", "--project", "p", "-o", w.root / "s.json"],
     "effort": lambda w: ["effort", "--project", "p", "-o", w.root / "e.json",
                          "--png", w.root / "e.png"],
+    "effect": lambda w: ["effect", "--project", "p", "--json", w.root / "f.json",
+                         "--png", w.root / "f.png"],
 }  # fmt: skip
 
 
@@ -497,7 +505,9 @@ def test_a_refused_token_is_named_in_one_line(
     assert "refused the API key" in line
 
 
-@pytest.mark.parametrize("name", ["pull", "agree", "precision-report", "status", "effort"])
+@pytest.mark.parametrize(
+    "name", ["pull", "agree", "precision-report", "status", "effort", "effect"]
+)
 def test_a_missing_project_is_named_in_one_line(
     name: str, work: Work, cli: Cli, label_studio
 ) -> None:

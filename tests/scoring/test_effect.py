@@ -15,6 +15,7 @@ import pytest
 
 from goldloop.formats.gold import Document, Hit
 from goldloop.kb import KB
+from goldloop.scoring.design import part_design
 from goldloop.scoring.effect import (
     FIGURES,
     PairedDocument,
@@ -110,9 +111,12 @@ def test_the_counts_of_one_document_by_hand() -> None:
 
 
 def test_the_estimates_recover_a_known_truth_within_their_intervals(kb: KB) -> None:
-    report = effect_report(simulate(1), kb, bootstrap=600, seed=2)
+    report = effect_report(simulate(1), kb, bootstrap=600, seed=2).to_dict()
     truth = _truth()
     assert report["paired_documents"] == 300 == report["timed_pairs"]
+    # The report's JSON keys, in the order the effect report has always written them.
+    assert list(report) == ["paired_documents", "timed_pairs", "annotators", "crossing",
+                            "figures", "alpha_u", "design", "bootstrap"]  # fmt: skip
     assert report["design"]["weights"] == "1/p_incl" and report["design"]["n_strata"] == 2
     for name, value in truth.items():
         figure = report["figures"][name]
@@ -134,7 +138,7 @@ def test_intervals_cover_the_truth_at_about_their_level(kb: KB) -> None:
     runs = 24
     covered = dict.fromkeys(truth, 0)
     for seed in range(runs):
-        figures = effect_report(simulate(100 + seed), None, bootstrap=300, seed=seed)["figures"]
+        figures = effect_report(simulate(100 + seed), None, bootstrap=300, seed=seed).figures
         for name, value in truth.items():
             low, high = figures[name]["interval"]
             covered[name] += low <= value <= high
@@ -145,7 +149,7 @@ def test_intervals_cover_the_truth_at_about_their_level(kb: KB) -> None:
 
 def test_agreement_between_the_conditions_is_the_suites(kb: KB) -> None:
     paired = simulate(3)[:40]
-    report = effect_report(paired, kb, bootstrap=200, seed=0)
+    report = effect_report(paired, kb, bootstrap=200, seed=0).to_dict()
     pairs = n_same = n_pre = n_blind = 0
     for p in paired:
         pre = {(h.a, h.b) for h in p.pre}
@@ -168,8 +172,9 @@ def _doc(doc_id: str, batch: int, p_incl: float, gold: list[Hit] | None = None) 
                     role="blind", ground_truth=gold or [])  # fmt: skip
 
 
-def test_two_batches_of_different_blind_shares_weigh_as_the_gold_by_hand(kb: KB) -> None:
-    # The gold: batch 0 holds 4 documents (p .5), one paired (a quarter); batch 1 holds 2 (p .25),
+def test_two_batches_of_different_blind_shares_weigh_as_the_design_given_by_hand(kb: KB) -> None:
+    # The pairs weigh by the design the caller gives (a campaign's: studio.agreement's
+    # campaign_design, part_design over its draw). The draw here: batch 0 holds 4 documents (p .5), one paired (a quarter); batch 1 holds 2 (p .25),
     # one paired (a half).
     one = _doc("one", 0, 0.5, [_hit(0), _hit(1)])
     two = _doc("two", 1, 0.25, [_hit(0), _hit(1), _hit(2)])
@@ -178,8 +183,9 @@ def test_two_batches_of_different_blind_shares_weigh_as_the_gold_by_hand(kb: KB)
         PairedDocument(one, [_hit(0)], [_hit(0), _hit(1)], [_hit(0)], 1.0, 2.0),
         PairedDocument(two, [_hit(0)], [_hit(0)], [_hit(0), _hit(1), _hit(2)], 3.0, 3.0),
     ]
-    report = effect_report(paired, kb, gold=gold, bootstrap=20, seed=0)
-    # In the gold (α_0 = 4/6, α_1 = 2/6): batch 0 weighs α_0/.5 + α_1 = 5/3, batch 1 α_1/.25 = 4/3.
+    design = part_design(gold, [p.document.doc_id for p in paired])
+    report = effect_report(paired, kb, design=design, bootstrap=20, seed=0).to_dict()
+    # In the draw (α_0 = 4/6, α_1 = 2/6): batch 0 weighs α_0/.5 + α_1 = 5/3, batch 1 α_1/.25 = 4/3.
     # A paired document stands for its batch: times 4/1 and 2/1, so 20/3 and 8/3.
     w_one, w_two = 20 / 3, 8 / 3
     gold_mentions = 2 * w_one + 3 * w_two  # 64/3
@@ -196,8 +202,8 @@ def test_two_batches_of_different_blind_shares_weigh_as_the_gold_by_hand(kb: KB)
     # Batch shares taken from the blind documents themselves (1/2 each: weights 1.5 and 2) would
     # give 7.5 / 9 instead.
     assert abs(figures["recall_blind"] - 7.5 / 9) > 0.1
-    # Without the gold, the pairs are the whole gold (the batch shares are theirs).
-    alone = effect_report(paired, kb, bootstrap=20, seed=0)["figures"]["recall_blind"]["value"]
+    # Without a design, the pairs are the whole sample (the batch shares are theirs).
+    alone = effect_report(paired, kb, bootstrap=20, seed=0).figures["recall_blind"]["value"]
     assert alone == pytest.approx(7.5 / 9)
 
 
@@ -216,4 +222,4 @@ def test_crossing_names_who_did_one_condition_only(kb: KB) -> None:
     }  # fmt: skip
     assert crossing([pair("alice", "bob"), pair("", "alice")])["crossed"] is None
     report = effect_report([pair("alice", "bob")] * 2, kb, bootstrap=10, seed=0)
-    assert report["crossing"]["crossed"] is False
+    assert report.crossing["crossed"] is False

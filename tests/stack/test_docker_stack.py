@@ -33,7 +33,7 @@ from goldloop.formats.gold import read_gold
 from goldloop.kb import KB
 from goldloop.studio.connection import Connection, connect
 from goldloop.studio.server import free_port
-from tests.conftest import REPO, Cli
+from tests.conftest import REPO, Cli, signed_in
 from tests.fakes.llm_server import FAKE_KEY, FakeLLMServer
 from tests.stack.conftest import retrieve_predictions, surfaces, unavailable, verbs_answer
 from tests.studio.loop_data import DOCS, write_inputs
@@ -123,16 +123,7 @@ class ComposeStack:
 
 def api_token(url: str, password: str) -> str:
     """The admin's API token, as a person gets it: sign in, then Account & Settings."""
-    import httpx
-
-    with httpx.Client(base_url=url, follow_redirects=True, timeout=60) as client:
-        client.get("/user/login/")
-        client.post(
-            "/user/login/",
-            data={"email": ADMIN, "password": password,
-                  "csrfmiddlewaretoken": client.cookies["csrftoken"]},
-            headers={"Referer": f"{url}/user/login/"},
-        )  # fmt: skip
+    with signed_in(url, ADMIN, password, timeout=60) as client:
         reply = client.get("/api/current-user/token")
         reply.raise_for_status()
         return str(reply.json()["token"])

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,10 +64,12 @@ class Sim:
     gold: list[tuple[int, int, str, str]] = field(default_factory=list)
 
 
-def _document(doc_id: str, stratum: str, p_incl: float, n_true: int, n_false: int) -> Document:
+def _document(
+    doc_id: str, stratum: str, p_incl: float | None, n_true: int, n_false: int, batch: int = 0
+) -> Document:
     text = "".join(f"A{k} activates B{k}. " for k in range(n_true))
     text += "".join(f"C{j} binds D{j}. " for j in range(n_false))
-    return Document(doc_id=doc_id, text=text.strip(), role="blind", batch=0, p_incl=p_incl,
+    return Document(doc_id=doc_id, text=text.strip(), role="blind", batch=batch, p_incl=p_incl,
                     stratum=stratum)  # fmt: skip
 
 
@@ -269,6 +272,7 @@ def test_effect_recovers_the_known_effect(
     assert done.returncode == 0, done.stderr
     report = json.loads(report_path.read_text())
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert list(report)[:4] == ["project", "documents", "idle_cap_minutes", "paired_documents"]
     assert report["documents"] == {"blind_documents": 43, "paired": 40, "not_annotated_both_ways": 2,
                                    "same_person_both_ways": 1, "awaiting_curation": 0}  # fmt: skip
     assert report["design"]["weights"] == "1/p_incl" and report["timed_pairs"] == 40
@@ -337,33 +341,98 @@ def test_effect_without_blind_documents_says_so_and_writes_nothing(
         blind_documents(export_campaign(label_studio.connection, label_studio.client, name), kb)
 
 
+def _annotated_both_ways(
+    label_studio: Any,
+    kb: KB,
+    prefix: str,
+    docs: list[Document],
+    people_of: Callable[[int], tuple[str, str]],
+    *,
+    seconds_of: Callable[[int], tuple[float, float]] = lambda i: (60.0, 60.0),
+    unannotated: Sequence[Document] = (),
+) -> tuple[str, dict[str, Any]]:
+    """A new campaign of the blind documents ``docs`` and the primary documents ``unannotated``,
+    every mention a candidate; blind document ``i`` annotated by ``people_of(i)`` (with
+    candidates, without), both marking every mention (agreed: nothing to curate), taking
+    ``seconds_of(i)`` seconds each; the primary documents drawn and never annotated."""
+    client, connection = label_studio.client, label_studio.connection
+    name = f"{prefix}-{uuid.uuid4().hex[:6]}"
+    every = [*docs, *unannotated]
+    spans = {d.doc_id: _spans(d.text, "activates", ACTIVATES, "forward") for d in every}
+    candidates = Candidates(TAG, {d.doc_id: _hits(d.text, spans[d.doc_id]) for d in every})
+    push(connection, client, every, name, kb, a=candidates)
+    people = {
+        person: client.users.create(
+            email=f"{person}-{uuid.uuid4().hex[:6]}@goldloop.local", username=uuid.uuid4().hex[:10]
+        )
+        for person in sorted({p for i in range(len(docs)) for p in people_of(i)})
+    }
+    index = {d.doc_id: i for i, d in enumerate(docs)}
+    for title, condition in ((name, 0), (blind_name(name), 1)):
+        project = find_project(connection, client, title)
+        assert project is not None
+        for task in client.tasks.list(project=project.id):
+            if task.data["doc_id"] not in index:
+                continue
+            i = index[task.data["doc_id"]]
+            doc = docs[i]
+            result = [item for hit in _hits(doc.text, spans[doc.doc_id])
+                      for item in hit_regions(doc.text, hit, kb)]  # fmt: skip
+            client.annotations.create(id=task.id, result=result,
+                                      completed_by=people[people_of(i)[condition]].id,
+                                      lead_time=seconds_of(i)[condition])  # fmt: skip
+    return name, people
+
+
+def test_effect_weighs_pairs_against_the_campaigns_draw_not_the_settled_gold(
+    label_studio: Any, kb: KB, tmp_path, cli: Cli
+) -> None:
+    """Batch 0: two blind documents (p_incl 0.5, one mention, 1 minute with candidates and 2
+    without). Batch 1: two blind documents (p_incl 0.25, two mentions, 1 minute both ways) and
+    four primary documents nobody has annotated yet. The pairs weigh as agree's double documents
+    do (studio.agreement.campaign_design), against all 8 drawn documents, not the 4 settled."""
+    docs = [_document(f"e0:{i}", "a", 0.5, 1, 0) for i in range(2)]
+    docs += [_document(f"e1:{i}", "a", 0.25, 2, 0, batch=1) for i in range(2)]
+    waiting = [
+        _document(f"q1:{i}", "a", 0.25, 1, 0, batch=1).model_copy(update={"role": "primary"})
+        for i in range(4)
+    ]
+    name, _ = _annotated_both_ways(
+        label_studio, kb, "drw", docs,
+        lambda i: ("alice", "bob") if i % 2 == 0 else ("bob", "alice"),
+        seconds_of=lambda i: (60.0, 120.0) if i < 2 else (60.0, 60.0),
+        unannotated=waiting,
+    )  # fmt: skip
+    env = {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token}
+    report_path = tmp_path / "effect.json"
+    done = cli("effect", "--project", name, "--json", report_path, "--png",
+               tmp_path / "effect.png", "--bootstrap", 20, env=env)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    report = json.loads(report_path.read_text())
+    assert report["documents"]["paired"] == 4 and report["timed_pairs"] == 4
+    # By hand: the draw's batch shares are α_0 = 2/8, α_1 = 6/8, so a drawn document weighs
+    # α_0/0.5 + α_1 = 1.25 in batch 0 and α_1/0.25 = 3 in batch 1; the pairs stand for their
+    # batch: 1.25 · 2/2 in batch 0, 3 · 6/2 = 9 in batch 1 (Σ 20.5 = the draw's Σ w).
+    w0, w1 = 1.25, 9.0
+    gold = 2 * w0 * 1 + 2 * w1 * 2
+    pre, blind = (2 * w0 * 1 + 2 * w1 * 1) / gold, (2 * w0 * 2 + 2 * w1 * 1) / gold
+    figures = report["figures"]
+    assert figures["minutes_per_mention_pre"]["value"] == pytest.approx(pre, abs=1e-12)
+    assert figures["minutes_per_mention_blind"]["value"] == pytest.approx(blind, abs=1e-12)
+    assert figures["time_saving"]["value"] == pytest.approx(1 - pre / blind, abs=1e-12)
+    assert report["design"]["population_docs"] == pytest.approx(20.5, abs=1e-9)
+    assert report["design"]["weights"] == "1/p_incl" and report["design"]["n_docs"] == 4
+    # The settled gold alone (the 4 pairs, α = 1/2 each) would weigh 1.5 and 2: 7/11 minutes.
+    assert abs(figures["minutes_per_mention_pre"]["value"] - 7 / 11) > 0.05
+
+
 def test_effect_warns_when_people_are_not_crossed(
     label_studio: Any, kb: KB, tmp_path, cli: Cli
 ) -> None:
     """alice annotates every blind document with candidates and bob every one without: what
     differs between them and what the candidates do cannot be told apart."""
-    client, connection = label_studio.client, label_studio.connection
-    name = f"unx-{uuid.uuid4().hex[:6]}"
     docs = [_document(f"u:{i}", "a", 0.5, 2, 0) for i in range(3)]
-    spans = {d.doc_id: _spans(d.text, "activates", ACTIVATES, "forward") for d in docs}
-    candidates = Candidates(TAG, {d.doc_id: _hits(d.text, spans[d.doc_id]) for d in docs})
-    push(connection, client, docs, name, kb, a=candidates)
-    people = {
-        person: client.users.create(
-            email=f"{person}-{uuid.uuid4().hex[:6]}@goldloop.local", username=uuid.uuid4().hex[:10]
-        )
-        for person in ("alice", "bob")
-    }
-    for title, person in ((name, "alice"), (blind_name(name), "bob")):
-        project = find_project(connection, client, title)
-        assert project is not None
-        for task in client.tasks.list(project=project.id):
-            doc = next(d for d in docs if d.doc_id == task.data["doc_id"])
-            # Both mark the same mentions: every document agreed, nothing to curate.
-            result = [item for hit in _hits(doc.text, spans[doc.doc_id])
-                      for item in hit_regions(doc.text, hit, kb)]  # fmt: skip
-            client.annotations.create(id=task.id, result=result, completed_by=people[person].id,
-                                      lead_time=60.0)  # fmt: skip
+    name, people = _annotated_both_ways(label_studio, kb, "unx", docs, lambda i: ("alice", "bob"))
     env = {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token,
            "COLUMNS": "200"}  # fmt: skip
     report_path = tmp_path / "effect.json"
@@ -387,28 +456,9 @@ def test_effect_on_a_gold_mixing_documents_without_p_incl_says_so_in_its_own_wor
 ) -> None:
     # effect has no --design option: the refusal names the document and what to mend, not an
     # option it does not have.
-    client, connection = label_studio.client, label_studio.connection
-    name = f"mix-{uuid.uuid4().hex[:6]}"
     docs = [_document(f"m:{i}", "a", 0.5, 2, 0) for i in range(3)]
     docs[1] = docs[1].model_copy(update={"p_incl": None})
-    spans = {d.doc_id: _spans(d.text, "activates", ACTIVATES, "forward") for d in docs}
-    candidates = Candidates(TAG, {d.doc_id: _hits(d.text, spans[d.doc_id]) for d in docs})
-    push(connection, client, docs, name, kb, a=candidates)
-    people = {
-        person: client.users.create(
-            email=f"{person}-{uuid.uuid4().hex[:6]}@goldloop.local", username=uuid.uuid4().hex[:10]
-        )
-        for person in ("alice", "bob")
-    }
-    for title, person in ((name, "alice"), (blind_name(name), "bob")):
-        project = find_project(connection, client, title)
-        assert project is not None
-        for task in client.tasks.list(project=project.id):
-            doc = next(d for d in docs if d.doc_id == task.data["doc_id"])
-            result = [item for hit in _hits(doc.text, spans[doc.doc_id])
-                      for item in hit_regions(doc.text, hit, kb)]  # fmt: skip
-            client.annotations.create(id=task.id, result=result, completed_by=people[person].id,
-                                      lead_time=60.0)  # fmt: skip
+    name, _ = _annotated_both_ways(label_studio, kb, "mix", docs, lambda i: ("alice", "bob"))
     env = {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token}
     done = cli("effect", "--project", name, "--json", tmp_path / "effect.json", "--png",
                tmp_path / "effect.png", "--bootstrap", 20, env=env)  # fmt: skip

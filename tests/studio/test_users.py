@@ -11,21 +11,12 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import run_goldloop
+from tests.conftest import run_goldloop, signed_in
 
 
 def _login(url: str, email: str, password: str) -> dict[str, Any]:
     """Log in through Label Studio's own login form, then ask who is logged in."""
-    import httpx
-
-    with httpx.Client(base_url=url, follow_redirects=True, timeout=30) as client:
-        client.get("/user/login/")
-        client.post(
-            "/user/login/",
-            data={"email": email, "password": password,
-                  "csrfmiddlewaretoken": client.cookies["csrftoken"]},
-            headers={"Referer": f"{url}/user/login/"},
-        )  # fmt: skip
+    with signed_in(url, email, password) as client:
         whoami = client.get("/api/current-user/whoami")
     assert whoami.status_code == 200, (email, whoami.status_code)
     return dict(whoami.json())

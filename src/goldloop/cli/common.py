@@ -4,6 +4,7 @@ of outputs before any work, and table helpers."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -14,9 +15,12 @@ from rich.text import Text
 
 from goldloop.errors import GoldloopError
 from goldloop.files.atomic import output_problem, same_file
+from goldloop.formats.labelstudio.tasks import Campaign
 from goldloop.kb import KB, load_kb
 from goldloop.sample.strata import ROLES
 from goldloop.settings import Settings
+from goldloop.studio.connection import Connection, connect, resolve_connection
+from goldloop.studio.project import export_campaign
 
 # Output to a file or a pipe has no width to fit: rich would otherwise cut table cells to 80
 # columns ("0.7…"). An explicit COLUMNS still wins.
@@ -202,3 +206,28 @@ def figures_table(
 def print_whole(label: str, value: object) -> None:
     """Something a user copies (a tag, a URL, a path) on a line of its own, never wrapped."""
     console.print(f"{label}: {value}", soft_wrap=True, highlight=False, markup=False)
+
+
+@dataclass(frozen=True)
+class StudioDoor:
+    """A command that reads a campaign, past its prelude: the KB open, Label Studio connected."""
+
+    kb: KB
+    connection: Connection
+    client: Any
+
+    def export(self, project: str) -> Campaign:
+        """The campaign's tasks as they are now (``status --watch`` asks again each refresh)."""
+        return export_campaign(self.connection, self.client, project)
+
+
+def open_studio(
+    ctx: typer.Context, outputs: Mapping[str, Path | None], kb: Path | None, url: str | None
+) -> StudioDoor:
+    """The prelude of a command that reads a campaign: its outputs checked before any work (the
+    ``--kb`` file among the inputs they must not overwrite), then the KB opened and Label Studio
+    connected, in that order so a bad option fails before the server is asked anything."""
+    check_outputs(outputs, {"--kb": kb})
+    knowledge = open_kb(kb)
+    connection = resolve_connection(url, settings=settings(ctx))
+    return StudioDoor(knowledge, connection, connect(connection))

@@ -10,11 +10,9 @@ import typer
 from goldloop.cli.common import (
     KbOption,
     UrlOption,
-    check_outputs,
     console,
     figures_table,
-    open_kb,
-    settings,
+    open_studio,
 )
 from goldloop.cli.loop import Project
 from goldloop.cli.score import SeedOption
@@ -22,10 +20,8 @@ from goldloop.cli.status import CapMinutes
 from goldloop.errors import DesignRefused, GoldloopError
 from goldloop.files.atomic import atomic_write_together, json_text
 from goldloop.scoring.effect import FIGURES, effect_png
-from goldloop.studio.connection import connect, resolve_connection
-from goldloop.studio.effect import campaign_effect
+from goldloop.studio.effect import CampaignEffect, campaign_effect
 from goldloop.studio.effort import IDLE_CAP_MINUTES
-from goldloop.studio.project import export_campaign
 
 LEGEND = (
     "pre: the annotation with the pre-annotator's candidates; blind: without (another person, "
@@ -64,44 +60,45 @@ def effect_command(
     # so a run that fails leaves the last good pair as it was.
     target = json_out or Path(f"{project}.effect.json")
     chart = png or Path(f"{project}.effect.png")
-    check_outputs({"--json": target, "--png": chart}, {"--kb": kb})
-    knowledge = open_kb(kb)
-    connection = resolve_connection(url, settings=settings(ctx))
-    campaign = export_campaign(connection, connect(connection), project)
+    studio = open_studio(ctx, {"--json": target, "--png": chart}, kb, url)
     try:
-        report = campaign_effect(
-            campaign, knowledge, cap_minutes=cap_minutes, bootstrap=bootstrap, seed=seed
+        effect = campaign_effect(
+            studio.export(project),
+            studio.kb,
+            cap_minutes=cap_minutes,
+            bootstrap=bootstrap,
+            seed=seed,
         )
     except DesignRefused as exc:
         # effect has no way to score without the design: the campaign's tasks must be mended.
+        # The message names the campaign already (studio.agreement.campaign_design's source).
         raise GoldloopError(
-            f"campaign {project!r}: {exc.message}; effect weighs documents by 1/p_incl, so "
+            f"{exc.message}; effect weighs documents by 1/p_incl, so "
             "every task of the campaign needs its p_incl, or none"
         ) from None
-    atomic_write_together({target: json_text(report), chart: effect_png(report)})
-    console.print(effect_table(report))
-    warning = crossing_warning(report["crossing"])
+    atomic_write_together({target: json_text(effect.to_dict()), chart: effect_png(effect.report)})
+    console.print(effect_table(effect))
+    warning = crossing_warning(effect.report.crossing)
     if warning:
         console.print(warning)
     console.print(f"report: {target}; chart: {chart}")
 
 
-def effect_table(report: dict[str, Any]) -> Any:
+def effect_table(effect: CampaignEffect) -> Any:
     """One row per figure: its value and interval (the JSON also says what each estimates)."""
-    docs = report["documents"]
+    report, docs = effect.report, effect.documents
     title = (
-        f"effect of pre-annotation in {report['project']}: {docs['paired']} of "
-        f"{docs['blind_documents']} blind documents paired ({report['timed_pairs']} timed)"
+        f"effect of pre-annotation in {effect.project}: {len(docs.paired)} of "
+        f"{docs.blind_documents} blind documents paired ({report.timed_pairs} timed)"
     )
     rows = [
         [name, _num(figure["value"]), _interval(figure["interval"])]
-        for name, figure in report["figures"].items()
+        for name, figure in report.figures.items()
         if name in FIGURES
     ]
-    alpha = report["alpha_u"]
     rows += [
-        [f"alpha_u_{kind} (sample)", _num(alpha[kind]["value"]), _interval(alpha[kind]["interval"])]
-        for kind in ("spans", "relations")
+        [f"alpha_u_{kind} (sample)", _num(alpha.value), _interval(alpha.interval)]
+        for kind, alpha in (("spans", report.alpha_spans), ("relations", report.alpha_relations))
     ]
     return figures_table(title, ("figure", "value", "95% interval"), rows, legend=LEGEND)
 

@@ -13,19 +13,15 @@ from rich.live import Live
 from goldloop.cli.common import (
     KbOption,
     UrlOption,
-    check_outputs,
     console,
     figures_table,
     key_value_table,
-    open_kb,
-    settings,
+    open_studio,
 )
 from goldloop.cli.loop import Project
 from goldloop.files.atomic import atomic_write_json, atomic_write_together, json_text
 from goldloop.scoring.report import NOTHING_ANNOTATED
-from goldloop.studio.connection import connect, resolve_connection
 from goldloop.studio.effort import IDLE_CAP_MINUTES, effort_png, effort_report, effort_rows
-from goldloop.studio.project import export_campaign
 from goldloop.studio.status import campaign_status
 
 CapMinutes = Annotated[
@@ -58,14 +54,11 @@ def status_command(
 ) -> None:
     """Tasks per project, work per annotator, verdicts, κ and the time left; a table and JSON."""
     target = out or Path(f"{project}.status.json")
-    check_outputs({"--out": target}, {"--kb": kb})
-    knowledge = open_kb(kb)
-    connection = resolve_connection(url, settings=settings(ctx))
-    client = connect(connection)
+    studio = open_studio(ctx, {"--out": target}, kb, url)
 
     def refresh() -> Group:
-        campaign = export_campaign(connection, client, project)
-        data = campaign_status(campaign, knowledge, cap_minutes=cap_minutes).to_dict()
+        campaign = studio.export(project)
+        data = campaign_status(campaign, studio.kb, cap_minutes=cap_minutes).to_dict()
         atomic_write_json(target, data)
         return status_view(project, data, target)
 
@@ -99,11 +92,8 @@ def effort_command(
     and length, from Label Studio's lead_time."""
     target = out or Path(f"{project}.effort.json")
     chart = png or Path(f"{project}.effort.png")
-    check_outputs({"--out": target, "--png": chart}, {"--kb": kb})
-    knowledge = open_kb(kb)
-    connection = resolve_connection(url, settings=settings(ctx))
-    campaign = export_campaign(connection, connect(connection), project)
-    rows = effort_rows(campaign, knowledge, cap_minutes=cap_minutes)
+    studio = open_studio(ctx, {"--out": target, "--png": chart}, kb, url)
+    rows = effort_rows(studio.export(project), studio.kb, cap_minutes=cap_minutes)
     report = effort_report(rows, cap_minutes=cap_minutes)
     # Written together once the chart is drawn: a chart that fails leaves the last good pair.
     atomic_write_together({target: json_text(report.to_dict()), chart: effort_png(rows)})

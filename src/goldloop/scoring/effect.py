@@ -3,8 +3,9 @@
 A blind document was annotated twice by two people: once with the pre-annotator's candidates
 (``pre``) and once without (``blind``); its final gold settles the two (agreed, or curated), so
 it comes from neither condition alone. On those paired documents, per document, the counts below
-are summed with the design's weights (``scoring.design.part_design``: 1/p_incl, batches
-combined with the gold's batch shares, the pairs standing for their batch) and each
+are summed with the design's weights (the caller's: ``studio.agreement.campaign_design`` gives
+the campaign's, 1/p_incl with batches combined by the draw's batch shares, the pairs standing for
+their batch; without one, the pairs' own ``p_incl``) and each
 figure is a Hájek ratio with its stratified document-bootstrap interval
 (``scoring.bootstrap.document_bootstrap`` through ``corpus_figures``): an estimate for the
 corpus the sample was drawn from, as if every document had been annotated both ways.
@@ -29,8 +30,9 @@ import numpy as np
 from goldloop.formats.gold import Document, Hit
 from goldloop.formats.labelstudio.versions import hit_key
 from goldloop.kb import KB
+from goldloop.scoring.alpha_u import AlphaU
 from goldloop.scoring.bootstrap import ratio
-from goldloop.scoring.design import corpus_figures, part_design, read_design
+from goldloop.scoring.design import Design, corpus_figures, read_design
 from goldloop.scoring.span_agreement import headline_counts, headline_f1, span_agreement
 
 # Per-document columns, summed with the design weights.
@@ -137,26 +139,68 @@ def _metrics(sums: np.ndarray) -> dict[str, np.ndarray]:
     }
 
 
+@dataclass(frozen=True)
+class EffectReport:
+    """:func:`effect_report`'s figures; :meth:`to_dict` is the JSON the effect report holds."""
+
+    paired_documents: int
+    timed_pairs: int
+    with_candidates: list[str]  # who annotated with the candidates, sorted
+    without_candidates: list[str]
+    crossing: dict[str, Any]  # :func:`crossing`'s
+    figures: dict[str, dict[str, Any]]  # name: {"value", "interval", "estimates"}
+    alpha_spans: AlphaU  # between the two conditions, unweighted (of the sample)
+    alpha_relations: AlphaU
+    design: dict[str, Any]  # ``corpus_figures``' summary: n_docs, n_strata, population_docs, …
+    bootstrap: int
+    seed: int
+    level: float = 0.95
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "paired_documents": self.paired_documents,
+            "timed_pairs": self.timed_pairs,
+            "annotators": {
+                "with_candidates": self.with_candidates,
+                "without_candidates": self.without_candidates,
+            },
+            "crossing": self.crossing,
+            "figures": self.figures,
+            "alpha_u": {
+                "spans": {"value": self.alpha_spans.value, "interval": self.alpha_spans.interval},
+                "relations": {
+                    "value": self.alpha_relations.value,
+                    "interval": self.alpha_relations.interval,
+                },
+                "of": "sample",
+            },
+            "design": self.design,
+            "bootstrap": {"n": self.bootstrap, "seed": self.seed, "level": self.level},
+        }
+
+
 def effect_report(
     paired: Sequence[PairedDocument],
     kb: KB | None,
     *,
-    gold: Sequence[Document] | None = None,
+    design: Design | None = None,
     bootstrap: int = 1000,
     seed: int = 0,
-) -> dict[str, Any]:
+) -> EffectReport:
     """The figures over ``paired`` (each ``{"value", "interval", "estimates"}``), the design's
     summary, how many documents each part used, and α_u between the two conditions (unweighted,
     of the sample, as the agreement suite gives it).
 
-    ``gold``: the documents the pairs belong to (the campaign's gold, pairs included); the pairs
-    weigh as a random part of each of its batches (``scoring.design.part_design``), so batch
-    shares come from the gold, not from how many blind documents each batch holds. Without it
-    the pairs are the whole gold. No ``p_incl``: equal weights."""
+    ``design``: the pairs' weights and cells, in ``paired``'s order; a campaign's come from
+    ``studio.agreement.campaign_design`` (the pairs as a random part of each batch of the
+    campaign's draw, the one design ``agree`` weighs its double documents by). Without it the
+    pairs are the whole sample (their own ``p_incl``; none: equal weights)."""
     documents = [p.document for p in paired]
-    whole = documents if gold is None else gold
-    design = part_design(whole, [d.doc_id for d in documents]) or read_design(documents, "ignore")
+    if design is None:
+        design = read_design(documents) or read_design(documents, "ignore")
     assert design is not None  # "ignore" always gives equal weights
+    if len(design.weights) != len(paired):
+        raise ValueError(f"a design of {len(design.weights)} documents for {len(paired)} pairs")
     conditions = [
         (
             p.document.model_copy(update={"ground_truth": list(p.pre)}),
@@ -178,29 +222,19 @@ def effect_report(
     }
     agreement = span_agreement(conditions, kb, n_boot=bootstrap, seed=seed)
     timed = sum(p.minutes_pre is not None and p.minutes_blind is not None for p in paired)
-    return {
-        "paired_documents": len(paired),
-        "timed_pairs": timed,
-        "annotators": {
-            "with_candidates": sorted({p.pre_annotator for p in paired}),
-            "without_candidates": sorted({p.blind_annotator for p in paired}),
-        },
-        "crossing": crossing(paired),
-        "figures": figures,
-        "alpha_u": {
-            "spans": {
-                "value": agreement.alpha_spans.value,
-                "interval": agreement.alpha_spans.interval,
-            },
-            "relations": {
-                "value": agreement.alpha_relations.value,
-                "interval": agreement.alpha_relations.interval,
-            },
-            "of": "sample",
-        },
-        "design": corpus,
-        "bootstrap": {"n": bootstrap, "seed": seed, "level": 0.95},
-    }
+    return EffectReport(
+        paired_documents=len(paired),
+        timed_pairs=timed,
+        with_candidates=sorted({p.pre_annotator for p in paired}),
+        without_candidates=sorted({p.blind_annotator for p in paired}),
+        crossing=crossing(paired),
+        figures=figures,
+        alpha_spans=agreement.alpha_spans,
+        alpha_relations=agreement.alpha_relations,
+        design=corpus,
+        bootstrap=bootstrap,
+        seed=seed,
+    )
 
 
 def crossing(paired: Sequence[PairedDocument]) -> dict[str, Any]:
@@ -219,7 +253,7 @@ def crossing(paired: Sequence[PairedDocument]) -> dict[str, Any]:
     }
 
 
-def effect_png(report: dict[str, Any]) -> bytes:
+def effect_png(report: EffectReport) -> bytes:
     """The chart as PNG bytes (the door writes them with the JSON, as one commit): two panels,
     with and without pre-annotation, each with its 95% interval: minutes per final-gold mention,
     and recall against the final gold."""
@@ -232,7 +266,7 @@ def effect_png(report: dict[str, Any]) -> bytes:
     for axis, (title, pre, blind) in zip(axes, PNG_FIGURES, strict=True):
         values, lows, highs = [], [], []
         for name in (pre, blind):
-            figure = report["figures"][name]
+            figure = report.figures[name]
             value = figure["value"] if figure["value"] is not None else np.nan
             low, high = figure["interval"] or (None, None)
             values.append(value)
@@ -242,7 +276,7 @@ def effect_png(report: dict[str, Any]) -> bytes:
                  yerr=[lows, highs], capsize=6)  # fmt: skip
         axis.set_xticks([0, 1], ["with candidates", "without"])
         axis.set_title(title)
-    fig.suptitle(f"{report['paired_documents']} paired blind documents, 95% intervals")
+    fig.suptitle(f"{report.paired_documents} paired blind documents, 95% intervals")
     fig.tight_layout()
     chart = io.BytesIO()
     fig.savefig(chart, format="png", dpi=100)

@@ -4,7 +4,8 @@ A blind document has a task in ``NAME`` (with the pre-annotator's candidates) an
 ``NAME-blind`` (without). It is paired when two different people completed one each and its
 final gold is settled from both (agreed, or curated: pull's rule, ``formats.labelstudio.verify``);
 documents still waiting for a second annotation or for curation, or done twice by one person,
-are counted and left out. Minutes are effort's (``studio.effort``: ``lead_time``, capped).
+are counted and left out. The pairs weigh as a random part of each batch of the campaign's draw
+(``studio.agreement.campaign_design``, as ``agree`` weighs its double documents). Minutes are effort's (``studio.effort``: ``lead_time``, capped).
 The figures themselves are :mod:`goldloop.scoring.effect`'s.
 """
 
@@ -13,7 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from goldloop.formats.gold import Document
 from goldloop.formats.labelstudio.errors import StudioError
 from goldloop.formats.labelstudio.tasks import (
     Campaign,
@@ -26,7 +26,8 @@ from goldloop.formats.labelstudio.tasks import (
 )
 from goldloop.formats.labelstudio.verify import read_annotation, shown_hits
 from goldloop.kb import KB
-from goldloop.scoring.effect import PairedDocument, effect_report
+from goldloop.scoring.effect import EffectReport, PairedDocument, effect_report
+from goldloop.studio.agreement import campaign_design
 from goldloop.studio.campaign import verify_campaign
 from goldloop.studio.effort import IDLE_CAP_MINUTES, effort_rows
 
@@ -40,7 +41,6 @@ class BlindDocuments:
     """The paired blind documents, and what became of the others."""
 
     paired: list[PairedDocument] = field(default_factory=list)
-    gold: list[Document] = field(default_factory=list)  # the campaign's, as pull settles it
     blind_documents: int = 0
     not_annotated_both_ways: int = 0
     same_person: int = 0
@@ -74,7 +74,7 @@ def blind_documents(
         for row in effort_rows(campaign, kb, cap_minutes=cap_minutes)
     }
     main = by_doc_id(campaign.of("primary"))
-    found = BlindDocuments(gold=gold.documents, blind_documents=len(blind_tasks))
+    found = BlindDocuments(blind_documents=len(blind_tasks))
     for task in sorted(blind_tasks, key=lambda t: int(t["id"])):
         doc_id = doc_id_of(task)
         pre_task = main.get(doc_id)
@@ -106,6 +106,24 @@ def blind_documents(
     return found
 
 
+@dataclass(frozen=True)
+class CampaignEffect:
+    """A campaign's effect report: its blind documents (paired and left out) and the figures."""
+
+    project: str
+    documents: BlindDocuments
+    idle_cap_minutes: float
+    report: EffectReport
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "project": self.project,
+            "documents": self.documents.to_dict(),
+            "idle_cap_minutes": self.idle_cap_minutes,
+            **self.report.to_dict(),
+        }
+
+
 def campaign_effect(
     campaign: Campaign,
     kb: KB,
@@ -113,7 +131,7 @@ def campaign_effect(
     cap_minutes: float = IDLE_CAP_MINUTES,
     bootstrap: int = 1000,
     seed: int = 0,
-) -> dict[str, Any]:
+) -> CampaignEffect:
     """The effect report of ``campaign``'s paired blind documents, with what was left out."""
     found = blind_documents(campaign, kb, cap_minutes=cap_minutes)
     if not found.paired:
@@ -125,6 +143,9 @@ def campaign_effect(
             f"{counts['awaiting_curation']} awaiting curation, "
             f"{counts['same_person_both_ways']} by one person both ways)"
         )
-    report = effect_report(found.paired, kb, gold=found.gold, bootstrap=bootstrap, seed=seed)
-    return {"project": campaign.name, "documents": found.to_dict(),
-            "idle_cap_minutes": cap_minutes, **report}  # fmt: skip
+    # The pairs weigh against the campaign's draw (every task pushed, verified or not), as
+    # agree's double documents do: the settled gold would give a batch whose documents are
+    # still being annotated too small a share.
+    design = campaign_design(campaign, [p.document.doc_id for p in found.paired])
+    report = effect_report(found.paired, kb, design=design, bootstrap=bootstrap, seed=seed)
+    return CampaignEffect(campaign.name, found, cap_minutes, report)
