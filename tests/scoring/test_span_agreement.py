@@ -371,7 +371,7 @@ def test_nothing_to_compare_gives_undefined_figures_not_an_error(
     kb: KB, shared: list[tuple[Document, Document]]
 ) -> None:
     # A campaign before its first double task is annotated pulls with no shared document.
-    report = span_agreement(shared, kb).to_json()
+    report = span_agreement(shared, kb).to_dict()
     for figure in ("span_f1", "span_f1_labelled"):
         for kind in ("strict", "lenient"):
             assert report[figure][kind]["f1"] is None
