@@ -9,6 +9,7 @@ gold file, label concentration and coverage use the detector's mentions instead.
 
 from __future__ import annotations
 
+import io
 import json
 import math
 from collections import Counter
@@ -267,8 +268,6 @@ def _gold_gaps(
 
 def _plot(report: AuditReport, rows: list[ManifestRow]) -> bytes:
     """Coverage per batch, density against length, and the most frequent labels, as PNG bytes."""
-    import io
-
     import matplotlib  # matplotlib loads only when a chart is drawn
 
     matplotlib.use("Agg")

@@ -22,6 +22,7 @@ from goldloop.errors import GoldloopError
 from goldloop.formats.gold import Document
 from goldloop.kb import KB
 from goldloop.llm.answer import FAILED, OK, REJECTED
+from goldloop.llm.encoder import Encoder, kb_embeddings
 from goldloop.llm.tasks.linking import MAX_TOKENS, LinkingTask, Span, marked
 from goldloop.llm.tasks.task import TaskReport, TaskResult, run_task
 from goldloop.scoring.design import Design
@@ -30,7 +31,6 @@ from goldloop.scoring.regimes import score_system
 
 if TYPE_CHECKING:
     from goldloop.llm import Provider
-    from goldloop.llm.encoder import Encoder
 
 BASELINES = ("lexical", "encoder", "llm")
 # Which regimes each baseline is scored in.
@@ -121,7 +121,7 @@ def lexical_baseline(
     progress: Progress | None = None,
 ) -> BaselineRun:
     """Mentions found by the shared detector, one row per mention."""
-    from goldloop.text.nlp import detect_mentions, load_nlp, parse_many
+    from goldloop.text.nlp import detect_mentions, load_nlp, parse_many  # spaCy: only to run
 
     started = time.perf_counter()
     nlp = load_nlp(model)
@@ -153,8 +153,12 @@ def encoder_baseline(
 ) -> BaselineRun:
     """Cosine top 1 over the canonical relations, for each gold span (linking-only) and each
     span the lexical detector finds (end-to-end)."""
-    from goldloop.llm.encoder import kb_embeddings
-    from goldloop.text.nlp import detect_mentions, load_nlp, parse_many, sentence_of
+    from goldloop.text.nlp import (  # spaCy loads only when a baseline runs
+        detect_mentions,
+        load_nlp,
+        parse_many,
+        sentence_of,
+    )
 
     started = time.perf_counter()
     relations, vectors = kb_embeddings(encoder, kb)
