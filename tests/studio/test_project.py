@@ -9,9 +9,10 @@ import uuid
 
 from goldloop.formats.gold import Document
 from goldloop.kb import KB
+from goldloop.studio import project as projects
 from goldloop.studio.connection import StudioUnreachable
 from goldloop.studio.label_config import render_instructions, render_label_config
-from goldloop.studio.push import TASKS_VIEW, push
+from goldloop.studio.push import TASKS_VIEW, build_tasks, push
 from tests.studio.conftest import doc_ids_in, loop_copies
 from tests.studio.loop_data import DOCS
 
@@ -56,3 +57,28 @@ def test_crash_during_an_import_request(label_studio, tmp_path) -> None:
     push(label_studio.connection, label_studio.client, documents, name, kb, a=a, batch_size=300)
     after = doc_ids_in(label_studio, name)
     assert sorted(after) == sorted(d.doc_id for d in documents) and max(after.values()) == 1
+
+
+def test_predictions_an_import_dropped_are_added_again(label_studio, tmp_path) -> None:
+    """Label Studio 1.23 sometimes stores imported tasks without their predictions (under load,
+    answering 201): the import lists its tasks again and gives each the predictions it lacks. The
+    drop is made here by deleting two tasks' predictions through the API."""
+    conn, client = label_studio.connection, label_studio.client
+    kb, a, documents, name = loop_copies(tmp_path, "dropped", 4)
+    push(conn, client, documents, name, kb, a=a)
+    project = projects.find_project(conn, client, name)
+    assert project is not None
+    tasks = build_tasks(documents, kb, project.label_config, a, None)
+    stored = projects.existing_tasks(conn, client, project)
+    for doc in documents[:2]:
+        for prediction in client.predictions.list(task=stored[doc.doc_id].id):
+            client.predictions.delete(id=prediction.id)
+    assert not projects.existing_tasks(conn, client, project)[documents[0].doc_id].model_versions
+    projects._restore_dropped_predictions(conn, client, project, tasks, "doc_id")
+    after = projects.existing_tasks(conn, client, project)
+    for doc, task in zip(documents, tasks, strict=True):
+        listed = client.predictions.list(task=after[doc.doc_id].id)
+        (sent,) = task["predictions"]
+        assert [p.model_version for p in listed] == [sent["model_version"]], doc.doc_id  # no twin
+        assert [p.result for p in listed] == [sent["result"]]
+    projects.set_model_version(conn, client, project, sent["model_version"])  # accepted again

@@ -197,7 +197,47 @@ def import_tasks(
         _import_batch(connection, client, project, batch, key)
         if progress:
             progress(len(batch))
+    _restore_dropped_predictions(connection, client, project, tasks, key)
     return len(tasks)
+
+
+def _restore_dropped_predictions(
+    connection: Connection, client: Any, project: Project, tasks: Sequence[dict[str, Any]], key: str
+) -> None:
+    """Label Studio 1.23 can store an import's tasks without their predictions and answer 201
+    (tasks/serializers.py ``add_predictions`` returns early on a prediction it cannot prepare;
+    seen under load, after push's and curate's imports alike), and then refuses their model
+    version. The imported tasks are listed again and each gets the predictions it lacks, by model
+    version."""
+    expected = [task for task in tasks if task.get("predictions")]
+    if not expected:
+        return
+    stored = existing_tasks(connection, client, project, key)
+    rows = []
+    for task in expected:
+        have = stored[str(task["data"][key])]
+        rows += [
+            {"task": have.id, **prediction}
+            for prediction in task["predictions"]
+            if prediction.get("model_version")
+            and prediction["model_version"] not in have.model_versions
+        ]
+    add_predictions(connection, client, project, rows)
+
+
+def add_predictions(
+    connection: Connection, client: Any, project: Project, rows: Sequence[dict[str, Any]]
+) -> None:
+    """Add predictions (each with its ``task`` id) to the project's tasks."""
+    for start in range(0, len(rows), BATCH_SIZE * 3):
+        # Once: a repeat after a lost answer would give tasks the same prediction twice; a
+        # re-run sends only what is still missing.
+        call_once(
+            connection,
+            client.projects.import_predictions,
+            id=project.id,
+            request=list(rows[start : start + BATCH_SIZE * 3]),
+        )
 
 
 def _import_batch(

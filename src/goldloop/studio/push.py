@@ -25,7 +25,7 @@ from goldloop.formats.gold import Document, Hit, read_gold
 from goldloop.formats.labelstudio.tasks import check_campaign_name
 from goldloop.kb import KB
 from goldloop.studio import project as projects
-from goldloop.studio.connection import Connection, call_once
+from goldloop.studio.connection import Connection
 from goldloop.studio.label_config import (
     BLIND_INSTRUCTIONS,
     prediction_checker,
@@ -222,16 +222,6 @@ def _push_project(
         done.predictions_added_to_existing = _add_predictions(
             connection, client, project, stale, existing, kb, a, b
         )
-        if done.created:
-            # Label Studio 1.23 can store an import's tasks without their predictions and answer
-            # 201 (tasks/serializers.py add_predictions returns early on a prediction it cannot
-            # prepare; seen under load), and then refuses the tag as a model version: the new
-            # tasks are checked for the tag, and what is missing is added as for older tasks.
-            fresh = projects.existing_tasks(connection, client, project)
-            dropped = [d for d in missing if tag not in fresh[d.doc_id].model_versions]
-            done.predictions_added_to_existing += _add_predictions(
-                connection, client, project, dropped, fresh, kb, a, b
-            )
         if progress and done.already_present:
             progress(done.already_present)
         if done.created or done.predictions_added_to_existing or project.model_version != tag:
@@ -265,13 +255,5 @@ def _add_predictions(
             for p in task["predictions"]
             if p["model_version"] not in have
         ]
-    for start in range(0, len(rows), BATCH_SIZE * 3):
-        # Once: a repeat after a lost answer would give tasks the same prediction twice; a
-        # re-run sends only what is still missing.
-        call_once(
-            connection,
-            client.projects.import_predictions,
-            id=project.id,
-            request=rows[start : start + BATCH_SIZE * 3],
-        )
+    projects.add_predictions(connection, client, project, rows)
     return len(rows)
