@@ -2,12 +2,10 @@
 one place goldloop reads its environment: :meth:`Settings.from_env`, called by the doors only
 (the CLI's root command, the ML backend's app and server, the benchmarks).
 
-A door passes what it read down to the calls that take it (a provider's key, the price table,
-Label Studio's URL and home, an encoder's cache folder). What every parse needs deep inside the
-library, with no caller in between to pass it (the spaCy pipeline's name, the parse cache), comes
-from the settings the door installed with :func:`use` (:func:`active`); without a door, the
-defaults of :class:`Settings`. ``tests/test_settings.py`` lists the modules that install or read
-them.
+A door passes what it read down to the calls that take it: a provider's key, the price table,
+Label Studio's URL and home, an encoder's cache folder, and how to parse (the spaCy pipeline's
+names and the parse cache: :meth:`goldloop.text.nlp.Parsing.from_settings`). Nothing here is
+installed process-wide; ``tests/test_settings.py`` lists the modules that read the environment.
 """
 
 from __future__ import annotations
@@ -128,22 +126,6 @@ def _unpickle(values: dict[str, object]) -> Settings:
     return Settings(**values, environ=MappingProxyType(environ))  # type: ignore[arg-type]
 
 
-# Installed by a door (:func:`use`); the defaults until then.
-_active = Settings()
-
-
-def use(settings: Settings) -> None:
-    """Install the settings a door read as the process's (before any work; forked parse workers
-    inherit them, a Dask worker is handed them)."""
-    global _active
-    _active = settings
-
-
-def active() -> Settings:
-    """The settings a door installed with :func:`use` (the defaults without a door)."""
-    return _active
-
-
 def _size_bytes(raw: str) -> int:
     try:
         size_mb = float(raw)
@@ -152,11 +134,6 @@ def _size_bytes(raw: str) -> int:
     if not math.isfinite(size_mb) or size_mb <= 0:
         raise GoldloopError(f"{PARSE_CACHE_MB_ENV}={raw!r}: expected a positive size in MB")
     return int(size_mb * 1024 * 1024)
-
-
-def spacy_model_names() -> tuple[str, ...]:
-    """:meth:`Settings.spacy_model_names` of the :func:`active` settings."""
-    return _active.spacy_model_names()
 
 
 def available_cores() -> int:

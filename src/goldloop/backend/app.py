@@ -27,7 +27,7 @@ from goldloop.backend.protocol import (
 from goldloop.backend.settings import BackendSettings
 from goldloop.errors import GoldloopError
 from goldloop.files.csvfile import TRUE_WORDS
-from goldloop.settings import Settings, use
+from goldloop.settings import Settings
 from goldloop.studio.connection import Connection
 
 log = logging.getLogger("goldloop.backend")
@@ -42,9 +42,7 @@ def create_app(
     """The app; without arguments everything comes from the environment, read here once: this
     is the door uvicorn and gunicorn's workers open."""
     if settings is None:
-        read = Settings.from_env()
-        use(read)  # the spaCy pipeline and the parse cache this worker's parses use
-        settings = BackendSettings.from_settings(read)
+        settings = BackendSettings.from_settings(Settings.from_env())
     predictor = predictor or Predictor.from_settings(settings)
     live = live_gold(settings, predictor)
     app = FastAPI(title="goldloop ML backend", version=__version__, docs_url=None, redoc_url=None)
@@ -128,7 +126,9 @@ def live_gold(settings: BackendSettings, predictor: Predictor) -> LiveGold | Non
         connection = Connection(settings.studio_url.rstrip("/"), settings.studio_api_key)
     else:
         log.warning("live gold is set but Label Studio is not: its events will be ignored")
-    return LiveGold(dict(settings.gold), predictor.kb, connection, settings.redis_url)
+    return LiveGold(
+        dict(settings.gold), predictor.kb, connection, settings.redis_url, predictor.parsing
+    )
 
 
 EXPOSURE_FIX = (

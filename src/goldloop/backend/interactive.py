@@ -39,10 +39,10 @@ from goldloop.llm.tasks.task import TaskReport, run_task
 from goldloop.studio import label_config as lc
 from goldloop.studio.review import hit_regions, region_id
 from goldloop.text.nlp import detect_mentions, parse_many, sentence_of
+from goldloop.text.parsing import Parsing
 from goldloop.text.resolve import find_occurrences
 
 if TYPE_CHECKING:
-    from spacy.language import Language
     from spacy.tokens import Doc
 
     from goldloop.backend.protocol import Task
@@ -110,9 +110,9 @@ def drawn_region(text: str, context: object) -> Drawn | None:
 class Suggester:
     """Suggestions for drawn regions: the KB first, then ``provider`` (None: the KB alone)."""
 
-    def __init__(self, kb: KB, nlp: Language, provider: Provider | None = None) -> None:
+    def __init__(self, kb: KB, parsing: Parsing, provider: Provider | None = None) -> None:
         self.kb = kb
-        self.nlp = nlp
+        self.parsing = parsing
         self.provider = provider
         self.task = SuggestTask(kb)
 
@@ -145,7 +145,7 @@ class Suggester:
     def suggest_spans(self, text: str, spans: Sequence[tuple[int, int]]) -> list[Suggestion]:
         """One suggestion per span the KB or the LLM could name a relation for, in span order."""
         # Through the parse cache: the document was most likely parsed for its pre-annotation.
-        doc = next(iter(parse_many([text], nlp=self.nlp)))
+        doc = next(iter(parse_many([text], self.parsing)))
         mentions = detect_mentions(doc, self.kb)
         found: list[Suggestion] = []
         ask: list[tuple[int, int]] = []

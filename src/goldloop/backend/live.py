@@ -36,6 +36,7 @@ from goldloop.studio.mirror import (
     refresh_tasks,
 )
 from goldloop.studio.pull import write_campaign
+from goldloop.text.parsing import Parsing
 
 log = logging.getLogger("goldloop.backend")
 
@@ -88,6 +89,7 @@ class LiveGold:
     kb: KB
     connection: Connection | None
     redis_url: str | None = None
+    parsing: Parsing = field(default_factory=Parsing)  # how pulled hits are parsed to anchor
     retry_delays_s: tuple[float, ...] = RETRY_DELAYS_S
     _stale: set[str] = field(default_factory=set, repr=False)
     _queue: queue.Queue[Change] = field(default_factory=queue.Queue, repr=False)
@@ -197,7 +199,7 @@ class LiveGold:
                     refresh_tasks(self.connection, client, mirror, title, ids)
                 if stale:
                     catch_up(self.connection, client, mirror, titles)
-            write_campaign(out, mirror, self.kb)
+            write_campaign(out, mirror, self.kb, parsing=self.parsing)
         log.info("live gold %s: %d event(s) applied to %s", campaign, len(changes), out)
 
 

@@ -28,9 +28,10 @@ from goldloop.llm.cache import ResponseCache
 from goldloop.studio.label_config import PredictionChecker, prediction_checker
 from goldloop.studio.review import build_review_prediction, review_tag
 from goldloop.text.nlp import load_nlp
+from goldloop.text.parsing import Parsing
 
 if TYPE_CHECKING:
-    from spacy.language import Language
+    pass
 
 log = logging.getLogger("goldloop.backend")
 
@@ -62,7 +63,7 @@ class Predictor:
         *,
         concurrency: int = 16,
         max_task_chars: int = MAX_TASK_CHARS,
-        nlp: Language | None = None,
+        parsing: Parsing = Parsing(),
     ) -> None:
         self.kb = kb
         self.annotator = annotator
@@ -70,10 +71,10 @@ class Predictor:
         self.concurrency = concurrency
         self.max_task_chars = max_task_chars
         self.model_version = review_tag(annotator.tag, other.tag if other else None)
-        # Loaded at start, so the first /predict does not pay for it.
-        self.nlp = nlp or load_nlp()
+        self.parsing = parsing
+        load_nlp(parsing.models)  # at start, so the first /predict does not pay for it
         self.suggester = Suggester(
-            kb, self.nlp, annotator if isinstance(annotator, Provider) else None
+            kb, parsing, annotator if isinstance(annotator, Provider) else None
         )
 
     @classmethod
@@ -95,6 +96,7 @@ class Predictor:
             other,
             concurrency=settings.concurrency,
             max_task_chars=settings.max_task_chars,
+            parsing=Parsing.from_settings(read),
         )
 
     async def predict(
@@ -207,7 +209,7 @@ class Predictor:
         """Each annotator's stored outcomes over the batch, when all are stored (else None)."""
         runs = []
         for annotator in (a for a in (self.annotator, self.other) if a is not None):
-            outcomes = stored_outcomes(documents, annotator, self.kb, nlp=self.nlp)
+            outcomes = stored_outcomes(documents, annotator, self.kb, parsing=self.parsing)
             if outcomes is None:
                 return None
             runs.append({result.doc_id: result for result in outcomes})
@@ -233,7 +235,7 @@ class Predictor:
             annotator,
             self.kb,
             concurrency=self.concurrency,
-            nlp=self.nlp,
+            parsing=self.parsing,
             on_document=lambda result: results.__setitem__(result.doc_id, result),
         )
         return results

@@ -18,7 +18,7 @@ from gunicorn.app.base import BaseApplication
 from goldloop.backend.app import INSECURE_ENV, check_exposure, create_app
 from goldloop.backend.settings import BackendSettings
 from goldloop.errors import GoldloopError
-from goldloop.settings import Settings, use
+from goldloop.settings import Settings
 
 APP_FACTORY = "goldloop.backend.app:create_app"
 # Label Studio waits up to ML_TIMEOUT_PREDICT (100 s) for /predict; a worker may run a bit longer.
@@ -72,9 +72,7 @@ def serve(
         # Workers build their app from the environment: that is how the choice reaches them
         # (a variable set for the worker processes, read back by Settings.from_env).
         os.environ[INSECURE_ENV] = "1"
-    read = Settings.from_env()
-    use(read)
-    settings = BackendSettings.from_settings(read)
+    settings = BackendSettings.from_settings(Settings.from_env())
     check_exposure(host, settings)
     check_port_free(host, port)
     print(settings.studio_credentials(), file=sys.stderr)

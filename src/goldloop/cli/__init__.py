@@ -41,7 +41,7 @@ from goldloop.errors import (
     SettingError,
     mask_credentials,
 )
-from goldloop.settings import Settings, use
+from goldloop.settings import Settings
 
 app = typer.Typer(
     name="goldloop",
@@ -109,12 +109,9 @@ def _root(
     ] = False,
 ) -> None:
     # The one reading of the environment for the command: passed down from here (cli.common's
-    # ``settings``), and installed for what every parse needs.
+    # ``settings`` and ``parsing``).
     read = Settings.from_env()
-    if no_parse_cache:
-        read = read.without_parse_cache()
-    use(read)
-    ctx.obj = read
+    ctx.obj = read.without_parse_cache() if no_parse_cache else read
     logging.basicConfig(
         level=logging.INFO if verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",

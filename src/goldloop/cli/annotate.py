@@ -42,6 +42,7 @@ from goldloop.llm.annotate import (
 from goldloop.llm.batch import BatchMode, BatchPolicy, BatchProgress, state_path_for
 from goldloop.llm.pricing import PRICES_VARIABLE, PriceTable, load_prices, prices_path
 from goldloop.sample import read_documents
+from goldloop.text.parsing import Parsing
 
 
 def annotate(
@@ -203,7 +204,15 @@ def annotate(
         settings=env,
     )
     run = _run(
-        documents, annotator, the_kb, max_tokens, concurrency, verbal_only, batch_mode, table
+        documents,
+        annotator,
+        the_kb,
+        max_tokens,
+        concurrency,
+        verbal_only,
+        batch_mode,
+        table,
+        Parsing.from_settings(env),
     )
     report_file = report_path(out)
     # A cut-off or unparsable answer leaves its document out as a failed request does: exit 3,
@@ -284,6 +293,7 @@ def _run(
     verbal_only: bool,
     batch_mode: BatchMode | None,
     prices: PriceTable,
+    parsing: Parsing,
 ) -> AnnotationRun:
     columns = (
         TextColumn("{task.description}"),
@@ -302,7 +312,7 @@ def _run(
             return annotate_documents(
                 documents, annotator, kb, max_tokens=max_tokens, concurrency=concurrency,
                 verbal_only=verbal_only, on_document=lambda _: progress.advance(task),
-                batch=batch_mode, prices=prices,
+                batch=batch_mode, prices=prices, parsing=parsing,
             )  # fmt: skip
         except KeyboardInterrupt:
             if batch_mode is None or not batch_mode.state_path.exists():

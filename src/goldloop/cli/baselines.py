@@ -11,7 +11,14 @@ import typer
 from rich.progress import Progress
 
 from goldloop.cli import llm_options
-from goldloop.cli.common import EquivalencesOption, KbOption, err_console, open_kb, settings
+from goldloop.cli.common import (
+    EquivalencesOption,
+    KbOption,
+    err_console,
+    open_kb,
+    parsing,
+    settings,
+)
 from goldloop.cli.score import (
     BootstrapOption,
     DesignOption,
@@ -106,6 +113,7 @@ def baselines(
             progress=progress,
             concurrency=concurrency,
             design=the_design,
+            parsing=parsing(ctx),
         )
     meta = {"gold": str(gold), "kb": str(knowledge.path), "kb_tag": knowledge.tag}
     out = report_dir / "baseline_results.json"

@@ -21,6 +21,7 @@ from goldloop.sample.strata import ROLES
 from goldloop.settings import Settings
 from goldloop.studio.connection import Connection, connect, resolve_connection
 from goldloop.studio.project import export_campaign
+from goldloop.text.parsing import Parsing
 
 # Output to a file or a pipe has no width to fit: rich would otherwise cut table cells to 80
 # columns ("0.7…"). An explicit COLUMNS still wins.
@@ -32,6 +33,11 @@ def settings(ctx: typer.Context) -> Settings:
     read = ctx.find_root().obj
     assert isinstance(read, Settings)  # the root callback sets it before any command runs
     return read
+
+
+def parsing(ctx: typer.Context) -> Parsing:
+    """How the command parses: its settings' spaCy pipeline and parse cache."""
+    return Parsing.from_settings(settings(ctx))
 
 
 # Made at import, fitted when a command starts (:func:`fit_consoles`): the commands' modules

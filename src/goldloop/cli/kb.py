@@ -15,8 +15,10 @@ from goldloop.cli.common import (
     figures_table,
     key_value_table,
     open_kb,
+    parsing,
 )
 from goldloop.kb.derive import RULES, DeriveReport, derive_kb, pending_review_path
+from goldloop.kb.verb_forms import verb_forms
 
 app = typer.Typer(help="Check and derive relation KBs.", no_args_is_help=True)
 
@@ -52,6 +54,7 @@ def check(
 
 @app.command("derive")
 def derive(
+    ctx: typer.Context,
     input_csv: Annotated[
         Path,
         typer.Option(
@@ -86,7 +89,13 @@ def derive(
     pending = pending_review_path(output)
     check_outputs({"--output": output}, inputs)
     check_outputs({f"--output (its pending sheet {pending.name})": pending}, inputs)
-    report = derive_kb(input_csv, output, review_csv=review_csv, symmetric_csvs=symmetric or [])
+    report = derive_kb(
+        input_csv,
+        output,
+        review_csv=review_csv,
+        symmetric_csvs=symmetric or [],
+        forms=verb_forms(parsing(ctx).models),
+    )
     console.print(derive_table(report))
     console.print(
         key_value_table(

@@ -18,6 +18,7 @@ from goldloop.cli.common import (
     key_value_table,
     open_kb,
     parse_roles,
+    parsing,
     print_whole,
     settings,
 )
@@ -83,7 +84,7 @@ def push_command(
         bar = progress.add_task("pushing", total=total)
         report = push(
             connection, client, documents, project, knowledge, a=a, b=b, roles=wanted_roles,
-            progress=lambda n: progress.advance(bar, n),
+            progress=lambda n: progress.advance(bar, n), parsing=parsing(ctx),
         )  # fmt: skip
     _print_push(report, connection.url)
 
@@ -121,6 +122,7 @@ def pull_command(
         per_annotator=per_annotator,
         since=since,
         redis_url=read.redis_url,
+        parsing=parsing(ctx),
     )
     _print_pull(result, out)
     for email, path in written.items():
@@ -154,7 +156,7 @@ def sync_command(
     try:
         report = sync(
             connection, connect(connection), documents, project, knowledge, out, a=a, b=b,
-            roles=wanted_roles, annotator=annotator,
+            roles=wanted_roles, annotator=annotator, parsing=parsing(ctx),
         )  # fmt: skip
     except PrefillChange as exc:
         raise GoldloopError(

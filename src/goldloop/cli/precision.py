@@ -18,6 +18,7 @@ from goldloop.cli.common import (
     err_console,
     key_value_table,
     open_kb,
+    parsing,
     report_path,
     settings,
 )
@@ -204,7 +205,7 @@ def sample(
     rows = labelling_rows(drawn, texts, str(verdicts))
     files = None
     if sheets is not None:
-        sentences = row_sentences(rows, {k: doc.text for k, doc in texts.items()})
+        sentences = row_sentences(rows, {k: doc.text for k, doc in texts.items()}, parsing(ctx))
         files = sheet_files(rows, sentences, per_sheet)
     write_jsonl(out, rows)
     if sheets is not None and files is not None:

@@ -16,6 +16,7 @@ from goldloop.cli.common import (
     figures_table,
     key_value_table,
     open_kb,
+    parsing,
 )
 from goldloop.errors import GoldloopError
 from goldloop.files.atomic import atomic_write_json
@@ -31,6 +32,7 @@ GATE = GateSettings()
 
 
 def sample(
+    ctx: typer.Context,
     corpus: Annotated[
         Path,
         typer.Option("--corpus", help="Corpus table: .tsv, .tsv.gz, .csv, .jsonl or .parquet."),
@@ -168,6 +170,7 @@ def sample(
                 extend=extend,
                 exclude=exclude_corpus or (),
                 on_rows=lambda n: progress.advance(task, n),
+                parsing=parsing(ctx),
             )
         except SampleExists as exc:
             raise GoldloopError(

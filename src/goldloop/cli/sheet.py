@@ -14,6 +14,7 @@ from goldloop.cli.common import (
     console,
     key_value_table,
     open_kb,
+    parsing,
     settings,
 )
 from goldloop.errors import GoldloopError
@@ -85,7 +86,7 @@ def import_(
     first = read_gold(gold, knowledge).documents
     second = None if other is None else read_gold(other, knowledge).documents
     result = read_sheet(sheet, first, second, knowledge, verified_by)
-    anchor(result.documents, knowledge)
+    anchor(result.documents, knowledge, parsing(ctx))
     with gold_lock(output, settings(ctx).redis_url):
         atomic_write_together(verified_files(output, result))
     console.print(

@@ -15,6 +15,7 @@ from goldloop.cli.common import (
     console,
     key_value_table,
     open_kb,
+    parsing,
     print_whole,
     settings,
 )
@@ -160,6 +161,7 @@ def _print_state(state: server.ServerState, home: Path) -> None:
 
 
 def label_config(
+    ctx: typer.Context,
     kb: KbOption = None,
     output: Annotated[
         Path, typer.Option("--output", "-o", help="Where to write the config.")
@@ -168,7 +170,7 @@ def label_config(
     """Generate the Label Studio labeling config from the KB."""
     check_outputs({"--output": output}, {"--kb": kb})
     knowledge = open_kb(kb)
-    atomic_write_text(output, render_label_config(knowledge))
+    atomic_write_text(output, render_label_config(knowledge, models=parsing(ctx).models))
     console.print(
         f"wrote {output} ({len(knowledge.canonical_relations())} relations, KB {knowledge.tag})"
     )
@@ -211,7 +213,15 @@ def webhook(
     knowledge = open_kb(kb)
     connection = resolve_connection(studio_url, settings=read)
     client = connect(connection)
-    result, _ = pull(connection, client, project, knowledge, gold, redis_url=read.redis_url)
+    result, _ = pull(
+        connection,
+        client,
+        project,
+        knowledge,
+        gold,
+        redis_url=read.redis_url,
+        parsing=parsing(ctx),
+    )
     headers = basic_auth_header(*auth) if auth else None
     done = register_webhooks(
         connection, client, list(campaign_titles(project).values()), url, headers

@@ -13,7 +13,7 @@ from functools import cache, lru_cache
 from typing import TYPE_CHECKING
 
 from goldloop.errors import GoldloopError
-from goldloop.settings import spacy_model_names
+from goldloop.settings import SPACY_MODELS
 
 if TYPE_CHECKING:
     from spacy.pipeline import Lemmatizer
@@ -44,8 +44,9 @@ def _load_lemmatizer(names: tuple[str, ...]) -> Lemmatizer:
 class VerbForms:
     """Verb lemmas and participle checks backed by a spaCy rule lemmatizer."""
 
-    def __init__(self, model: str | None = None) -> None:
-        self._lemmatizer = _load_lemmatizer((model,) if model else spacy_model_names())
+    def __init__(self, models: tuple[str, ...] = SPACY_MODELS) -> None:
+        """``models``: pipelines to try in order (the first with a rule lemmatizer serves)."""
+        self._lemmatizer = _load_lemmatizer(models)
         lookups = self._lemmatizer.lookups
         self._exceptions: dict[str, list[str]] = dict(lookups.get_table("lemma_exc")["verb"])
         self._base_verbs = frozenset(lookups.get_table("lemma_index")["verb"])
@@ -130,6 +131,6 @@ def _regular_gerund(lemma: str) -> str:
 
 
 @cache
-def verb_forms() -> VerbForms:
-    """The process-wide :class:`VerbForms` (loading the lemmatizer takes a moment)."""
-    return VerbForms()
+def verb_forms(models: tuple[str, ...] = SPACY_MODELS) -> VerbForms:
+    """One :class:`VerbForms` per list of pipelines (loading the lemmatizer takes a moment)."""
+    return VerbForms(models)

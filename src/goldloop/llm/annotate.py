@@ -16,7 +16,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from goldloop.errors import GoldloopError, SettingError
 from goldloop.formats.gold import Document
@@ -41,11 +41,9 @@ from goldloop.llm.tasks.preannotate import DEFAULT_MAX_TOKENS, PreannotationTask
 from goldloop.llm.tasks.task import cache_check
 from goldloop.llm.usage import add_usage
 from goldloop.text.lexical import LexicalAnnotator
-from goldloop.text.nlp import load_nlp, parse_many
+from goldloop.text.nlp import parse_many
 from goldloop.text.parse_cache import WINDOW
-
-if TYPE_CHECKING:
-    from spacy.language import Language
+from goldloop.text.parsing import Parsing
 
 Annotator = Provider | LexicalAnnotator
 
@@ -131,7 +129,7 @@ def annotate_documents(
     max_tokens: int = DEFAULT_MAX_TOKENS,
     concurrency: int = DEFAULT_CONCURRENCY,
     verbal_only: bool = True,
-    nlp: Language | None = None,
+    parsing: Parsing = Parsing(),
     on_document: Callable[[DocumentResult], None] | None = None,
     batch: BatchMode | None = None,
     prices: PriceTable | None = None,
@@ -142,14 +140,22 @@ def annotate_documents(
     from the cache). ``on_document`` is called once per finished document, as each finishes; the
     returned documents keep the input order. ``batch`` sends the requests through the provider's
     batch API instead (:mod:`goldloop.llm.batch`). The report prices the run's usage with
-    ``prices`` (default: :func:`goldloop.llm.pricing.load_prices`).
+    ``prices`` (default: :func:`goldloop.llm.pricing.load_prices`). ``parsing``: the pipeline
+    the checks parse with and the parse cache that keeps parses and decoded outcomes.
     """
-    nlp = nlp or load_nlp()
     if isinstance(annotator, LexicalAnnotator):
-        results = _annotate_lexically(documents, annotator, kb, verbal_only, nlp, on_document)
+        results = _annotate_lexically(documents, annotator, kb, verbal_only, parsing, on_document)
     else:
         results = _annotate_with_llm(
-            documents, annotator, kb, max_tokens, concurrency, verbal_only, nlp, on_document, batch
+            documents,
+            annotator,
+            kb,
+            max_tokens,
+            concurrency,
+            verbal_only,
+            parsing,
+            on_document,
+            batch,
         )
     report = build_report(results, annotator, kb, verbal_only=verbal_only, max_tokens=max_tokens)
     if isinstance(annotator, Provider):
@@ -164,7 +170,7 @@ def stored_outcomes(
     annotator: Annotator,
     kb: KB,
     *,
-    nlp: Language,
+    parsing: Parsing,
     verbal_only: bool = True,
 ) -> list[DocumentResult] | None:
     """What :func:`annotate_documents` would give each document, when every outcome is stored
@@ -172,7 +178,7 @@ def stored_outcomes(
     lexical annotator's qualify: an LLM's is keyed by its answer, read from the response cache."""
     if not isinstance(annotator, LexicalAnnotator):
         return None
-    store = DecodedStore.open(nlp, "lexical", annotator.tag, kb, verbal_only)
+    store = DecodedStore.open(parsing, "lexical", annotator.tag, kb, verbal_only)
     if store is None:
         return None
     keys = [DecodedStore.key(d.text) for d in documents]
@@ -189,12 +195,12 @@ def _annotate_lexically(
     annotator: LexicalAnnotator,
     kb: KB,
     verbal_only: bool,
-    nlp: Language,
+    parsing: Parsing,
     on_document: Callable[[DocumentResult], None] | None,
 ) -> list[DocumentResult]:
     """Stored outcomes where the parse cache has them (:mod:`goldloop.llm.decoded_store`); the
     other texts parsed in one stream, decoded and stored, a window of documents at a time."""
-    store = DecodedStore.open(nlp, "lexical", annotator.tag, kb, verbal_only)
+    store = DecodedStore.open(parsing, "lexical", annotator.tag, kb, verbal_only)
     results: list[DocumentResult] = []
     for start in range(0, len(documents), WINDOW):
         window = documents[start : start + WINDOW]
@@ -206,7 +212,7 @@ def _annotate_lexically(
             for d, k in zip(window, keys, strict=True)
         ]
         parsed = parse_many(
-            (d.text for d, result in zip(window, loaded, strict=True) if result is None), nlp=nlp
+            (d.text for d, result in zip(window, loaded, strict=True) if result is None), parsing
         )
         new: list[tuple[bytes, bytes]] = []
         for document, key, stored_result in zip(window, keys, loaded, strict=True):
@@ -229,7 +235,7 @@ def _annotate_with_llm(
     max_tokens: int,
     concurrency: int,
     verbal_only: bool,
-    nlp: Language,
+    parsing: Parsing,
     on_document: Callable[[DocumentResult], None] | None,
     batch_mode: BatchMode | None = None,
 ) -> list[DocumentResult]:
@@ -241,7 +247,7 @@ def _annotate_with_llm(
     task = PreannotationTask(kb, max_tokens)
     requests = [task.request(d.text) for d in documents]
     results: list[DocumentResult | None] = [None] * len(documents)
-    store = DecodedStore.open(nlp, "llm", provider.tag, kb, verbal_only)
+    store = DecodedStore.open(parsing, "llm", provider.tag, kb, verbal_only)
     for batch in _answers(provider, task, requests, concurrency, batch_mode):
         # Only a complete answer can decode to a document; the rest are decided each time.
         responses = {i: a for i, a in batch if isinstance(a, LLMResponse) and not a.truncated}
@@ -260,7 +266,7 @@ def _annotate_with_llm(
         read = {i: read_answer(documents[i], a, kb, max_tokens) for i, a in batch if i not in done}
         to_parse = sorted(i for i, answer in read.items() if answer.candidates)
         texts = (documents[i].text for i in to_parse)
-        parsed = dict(zip(to_parse, parse_many(texts, nlp=nlp), strict=True))
+        parsed = dict(zip(to_parse, parse_many(texts, parsing), strict=True))
         new: list[tuple[bytes, bytes]] = []
         for index in sorted(i for i, _ in batch):
             result = done.get(index)

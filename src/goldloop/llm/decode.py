@@ -25,7 +25,12 @@ from goldloop.llm.answer import FAILED, TRUNCATED, UNPARSABLE
 from goldloop.llm.base import LLMError, LLMResponse
 from goldloop.llm.tasks.preannotate import PreannotationTask
 from goldloop.llm.tasks.task import outcome_of
-from goldloop.text.nlp import is_verb_predicate_label, span_has_verb, surface_anchored
+from goldloop.text.nlp import (
+    is_verb_predicate_label,
+    pipeline_of,
+    span_has_verb,
+    surface_anchored,
+)
 from goldloop.text.resolve import ResolutionError, find_occurrences, resolve_occurrence
 
 if TYPE_CHECKING:
@@ -233,12 +238,13 @@ def check_candidates(
     kept: list[Candidate] = []
     rejections: list[tuple[Any, list[str]]] = []
     nested = _nested_spans({(c.a, c.b) for c in candidates})
+    model = pipeline_of(doc)
     for candidate in candidates:
         if (candidate.a, candidate.b) in nested:
             rejections.append((candidate.item, ["nested_in_longer_span"]))
         elif (
             verbal_only
-            and is_verb_predicate_label(candidate.relation.label)
+            and is_verb_predicate_label(candidate.relation.label, model)
             and not span_has_verb(doc, candidate.a, candidate.b)
         ):
             rejections.append((candidate.item, ["non_verbal"]))

@@ -32,7 +32,9 @@ from goldloop import __version__
 from goldloop.files import jsonl
 from goldloop.formats.gold import Document, Hit
 from goldloop.llm.decode import DocumentResult, Rejection
-from goldloop.text.parse_cache import ParseCache, default_cache, pipeline_id, text_key
+from goldloop.text.nlp import load_nlp
+from goldloop.text.parse_cache import ParseCache, open_cache, pipeline_id, text_key
+from goldloop.text.parsing import Parsing
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -102,15 +104,17 @@ class DecodedStore:
     @classmethod
     def open(
         cls,
-        nlp: Language,
+        parsing: Parsing,
         source: Literal["lexical", "llm"],
         annotator_tag: str,
         kb: KB,
         verbal_only: bool,
     ) -> DecodedStore | None:
-        """The store in the process's parse cache (None while the parse cache is off)."""
-        cache = default_cache()
-        return None if cache is None else cls(cache, nlp, source, annotator_tag, kb, verbal_only)
+        """The store in ``parsing``'s parse cache (None when it has none)."""
+        cache = open_cache(parsing)
+        if cache is None:
+            return None
+        return cls(cache, load_nlp(parsing.models), source, annotator_tag, kb, verbal_only)
 
     @staticmethod
     def key(text: str, answer: str | None = None) -> bytes:

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 from goldloop.errors import GoldloopError, ServiceError
 from goldloop.kb import KB
 from goldloop.sample.mentions import PoolMention, detect_here
-from goldloop.settings import Settings, active, use
+from goldloop.text.parsing import Parsing
 
 CHUNK = 32  # texts per task: ~1 s of parsing, against a few ms of scheduling; spreads evenly
 IN_FLIGHT_PER_WORKER = 4  # bounds memory on a long stream while keeping workers busy
@@ -76,30 +76,33 @@ def dask_client(scheduler: str) -> Iterator[Any]:
             cluster.close()
 
 
-def prepare_worker(kb: KB, settings: Settings) -> None:
+def prepare_worker(kb: KB, parsing: Parsing) -> None:
     """Load the spaCy model and build the KB's label index in this worker, once."""
-    detect_chunk(["Warm-up: IL-6 activates STAT3."], kb, 1, settings)
+    detect_chunk(["Warm-up: IL-6 activates STAT3."], kb, 1, parsing)
 
 
 def detect_chunk(
-    texts: list[str], kb: KB, batch_size: int, settings: Settings
+    texts: list[str], kb: KB, batch_size: int, parsing: Parsing
 ) -> list[tuple[PoolMention, ...]]:
-    """One task: the pool mentions of each text, as one process would find them, with the
-    client's settings (its spaCy pipeline, its parse cache)."""
-    use(settings)
-    return list(detect_here(texts, kb, batch_size=batch_size))
+    """One task: the pool mentions of each text, as one process would find them, parsed as the
+    client parses (its spaCy pipeline, its parse cache)."""
+    return list(detect_here(texts, kb, parsing, batch_size=batch_size))
 
 
 def detect_on_dask(
-    texts: Iterable[str], kb: KB, scheduler: str, *, batch_size: int = 64
+    texts: Iterable[str],
+    kb: KB,
+    scheduler: str,
+    parsing: Parsing = Parsing(),
+    *,
+    batch_size: int = 64,
 ) -> Iterator[tuple[PoolMention, ...]]:
     """Pool mentions of each text, in input order, computed by the scheduler's workers."""
     with dask_client(scheduler) as client:
         workers = max(1, len(client.scheduler_info().get("workers", {})))
         # Every worker ready before the stream starts: the first chunks are not held up by a
         # worker still loading spaCy while another has finished its share.
-        settings = active()
-        _raising_worker_errors(lambda: client.run(prepare_worker, kb, settings))
+        _raising_worker_errors(lambda: client.run(prepare_worker, kb, parsing))
         shared_kb = client.scatter(kb, broadcast=True)
         stream = iter(texts)
         pending: deque[Any] = deque()
@@ -109,7 +112,7 @@ def detect_on_dask(
                 if not chunk:
                     break
                 pending.append(
-                    client.submit(detect_chunk, chunk, shared_kb, batch_size, settings, pure=False)
+                    client.submit(detect_chunk, chunk, shared_kb, batch_size, parsing, pure=False)
                 )
             if not pending:
                 return

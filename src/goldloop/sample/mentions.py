@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from goldloop.kb import KB
+from goldloop.text.parsing import Parsing
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,12 @@ class PoolMention:
 
 
 def detect_here(
-    texts: Iterable[str], kb: KB, *, workers: int = 1, batch_size: int = 64
+    texts: Iterable[str],
+    kb: KB,
+    parsing: Parsing = Parsing(),
+    *,
+    workers: int = 1,
+    batch_size: int = 64,
 ) -> Iterator[tuple[PoolMention, ...]]:
     """Pool mentions of each text, in order, parsed through the one bulk-parse path."""
     from goldloop.text.nlp import (  # spaCy loads only when texts are parsed
@@ -40,7 +46,7 @@ def detect_here(
         parse_many,
     )
 
-    for doc in parse_many(texts, n_process=workers, batch_size=batch_size):
+    for doc in parse_many(texts, parsing, n_process=workers, batch_size=batch_size):
         yield pool_mentions(detect_mentions(doc, kb))
 
 

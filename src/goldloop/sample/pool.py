@@ -33,7 +33,7 @@ from goldloop.sample.corpus import CorpusRecord
 from goldloop.sample.distributed import detect_on_dask
 from goldloop.sample.gate import Gate
 from goldloop.sample.mentions import PoolMention, detect_here
-from goldloop.settings import spacy_model_names
+from goldloop.text.parsing import Parsing
 
 POOL_FILE = "pool_mentions.csv.gz"
 POOL_META = "pool_mentions.json"
@@ -89,10 +89,10 @@ class Pool:
     texts: dict[str, str] = field(default_factory=dict)
 
 
-def model_identity() -> str:
-    """Name and version of the spaCy pipeline ``load_nlp`` picks, read without loading it when
+def model_identity(parsing: Parsing) -> str:
+    """Name and version of the spaCy pipeline ``parsing`` picks, read without loading it when
     it is an installed package (a pipeline given as a path is loaded for its meta)."""
-    for name in spacy_model_names():
+    for name in parsing.models:
         if Path(name).exists():
             break  # a pipeline directory: only its meta knows what it is
         try:
@@ -102,7 +102,7 @@ def model_identity() -> str:
             break
     from goldloop.text.nlp import load_nlp  # spaCy loads only for a pipeline given as a path
 
-    meta = load_nlp().meta
+    meta = load_nlp(parsing.models).meta
     return f"{meta.get('lang')}_{meta.get('name')}=={meta.get('version')}"
 
 
@@ -191,6 +191,7 @@ def parse_pool(
     records: Iterable[CorpusRecord],
     kb: KB,
     *,
+    parsing: Parsing = Parsing(),
     workers: int = 1,
     batch_size: int = 64,
     scheduler: str | None = None,
@@ -206,9 +207,9 @@ def parse_pool(
             yield record.text
 
     if scheduler is not None:
-        found = detect_on_dask(texts(), kb, scheduler, batch_size=batch_size)
+        found = detect_on_dask(texts(), kb, scheduler, parsing, batch_size=batch_size)
     else:
-        found = detect_here(texts(), kb, workers=workers, batch_size=batch_size)
+        found = detect_here(texts(), kb, parsing, workers=workers, batch_size=batch_size)
     for mentions in found:
         yield _pool_doc(waiting.popleft(), mentions)
 

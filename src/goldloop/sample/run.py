@@ -48,6 +48,7 @@ from goldloop.sample.strata import (
     stratum_weights,
 )
 from goldloop.settings import available_cores
+from goldloop.text.parsing import Parsing
 
 
 @dataclass(frozen=True)
@@ -237,14 +238,16 @@ def run_sample(
     extend: bool = False,
     exclude: Sequence[str | Path] = (),
     on_rows: Callable[[int], None] | None = None,
+    parsing: Parsing = Parsing(),
 ) -> SampleResult:
-    """Draw one batch from ``corpus`` into the sample dir ``out`` (a new one, or ``extend``)."""
+    """Draw one batch from ``corpus`` into the sample dir ``out`` (a new one, or ``extend``);
+    ``parsing``: how the pool's texts are parsed (the pipeline, the parse cache)."""
     settings.check()
     sample_dir, corpus_path = Path(out), Path(corpus)
     existing = _existing(sample_dir, extend)
     batch = max((r.batch for r in existing), default=-1) + 1
     phase1 = _phase1_plan(sample_dir, batch, settings, len(existing))
-    pool, inputs = _pool(corpus_path, sample_dir, kb, settings, exclude, on_rows, phase1)
+    pool, inputs = _pool(corpus_path, sample_dir, kb, settings, exclude, on_rows, phase1, parsing)
     if not pool.documents:
         dropped = ", ".join(f"{reason} {n}" for reason, n in pool.gate.items() if n) or "none"
         raise GoldloopError(
@@ -465,6 +468,7 @@ def _pool(
     exclude: Sequence[str | Path],
     on_rows: Callable[[int], None] | None,
     phase1: Phase1Plan | None,
+    parsing: Parsing,
 ) -> tuple[Pool, dict[str, Any]]:
     """The cached pool when its fingerprint holds (and, in two phases, it is long enough),
     else a fresh read of the corpus that parses only what the cache lacks (then cached)."""
@@ -479,7 +483,7 @@ def _pool(
         "kb_sha256": kb.sha256,
         "gate": settings.gate.as_dict(),
         "detector_version": DETECTOR_VERSION,
-        "spacy_model": model_identity(),
+        "spacy_model": model_identity(parsing),
     }
     if phase1 is not None:
         inputs["phase1_seed"] = phase1.seed
@@ -494,7 +498,11 @@ def _pool(
     )
     gate = Gate(settings.gate, excluded_ids, excluded_hashes)
     eligible = admitted(read_corpus(corpus, settings.columns), gate, on_rows)
-    parse = {"workers": settings.workers, "batch_size": settings.batch_size}
+    parse: dict[str, Any] = {
+        "parsing": parsing,
+        "workers": settings.workers,
+        "batch_size": settings.batch_size,
+    }
     texts: dict[str, str] = {}
     if phase1 is None:
         documents = list(parse_pool(eligible, kb, scheduler=settings.dask, **parse))

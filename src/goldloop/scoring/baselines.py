@@ -28,6 +28,7 @@ from goldloop.llm.tasks.task import TaskReport, TaskResult, run_task
 from goldloop.scoring.design import Design
 from goldloop.scoring.inputs import SystemPredictions, rows_to_predictions
 from goldloop.scoring.regimes import score_system
+from goldloop.text.parsing import Parsing
 
 if TYPE_CHECKING:
     from goldloop.llm import Provider
@@ -117,18 +118,17 @@ class BaselineRun:
 def lexical_baseline(
     documents: Sequence[Document],
     kb: KB,
-    model: str | None = None,
+    parsing: Parsing = Parsing(),
     progress: Progress | None = None,
 ) -> BaselineRun:
     """Mentions found by the shared detector, one row per mention."""
-    from goldloop.text.nlp import detect_mentions, load_nlp, parse_many  # spaCy: only to run
+    from goldloop.text.nlp import detect_mentions, parse_many  # spaCy: only to run
 
     started = time.perf_counter()
-    nlp = load_nlp(model)
     step = (progress or _silent)("lexical", len(documents))
     rows: list[dict[str, Any]] = []
     texts = (d.text for d in documents)
-    for document, doc in zip(documents, parse_many(texts, nlp=nlp), strict=True):
+    for document, doc in zip(documents, parse_many(texts, parsing), strict=True):
         rows.extend(
             {
                 "doc_id": document.doc_id,
@@ -148,14 +148,13 @@ def encoder_baseline(
     documents: Sequence[Document],
     kb: KB,
     encoder: Encoder,
-    model: str | None = None,
+    parsing: Parsing = Parsing(),
     progress: Progress | None = None,
 ) -> BaselineRun:
     """Cosine top 1 over the canonical relations, for each gold span (linking-only) and each
     span the lexical detector finds (end-to-end)."""
     from goldloop.text.nlp import (  # spaCy loads only when a baseline runs
         detect_mentions,
-        load_nlp,
         parse_many,
         sentence_of,
     )
@@ -165,7 +164,7 @@ def encoder_baseline(
     step = (progress or _silent)("encoder", len(documents))
     spans: dict[str, list[tuple[str, int, int, str]]] = {"linking-only": [], "end-to-end": []}
     texts = (d.text for d in documents)
-    for document, doc in zip(documents, parse_many(texts, nlp=load_nlp(model)), strict=True):
+    for document, doc in zip(documents, parse_many(texts, parsing), strict=True):
         found = [(m.a, m.b) for m in detect_mentions(doc, kb)]
         gold = [(h.a, h.b) for h in document.ground_truth]
         for regime, pairs in (("linking-only", gold), ("end-to-end", found)):
@@ -265,7 +264,7 @@ def run_baselines(
     *,
     provider: Provider | None = None,
     encoder: Encoder | None = None,
-    spacy_model: str | None = None,
+    parsing: Parsing = Parsing(),
     match_mode: str = "overlap",
     bootstrap: int = 0,
     seed: int = 0,
@@ -274,7 +273,8 @@ def run_baselines(
     design: Design | None = None,
 ) -> list[dict[str, Any]]:
     """Run each named baseline and score it in its regimes; ``wall_time_s`` covers producing the
-    predictions and scoring them. Each result's ``corpus`` is null without a ``design``."""
+    predictions and scoring them. Each result's ``corpus`` is null without a ``design``;
+    ``parsing``: how the lexical and encoder baselines parse."""
     unknown = [name for name in systems if name not in BASELINES]
     if unknown:
         raise GoldloopError(
@@ -289,9 +289,9 @@ def run_baselines(
         elif name == "encoder":
             if encoder is None:
                 raise GoldloopError("the encoder baseline needs a sentence encoder")
-            run = encoder_baseline(documents, kb, encoder, spacy_model, progress)
+            run = encoder_baseline(documents, kb, encoder, parsing, progress)
         else:
-            run = lexical_baseline(documents, kb, spacy_model, progress)
+            run = lexical_baseline(documents, kb, parsing, progress)
         for regime in BASELINE_REGIMES[name]:
             started = time.perf_counter()
             result = score_system(

@@ -21,6 +21,7 @@ from typing import Any
 
 from goldloop.errors import GoldloopError
 from goldloop.precision.mentions import LABELS, Label
+from goldloop.text.parsing import Parsing
 
 PER_SHEET = 50
 SHEET_GLOB = "sheet-*.md"
@@ -48,13 +49,13 @@ def item_id(index: int) -> str:
 
 
 def row_sentences(
-    rows: Sequence[dict[str, Any]], texts: dict[str, str]
+    rows: Sequence[dict[str, Any]], texts: dict[str, str], parsing: Parsing = Parsing()
 ) -> list[tuple[int, int, str]]:
     """Each row's sentence (:func:`goldloop.text.nlp.sentence_of`) and the mention's offsets in it."""
     from goldloop.text.nlp import parse_many, sentence_of  # spaCy loads only to write sheets
 
     distinct = list(dict.fromkeys(texts[row["doc_id"]] for row in rows))
-    parsed = dict(zip(distinct, parse_many(distinct), strict=True))
+    parsed = dict(zip(distinct, parse_many(distinct, parsing), strict=True))
     out = []
     for row in rows:
         a, b = int(row["a"]), int(row["b"])

@@ -27,6 +27,7 @@ from goldloop.studio.connection import Connection, connect
 from goldloop.studio.project import double_name, export_project, find_project
 from goldloop.studio.push import Candidates, PushReport, push
 from goldloop.studio.review import build_review_prediction, review_tag
+from goldloop.text.parsing import Parsing
 
 DEMO_CORPUS = Path(str(files("goldloop") / "data" / "demo" / "corpus.tsv"))
 PROJECT = "goldloop-demo"
@@ -71,12 +72,13 @@ def run_demo(
     """Sample (once), pre-annotate, start the embedded Label Studio and push into ``goldloop-demo``
     (in ``home`` and ``studio_home``, by default under the settings' working directory)."""
     base = home or demo_dir(settings)
+    parsing = Parsing.from_settings(settings)
     sample_dir = base / "sample"
     if not (sample_dir / "manifest.csv").is_file():
-        run_sample(DEMO_CORPUS, sample_dir, kb, SETTINGS)
+        run_sample(DEMO_CORPUS, sample_dir, kb, SETTINGS, parsing=parsing)
     documents = select_documents(read_documents(sample_dir), ROLES, None)
     gold_path = base / f"gold.{annotator.name}.json"
-    annotated = annotate_documents(documents, annotator, kb)
+    annotated = annotate_documents(documents, annotator, kb, parsing=parsing)
     write_gold(gold_path, annotated.documents)
     atomic_write_json(
         gold_path.with_name(gold_path.name + ".report.json"), annotated.report.to_dict()
@@ -84,7 +86,9 @@ def run_demo(
     candidates = Candidates(annotator.tag, {d.doc_id: d.ground_truth for d in annotated.documents})
     state = server.start(studio_home or server.studio_home(settings), settings=settings)
     connection = Connection(state.url, state.token)
-    report = push(connection, connect(connection), documents, PROJECT, kb, a=candidates)
+    report = push(
+        connection, connect(connection), documents, PROJECT, kb, a=candidates, parsing=parsing
+    )
     return DemoRun(sample_dir, gold_path, annotator.tag, documents, candidates, state, report)
 
 

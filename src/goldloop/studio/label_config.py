@@ -31,6 +31,7 @@ from goldloop.formats.labelstudio.controls import read_relation as read_relation
 from goldloop.formats.labelstudio.controls import relation_value as relation_value
 from goldloop.kb import KB, Relation
 from goldloop.kb.verb_forms import VerbForms, verb_forms
+from goldloop.settings import SPACY_MODELS
 
 if TYPE_CHECKING:
     from label_studio_sdk.label_interface import LabelInterface
@@ -55,10 +56,13 @@ class LabelConfigError(GoldloopError):
     """A project's labeling config lacks a control goldloop needs."""
 
 
-def render_label_config(kb: KB, template: Path = TEMPLATE) -> str:
-    """The labeling config for ``kb``: the template with one choice per canonical relation."""
+def render_label_config(
+    kb: KB, template: Path = TEMPLATE, models: tuple[str, ...] = SPACY_MODELS
+) -> str:
+    """The labeling config for ``kb``: the template with one choice per canonical relation
+    (its verb forms read by the first of the spaCy pipelines ``models`` with a lemmatizer)."""
     relations = sorted(kb.canonical_relations(), key=lambda r: r.label.casefold())
-    forms = verb_forms()
+    forms = verb_forms(models)
     choices = "\n".join(_choice(r, picker_forms(r, kb, forms)) for r in relations)
     return template.read_text(encoding="utf-8").replace(MARKER, choices)
 

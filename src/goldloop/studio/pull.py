@@ -44,6 +44,7 @@ from goldloop.studio.mirror import (
     read_campaign,
     read_mirror,
 )
+from goldloop.text.parsing import Parsing
 
 # The reading moved to ``verify``; these names stay importable from here (README, DESIGN).
 __all__ = [
@@ -104,9 +105,10 @@ def write_campaign(
     *,
     annotator: str | None = None,
     per_annotator: bool = False,
+    parsing: Parsing = Parsing(),
 ) -> tuple[PullResult, dict[str, Path]]:
     """Pull's rules over the campaign's tasks as read: write the gold, its sidecar, one file per
-    person and the mirror (the caller holds the gold's lock)."""
+    person and the mirror (the caller holds the gold's lock); ``parsing`` anchors the hits."""
     campaign = mirror.campaign()
     check_campaign(mirror.name, campaign.titles.values())
     result = verify_campaign(campaign, kb, annotator=annotator)
@@ -116,7 +118,7 @@ def write_campaign(
             campaign.of("primary") + campaign.of("double") + campaign.of("blind")
         ):
             people[email] = verify_campaign(campaign, kb, annotator=email)
-    anchor([d for r in (result, *people.values()) for d in r.documents], kb)
+    anchor([d for r in (result, *people.values()) for d in r.documents], kb, parsing)
     # One commit: a failure on any file (the mirror's folder unwritable) leaves all as they were.
     files = verified_files(out, result)
     written = {email: per_annotator_path(out, email) for email in people}
@@ -127,12 +129,12 @@ def write_campaign(
     return result, written
 
 
-def anchor(documents: Sequence[Document], kb: KB, *, nlp: Any = None) -> None:
+def anchor(documents: Sequence[Document], kb: KB, parsing: Parsing = Parsing()) -> None:
     """Set ``surface_anchored`` on every hit; each distinct text with hits is parsed once."""
     from goldloop.text.nlp import parse_many, surface_anchored  # spaCy loads only to anchor hits
 
     texts = list(dict.fromkeys(doc.text for doc in documents if doc.ground_truth))
-    parsed = dict(zip(texts, parse_many(texts, nlp=nlp), strict=True))
+    parsed = dict(zip(texts, parse_many(texts, parsing), strict=True))
     for document in documents:
         for hit in document.ground_truth:
             relation = (kb.lookup(hit.label) if hit.label else None) or kb.get(hit.entity_id)
@@ -154,11 +156,13 @@ def pull(
     per_annotator: bool = False,
     since: bool = False,
     redis_url: str | None = None,
+    parsing: Parsing = Parsing(),
 ) -> tuple[PullResult, dict[str, Path]]:
     """Export the campaign ``name``, write the verified gold, and one file per person.
 
     ``since``: re-read only the tasks changed since the last pull into ``out`` (everything when
     there was none). ``redis_url``: the gold's lock is held in Redis (shared with the backend).
+    ``parsing``: how the hits' texts are parsed to anchor them.
     """
     titles = list(campaign_titles(name).values())
     if since and read_mirror(mirror_path(out), name) is not None:
@@ -167,9 +171,13 @@ def pull(
             mirror = read_mirror(mirror_path(out), name) or Mirror(name)
             catch_up(connection, client, mirror, titles)
             check_campaign(name, mirror.projects, f"{connection.url}: ")
-            return write_campaign(out, mirror, kb, annotator=annotator, per_annotator=per_annotator)
+            return write_campaign(
+                out, mirror, kb, annotator=annotator, per_annotator=per_annotator, parsing=parsing
+            )
     # A full read needs no lock (nor leaves a lock file when it fails): only the write does.
     mirror = read_campaign(connection, client, name, titles)
     check_campaign(name, mirror.projects, f"{connection.url}: ")
     with gold_lock(out, redis_url):
-        return write_campaign(out, mirror, kb, annotator=annotator, per_annotator=per_annotator)
+        return write_campaign(
+            out, mirror, kb, annotator=annotator, per_annotator=per_annotator, parsing=parsing
+        )

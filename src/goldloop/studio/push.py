@@ -33,6 +33,7 @@ from goldloop.studio.label_config import (
     render_label_config,
 )
 from goldloop.studio.review import Prediction, review_tag, task_predictions
+from goldloop.text.parsing import Parsing
 
 BATCH_SIZE = projects.BATCH_SIZE
 DOUBLE_ROLE = "double"
@@ -110,9 +111,11 @@ def push(
     roles: Iterable[str] | None = None,
     batch_size: int = BATCH_SIZE,
     progress: projects.ProgressFn | None = None,
+    parsing: Parsing = Parsing(),
 ) -> PushReport:
     """Push ``documents`` (of ``roles``, all when None; no role is kept) into ``name``,
-    ``name-double`` and ``name-blind``."""
+    ``name-double`` and ``name-blind``; the label config's verb forms come from ``parsing``'s
+    pipelines."""
     if b is not None and a is None:
         raise GoldloopError("a second annotator (B) needs a first (A)")
     check_campaign_name(name)
@@ -123,7 +126,7 @@ def push(
         )
     report = PushReport(candidates_not_in_kb=(a.not_in_kb if a else 0) + (b.not_in_kb if b else 0))
     by_project = route(documents, name, roles, report)
-    config = render_label_config(kb)
+    config = render_label_config(kb, models=parsing.models)
     instructions = render_instructions()
     for title, docs in by_project.items():
         annotations = 2 if title == projects.double_name(name) else 1

@@ -16,6 +16,7 @@ from goldloop.studio.connection import Connection
 from goldloop.studio.pull import PullResult, pull
 from goldloop.studio.push import Candidates, PushReport, push
 from goldloop.studio.review import review_tag
+from goldloop.text.parsing import Parsing
 
 
 class PrefillChange(GoldloopError):
@@ -49,6 +50,7 @@ def sync(
     b: Candidates | None = None,
     roles: Iterable[str] | None = None,
     annotator: str | None = None,
+    parsing: Parsing = Parsing(),
 ) -> SyncReport:
     """Push the missing documents, then write the verified gold and its sidecar to ``out``.
 
@@ -56,8 +58,8 @@ def sync(
     raise :class:`PrefillChange` before anything is sent.
     """
     check_prefill(connection, client, name, a, b)
-    pushed = push(connection, client, documents, name, kb, a=a, b=b, roles=roles)
-    pulled, _ = pull(connection, client, name, kb, out, annotator=annotator)
+    pushed = push(connection, client, documents, name, kb, a=a, b=b, roles=roles, parsing=parsing)
+    pulled, _ = pull(connection, client, name, kb, out, annotator=annotator, parsing=parsing)
     return SyncReport(pushed, pulled)
 
 

@@ -42,8 +42,9 @@ from spacy.tokens import Doc, Span, Token
 from goldloop.errors import GoldloopError
 from goldloop.kb import KB, Relation, label_key
 from goldloop.kb.verb_forms import verb_forms
-from goldloop.settings import spacy_model_names
-from goldloop.text.parse_cache import ParseCache, default_cache, parse_cached
+from goldloop.settings import SPACY_MODELS
+from goldloop.text.parse_cache import open_cache, parse_cached
+from goldloop.text.parsing import Parsing
 
 # Bump when a change can alter which mentions are detected: sample pool caches key on it.
 DETECTOR_VERSION = "1"
@@ -108,17 +109,16 @@ class LabelForm:
 
 _lock = threading.RLock()
 _models: dict[str, Language] = {}
-_forms: dict[str, LabelForm] = {}
-_indexes: dict[str, _KBIndex] = {}
+# Label analyses and KB indexes depend on the pipeline that parses: keyed by its name.
+_forms: dict[tuple[str, str], LabelForm] = {}
+_indexes: dict[tuple[str, str], _KBIndex] = {}
 
 
-def load_nlp(model: str | None = None) -> Language:
-    """The spaCy pipeline (without NER), loaded once per process.
-
-    ``model`` names one package; by default :func:`goldloop.settings.spacy_model_names` are tried
-    in order. Raises :class:`GoldloopError` when none loads.
-    """
-    names = (model,) if model else spacy_model_names()
+def load_nlp(models: str | Sequence[str] = SPACY_MODELS) -> Language:
+    """The spaCy pipeline (without NER), loaded once per process: the first of ``models`` (one
+    package name, or names to try in order) that loads. Raises :class:`GoldloopError` when none
+    does."""
+    names = (models,) if isinstance(models, str) else tuple(models)
     with _lock:
         for name in names:
             if name in _models:
@@ -138,25 +138,39 @@ def load_nlp(model: str | None = None) -> Language:
     )
 
 
+def pipeline_of(doc: Doc) -> str:
+    """The name of the loaded pipeline whose vocabulary ``doc`` uses (the one that parsed it,
+    directly or through the parse cache; the bundled default for any other doc): label
+    analyses and verb forms follow the pipeline whose lemmas they are compared with."""
+    with _lock:
+        for name, nlp in _models.items():
+            if nlp.vocab is doc.vocab:
+                return name
+    return _name_of(load_nlp())
+
+
+def _name_of(nlp: Language) -> str:
+    return next(name for name, loaded in _models.items() if loaded is nlp)
+
+
 def parse_many(
     texts: Iterable[str],
+    parsing: Parsing = Parsing(),
     *,
-    nlp: Language | None = None,
     disable: Sequence[str] = (),
     n_process: int = 1,
     batch_size: int = 32,
-    cache: ParseCache | bool = True,
 ) -> Iterator[Doc]:
     """Parse texts in order: the one way goldloop parses documents in bulk.
 
-    ``nlp`` defaults to :func:`load_nlp`; ``disable`` names pipes to skip for this call only
-    (another thread may be parsing with the full pipeline, so never ``select_pipes``). Docs
-    come from the parse cache where it has them (:mod:`goldloop.text.parse_cache`; ``cache=True``
-    is the process's own, unless switched off; ``False`` parses everything), without a
-    ``tensor``.
+    ``parsing`` says with which pipeline and whether through the parse cache
+    (:mod:`goldloop.text.parse_cache`: docs come from it where it has them, without a
+    ``tensor``); the default is the bundled pipeline without a cache. ``disable`` names pipes to
+    skip for this call only (another thread may be parsing with the full pipeline, so never
+    ``select_pipes``).
     """
-    nlp = nlp or load_nlp()
-    store = default_cache() if cache is True else None if cache is False else cache
+    nlp = load_nlp(parsing.models)
+    store = open_cache(parsing)
     if store is None:
         return nlp.pipe(texts, disable=list(disable), n_process=n_process, batch_size=batch_size)
     return parse_cached(
@@ -168,42 +182,47 @@ def parse_many(
 # Verb-predicate labels
 
 
-def label_forms(labels: Iterable[str]) -> dict[str, LabelForm]:
-    """Analyse labels (cached, compared stripped and casefolded); returns label → form."""
-    asked = {label: label_key(label) for label in labels}
-    wanted = list(dict.fromkeys(asked.values()))
+def label_forms(labels: Iterable[str], model: str | None = None) -> dict[str, LabelForm]:
+    """Analyse labels with pipeline ``model`` (a loaded pipeline's name, :func:`pipeline_of`;
+    the bundled default when None): cached, compared stripped and casefolded; label → form."""
+    nlp = load_nlp(model) if model else load_nlp()
+    model = model or _name_of(nlp)
+    asked = {label: (model, label_key(label)) for label in labels}
+    wanted = list(dict.fromkeys(key for _, key in asked.values()))
     with _lock:
-        missing = [label for label in wanted if label not in _forms]
+        missing = [label for label in wanted if (model, label) not in _forms]
         first_spans: dict[str, Span] = {}
         for frame in VERB_FRAMES:
             if not missing:
                 break
-            # Short frames, parsed once per process: not worth a cache entry each.
-            docs = parse_many((frame.format(label) for label in missing), cache=False)
+            # Short frames, parsed once per process: not worth a parse-cache entry each.
+            docs = nlp.pipe(frame.format(label) for label in missing)
             undecided = []
             for label, doc in zip(missing, docs, strict=True):
                 span = _label_span(doc, frame, label)
                 first_spans.setdefault(label, span)
                 verb = _main_verb(span)
                 if verb is not None and verb.lemma_.lower() not in LIGHT_VERBS:
-                    _forms[label] = _form(label, span, verb)
+                    _forms[model, label] = _form(label, span, verb)
                 else:
                     undecided.append(label)
             missing = undecided
         for label in missing:
-            _forms[label] = _form(label, first_spans[label], None)
+            _forms[model, label] = _form(label, first_spans[label], None)
         return {label: _forms[key] for label, key in asked.items()}
 
 
-def label_form(label: str) -> LabelForm:
+def label_form(label: str, model: str) -> LabelForm:
+    """``label`` analysed with the loaded pipeline ``model`` (:func:`label_forms`)."""
     # The decoder asks this per hit: an analysed label is a plain dict read, no lock.
-    form = _forms.get(label_key(label))
-    return form if form is not None else label_forms([label])[label]
+    form = _forms.get((model, label_key(label)))
+    return form if form is not None else label_forms([label], model)[label]
 
 
-def is_verb_predicate_label(label: str) -> bool:
-    """Whether ``label`` is a verb predicate (the one definition; see the module docstring)."""
-    return label_form(label).verbal
+def is_verb_predicate_label(label: str, model: str | None = None) -> bool:
+    """Whether ``label`` is a verb predicate (the one definition; see the module docstring), as
+    pipeline ``model`` reads it (the bundled default when None)."""
+    return label_form(label, model or _name_of(load_nlp())).verbal
 
 
 def _label_span(doc: Doc, frame: str, label: str) -> Span:
@@ -241,12 +260,14 @@ def _form(label: str, span: Span, verb: Token | None) -> LabelForm:
 # Tokens
 
 
-def verb_lemma(token: Token) -> str | None:
-    """The verb lemma of a main verb or of an adjectival participle ("TNF-induced"), else None."""
+def verb_lemma(token: Token, model: str | None = None) -> str | None:
+    """The verb lemma of a main verb or of an adjectival participle ("TNF-induced"), else None;
+    ``model``: the pipeline that parsed the token (:func:`pipeline_of`, found when None)."""
     if token.pos_ == VERB_POS:
         return token.lemma_.lower()
     if token.tag_ == PARTICIPLE_TAG:
-        return verb_forms().participle_of(token.lower_)
+        model = model or pipeline_of(token.doc)
+        return verb_forms(tuple(dict.fromkeys((model, *SPACY_MODELS)))).participle_of(token.lower_)
     return None
 
 
@@ -282,7 +303,10 @@ def sentence_of(doc: Doc, a: int, b: int) -> Span:
 def span_has_verb(doc: Doc, a: int, b: int) -> bool:
     """Whether ``doc.text[a:b]`` holds a verb: a main verb or an adjectival participle."""
     span = _tokens_in(doc, a, b)
-    return span is not None and any(verb_lemma(t) is not None for t in span)
+    if span is None:
+        return False
+    model = pipeline_of(doc)
+    return any(verb_lemma(t, model) is not None for t in span)
 
 
 def surface_anchored(doc: Doc, a: int, b: int, relation: Relation) -> bool:
@@ -292,13 +316,14 @@ def surface_anchored(doc: Doc, a: int, b: int, relation: Relation) -> bool:
     span = _tokens_in(doc, a, b)
     if span is None:
         return False
+    model = pipeline_of(doc)
     present: set[str] = set()
     for token in span:
         present.add(token.lemma_.lower())
-        if lemma := verb_lemma(token):
+        if lemma := verb_lemma(token, model):
             present.add(lemma)
     labels = (relation.label, relation.inverse_label)
-    return any(label_form(label).content <= present for label in labels if label)
+    return any(label_form(label, model).content <= present for label in labels if label)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -345,13 +370,14 @@ class _Candidate:
     rank: tuple[int, ...]
 
 
-def _kb_index(kb: KB) -> _KBIndex:
-    """Label patterns of the whole KB, built once per KB content (its sha256)."""
+def _kb_index(kb: KB, model: str) -> _KBIndex:
+    """Label patterns of the whole KB as pipeline ``model`` reads them, built once per KB content
+    (its sha256)."""
     with _lock:
-        index = _indexes.get(kb.sha256)
+        index = _indexes.get((model, kb.sha256))
         if index is None:
             relations = list(kb)
-            forms = label_forms(r.label for r in relations)
+            forms = label_forms((r.label for r in relations), model)
             index = _KBIndex(by_verb={}, by_first_lemma={})
             for relation in relations:
                 form = forms[relation.label]
@@ -360,13 +386,14 @@ def _kb_index(kb: KB) -> _KBIndex:
                     index.by_verb.setdefault(form.lemmas[form.verb_index], []).append(pattern)
                 elif form.lemmas:
                     index.by_first_lemma.setdefault(form.lemmas[0], []).append(pattern)
-            _indexes[kb.sha256] = index
+            _indexes[model, kb.sha256] = index
         return index
 
 
 def detect_mentions(doc: Doc, kb: KB) -> list[Mention]:
     """KB mentions in a parsed document, in text order, one label per site (module docstring)."""
-    index = _kb_index(kb)
+    model = pipeline_of(doc)
+    index = _kb_index(kb, model)
     words = _words(doc)
     candidates: list[_Candidate] = []
     # Token objects only where verb_lemma may answer: making one per token was most of the cost.
@@ -375,7 +402,7 @@ def detect_mentions(doc: Doc, kb: KB) -> list[Mention]:
     for i, (pos, lemma_i) in enumerate(zip(words.pos, words.lemmas, strict=True)):
         if pos == VERB_POS or tags[i] == participle:
             token = doc[i]
-            lemma = verb_lemma(token)
+            lemma = verb_lemma(token, model)
             if lemma is not None and lemma in index.by_verb:
                 best = _best_verbal(token, index.by_verb[lemma], words)
                 if best is not None:
@@ -400,12 +427,16 @@ def _column(doc: Doc, attr: int) -> list[int]:
 
 
 def detect_many(
-    texts: Iterable[str], kb: KB, n_process: int = 1, batch_size: int = 32
+    texts: Iterable[str],
+    kb: KB,
+    parsing: Parsing = Parsing(),
+    n_process: int = 1,
+    batch_size: int = 32,
 ) -> list[list[Mention]]:
-    """:func:`detect_mentions` over many texts, parsed once each through ``nlp.pipe``."""
+    """:func:`detect_mentions` over many texts, each parsed once (:func:`parse_many`)."""
     return [
         detect_mentions(doc, kb)
-        for doc in parse_many(texts, n_process=n_process, batch_size=batch_size)
+        for doc in parse_many(texts, parsing, n_process=n_process, batch_size=batch_size)
     ]
 
 
@@ -524,6 +555,7 @@ __all__ = [
     "label_forms",
     "load_nlp",
     "parse_many",
+    "pipeline_of",
     "span_has_verb",
     "surface_anchored",
     "verb_lemma",

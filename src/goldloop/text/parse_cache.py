@@ -15,7 +15,8 @@ parse, and the tensor is 10× the rest); deserialising adds the doc's strings to
 at ``.goldloop/parse-cache.sqlite`` or ``$GOLDLOOP_PARSE_CACHE``; when the stored bytes pass the
 bound (``$GOLDLOOP_PARSE_CACHE_MB``, 1 GiB by default) the least recently used entries go.
 ``GOLDLOOP_PARSE_CACHE=off`` (or ``goldloop --no-parse-cache``: the settings' ``parse_cache`` is
-None either way) turns it off for the process.
+None either way) turns it off for the command: the door's :class:`goldloop.text.nlp.Parsing` has
+no cache then.
 
 Beside the docs, the file holds *answers*: bytes a caller derived from a text and its parse,
 stored by pipeline, key and a kind the caller names (:meth:`ParseCache.put_answers`; decoded
@@ -53,8 +54,8 @@ from goldloop.settings import (
     PARSE_CACHE_ENV,
     PARSE_CACHE_MB_ENV,
     PARSE_CACHE_OFF,
-    active,
 )
+from goldloop.text.parsing import Parsing
 
 ENV_PATH = PARSE_CACHE_ENV
 ENV_SIZE_MB = PARSE_CACHE_MB_ENV
@@ -77,20 +78,16 @@ _caches_lock = threading.Lock()
 _pipeline_ids: weakref.WeakKeyDictionary[Language, str] = weakref.WeakKeyDictionary()
 
 
-def default_cache() -> ParseCache | None:
-    """The process's parse cache (where the door's settings put it: :func:`goldloop.settings.use`),
-    or None when they switch it off (``parse_cache`` None: ``GOLDLOOP_PARSE_CACHE=off``,
-    :meth:`goldloop.settings.Settings.without_parse_cache`)."""
-    settings = active()
-    if settings.parse_cache is None:
+def open_cache(parsing: Parsing) -> ParseCache | None:
+    """``parsing``'s parse cache (None when it has none): opened once per process, shared by
+    every caller that names the same file (its connections are per thread)."""
+    if parsing.cache_path is None:
         return None
-    key = (str(settings.parse_cache), settings.parse_cache_bytes)  # no path resolution per parse
+    key = (str(parsing.cache_path), parsing.cache_bytes)  # no path resolution per parse
     with _caches_lock:
         cache = _caches.get(key)
         if cache is None:
-            cache = _caches[key] = ParseCache(
-                settings.parse_cache, max_bytes=settings.parse_cache_bytes
-            )
+            cache = _caches[key] = ParseCache(parsing.cache_path, max_bytes=parsing.cache_bytes)
         return cache
 
 
@@ -523,9 +520,9 @@ __all__ = [
     "ENV_PATH",
     "ENV_SIZE_MB",
     "ParseCache",
-    "default_cache",
     "dump_doc",
     "load_doc",
+    "open_cache",
     "parse_cached",
     "pipeline_id",
     "text_key",
