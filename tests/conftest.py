@@ -31,6 +31,7 @@ from goldloop.errors import GoldloopError
 from goldloop.kb import KB, load_kb
 from goldloop.studio import server
 from goldloop.studio.connection import Connection, connect
+from goldloop.text.parsing import Parsing
 from tests.fakes.llm_server import llm_server
 
 __all__ = ["llm_server"]  # the fake provider, a fixture of every test
@@ -151,7 +152,6 @@ def run_goldloop(args: Sequence[object], env: Mapping[str, str] | None = None) -
     here), with ``env`` set for the run only. Usable from fixtures of any scope."""
     from goldloop.cli import main
 
-    saved_settings = settings.active()  # the run installs its own: not for the tests after it
     saved_env = {key: os.environ.get(key) for key in env or {}}
     saved_argv = sys.argv
     os.environ.update(env or {})
@@ -165,7 +165,6 @@ def run_goldloop(args: Sequence[object], env: Mapping[str, str] | None = None) -
             except SystemExit as exc:
                 code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
     finally:
-        settings.use(saved_settings)
         sys.argv = saved_argv
         for key, value in saved_env.items():
             if value is None:
@@ -238,12 +237,10 @@ def environment() -> settings.Settings:
     return settings.Settings.from_env()
 
 
-def use_environment(monkeypatch: pytest.MonkeyPatch) -> settings.Settings:
-    """Install the settings of the test's environment now, as a door does (for the library's own
-    calls: the parse cache, the spaCy pipeline); ``monkeypatch`` undoes it after the test."""
-    read = environment()
-    monkeypatch.setattr(settings, "_active", read)
-    return read
+def environment_parsing() -> Parsing:
+    """How the tests' environment says to parse (its parse cache, its spaCy pipeline), as a door
+    passes it to the library's calls."""
+    return Parsing.from_settings(environment())
 
 
 @contextlib.contextmanager
@@ -312,16 +309,11 @@ def label_studio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabelStud
 @pytest.fixture(scope="session", autouse=True)
 def _parse_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """Each test session parses into its own parse cache, never the checkout's ``.goldloop``: in
-    the environment a command reads, and in the settings the library's own calls use."""
+    the environment a command reads (a library call parses without one unless given one)."""
     path = tmp_path_factory.mktemp("parse-cache") / "parse-cache.sqlite"
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("GOLDLOOP_PARSE_CACHE", str(path))
-        before = settings.active()
-        settings.use(settings.Settings.from_env())
-        try:
-            yield
-        finally:
-            settings.use(before)
+        yield
 
 
 @pytest.fixture(scope="session")

@@ -19,17 +19,6 @@ def test_the_bundled_files_exist() -> None:
         assert path.is_file(), path
 
 
-def test_the_installed_settings_choose_the_spacy_model() -> None:
-    before = settings.active()
-    try:
-        settings.use(settings.Settings.from_env({}))
-        assert settings.spacy_model_names() == settings.SPACY_MODELS
-        settings.use(settings.Settings.from_env({"GOLDLOOP_SPACY_MODEL": "en_core_web_md"}))
-        assert settings.spacy_model_names() == ("en_core_web_md", *settings.SPACY_MODELS)
-    finally:
-        settings.use(before)
-
-
 def test_available_cores_is_this_process_affinity() -> None:
     expected = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     assert settings.available_cores() == expected >= 1
@@ -137,12 +126,12 @@ def test_settings_pickle_whole_for_a_dask_worker() -> None:
 
 
 # The doors, which read the environment (Settings.from_env) and pass it down; the rest of the
-# library takes what it needs from its caller, or from the settings a door installed (use).
+# library takes what it needs from its caller.
 DOORS = {
-    "cli/__init__.py": "the root command: one reading per command, passed down and installed; "
+    "cli/__init__.py": "the root command: one reading per command, passed down; "
     "main() hands rich's COLUMNS to the consoles as a command starts",
     "backend/app.py": "create_app() without arguments: the app a uvicorn or gunicorn worker opens",
-    "backend/serve.py": "`goldloop backend`: the settings it checks before serving, installed",
+    "backend/serve.py": "`goldloop backend`: the settings it checks before serving",
     "backend/settings.py": "BackendSettings.from_env parses the variables its caller gives",
 }
 SRC = Path(settings.__file__).parent
@@ -192,52 +181,32 @@ def test_the_check_finds_a_library_module_reading_the_environment(tmp_path: Path
     }
 
 
-# What still goes through the settings a door installed (settings.use) rather than an argument:
-# the spaCy pipeline and the parse cache, which every parse reads deep inside the library (the
-# baselines in goldloop.scoring parse with no caller in between to pass them). Who installs
-# them, and who reads them; nothing else may.
-INSTALLED = {
-    "cli/__init__.py": "use: the root command installs the settings it read",
-    "backend/app.py": "use: the app a worker opens installs what it read",
-    "backend/serve.py": "use: `goldloop backend` installs what it checked",
-    "sample/distributed.py": "active, use: a Dask worker installs the client's settings",
-    "text/parse_cache.py": "active: default_cache, the parse cache of parse_many(cache=True)",
-    "text/nlp.py": "spacy_model_names: the pipelines load_nlp() tries",
-    "kb/verb_forms.py": "spacy_model_names: the lemmatizer's pipeline",
-    "sample/pool.py": "spacy_model_names: the pipeline the pool's fingerprint names",
-}
-_INSTALLED_NAMES = ("use", "active", "spacy_model_names")
-
-
-def installed_settings_users(src: Path) -> dict[str, list[str]]:
-    """Per module (relative to ``src``): the names of ``goldloop.settings`` it imports or reads
-    that install or read the process's settings (``use``, ``active``, ``spacy_model_names``)."""
+def module_level_settings(src: Path) -> dict[str, list[str]]:
+    """Per module (relative to ``src``): the module-level names bound to a ``Settings`` (by
+    annotation or by a call of ``Settings``/``Settings.from_env``): settings a process would
+    keep for everyone instead of passing them down."""
     found: dict[str, list[str]] = {}
     for path in sorted(src.rglob("*.py")):
-        names = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and node.module == "goldloop.settings":
-                names.update(a.name for a in node.names if a.name in _INSTALLED_NAMES)
-            if (
-                isinstance(node, ast.Attribute)
-                and isinstance(node.value, ast.Name)
-                and node.value.id == "settings"
-                and node.attr in _INSTALLED_NAMES
-            ):
-                names.add(node.attr)
+        names = []
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.AnnAssign) and "Settings" in ast.unparse(node.annotation):
+                names.append(ast.unparse(node.target))
+            elif isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None:
+                called = node.value.func if isinstance(node.value, ast.Call) else None
+                if called is not None and ast.unparse(called) in ("Settings", "Settings.from_env"):
+                    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                    names += [ast.unparse(t) for t in targets]
         if names:
-            found[path.relative_to(src).as_posix()] = sorted(names)
+            found[path.relative_to(src).as_posix()] = names
     return found
 
 
-def test_only_the_listed_modules_install_or_read_the_process_settings() -> None:
-    users = installed_settings_users(SRC)
-    assert set(users) <= set(INSTALLED), {m: n for m, n in users.items() if m not in INSTALLED}
-    assert set(INSTALLED) <= set(users), "a module listed here no longer uses them: drop it"
+def test_no_module_keeps_settings_for_the_process() -> None:
+    assert module_level_settings(SRC) == {}
 
 
-def test_the_check_finds_a_module_reading_the_installed_settings(tmp_path: Path) -> None:
-    (tmp_path / "a.py").write_text("from goldloop.settings import Settings, active\n")
-    (tmp_path / "b.py").write_text("from goldloop import settings\nx = settings.active().home\n")
-    (tmp_path / "c.py").write_text("from goldloop.settings import BUNDLED_KB\n")
-    assert installed_settings_users(tmp_path) == {"a.py": ["active"], "b.py": ["active"]}
+def test_the_check_finds_settings_kept_at_module_level(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("from s import Settings\n_active = Settings()\n")
+    (tmp_path / "b.py").write_text("from s import Settings\nread: Settings | None = None\n")
+    (tmp_path / "c.py").write_text("from s import Settings\ndef f():\n    x = Settings()\n")
+    assert module_level_settings(tmp_path) == {"a.py": ["_active"], "b.py": ["read"]}

@@ -26,7 +26,7 @@ from goldloop.llm.base import CREDENTIALS
 from goldloop.studio.label_config import render_label_config
 from goldloop.studio.server import free_port
 from goldloop.text.lexical import LexicalAnnotator
-from goldloop.text.nlp import load_nlp
+from tests.conftest import environment_parsing
 from tests.fakes.llm_server import FakeLLMServer
 
 
@@ -141,7 +141,7 @@ def label_config(kb: KB) -> str:
 
 @pytest.fixture(scope="module")
 def lexical_predictor(kb: KB) -> Predictor:
-    return Predictor(kb, LexicalAnnotator(kb), nlp=load_nlp())
+    return Predictor(kb, LexicalAnnotator(kb), parsing=environment_parsing())
 
 
 @pytest.fixture

@@ -13,7 +13,6 @@ from goldloop.backend.predictor import Predictor
 from goldloop.backend.settings import AnnotatorSpec, BackendSettings
 from goldloop.kb import KB
 from goldloop.text.lexical import LexicalAnnotator
-from goldloop.text.nlp import load_nlp
 from tests.backend.conftest import (
     LEXICAL,
     LOOPBACK,
@@ -22,6 +21,7 @@ from tests.backend.conftest import (
     predict,
     tasks_of,
 )
+from tests.conftest import environment_parsing
 
 
 def test_health_answers_up_with_the_review_tag(client: TestClient, kb: KB) -> None:
@@ -113,7 +113,7 @@ def test_an_unexpected_failure_is_a_json_500_with_the_details_logged(
         def predict_batch(self, tasks: Any, label_config: str | None, **options: Any) -> Any:
             raise RuntimeError("boom")
 
-    broken = Broken(kb, LexicalAnnotator(kb), nlp=load_nlp())
+    broken = Broken(kb, LexicalAnnotator(kb), parsing=environment_parsing())
     with (
         TestClient(
             create_app(LEXICAL, broken), client=LOOPBACK, raise_server_exceptions=False

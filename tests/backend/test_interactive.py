@@ -18,8 +18,8 @@ from goldloop.backend.settings import AnnotatorSpec, BackendSettings
 from goldloop.kb import KB
 from goldloop.studio.label_config import render_label_config
 from goldloop.text.lexical import LexicalAnnotator
-from goldloop.text.nlp import load_nlp
 from tests.backend.conftest import RunningBackend, llm_settings, running_backend, span_of
+from tests.conftest import environment_parsing
 from tests.fakes.llm_server import FakeLLMServer, FakeRequest, llm_server
 
 __all__ = ["llm_server"]
@@ -286,7 +286,7 @@ def test_an_unparsable_llm_answer_is_not_cached_and_is_asked_again(
 
 @pytest.fixture(scope="module")
 def lexical_backend(kb: KB) -> Iterator[RunningBackend]:
-    predictor = Predictor(kb, LexicalAnnotator(kb), nlp=load_nlp())
+    predictor = Predictor(kb, LexicalAnnotator(kb), parsing=environment_parsing())
     with running_backend(BackendSettings(annotator=AnnotatorSpec("lexical")), predictor) as backend:
         yield backend
 

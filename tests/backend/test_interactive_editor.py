@@ -43,8 +43,8 @@ from goldloop.studio.pull import pull
 from goldloop.studio.push import Candidates, push
 from goldloop.studio.review import region_id
 from goldloop.text.lexical import LexicalAnnotator
-from goldloop.text.nlp import load_nlp
 from tests.backend.conftest import RunningBackend, running_backend
+from tests.conftest import environment_parsing
 from tests.studio.test_browser import _press_submit, _select_region, _wait, browser
 
 __all__ = ["browser"]
@@ -61,7 +61,7 @@ ACTIVATES, INHIBITS, DEGRADES = "PEL.000000", "PEL.000018", "PEL.000007"
 @pytest.fixture(scope="module")
 def recording_backend(kb: KB) -> Iterator[tuple[RunningBackend, list[Any]]]:
     """The lexical backend, with every context the editor sends recorded on its way in."""
-    predictor = Predictor(kb, LexicalAnnotator(kb), nlp=load_nlp())
+    predictor = Predictor(kb, LexicalAnnotator(kb), parsing=environment_parsing())
     contexts: list[Any] = []
     suggest = predictor.suggester.suggest
 

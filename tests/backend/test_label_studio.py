@@ -16,8 +16,8 @@ from goldloop.backend.settings import AnnotatorSpec, BackendSettings
 from goldloop.kb import KB
 from goldloop.studio.label_config import render_label_config
 from goldloop.text.lexical import LexicalAnnotator
-from goldloop.text.nlp import load_nlp
 from tests.backend.conftest import RunningBackend, llm_settings, running_backend, span_of
+from tests.conftest import environment_parsing
 from tests.fakes.llm_server import FakeLLMServer, FakeRequest, Reply, llm_server
 
 __all__ = ["llm_server"]
@@ -76,7 +76,7 @@ def expected_spans(text: str, surfaces: list[str]) -> list[tuple[int, int, str]]
 
 @pytest.fixture(scope="module")
 def lexical_backend(kb: KB) -> Iterator[RunningBackend]:
-    predictor = Predictor(kb, LexicalAnnotator(kb), nlp=load_nlp())
+    predictor = Predictor(kb, LexicalAnnotator(kb), parsing=environment_parsing())
     with running_backend(BackendSettings(annotator=AnnotatorSpec("lexical")), predictor) as backend:
         yield backend
 
@@ -145,7 +145,7 @@ def test_label_studio_stores_the_llm_backends_predictions_and_asks_again_after_a
 
 def test_label_studio_sends_the_backends_basic_auth(label_studio: Any, kb: KB) -> None:
     settings = BackendSettings(annotator=AnnotatorSpec("lexical"), basic_auth=("ls", "s3cret-pw"))
-    predictor = Predictor(kb, LexicalAnnotator(kb), nlp=load_nlp())
+    predictor = Predictor(kb, LexicalAnnotator(kb), parsing=environment_parsing())
     project_id, task_ids = make_project(label_studio, kb, TEXTS[:1])
     with running_backend(settings, predictor) as backend:
         # Without the pair Label Studio's own check of the backend (/setup) is refused.

@@ -41,6 +41,7 @@ from goldloop.studio.review import hit_regions, review_tag
 from goldloop.studio.webhooks import ACTIONS, register_webhooks
 from goldloop.text.lexical import LexicalAnnotator
 from tests.backend.conftest import RunningBackend, running_backend, running_redis
+from tests.conftest import environment_parsing
 from tests.studio.loop_data import INDUCES, TAG_A, TAG_B, span, text_of, write_inputs
 
 AUTH = ("live-user", "live-pass-not-a-secret")
@@ -164,7 +165,7 @@ def annotate(connection: Connection, client: Any, kb: KB, name: str) -> None:
 
 @pytest.fixture(scope="module")
 def campaign(
-    label_studio: Any, kb: KB, nlp: Any, tmp_path_factory: pytest.TempPathFactory
+    label_studio: Any, kb: KB, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Campaign]:
     directory = tmp_path_factory.mktemp("live")
     documents, gold_a, gold_b = write_inputs(directory)
@@ -183,7 +184,7 @@ def campaign(
     pull(connection, client, name, kb, snapshot)
     live_gold = directory / "live.json"
     settings = settings_for(label_studio, name, live_gold)
-    predictor = Predictor(kb, LexicalAnnotator(kb), nlp=nlp)
+    predictor = Predictor(kb, LexicalAnnotator(kb), parsing=environment_parsing())
     recorder = Recorder()
     with running_backend(settings, predictor) as backend:
         listed = {p.title: p.id for p in client.projects.list(include="id,title")}
@@ -245,12 +246,14 @@ def test_the_webhook_fed_gold_equals_a_full_pull(
 
 @pytest.mark.studio
 def test_events_replayed_in_reverse_order_give_the_same_gold(
-    campaign: Campaign, label_studio: Any, kb: KB, nlp: Any
+    campaign: Campaign, label_studio: Any, kb: KB
 ) -> None:
     gold = campaign.dir / "reverse.json"
     copy_snapshot(campaign.snapshot, gold)
     settings = settings_for(label_studio, campaign.name, gold)
-    with running_backend(settings, Predictor(kb, LexicalAnnotator(kb), nlp=nlp)) as backend:
+    with running_backend(
+        settings, Predictor(kb, LexicalAnnotator(kb), parsing=environment_parsing())
+    ) as backend:
         # the deletion comes first now: its annotation id is unknown to the snapshot
         for body in reversed(campaign.events):
             post(backend, body)
@@ -260,15 +263,19 @@ def test_events_replayed_in_reverse_order_give_the_same_gold(
 
 @pytest.mark.studio
 def test_two_replicas_sharing_redis_lose_no_update(
-    campaign: Campaign, label_studio: Any, kb: KB, nlp: Any, tmp_path: Path
+    campaign: Campaign, label_studio: Any, kb: KB, tmp_path: Path
 ) -> None:
     gold = campaign.dir / "replicas.json"
     copy_snapshot(campaign.snapshot, gold)
     with running_redis(tmp_path) as redis_url:
         settings = settings_for(label_studio, campaign.name, gold, redis_url=redis_url)
         with (
-            running_backend(settings, Predictor(kb, LexicalAnnotator(kb), nlp=nlp)) as one,
-            running_backend(settings, Predictor(kb, LexicalAnnotator(kb), nlp=nlp)) as two,
+            running_backend(
+                settings, Predictor(kb, LexicalAnnotator(kb), parsing=environment_parsing())
+            ) as one,
+            running_backend(
+                settings, Predictor(kb, LexicalAnnotator(kb), parsing=environment_parsing())
+            ) as two,
         ):
             # Pairs of events at once, one to each replica: both re-read the mirror at the same
             # time, and without the lock the later write would drop the other's task. The
@@ -301,11 +308,13 @@ def test_pull_since_reads_only_the_changes_and_equals_a_full_pull(
 
 @pytest.mark.studio
 def test_unrelated_or_malformed_events_are_acknowledged_and_ignored(
-    campaign: Campaign, label_studio: Any, kb: KB, nlp: Any
+    campaign: Campaign, label_studio: Any, kb: KB
 ) -> None:
     gold = campaign.dir / "ignored.json"
     settings = settings_for(label_studio, campaign.name, gold)
-    with running_backend(settings, Predictor(kb, LexicalAnnotator(kb), nlp=nlp)) as backend:
+    with running_backend(
+        settings, Predictor(kb, LexicalAnnotator(kb), parsing=environment_parsing())
+    ) as backend:
         for body in (
             {"action": "PROJECT_UPDATED", "project": {"id": 1, "title": campaign.name}},
             {"action": "ANNOTATION_CREATED", "project": {"id": 1, "title": "someone-else"}},
@@ -322,13 +331,15 @@ def test_unrelated_or_malformed_events_are_acknowledged_and_ignored(
 
 @pytest.mark.studio
 def test_events_given_up_on_while_label_studio_is_down_are_caught_up_by_the_next(
-    campaign: Campaign, label_studio: Any, kb: KB, nlp: Any
+    campaign: Campaign, label_studio: Any, kb: KB
 ) -> None:
     gold = campaign.dir / "down.json"
     copy_snapshot(campaign.snapshot, gold)
     created = [e for e in campaign.events if e["action"] == "ANNOTATION_CREATED"]
     settings = settings_for(label_studio, campaign.name, gold)
-    with running_backend(settings, Predictor(kb, LexicalAnnotator(kb), nlp=nlp)) as backend:
+    with running_backend(
+        settings, Predictor(kb, LexicalAnnotator(kb), parsing=environment_parsing())
+    ) as backend:
         live = backend.app.state.live
         live.retry_delays_s = (0.1,)
         label_studio.crash()

@@ -315,7 +315,9 @@ def test_an_oversized_task_gets_no_prediction_and_the_others_are_predicted(
     lexical_predictor: Predictor, kb: KB, label_config: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     big = MENTION_TEXT + " " + "Filler words without a verb of the KB. " * 150_000  # ~6 MB
-    small = Predictor(kb, LexicalAnnotator(kb), max_task_chars=10_000, nlp=lexical_predictor.nlp)
+    small = Predictor(
+        kb, LexicalAnnotator(kb), max_task_chars=10_000, parsing=lexical_predictor.parsing
+    )
     with (
         TestClient(create_app(LEXICAL, small), client=LOOPBACK) as client,
         caplog.at_level(logging.WARNING, logger="goldloop.backend"),
@@ -340,7 +342,9 @@ def test_an_oversized_task_gets_no_interactive_suggestion_either(
                   "labels": ["Predicate"]},
     }]}  # fmt: skip
     big = MENTION_TEXT + " " + "Filler words without a verb of the KB. " * 1_600  # ~62,000
-    small = Predictor(kb, LexicalAnnotator(kb), max_task_chars=10_000, nlp=lexical_predictor.nlp)
+    small = Predictor(
+        kb, LexicalAnnotator(kb), max_task_chars=10_000, parsing=lexical_predictor.parsing
+    )
     with (
         TestClient(create_app(LEXICAL, small), client=LOOPBACK) as client,
         caplog.at_level(logging.WARNING, logger="goldloop.backend"),

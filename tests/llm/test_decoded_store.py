@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from spacy.language import Language
 
 import goldloop.llm.annotate
 from goldloop.formats.gold import Document, Hit
@@ -19,10 +18,11 @@ from goldloop.kb import KB, load_kb
 from goldloop.llm import SQLiteCache, decoded_store
 from goldloop.llm.annotate import annotate_documents
 from goldloop.llm.decode import DocumentResult, Rejection
-from goldloop.settings import DEMO_CORPUS
+from goldloop.settings import DEMO_CORPUS, Settings
 from goldloop.text.lexical import LexicalAnnotator
 from goldloop.text.parse_cache import ENV_PATH
-from tests.conftest import KbWriter, use_environment
+from goldloop.text.parsing import Parsing
+from tests.conftest import KbWriter
 from tests.fakes.llm_server import FakeLLMServer, FakeRequest
 
 
@@ -40,25 +40,28 @@ def parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     seen: list[str] = []
     real = goldloop.llm.annotate.parse_many
 
-    def parse(texts: Iterable[str], **options: Any) -> Iterator[Any]:
+    def parse(texts: Iterable[str], *args: Any, **options: Any) -> Iterator[Any]:
         listed = list(texts)
         seen.extend(listed)
-        return real(listed, **options)
+        return real(listed, *args, **options)
 
     monkeypatch.setattr(goldloop.llm.annotate, "parse_many", parse)
     return seen
 
 
 @pytest.fixture
-def cache_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "parse-cache.sqlite"
-    monkeypatch.setenv(ENV_PATH, str(path))
-    use_environment(monkeypatch)
-    return path
+def cache_file(tmp_path: Path) -> Path:
+    return tmp_path / "parse-cache.sqlite"
+
+
+@pytest.fixture
+def parsing(cache_file: Path) -> Parsing:
+    """The bundled pipeline through the parse cache in ``cache_file``."""
+    return Parsing(cache_path=cache_file)
 
 
 def run(
-    documents: list[Document], kb: KB, nlp: Language, verbal_only: bool = True
+    documents: list[Document], kb: KB, parsing: Parsing, verbal_only: bool = True
 ) -> tuple[list[dict[str, Any]], dict[str, Any], list[str]]:
     """The documents' file form, the report, and the doc_ids in ``on_document``'s order."""
     order: list[str] = []
@@ -66,7 +69,7 @@ def run(
         documents,
         LexicalAnnotator(kb),
         kb,
-        nlp=nlp,
+        parsing=parsing,
         verbal_only=verbal_only,
         on_document=lambda result: order.append(result.doc_id),
     )
@@ -74,13 +77,10 @@ def run(
 
 
 def fresh(
-    documents: list[Document], kb: KB, nlp: Language, monkeypatch: pytest.MonkeyPatch, **kw: Any
+    documents: list[Document], kb: KB, **kw: Any
 ) -> tuple[list[dict[str, Any]], dict[str, Any], list[str]]:
-    """The same run with the parse cache off: every text parsed and detected."""
-    with monkeypatch.context() as patch:
-        patch.setenv(ENV_PATH, "off")
-        use_environment(patch)
-        return run(documents, kb, nlp, **kw)
+    """The same run without a parse cache: every text parsed and detected."""
+    return run(documents, kb, Parsing(), **kw)
 
 
 def stored_answers(path: Path) -> int:
@@ -91,12 +91,11 @@ def stored_answers(path: Path) -> int:
 def test_a_rerun_reads_the_stored_answers_and_equals_a_fresh_run(
     documents: list[Document],
     kb: KB,
-    nlp: Language,
+    parsing: Parsing,
     parsed: list[str],
     cache_file: Path,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    reference = fresh(documents, kb, nlp, monkeypatch)
+    reference = fresh(documents, kb)
     gold, report, _ = reference
     # Not a trivial comparison: hits of every direction, folded ones, documents without hits.
     hits = [h for d in gold for h in d["ground_truth"]]
@@ -104,33 +103,32 @@ def test_a_rerun_reads_the_stored_answers_and_equals_a_fresh_run(
     assert {h["direction"] for h in hits} >= {"forward", "inverse", "symmetric"}
     assert any(h.get("label_canonicalized") for h in hits)
     parsed.clear()
-    assert run(documents, kb, nlp) == reference
+    assert run(documents, kb, parsing) == reference
     assert len(parsed) == len(documents)
     assert stored_answers(cache_file) == len(documents)
     parsed.clear()
-    assert run(documents, kb, nlp) == reference
+    assert run(documents, kb, parsing) == reference
     assert parsed == []  # every answer was read back: nothing parsed, nothing detected
     # A window mixing stored and new texts keeps the input order and parses only the new ones.
     new = Document(doc_id="new:0", text="TNF is regulated by IL-6 in mice.")
     mixed = [*documents[5:10], new, *documents[:5]]
-    got = run(mixed, kb, nlp)
+    got = run(mixed, kb, parsing)
     assert parsed == [new.text]
-    assert got == fresh(mixed, kb, nlp, monkeypatch)
+    assert got == fresh(mixed, kb)
     assert got[2] == [d.doc_id for d in mixed]
 
 
 def test_a_stored_text_under_another_doc_id_is_that_documents_answer(
     documents: list[Document],
     kb: KB,
-    nlp: Language,
+    parsing: Parsing,
     cache_file: Path,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    run(documents, kb, nlp)
+    run(documents, kb, parsing)
     renamed = [d.model_copy(update={"doc_id": f"other:{k}", "role": None}) for k, d in
                enumerate(documents)]  # fmt: skip
-    gold, report, order = run(renamed, kb, nlp)
-    assert (gold, report, order) == fresh(renamed, kb, nlp, monkeypatch)
+    gold, report, order = run(renamed, kb, parsing)
+    assert (gold, report, order) == fresh(renamed, kb)
     assert {r["doc_id"] for r in report["rejections"]} <= {d.doc_id for d in renamed}
 
 
@@ -148,13 +146,13 @@ def smaller(write_kb: KbWriter, entity_id: str) -> KB:
 def test_what_decides_an_answer_is_part_of_its_key(
     documents: list[Document],
     kb: KB,
-    nlp: Language,
+    parsing: Parsing,
     parsed: list[str],
     cache_file: Path,
     monkeypatch: pytest.MonkeyPatch,
     write_kb: KbWriter,
 ) -> None:
-    gold, _, _ = run(documents, kb, nlp)
+    gold, _, _ = run(documents, kb, parsing)
     first = gold[0]["ground_truth"][0]["entity_id"] if gold[0]["ground_truth"] else None
     assert first is not None
     other_kb = smaller(write_kb, first)
@@ -166,15 +164,15 @@ def test_what_decides_an_answer_is_part_of_its_key(
     for name, variant in variants.items():
         variant_kb, options = variant()
         parsed.clear()
-        got = run(documents, variant_kb, nlp, **options)
+        got = run(documents, variant_kb, parsing, **options)
         assert len(parsed) == len(documents), name  # a miss: parsed and detected again
-        assert got == fresh(documents, variant_kb, nlp, monkeypatch, **options), name
-    assert all(h["entity_id"] != first for d in run(documents, other_kb, nlp)[0]
+        assert got == fresh(documents, variant_kb, **options), name
+    assert all(h["entity_id"] != first for d in run(documents, other_kb, parsing)[0]
                for h in d["ground_truth"])  # fmt: skip
     # Another version of the code that decides answers: nothing stored before is served.
     monkeypatch.setattr(decoded_store, "_fingerprint", "0" * 64)
     parsed.clear()
-    assert run(documents, kb, nlp)[0] == gold
+    assert run(documents, kb, parsing)[0] == gold
     assert len(parsed) == len(documents)
 
 
@@ -209,15 +207,14 @@ def test_a_stored_outcome_round_trips_every_hit_field() -> None:
 def test_with_the_parse_cache_off_nothing_is_stored(
     documents: list[Document],
     kb: KB,
-    nlp: Language,
+    parsing: Parsing,
     parsed: list[str],
     tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv(ENV_PATH, "off")
-    use_environment(monkeypatch)
-    run(documents[:5], kb, nlp)
-    run(documents[:5], kb, nlp)
+    off = Settings.from_env({"GOLDLOOP_HOME": str(tmp_path), ENV_PATH: "off"})
+    parsing = Parsing.from_settings(off)
+    run(documents[:5], kb, parsing)
+    run(documents[:5], kb, parsing)
     assert len(parsed) == 10
     assert not list(tmp_path.iterdir())
 
@@ -257,12 +254,12 @@ LONG_ITEMS = [
 
 
 def llm_run(
-    server: FakeLLMServer, answers: SQLiteCache, kb: KB, nlp: Language, **options: Any
+    server: FakeLLMServer, answers: SQLiteCache, kb: KB, parsing: Parsing, **options: Any
 ) -> tuple[list[dict[str, Any]], dict[str, Any], list[str]]:
     provider = server.provider("openai", "model-x", cache=answers)
     order: list[str] = []
     done = annotate_documents(
-        LLM_DOCUMENTS, provider, kb, nlp=nlp, concurrency=2,
+        LLM_DOCUMENTS, provider, kb, parsing=parsing, concurrency=2,
         on_document=lambda result: order.append(result.doc_id), **options,
     )  # fmt: skip
     return [d.to_json() for d in done.documents], done.report.to_dict(), order
@@ -275,29 +272,25 @@ def without_cost(report: dict[str, Any]) -> dict[str, Any]:
 def test_an_llm_rerun_reads_the_decoded_answers_and_equals_a_fresh_decode(
     llm_server: FakeLLMServer,
     kb: KB,
-    nlp: Language,
+    parsing: Parsing,
     parsed: list[str],
     cache_file: Path,
     tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     llm_server.answer = scripted(LONG_ITEMS)
     answers = SQLiteCache(tmp_path / "answers.sqlite")
-    gold, report, _ = llm_run(llm_server, answers, kb, nlp)
+    gold, report, _ = llm_run(llm_server, answers, kb, parsing)
     assert report["counts"]["unparsable"] == 1 and report["counts"]["rejections"] == 3
     assert any(h.get("label_canonicalized") for d in gold for h in d["ground_truth"])
     assert stored_answers(cache_file) == 2  # the unparsable answer is decided again each time
     assert sorted(parsed) == sorted([GOOD, LONG])
     parsed.clear()
     llm_server.reset()
-    again = llm_run(llm_server, answers, kb, nlp)
+    again = llm_run(llm_server, answers, kb, parsing)
     assert llm_server.request_count == 1  # the unparsable one only
     assert parsed == []  # both decoded documents came back without a parse
     # A fresh decode of the same cached answers, with the parse cache off, gives the same.
-    with monkeypatch.context() as patch:
-        patch.setenv(ENV_PATH, "off")
-        use_environment(patch)
-        reference = llm_run(llm_server, answers, kb, nlp)
+    reference = llm_run(llm_server, answers, kb, Parsing())
     assert again[0] == reference[0] == gold and again[2] == reference[2]
     assert without_cost(again[1]) == without_cost(reference[1])
     assert again[1]["counts"]["from_cache"] == 2 and again[1]["usage_from_cache"]
@@ -307,23 +300,23 @@ def test_an_llm_rerun_reads_the_decoded_answers_and_equals_a_fresh_decode(
 def test_another_answer_for_a_stored_text_is_decoded_again(
     llm_server: FakeLLMServer,
     kb: KB,
-    nlp: Language,
+    parsing: Parsing,
     parsed: list[str],
     cache_file: Path,
     tmp_path: Path,
 ) -> None:
     llm_server.answer = scripted(LONG_ITEMS)
-    llm_run(llm_server, SQLiteCache(tmp_path / "a.sqlite"), kb, nlp)
+    llm_run(llm_server, SQLiteCache(tmp_path / "a.sqlite"), kb, parsing)
     parsed.clear()
     llm_server.answer = scripted([item("increases", "increases")])
-    gold, _, _ = llm_run(llm_server, SQLiteCache(tmp_path / "b.sqlite"), kb, nlp)
+    gold, _, _ = llm_run(llm_server, SQLiteCache(tmp_path / "b.sqlite"), kb, parsing)
     assert parsed == [LONG]  # GOOD's answer is the same: its outcome is served
     long_doc = next(d for d in gold if d["doc_id"] == "pmid:1")
     assert [h["surface"] for h in long_doc["ground_truth"]] == ["increases"]
     # verbal_only is part of the key: the same answers decoded again without the check.
     parsed.clear()
     loose, _, _ = llm_run(
-        llm_server, SQLiteCache(tmp_path / "b.sqlite"), kb, nlp, verbal_only=False
+        llm_server, SQLiteCache(tmp_path / "b.sqlite"), kb, parsing, verbal_only=False
     )
     assert sorted(parsed) == sorted([GOOD, LONG])
     assert "activation" in [h["surface"] for h in loose[0]["ground_truth"]]

@@ -16,7 +16,7 @@ from goldloop.llm.tasks.judge import JudgeTask
 from goldloop.precision.judge import claim_of, judge_mentions
 from goldloop.precision.mentions import read_verdicts, system_mentions
 from goldloop.scoring.inputs import read_predictions
-from tests.conftest import Cli, use_environment
+from tests.conftest import Cli
 from tests.fakes.llm_server import FakeLLMServer, FakeRequest, Reply
 
 
@@ -56,7 +56,6 @@ def test_judge_command_exits_3_with_the_rest_and_a_rerun_asks_only_for_the_faile
     cli: Cli,
 ) -> None:
     monkeypatch.setenv("GOLDLOOP_CACHE", str(tmp_path / "cache.sqlite"))
-    use_environment(monkeypatch)
     system, documents = study
     verdicts = tmp_path / "verdicts.jsonl"
     args = [
@@ -194,7 +193,6 @@ def test_judge_sample_report_cli(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("GOLDLOOP_HOME", str(tmp_path))
-    use_environment(monkeypatch)
     system, documents = study
     llm_server.answer = scripted
     verdicts = tmp_path / "verdicts.jsonl"

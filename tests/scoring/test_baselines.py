@@ -12,7 +12,7 @@ import pytest
 from goldloop.formats.gold import read_gold
 from goldloop.kb import KB
 from goldloop.scoring.baselines import EncoderReport, LexicalReport, run_baselines
-from tests.conftest import Cli, use_environment
+from tests.conftest import Cli
 from tests.fakes.llm_server import FakeLLMServer, FakeRequest, Reply
 
 # What the scripted linker answers for each marked surface of the conftest gold.
@@ -105,7 +105,6 @@ def test_baselines_command_with_the_llm(
 ) -> None:
     llm_server.answer = scripted
     monkeypatch.setenv("GOLDLOOP_HOME", str(tmp_path / "home"))
-    use_environment(monkeypatch)
     out = tmp_path / "report"
     args = ["baselines", "--gold", gold_file, "--systems", "llm", "--report-dir", out]
     args += [
@@ -156,7 +155,6 @@ def test_baselines_command_exits_3_on_a_failed_span_and_keeps_a_fuller_result(
     cli: Cli,
 ) -> None:
     monkeypatch.setenv("GOLDLOOP_HOME", str(tmp_path / "home"))
-    use_environment(monkeypatch)
     out = tmp_path / "report"
     args = ["baselines", "--gold", gold_file, "--systems", "llm", "--report-dir", out]
     args += ["--provider", "openai", "--model", "j", "--base-url", llm_server.base_url("openai")]
@@ -166,7 +164,6 @@ def test_baselines_command_exits_3_on_a_failed_span_and_keeps_a_fuller_result(
     complete = (out / "baseline_results.json").read_text(encoding="utf-8")
     llm_server.answer = fails_on_binds_to
     monkeypatch.setenv("GOLDLOOP_HOME", str(tmp_path / "cold"))  # a cold cache: asks again
-    use_environment(monkeypatch)
     assert cli(*args).returncode == 3
     assert (out / "baseline_results.json").read_text(encoding="utf-8") == complete  # kept
     assert cli(*args, "--force").returncode == 3
@@ -174,7 +171,6 @@ def test_baselines_command_exits_3_on_a_failed_span_and_keeps_a_fuller_result(
     assert result["baseline"]["outcomes"]["failed"] == 1
     llm_server.fail(500, times=100)
     monkeypatch.setenv("GOLDLOOP_HOME", str(tmp_path / "colder"))
-    use_environment(monkeypatch)
     assert cli(*args, "--force").returncode == 4
 
 
@@ -192,7 +188,6 @@ def test_encoder_baseline_on_the_demo_gold_is_deterministic(
 ) -> None:
     from goldloop.llm.encoder import Encoder
 
-    use_environment(monkeypatch)
     shutil.copytree(encoder_cache, tmp_path / "encoder")  # computing them: tests/llm/test_encoder
     documents = read_gold(DEMO_GOLD, kb).documents
     n_gold = sum(len(d.ground_truth) for d in documents)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from goldloop.formats.gold import read_gold
-from tests.conftest import Cli, use_environment
+from tests.conftest import Cli
 from tests.fakes.llm_server import FakeLLMServer, FakeRequest
 
 DOCS = [
@@ -43,7 +43,6 @@ def annotated(
     tmp_path: Path, cli: Cli, llm_server: FakeLLMServer, monkeypatch: pytest.MonkeyPatch
 ) -> tuple[Path, Path, Path]:
     monkeypatch.setenv("GOLDLOOP_HOME", str(tmp_path / "home"))
-    use_environment(monkeypatch)
     documents = tmp_path / "docs.jsonl"
     documents.write_text("".join(json.dumps(d) + "\n" for d in DOCS))
     lexical, llm = tmp_path / "gold.lexical.json", tmp_path / "gold.llm.json"

@@ -17,12 +17,12 @@ import spacy
 from spacy.language import Language
 from spacy.tokens import Doc
 
-from goldloop import settings
-from goldloop.settings import BUNDLED_KB, DEMO_CORPUS, spacy_model_names
+from goldloop.settings import BUNDLED_KB, DEMO_CORPUS, SPACY_MODELS, Settings
 from goldloop.text import parse_cache
 from goldloop.text.nlp import parse_many
-from goldloop.text.parse_cache import ParseCache, default_cache
-from tests.conftest import Cli, use_environment
+from goldloop.text.parse_cache import ParseCache, open_cache, parse_cached
+from goldloop.text.parsing import Parsing
+from tests.conftest import Cli
 
 EDGE_TEXTS = [
     "",
@@ -90,7 +90,7 @@ def cache(tmp_path: Path) -> ParseCache:
 @pytest.fixture(scope="module")
 def nlp_with_ner() -> Language:
     """The same pipeline with NER kept: one more pipe, after all of load_nlp's."""
-    for name in spacy_model_names():
+    for name in SPACY_MODELS:
         try:
             return spacy.load(name)
         except OSError:
@@ -100,42 +100,42 @@ def nlp_with_ner() -> Language:
 
 def test_a_round_trip_gives_what_a_fresh_parse_gives(nlp: Language, cache: ParseCache) -> None:
     texts = EDGE_TEXTS + corpus_texts(12)
-    fresh = list(parse_many(texts, nlp=nlp, cache=False))
-    first = list(parse_many(texts, nlp=nlp, cache=cache))
+    fresh = list(nlp.pipe(texts))
+    first = list(parse_cached(cache, nlp, texts))
     assert len(cache) == len(set(texts))
-    again = list(parse_many(texts, nlp=nlp, cache=cache))
+    again = list(parse_cached(cache, nlp, texts))
     assert len(cache) == len(set(texts))  # served, nothing stored again
     assert same(fresh, first) and same(fresh, again)
     assert all(doc.vocab is nlp.vocab for doc in again)
     assert all(doc.has_annotation("DEP") for doc in again if len(doc))
     # Served docs are fresh objects: changing one changes neither the cache nor the others.
     again[4][0].lemma_ = "changed"
-    assert same(fresh, list(parse_many(texts, nlp=nlp, cache=cache)))
+    assert same(fresh, list(parse_cached(cache, nlp, texts)))
 
 
 def test_repeated_texts_in_one_call_get_their_own_docs(nlp: Language, cache: ParseCache) -> None:
     text = corpus_texts(1)[0]
-    list(parse_many([text], nlp=nlp, cache=cache))
-    docs = list(parse_many([text, text, "Other text.", text], nlp=nlp, cache=cache))
+    list(parse_cached(cache, nlp, [text]))
+    docs = list(parse_cached(cache, nlp, [text, text, "Other text.", text]))
     assert len({id(doc) for doc in docs}) == 4
-    assert same(docs, list(parse_many([text, text, "Other text.", text], nlp=nlp, cache=False)))
+    assert same(docs, list(nlp.pipe([text, text, "Other text.", text])))
 
 
 def test_an_entry_serves_requests_for_a_prefix_of_its_pipes(
     nlp: Language, nlp_with_ner: Language, cache: ParseCache
 ) -> None:
     texts = corpus_texts(6)
-    list(parse_many(texts, nlp=nlp_with_ner, cache=cache))
+    list(parse_cached(cache, nlp_with_ner, texts))
     assert len(cache) == 6
-    without_ner = list(parse_many(texts, nlp=nlp_with_ner, disable=["ner"], cache=cache))
+    without_ner = list(parse_cached(cache, nlp_with_ner, texts, disable=["ner"]))
     assert len(cache) == 6  # fewer pipes at the end: served by the entry with NER
-    fresh = list(parse_many(texts, nlp=nlp_with_ner, disable=["ner"], cache=False))
+    fresh = list(nlp_with_ner.pipe(texts, disable=["ner"]))
     assert same(without_ner, fresh, ents=False)
     assert any(doc.ents for doc in without_ner)  # the entry's extra annotations come along
     # More pipes than any entry has: a miss, parsed and stored.
-    list(parse_many(texts, nlp=nlp_with_ner, disable=["parser", "ner"], cache=cache))
+    list(parse_cached(cache, nlp_with_ner, texts, disable=["parser", "ner"]))
     assert len(cache) == 12
-    list(parse_many(texts, nlp=nlp_with_ner, disable=["ner"], cache=cache))
+    list(parse_cached(cache, nlp_with_ner, texts, disable=["ner"]))
     assert len(cache) == 12
 
 
@@ -144,30 +144,30 @@ def test_a_pipe_skipped_in_the_middle_is_never_served_from_the_full_parse(
 ) -> None:
     """attribute_ruler reads the parser's labels: the full parse's POS are not the light one's."""
     texts = corpus_texts(20)
-    light = list(parse_many(texts, nlp=nlp, disable=["parser"], cache=cache))
-    full = list(parse_many(texts, nlp=nlp, cache=cache))
+    light = list(parse_cached(cache, nlp, texts, disable=["parser"]))
+    full = list(parse_cached(cache, nlp, texts))
     assert len(cache) == 40  # the full request needs the parser: a miss
     # The reason, checked on this data: the two parses disagree somewhere on POS or morphology.
     assert any(
         [(t.pos_, str(t.morph)) for t in a] != [(t.pos_, str(t.morph)) for t in b]
         for a, b in zip(light, full, strict=True)
     )
-    assert same(light, list(parse_many(texts, nlp=nlp, disable=["parser"], cache=cache)))
-    assert same(full, list(parse_many(texts, nlp=nlp, cache=cache)))
+    assert same(light, list(parse_cached(cache, nlp, texts, disable=["parser"])))
+    assert same(full, list(parse_cached(cache, nlp, texts)))
     assert len(cache) == 40
 
 
 def test_another_model_version_misses(nlp_with_ner: Language, tmp_path: Path) -> None:
     cache = ParseCache(tmp_path / "parse.sqlite")
     texts = corpus_texts(3)
-    list(parse_many(texts, nlp=nlp_with_ner, cache=cache))
+    list(parse_cached(cache, nlp_with_ner, texts))
     other = spacy.load(nlp_with_ner.path) if nlp_with_ner.path else None
     if other is None:
         pytest.skip("the pipeline has no path to load a second copy from")
     other.meta["version"] = "0.0.1-test"
-    list(parse_many(texts, nlp=other, cache=cache))
+    list(parse_cached(cache, other, texts))
     assert len(cache) == 6
-    list(parse_many(texts, nlp=other, cache=cache))
+    list(parse_cached(cache, other, texts))
     assert len(cache) == 6
 
 
@@ -175,16 +175,16 @@ def test_the_size_bound_evicts_the_least_recently_used(nlp: Language, tmp_path: 
     texts = corpus_texts(24)
     first, second, third = texts[:8], texts[8:16], texts[16:]
     probe = ParseCache(tmp_path / "probe.sqlite")
-    list(parse_many(texts, nlp=nlp, cache=probe))
+    list(parse_cached(probe, nlp, texts))
     per_text = probe.stored_bytes() / len(texts)
     path = tmp_path / "parse.sqlite"
     bound = int(per_text * 18)  # room for two of the three groups, not all three
     cache = ParseCache(path, max_bytes=bound, touch_after_s=0)
-    list(parse_many(first, nlp=nlp, cache=cache))
-    list(parse_many(second, nlp=nlp, cache=cache))
-    list(parse_many(first, nlp=nlp, cache=cache))  # first is now used more recently
+    list(parse_cached(cache, nlp, first))
+    list(parse_cached(cache, nlp, second))
+    list(parse_cached(cache, nlp, first))  # first is now used more recently
     assert len(cache) == 16
-    list(parse_many(third, nlp=nlp, cache=cache))
+    list(parse_cached(cache, nlp, third))
     count, size = stored_sizes(path)
     assert size <= bound and size == cache.stored_bytes()
     kept = set(
@@ -211,7 +211,7 @@ def test_docs_and_answers_share_the_bound_least_recently_used_first(
 ) -> None:
     texts = corpus_texts(8)
     probe = ParseCache(tmp_path / "probe.sqlite")
-    list(parse_many(texts, nlp=nlp, cache=probe))
+    list(parse_cached(probe, nlp, texts))
     docs = probe.stored_bytes()
     answer = docs // 8  # eight answers weigh what the eight docs weigh
     # Docs and one group of answers fit; a second group passes the bound, and it takes the
@@ -222,9 +222,9 @@ def test_docs_and_answers_share_the_bound_least_recently_used_first(
     pipeline = parse_cache.pipeline_id(nlp)
     keys = [parse_cache.text_key(f"answer {k}") for k in range(16)]
     older, newer = keys[:8], keys[8:]
-    list(parse_many(texts, nlp=nlp, cache=cache))  # the docs, first
+    list(parse_cached(cache, nlp, texts))  # the docs, first
     cache.put_answers(pipeline, "k", [(key, b"x" * answer) for key in older])
-    list(parse_many(texts, nlp=nlp, cache=cache))  # the docs are now used more recently
+    list(parse_cached(cache, nlp, texts))  # the docs are now used more recently
     assert cache.stored_bytes() == docs + 8 * answer
     cache.put_answers(pipeline, "k", [(key, b"y" * answer) for key in newer])
     with sqlite3.connect(path) as conn:
@@ -240,12 +240,12 @@ def test_docs_and_answers_share_the_bound_least_recently_used_first(
 
 CHILD = """
 import sys
-from goldloop.text.nlp import load_nlp, parse_many
-from goldloop.text.parse_cache import ParseCache
+from goldloop.text.nlp import load_nlp
+from goldloop.text.parse_cache import ParseCache, parse_cached
 texts = [line for line in open(sys.argv[2], encoding="utf-8").read().split("\\x00")]
 cache = ParseCache(sys.argv[1])
 for _ in range(2):
-    for doc in parse_many(texts, nlp=load_nlp(), cache=cache, batch_size=4):
+    for doc in parse_cached(cache, load_nlp(), texts, batch_size=4):
         pass
 print(len(cache))
 """
@@ -274,19 +274,17 @@ def test_two_processes_write_one_cache_at_once(nlp: Language, tmp_path: Path) ->
     cache = ParseCache(path)
     count, size = stored_sizes(path)
     assert count == len(cache) == 30 and size == cache.stored_bytes()
-    assert same(
-        list(parse_many(texts, nlp=nlp, cache=cache)), list(parse_many(texts, nlp=nlp, cache=False))
-    )
+    assert same(list(parse_cached(cache, nlp, texts)), list(nlp.pipe(texts)))
     assert len(cache) == 30
 
 
 def test_several_processes_parse_only_the_misses_in_order(nlp: Language, cache: ParseCache) -> None:
     texts = corpus_texts(24)
-    list(parse_many(texts[::3], nlp=nlp, cache=cache))
+    list(parse_cached(cache, nlp, texts[::3]))
     assert len(cache) == 8
-    docs = list(parse_many(iter(texts), nlp=nlp, cache=cache, n_process=2, batch_size=2))
+    docs = list(parse_cached(cache, nlp, iter(texts), n_process=2, batch_size=2))
     assert len(cache) == 24
-    assert same(docs, list(parse_many(texts, nlp=nlp, cache=False)))
+    assert same(docs, list(nlp.pipe(texts)))
 
 
 def test_without_fork_spacys_own_processes_parse_the_misses(
@@ -295,15 +293,15 @@ def test_without_fork_spacys_own_processes_parse_the_misses(
     """A platform without fork (Windows) is simulated by switching the forked workers off."""
     monkeypatch.setattr(parse_cache._Workers, "usable", staticmethod(lambda: False))
     texts = corpus_texts(12)
-    docs = list(parse_many(texts, nlp=nlp, cache=cache, n_process=2, batch_size=2))
+    docs = list(parse_cached(cache, nlp, texts, n_process=2, batch_size=2))
     assert len(cache) == 12
-    assert same(docs, list(parse_many(texts, nlp=nlp, cache=False)))
+    assert same(docs, list(nlp.pipe(texts)))
 
 
 def test_a_caller_stopping_early_stops_the_parse_workers(nlp: Language, cache: ParseCache) -> None:
     import multiprocessing
 
-    docs = parse_many(corpus_texts(24), nlp=nlp, cache=cache, n_process=2, batch_size=2)
+    docs = parse_cached(cache, nlp, corpus_texts(24), n_process=2, batch_size=2)
     first = next(docs)
     assert multiprocessing.active_children()  # the workers are parsing the rest
     docs.close()  # type: ignore[attr-defined]
@@ -320,28 +318,24 @@ def test_a_stream_is_read_a_window_at_a_time(nlp: Language, cache: ParseCache) -
             read += 1
             yield f"Text number {k}."
 
-    docs = parse_many(stream(), nlp=nlp, cache=cache)
+    docs = parse_cached(cache, nlp, stream())
     assert next(docs).text == "Text number 0."
     assert read <= parse_cache.WINDOW
 
 
-def test_switches_bypass_the_cache(
-    nlp: Language, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_switches_bypass_the_cache(tmp_path: Path) -> None:
     path = tmp_path / "parse.sqlite"
-    monkeypatch.setenv("GOLDLOOP_PARSE_CACHE", "off")
-    use_environment(monkeypatch)
-    assert default_cache() is None
-    list(parse_many(corpus_texts(2), nlp=nlp))
-    monkeypatch.setenv("GOLDLOOP_PARSE_CACHE", str(path))
-    read = use_environment(monkeypatch)
-    monkeypatch.setattr(settings, "_active", read.without_parse_cache())  # --no-parse-cache
-    assert default_cache() is None
-    list(parse_many(corpus_texts(2), nlp=nlp))
+    off = Parsing.from_settings(Settings.from_env({"GOLDLOOP_PARSE_CACHE": "off"}))
+    assert off.cache_path is None and open_cache(off) is None
+    list(parse_many(corpus_texts(2), off))
+    read = Settings.from_env({"GOLDLOOP_PARSE_CACHE": str(path)})
+    root_option = Parsing.from_settings(read.without_parse_cache())  # --no-parse-cache
+    assert open_cache(root_option) is None
+    list(parse_many(corpus_texts(2), root_option))
     assert not path.exists()
-    use_environment(monkeypatch)
-    assert default_cache() is not None
-    list(parse_many(corpus_texts(2), nlp=nlp))
+    on = Parsing.from_settings(read)
+    assert open_cache(on) is open_cache(on) is not None  # one cache per file in a process
+    list(parse_many(corpus_texts(2), on))
     assert stored_sizes(path)[0] == 2
 
 

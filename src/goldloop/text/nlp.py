@@ -212,8 +212,10 @@ def label_forms(labels: Iterable[str], model: str | None = None) -> dict[str, La
         return {label: _forms[key] for label, key in asked.items()}
 
 
-def label_form(label: str, model: str) -> LabelForm:
-    """``label`` analysed with the loaded pipeline ``model`` (:func:`label_forms`)."""
+def label_form(label: str, model: str | None = None) -> LabelForm:
+    """``label`` analysed with the loaded pipeline ``model`` (:func:`label_forms`; the bundled
+    default when None)."""
+    model = model or _name_of(load_nlp())
     # The decoder asks this per hit: an analysed label is a plain dict read, no lock.
     form = _forms.get((model, label_key(label)))
     return form if form is not None else label_forms([label], model)[label]
@@ -222,7 +224,7 @@ def label_form(label: str, model: str) -> LabelForm:
 def is_verb_predicate_label(label: str, model: str | None = None) -> bool:
     """Whether ``label`` is a verb predicate (the one definition; see the module docstring), as
     pipeline ``model`` reads it (the bundled default when None)."""
-    return label_form(label, model or _name_of(load_nlp())).verbal
+    return label_form(label, model).verbal
 
 
 def _label_span(doc: Doc, frame: str, label: str) -> Span:
