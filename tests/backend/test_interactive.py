@@ -18,6 +18,7 @@ from goldloop.backend.settings import AnnotatorSpec, BackendSettings
 from goldloop.kb import KB
 from goldloop.studio.label_config import render_label_config
 from goldloop.text.lexical import LexicalAnnotator
+from goldloop.text.parsing import Parsing
 from tests.backend.conftest import RunningBackend, llm_settings, running_backend, span_of
 from tests.conftest import environment_parsing
 from tests.fakes.llm_server import FakeLLMServer, FakeRequest, llm_server
@@ -89,8 +90,10 @@ def answer_boosts(request: FakeRequest) -> str:
     return json.dumps({"label": "upregulates", "direction": "forward"})
 
 
-def test_a_kb_match_keeps_the_drawn_id_and_suggests_the_other_occurrences(kb: KB, nlp: Any) -> None:
-    items = Suggester(kb, nlp).suggest(Task(id=1, data={"text": TEXT}), drawn(TEXT, "activates"))
+def test_a_kb_match_keeps_the_drawn_id_and_suggests_the_other_occurrences(kb: KB) -> None:
+    items = Suggester(kb, Parsing()).suggest(
+        Task(id=1, data={"text": TEXT}), drawn(TEXT, "activates")
+    )
     first, second = (
         span_of(TEXT, "activates"),
         (TEXT.rindex("activates"), TEXT.rindex("activates") + 9),
@@ -103,37 +106,41 @@ def test_a_kb_match_keeps_the_drawn_id_and_suggests_the_other_occurrences(kb: KB
     }  # fmt: skip
 
 
-def test_every_item_carries_its_global_offsets(kb: KB, nlp: Any) -> None:
+def test_every_item_carries_its_global_offsets(kb: KB) -> None:
     """Label Studio 1.23.2's editor copies an accepted suggestion onto the drawn region without
     computing its offsets: without ``globalOffsets`` the region's next redraw throws and the next
     region drawn on the page is never finished (see test_interactive_editor)."""
-    items = Suggester(kb, nlp).suggest(Task(id=1, data={"text": TEXT}), drawn(TEXT, "activates"))
+    items = Suggester(kb, Parsing()).suggest(
+        Task(id=1, data={"text": TEXT}), drawn(TEXT, "activates")
+    )
     assert len(items) == 6
     for item in items:
         value = item["value"]
         assert value["globalOffsets"] == {"start": value["start"], "end": value["end"]}
 
 
-def test_a_converse_label_is_folded_to_the_canonical_relation_inverse(kb: KB, nlp: Any) -> None:
+def test_a_converse_label_is_folded_to_the_canonical_relation_inverse(kb: KB) -> None:
     text = "IL-6 is inhibited by aspirin."
-    items = Suggester(kb, nlp).suggest(Task(id=1, data={"text": text}), drawn(text, "inhibited by"))
+    items = Suggester(kb, Parsing()).suggest(
+        Task(id=1, data={"text": text}), drawn(text, "inhibited by")
+    )
     assert regions(items)[("drawn-1", *span_of(text, "inhibited by"))] == {
         "relation": "inhibits", "direction": "inverse", "score": KB_SCORE, "source": "kb"
     }  # fmt: skip
 
 
-def test_an_occurrence_already_in_a_region_gets_no_suggestion(kb: KB, nlp: Any) -> None:
+def test_an_occurrence_already_in_a_region_gets_no_suggestion(kb: KB) -> None:
     a, b = TEXT.rindex("activates"), TEXT.rindex("activates") + 9
     review = {"model_version": "review:x", "result": [{
         "id": "p1", "from_name": "mention", "to_name": "text", "type": "labels",
         "value": {"start": a, "end": b, "text": "activates", "labels": ["Predicate"]},
     }]}  # fmt: skip
     task = Task(id=1, data={"text": TEXT}, predictions=[review])
-    items = Suggester(kb, nlp).suggest(task, drawn(TEXT, "activates"))
+    items = Suggester(kb, Parsing()).suggest(task, drawn(TEXT, "activates"))
     assert {key[0] for key in regions(items)} == {"drawn-1"}
 
 
-def test_the_drawn_region_is_the_new_one_after_the_pre_annotated_regions(kb: KB, nlp: Any) -> None:
+def test_the_drawn_region_is_the_new_one_after_the_pre_annotated_regions(kb: KB) -> None:
     """The editor sends the pre-annotated regions first: the answer names the drawn region only,
     never an id the annotator already has (the editor would replace that region)."""
     text = "TNF activates IL-6, and aspirin inhibits IL-8, while IL-1 activates TNF."
@@ -147,7 +154,7 @@ def test_the_drawn_region_is_the_new_one_after_the_pre_annotated_regions(kb: KB,
         **context["result"][-1]["value"], "start": text.rindex("activates"),
         "end": text.rindex("activates") + 9,
     }  # fmt: skip
-    items = Suggester(kb, nlp).suggest(Task(id=1, data={"text": text}), context)
+    items = Suggester(kb, Parsing()).suggest(Task(id=1, data={"text": text}), context)
     second = text.rindex("activates")
     assert regions(items) == {
         ("drawn-1", second, second + 9): {
@@ -157,7 +164,7 @@ def test_the_drawn_region_is_the_new_one_after_the_pre_annotated_regions(kb: KB,
     assert drawn_region(text, context) is not None
 
 
-def test_a_context_without_a_new_region_gets_an_empty_answer(kb: KB, nlp: Any) -> None:
+def test_a_context_without_a_new_region_gets_an_empty_answer(kb: KB) -> None:
     """A deletion and Submit's teardown send the regions left, each with its relation."""
     text = "TNF activates IL-6, and aspirin inhibits IL-8."
     left = editor_context(
@@ -166,11 +173,11 @@ def test_a_context_without_a_new_region_gets_an_empty_answer(kb: KB, nlp: Any) -
         predicted(text, "inhibits", "inhibits", "na"),
     )
     assert drawn_region(text, left) is None
-    assert Suggester(kb, nlp).suggest(Task(id=1, data={"text": text}), left) == []
-    assert Suggester(kb, nlp).suggest(Task(id=1, data={"text": text}), {"result": []}) == []
+    assert Suggester(kb, Parsing()).suggest(Task(id=1, data={"text": text}), left) == []
+    assert Suggester(kb, Parsing()).suggest(Task(id=1, data={"text": text}), {"result": []}) == []
 
 
-def test_a_drawn_region_that_got_its_relation_is_not_new_any_more(kb: KB, nlp: Any) -> None:
+def test_a_drawn_region_that_got_its_relation_is_not_new_any_more(kb: KB) -> None:
     """After the annotator picked a relation for the drawn region, a later call (another
     deletion) must not answer for it again and undo the choice."""
     text = "TNF activates IL-6, and aspirin inhibits IL-8."
@@ -182,9 +189,7 @@ def test_a_drawn_region_that_got_its_relation_is_not_new_any_more(kb: KB, nlp: A
     assert drawn_region(text, context) is None
 
 
-def test_without_a_manual_origin_the_last_region_without_a_relation_is_drawn(
-    kb: KB, nlp: Any
-) -> None:
+def test_without_a_manual_origin_the_last_region_without_a_relation_is_drawn(kb: KB) -> None:
     text = "TNF activates IL-6, and aspirin inhibits IL-8, and IL-1 activates it."
     context = editor_context(text, predicted(text, "inhibits", "inhibits", "na"))
     for rid, nth in (("first", 0), ("second", 1)):
@@ -195,7 +200,7 @@ def test_without_a_manual_origin_the_last_region_without_a_relation_is_drawn(
     assert chosen is not None and chosen.id == "second"
 
 
-def test_an_occurrence_whose_id_the_editor_holds_gets_no_suggestion(kb: KB, nlp: Any) -> None:
+def test_an_occurrence_whose_id_the_editor_holds_gets_no_suggestion(kb: KB) -> None:
     """A region the annotator moved keeps its old id: a new region under that id would replace it."""
     text = "TNF activates IL-6, and IL-1 activates TNF."
     second = text.rindex("activates")
@@ -204,7 +209,7 @@ def test_an_occurrence_whose_id_the_editor_holds_gets_no_suggestion(kb: KB, nlp:
              {"id": f"m{second}_{second + 9}", "from_name": "relation", "to_name": "text",
               "type": "taxonomy", "value": {"start": 0, "end": 3, "taxonomy": [["regulates"]]}}]  # fmt: skip
     context = editor_context(text, moved, new="activates")
-    items = Suggester(kb, nlp).suggest(Task(id=1, data={"text": text}), context)
+    items = Suggester(kb, Parsing()).suggest(Task(id=1, data={"text": text}), context)
     assert {key[0] for key in regions(items)} == {"drawn-1"}
 
 
@@ -226,9 +231,9 @@ def test_an_occurrence_whose_id_the_editor_holds_gets_no_suggestion(kb: KB, nlp:
         },
     ],
 )
-def test_an_unusable_context_gets_an_empty_result(kb: KB, nlp: Any, context: object) -> None:
+def test_an_unusable_context_gets_an_empty_result(kb: KB, context: object) -> None:
     assert drawn_region(TEXT, context) is None
-    assert Suggester(kb, nlp).suggest(Task(id=1, data={"text": TEXT}), context) == []
+    assert Suggester(kb, Parsing()).suggest(Task(id=1, data={"text": TEXT}), context) == []
 
 
 def test_the_llm_names_what_the_kb_cannot_and_its_answer_is_cached(

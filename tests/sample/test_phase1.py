@@ -32,13 +32,13 @@ def parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     seen: list[str] = []
     real = goldloop.text.nlp.parse_many
 
-    def counting(texts: Iterable[str], **kwargs: Any) -> Iterator[Any]:
+    def counting(texts: Iterable[str], *args: Any, **kwargs: Any) -> Iterator[Any]:
         def tap() -> Iterator[str]:
             for text in texts:
                 seen.append(text)
                 yield text
 
-        return real(tap(), **kwargs)
+        return real(tap(), *args, **kwargs)
 
     monkeypatch.setattr(goldloop.text.nlp, "parse_many", counting)
     return seen

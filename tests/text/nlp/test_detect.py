@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
 import pytest
+import spacy
 from spacy.language import Language
 
 from goldloop.kb import KB
@@ -12,9 +14,13 @@ from goldloop.text.nlp import (
     Mention,
     detect_many,
     detect_mentions,
+    is_verb_predicate_label,
+    parse_many,
+    pipeline_of,
     span_has_verb,
     surface_anchored,
 )
+from goldloop.text.parsing import Parsing
 
 
 def found(nlp: Language, kb: KB, text: str) -> list[tuple[str, str, str, str]]:
@@ -229,3 +235,20 @@ def test_detected_mentions_are_anchored_and_verbal_ones_have_verbs(nlp: Language
         assert relation is not None
         assert surface_anchored(doc, m.a, m.b, relation)
         assert span_has_verb(doc, m.a, m.b) is m.verbal
+
+
+def test_a_doc_is_read_with_the_pipeline_that_parsed_it(
+    nlp: Language, kb: KB, tmp_path: Path
+) -> None:
+    # The same package loaded from its directory is a second pipeline (its own vocabulary and
+    # name): its docs, parsed directly or served by the parse cache, are analysed with it.
+    directory = str(Path(nlp.path)) if nlp.path else pytest.skip("pipeline without a path")
+    text = "TNF induces apoptosis, and IL-6 is regulated by TNF."
+    other = Parsing(models=(directory,), cache_path=tmp_path / "p.sqlite")
+    parsed = [next(parse_many([text], other)) for _ in range(2)]  # parsed, then from the cache
+    assert {pipeline_of(doc) for doc in parsed} == {directory}
+    assert pipeline_of(nlp(text)) != directory
+    assert pipeline_of(spacy.blank("en")("x")) == pipeline_of(nlp(text))  # another vocabulary
+    expected = detect_mentions(nlp(text), kb)
+    assert len(expected) == 2 and all(detect_mentions(doc, kb) == expected for doc in parsed)
+    assert is_verb_predicate_label("regulated by", directory)
