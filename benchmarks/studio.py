@@ -25,6 +25,7 @@ import time
 import uuid
 from pathlib import Path
 
+from goldloop.files.atomic import atomic_write_together
 from goldloop.formats.gold import Document, Hit
 from goldloop.kb import load_kb
 from goldloop.settings import Settings
@@ -33,7 +34,7 @@ from goldloop.studio.campaign import verify_campaign
 from goldloop.studio.connection import StudioError, connect, resolve_connection
 from goldloop.studio.label_config import render_label_config
 from goldloop.studio.project import export_campaign, find_project
-from goldloop.studio.pull import anchor, write_verified
+from goldloop.studio.pull import anchor, verified_files
 from goldloop.studio.push import Candidates, build_tasks, push
 from goldloop.text.nlp import load_nlp, parse_many
 from goldloop.text.parsing import Parsing
@@ -158,7 +159,7 @@ def run(connection, n: int, parsing: Parsing) -> None:
         def our_pull():
             campaign = export_campaign(connection, client, f"bench-{tag}")
             result = verify_campaign(campaign, kb)
-            write_verified(out, result)
+            atomic_write_together(verified_files(out, result))
             return result
 
         # Label Studio's export time swings by a third from one call to the next on a shared
