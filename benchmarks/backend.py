@@ -42,13 +42,14 @@ from tests.fakes.llm_server import FakeLLMServer, FakeRequest
 from goldloop.backend.predictor import Predictor
 from goldloop.backend.protocol import Task
 from goldloop.kb import load_kb
-from goldloop.settings import Settings, use
+from goldloop.settings import Settings
 from goldloop.studio.label_config import render_label_config
 from goldloop.studio.mirror import Mirror, ProjectTasks
 from goldloop.studio.pull import write_campaign
 from goldloop.text import parse_cache
 from goldloop.text.lexical import LexicalAnnotator
 from goldloop.text.nlp import load_nlp
+from goldloop.text.parsing import Parsing
 
 GENES = ["TNF", "IL-6", "STAT3", "SOCS3", "TP53", "MYC", "EGFR", "KRAS", "BRCA1", "VEGF"]
 VERBS = ["activates", "inhibits", "increases", "upregulates", "downregulates"]
@@ -109,9 +110,9 @@ def timed_predict(url: str, body: dict, client: httpx.Client | None = None) -> t
     return seconds, reply.json()["results"]
 
 
-def spacy_seconds(texts: list[str]) -> float:
+def spacy_seconds(texts: list[str], parsing: Parsing) -> float:
     """The parse the annotate core runs per batch (NER off), timed alone."""
-    nlp = load_nlp()
+    nlp = load_nlp(parsing.models)
     with nlp.select_pipes(disable=[p for p in ("ner",) if p in nlp.pipe_names]):
         start = time.perf_counter()
         list(nlp.pipe(texts, batch_size=16))
@@ -125,7 +126,7 @@ def load(url: str, body: str, clients: int, seconds: float) -> dict:
 
 
 def main() -> None:
-    use(Settings.from_env())  # this benchmark is a door: it reads the environment
+    read = Settings.from_env()  # this benchmark is a door: it reads the environment
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=16)
     parser.add_argument("--latency", type=float, default=0.2, help="provider seconds per request")
@@ -134,7 +135,8 @@ def main() -> None:
     parser.add_argument("--p95-tasks", type=int, default=40, help="tasks of the cache-hit p95")
     parser.add_argument("--live-tasks", type=int, default=500, help="tasks of the live gold")
     args = parser.parse_args()
-    parse_cache.set_enabled(False)  # these sections measure parsing; the last one switches it on
+    # These sections measure parsing: no parse cache; the last one has it.
+    parsing = Parsing.from_settings(read).without_cache()
 
     kb = load_kb()
     label_config = render_label_config(kb)
@@ -153,7 +155,12 @@ def main() -> None:
         timings = {}
         for name, concurrency in (("sequential", 1), ("concurrent", args.tasks)):
             cache = Path(tmp) / f"{name}.sqlite"
-            config = llm_settings(fake, cache, GOLDLOOP_CONCURRENCY=str(concurrency))
+            config = llm_settings(
+                fake,
+                cache,
+                GOLDLOOP_CONCURRENCY=str(concurrency),
+                GOLDLOOP_PARSE_CACHE=parse_cache.OFF,
+            )
             with running_backend(config, Predictor.from_settings(config)) as backend:
                 warm = {"tasks": tasks[:1], "label_config": label_config}
                 httpx.post(f"{backend.url}/predict", json=warm, timeout=120)
@@ -170,7 +177,7 @@ def main() -> None:
                     )
                     health_load = load(f"{backend.url}/health", "", args.clients, args.load_seconds)
 
-    parse_s = spacy_seconds([t["data"]["text"] for t in tasks])
+    parse_s = spacy_seconds([t["data"]["text"] for t in tasks], parsing)
     per_task = {name: seconds / args.tasks for name, seconds in timings.items()}
     for name, seconds in timings.items():
         ms = per_task[name] * 1000
@@ -200,7 +207,7 @@ def main() -> None:
     print(f"  /predict throughput = {ratio:.2f} x /health")
     cache_hit_p95(args.p95_tasks, args.latency)
     interactive_p95(args.p95_tasks)
-    live_gold_rewrite(args.live_tasks)
+    live_gold_rewrite(args.live_tasks, parsing)
 
 
 def p95(seconds: list[float]) -> float:
@@ -318,11 +325,12 @@ def interactive_p95(n: int) -> None:
     )
 
 
-def live_gold_rewrite(n: int) -> None:
+def live_gold_rewrite(n: int, parsing: Parsing) -> None:
     """The gold rewritten from a mirror of ``n`` exported tasks, each with the lexical review
-    prediction and an annotation accepting it (the export's shape, built here without a server)."""
+    prediction (parsed as ``parsing`` says) and an annotation accepting it (the export's shape,
+    built here without a server)."""
     kb = load_kb()
-    predictor = Predictor(kb, LexicalAnnotator(kb), nlp=load_nlp())
+    predictor = Predictor(kb, LexicalAnnotator(kb), parsing=parsing)
     texts = abstracts(n, seed=13)
     tasks = [Task(id=i, data={"text": t, "doc_id": f"live:{i}"}) for i, t in enumerate(texts)]
     predictions = predictor.predict_batch(tasks, None)
@@ -339,17 +347,15 @@ def live_gold_rewrite(n: int) -> None:
     print(f"live gold: the gold rewritten from a mirror of {n} annotated tasks")
     with tempfile.TemporaryDirectory() as tmp:
         os.environ[parse_cache.ENV_PATH] = str(Path(tmp) / "parses.sqlite")  # a cold one
-        use(Settings.from_env())  # a door: what the library's own calls read
-        parse_cache.set_enabled(True)
+        cached = Parsing.from_settings(Settings.from_env())  # a door: how pull anchors
         out = Path(tmp) / "gold.json"
         seconds = []
         for _ in range(4):
             start = time.perf_counter()
-            result, _ = write_campaign(out, mirror, kb)
+            result, _ = write_campaign(out, mirror, kb, parsing=cached)
             seconds.append(time.perf_counter() - start)
         assert len(result.documents) == n and result.tally.accept > 0
         del os.environ[parse_cache.ENV_PATH]
-        use(Settings.from_env())  # a door: what the library's own calls read
     warm = min(seconds[1:])
     print(
         f"  first write (cold parse cache) {seconds[0] * 1000:7.0f} ms   per event batch after "

@@ -59,10 +59,11 @@ from goldloop.errors import GoldloopError
 from goldloop.formats.gold import read_gold
 from goldloop.kb import KB, load_kb
 from goldloop.llm.prompt import user_prompt
-from goldloop.settings import Settings, active, available_cores, use
+from goldloop.settings import Settings, available_cores
 from goldloop.studio import label_config as lc
 from goldloop.studio import server
 from goldloop.text.nlp import load_nlp
+from goldloop.text.parsing import Parsing
 from goldloop.text.resolve import find_occurrences
 
 REPO = Path(__file__).resolve().parents[1]
@@ -208,7 +209,7 @@ def provider_process(
 @contextmanager
 def label_studio(work: Path) -> Iterator[server.ServerState]:
     """A Label Studio of our own, from the migrated test template when there is one."""
-    read = active()
+    read = Settings.from_env()  # a door: Label Studio's executable and settings
     executable = server.label_studio_executable(
         REPO / ".goldloop" / "studio", chosen=read.studio_executable, install=False
     )
@@ -476,7 +477,7 @@ def snapshot(source: Path, target: Path) -> None:
 
 
 def main() -> None:
-    use(Settings.from_env())  # this benchmark is a door: it reads the environment
+    read = Settings.from_env()  # this benchmark is a door: it reads the environment
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -492,13 +493,12 @@ def main() -> None:
     primary, double = round(args.docs / 3), round(args.docs / 15)
     try:
         server.label_studio_executable(
-            REPO / ".goldloop" / "studio", chosen=active().studio_executable, install=False
+            REPO / ".goldloop" / "studio", chosen=read.studio_executable, install=False
         )
     except GoldloopError as exc:
         raise SystemExit(f"the campaign needs Label Studio: {exc}") from None
     for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
         os.environ[name] = "benchmark-key"
-        use(Settings.from_env())  # a door: what the library's own calls read
 
     started = time.perf_counter()
     generated = generate(args.docs, args.seed)
@@ -506,9 +506,7 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="goldloop-campaign-"))
     LOG.append(work / "commands.log")
     os.environ["GOLDLOOP_HOME"] = str(work / ".goldloop")  # fresh parse and answer caches
-    use(Settings.from_env())  # a door: what the library's own calls read
     os.environ.pop("GOLDLOOP_PARSE_CACHE", None)
-    use(Settings.from_env())  # a door: what the library's own calls read
     corpus = work / "corpus.tsv"
     with corpus.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, ["pmid", "year", "abstract"], delimiter="\t")
@@ -539,8 +537,10 @@ def run(
     phases: dict[str, float],
 ) -> None:
     kb = load_kb()
-    load_s = timed(load_nlp)
-    nlp = load_nlp()
+    # The pipeline sample's command loads: the same environment's.
+    models = Parsing.from_settings(Settings.from_env()).models
+    load_s = timed(lambda: load_nlp(models))
+    nlp = load_nlp(models)
     texts = list(generated.eligible.values())
     nlp("Warm up the pipeline.")
     clock = Clock()
@@ -583,7 +583,6 @@ def run(
     # The machine's share of annotate: the same two runs at zero latency, fresh answers, and
     # the parse cache as sampling left it.
     os.environ["GOLDLOOP_PARSE_CACHE"] = str(after_sample)
-    use(Settings.from_env())  # a door: what the library's own calls read
     for tag in PROVIDERS:
         machine[f"annotate {tag}"] = clock.measure(
             lambda tag=tag: annotate(
@@ -591,7 +590,6 @@ def run(
             )
         )
     os.environ.pop("GOLDLOOP_PARSE_CACHE")
-    use(Settings.from_env())  # a door: what the library's own calls read
     phase("agree", lambda: goldloop("agree", "--gold", str(gold["A"]), "--other", str(gold["B"]),
                                     "--out", str(work / "agreement.json")))  # fmt: skip
 
@@ -600,7 +598,6 @@ def run(
         phases["Label Studio start (setup)"] = time.perf_counter() - started
         clock.studio_pgid = state.pid  # its server's CPU counts in push and pull
         os.environ["LABEL_STUDIO_URL"], os.environ["LABEL_STUDIO_API_KEY"] = state.url, state.token
-        use(Settings.from_env())  # a door: what the library's own calls read
         from label_studio_sdk import LabelStudio
 
         client = LabelStudio(base_url=state.url, api_key=state.token, timeout=300)

@@ -38,7 +38,6 @@ from spacy.tokens import DocBin
 from goldloop.formats.gold import Document, Hit
 from goldloop.interchange import EXPORT_FORMATS, export_gold, import_corpus
 from goldloop.kb import KB, load_kb
-from goldloop.settings import Settings, use
 
 WORDS = (
     "the", "cytokine", "activates", "STAT3", "in", "hepatocytes", "and", "is", "regulated", "by",
@@ -202,7 +201,6 @@ def best(run: Callable[[], None], repeat: int) -> float:
 
 
 def main() -> None:
-    use(Settings.from_env())  # this benchmark is a door: it reads the environment
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--docs", type=int, default=2000)
     parser.add_argument("--hits", type=int, default=8)

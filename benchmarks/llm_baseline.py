@@ -25,7 +25,6 @@ from goldloop.formats.gold import Document, Hit
 from goldloop.kb import KB, load_kb
 from goldloop.llm import RetryPolicy, SQLiteCache
 from goldloop.scoring.baselines import llm_baseline
-from goldloop.settings import Settings, use
 
 SENTENCE = "TNF activates IL-{k} in macrophages and inhibits STAT{k}. "
 
@@ -55,7 +54,6 @@ def answer(request: FakeRequest) -> str:
 
 
 def main() -> None:
-    use(Settings.from_env())  # this benchmark is a door: it reads the environment
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )

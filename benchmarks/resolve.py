@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 
 from goldloop.kb import load_kb
-from goldloop.settings import Settings, use
+from goldloop.settings import Settings
 from goldloop.text.nlp import (
     detect_mentions,
     load_nlp,
@@ -29,6 +29,7 @@ from goldloop.text.nlp import (
     span_has_verb,
     surface_anchored,
 )
+from goldloop.text.parsing import Parsing
 from goldloop.text.resolve import find_occurrences, resolve_occurrence
 
 SENTENCES = (
@@ -90,7 +91,8 @@ def timed(repeat: int, work: Callable[[], int]) -> tuple[float, int]:
 
 
 def main() -> None:
-    use(Settings.from_env())  # this benchmark is a door: it reads the environment
+    # This benchmark is a door: it reads the environment.
+    parsing = Parsing.from_settings(Settings.from_env())
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=150)
     parser.add_argument("--repeat", type=int, default=5)
@@ -98,10 +100,10 @@ def main() -> None:
     args = parser.parse_args()
 
     kb = load_kb()
-    load_nlp()
+    load_nlp(parsing.models)
     texts = make_abstracts(args.docs, args.seed)
     began = time.perf_counter()
-    docs = list(parse_many(texts))
+    docs = list(parse_many(texts, parsing))
     parse_seconds = time.perf_counter() - began
     detected = [detect_mentions(doc, kb) for doc in docs]
     # Items as an annotator quotes them: surface + 1-based occurrence (word-bounded matches).

@@ -46,9 +46,10 @@ from goldloop.sample.gate import Gate, GateSettings
 from goldloop.sample.mentions import detect_here
 from goldloop.sample.pool import POOL_FILE, admitted, read_pool_rows
 from goldloop.sample.run import SampleSettings, run_sample
-from goldloop.settings import Settings, use
+from goldloop.settings import Settings
 from goldloop.text import parse_cache
 from goldloop.text.nlp import detect_mentions, load_nlp, parse_many
+from goldloop.text.parsing import Parsing
 from sample import iter_documents
 
 # A PubMed-like export: besides the three columns sampling reads, the ones such files carry.
@@ -185,7 +186,6 @@ def in_fresh_process(function: Any, *args: Any) -> dict[str, Any]:
 
 
 def main() -> None:
-    use(Settings.from_env())  # this benchmark is a door: it reads the environment
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=100_000, help="corpus rows (default 100000)")
     parser.add_argument(
@@ -194,12 +194,13 @@ def main() -> None:
     parser.add_argument("--gate-only", action="store_true", help="measure the gate (1.) alone")
     args = parser.parse_args()
     # The parse itself is measured: no parse cache, here nor in Dask's worker processes (they
-    # inherit the environment). benchmarks/annotate.py and campaign.py measure the cache.
+    # are handed this parsing). benchmarks/annotate.py and campaign.py measure the cache.
     os.environ[parse_cache.ENV_PATH] = parse_cache.OFF
-    use(Settings.from_env())  # a door: what the library's own calls read
+    # This benchmark is a door: it reads the environment.
+    parsing = Parsing.from_settings(Settings.from_env())
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     kb = load_kb()
-    nlp = load_nlp()
+    nlp = load_nlp(parsing.models)
     detect_mentions(nlp("Warm-up: IL-6 activates STAT3."), kb)  # builds the KB label index
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -240,12 +241,12 @@ def main() -> None:
         # One parsing process, as the baseline's parse.
         settings = SampleSettings(n_primary=100, n_double=0, n_reserve=0, phase1="auto", workers=1)
         started = time.perf_counter()
-        result = run_sample(corpus, Path(tmp) / "sample", kb, settings)
+        result = run_sample(corpus, Path(tmp) / "sample", kb, settings, parsing=parsing)
         end_to_end = time.perf_counter() - started
         pool = read_pool_rows(Path(tmp) / "sample" / POOL_FILE)
         texts = texts_for(corpus, CorpusColumns(), {d.doc_id: d.text_sha1 for d in pool})
         started = time.perf_counter()
-        for _ in parse_many((texts[d.doc_id] for d in pool), nlp=nlp, batch_size=64):
+        for _ in parse_many((texts[d.doc_id] for d in pool), parsing, batch_size=64):
             pass
         parse = time.perf_counter() - started
         eligible = result.report.eligible
@@ -272,15 +273,15 @@ def main() -> None:
             n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
         ) as cluster:
             address = str(cluster.scheduler_address)
-            list(detect_on_dask(dask_texts[:8], kb, address))  # each worker loads spaCy
+            list(detect_on_dask(dask_texts[:8], kb, address, parsing))  # each worker loads spaCy
             startup = time.perf_counter() - started
             ones, twos = [], []
             for _ in range(DASK_ROUNDS):
                 started = time.perf_counter()
-                here = list(detect_here(dask_texts, kb))
+                here = list(detect_here(dask_texts, kb, parsing))
                 ones.append(time.perf_counter() - started)
                 started = time.perf_counter()
-                remote = list(detect_on_dask(dask_texts, kb, address))
+                remote = list(detect_on_dask(dask_texts, kb, address, parsing))
                 twos.append(time.perf_counter() - started)
                 assert remote == here, "Dask found other mentions than one process"
         one, two = min(ones), min(twos)

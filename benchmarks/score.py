@@ -39,7 +39,6 @@ from goldloop.scoring.design import Design, batch_weights, corpus_figures
 from goldloop.scoring.detection import GtSpan, score_predictions_against_ground_truth
 from goldloop.scoring.matching import match_spans
 from goldloop.scoring.schemas import evaluate
-from goldloop.settings import Settings, use
 
 Docs = list[list[dict[str, Any]]]
 
@@ -143,7 +142,6 @@ def bootstrap_benchmark(n_docs: int, n_systems: int, replicates: int, seed: int)
 
 
 def main() -> None:
-    use(Settings.from_env())  # this benchmark is a door: it reads the environment
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )

@@ -25,17 +25,19 @@ import time
 import uuid
 from pathlib import Path
 
+from goldloop.files.atomic import atomic_write_together
 from goldloop.formats.gold import Document, Hit
 from goldloop.kb import load_kb
-from goldloop.settings import Settings, use
+from goldloop.settings import Settings
 from goldloop.studio import server
 from goldloop.studio.campaign import verify_campaign
 from goldloop.studio.connection import StudioError, connect, resolve_connection
 from goldloop.studio.label_config import render_label_config
 from goldloop.studio.project import export_campaign, find_project
-from goldloop.studio.pull import anchor, write_verified
+from goldloop.studio.pull import anchor, verified_files
 from goldloop.studio.push import Candidates, build_tasks, push
 from goldloop.text.nlp import load_nlp, parse_many
+from goldloop.text.parsing import Parsing
 
 WORDS = [
     "cells",
@@ -94,11 +96,10 @@ def timed(fn):
 
 
 def main() -> None:
-    use(Settings.from_env())  # this benchmark is a door: it reads the environment
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=1000)
     args = parser.parse_args()
-    read = Settings.from_env()
+    read = Settings.from_env()  # this benchmark is a door: it reads the environment
     home = server.studio_home(read)
     started = None
     try:
@@ -108,16 +109,16 @@ def main() -> None:
         started = server.start(home, settings=read)
         connection = resolve_connection(settings=read)
     try:
-        run(connection, args.docs)
+        run(connection, args.docs, Parsing.from_settings(read))
     finally:
         if started is not None:
             server.stop(home)
 
 
-def run(connection, n: int) -> None:
+def run(connection, n: int, parsing: Parsing) -> None:
     client = connect(connection)
     kb = load_kb()
-    config = render_label_config(kb)
+    config = render_label_config(kb, models=parsing.models)
     documents, a, b = make_corpus(n, kb)
     tag = uuid.uuid4().hex[:6]
     payload = build_tasks(
@@ -125,7 +126,9 @@ def run(connection, n: int) -> None:
     )  # the same tasks, prepared outside the timing
     raw_project = client.projects.create(title=f"bench-raw-{tag}", label_config=config)
     raw_import, _ = timed(lambda: client.projects.import_tasks(id=raw_project.id, request=payload))
-    push_time, _ = timed(lambda: push(connection, client, documents, f"bench-{tag}", kb, a=a, b=b))
+    push_time, _ = timed(
+        lambda: push(connection, client, documents, f"bench-{tag}", kb, a=a, b=b, parsing=parsing)
+    )
     ours = find_project(connection, client, f"bench-{tag}")
     for project_id in (raw_project.id, ours.id):
         client.actions.create(
@@ -156,7 +159,7 @@ def run(connection, n: int) -> None:
         def our_pull():
             campaign = export_campaign(connection, client, f"bench-{tag}")
             result = verify_campaign(campaign, kb)
-            write_verified(out, result)
+            atomic_write_together(verified_files(out, result))
             return result
 
         # Label Studio's export time swings by a third from one call to the next on a shared
@@ -171,10 +174,10 @@ def run(connection, n: int) -> None:
     assert len(exported) == n and len(result.documents) == n, (len(exported), len(result.documents))
     # pull also tags every hit surface_anchored: one parse per document. Its floor is parsing
     # the same texts once, measured here after the pipeline is loaded.
-    load_nlp()
+    load_nlp(parsing.models)
     texts = [d.text for d in result.documents]
-    parse_time, _ = timed(lambda: list(parse_many(texts)))
-    anchor_time, _ = timed(lambda: anchor(result.documents, kb))
+    parse_time, _ = timed(lambda: list(parse_many(texts, parsing)))
+    anchor_time, _ = timed(lambda: anchor(result.documents, kb, parsing))
     print(
         f"{n} documents, 3 predictions each, {sum(len(t['predictions'][-1]['result']) for t in payload) // 3} review regions"
     )
