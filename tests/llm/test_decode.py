@@ -205,7 +205,7 @@ def test_unparsable_truncated_and_failed_answers_fail_the_document(kb: KB, nlp: 
         (failed, "failed"),
     ):
         assert result.document is None and result.failure is not None
-        assert result.failure["reason"] == reason and result.items == 0
+        assert result.failure.reason == reason and result.items == 0
 
 
 def test_nearest_occurrence_picks_the_closest_to_the_mention() -> None:

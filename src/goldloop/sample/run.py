@@ -91,6 +91,15 @@ class SampleSettings:
                 "phase1", f"must be a positive number or 'auto', got {self.phase1!r}"
             )
 
+    def to_dict(self) -> dict[str, Any]:
+        """The settings as a batch's report records them; an optional role's size only when
+        asked for."""
+        return {
+            key: value
+            for key, value in asdict(self).items()
+            if not (key.removeprefix("n_") in OPTIONAL_ROLES and value == 0)
+        }
+
     @property
     def role_sizes(self) -> dict[str, int]:
         return {
@@ -182,7 +191,7 @@ class SamplingReport:
     created: str
     corpus: str
     exclude_corpora: list[str]
-    settings: dict[str, Any]
+    settings: SampleSettings
     kb: dict[str, str]
     pool_cache: PoolCacheUse
     rows_read: int
@@ -200,7 +209,7 @@ class SamplingReport:
             "created": self.created,
             "corpus": self.corpus,
             "exclude_corpora": self.exclude_corpora,
-            "settings": self.settings,
+            "settings": self.settings.to_dict(),
             "kb": self.kb,
             "pool_cache": self.pool_cache.to_dict(),
             "rows_read": self.rows_read,
@@ -267,7 +276,7 @@ def run_sample(
         created=datetime.now(UTC).isoformat(timespec="seconds"),
         corpus=str(corpus_path),
         exclude_corpora=[str(p) for p in exclude],
-        settings=_settings_report(settings),
+        settings=settings,
         kb={"path": str(kb.path), "sha256": kb.sha256},
         pool_cache=PoolCacheUse(pool.cache_hit, pool.parsed, pool.fingerprint, inputs),
         rows_read=pool.rows_read,
@@ -371,15 +380,6 @@ def _strata_report(
     return dict(sorted(report.items()))
 
 
-def _settings_report(settings: SampleSettings) -> dict[str, Any]:
-    """The settings as the report records them; an optional role's size only when asked for."""
-    return {
-        key: value
-        for key, value in asdict(settings).items()
-        if not (key.removeprefix("n_") in OPTIONAL_ROLES and value == 0)
-    }
-
-
 def _draw_counts(rows: list[ManifestRow], settings: SampleSettings) -> DrawCounts:
     return DrawCounts(
         requested=sum(settings.role_sizes.values()),
@@ -477,7 +477,7 @@ def _pool(
         "columns": asdict(settings.columns),
         "exclude_sha256": [file_sha256(p) for p in exclude],
         "kb_sha256": kb.sha256,
-        "gate": settings.gate.as_dict(),
+        "gate": settings.gate.to_dict(),
         "detector_version": DETECTOR_VERSION,
         "spacy_model": model_identity(),
     }
