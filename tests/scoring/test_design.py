@@ -158,6 +158,23 @@ def test_hand_worked_weights_and_ratios() -> None:
     assert one.to_dict() == {"value": pytest.approx(tp / predicted), "interval": None}
 
 
+def test_the_corpus_object_keeps_its_keys_in_order() -> None:
+    """The figures in ``metrics``' order, then ``intervals`` and the design, as always written."""
+    design = Design(np.array([2.0, 4.0]), np.array([0, 0]), 1, "1/p_incl")
+    per_doc = np.array([[1.0, 2.0], [1.0, 1.0]])
+    figures = corpus_figures(
+        per_doc, lambda s: {"b": s[:, 1], "a": ratio(s[:, 0], s[:, 1])}, design, 50, seed=0
+    )
+    written = figures.to_dict()
+    assert list(written) == ["b", "a", "intervals", "n_docs", "n_strata", "population_docs",
+                             "weights"]  # fmt: skip
+    assert list(written["intervals"]) == ["b", "a"]
+    assert written["b"] == 8.0 and written["a"] == 0.75 and written["weights"] == "1/p_incl"
+    assert figures.design() == {
+        "n_docs": 2, "n_strata": 1, "population_docs": 6.0, "weights": "1/p_incl",
+    }  # fmt: skip
+
+
 def test_equal_p_incl_gives_the_sample_figures() -> None:
     documents = [
         Document(doc_id=f"d{i}", text="x", p_incl=0.2, stratum=f"s{i % 3}", batch=0)
