@@ -214,8 +214,7 @@ def _print_sample(result: SampleResult) -> None:
     ]
     console.print(key_value_table(f"sample {result.sample_dir}", rows))
     strata = [
-        [name, s["pool"], s["remaining"], s["drawn"], f"{s['p_incl']:.4f}"]
-        for name, s in r.strata.items()
+        [name, s.pool, s.remaining, s.drawn, f"{s.p_incl:.4f}"] for name, s in r.strata.items()
     ]
     console.print(
         figures_table(

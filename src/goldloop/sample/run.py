@@ -182,6 +182,24 @@ class DrawCounts:
 
 
 @dataclass(frozen=True)
+class StratumDraw:
+    """One draw stratum of a batch: its pool (parsed) documents, those not yet drawn, the
+    draws, and each drawn document's ``p_incl``; a merged one lists the strata it holds."""
+
+    pool: int
+    remaining: int
+    drawn: int
+    p_incl: float
+    strata: list[str] | None = None  # None: not merged
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"pool": self.pool, "remaining": self.remaining}
+        if self.strata is not None:
+            out["strata"] = self.strata
+        return out | {"drawn": self.drawn, "p_incl": self.p_incl}
+
+
+@dataclass(frozen=True)
 class SamplingReport:
     """A batch's report (``sampling_report.batch<N>.json``): where it came from (corpus, excluded
     corpora, settings, KB, pool cache), the gate's counts, phase 1, the strata's boundaries and
@@ -199,7 +217,7 @@ class SamplingReport:
     dropped: dict[str, int]
     phase1: Phase1Report | None
     boundaries: dict[str, Any]
-    strata: dict[str, dict[str, Any]]
+    strata: dict[str, StratumDraw]
     already_drawn: int
     draw: DrawCounts
 
@@ -218,7 +236,7 @@ class SamplingReport:
             "dropped_total": sum(self.dropped.values()),
             "phase1": None if self.phase1 is None else self.phase1.to_dict(),
             "boundaries": self.boundaries,
-            "strata": self.strata,
+            "strata": {name: stratum.to_dict() for name, stratum in self.strata.items()},
             "already_drawn": self.already_drawn,
             **self.draw.to_dict(),
         }
@@ -362,22 +380,24 @@ def _texts(
 
 def _strata_report(
     documents: list[PoolDoc], cuts: Boundaries, sizes: dict[str, int], plan: Plan, p_phase1: float
-) -> dict[str, dict[str, Any]]:
-    """Per draw stratum: pool (parsed) size, remaining, drawn, p_incl; a merged one lists its strata."""
+) -> dict[str, StratumDraw]:
+    """Each draw stratum's :class:`StratumDraw`, by name."""
     totals = Counter(cuts.stratum(doc) for doc in documents)
-    report: dict[str, dict[str, Any]] = {}
+    pool: Counter[str] = Counter()
+    remaining: Counter[str] = Counter()
+    merged: dict[str, list[str]] = {}
     for name in sorted(totals):
         group = plan.groups.get(name, name)
-        entry = report.setdefault(group, {"pool": 0, "remaining": 0})
-        entry["pool"] += totals[name]
-        entry["remaining"] += sizes.get(name, 0)
+        pool[group] += totals[name]
+        remaining[group] += sizes.get(name, 0)
         if group != name:
-            entry.setdefault("strata", []).append(name)
-    for group, entry in report.items():
-        k = plan.allocation.get(group, 0)
-        entry["drawn"] = k
-        entry["p_incl"] = p_phase1 * k / entry["remaining"] if entry["remaining"] else 0.0
-    return dict(sorted(report.items()))
+            merged.setdefault(group, []).append(name)
+    report = {}
+    for group in sorted(pool):
+        k, left = plan.allocation.get(group, 0), remaining[group]
+        p_incl = p_phase1 * k / left if left else 0.0
+        report[group] = StratumDraw(pool[group], left, k, p_incl, merged.get(group))
+    return report
 
 
 def _draw_counts(rows: list[ManifestRow], settings: SampleSettings) -> DrawCounts:
