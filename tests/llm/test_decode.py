@@ -205,7 +205,19 @@ def test_unparsable_truncated_and_failed_answers_fail_the_document(kb: KB, nlp: 
         (failed, "failed"),
     ):
         assert result.document is None and result.failure is not None
-        assert result.failure["reason"] == reason and result.items == 0
+        assert result.failure.reason == reason and result.items == 0
+    # The report rows: an unparsable answer's start after the reason and the detail.
+    assert unparsable.failure is not None and truncated.failure is not None
+    assert unparsable.failure.to_dict() == {
+        "reason": "unparsable",
+        "detail": unparsable.failure.detail,
+        "answer": "Sure! Here are the mentions",
+    }
+    assert list(unparsable.failure.to_dict()) == ["reason", "detail", "answer"]
+    assert truncated.failure.to_dict() == {
+        "reason": "truncated",
+        "detail": "the answer stopped at the token limit (10)",
+    }
 
 
 def test_nearest_occurrence_picks_the_closest_to_the_mention() -> None:

@@ -160,10 +160,10 @@ def test_corpus_precision_by_hand_from_weighted_mentions() -> None:
     corpus = corpus_precision(d1 + d2, report, documents, design, bootstrap=0, seed=0)
     judge = (2 * 2 + 4 * 1) / (2 * 3 + 4 * 2)  # 8 / 14
     gap = (2 * 0 + 2 * 1 + 4 * -1) / (2 + 2 + 4)  # -2 / 8
-    assert corpus["judge"] == pytest.approx(judge)
-    assert corpus["corrected"] == pytest.approx(judge + gap)
-    assert corpus["labels"] == pytest.approx((2 + 2 + 0) / 8)
-    assert corpus["population_docs"] == 6.0
+    assert corpus.values["judge"] == pytest.approx(judge)
+    assert corpus.values["corrected"] == pytest.approx(judge + gap)
+    assert corpus.values["labels"] == pytest.approx((2 + 2 + 0) / 8)
+    assert corpus.population_docs == 6.0
 
 
 def test_corpus_precision_with_equal_weights_is_the_ppi_estimate(

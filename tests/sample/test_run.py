@@ -16,7 +16,7 @@ from goldloop.kb import KB
 from goldloop.sample import read_documents, read_manifest
 from goldloop.sample.gate import GateSettings
 from goldloop.sample.pool import POOL_FILE
-from goldloop.sample.run import SampleSettings, run_sample
+from goldloop.sample.run import SampleSettings, StratumDraw, run_sample
 from goldloop.settings import DEMO_CORPUS
 from tests.sample.conftest import forbid_parsing
 
@@ -197,3 +197,23 @@ def test_the_report_keeps_its_json_keys_in_order(tmp_path: Path, kb: KB) -> None
     ]  # fmt: skip
     assert written["shortfall"] == written["requested"] - written["drawn"]
     assert written["dropped_total"] == sum(written["dropped"].values())
+    for stratum in written["strata"].values():
+        assert [k for k in stratum if k != "strata"] == ["pool", "remaining", "drawn", "p_incl"]
+    # A merged stratum names its strata between what remains and what was drawn.
+    merged = StratumDraw(pool=5, remaining=4, drawn=2, p_incl=0.5, strata=["a", "b"]).to_dict()
+    assert list(merged) == ["pool", "remaining", "strata", "drawn", "p_incl"]
+
+
+def test_the_settings_keep_their_keys_in_order_and_an_optional_role_only_when_asked() -> None:
+    """A batch report's ``settings`` in the fields' order; ``n_blind`` only when asked for."""
+    fields = [
+        "columns", "gate", "n_primary", "n_double", "n_reserve", "n_blind", "tail_top_k",
+        "tail_weight", "none_fraction", "seed", "workers", "batch_size", "phase1", "dask",
+    ]  # fmt: skip
+    assert list(replace(SETTINGS, n_blind=2).to_dict()) == fields
+    plain = SETTINGS.to_dict()
+    assert list(plain) == [name for name in fields if name != "n_blind"]
+    assert plain["gate"] == SETTINGS.gate.to_dict() == {
+        "min_year": 1990, "min_chars": 300, "max_chars": 5000, "min_sentences": 3,
+        "min_english_share": 0.2,
+    }  # fmt: skip

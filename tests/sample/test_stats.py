@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from goldloop.kb import KB
-from goldloop.sample.stats import dataset_stats
+from goldloop.sample.stats import dataset_stats, describe
 from goldloop.settings import DEMO_CORPUS
 from tests.conftest import Cli
 from tests.sample.conftest import Gold
@@ -42,3 +42,56 @@ def test_cli_stats(sample_dir: Path, tmp_path: Path, cli: Cli) -> None:
     assert result.returncode == 0, result.stderr
     assert "dataset statistics" in result.stdout
     assert json.loads((tmp_path / "dataset_stats.json").read_text())["sample"]["documents"] == 24
+
+
+def test_the_sections_keep_their_json_keys_in_order(
+    sample_dir: Path, sample_gold: Gold, kb: KB, tmp_path: Path
+) -> None:
+    """The typed sections write the keys ``dataset_stats.json`` has always had, in order."""
+    stats = dataset_stats(
+        kb, corpus=DEMO_CORPUS, sample=sample_dir, gold=sample_gold.path
+    ).to_dict()
+    described = ["n", "mean", "median", "min", "max", "p05", "p95"]
+    assert list(stats["kb"]) == [
+        "path", "sha256", "rows", "canonical", "converse", "converse_pairs", "symmetric",
+        "needs_review", "equivalences",
+    ]  # fmt: skip
+    corpus = stats["corpus"]
+    assert list(corpus) == [
+        "path", "documents", "with_identifier", "identifiers", "chars", "years", "without_year",
+    ]  # fmt: skip
+    assert list(corpus["chars"]) == described
+    assert list(corpus["years"]) == ["min", "max", "by_year"]
+    sample = stats["sample"]
+    assert list(sample) == [
+        "path", "documents", "by_batch", "by_role", "by_stratum", "chars", "years",
+        "mentions_per_document", "verb_mentions_per_document", "negative_controls",
+        "labels_detected",
+    ]  # fmt: skip
+    assert list(sample["verb_mentions_per_document"]) == described
+    gold = stats["gold"]
+    assert list(gold) == [
+        "path", "documents", "documents_without_hits", "hits", "hits_per_document", "chars",
+        "relations", "distinct_relations", "directions", "sources", "verdicts", "anchoring",
+        "anchored_share", "paraphrase_share", "folded_to_canonical", "ids_not_in_kb",
+    ]  # fmt: skip
+    assert list(gold["relations"][sample_gold.x]) == ["label", "hits"]
+    plain = tmp_path / "docs.jsonl"
+    plain.write_text('{"doc_id": "a", "text": "abcd"}\n')
+    documents = dataset_stats(kb, sample=plain).to_dict()["sample"]
+    assert documents == {
+        "path": str(plain),
+        "documents": 1,
+        "chars": {"n": 1, **dict.fromkeys(described[1:], 4.0)},
+    }
+    assert describe([]).to_dict() == {"n": 0, **dict.fromkeys(described[1:])}
+
+
+def test_cli_stats_of_a_plain_documents_file(tmp_path: Path, cli: Cli) -> None:
+    """A documents JSONL has no manifest: the table shows its documents and nothing more."""
+    plain = tmp_path / "docs.jsonl"
+    plain.write_text('{"doc_id": "a", "text": "abcd"}\n')
+    result = cli("stats", "--sample", plain, "--report-dir", tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "sample documents" in result.stdout and "negative controls" not in result.stdout
+    assert json.loads((tmp_path / "dataset_stats.json").read_text())["sample"]["documents"] == 1

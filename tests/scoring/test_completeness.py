@@ -103,12 +103,12 @@ def test_corpus_figures_by_hand_from_weighted_counts() -> None:
     corpus = estimate_completeness(docs, n_boot=0, design=design).corpus
     assert corpus is not None
     n1, n2, m = 2 * 2 + 4 * 1, 2 * 1 + 4 * 2, 2 * 1 + 4 * 1  # 8, 10, 6
-    assert corpus["n_mentions"] == pytest.approx(n1 * n2 / m)
-    assert corpus["mentions_per_document"] == pytest.approx(n1 * n2 / m / 6)
-    assert corpus["recall_1"] == pytest.approx(m / n2)
-    assert corpus["recall_2"] == pytest.approx(m / n1)
-    assert corpus["recall_both"] == pytest.approx((n1 + n2 - m) / (n1 * n2 / m))
-    assert corpus["population_docs"] == 6.0
+    assert corpus.values["n_mentions"] == pytest.approx(n1 * n2 / m)
+    assert corpus.values["mentions_per_document"] == pytest.approx(n1 * n2 / m / 6)
+    assert corpus.values["recall_1"] == pytest.approx(m / n2)
+    assert corpus.values["recall_2"] == pytest.approx(m / n1)
+    assert corpus.values["recall_both"] == pytest.approx((n1 + n2 - m) / (n1 * n2 / m))
+    assert corpus.population_docs == 6.0
 
 
 def test_corpus_number_of_mentions_in_a_sampler_simulation() -> None:
@@ -137,10 +137,10 @@ def test_corpus_number_of_mentions_in_a_sampler_simulation() -> None:
             [spans[d.doc_id] for d in documents], n_boot=200, seed=rep, design=design
         )
         assert result.corpus is not None
-        estimates.append(result.corpus["n_mentions"])
+        estimates.append(result.corpus.values["n_mentions"])
         # The sample's own N̂ per document, scaled to the corpus as if documents were equal.
         plain.append(result.n_hat / len(documents) * N_DOCS)
-        low, high = result.corpus["intervals"]["n_mentions"]
+        low, high = result.corpus.intervals["n_mentions"]
         covered += low <= truth <= high
     assert abs(np.mean(estimates) / truth - 1) <= 0.02, (np.mean(estimates), truth)
     assert covered / REPLICATES >= 0.90, covered

@@ -96,9 +96,9 @@ def test_corpus_estimates_recover_the_corpus_where_the_sample_figure_misses(
         figures = corpus_figures(per_doc, _figures, design, bootstrap=200, seed=rep)
         plain = _figures(per_doc.sum(axis=0)[None, :])
         for name in names:
-            estimates[name].append(figures[name])
+            estimates[name].append(figures.values[name])
             sample[name].append(float(plain[name][0]))
-            low, high = figures["intervals"][name]
+            low, high = figures.intervals[name]
             covered[name] += low <= truth[name] <= high
     for name in names:
         mean = float(np.mean(estimates[name]))
@@ -147,15 +147,32 @@ def test_hand_worked_weights_and_ratios() -> None:
     tp = 1.75 * 1 + 3.25 * 1 + 1.0 * 0 + 0.5 * 1  # 5.5
     predicted = 1.75 * 2 + 3.25 * 1 + 1.0 * 3 + 0.5 * 1  # 10.25
     gold = 1.75 * 2 + 3.25 * 4 + 1.0 * 0 + 0.5 * 1  # 17.0
-    assert figures["precision"] == pytest.approx(tp / predicted)
-    assert figures["recall"] == pytest.approx(tp / gold)
+    assert figures.values["precision"] == pytest.approx(tp / predicted)
+    assert figures.values["recall"] == pytest.approx(tp / gold)
     p, r = tp / predicted, tp / gold
-    assert figures["f1"] == pytest.approx(2 * p * r / (p + r))
-    assert figures["mentions"] == pytest.approx(17.0)
-    assert figures["intervals"] == {}
-    assert (figures["n_docs"], figures["n_strata"], figures["population_docs"]) == (4, 2, 6.5)
+    assert figures.values["f1"] == pytest.approx(2 * p * r / (p + r))
+    assert figures.values["mentions"] == pytest.approx(17.0)
+    assert figures.intervals == {}
+    assert (figures.n_docs, figures.n_strata, figures.population_docs) == (4, 2, 6.5)
     one = weighted_ratio(per_doc[:, 2], per_doc[:, 1], design, bootstrap=0, seed=0)
-    assert one == {"value": pytest.approx(tp / predicted), "interval": None}
+    assert one.to_dict() == {"value": pytest.approx(tp / predicted), "interval": None}
+
+
+def test_the_corpus_object_keeps_its_keys_in_order() -> None:
+    """The figures in ``metrics``' order, then ``intervals`` and the design, as always written."""
+    design = Design(np.array([2.0, 4.0]), np.array([0, 0]), 1, "1/p_incl")
+    per_doc = np.array([[1.0, 2.0], [1.0, 1.0]])
+    figures = corpus_figures(
+        per_doc, lambda s: {"b": s[:, 1], "a": ratio(s[:, 0], s[:, 1])}, design, 50, seed=0
+    )
+    written = figures.to_dict()
+    assert list(written) == ["b", "a", "intervals", "n_docs", "n_strata", "population_docs",
+                             "weights"]  # fmt: skip
+    assert list(written["intervals"]) == ["b", "a"]
+    assert written["b"] == 8.0 and written["a"] == 0.75 and written["weights"] == "1/p_incl"
+    assert figures.design() == {
+        "n_docs": 2, "n_strata": 1, "population_docs": 6.0, "weights": "1/p_incl",
+    }  # fmt: skip
 
 
 def test_equal_p_incl_gives_the_sample_figures() -> None:
@@ -170,8 +187,8 @@ def test_equal_p_incl_gives_the_sample_figures() -> None:
     figures = corpus_figures(per_doc, _figures, design, bootstrap=0, seed=0)
     plain = _figures(per_doc.sum(axis=0)[None, :])
     for name in ("precision", "recall", "f1"):
-        assert figures[name] == pytest.approx(float(plain[name][0]))
-    assert figures["population_docs"] == pytest.approx(60.0)
+        assert figures.values[name] == pytest.approx(float(plain[name][0]))
+    assert figures.population_docs == pytest.approx(60.0)
 
 
 def test_stratified_bootstrap_weights_average_to_the_design_weights() -> None:
@@ -185,9 +202,9 @@ def test_stratified_bootstrap_weights_average_to_the_design_weights() -> None:
         per_doc, lambda s: {f"w{k}": s[:, k] for k in range(6)}, design, 4000, seed=5
     )
     # The single document's column is its weight in every replicate: a zero-width interval.
-    assert figures["intervals"]["w5"] == [10.0, 10.0]
+    assert figures.intervals["w5"] == [10.0, 10.0]
     for k in range(6):
-        assert figures[f"w{k}"] == pytest.approx(weights[k])
+        assert figures.values[f"w{k}"] == pytest.approx(weights[k])
 
 
 def test_a_gold_without_p_incl_has_no_design() -> None:
@@ -403,7 +420,9 @@ def test_a_part_of_unequal_batch_shares_estimates_the_corpus(corpus: Corpus) -> 
         per_doc = np.array([corpus.counts[doc_id] for doc_id in part])
         sizes.append(design.population_docs)
         own_sizes.append(own.population_docs)
-        recalls.append(corpus_figures(per_doc, _figures, design, bootstrap=0, seed=0)["recall"])
+        recalls.append(
+            corpus_figures(per_doc, _figures, design, bootstrap=0, seed=0).values["recall"]
+        )
     assert abs(np.mean(sizes) / N_DOCS - 1) <= 0.03, np.mean(sizes)
     # Batch 0's six documents carry large weights, so the recall varies (SE ≈ 0.008 here):
     # unbiased means within three standard errors of the corpus recall.

@@ -117,6 +117,7 @@ def test_the_estimates_recover_a_known_truth_within_their_intervals(kb: KB) -> N
     # The report's JSON keys, in the order the effect report has always written them.
     assert list(report) == ["paired_documents", "timed_pairs", "annotators", "crossing",
                             "figures", "alpha_u", "design", "bootstrap"]  # fmt: skip
+    assert list(report["design"]) == ["n_docs", "n_strata", "population_docs", "weights"]
     assert report["design"]["weights"] == "1/p_incl" and report["design"]["n_strata"] == 2
     for name, value in truth.items():
         figure = report["figures"][name]

@@ -162,6 +162,9 @@ def test_pool_reports_corpus_relative_recall_with_the_documents_design(
     assert corpus["relative_recall"] == {"A": 1.0, "second": pytest.approx(1 / 3)}
     assert (corpus["n_docs"], corpus["population_docs"]) == (2, 6.0)
     assert set(corpus["intervals"]) == {"A", "second"}
+    assert list(corpus) == [
+        "relative_recall", "intervals", "n_docs", "n_strata", "population_docs", "weights",
+    ]  # fmt: skip
     assert "corpus (95%)" in done.stdout
     ignored = cli("pool", f"A={first}", second, "--documents", documents, "-o", out,
                   "--design", "ignore")  # fmt: skip

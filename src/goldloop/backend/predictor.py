@@ -23,8 +23,10 @@ from goldloop.formats.gold import Document
 from goldloop.kb import KB, load_kb
 from goldloop.llm import RetryPolicy, SQLiteCache, make_annotator
 from goldloop.llm.annotate import Annotator, DocumentResult, annotate_documents, stored_outcomes
+from goldloop.llm.answer import FAILED
 from goldloop.llm.base import Provider
 from goldloop.llm.cache import ResponseCache
+from goldloop.llm.decode import Failure
 from goldloop.studio.label_config import PredictionChecker, prediction_checker
 from goldloop.studio.review import build_review_prediction, review_tag
 from goldloop.text.nlp import load_nlp
@@ -245,8 +247,8 @@ class Predictor:
     ) -> dict[str, Any] | Skipped:
         for result in results:
             if result.failure is not None or result.document is None:
-                failure = result.failure or {"reason": "failed", "detail": "no document"}
-                return Skipped(failure["reason"], str(failure.get("detail", "")))
+                failure = result.failure or Failure(FAILED, "no document")
+                return Skipped(failure.reason, str(failure.detail))
         a = results[0].document
         b = results[1].document if len(results) > 1 else None
         assert a is not None

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -21,7 +21,7 @@ from goldloop.cli.score import DesignOption, design_mode
 from goldloop.errors import GoldloopError
 from goldloop.files.atomic import atomic_write_json
 from goldloop.formats.documents import input_files, read_documents
-from goldloop.scoring.design import NO_DESIGN, read_design
+from goldloop.scoring.design import NO_DESIGN, CorpusFigures, read_design
 from goldloop.scoring.inputs import read_predictions
 from goldloop.scoring.pooled import CAVEAT, relative_recall
 
@@ -100,10 +100,10 @@ def pool(
     console.print(f"report: {out}")
 
 
-def _corpus_cell(corpus: dict[str, Any], name: str) -> str:
-    value = corpus["relative_recall"][name]
+def _corpus_cell(corpus: CorpusFigures, name: str) -> str:
+    value = corpus.values[name]
     if value is None:
         return "undefined"
-    low, high = corpus["intervals"].get(name, [None, None])
+    low, high = corpus.intervals.get(name, [None, None])
     interval = "" if low is None or high is None else f" [{low:.3f}, {high:.3f}]"
     return f"{value:.3f}{interval}"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.progress import Progress
@@ -44,7 +44,7 @@ from goldloop.precision.study import (
     labelling_rows,
     precision_report,
 )
-from goldloop.scoring.design import NO_DESIGN, read_design
+from goldloop.scoring.design import NO_DESIGN, CorpusFigures, read_design
 from goldloop.scoring.inputs import read_predictions
 from goldloop.scoring.ppi import MIN_CALIBRATED_LABELS
 from goldloop.sheets.labelling import (
@@ -322,15 +322,16 @@ def report(
     console.print(f"report: {out}")
 
 
-def _corpus_line(corpus: dict[str, Any]) -> str:
+def _corpus_line(corpus: CorpusFigures) -> str:
     figures = []
     for key in ("corrected", "judge", "labels"):
-        low, high = corpus["intervals"].get(key, [None, None])
-        value = "undefined" if corpus[key] is None else f"{corpus[key]:.3f}"
+        low, high = corpus.intervals.get(key, [None, None])
+        found = corpus.values[key]
+        value = "undefined" if found is None else f"{found:.3f}"
         interval = "" if low is None or high is None else f" [{low:.3f}, {high:.3f}]"
         figures.append(f"{key} {value}{interval}")
     return (
-        f"corpus ({corpus['n_docs']} documents standing for {corpus['population_docs']:.0f}): "
+        f"corpus ({corpus.n_docs} documents standing for {corpus.population_docs:.0f}): "
         + ", ".join(figures)
     )
 

@@ -25,7 +25,7 @@ from goldloop.sample.corpus import CorpusColumns
 from goldloop.sample.gate import GateSettings
 from goldloop.sample.phase1 import AUTO_MULTIPLE
 from goldloop.sample.run import SampleExists, SampleResult, SampleSettings, run_sample
-from goldloop.sample.stats import dataset_stats
+from goldloop.sample.stats import SampleStats, dataset_stats
 
 DEFAULTS = SampleSettings()
 GATE = GateSettings()
@@ -217,8 +217,7 @@ def _print_sample(result: SampleResult) -> None:
     ]
     console.print(key_value_table(f"sample {result.sample_dir}", rows))
     strata = [
-        [name, s["pool"], s["remaining"], s["drawn"], f"{s['p_incl']:.4f}"]
-        for name, s in r.strata.items()
+        [name, s.pool, s.remaining, s.drawn, f"{s.p_incl:.4f}"] for name, s in r.strata.items()
     ]
     console.print(
         figures_table(
@@ -258,39 +257,35 @@ def audit(
     )
     r = result.report
     eligibility = r.eligibility
-    sample_corr, pool_corr = r.density_vs_length["sample"], r.density_vs_length["pool"]
     concentration = r.label_concentration
     rows: list[tuple[str, object]] = [
         ("documents", r.documents),
         ("batches", ", ".join(map(str, r.batches))),
-        ("failing the gate again", f"{eligibility['failing']} of {eligibility['checked']}"),
-        *((f"  {reason}", v["count"]) for reason, v in eligibility["by_reason"].items()),
-        ("density vs length, sample (rho)", sample_corr["spearman_rho"]),
-        ("density vs length, pool (rho)", pool_corr["spearman_rho"]),
+        ("failing the gate again", f"{eligibility.failing} of {eligibility.checked}"),
+        *((f"  {reason}", len(ids)) for reason, ids in eligibility.by_reason.items()),
+        ("density vs length, sample (rho)", r.density_vs_length.sample.spearman_rho),
+        ("density vs length, pool (rho)", r.density_vs_length.pool.spearman_rho),
         ("labels from", r.label_source),
-        ("distinct labels", concentration["distinct_labels"]),
-        ("top-1 / top-5 share", f"{concentration['top1_share']} / {concentration['top5_share']}"),
-        ("Herfindahl index", concentration["herfindahl"]),
+        ("distinct labels", concentration.distinct_labels),
+        ("top-1 / top-5 share", f"{concentration.top1_share} / {concentration.top5_share}"),
+        ("Herfindahl index", concentration.herfindahl),
     ]
     if r.gold is not None:
         g = r.gold
         rows += [
-            ("sample documents in gold", g["sample_documents_in_gold"]),
-            ("documents without a gold hit", len(g["documents_without_hits"])),
-            ("negative controls without a hit", len(g["negative_controls_without_hits"])),
-            ("negative controls with hits", len(g["negative_controls_with_hits"])),
+            ("sample documents in gold", g.sample_documents_in_gold),
+            ("documents without a gold hit", len(g.documents_without_hits)),
+            ("negative controls without a hit", len(g.negative_controls_without_hits)),
+            ("negative controls with hits", len(g.negative_controls_with_hits)),
         ]
     console.print(key_value_table(f"audit {sample_dir}", rows))
     coverage = r.coverage
     console.print(
         figures_table(
-            f"coverage: labels with ≥{coverage['min_mentions']} {r.label_source} mentions, "
-            f"of {coverage['pool_can_supply']} the pool can supply",
+            f"coverage: labels with ≥{coverage.min_mentions} {r.label_source} mentions, "
+            f"of {coverage.pool_can_supply} the pool can supply",
             ("batch", "documents", "labels reached", "coverage"),
-            [
-                [p["batch"], p["documents"], p["labels_reached"], p["coverage"]]
-                for p in coverage["curve"]
-            ],
+            [[p.batch, p.documents, p.labels_reached, p.coverage] for p in coverage.curve],
         )
     )
     console.print(f"report: {result.json_path}\nplot: {result.png_path}")
@@ -322,27 +317,25 @@ def stats(
     )
     path = report_dir / "dataset_stats.json"
     atomic_write_json(path, result.to_dict())
-    rows: list[tuple[str, object]] = [("KB relations", result.kb["rows"])]
+    rows: list[tuple[str, object]] = [("KB relations", result.kb.summary.rows)]
     if result.corpus is not None:
         c = result.corpus
-        rows += [
-            ("corpus documents", c["documents"]),
-            ("corpus median chars", c["chars"]["median"]),
-        ]
+        rows += [("corpus documents", c.documents), ("corpus median chars", c.chars.median)]
     if result.sample is not None:
         s = result.sample
-        rows += [
-            ("sample documents", s["documents"]),
-            ("sample mentions / document (mean)", s["mentions_per_document"]["mean"]),
-            ("sample negative controls", s["negative_controls"]),
-        ]
+        rows.append(("sample documents", s.documents))
+        if isinstance(s, SampleStats):  # a plain documents file has no manifest to describe
+            rows += [
+                ("sample mentions / document (mean)", s.mentions_per_document.mean),
+                ("sample negative controls", s.negative_controls),
+            ]
     if result.gold is not None:
         g = result.gold
         rows += [
-            ("gold documents", g["documents"]),
-            ("gold hits", g["hits"]),
-            ("gold distinct relations", g["distinct_relations"]),
-            ("gold anchored share", g["anchored_share"]),
+            ("gold documents", g.documents),
+            ("gold hits", g.hits),
+            ("gold distinct relations", g.distinct_relations),
+            ("gold anchored share", g.anchored_share),
         ]
     console.print(key_value_table("dataset statistics", rows))
     console.print(f"written: {path}")

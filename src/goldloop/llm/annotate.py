@@ -332,9 +332,10 @@ def build_report(
 ) -> AnnotateReport:
     """The sidecar report: who annotated, counts, token usage, every failure and rejection."""
     rejections = [r.to_dict() for result in results for r in result.rejections]
-    failures = [{"doc_id": r.doc_id, **r.failure} for r in results if r.failure is not None]
-    by_failure = Counter(f["reason"] for f in failures)
-    answered = [r for r in results if not (r.failure and r.failure["reason"] == FAILED)]
+    failed = [(r.doc_id, r.failure) for r in results if r.failure is not None]
+    failures = [{"doc_id": doc_id, **failure.to_dict()} for doc_id, failure in failed]
+    by_failure = Counter(failure.reason for _, failure in failed)
+    answered = [r for r in results if not (r.failure and r.failure.reason == FAILED)]
     lexical = isinstance(annotator, LexicalAnnotator)
     counts = {
         "documents": len(results),

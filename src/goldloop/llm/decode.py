@@ -79,6 +79,20 @@ class Rejection:
         return {**self.fields, "doc_id": self.doc_id, "reasons": self.reasons}
 
 
+@dataclass(frozen=True)
+class Failure:
+    """Why a document gave no annotated copy: its outcome (truncated, unparsable, failed), what
+    happened, and an unparsable answer's first 500 characters."""
+
+    reason: str
+    detail: str | None
+    answer: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {"reason": self.reason, "detail": self.detail}
+        return out if self.answer is None else {**out, "answer": self.answer}
+
+
 @dataclass
 class DocumentResult:
     """What one document gave: its annotated copy (None when it failed) and its rejections."""
@@ -87,7 +101,7 @@ class DocumentResult:
     document: Document | None
     items: int = 0
     rejections: list[Rejection] = field(default_factory=list)
-    failure: dict[str, Any] | None = None
+    failure: Failure | None = None
     usage: dict[str, int] = field(default_factory=dict)
     cached: bool = False
 
@@ -112,17 +126,10 @@ def read_answer(
         return ReadAnswer(_failed(document, FAILED, outcome.detail or ""))
     result = DocumentResult(document.doc_id, None, usage=dict(answer.usage), cached=answer.cached)
     if outcome.outcome == TRUNCATED:
-        result.failure = {
-            "reason": TRUNCATED,
-            "detail": f"the answer stopped at the token limit ({max_tokens})",
-        }
+        result.failure = Failure(TRUNCATED, f"the answer stopped at the token limit ({max_tokens})")
         return ReadAnswer(result)
     if outcome.outcome == UNPARSABLE or outcome.value is None:
-        result.failure = {
-            "reason": UNPARSABLE,
-            "detail": outcome.detail,
-            "answer": answer.text[:500],
-        }
+        result.failure = Failure(UNPARSABLE, outcome.detail, answer.text[:500])
         return ReadAnswer(result)
     items = outcome.value
     result.items = len(items)
@@ -334,7 +341,7 @@ def _with_hits(document: Document, hits: list[Hit]) -> Document:
 
 
 def _failed(document: Document, reason: str, detail: str) -> DocumentResult:
-    return DocumentResult(document.doc_id, None, failure={"reason": reason, "detail": detail})
+    return DocumentResult(document.doc_id, None, failure=Failure(reason, detail))
 
 
 def _occurrence(value: Any) -> int | None:

@@ -14,7 +14,7 @@ from goldloop.formats.gold import Document
 from goldloop.llm.tasks.judge import CLOSE, OPEN
 from goldloop.precision.mentions import JudgedMention, Label, PrecisionError
 from goldloop.scoring.bootstrap import ratio
-from goldloop.scoring.design import Design, corpus_figures
+from goldloop.scoring.design import CorpusFigures, Design, corpus_figures
 from goldloop.scoring.ppi import Estimate, is_calibrated, prediction_powered
 
 
@@ -117,7 +117,7 @@ class PrecisionReport:
     # The labelled mentions with their human label ("supported" or not), for corpus figures.
     labelled: list[tuple[JudgedMention, bool]] = field(default_factory=list)
     # The design-weighted figures (``corpus_precision``), None without the documents' design.
-    corpus: dict[str, Any] | None = None
+    corpus: CorpusFigures | None = None
     # Where the labels came from when pulled from Label Studio: the project and its counts.
     label_studio: dict[str, Any] | None = None
 
@@ -144,7 +144,7 @@ class PrecisionReport:
                 "unknown_mention": self.unknown_keys,
                 "repeated": self.repeated,
             },
-            "corpus": self.corpus,
+            "corpus": None if self.corpus is None else self.corpus.to_dict(),
             **({} if self.label_studio is None else {"label_studio": self.label_studio}),
         }
 
@@ -200,7 +200,7 @@ def corpus_precision(
     design: Design,
     bootstrap: int,
     seed: int,
-) -> dict[str, Any]:
+) -> CorpusFigures:
     """The ``corpus`` object of a precision report: each mention weighs its document's ``w``.
 
     ``corrected`` = Σ w·f / Σ w (judged) + Σ w·(y − f) / Σ w (labelled), PPI with weighted

@@ -35,6 +35,168 @@ TOP_LABELS = 15
 
 
 @dataclass(frozen=True)
+class Eligibility:
+    """The drawn documents through their batch's gate again: the documents failing each
+    reason (a gate reason, or ``text_changed``), by reason."""
+
+    checked: int
+    by_reason: dict[str, list[str]]  # sorted by reason
+
+    @property
+    def failing(self) -> int:
+        """Documents failing any reason (one may fail several)."""
+        return len({d for ids in self.by_reason.values() for d in ids})
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "checked": self.checked,
+            "failing": self.failing,
+            "by_reason": {
+                reason: {"count": len(ids), "doc_ids": ids}
+                for reason, ids in self.by_reason.items()
+            },
+        }
+
+
+@dataclass(frozen=True)
+class Correlations:
+    """Verb mentions against characters over ``n`` documents: Pearson r, Spearman rho (``None``
+    when undefined) and the mean density."""
+
+    n: int
+    pearson_r: float | None
+    spearman_rho: float | None
+    verb_mentions_per_1000_chars: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "n": self.n,
+            "pearson_r": self.pearson_r,
+            "spearman_rho": self.spearman_rho,
+            "verb_mentions_per_1000_chars": self.verb_mentions_per_1000_chars,
+        }
+
+
+@dataclass(frozen=True)
+class DensityVsLength:
+    """How strongly verb-mention density tracks length, in the sample and in the pool."""
+
+    sample: Correlations
+    pool: Correlations
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"sample": self.sample.to_dict(), "pool": self.pool.to_dict()}
+
+
+@dataclass(frozen=True)
+class TopLabel:
+    """One of the most frequent labels: its mentions and their share of all mentions."""
+
+    entity_id: str
+    label: str
+    mentions: int
+    share: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "entity_id": self.entity_id,
+            "label": self.label,
+            "mentions": self.mentions,
+            "share": self.share,
+        }
+
+
+@dataclass(frozen=True)
+class Concentration:
+    """Label concentration: mentions, distinct labels, the ``TOP_LABELS`` most frequent, top
+    shares, Herfindahl index and normalised entropy (``None`` without mentions)."""
+
+    mentions: int
+    distinct_labels: int
+    top: list[TopLabel]
+    top1_share: float | None
+    top5_share: float | None
+    herfindahl: float | None
+    normalized_entropy: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "mentions": self.mentions,
+            "distinct_labels": self.distinct_labels,
+            "top": [label.to_dict() for label in self.top],
+            "top1_share": self.top1_share,
+            "top5_share": self.top5_share,
+            "herfindahl": self.herfindahl,
+            "normalized_entropy": self.normalized_entropy,
+        }
+
+
+@dataclass(frozen=True)
+class CoveragePoint:
+    """Coverage after one batch: the documents so far, and the suppliable labels reached."""
+
+    batch: int
+    documents: int
+    labels_reached: int
+    coverage: float | None  # None when the pool can supply no label
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "batch": self.batch,
+            "documents": self.documents,
+            "labels_reached": self.labels_reached,
+            "coverage": self.coverage,
+        }
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """Labels reaching ``min_mentions`` hits, of the ``pool_can_supply`` the pool holds that
+    often, batch by batch."""
+
+    min_mentions: int
+    pool_can_supply: int
+    curve: list[CoveragePoint]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "min_mentions": self.min_mentions,
+            "pool_can_supply": self.pool_can_supply,
+            "curve": [point.to_dict() for point in self.curve],
+        }
+
+
+@dataclass(frozen=True)
+class GoldGaps:
+    """The sample against its gold: documents on each side, documents without a hit, and the
+    negative controls (no verb mention detected) with and without hits."""
+
+    path: str
+    gold_documents: int
+    sample_documents_in_gold: int
+    documents_without_hits: list[str]
+    negative_controls: int
+    negative_controls_without_hits: list[str]
+    negative_controls_with_hits: list[str]
+
+    @property
+    def gold_documents_not_in_sample(self) -> int:
+        return self.gold_documents - self.sample_documents_in_gold
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "gold_documents": self.gold_documents,
+            "sample_documents_in_gold": self.sample_documents_in_gold,
+            "gold_documents_not_in_sample": self.gold_documents_not_in_sample,
+            "documents_without_hits": self.documents_without_hits,
+            "negative_controls": self.negative_controls,
+            "negative_controls_without_hits": self.negative_controls_without_hits,
+            "negative_controls_with_hits": self.negative_controls_with_hits,
+        }
+
+
+@dataclass(frozen=True)
 class AuditReport:
     """``audit.json``: the sample's documents and batches, the gate re-checked, density against
     length (sample and pool), where labels came from, their concentration, coverage per batch,
@@ -43,26 +205,26 @@ class AuditReport:
     sample_dir: str
     documents: int
     batches: list[int]
-    eligibility: dict[str, Any]
-    density_vs_length: dict[str, Any]
+    eligibility: Eligibility
+    density_vs_length: DensityVsLength
     label_source: str
-    label_concentration: dict[str, Any]
-    coverage: dict[str, Any]
-    gold: dict[str, Any] | None = None
+    label_concentration: Concentration
+    coverage: Coverage
+    gold: GoldGaps | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "sample_dir": self.sample_dir,
             "documents": self.documents,
             "batches": self.batches,
-            "eligibility": self.eligibility,
-            "density_vs_length": self.density_vs_length,
+            "eligibility": self.eligibility.to_dict(),
+            "density_vs_length": self.density_vs_length.to_dict(),
             "label_source": self.label_source,
-            "label_concentration": self.label_concentration,
-            "coverage": self.coverage,
+            "label_concentration": self.label_concentration.to_dict(),
+            "coverage": self.coverage.to_dict(),
         }
         if self.gold is not None:
-            out["gold"] = self.gold
+            out["gold"] = self.gold.to_dict()
         return out
 
 
@@ -104,10 +266,10 @@ def audit_sample(
         documents=len(rows),
         batches=sorted({r.batch for r in rows}),
         eligibility=_recheck(directory, rows, texts),
-        density_vs_length={
-            "sample": _correlations([r.n_chars for r in rows], [r.n_verb_mentions for r in rows]),
-            "pool": _correlations([d.n_chars for d in pool], [d.n_verb_mentions for d in pool]),
-        },
+        density_vs_length=DensityVsLength(
+            sample=_correlations([r.n_chars for r in rows], [r.n_verb_mentions for r in rows]),
+            pool=_correlations([d.n_chars for d in pool], [d.n_verb_mentions for d in pool]),
+        ),
         label_source=source,
         label_concentration=_concentration(kb, Counter(e for ids in hits.values() for e in ids)),
         coverage=_coverage(rows, hits, detected, min_mentions),
@@ -132,7 +294,7 @@ def _batch_gates(directory: Path, batches: set[int]) -> dict[int, GateSettings]:
     return gates
 
 
-def _recheck(directory: Path, rows: list[ManifestRow], texts: dict[str, str]) -> dict[str, Any]:
+def _recheck(directory: Path, rows: list[ManifestRow], texts: dict[str, str]) -> Eligibility:
     """Every drawn document through its batch's gate again, plus text integrity checks."""
     gates = _batch_gates(directory, {r.batch for r in rows})
     gate = Gate(GateSettings())
@@ -151,13 +313,7 @@ def _recheck(directory: Path, rows: list[ManifestRow], texts: dict[str, str]) ->
             reasons.append("text_changed")
         for reason in reasons:
             failures.setdefault(reason, []).append(row.doc_id)
-    return {
-        "checked": len(rows),
-        "failing": len({d for ids in failures.values() for d in ids}),
-        "by_reason": {
-            reason: {"count": len(ids), "doc_ids": ids} for reason, ids in sorted(failures.items())
-        },
-    }
+    return Eligibility(len(rows), dict(sorted(failures.items())))
 
 
 def _ranks(values: Sequence[float]) -> np.ndarray:
@@ -172,7 +328,7 @@ def _ranks(values: Sequence[float]) -> np.ndarray:
     return ranks
 
 
-def _correlations(lengths: list[int], counts: list[int]) -> dict[str, Any]:
+def _correlations(lengths: list[int], counts: list[int]) -> Correlations:
     """Pearson r and Spearman rho of verb mentions against characters (``None`` when undefined)."""
 
     def pearson(x: np.ndarray, y: np.ndarray) -> float | None:
@@ -182,40 +338,33 @@ def _correlations(lengths: list[int], counts: list[int]) -> dict[str, Any]:
 
     x, y = np.asarray(lengths, dtype=float), np.asarray(counts, dtype=float)
     per_k = (y / x * 1000) if len(x) else np.array([])
-    return {
-        "n": len(x),
-        "pearson_r": pearson(x, y),
-        "spearman_rho": pearson(_ranks(lengths), _ranks(counts)) if len(x) else None,
-        "verb_mentions_per_1000_chars": round(float(per_k.mean()), 4) if len(x) else None,
-    }
+    return Correlations(
+        n=len(x),
+        pearson_r=pearson(x, y),
+        spearman_rho=pearson(_ranks(lengths), _ranks(counts)) if len(x) else None,
+        verb_mentions_per_1000_chars=round(float(per_k.mean()), 4) if len(x) else None,
+    )
 
 
-def _concentration(kb: KB, counts: Counter[str]) -> dict[str, Any]:
+def _concentration(kb: KB, counts: Counter[str]) -> Concentration:
     """Distinct labels, top shares, Herfindahl index and normalised entropy of label counts."""
     total = sum(counts.values())
     if not total:
-        return {"mentions": 0, "distinct_labels": 0, "top": [], "top1_share": None,
-                "top5_share": None, "herfindahl": None, "normalized_entropy": None}  # fmt: skip
+        return Concentration(0, 0, [], None, None, None, None)
     shares = np.array([n / total for n in counts.values()])
     entropy = float(-(shares * np.log(shares)).sum())
     ranked = counts.most_common()
-    return {
-        "mentions": total,
-        "distinct_labels": len(counts),
-        "top": [
-            {
-                "entity_id": eid,
-                "label": _label(kb, eid),
-                "mentions": n,
-                "share": round(n / total, 4),
-            }
-            for eid, n in ranked[:TOP_LABELS]
+    return Concentration(
+        mentions=total,
+        distinct_labels=len(counts),
+        top=[
+            TopLabel(eid, _label(kb, eid), n, round(n / total, 4)) for eid, n in ranked[:TOP_LABELS]
         ],
-        "top1_share": round(ranked[0][1] / total, 4),
-        "top5_share": round(sum(n for _, n in ranked[:5]) / total, 4),
-        "herfindahl": round(float((shares**2).sum()), 4),
-        "normalized_entropy": round(entropy / math.log(len(counts)), 4) if len(counts) > 1 else 0.0,
-    }
+        top1_share=round(ranked[0][1] / total, 4),
+        top5_share=round(sum(n for _, n in ranked[:5]) / total, 4),
+        herfindahl=round(float((shares**2).sum()), 4),
+        normalized_entropy=round(entropy / math.log(len(counts)), 4) if len(counts) > 1 else 0.0,
+    )
 
 
 def _label(kb: KB, entity_id: str) -> str:
@@ -228,7 +377,7 @@ def _coverage(
     hits: dict[str, list[str]],
     detected: dict[str, list[str]],
     min_mentions: int,
-) -> dict[str, Any]:
+) -> Coverage:
     """Labels reaching ``min_mentions`` hits among those the pool holds that often, per batch."""
     supply_counts = Counter(e for ids in detected.values() for e in ids)
     supply = {e for e, n in supply_counts.items() if n >= min_mentions}
@@ -239,31 +388,32 @@ def _coverage(
             if row.batch == batch:
                 running.update(hits.get(row.doc_id, []))
         reached = {e for e, n in running.items() if n >= min_mentions}
-        curve.append({
-            "batch": batch,
-            "documents": sum(r.batch <= batch for r in rows),
-            "labels_reached": len(reached & supply),
-            "coverage": round(len(reached & supply) / len(supply), 4) if supply else None,
-        })  # fmt: skip
-    return {"min_mentions": min_mentions, "pool_can_supply": len(supply), "curve": curve}
+        curve.append(
+            CoveragePoint(
+                batch=batch,
+                documents=sum(r.batch <= batch for r in rows),
+                labels_reached=len(reached & supply),
+                coverage=round(len(reached & supply) / len(supply), 4) if supply else None,
+            )
+        )
+    return Coverage(min_mentions, len(supply), curve)
 
 
 def _gold_gaps(
     rows: list[ManifestRow], hits: dict[str, list[str]], gold: str | Path, n_gold: int
-) -> dict[str, Any]:
+) -> GoldGaps:
     annotated = [r for r in rows if r.doc_id in hits]
     empty = [r.doc_id for r in annotated if not hits[r.doc_id]]
     controls = [r for r in annotated if r.n_verb_mentions == 0]
-    return {
-        "path": str(gold),
-        "gold_documents": n_gold,
-        "sample_documents_in_gold": len(annotated),
-        "gold_documents_not_in_sample": n_gold - len(annotated),
-        "documents_without_hits": empty,
-        "negative_controls": len(controls),
-        "negative_controls_without_hits": [r.doc_id for r in controls if not hits[r.doc_id]],
-        "negative_controls_with_hits": [r.doc_id for r in controls if hits[r.doc_id]],
-    }
+    return GoldGaps(
+        path=str(gold),
+        gold_documents=n_gold,
+        sample_documents_in_gold=len(annotated),
+        documents_without_hits=empty,
+        negative_controls=len(controls),
+        negative_controls_without_hits=[r.doc_id for r in controls if not hits[r.doc_id]],
+        negative_controls_with_hits=[r.doc_id for r in controls if hits[r.doc_id]],
+    )
 
 
 def _plot(report: AuditReport, rows: list[ManifestRow]) -> bytes:
@@ -274,22 +424,22 @@ def _plot(report: AuditReport, rows: list[ManifestRow]) -> bytes:
     import matplotlib.pyplot as plt
 
     figure, (left, middle, right) = plt.subplots(1, 3, figsize=(15, 4.5))
-    curve = report.coverage["curve"]
-    left.plot([p["documents"] for p in curve], [p["coverage"] or 0 for p in curve], marker="o")
+    curve = report.coverage.curve
+    left.plot([p.documents for p in curve], [p.coverage or 0 for p in curve], marker="o")
     for point in curve:
-        left.annotate(f"b{point['batch']}", (point["documents"], point["coverage"] or 0))
-    least = report.coverage["min_mentions"]
+        left.annotate(f"b{point.batch}", (point.documents, point.coverage or 0))
+    least = report.coverage.min_mentions
     left.set(
         title=f"coverage ({report.label_source}, ≥{least} mentions)",
         xlabel="documents (cumulative)", ylabel="share of suppliable labels", ylim=(0, 1.05),
     )  # fmt: skip
     middle.scatter([r.n_chars for r in rows], [r.n_verb_mentions for r in rows], s=12, alpha=0.6)
-    rho = report.density_vs_length["sample"]["spearman_rho"]
+    rho = report.density_vs_length.sample.spearman_rho
     middle.set(
         title=f"verb mentions vs length (rho={rho})", xlabel="characters", ylabel="verb mentions"
     )
-    top = report.label_concentration["top"]
-    right.barh([t["label"] for t in top][::-1], [t["share"] for t in top][::-1])
+    top = report.label_concentration.top
+    right.barh([t.label for t in top][::-1], [t.share for t in top][::-1])
     right.set(title=f"label concentration ({report.label_source})", xlabel="share of mentions")
     figure.tight_layout()
     buffer = io.BytesIO()

@@ -58,7 +58,7 @@ class GateSettings:
     min_sentences: int = 3
     min_english_share: float = 0.2
 
-    def as_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
@@ -246,6 +246,8 @@ class Gate:
         return self.passed + sum(self.dropped.values())
 
     def counts(self) -> dict[str, int]:
+        """Rows dropped per reason, every reason in ``GATE_REASONS`` order. A mapping, not a
+        report: the pool cache records it as it is, and a batch's report reads it back."""
         return {reason: self.dropped.get(reason, 0) for reason in GATE_REASONS}
 
 

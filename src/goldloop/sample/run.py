@@ -92,6 +92,15 @@ class SampleSettings:
                 "phase1", f"must be a positive number or 'auto', got {self.phase1!r}"
             )
 
+    def to_dict(self) -> dict[str, Any]:
+        """The settings as a batch's report records them; an optional role's size only when
+        asked for."""
+        return {
+            key: value
+            for key, value in asdict(self).items()
+            if not (key.removeprefix("n_") in OPTIONAL_ROLES and value == 0)
+        }
+
     @property
     def role_sizes(self) -> dict[str, int]:
         return {
@@ -174,6 +183,24 @@ class DrawCounts:
 
 
 @dataclass(frozen=True)
+class StratumDraw:
+    """One draw stratum of a batch: its pool (parsed) documents, those not yet drawn, the
+    draws, and each drawn document's ``p_incl``; a merged one lists the strata it holds."""
+
+    pool: int
+    remaining: int
+    drawn: int
+    p_incl: float
+    strata: list[str] | None = None  # None: not merged
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"pool": self.pool, "remaining": self.remaining}
+        if self.strata is not None:
+            out["strata"] = self.strata
+        return out | {"drawn": self.drawn, "p_incl": self.p_incl}
+
+
+@dataclass(frozen=True)
 class SamplingReport:
     """A batch's report (``sampling_report.batch<N>.json``): where it came from (corpus, excluded
     corpora, settings, KB, pool cache), the gate's counts, phase 1, the strata's boundaries and
@@ -183,7 +210,7 @@ class SamplingReport:
     created: str
     corpus: str
     exclude_corpora: list[str]
-    settings: dict[str, Any]
+    settings: SampleSettings
     kb: dict[str, str]
     pool_cache: PoolCacheUse
     rows_read: int
@@ -191,7 +218,7 @@ class SamplingReport:
     dropped: dict[str, int]
     phase1: Phase1Report | None
     boundaries: dict[str, Any]
-    strata: dict[str, dict[str, Any]]
+    strata: dict[str, StratumDraw]
     already_drawn: int
     draw: DrawCounts
 
@@ -201,7 +228,7 @@ class SamplingReport:
             "created": self.created,
             "corpus": self.corpus,
             "exclude_corpora": self.exclude_corpora,
-            "settings": self.settings,
+            "settings": self.settings.to_dict(),
             "kb": self.kb,
             "pool_cache": self.pool_cache.to_dict(),
             "rows_read": self.rows_read,
@@ -210,7 +237,7 @@ class SamplingReport:
             "dropped_total": sum(self.dropped.values()),
             "phase1": None if self.phase1 is None else self.phase1.to_dict(),
             "boundaries": self.boundaries,
-            "strata": self.strata,
+            "strata": {name: stratum.to_dict() for name, stratum in self.strata.items()},
             "already_drawn": self.already_drawn,
             **self.draw.to_dict(),
         }
@@ -270,7 +297,7 @@ def run_sample(
         created=datetime.now(UTC).isoformat(timespec="seconds"),
         corpus=str(corpus_path),
         exclude_corpora=[str(p) for p in exclude],
-        settings=_settings_report(settings),
+        settings=settings,
         kb={"path": str(kb.path), "sha256": kb.sha256},
         pool_cache=PoolCacheUse(pool.cache_hit, pool.parsed, pool.fingerprint, inputs),
         rows_read=pool.rows_read,
@@ -356,31 +383,24 @@ def _texts(
 
 def _strata_report(
     documents: list[PoolDoc], cuts: Boundaries, sizes: dict[str, int], plan: Plan, p_phase1: float
-) -> dict[str, dict[str, Any]]:
-    """Per draw stratum: pool (parsed) size, remaining, drawn, p_incl; a merged one lists its strata."""
+) -> dict[str, StratumDraw]:
+    """Each draw stratum's :class:`StratumDraw`, by name."""
     totals = Counter(cuts.stratum(doc) for doc in documents)
-    report: dict[str, dict[str, Any]] = {}
+    pool: Counter[str] = Counter()
+    remaining: Counter[str] = Counter()
+    merged: dict[str, list[str]] = {}
     for name in sorted(totals):
         group = plan.groups.get(name, name)
-        entry = report.setdefault(group, {"pool": 0, "remaining": 0})
-        entry["pool"] += totals[name]
-        entry["remaining"] += sizes.get(name, 0)
+        pool[group] += totals[name]
+        remaining[group] += sizes.get(name, 0)
         if group != name:
-            entry.setdefault("strata", []).append(name)
-    for group, entry in report.items():
-        k = plan.allocation.get(group, 0)
-        entry["drawn"] = k
-        entry["p_incl"] = p_phase1 * k / entry["remaining"] if entry["remaining"] else 0.0
-    return dict(sorted(report.items()))
-
-
-def _settings_report(settings: SampleSettings) -> dict[str, Any]:
-    """The settings as the report records them; an optional role's size only when asked for."""
-    return {
-        key: value
-        for key, value in asdict(settings).items()
-        if not (key.removeprefix("n_") in OPTIONAL_ROLES and value == 0)
-    }
+            merged.setdefault(group, []).append(name)
+    report = {}
+    for group in sorted(pool):
+        k, left = plan.allocation.get(group, 0), remaining[group]
+        p_incl = p_phase1 * k / left if left else 0.0
+        report[group] = StratumDraw(pool[group], left, k, p_incl, merged.get(group))
+    return report
 
 
 def _draw_counts(rows: list[ManifestRow], settings: SampleSettings) -> DrawCounts:
@@ -481,7 +501,7 @@ def _pool(
         "columns": asdict(settings.columns),
         "exclude_sha256": [file_sha256(p) for p in exclude],
         "kb_sha256": kb.sha256,
-        "gate": settings.gate.as_dict(),
+        "gate": settings.gate.to_dict(),
         "detector_version": DETECTOR_VERSION,
         "spacy_model": model_identity(parsing),
     }

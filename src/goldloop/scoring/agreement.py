@@ -303,7 +303,7 @@ def corpus_agreement(
             out |= headline_f1(sums[:, at:])
         return out
 
-    return corpus_figures(np.hstack(columns), metrics, design, bootstrap, seed)
+    return corpus_figures(np.hstack(columns), metrics, design, bootstrap, seed).to_dict()
 
 
 def kappa_counts(pairs_by_doc: Sequence[Sequence[tuple[str, str]]]) -> tuple[np.ndarray, int]:

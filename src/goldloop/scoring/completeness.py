@@ -27,7 +27,7 @@ import numpy as np
 
 from goldloop.scoring.agreement import span_pairs
 from goldloop.scoring.bootstrap import document_bootstrap, ratio
-from goldloop.scoring.design import Design, corpus_figures
+from goldloop.scoring.design import CorpusFigures, Design, corpus_figures
 
 ASSUMPTION = (
     "Capture-recapture assumes the annotators find mentions independently; misses they share "
@@ -60,7 +60,7 @@ class Completeness:
     n_boot: int
     seed: int
     level: float
-    corpus: dict[str, Any] | None = None
+    corpus: CorpusFigures | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -77,7 +77,7 @@ class Completeness:
             "recall_2_ci": list(self.recall_2_ci),
             "recall_both_ci": list(self.recall_both_ci),
             "bootstrap": {"n": self.n_boot, "seed": self.seed, "level": self.level},
-            "corpus": self.corpus,
+            "corpus": None if self.corpus is None else self.corpus.to_dict(),
             "assumption": ASSUMPTION,
         }
 

@@ -130,6 +130,42 @@ def batch_weights(p_incl: np.ndarray, batches: np.ndarray) -> np.ndarray:
     return alpha[position] / p_incl + later[position]
 
 
+@dataclass(frozen=True)
+class CorpusFigures:
+    """A report's ``corpus`` object: each figure on the design-weighted sums, its stratified
+    bootstrap interval (none when the bootstrap is off), and the design it stands on."""
+
+    values: dict[str, float | None]
+    intervals: dict[str, list[float | None]]
+    n_docs: int
+    n_strata: int
+    population_docs: float
+    weights: str  # the design's basis: "1/p_incl" or "equal"
+
+    def design(self) -> dict[str, Any]:
+        """The design alone: ``n_docs``, ``n_strata``, ``population_docs``, ``weights``."""
+        return {
+            "n_docs": self.n_docs,
+            "n_strata": self.n_strata,
+            "population_docs": self.population_docs,
+            "weights": self.weights,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.values, "intervals": self.intervals, **self.design()}
+
+
+@dataclass(frozen=True)
+class WeightedRatio:
+    """One design-weighted ratio and its 95% interval (``None`` without a bootstrap)."""
+
+    value: float | None
+    interval: list[float | None] | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"value": self.value, "interval": self.interval}
+
+
 def corpus_figures(
     per_document: np.ndarray,
     metrics: Metrics,
@@ -137,39 +173,38 @@ def corpus_figures(
     bootstrap: int,
     seed: int,
     level: float = 0.95,
-) -> dict[str, Any]:
-    """The ``corpus`` object: ``metrics`` on the weighted column sums of ``per_document``, each
-    with its stratified-bootstrap interval (under ``intervals`` when ``bootstrap`` > 0), and
-    ``n_docs``, ``n_strata``, ``population_docs``, ``weights`` (the basis)."""
+) -> CorpusFigures:
+    """``metrics`` on the weighted column sums of ``per_document``, each with its
+    stratified-bootstrap interval (when ``bootstrap`` > 0), and the design's summary."""
     weights = design.weights
     sums = (weights @ np.asarray(per_document, dtype=float))[None, :]
-    out: dict[str, Any] = {name: _value(v[0]) for name, v in metrics(sums).items()}
+    values = {name: _value(v[0]) for name, v in metrics(sums).items()}
     intervals = document_bootstrap(
         per_document, metrics, bootstrap, seed, level, weights=weights, cells=design.cells
     )
-    out["intervals"] = {
-        name: [None if v is None else _round(v) for v in bounds]
-        for name, bounds in intervals.items()
-    }
-    out |= {
-        "n_docs": len(weights),
-        "n_strata": design.n_strata,
-        "population_docs": round(design.population_docs, 6),
-        "weights": design.basis,
-    }
-    return out
+    return CorpusFigures(
+        values=values,
+        intervals={
+            name: [None if v is None else _round(v) for v in bounds]
+            for name, bounds in intervals.items()
+        },
+        n_docs=len(weights),
+        n_strata=design.n_strata,
+        population_docs=round(design.population_docs, 6),
+        weights=design.basis,
+    )
 
 
 def weighted_ratio(
     numerator: np.ndarray, denominator: np.ndarray, design: Design, bootstrap: int, seed: int
-) -> dict[str, Any]:
-    """Σ w·numerator / Σ w·denominator over documents (one count each) with its 95% interval:
-    ``{"value", "interval"}``, for any figure that is a ratio of per-document counts."""
+) -> WeightedRatio:
+    """Σ w·numerator / Σ w·denominator over documents (one count each) with its 95% interval,
+    for any figure that is a ratio of per-document counts."""
     per_document = np.column_stack([numerator, denominator])
     figures = corpus_figures(
         per_document, lambda s: {"value": ratio(s[:, 0], s[:, 1])}, design, bootstrap, seed
     )
-    return {"value": figures["value"], "interval": figures["intervals"].get("value")}
+    return WeightedRatio(figures.values["value"], figures.intervals.get("value"))
 
 
 def _cells(strata: list[str], batches: list[int]) -> np.ndarray:

@@ -32,7 +32,7 @@ from goldloop.formats.labelstudio.versions import hit_key
 from goldloop.kb import KB
 from goldloop.scoring.alpha_u import AlphaU
 from goldloop.scoring.bootstrap import ratio
-from goldloop.scoring.design import Design, corpus_figures, read_design
+from goldloop.scoring.design import CorpusFigures, Design, corpus_figures, read_design
 from goldloop.scoring.span_agreement import headline_counts, headline_f1, span_agreement
 
 # Per-document columns, summed with the design weights.
@@ -151,7 +151,7 @@ class EffectReport:
     figures: dict[str, dict[str, Any]]  # name: {"value", "interval", "estimates"}
     alpha_spans: AlphaU  # between the two conditions, unweighted (of the sample)
     alpha_relations: AlphaU
-    design: dict[str, Any]  # ``corpus_figures``' summary: n_docs, n_strata, population_docs, …
+    design: CorpusFigures  # only its design is written: n_docs, n_strata, population_docs, …
     bootstrap: int
     seed: int
     level: float = 0.95
@@ -174,7 +174,7 @@ class EffectReport:
                 },
                 "of": "sample",
             },
-            "design": self.design,
+            "design": self.design.design(),
             "bootstrap": {"n": self.bootstrap, "seed": self.seed, "level": self.level},
         }
 
@@ -215,9 +215,12 @@ def effect_report(
         ]
     )
     corpus = corpus_figures(per_document, _metrics, design, bootstrap, seed)
-    intervals = corpus.pop("intervals")
     figures = {
-        name: {"value": corpus.pop(name), "interval": intervals.get(name), "estimates": what}
+        name: {
+            "value": corpus.values[name],
+            "interval": corpus.intervals.get(name),
+            "estimates": what,
+        }
         for name, what in FIGURES.items()
     }
     agreement = span_agreement(conditions, kb, n_boot=bootstrap, seed=seed)

@@ -18,7 +18,7 @@ import numpy as np
 from goldloop.formats.gold import Document
 from goldloop.kb import KB
 from goldloop.scoring.bootstrap import document_bootstrap, ratio
-from goldloop.scoring.design import Design, corpus_figures
+from goldloop.scoring.design import CorpusFigures, Design, corpus_figures
 from goldloop.scoring.inputs import Prediction, SystemPredictions, per_document
 from goldloop.scoring.ppi import Estimate
 
@@ -58,8 +58,9 @@ class PoolReport:
     runs: list[RunRecall]
     n_bootstrap: int
     seed: int
-    # Design-weighted relative recall per run (``scoring.design``); None without a design.
-    corpus: dict[str, Any] | None = None
+    # Design-weighted relative recall per run, by run name (``scoring.design``); None without
+    # a design.
+    corpus: CorpusFigures | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -67,7 +68,13 @@ class PoolReport:
             "n_pool": self.n_pool,
             "runs": [run.to_dict() for run in self.runs],
             "bootstrap": {"n": self.n_bootstrap, "seed": self.seed, "over": "documents"},
-            "corpus": self.corpus,
+            "corpus": None
+            if self.corpus is None
+            else {
+                "relative_recall": self.corpus.values,
+                "intervals": self.corpus.intervals,
+                **self.corpus.design(),
+            },
             "caveat": CAVEAT,
         }
 
@@ -142,11 +149,9 @@ def relative_recall(
                 relative_recall=recall,
             )
         )
-    corpus = None
-    if design is not None:
-        figures = corpus_figures(counts, shares, design, n_bootstrap, seed, confidence)
-        corpus = {
-            "relative_recall": {name: figures.pop(name) for name in names},
-            **figures,
-        }
+    corpus = (
+        None
+        if design is None
+        else corpus_figures(counts, shares, design, n_bootstrap, seed, confidence)
+    )
     return PoolReport(n_documents, int(totals[0]), results, n_bootstrap, seed, corpus)

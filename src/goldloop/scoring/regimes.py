@@ -21,7 +21,7 @@ from goldloop.formats.mention import Mention
 from goldloop.kb import KB
 from goldloop.scoring import schemas
 from goldloop.scoring.bootstrap import document_bootstrap, f1, ratio
-from goldloop.scoring.design import Design, corpus_figures
+from goldloop.scoring.design import CorpusFigures, Design, corpus_figures
 from goldloop.scoring.detection import GroundTruthScore, score_seed_compatible
 from goldloop.scoring.folding import direction_agrees, fold_answer
 from goldloop.scoring.inputs import Prediction, SystemPredictions, per_document
@@ -89,7 +89,7 @@ class ScoreResult:
     match_mode: str
     inputs: ScoreInputs
     figures: dict[str, Any]
-    corpus: dict[str, Any] | None = None
+    corpus: CorpusFigures | None = None
     scoring_time_s: float | None = None
     wall_time_s: float | None = None
     baseline: dict[str, Any] | None = None
@@ -102,7 +102,7 @@ class ScoreResult:
             "match_mode": self.match_mode,
             "inputs": self.inputs.to_dict(),
             **self.figures,
-            "corpus": self.corpus,
+            "corpus": None if self.corpus is None else self.corpus.to_dict(),
         }
         # Only a run's own timing and report: score gives the first, a baseline the other two.
         if self.scoring_time_s is not None:
