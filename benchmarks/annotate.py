@@ -20,7 +20,7 @@ import random
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from multiprocessing.connection import Connection
@@ -37,6 +37,7 @@ from goldloop.formats.gold import Document
 from goldloop.kb import load_kb
 from goldloop.llm import RetryPolicy, SQLiteCache, make_provider
 from goldloop.llm.annotate import annotate_documents
+from goldloop.llm.base import Provider
 from goldloop.llm.decode import check_candidates, read_candidates
 from goldloop.llm.prompt import parse_mentions
 from goldloop.llm.tasks.preannotate import PreannotationTask
@@ -79,7 +80,8 @@ def make_documents(n: int, seed: int = 7) -> tuple[list[Document], dict[str, str
     rng = random.Random(seed)
     documents, answers = [], {}
     for k in range(n):
-        parts, items = [], []
+        parts: list[str] = []
+        items: list[dict[str, object]] = []
         while sum(len(p) for p in parts) < 1100:
             template, label, direction, surface = rng.choice(SENTENCES)
             x, y = rng.sample(GENES, 2)
@@ -87,7 +89,7 @@ def make_documents(n: int, seed: int = 7) -> tuple[list[Document], dict[str, str
             items.append(
                 {
                     "surface": surface,
-                    "occurrence": 1 + sum(surface in p for p in parts[:-1]),
+                    "occurrence": 1 + sum(int(surface in p) for p in parts[:-1]),
                     "label": label,
                     "direction": direction,
                     "subject_text": x,
@@ -102,7 +104,7 @@ def make_documents(n: int, seed: int = 7) -> tuple[list[Document], dict[str, str
     return documents, answers
 
 
-def timed(action) -> float:  # type: ignore[no-untyped-def]
+def timed(action: Callable[[], object]) -> float:
     start = time.perf_counter()
     action()
     return time.perf_counter() - start
@@ -171,7 +173,7 @@ def main() -> None:
     with fake_server_process(answers, args.latency) as url, tempfile.TemporaryDirectory() as tmp:
         base_url = f"{url}/v1" if args.provider == "openai" else url
 
-        def provider(cache: SQLiteCache | None):  # type: ignore[no-untyped-def]
+        def provider(cache: SQLiteCache | None) -> Provider:
             retry = RetryPolicy(attempts=3, initial_s=0.05, max_s=0.2, timeout_s=30)
             return make_provider(
                 args.provider,

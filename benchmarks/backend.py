@@ -30,12 +30,13 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.*
 
-from _cpu import group_cpu
+from benchmarks._cpu import group_cpu
 from tests.backend.conftest import free_port, llm_settings, running_backend
 from tests.fakes.llm_server import FakeLLMServer, FakeRequest
 
@@ -177,7 +178,7 @@ def main() -> None:
                     )
                     health_load = load(f"{backend.url}/health", "", args.clients, args.load_seconds)
 
-    parse_s = spacy_seconds([t["data"]["text"] for t in tasks], parsing)
+    parse_s = spacy_seconds(texts, parsing)
     per_task = {name: seconds / args.tasks for name, seconds in timings.items()}
     for name, seconds in timings.items():
         ms = per_task[name] * 1000
@@ -251,7 +252,10 @@ def cache_hit_p95(n: int, latency: float) -> None:
                 warm = {"id": -1, "data": {"text": abstracts(1, seed=99)[0]}}
                 client.post(f"{url}/predict", json={"tasks": [warm], "label_config": label_config})
                 fake.reset()
-                cold, hit, first, again = [], [], [], []
+                cold: list[float] = []
+                hit: list[float] = []
+                first: list[Any] = []
+                again: list[Any] = []
                 cpu = {"cold": 0.0, "hit": 0.0}
                 for kind, timings, replies in (("cold", cold, first), ("hit", hit, again)):
                     before = group_cpu(pgid)

@@ -45,13 +45,14 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, redirect_stdout
 from dataclasses import dataclass, field
+from functools import partial
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.fakes
 
-from _cpu import group_cpu, own_cpu
+from benchmarks._cpu import group_cpu, own_cpu
 from tests.fakes.llm_server import FakeLLMServer, FakeRequest
 
 from goldloop.cli import app
@@ -579,15 +580,13 @@ def run(
 
     gold = {tag: work / f"gold.{tag}.json" for tag in PROVIDERS}
     for tag in PROVIDERS:
-        phase(f"annotate {tag}", lambda tag=tag: annotate(tag, slow, gold[tag], work / "answers.sqlite"), mine=False)  # fmt: skip
+        phase(f"annotate {tag}", partial(annotate, tag, slow, gold[tag], work / "answers.sqlite"), mine=False)  # fmt: skip
     # The machine's share of annotate: the same two runs at zero latency, fresh answers, and
     # the parse cache as sampling left it.
     os.environ["GOLDLOOP_PARSE_CACHE"] = str(after_sample)
     for tag in PROVIDERS:
         machine[f"annotate {tag}"] = clock.measure(
-            lambda tag=tag: annotate(
-                tag, instant, work / f"again.{tag}.json", work / "again.sqlite"
-            )
+            partial(annotate, tag, instant, work / f"again.{tag}.json", work / "again.sqlite")
         )
     os.environ.pop("GOLDLOOP_PARSE_CACHE")
     phase("agree", lambda: goldloop("agree", "--gold", str(gold["A"]), "--other", str(gold["B"]),

@@ -103,7 +103,7 @@ def measure(task: Callable[[], Any]) -> tuple[float, int, Any]:
     process.start()
     outcome = receiver.recv()
     process.join()
-    return outcome  # type: ignore[no-any-return]
+    return outcome
 
 
 def _detection(s: np.ndarray) -> dict[str, np.ndarray]:
