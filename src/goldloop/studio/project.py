@@ -264,7 +264,7 @@ def _post_import(client: Any, project_id: int, tasks: list[dict[str, Any]]) -> N
     with a body encoded once by ``json``: ``projects.import_tasks`` walks every task twice in
     Python first (about 2 ms per task with three predictions). Never retried here: a retry could
     store a batch twice (:func:`_import_batch` recovers instead)."""
-    from label_studio_sdk.core.api_error import ApiError
+    from label_studio_sdk.core.api_error import ApiError  # the studio extra, as in connection
 
     response = client._client_wrapper.httpx_client.request(
         f"api/projects/{int(project_id)}/import",
@@ -284,7 +284,7 @@ def _post_import(client: Any, project_id: int, tasks: list[dict[str, Any]]) -> N
 
 def _read_json(client: Any, path: str, params: dict[str, Any]) -> Any:
     """``GET path`` through the SDK's HTTP client, for an endpoint the SDK does not wrap."""
-    from label_studio_sdk.core.api_error import ApiError
+    from label_studio_sdk.core.api_error import ApiError  # the studio extra, as in connection
 
     response = client._client_wrapper.httpx_client.request(
         path, method="GET", params=params, request_options={"max_retries": 0}
