@@ -56,6 +56,8 @@ def test_llm_baseline_is_linking_only_and_cached(
     again = run_baselines(documents, ["llm"], kb, provider=linker)[0]
     assert again["baseline"]["outcomes"]["cached"] == 4 and llm_server.request_count == 4
     assert again["linking"] == linking
+    # The usage is what this run paid for: the fake server reports tokens, a cached run pays none.
+    assert result["baseline"]["usage"] and again["baseline"]["usage"] == {}
 
 
 def test_an_unparsable_answer_is_not_cached_and_a_rerun_asks_again(

@@ -14,16 +14,16 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
 from goldloop.errors import GoldloopError, SettingError
 from goldloop.formats.gold import Document
 from goldloop.kb import KB
-from goldloop.llm.answer import FAILED
-from goldloop.llm.base import LLMRequest, LLMResponse, Provider
-from goldloop.llm.batch import BatchMode, collect_batch
+from goldloop.llm.answer import FAILED, OK
+from goldloop.llm.base import LLMResponse, Provider
+from goldloop.llm.batch import BatchMode
 from goldloop.llm.cache import ResponseCache
 from goldloop.llm.decode import (
     DOCUMENT_FAILURES,
@@ -36,10 +36,9 @@ from goldloop.llm.decoded_store import DecodedStore
 from goldloop.llm.estimate import CostEstimate, estimate_cost
 from goldloop.llm.factory import AnnotatorSpec
 from goldloop.llm.pricing import PriceTable, load_prices, usage_cost
-from goldloop.llm.runner import DEFAULT_CONCURRENCY, Answer, stream_requests
+from goldloop.llm.runner import DEFAULT_CONCURRENCY
 from goldloop.llm.tasks.preannotate import DEFAULT_MAX_TOKENS, PreannotationTask
-from goldloop.llm.tasks.task import cache_check
-from goldloop.llm.usage import add_usage
+from goldloop.llm.tasks.task import TaskReport, stream_answers
 from goldloop.text.lexical import LexicalAnnotator
 from goldloop.text.nlp import parse_many
 from goldloop.text.parse_cache import WINDOW
@@ -248,7 +247,15 @@ def _annotate_with_llm(
     requests = [task.request(d.text) for d in documents]
     results: list[DocumentResult | None] = [None] * len(documents)
     store = DecodedStore.open(parsing, "llm", provider.tag, kb, verbal_only)
-    for batch in _answers(provider, task, requests, concurrency, batch_mode):
+    answers = stream_answers(
+        provider,
+        task,
+        requests,
+        concurrency=concurrency,
+        batch=batch_mode,
+        shared_system=task.system,
+    )
+    for batch in answers:
         # Only a complete answer can decode to a document; the rest are decided each time.
         responses = {i: a for i, a in batch if isinstance(a, LLMResponse) and not a.truncated}
         keys = (
@@ -284,27 +291,6 @@ def _annotate_with_llm(
     return [r for r in results if r is not None]
 
 
-def _answers(
-    provider: Provider,
-    task: PreannotationTask,
-    requests: list[LLMRequest],
-    concurrency: int,
-    batch_mode: BatchMode | None,
-) -> Iterator[list[tuple[int, Answer]]]:
-    """The answers, online or through the batch API, as they arrive; raw, not outcomes: a
-    decoded answer stored beside the parse is served without reading it again."""
-    if batch_mode is not None:
-        yield from collect_batch(
-            provider, requests, state_path=batch_mode.state_path, policy=batch_mode.policy,
-            usable=cache_check(task), on_progress=batch_mode.on_progress,
-        )  # fmt: skip
-        return
-    yield from stream_requests(
-        provider, requests, concurrency=concurrency, usable=cache_check(task),
-        shared_system=task.system,
-    )  # fmt: skip
-
-
 def run_cost(
     usage: dict[str, int], provider: Provider, batch: bool, prices: PriceTable | None
 ) -> RunCost:
@@ -332,17 +318,19 @@ def build_report(
 ) -> AnnotateReport:
     """The sidecar report: who annotated, counts, token usage, every failure and rejection."""
     rejections = [r.to_dict() for result in results for r in result.rejections]
-    failed = [(r.doc_id, r.failure) for r in results if r.failure is not None]
-    failures = [{"doc_id": doc_id, **failure.to_dict()} for doc_id, failure in failed]
-    by_failure = Counter(failure.reason for _, failure in failed)
-    answered = [r for r in results if not (r.failure and r.failure.reason == FAILED)]
+    failures = [{"doc_id": r.doc_id, **r.failure.to_dict()} for r in results if r.failure]
+    outcomes = TaskReport(PreannotationTask.name)  # each document's outcome, as every task's
+    for index, r in enumerate(results):
+        outcome, detail = (r.failure.reason, r.failure.detail) if r.failure else (OK, None)
+        outcomes.count(index, outcome, detail, r.cached, r.usage)
     lexical = isinstance(annotator, LexicalAnnotator)
     counts = {
         "documents": len(results),
         "annotated": sum(r.document is not None for r in results),
-        **{reason: by_failure.get(reason, 0) for reason in DOCUMENT_FAILURES},
-        "requests": 0 if lexical else sum(not r.cached for r in answered),
-        "from_cache": sum(r.cached for r in answered),
+        **{reason: outcomes.outcomes[reason] for reason in DOCUMENT_FAILURES},
+        # A failed request is never a cached answer: the rest were sent, or came from the cache.
+        "requests": 0 if lexical else len(results) - outcomes.outcomes[FAILED] - outcomes.cached,
+        "from_cache": outcomes.cached,
         "items": sum(r.items for r in results),
         "hits": sum(len(r.document.ground_truth) for r in results if r.document is not None),
         "rejections": len(rejections),
@@ -362,8 +350,8 @@ def build_report(
         max_tokens=None if lexical else max_tokens,
         counts=counts,
         rejections_by_reason=dict(Counter(reason for r in rejections for reason in r["reasons"])),
-        usage=add_usage(r.usage for r in results if not r.cached),
-        usage_from_cache=add_usage(r.usage for r in results if r.cached),
+        usage=dict(outcomes.usage),
+        usage_from_cache=dict(outcomes.usage_from_cache),
         failed_documents=failures,
         rejections=rejections,
     )

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from goldloop.formats.gold import Document, Hit
 from goldloop.kb import DIRECTIONS, KB, Folded, Relation
-from goldloop.llm.answer import FAILED, TRUNCATED, UNPARSABLE
+from goldloop.llm.answer import FAILED, TRUNCATED, UNPARSABLE, Outcome
 from goldloop.llm.base import LLMError, LLMResponse
 from goldloop.llm.tasks.preannotate import PreannotationTask
 from goldloop.llm.tasks.task import outcome_of
@@ -84,7 +84,7 @@ class Failure:
     """Why a document gave no annotated copy: its outcome (truncated, unparsable, failed), what
     happened, and an unparsable answer's first 500 characters."""
 
-    reason: str
+    reason: Outcome
     detail: str | None
     answer: str | None = None
 
@@ -340,7 +340,7 @@ def _with_hits(document: Document, hits: list[Hit]) -> Document:
     return document.model_copy(update={"ground_truth": sorted(hits, key=lambda h: (h.a, h.b))})
 
 
-def _failed(document: Document, reason: str, detail: str) -> DocumentResult:
+def _failed(document: Document, reason: Outcome, detail: str) -> DocumentResult:
     return DocumentResult(document.doc_id, None, failure=Failure(reason, detail))
 
 

@@ -79,7 +79,8 @@ def test_the_report_counts_every_outcome() -> None:
     report = TaskReport.of(task.name, [outcome_of(task, a) for a in answers])
     assert report.outcomes == {"ok": 1, "rejected": 1, "unparsable": 1, "failed": 1}
     assert report.reasons == {"refused": 1}
-    assert (report.cached, report.usage, report.failed) == (1, {"input_tokens": 6}, [(3, "boom")])
+    assert (report.cached, report.failed) == (1, [(3, "boom")])
+    assert (report.usage, report.usage_from_cache) == ({"input_tokens": 3}, {"input_tokens": 3})
 
 
 def test_run_task_keeps_the_input_order_and_reports_each_result(

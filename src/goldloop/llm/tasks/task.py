@@ -21,6 +21,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from goldloop.llm.answer import FAILED, OK, REJECTED, TRUNCATED, UNPARSABLE, Outcome, Unparsable
 from goldloop.llm.base import LLMError, LLMRequest, LLMResponse, Provider
+from goldloop.llm.batch import BatchMode, collect_batch
 from goldloop.llm.runner import DEFAULT_CONCURRENCY, Answer, stream_requests
 
 ItemT = TypeVar("ItemT", contravariant=True)
@@ -101,6 +102,40 @@ def cache_check(task: LLMTask[Any, Any]) -> Callable[[str], bool]:
     return check
 
 
+def stream_answers(
+    provider: Provider,
+    task: LLMTask[Any, Any],
+    requests: Sequence[LLMRequest],
+    *,
+    concurrency: int = DEFAULT_CONCURRENCY,
+    batch: BatchMode | None = None,
+    shared_system: str | None = None,
+) -> Iterator[list[tuple[int, Answer]]]:
+    """The raw ``(index, answer)`` pairs of a task's requests, in batches as they arrive: online
+    through the runner (:func:`goldloop.llm.runner.stream_requests`), or through the provider's
+    batch API when ``batch`` is given (:func:`goldloop.llm.batch.collect_batch`). Either way only
+    an answer the task can parse is cached. The one way any task's requests are sent:
+    :func:`stream_task` reads the answers into outcomes; pre-annotation takes them raw, since an
+    answer it decoded before is served from the parse cache without reading it again."""
+    if batch is not None:
+        yield from collect_batch(
+            provider,
+            requests,
+            state_path=batch.state_path,
+            policy=batch.policy,
+            usable=cache_check(task),
+            on_progress=batch.on_progress,
+        )
+        return
+    yield from stream_requests(
+        provider,
+        requests,
+        concurrency=concurrency,
+        usable=cache_check(task),
+        shared_system=shared_system,
+    )
+
+
 def stream_task(
     provider: Provider,
     task: LLMTask[T, V],
@@ -109,15 +144,10 @@ def stream_task(
     concurrency: int = DEFAULT_CONCURRENCY,
     shared_system: str | None = None,
 ) -> Iterator[list[tuple[int, TaskResult[V]]]]:
-    """``(index, result)`` pairs in batches as the answers arrive (see
-    :func:`goldloop.llm.runner.stream_requests`)."""
+    """``(index, result)`` pairs in batches as the answers arrive (:func:`stream_answers`)."""
     requests = [task.request(item) for item in items]
-    for batch in stream_requests(
-        provider,
-        requests,
-        concurrency=concurrency,
-        usable=cache_check(task),
-        shared_system=shared_system,
+    for batch in stream_answers(
+        provider, task, requests, concurrency=concurrency, shared_system=shared_system
     ):
         yield [(index, outcome_of(task, answer)) for index, answer in batch]
 
@@ -142,24 +172,38 @@ def run_task(
 
 @dataclass
 class TaskReport:
-    """A run's outcomes in the one shape: how many of each, why the rejected and unparsable were,
-    how many came from the cache, the fresh token usage, and each failed request's error."""
+    """A run's outcomes in the one shape: how many of each, why the rejected were, how many came
+    from the cache, the token usage of fresh answers and of cached ones, and each failed
+    request's error."""
 
     task: str
     outcomes: Counter[str] = field(default_factory=Counter)
     reasons: Counter[str] = field(default_factory=Counter)
     cached: int = 0
     usage: Counter[str] = field(default_factory=Counter)
+    usage_from_cache: Counter[str] = field(default_factory=Counter)
     failed: list[tuple[int, str]] = field(default_factory=list)
 
     def add(self, index: int, result: TaskResult[Any]) -> None:
-        self.outcomes[result.outcome] += 1
-        if result.outcome == REJECTED and result.detail is not None:
-            self.reasons[result.detail] += 1
-        if result.outcome == FAILED:
-            self.failed.append((index, result.detail or ""))
-        self.cached += result.cached
-        self.usage.update(result.usage)
+        self.count(index, result.outcome, result.detail, result.cached, result.usage)
+
+    def count(
+        self,
+        index: int,
+        outcome: Outcome,
+        detail: str | None = None,
+        cached: bool = False,
+        usage: dict[str, int] | None = None,
+    ) -> None:
+        """One item's outcome, for a task whose items are more than one answer's result (a
+        pre-annotated document: its hits and rejections beside the outcome)."""
+        self.outcomes[outcome] += 1
+        if outcome == REJECTED and detail is not None:
+            self.reasons[detail] += 1
+        if outcome == FAILED:
+            self.failed.append((index, detail or ""))
+        self.cached += cached
+        (self.usage_from_cache if cached else self.usage).update(usage or {})
 
     @classmethod
     def of(cls, task: str, results: Sequence[TaskResult[Any]]) -> TaskReport:
