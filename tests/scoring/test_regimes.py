@@ -212,5 +212,13 @@ def test_a_result_keeps_its_json_keys_in_order(gold_file: Path, kb: KB) -> None:
     assert list(result["inputs"]) == [
         "format", "rows", "scored", "malformed", "unmapped_by_id_bridge",
     ]  # fmt: skip
+    assert list(result["direction"]) == ["n_comparable", "n_correct", "accuracy"]
+    assert next(iter(result["detection_seed_compatible"])) == "scorer"
+    assert next(iter(result["schemas"])) == "engine"
     linking = _score(gold_file, [], kb, regime="linking-only")
     assert list(linking)[5:] == ["linking", "direction", "slices", "intervals", "corpus"]
+    assert list(linking["linking"]) == [
+        "n_gold", "n_answered", "abstentions", "n_correct", "accuracy_overall",
+        "accuracy_on_predicted", "coverage", "unaligned_predictions",
+    ]  # fmt: skip
+    assert list(linking["direction"]) == ["n_comparable", "n_correct", "accuracy"]
