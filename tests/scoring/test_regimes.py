@@ -222,3 +222,12 @@ def test_a_result_keeps_its_json_keys_in_order(gold_file: Path, kb: KB) -> None:
         "accuracy_on_predicted", "coverage", "unaligned_predictions",
     ]  # fmt: skip
     assert list(linking["direction"]) == ["n_comparable", "n_correct", "accuracy"]
+    figures = ["accuracy_on_found", "accuracy_overall"]
+    counts = ["n_gold", "n_found", "n_correct"]
+    relation = next(iter(result["slices"]["relation"].values()))
+    assert list(relation) == ["label", *counts, "recall", *figures]
+    role = next(iter(linking["slices"]["role"].values()))
+    assert list(role) == [*counts, "coverage", *figures]
+    rows = [row(0, "binds to", "PEL.000003")]
+    bootstrapped = _score(gold_file, rows, kb, bootstrap=20, seed=0)["slices"]["anchoring"]
+    assert {tuple(s) for s in bootstrapped.values()} == {(*counts, "recall", *figures, "intervals")}

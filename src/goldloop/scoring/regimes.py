@@ -111,6 +111,46 @@ class LinkingScore:
 
 
 @dataclass(frozen=True)
+class SliceScore:
+    """One slice's gold mentions, those found (``found_name``: detected end-to-end, answered
+    linking-only) and linked right; the relation's label on a relation slice; its intervals
+    (``None`` without a bootstrap)."""
+
+    label: str | None
+    n_gold: int
+    n_found: int
+    n_correct: int
+    found_name: str
+    intervals: dict[str, list[float | None]] | None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {} if self.label is None else {"label": self.label}
+        out |= {
+            "n_gold": self.n_gold,
+            "n_found": self.n_found,
+            "n_correct": self.n_correct,
+            self.found_name: _share(self.n_found, self.n_gold),
+            "accuracy_on_found": _share(self.n_correct, self.n_found),
+            "accuracy_overall": _share(self.n_correct, self.n_gold),
+        }
+        if self.intervals is not None:
+            out["intervals"] = self.intervals
+        return out
+
+
+Slices = dict[str, dict[str, SliceScore]]
+"""Each slice's score by kind (``anchoring``, ``relation``, ``role``), then by key."""
+
+
+def slices_dict(slices: Slices) -> dict[str, Any]:
+    """The ``slices`` section's JSON form."""
+    return {
+        kind: {key: score.to_dict() for key, score in scores.items()}
+        for kind, scores in slices.items()
+    }
+
+
+@dataclass(frozen=True)
 class EndToEndFigures:
     """End-to-end's sections: detection (per document, and the seed scorer's compatibility
     line), direction, the schemas of ``engine``, the slices and the bootstrap intervals (``{}``
@@ -121,7 +161,7 @@ class EndToEndFigures:
     direction: DirectionScore
     engine: str
     schemas: dict[str, Any]
-    slices: dict[str, Any]
+    slices: Slices
     intervals: dict[str, Any]
 
     def to_dict(self) -> dict[str, Any]:
@@ -135,7 +175,7 @@ class EndToEndFigures:
             },
             "direction": self.direction.to_dict(),
             "schemas": {"engine": self.engine, **self.schemas},
-            "slices": self.slices,
+            "slices": slices_dict(self.slices),
             "intervals": self.intervals,
         }
 
@@ -147,14 +187,14 @@ class LinkingOnlyFigures:
 
     linking: LinkingScore
     direction: DirectionScore
-    slices: dict[str, Any]
+    slices: Slices
     intervals: dict[str, Any]
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "linking": self.linking.to_dict(),
             "direction": self.direction.to_dict(),
-            "slices": self.slices,
+            "slices": slices_dict(self.slices),
             "intervals": self.intervals,
         }
 
@@ -362,7 +402,7 @@ def _end_to_end(
         direction=DirectionScore(totals[5], totals[6]),
         engine=engine,
         schemas=schema_result,
-        slices=slices.to_jsonable("recall", kb, bootstrap, seed),
+        slices=slices.scores("recall", kb, bootstrap, seed),
         intervals=_intervals(per_doc, _e2e_metrics, bootstrap, seed),
     )
     return figures, per_doc
@@ -414,7 +454,7 @@ def _linking_only(
     figures = LinkingOnlyFigures(
         linking=LinkingScore(n_gold, n_answered, n_correct, unaligned),
         direction=DirectionScore(dir_comparable, dir_correct),
-        slices=slices.to_jsonable("coverage", kb, bootstrap, seed),
+        slices=slices.scores("coverage", kb, bootstrap, seed),
         intervals=_intervals(per_doc, _linking_metrics, bootstrap, seed),
     )
     return figures, per_doc
@@ -475,28 +515,24 @@ class _Slices:
             row[1] += found
             row[2] += correct
 
-    def to_jsonable(
-        self, found_name: str, kb: KB | None, bootstrap: int, seed: int
-    ) -> dict[str, Any]:
+    def scores(self, found_name: str, kb: KB | None, bootstrap: int, seed: int) -> Slices:
         names = (found_name, "accuracy_on_found", "accuracy_overall")
         intervals = self._intervals(names, bootstrap, seed)
-        out: dict[str, dict[str, Any]] = {"anchoring": {}, "relation": {}, "role": {}}
+        out: Slices = {"anchoring": {}, "relation": {}, "role": {}}
         for kind, key in sorted(self.counts):
             rows = self.counts[kind, key].values()
             n_gold, n_found, n_correct = (sum(row[j] for row in rows) for j in range(3))
             relation = kb.get(key) if kb is not None and kind == "relation" else None
-            entry: dict[str, Any] = {} if relation is None else {"label": relation.label}
-            entry |= {
-                "n_gold": n_gold,
-                "n_found": n_found,
-                "n_correct": n_correct,
-                found_name: _share(n_found, n_gold),
-                "accuracy_on_found": _share(n_correct, n_found),
-                "accuracy_overall": _share(n_correct, n_gold),
-            }
-            if intervals:
-                entry["intervals"] = {name: intervals[f"{kind}/{key}/{name}"] for name in names}
-            out[kind][key] = entry
+            out[kind][key] = SliceScore(
+                label=None if relation is None else relation.label,
+                n_gold=n_gold,
+                n_found=n_found,
+                n_correct=n_correct,
+                found_name=found_name,
+                intervals={name: intervals[f"{kind}/{key}/{name}"] for name in names}
+                if intervals
+                else None,
+            )
         return out
 
     def _intervals(
