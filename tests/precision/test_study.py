@@ -12,7 +12,12 @@ import pytest
 
 from goldloop.formats.gold import Document
 from goldloop.precision.mentions import JudgedMention, Label, read_labels, read_verdicts
-from goldloop.precision.study import corpus_precision, draw_sample, precision_report
+from goldloop.precision.study import (
+    LabelStudioLabels,
+    corpus_precision,
+    draw_sample,
+    precision_report,
+)
 from goldloop.scoring.design import read_design
 from goldloop.settings import BUNDLED_KB
 from goldloop.studio.precision import claim
@@ -197,5 +202,8 @@ def test_the_report_keeps_its_json_keys_in_order() -> None:
         "verdicts", "human_labels", "left_out", "corpus",
     ]  # fmt: skip
     assert list(report.to_dict()) == keys and report.to_dict()["corpus"] is None
-    report.label_studio = {"project": "p", "tasks": 1}
+    report.label_studio = LabelStudioLabels("p", 3, 2, 1, 0, 1)
     assert list(report.to_dict()) == [*keys, "label_studio"]
+    assert list(report.to_dict()["label_studio"]) == [
+        "project", "tasks", "labelled", "unlabelled", "cancelled_annotations", "extra_annotations",
+    ]  # fmt: skip

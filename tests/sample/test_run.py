@@ -16,7 +16,7 @@ from goldloop.kb import KB
 from goldloop.sample import read_documents, read_manifest
 from goldloop.sample.gate import GateSettings
 from goldloop.sample.pool import POOL_FILE
-from goldloop.sample.run import SampleSettings, StratumDraw, run_sample
+from goldloop.sample.run import SampleSettings, StrataBoundaries, StratumDraw, run_sample
 from goldloop.settings import DEMO_CORPUS
 from tests.sample.conftest import forbid_parsing
 
@@ -197,6 +197,12 @@ def test_the_report_keeps_its_json_keys_in_order(tmp_path: Path, kb: KB) -> None
     ]  # fmt: skip
     assert written["shortfall"] == written["requested"] - written["drawn"]
     assert written["dropped_total"] == sum(written["dropped"].values())
+    assert list(written["kb"]) == ["path", "sha256"]
+    assert list(written["boundaries"]) == [
+        "year_cuts", "verb_density_median", "tail_top_k", "common_labels",
+    ]  # fmt: skip
+    # A later batch reads batch 0's cut points back from what was written.
+    assert StrataBoundaries.cuts_of(written["boundaries"]) == result.report.boundaries.cuts
     for stratum in written["strata"].values():
         assert [k for k in stratum if k != "strata"] == ["pool", "remaining", "drawn", "p_incl"]
     # A merged stratum names its strata between what remains and what was drawn.

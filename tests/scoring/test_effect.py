@@ -18,6 +18,7 @@ from goldloop.kb import KB
 from goldloop.scoring.design import part_design
 from goldloop.scoring.effect import (
     FIGURES,
+    Crossing,
     PairedDocument,
     crossing,
     document_counts,
@@ -118,6 +119,13 @@ def test_the_estimates_recover_a_known_truth_within_their_intervals(kb: KB) -> N
     assert list(report) == ["paired_documents", "timed_pairs", "annotators", "crossing",
                             "figures", "alpha_u", "design", "bootstrap"]  # fmt: skip
     assert list(report["design"]) == ["n_docs", "n_strata", "population_docs", "weights"]
+    assert list(report["crossing"]) == [
+        "crossed",
+        "only_with_candidates",
+        "only_without_candidates",
+    ]
+    assert list(report["figures"]) == list(FIGURES)
+    assert {tuple(f) for f in report["figures"].values()} == {("value", "interval", "estimates")}
     assert report["design"]["weights"] == "1/p_incl" and report["design"]["n_strata"] == 2
     for name, value in truth.items():
         figure = report["figures"][name]
@@ -141,7 +149,7 @@ def test_intervals_cover_the_truth_at_about_their_level(kb: KB) -> None:
     for seed in range(runs):
         figures = effect_report(simulate(100 + seed), None, bootstrap=300, seed=seed).figures
         for name, value in truth.items():
-            low, high = figures[name]["interval"]
+            low, high = figures[name].interval
             covered[name] += low <= value <= high
     # 95% nominal: 24 runs give at least 19 covered with probability > 0.99 per figure.
     assert all(n >= 19 for n in covered.values()), covered
@@ -204,7 +212,7 @@ def test_two_batches_of_different_blind_shares_weigh_as_the_design_given_by_hand
     # give 7.5 / 9 instead.
     assert abs(figures["recall_blind"] - 7.5 / 9) > 0.1
     # Without a design, the pairs are the whole sample (the batch shares are theirs).
-    alone = effect_report(paired, kb, bootstrap=20, seed=0).figures["recall_blind"]["value"]
+    alone = effect_report(paired, kb, bootstrap=20, seed=0).figures["recall_blind"].value
     assert alone == pytest.approx(7.5 / 9)
 
 
@@ -214,13 +222,13 @@ def test_crossing_names_who_did_one_condition_only(kb: KB) -> None:
     def pair(pre: str, blind: str) -> PairedDocument:
         return PairedDocument(doc, [], [_hit(0)], [_hit(0)], 1.0, 1.0, pre, blind)
 
-    assert crossing([pair("alice", "bob"), pair("bob", "alice")]) == {
+    assert crossing([pair("alice", "bob"), pair("bob", "alice")]).to_dict() == {
         "crossed": True, "only_with_candidates": [], "only_without_candidates": [],
     }  # fmt: skip
     # carol worked only blind and alice only with candidates: person and condition confounded.
-    assert crossing([pair("alice", "bob"), pair("bob", "carol")]) == {
-        "crossed": False, "only_with_candidates": ["alice"], "only_without_candidates": ["carol"],
-    }  # fmt: skip
-    assert crossing([pair("alice", "bob"), pair("", "alice")])["crossed"] is None
+    assert crossing([pair("alice", "bob"), pair("bob", "carol")]) == Crossing(
+        crossed=False, only_with_candidates=["alice"], only_without_candidates=["carol"]
+    )
+    assert crossing([pair("alice", "bob"), pair("", "alice")]).crossed is None
     report = effect_report([pair("alice", "bob")] * 2, kb, bootstrap=10, seed=0)
-    assert report.crossing["crossed"] is False
+    assert report.crossing.crossed is False

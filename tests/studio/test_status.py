@@ -6,17 +6,22 @@ from __future__ import annotations
 import json
 import re
 import statistics
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from goldloop.formats.labelstudio.verify import Curation, Tally
 from goldloop.kb import KB
 from goldloop.studio.campaign import campaign_sections
+from goldloop.studio.effort import figures
 from goldloop.studio.project import export_campaign
+from goldloop.studio.status import StatusCuration, Verdicts
 from tests.conftest import Cli, assert_fits, run_goldloop
 from tests.studio.campaign_data import LEAD_TIMES, Campaign
 
 pytestmark = pytest.mark.studio
+RECORDED = Path(__file__).parents[1] / "data/recorded/studio/files"
 
 
 def test_status_table_json_and_watch(
@@ -98,3 +103,17 @@ def test_status_effort_and_curate_read_whole_at_80_columns(
         if p.model_version.startswith("curate:")
     )  # fmt: skip
     assert f"curation tag of {campaign.name}-curate: {tag}" in curate.stdout.splitlines()
+
+
+def test_the_typed_sections_keep_the_recorded_json_keys_in_order() -> None:
+    """Verdicts, curation and effort write the keys a recorded status file holds, in order."""
+    recorded = json.loads((RECORDED / "campaign.status.json").read_text(encoding="utf-8"))
+    verdicts = Verdicts(Tally(candidates=4, fix=1), Tally(candidates=4, fix=1), Tally()).to_dict()
+    assert list(verdicts) == list(recorded["verdicts"])
+    assert verdicts["correction_rate"] == 0.25 and verdicts["paraphrase"]["correction_rate"] is None
+    kept_by = {"both": 0, "one": 0, "neither": 0}
+    curation = StatusCuration(Curation(1, 0, ["pmid:1"], 0, kept_by), disputes_not_pushed=1)
+    assert list(curation.to_dict()) == list(recorded["curation"])
+    nothing = figures([]).to_dict()
+    assert list(nothing) == list(recorded["effort"])
+    assert (nothing["annotations"], nothing["minutes_per_document"]) == (0, None)

@@ -19,7 +19,7 @@ from goldloop.cli.score import SeedOption
 from goldloop.cli.status import CapMinutes
 from goldloop.errors import DesignRefused, GoldloopError
 from goldloop.files.atomic import atomic_write_together, json_text
-from goldloop.scoring.effect import FIGURES, effect_png
+from goldloop.scoring.effect import FIGURES, Crossing, effect_png
 from goldloop.studio.effect import CampaignEffect, campaign_effect
 from goldloop.studio.effort import IDLE_CAP_MINUTES
 
@@ -92,7 +92,7 @@ def effect_table(effect: CampaignEffect) -> Any:
         f"{docs.blind_documents} blind documents paired ({report.timed_pairs} timed)"
     )
     rows = [
-        [name, _num(figure["value"]), _interval(figure["interval"])]
+        [name, _num(figure.value), _interval(figure.interval)]
         for name, figure in report.figures.items()
         if name in FIGURES
     ]
@@ -103,15 +103,15 @@ def effect_table(effect: CampaignEffect) -> Any:
     return figures_table(title, ("figure", "value", "95% interval"), rows, legend=LEGEND)
 
 
-def crossing_warning(crossing: dict[str, Any]) -> str:
-    """One line when the person and the condition are confounded (the JSON's ``crossing``)."""
-    if crossing["crossed"] is not False:
+def crossing_warning(crossing: Crossing) -> str:
+    """One line when the person and the condition are confounded."""
+    if crossing.crossed is not False:
         return ""
     who = [
         f"{', '.join(people)} only {condition}"
         for people, condition in (
-            (crossing["only_with_candidates"], "with candidates"),
-            (crossing["only_without_candidates"], "without"),
+            (crossing.only_with_candidates, "with candidates"),
+            (crossing.only_without_candidates, "without"),
         )
         if people
     ]

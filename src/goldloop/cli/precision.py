@@ -37,6 +37,7 @@ from goldloop.precision.mentions import (
     write_verdicts,
 )
 from goldloop.precision.study import (
+    LabelStudioLabels,
     PrecisionReport,
     check_fit,
     corpus_precision,
@@ -310,7 +311,14 @@ def report(
     if weights is not None:
         result.corpus = corpus_precision(judged, result, docs, weights, bootstrap, seed)
     if pulled is not None:
-        result.label_studio = {"project": studio_project, **pulled.to_dict()}
+        result.label_studio = LabelStudioLabels(
+            project=str(studio_project),
+            tasks=pulled.tasks,
+            labelled=pulled.labelled,
+            unlabelled=pulled.unlabelled,
+            cancelled_annotations=pulled.cancelled,
+            extra_annotations=pulled.extra_annotations,
+        )
     atomic_write_json(out, result.to_dict())
     show_precision(result)
     if result.corpus is not None:

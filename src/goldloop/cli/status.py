@@ -21,7 +21,13 @@ from goldloop.cli.common import (
 from goldloop.cli.loop import Project
 from goldloop.files.atomic import atomic_write_json, atomic_write_together, json_text
 from goldloop.scoring.report import NOTHING_ANNOTATED
-from goldloop.studio.effort import IDLE_CAP_MINUTES, effort_png, effort_report, effort_rows
+from goldloop.studio.effort import (
+    IDLE_CAP_MINUTES,
+    EffortFigures,
+    effort_png,
+    effort_report,
+    effort_rows,
+)
 from goldloop.studio.status import campaign_status
 
 CapMinutes = Annotated[
@@ -102,12 +108,12 @@ def effort_command(
         key_value_table(
             f"effort in {project}",
             [
-                ("annotations", overall["annotations"]),
-                ("timed (lead_time recorded)", overall["timed"]),
+                ("annotations", overall.annotations),
+                ("timed (lead_time recorded)", overall.timed),
                 (f"capped at {cap_minutes:g} min (idle)", report.capped_annotations),
-                ("minutes", _num(overall["minutes"])),
-                ("minutes per document", _num(overall["minutes_per_document"])),
-                ("minutes per verified mention", _num(overall["minutes_per_verified_mention"])),
+                ("minutes", _num(overall.minutes)),
+                ("minutes per document", _num(overall.minutes_per_document)),
+                ("minutes per verified mention", _num(overall.minutes_per_verified_mention)),
             ],
         )
     )
@@ -177,14 +183,14 @@ def _span_f1(agreement: dict[str, Any]) -> str:
     return f"{_num(lenient)} / {_num(agreement['span_f1_labelled']['lenient']['f1'])}"
 
 
-def _figures_table(title: str, groups: dict[str, dict[str, Any]], legend: str = "") -> Group:
+def _figures_table(title: str, groups: dict[str, EffortFigures], legend: str = "") -> Group:
     return figures_table(
         title,
         ("", "annotations", "min/doc", "median", "mentions", "min/mention"),
         [
-            [name, row["annotations"], _num(row["minutes_per_document"]),
-             _num(row["median_minutes_per_document"]), row["verified_mentions"],
-             _num(row["minutes_per_verified_mention"])]
+            [name, row.annotations, _num(row.minutes_per_document),
+             _num(row.median_minutes_per_document), row.verified_mentions,
+             _num(row.minutes_per_verified_mention)]
             for name, row in groups.items()
         ],
         legend=legend,

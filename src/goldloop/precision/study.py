@@ -100,6 +100,29 @@ def _fitted(
     return replace(mention, surface=surface), text
 
 
+@dataclass(frozen=True)
+class LabelStudioLabels:
+    """Where the labels came from when pulled from Label Studio: the project, its tasks, those
+    labelled and not, and the cancelled and extra annotations left out."""
+
+    project: str
+    tasks: int
+    labelled: int
+    unlabelled: int
+    cancelled_annotations: int
+    extra_annotations: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "project": self.project,
+            "tasks": self.tasks,
+            "labelled": self.labelled,
+            "unlabelled": self.unlabelled,
+            "cancelled_annotations": self.cancelled_annotations,
+            "extra_annotations": self.extra_annotations,
+        }
+
+
 @dataclass
 class PrecisionReport:
     n_judged: int
@@ -118,8 +141,8 @@ class PrecisionReport:
     labelled: list[tuple[JudgedMention, bool]] = field(default_factory=list)
     # The design-weighted figures (``corpus_precision``), None without the documents' design.
     corpus: CorpusFigures | None = None
-    # Where the labels came from when pulled from Label Studio: the project and its counts.
-    label_studio: dict[str, Any] | None = None
+    # None unless the labels were pulled from Label Studio.
+    label_studio: LabelStudioLabels | None = None
 
     @property
     def calibrated(self) -> bool:
@@ -145,7 +168,7 @@ class PrecisionReport:
                 "repeated": self.repeated,
             },
             "corpus": None if self.corpus is None else self.corpus.to_dict(),
-            **({} if self.label_studio is None else {"label_studio": self.label_studio}),
+            **({} if self.label_studio is None else {"label_studio": self.label_studio.to_dict()}),
         }
 
 

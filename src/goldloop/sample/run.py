@@ -201,6 +201,44 @@ class StratumDraw:
 
 
 @dataclass(frozen=True)
+class KbUsed:
+    """The KB a batch was drawn against: its path and digest."""
+
+    path: str
+    sha256: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "sha256": self.sha256}
+
+
+@dataclass(frozen=True)
+class StrataBoundaries:
+    """The strata's cut points a batch drew with, and the ``tail_top_k`` that set the common
+    labels; batch 0's are read back (:meth:`cuts_of`) by every later batch of a two-phase
+    sample."""
+
+    cuts: Boundaries
+    tail_top_k: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "year_cuts": list(self.cuts.year_cuts),
+            "verb_density_median": self.cuts.density_median,
+            "tail_top_k": self.tail_top_k,
+            "common_labels": sorted(self.cuts.common),
+        }
+
+    @staticmethod
+    def cuts_of(written: dict[str, Any]) -> Boundaries:
+        """The cut points of a report's ``boundaries``, as :meth:`to_dict` wrote them."""
+        return Boundaries(
+            year_cuts=(float(written["year_cuts"][0]), float(written["year_cuts"][1])),
+            density_median=float(written["verb_density_median"]),
+            common=frozenset(written["common_labels"]),
+        )
+
+
+@dataclass(frozen=True)
 class SamplingReport:
     """A batch's report (``sampling_report.batch<N>.json``): where it came from (corpus, excluded
     corpora, settings, KB, pool cache), the gate's counts, phase 1, the strata's boundaries and
@@ -211,13 +249,13 @@ class SamplingReport:
     corpus: str
     exclude_corpora: list[str]
     settings: SampleSettings
-    kb: dict[str, str]
+    kb: KbUsed
     pool_cache: PoolCacheUse
     rows_read: int
     eligible: int
     dropped: dict[str, int]
     phase1: Phase1Report | None
-    boundaries: dict[str, Any]
+    boundaries: StrataBoundaries
     strata: dict[str, StratumDraw]
     already_drawn: int
     draw: DrawCounts
@@ -229,14 +267,14 @@ class SamplingReport:
             "corpus": self.corpus,
             "exclude_corpora": self.exclude_corpora,
             "settings": self.settings.to_dict(),
-            "kb": self.kb,
+            "kb": self.kb.to_dict(),
             "pool_cache": self.pool_cache.to_dict(),
             "rows_read": self.rows_read,
             "eligible": self.eligible,
             "dropped": self.dropped,
             "dropped_total": sum(self.dropped.values()),
             "phase1": None if self.phase1 is None else self.phase1.to_dict(),
-            "boundaries": self.boundaries,
+            "boundaries": self.boundaries.to_dict(),
             "strata": {name: stratum.to_dict() for name, stratum in self.strata.items()},
             "already_drawn": self.already_drawn,
             **self.draw.to_dict(),
@@ -298,7 +336,7 @@ def run_sample(
         corpus=str(corpus_path),
         exclude_corpora=[str(p) for p in exclude],
         settings=settings,
-        kb={"path": str(kb.path), "sha256": kb.sha256},
+        kb=KbUsed(str(kb.path), kb.sha256),
         pool_cache=PoolCacheUse(pool.cache_hit, pool.parsed, pool.fingerprint, inputs),
         rows_read=pool.rows_read,
         eligible=pool.eligible,
@@ -306,12 +344,7 @@ def run_sample(
         phase1=None
         if phase1 is None
         else Phase1Report(phase1.seed, phase1.requested, len(documents), p_phase1),
-        boundaries={
-            "year_cuts": list(cuts.year_cuts),
-            "verb_density_median": cuts.density_median,
-            "tail_top_k": settings.tail_top_k,
-            "common_labels": sorted(cuts.common),
-        },
+        boundaries=StrataBoundaries(cuts, settings.tail_top_k),
         strata=_strata_report(documents, cuts, chosen.sizes, chosen.plan, p_phase1),
         already_drawn=len(taken),
         draw=_draw_counts(rows, settings),
@@ -458,12 +491,7 @@ def _phase1_plan(
     previous = _read_report(sample_dir, batch - 1, required=True) or {}
     requested = settings.phase1 if settings.phase1 is not None else recorded["requested"]
     size = max(previous["phase1"]["size"], taken + size_for(requested, settings.batch_total))
-    b = first["boundaries"]
-    cuts = Boundaries(
-        year_cuts=(float(b["year_cuts"][0]), float(b["year_cuts"][1])),
-        density_median=float(b["verb_density_median"]),
-        common=frozenset(b["common_labels"]),
-    )
+    cuts = StrataBoundaries.cuts_of(first["boundaries"])
     return Phase1Plan(int(recorded["seed"]), requested, size, cuts)
 
 

@@ -16,7 +16,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from goldloop.errors import GoldloopError
 from goldloop.formats.gold import Document
@@ -27,7 +27,7 @@ from goldloop.llm.tasks.linking import MAX_TOKENS, LinkingTask, Span, marked
 from goldloop.llm.tasks.task import TaskReport, TaskResult, run_task
 from goldloop.scoring.design import Design
 from goldloop.scoring.inputs import SystemPredictions, rows_to_predictions
-from goldloop.scoring.regimes import score_system
+from goldloop.scoring.regimes import BaselineReport, score_system
 from goldloop.text.parsing import Parsing
 
 if TYPE_CHECKING:
@@ -46,12 +46,6 @@ Progress = Callable[[str, int], Callable[[], None]]
 
 def _silent(_: str, __: int) -> Callable[[], None]:
     return lambda: None
-
-
-class BaselineReport(Protocol):
-    """What happened while a baseline ran: a score result's ``baseline`` object."""
-
-    def to_dict(self) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True)
@@ -305,7 +299,5 @@ def run_baselines(
                 design=design,
             )
             elapsed = round(run.wall_time_s + time.perf_counter() - started, 4)
-            results.append(
-                replace(result, wall_time_s=elapsed, baseline=run.report.to_dict()).to_dict()
-            )
+            results.append(replace(result, wall_time_s=elapsed, baseline=run.report).to_dict())
     return results

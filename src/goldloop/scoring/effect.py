@@ -140,6 +140,35 @@ def _metrics(sums: np.ndarray) -> dict[str, np.ndarray]:
 
 
 @dataclass(frozen=True)
+class Crossing:
+    """Whether people are crossed over the two conditions (``crossed``: ``None`` when some pair
+    does not name its people) and who annotated in one condition only."""
+
+    crossed: bool | None
+    only_with_candidates: list[str]
+    only_without_candidates: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "crossed": self.crossed,
+            "only_with_candidates": self.only_with_candidates,
+            "only_without_candidates": self.only_without_candidates,
+        }
+
+
+@dataclass(frozen=True)
+class EffectFigure:
+    """One figure over the pairs: its value, its interval, and what it estimates (``FIGURES``)."""
+
+    value: float | None
+    interval: list[float | None] | None
+    estimates: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"value": self.value, "interval": self.interval, "estimates": self.estimates}
+
+
+@dataclass(frozen=True)
 class EffectReport:
     """:func:`effect_report`'s figures; :meth:`to_dict` is the JSON the effect report holds."""
 
@@ -147,8 +176,8 @@ class EffectReport:
     timed_pairs: int
     with_candidates: list[str]  # who annotated with the candidates, sorted
     without_candidates: list[str]
-    crossing: dict[str, Any]  # :func:`crossing`'s
-    figures: dict[str, dict[str, Any]]  # name: {"value", "interval", "estimates"}
+    crossing: Crossing
+    figures: dict[str, EffectFigure]  # by name, in FIGURES' order
     alpha_spans: AlphaU  # between the two conditions, unweighted (of the sample)
     alpha_relations: AlphaU
     design: CorpusFigures  # only its design is written: n_docs, n_strata, population_docs, …
@@ -164,8 +193,8 @@ class EffectReport:
                 "with_candidates": self.with_candidates,
                 "without_candidates": self.without_candidates,
             },
-            "crossing": self.crossing,
-            "figures": self.figures,
+            "crossing": self.crossing.to_dict(),
+            "figures": {name: figure.to_dict() for name, figure in self.figures.items()},
             "alpha_u": {
                 "spans": {"value": self.alpha_spans.value, "interval": self.alpha_spans.interval},
                 "relations": {
@@ -187,7 +216,7 @@ def effect_report(
     bootstrap: int = 1000,
     seed: int = 0,
 ) -> EffectReport:
-    """The figures over ``paired`` (each ``{"value", "interval", "estimates"}``), the design's
+    """The figures over ``paired`` (each an :class:`EffectFigure`), the design's
     summary, how many documents each part used, and α_u between the two conditions (unweighted,
     of the sample, as the agreement suite gives it).
 
@@ -216,11 +245,7 @@ def effect_report(
     )
     corpus = corpus_figures(per_document, _metrics, design, bootstrap, seed)
     figures = {
-        name: {
-            "value": corpus.values[name],
-            "interval": corpus.intervals.get(name),
-            "estimates": what,
-        }
+        name: EffectFigure(corpus.values[name], corpus.intervals.get(name), what)
         for name, what in FIGURES.items()
     }
     agreement = span_agreement(conditions, kb, n_boot=bootstrap, seed=seed)
@@ -240,7 +265,7 @@ def effect_report(
     )
 
 
-def crossing(paired: Sequence[PairedDocument]) -> dict[str, Any]:
+def crossing(paired: Sequence[PairedDocument]) -> Crossing:
     """Whether people are crossed over the two conditions: ``crossed`` is false when some person
     annotated in one condition only, for then what that person does differently is read as the
     candidates' effect (the two are confounded); ``None`` when some pair does not name its
@@ -249,11 +274,11 @@ def crossing(paired: Sequence[PairedDocument]) -> dict[str, Any]:
     blind = {p.blind_annotator for p in paired}
     only_pre, only_blind = sorted(pre - blind), sorted(blind - pre)
     named = "" not in pre | blind
-    return {
-        "crossed": not (only_pre or only_blind) if named else None,
-        "only_with_candidates": only_pre if named else [],
-        "only_without_candidates": only_blind if named else [],
-    }
+    return Crossing(
+        crossed=not (only_pre or only_blind) if named else None,
+        only_with_candidates=only_pre if named else [],
+        only_without_candidates=only_blind if named else [],
+    )
 
 
 def effect_png(report: EffectReport) -> bytes:
@@ -270,8 +295,8 @@ def effect_png(report: EffectReport) -> bytes:
         values, lows, highs = [], [], []
         for name in (pre, blind):
             figure = report.figures[name]
-            value = figure["value"] if figure["value"] is not None else np.nan
-            low, high = figure["interval"] or (None, None)
+            value = figure.value if figure.value is not None else np.nan
+            low, high = figure.interval or (None, None)
             values.append(value)
             lows.append(value - low if low is not None else 0.0)
             highs.append(high - value if high is not None else 0.0)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -73,6 +73,139 @@ class ScoreInputs:
 
 
 @dataclass(frozen=True)
+class DirectionScore:
+    """Direction on the mentions whose id was right and whose relation has a direction."""
+
+    n_comparable: int
+    n_correct: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "n_comparable": self.n_comparable,
+            "n_correct": self.n_correct,
+            "accuracy": _share(self.n_correct, self.n_comparable),
+        }
+
+
+@dataclass(frozen=True)
+class LinkingScore:
+    """Linking-only's id decision: gold spans, those answered (an id on an aligned prediction)
+    and answered right, and predictions aligned to no gold span."""
+
+    n_gold: int
+    n_answered: int
+    n_correct: int
+    unaligned_predictions: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "n_gold": self.n_gold,
+            "n_answered": self.n_answered,
+            "abstentions": self.n_gold - self.n_answered,
+            "n_correct": self.n_correct,
+            "accuracy_overall": _share(self.n_correct, self.n_gold),
+            "accuracy_on_predicted": _share(self.n_correct, self.n_answered),
+            "coverage": _share(self.n_answered, self.n_gold),
+            "unaligned_predictions": self.unaligned_predictions,
+        }
+
+
+@dataclass(frozen=True)
+class SliceScore:
+    """One slice's gold mentions, those found (``found_name``: detected end-to-end, answered
+    linking-only) and linked right; the relation's label on a relation slice; its intervals
+    (``None`` without a bootstrap)."""
+
+    label: str | None
+    n_gold: int
+    n_found: int
+    n_correct: int
+    found_name: str
+    intervals: dict[str, list[float | None]] | None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {} if self.label is None else {"label": self.label}
+        out |= {
+            "n_gold": self.n_gold,
+            "n_found": self.n_found,
+            "n_correct": self.n_correct,
+            self.found_name: _share(self.n_found, self.n_gold),
+            "accuracy_on_found": _share(self.n_correct, self.n_found),
+            "accuracy_overall": _share(self.n_correct, self.n_gold),
+        }
+        if self.intervals is not None:
+            out["intervals"] = self.intervals
+        return out
+
+
+Slices = dict[str, dict[str, SliceScore]]
+"""Each slice's score by kind (``anchoring``, ``relation``, ``role``), then by key."""
+
+
+def slices_dict(slices: Slices) -> dict[str, Any]:
+    """The ``slices`` section's JSON form."""
+    return {
+        kind: {key: score.to_dict() for key, score in scores.items()}
+        for kind, scores in slices.items()
+    }
+
+
+@dataclass(frozen=True)
+class EndToEndFigures:
+    """End-to-end's sections: detection (per document, and the seed scorer's compatibility
+    line), direction, the schemas of ``engine``, the slices and the bootstrap intervals (``{}``
+    without a bootstrap)."""
+
+    detection: GroundTruthScore
+    seed_detection: GroundTruthScore
+    direction: DirectionScore
+    engine: str
+    schemas: dict[str, Any]
+    slices: Slices
+    intervals: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "detection": self.detection.to_dict(),
+            # The scorer's name as reports have always given it (the seed's module name); the
+            # code is goldloop.scoring.detection.
+            "detection_seed_compatible": {
+                "scorer": "goldloop.ground_truth",
+                **self.seed_detection.to_dict(),
+            },
+            "direction": self.direction.to_dict(),
+            "schemas": {"engine": self.engine, **self.schemas},
+            "slices": slices_dict(self.slices),
+            "intervals": self.intervals,
+        }
+
+
+@dataclass(frozen=True)
+class LinkingOnlyFigures:
+    """Linking-only's sections: the id decision, direction, the slices and the bootstrap
+    intervals (``{}`` without a bootstrap)."""
+
+    linking: LinkingScore
+    direction: DirectionScore
+    slices: Slices
+    intervals: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "linking": self.linking.to_dict(),
+            "direction": self.direction.to_dict(),
+            "slices": slices_dict(self.slices),
+            "intervals": self.intervals,
+        }
+
+
+class BaselineReport(Protocol):
+    """What happened while a baseline ran: a score result's ``baseline`` object."""
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
 class ScoreResult:
     """One system scored in one regime (the README gives its JSON fields).
 
@@ -88,11 +221,11 @@ class ScoreResult:
     regime: str
     match_mode: str
     inputs: ScoreInputs
-    figures: dict[str, Any]
+    figures: EndToEndFigures | LinkingOnlyFigures
     corpus: CorpusFigures | None = None
     scoring_time_s: float | None = None
     wall_time_s: float | None = None
-    baseline: dict[str, Any] | None = None
+    baseline: BaselineReport | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -101,7 +234,7 @@ class ScoreResult:
             "regime": self.regime,
             "match_mode": self.match_mode,
             "inputs": self.inputs.to_dict(),
-            **self.figures,
+            **self.figures.to_dict(),
             "corpus": None if self.corpus is None else self.corpus.to_dict(),
         }
         # Only a run's own timing and report: score gives the first, a baseline the other two.
@@ -110,7 +243,7 @@ class ScoreResult:
         if self.wall_time_s is not None:
             out["wall_time_s"] = self.wall_time_s
         if self.baseline is not None:
-            out["baseline"] = self.baseline
+            out["baseline"] = self.baseline.to_dict()
         return out
 
 
@@ -185,6 +318,7 @@ def score_system(
         malformed=dict(system.malformed),
         unmapped_by_id_bridge=unmapped if id_bridge is not None else None,
     )
+    figures: EndToEndFigures | LinkingOnlyFigures
     if regime == "end-to-end":
         figures, per_doc = _end_to_end(
             documents, gold, by_doc, predictions, kb, match_mode, engine, bootstrap, seed
@@ -216,7 +350,7 @@ def _end_to_end(
     engine: str,
     bootstrap: int,
     seed: int,
-) -> tuple[dict[str, Any], np.ndarray]:
+) -> tuple[EndToEndFigures, np.ndarray]:
     per_doc = np.zeros((len(documents), len(_E2E)), dtype=np.int64)
     slices = _Slices(len(documents))
     for i, (mentions, preds) in enumerate(zip(gold, by_doc, strict=True)):
@@ -258,14 +392,19 @@ def _end_to_end(
             for doc in by_doc
         ],
     )
-    figures = {
-        "detection": detection.to_dict(),
-        "detection_seed_compatible": _seed_detection(documents, gold, predictions, match_mode),
-        "direction": _direction(totals[5], totals[6]),
-        "schemas": {"engine": engine, **schema_result},
-        "slices": slices.to_jsonable("recall", kb, bootstrap, seed),
-        "intervals": _intervals(per_doc, _e2e_metrics, bootstrap, seed),
-    }
+    figures = EndToEndFigures(
+        detection=detection,
+        # The seed scorer's figures (a matched span blocks its offsets in every document): a
+        # compatibility line, never the headline.
+        seed_detection=score_seed_compatible(
+            [document.doc_id for document in documents], gold, predictions, match_mode
+        ),
+        direction=DirectionScore(totals[5], totals[6]),
+        engine=engine,
+        schemas=schema_result,
+        slices=slices.scores("recall", kb, bootstrap, seed),
+        intervals=_intervals(per_doc, _e2e_metrics, bootstrap, seed),
+    )
     return figures, per_doc
 
 
@@ -277,22 +416,6 @@ def _matched(
     return {j: p for p, j in zip(preds, taken, strict=True) if j is not None}
 
 
-def _seed_detection(
-    documents: Sequence[Document],
-    gold: list[list[GoldMention]],
-    predictions: list[Prediction],
-    match_mode: str,
-) -> dict[str, Any]:
-    """The seed scorer's figures (a matched span blocks its offsets in every document): a
-    compatibility line, never the headline."""
-    seed = score_seed_compatible(
-        [document.doc_id for document in documents], gold, predictions, match_mode
-    )
-    # The scorer's name as reports have always given it (the seed's module name); the code is
-    # goldloop.scoring.detection.
-    return {"scorer": "goldloop.ground_truth", **seed.to_dict()}
-
-
 def _linking_only(
     documents: Sequence[Document],
     gold: list[list[GoldMention]],
@@ -301,7 +424,7 @@ def _linking_only(
     match_mode: str,
     bootstrap: int,
     seed: int,
-) -> tuple[dict[str, Any], np.ndarray]:
+) -> tuple[LinkingOnlyFigures, np.ndarray]:
     per_doc = np.zeros((len(documents), len(_LINK)), dtype=np.int64)
     slices = _Slices(len(documents))
     unaligned = 0
@@ -328,21 +451,12 @@ def _linking_only(
     n_gold, n_answered, n_correct, dir_comparable, dir_correct = (
         int(v) for v in per_doc.sum(axis=0)
     )
-    figures = {
-        "linking": {
-            "n_gold": n_gold,
-            "n_answered": n_answered,
-            "abstentions": n_gold - n_answered,
-            "n_correct": n_correct,
-            "accuracy_overall": _share(n_correct, n_gold),
-            "accuracy_on_predicted": _share(n_correct, n_answered),
-            "coverage": _share(n_answered, n_gold),
-            "unaligned_predictions": unaligned,
-        },
-        "direction": _direction(dir_comparable, dir_correct),
-        "slices": slices.to_jsonable("coverage", kb, bootstrap, seed),
-        "intervals": _intervals(per_doc, _linking_metrics, bootstrap, seed),
-    }
+    figures = LinkingOnlyFigures(
+        linking=LinkingScore(n_gold, n_answered, n_correct, unaligned),
+        direction=DirectionScore(dir_comparable, dir_correct),
+        slices=slices.scores("coverage", kb, bootstrap, seed),
+        intervals=_intervals(per_doc, _linking_metrics, bootstrap, seed),
+    )
     return figures, per_doc
 
 
@@ -381,14 +495,6 @@ def _share(numerator: int, denominator: int) -> float | None:
     return None if denominator == 0 else numerator / denominator
 
 
-def _direction(comparable: Any, correct: Any) -> dict[str, Any]:
-    return {
-        "n_comparable": int(comparable),
-        "n_correct": int(correct),
-        "accuracy": _share(int(correct), int(comparable)),
-    }
-
-
 class _Slices:
     """Gold-side counts per slice (anchored vs paraphrase, relation, document role), kept per
     document so that each slice gets its own document-bootstrap interval."""
@@ -409,28 +515,24 @@ class _Slices:
             row[1] += found
             row[2] += correct
 
-    def to_jsonable(
-        self, found_name: str, kb: KB | None, bootstrap: int, seed: int
-    ) -> dict[str, Any]:
+    def scores(self, found_name: str, kb: KB | None, bootstrap: int, seed: int) -> Slices:
         names = (found_name, "accuracy_on_found", "accuracy_overall")
         intervals = self._intervals(names, bootstrap, seed)
-        out: dict[str, dict[str, Any]] = {"anchoring": {}, "relation": {}, "role": {}}
+        out: Slices = {"anchoring": {}, "relation": {}, "role": {}}
         for kind, key in sorted(self.counts):
             rows = self.counts[kind, key].values()
             n_gold, n_found, n_correct = (sum(row[j] for row in rows) for j in range(3))
             relation = kb.get(key) if kb is not None and kind == "relation" else None
-            entry: dict[str, Any] = {} if relation is None else {"label": relation.label}
-            entry |= {
-                "n_gold": n_gold,
-                "n_found": n_found,
-                "n_correct": n_correct,
-                found_name: _share(n_found, n_gold),
-                "accuracy_on_found": _share(n_correct, n_found),
-                "accuracy_overall": _share(n_correct, n_gold),
-            }
-            if intervals:
-                entry["intervals"] = {name: intervals[f"{kind}/{key}/{name}"] for name in names}
-            out[kind][key] = entry
+            out[kind][key] = SliceScore(
+                label=None if relation is None else relation.label,
+                n_gold=n_gold,
+                n_found=n_found,
+                n_correct=n_correct,
+                found_name=found_name,
+                intervals={name: intervals[f"{kind}/{key}/{name}"] for name in names}
+                if intervals
+                else None,
+            )
         return out
 
     def _intervals(

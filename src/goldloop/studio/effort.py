@@ -104,21 +104,46 @@ def effort_rows(
     return sorted(rows, key=lambda r: (r.created_at, r.task))
 
 
-def figures(rows: Sequence[EffortRow]) -> dict[str, Any]:
-    """Minutes per document (mean and median) and per verified mention over ``rows``."""
+@dataclass(frozen=True)
+class EffortFigures:
+    """Minutes per document (mean and median) and per verified mention over some annotations
+    (``None`` where nothing was timed or verified)."""
+
+    annotations: int
+    timed: int
+    minutes: float
+    verified_mentions: int
+    minutes_per_document: float | None
+    median_minutes_per_document: float | None
+    minutes_per_verified_mention: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "annotations": self.annotations,
+            "timed": self.timed,
+            "minutes": self.minutes,
+            "verified_mentions": self.verified_mentions,
+            "minutes_per_document": self.minutes_per_document,
+            "median_minutes_per_document": self.median_minutes_per_document,
+            "minutes_per_verified_mention": self.minutes_per_verified_mention,
+        }
+
+
+def figures(rows: Sequence[EffortRow]) -> EffortFigures:
+    """The :class:`EffortFigures` over ``rows``."""
     timed = [r for r in rows if r.minutes is not None]
     minutes = [r.minutes for r in timed if r.minutes is not None]
     mentions = sum(r.verified_mentions for r in timed)
     total = sum(minutes)
-    return {
-        "annotations": len(rows),
-        "timed": len(timed),
-        "minutes": round(total, 4),
-        "verified_mentions": mentions,
-        "minutes_per_document": round(total / len(timed), 4) if timed else None,
-        "median_minutes_per_document": round(statistics.median(minutes), 4) if minutes else None,
-        "minutes_per_verified_mention": round(total / mentions, 4) if mentions else None,
-    }
+    return EffortFigures(
+        annotations=len(rows),
+        timed=len(timed),
+        minutes=round(total, 4),
+        verified_mentions=mentions,
+        minutes_per_document=round(total / len(timed), 4) if timed else None,
+        median_minutes_per_document=round(statistics.median(minutes), 4) if minutes else None,
+        minutes_per_verified_mention=round(total / mentions, 4) if mentions else None,
+    )
 
 
 GROUPS: dict[str, Callable[[EffortRow], str]] = {
@@ -139,16 +164,19 @@ class EffortReport:
     idle_cap_minutes: float
     capped_annotations: int
     annotations_without_lead_time: int
-    overall: dict[str, Any]
-    groups: dict[str, dict[str, dict[str, Any]]]
+    overall: EffortFigures
+    groups: dict[str, dict[str, EffortFigures]]
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "idle_cap_minutes": self.idle_cap_minutes,
             "capped_annotations": self.capped_annotations,
             "annotations_without_lead_time": self.annotations_without_lead_time,
-            "overall": self.overall,
-            **self.groups,
+            "overall": self.overall.to_dict(),
+            **{
+                name: {group: them.to_dict() for group, them in members.items()}
+                for name, members in self.groups.items()
+            },
         }
 
 
@@ -156,7 +184,7 @@ def effort_report(
     rows: Sequence[EffortRow], *, cap_minutes: float = IDLE_CAP_MINUTES
 ) -> EffortReport:
     """The effort section: overall figures, the groups, and what the cap and gaps left out."""
-    groups: dict[str, dict[str, dict[str, Any]]] = {}
+    groups: dict[str, dict[str, EffortFigures]] = {}
     for name, key in GROUPS.items():
         members: dict[str, list[EffortRow]] = {}
         for row in rows:

@@ -101,14 +101,9 @@ class PulledLabels:
     cancelled: int = 0
     extra_annotations: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "tasks": self.tasks,
-            "labelled": sum(label.label is not None for label in self.labels),
-            "unlabelled": self.unlabelled,
-            "cancelled_annotations": self.cancelled,
-            "extra_annotations": self.extra_annotations,
-        }
+    @property
+    def labelled(self) -> int:
+        return sum(label.label is not None for label in self.labels)
 
 
 def pull_labels(connection: Connection, client: Any, title: str) -> PulledLabels:

@@ -24,9 +24,16 @@ from goldloop.formats.labelstudio.tasks import (
     completed_annotations,
     doc_id_of,
 )
+from goldloop.formats.labelstudio.verify import Curation, Tally
 from goldloop.kb import KB
 from goldloop.studio.campaign import verify_campaign
-from goldloop.studio.effort import IDLE_CAP_MINUTES, EffortRow, effort_rows, figures
+from goldloop.studio.effort import (
+    IDLE_CAP_MINUTES,
+    EffortFigures,
+    EffortRow,
+    effort_rows,
+    figures,
+)
 
 NEEDED = {"primary": 1, "double": 2, "curate": 1, "blind": 1}
 
@@ -53,6 +60,33 @@ class Finish:
 
 
 @dataclass(frozen=True)
+class Verdicts:
+    """The gold's verdicts so far: all of them, then the anchored and the paraphrase slices."""
+
+    all: Tally
+    anchored: Tally
+    paraphrase: Tally
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **self.all.to_dict(),
+            "anchored": self.anchored.to_dict(),
+            "paraphrase": self.paraphrase.to_dict(),
+        }
+
+
+@dataclass(frozen=True)
+class StatusCuration:
+    """The gold's curation counts, and the disputes not yet pushed to the curate project."""
+
+    curation: Curation
+    disputes_not_pushed: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**self.curation.to_dict(), "disputes_not_pushed": self.disputes_not_pushed}
+
+
+@dataclass(frozen=True)
 class StatusReport:
     """Where a campaign stands (``<project>.status.json``): its projects by role; per role the
     tasks and annotations (``_role``'s counts); per annotator the tasks and regions kept, added
@@ -63,12 +97,13 @@ class StatusReport:
     projects: dict[str, str]
     roles: dict[str, dict[str, int]]
     annotators: dict[str, dict[str, int]]
-    verdicts: dict[str, Any]
+    verdicts: Verdicts
     decided: dict[str, int]
-    curation: dict[str, Any]
+    curation: StatusCuration
+    # The campaign sidecar's own sections, as studio.campaign writes them.
     agreement: dict[str, Any] | None
     completeness: dict[str, Any] | None
-    effort: dict[str, Any]
+    effort: EffortFigures
     finish: Finish
 
     def to_dict(self) -> dict[str, Any]:
@@ -76,12 +111,12 @@ class StatusReport:
             "projects": self.projects,
             "roles": self.roles,
             "annotators": self.annotators,
-            "verdicts": self.verdicts,
+            "verdicts": self.verdicts.to_dict(),
             "decided": self.decided,
-            "curation": self.curation,
+            "curation": self.curation.to_dict(),
             "agreement": self.agreement,
             "completeness": self.completeness,
-            "effort": self.effort,
+            "effort": self.effort.to_dict(),
             "finish": self.finish.to_dict(),
         }
 
@@ -91,7 +126,6 @@ def campaign_status(
 ) -> StatusReport:
     """The status report."""
     gold = verify_campaign(campaign, kb, cap_minutes=cap_minutes)
-    sidecar = gold.to_dict()
     rows = effort_rows(campaign, kb, cap_minutes=cap_minutes)
     roles = {
         role: _role(campaign.of(role), NEEDED[role]) for role in ROLES if role in campaign.titles
@@ -99,21 +133,15 @@ def campaign_status(
     curating = {doc_id_of(t) for t in campaign.of("curate")}
     not_pushed = [d for d in gold.awaiting_curation if d not in curating]
     remaining = sum(r["annotations_needed"] for r in roles.values()) + len(not_pushed)
-    verdicts = {key: sidecar[key] for key in ("candidates", "accept", "fix", "reject", "added",
-                                              "incomplete", "correction_rate")}  # fmt: skip
     return StatusReport(
         projects=campaign.titles,
         roles=roles,
         annotators=_annotators(rows),
-        verdicts={
-            **verdicts,
-            "anchored": sidecar["by_slice"]["anchored"],
-            "paraphrase": sidecar["by_slice"]["paraphrase"],
-        },
-        decided=sidecar["decided"],
-        curation={**sidecar["curation"], "disputes_not_pushed": len(not_pushed)},
-        agreement=sidecar.get("agreement_before_curation"),
-        completeness=sidecar.get("completeness"),
+        verdicts=Verdicts(gold.tally, gold.by_slice["anchored"], gold.by_slice["paraphrase"]),
+        decided=gold.decided,
+        curation=StatusCuration(gold.curation(), disputes_not_pushed=len(not_pushed)),
+        agreement=gold.sections.get("agreement_before_curation"),
+        completeness=gold.sections.get("completeness"),
         effort=figures(rows),
         finish=_finish(rows, remaining),
     )

@@ -73,6 +73,27 @@ class Tally:
         return out
 
 
+@dataclass(frozen=True)
+class Curation:
+    """The sidecar's ``curation``: double tasks disputed, curated and awaiting curation, the
+    regions the curator changed, and who had each curated hit (both, one or neither annotator)."""
+
+    disputed_tasks: int
+    curated_tasks: int
+    awaiting_curation: list[str]
+    regions_changed_by_curator: int
+    curated_hits_kept_by: dict[str, int]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "disputed_tasks": self.disputed_tasks,
+            "curated_tasks": self.curated_tasks,
+            "awaiting_curation": self.awaiting_curation,
+            "regions_changed_by_curator": self.regions_changed_by_curator,
+            "curated_hits_kept_by": self.curated_hits_kept_by,
+        }
+
+
 @dataclass
 class PullResult:
     """Verified documents and the sidecar's content."""
@@ -117,15 +138,19 @@ class PullResult:
             "skipped_tasks": self.skipped_tasks,
             "multi_annotation_tasks": self.multi_annotation_tasks,
             "decided": self.decided,
-            "curation": {
-                "disputed_tasks": self.disputed_tasks,
-                "curated_tasks": self.decided["curated"],
-                "awaiting_curation": self.awaiting_curation,
-                "regions_changed_by_curator": self.regions_changed_by_curator,
-                "curated_hits_kept_by": self.curated_hits_kept_by,
-            },
+            "curation": self.curation().to_dict(),
             **self.sections,
         }
+
+    def curation(self) -> Curation:
+        """The curation counts so far."""
+        return Curation(
+            disputed_tasks=self.disputed_tasks,
+            curated_tasks=self.decided["curated"],
+            awaiting_curation=self.awaiting_curation,
+            regions_changed_by_curator=self.regions_changed_by_curator,
+            curated_hits_kept_by=self.curated_hits_kept_by,
+        )
 
 
 def verify(
