@@ -50,14 +50,31 @@ def category_index(units: Sequence[Sequence[Unit]]) -> dict[str, int]:
 
 def alpha_from_counts(sums: np.ndarray) -> np.ndarray:
     """α_u from summed document counts (rows: resamples), NaN where undefined."""
-    sums = np.atleast_2d(np.asarray(sums, dtype=float))
-    k = (sums.shape[1] - _FIRST) // 2
-    n = sums[:, _FIRST : _FIRST + k]
-    s = sums[:, _FIRST + k :]
-    total_n = n.sum(axis=1)
-    pairs = total_n**2 - s.sum(axis=1)
+    return alpha_from_compact(compact_counts(np.atleast_2d(np.asarray(sums, dtype=float))))
+
+
+def compact_counts(counts: np.ndarray) -> np.ndarray:
+    """The columns of :func:`alpha_counts` that α_u reads, fewer: agreeing and all coinciding
+    characters, ``Σ n_c``, ``Σ s_c``, then ``n_c`` per category. ``s_c`` enters α_u only through
+    its sum, so a resample sums one column for it instead of one per category (half the columns
+    of α_u for relations to resample)."""
+    k = (counts.shape[1] - _FIRST) // 2
+    n = counts[:, _FIRST : _FIRST + k]
+    return np.column_stack(
+        [counts[:, :_FIRST], n.sum(axis=1), counts[:, _FIRST + k :].sum(axis=1), n]
+    )
+
+
+def alpha_from_compact(sums: np.ndarray) -> np.ndarray:
+    """α_u from summed :func:`compact_counts` (rows: resamples), NaN where undefined.
+
+    The counts are characters, whole numbers summed exactly (far below 2**53: N² for N
+    characters), so summing ``s_c`` before or after ``n_c² − s_c`` gives the same floats.
+    """
+    total_n, total_s, n = sums[:, _FIRST], sums[:, _FIRST + 1], sums[:, _FIRST + 2 :]
+    pairs = total_n**2 - total_s
     with np.errstate(divide="ignore", invalid="ignore"):
-        expected = 1 - ((n * n - s).sum(axis=1) / pairs)
+        expected = 1 - (((n * n).sum(axis=1) - total_s) / pairs)
         observed = 1 - sums[:, _AGREE] / sums[:, _TOTAL]
         alpha = 1 - observed / expected
     undefined = (pairs <= 0) | (sums[:, _TOTAL] <= 0) | ~(expected > 1e-12)
@@ -74,7 +91,11 @@ def alpha_u(
     """α_u over ``(length, units_a, units_b)`` per document, with a document bootstrap interval."""
     counts = alpha_counts(documents)
     interval = document_bootstrap(
-        counts, lambda sums: {"alpha": alpha_from_counts(sums)}, n_boot, seed, level
+        compact_counts(counts),
+        lambda sums: {"alpha": alpha_from_compact(sums)},
+        n_boot,
+        seed,
+        level,
     )
     return AlphaU(alpha_value(counts), interval.get("alpha", [None, None]))
 

@@ -98,7 +98,22 @@ def percentiles(sample: np.ndarray, q: list[float]) -> np.ndarray:
     the interpolation is numpy's linear method step by step (``_quantile``, ``_get_indexes``,
     ``_lerp`` in numpy 2.2), so the values are numpy's own, not merely close to them.
     """
-    ordered = np.sort(np.asarray(sample, dtype=float), axis=0)  # NaN sorts last
+    by_column = np.asarray(sample, dtype=float).T  # each column contiguous, as the caller's
+    out = np.empty((len(q), by_column.shape[0]))
+    # A column whose defined values are all one value (a relation never paired strictly: F1 0
+    # in every resample; a third of an agreement report's) has it as every percentile (numpy's
+    # interpolation between equal values gives the value itself): only the others are sorted,
+    # the sort being most of the time.
+    smallest, largest = np.fmin.reduce(by_column, axis=1), np.fmax.reduce(by_column, axis=1)
+    constant = smallest == largest  # False where all are NaN
+    out[:, constant] = smallest[constant]
+    varies = ~constant
+    out[:, varies] = _sorted_percentiles(np.sort(by_column[varies], axis=1).T, q)
+    return out
+
+
+def _sorted_percentiles(ordered: np.ndarray, q: list[float]) -> np.ndarray:
+    """:func:`percentiles` of ``ordered``, each column sorted (NaN last)."""
     valid = np.count_nonzero(~np.isnan(ordered), axis=0)
     quantiles = np.true_divide(np.asarray(q, dtype=float), np.float64(100))
     virtual = (valid - 1)[None, :] * quantiles[:, None]

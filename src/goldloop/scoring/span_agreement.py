@@ -27,7 +27,14 @@ import numpy as np
 from goldloop.files.atomic import atomic_open
 from goldloop.formats.gold import Document, Hit, paused_gc
 from goldloop.kb import KB
-from goldloop.scoring.alpha_u import AlphaU, alpha_from_counts, alpha_value, unit_counts
+from goldloop.scoring.alpha_u import (
+    AlphaU,
+    alpha_from_compact,
+    alpha_from_counts,
+    alpha_value,
+    compact_counts,
+    unit_counts,
+)
 from goldloop.scoring.bootstrap import document_bootstrap, ratio
 from goldloop.scoring.folding import fold_answer
 from goldloop.scoring.matching import match_spans
@@ -164,10 +171,12 @@ def span_agreement(
             1 + len(relations),
         )
         # Only F1 has an interval, and it reads a group's two sides only as n_a + n_b: one
-        # column for both makes the bootstrap's product and the F1s a quarter cheaper. Only for
-        # whole counts, whose sums are exact in any order (the same F1s); weighted ones would
-        # round differently.
+        # column for both makes the bootstrap's product and the F1s a quarter cheaper; α_u's
+        # compact counts halve its columns. Only for whole counts, whose sums are exact in any
+        # order (the same figures); weighted ones are multiplied densely (BLAS), whose rounding
+        # depends on the matrix's width, so they keep every column and the figures they had.
         f1_counts, f1_of = counts, _f1_of_groups
+        alpha_columns, alpha_of = _all_columns, alpha_from_counts
         if weights is None:
             # Shapes spelled out: no document may be shared (a campaign before its first double
             # task is annotated), and -1 cannot be inferred from zero rows.
@@ -177,17 +186,18 @@ def span_agreement(
                 [(by_group[:, :, 0] + by_group[:, :, 1])[:, :, None], by_group[:, :, 2:]], axis=2
             ).reshape(len(counts), 3 * n_groups)
             f1_of = _f1_of_sides
-        ends = np.cumsum([f1_counts.shape[1], alpha_spans.shape[1], alpha_relations.shape[1]])
+            alpha_columns, alpha_of = compact_counts, alpha_from_compact
+        resampled = [f1_counts, alpha_columns(alpha_spans), alpha_columns(alpha_relations)]
+        ends = np.cumsum([part.shape[1] for part in resampled])
 
         def metrics(sums: np.ndarray) -> dict[str, np.ndarray]:
-            # α_u sums its counts across columns: in the row order it always had.
             return {
                 **f1_of(sums[:, : ends[0]]),
-                "alpha:spans": alpha_from_counts(np.ascontiguousarray(sums[:, ends[0] : ends[1]])),
-                "alpha:relations": alpha_from_counts(np.ascontiguousarray(sums[:, ends[1] :])),
+                "alpha:spans": alpha_of(sums[:, ends[0] : ends[1]]),
+                "alpha:relations": alpha_of(sums[:, ends[1] :]),
             }
 
-        every = np.hstack([f1_counts, alpha_spans, alpha_relations], dtype=float)
+        every = np.hstack(resampled, dtype=float)
         intervals = document_bootstrap(every, metrics, n_boot, seed, level)
 
     # Every group's figures at once: rows are groups; columns n_a, n_b, strict, lenient.
@@ -506,6 +516,10 @@ def _f1_of_groups(sums: np.ndarray) -> dict[str, np.ndarray]:
         for group in range(groups.shape[0])
         for i, mode in enumerate(MODES)
     }
+
+
+def _all_columns(counts: np.ndarray) -> np.ndarray:
+    return counts
 
 
 def _values(x: np.ndarray) -> list[list[float | None]]:
