@@ -131,26 +131,25 @@ def span_agreement(
     n_boot: int = 1000,
     seed: int = 0,
     level: float = 0.95,
-    labeller: Labeller | None = None,
+    table: SpanTable | None = None,
 ) -> SpanAgreement:
     """Span F1, α_u and incomplete positions over ``(A's, B's)`` version of each shared document.
 
-    ``weights`` maps a ``doc_id`` to its weight (missing: 1); ``labeller``: a new
-    :class:`Labeller` of ``kb`` that the caller reuses afterwards (its folds are then those of
-    these documents' hits), else one of its own.
+    ``weights`` maps a ``doc_id`` to its weight (missing: 1); ``table``: these documents'
+    :class:`SpanTable`, when the caller reads it too (agreement's κ pairs), else one of its own.
     """
     # Many small tuples and none in a cycle: the collector's passes would only cost time.
     with paused_gc():
-        label = labeller if labeller is not None else Labeller(kb)
-        if label.folded:
-            raise ValueError("span_agreement needs a fresh Labeller: its folds name the groups")
-        labelled = [label(doc_a.ground_truth) for doc_a, _ in shared]
-        labelled_b = [label(doc_b.ground_truth) for _, doc_b in shared]
-        relations = sorted({r for r, _ in label.folded.values()})
-        directions = sorted({d for _, d in label.folded.values()})
-        groups = Groups.of(relations, directions)
-        arrays = [_span_arrays(side, groups) for side in (labelled, labelled_b)]
-        counts: np.ndarray = span_counts(labelled, labelled_b, groups, arrays)
+        if table is None:
+            table = SpanTable.of(shared, Labeller(kb))
+        labelled, labelled_b = table.labelled
+        relations, directions, groups, arrays = (
+            table.relations,
+            table.directions,
+            table.groups,
+            table.arrays,
+        )
+        counts: np.ndarray = span_counts(labelled, labelled_b, groups, arrays, table.overlaps)
         if weights is not None:
             counts = counts * np.array([weights.get(a.doc_id, 1.0) for a, _ in shared])[:, None]
         totals = counts.sum(axis=0)
@@ -161,7 +160,7 @@ def span_agreement(
         alpha_spans = unit_counts(
             lengths,
             [(doc, a, b, np.ones_like(doc)) for doc, a, b, _, _ in arrays],
-            1 + bool(label.folded),
+            1 + bool(relations),
         )
         category = np.zeros(groups.size, dtype=np.int64)
         category[[groups.relation[r] for r in relations]] = np.arange(1, len(relations) + 1)
@@ -338,29 +337,33 @@ class Labeller:
         return str(relation_id), direction or "none"
 
 
-def span_counts(
-    labelled_a: list[list[_Labelled]],
-    labelled_b: list[list[_Labelled]],
-    groups: Groups,
-    arrays: Sequence[SpanArrays],
-) -> np.ndarray:
-    """:func:`_group_counts`'s counts, read off the overlapping pairs where that is the same.
+@dataclass(frozen=True)
+class Overlaps:
+    """Span pairs read off the overlaps: side A's span ``first[i]`` pairs side B's
+    ``second[i]`` (indices into each side's :data:`SpanArrays`), in the documents where that is
+    the greedy matcher's pairing; ``matcher`` marks the others, which only the matcher pairs."""
+
+    first: np.ndarray
+    second: np.ndarray
+    matcher: np.ndarray
+
+
+def overlap_pairs(arrays: Sequence[SpanArrays], n_docs: int) -> Overlaps:
+    """:class:`Overlaps` of ``n_docs`` documents from both sides' :data:`SpanArrays`.
 
     When no span of a document overlaps two spans of the other side (the usual case), the greedy
     matcher pairs exactly the overlapping spans, whichever subset it is given (one relation, one
-    relation and direction; strict: those at the same offsets). Those documents' counts are read
-    off their overlapping pairs, all documents at once; the others (a span overlapping two, an
-    empty or reversed span) are matched by :func:`_group_counts`. ``arrays``: each side's
-    :func:`_span_arrays`.
+    relation and direction; strict: those at the same offsets). The others (a span overlapping
+    two, an empty or reversed span) are left to the matcher.
     """
-    n_docs, width = len(labelled_a), 4 * groups.size
     sides = list(arrays)
-    other = np.zeros(n_docs, dtype=bool)  # documents _group_counts matches
+    matcher = np.zeros(n_docs, dtype=bool)
     for doc, a, b, _, _ in sides:
-        other[doc[(a < 0) | (a >= b)]] = True
-    kept = [~other[side[0]] for side in sides]
-    (doc1, a1, b1, rel1, dir1), (doc2, a2, b2, rel2, dir2) = (
-        tuple(column[keep] for column in side) for side, keep in zip(sides, kept, strict=True)
+        matcher[doc[(a < 0) | (a >= b)]] = True
+    kept1, kept2 = (np.flatnonzero(~matcher[side[0]]) for side in sides)
+    (doc1, a1, b1), (doc2, a2, b2) = (
+        tuple(column[kept] for column in side[:3])
+        for side, kept in zip(sides, (kept1, kept2), strict=True)
     )
     # The documents end to end, a character apart, so no span overlaps another document's.
     ends = np.zeros(n_docs, dtype=np.int64)
@@ -372,22 +375,45 @@ def span_counts(
     # ending at or before its start (all of which start before its end).
     degree1 = np.searchsorted(np.sort(a2), b1) - np.searchsorted(np.sort(b2), a1, side="right")
     degree2 = np.searchsorted(np.sort(a1), b2) - np.searchsorted(np.sort(b1), a2, side="right")
-    other[doc1[degree1 > 1]] = True
-    other[doc2[degree2 > 1]] = True
+    matcher[doc1[degree1 > 1]] = True
+    matcher[doc2[degree2 > 1]] = True
     # A span overlapping one: it is the last of the other side to start before its end, unless
-    # that one lies nested before it (then matched by _group_counts).
+    # that one lies nested before it (then left to the matcher).
     by_start = np.argsort(a2, kind="stable")
     first = np.flatnonzero(degree1 == 1)
     second = by_start[np.searchsorted(a2[by_start], b1[first]) - 1]
     nested = b2[second] <= a1[first]
-    other[doc1[first[nested]]] = True
+    matcher[doc1[first[nested]]] = True
     first, second = first[~nested], second[~nested]
+    read = ~matcher[doc1[first]]
+    return Overlaps(kept1[first[read]], kept2[second[read]], matcher)
+
+
+def span_counts(
+    labelled_a: list[list[_Labelled]],
+    labelled_b: list[list[_Labelled]],
+    groups: Groups,
+    arrays: Sequence[SpanArrays],
+    overlaps: Overlaps | None = None,
+) -> np.ndarray:
+    """:func:`_group_counts`'s counts, read off the overlapping pairs where that is the same.
+
+    Documents whose pairs :func:`overlap_pairs` reads (``overlaps``: computed when not given)
+    are counted all at once; the matcher's are matched by :func:`_group_counts`. ``arrays``:
+    each side's :func:`_span_arrays`.
+    """
+    n_docs, width = len(labelled_a), 4 * groups.size
+    if overlaps is None:
+        overlaps = overlap_pairs(arrays, n_docs)
+    (doc1, a1, b1, rel1, dir1), (doc2, a2, b2, rel2, dir2) = arrays
+    first, second = overlaps.first, overlaps.second
     strict = (a1[first] == a2[second]) & (b1[first] == b2[second])
     same_relation = rel1[first] == rel2[second]
     same_key = same_relation & (dir1[first] == dir2[second])
     doc = doc1[first]
     # Columns as _group_counts: n_a, n_b, strict and lenient pairs per group (0: all spans, 1:
-    # labelled, then relations and directions); a strict pair also counts leniently.
+    # labelled, then relations and directions); a strict pair also counts leniently. The
+    # matcher's documents are counted here too, then overwritten.
     columns = [
         (doc1, 0),
         (doc1, 4),
@@ -408,12 +434,48 @@ def span_counts(
     ]
     flat = np.concatenate([rows * width + column for rows, column in columns])
     counts = np.bincount(flat, minlength=n_docs * width).reshape(n_docs, width)
-    matched = np.flatnonzero(other)
+    matched = np.flatnonzero(overlaps.matcher)
     if len(matched):
         counts[matched] = _group_counts(
             [labelled_a[d] for d in matched], [labelled_b[d] for d in matched], groups
         )
     return counts
+
+
+@dataclass(frozen=True)
+class SpanTable:
+    """The shared documents' hits as compared: each side's :class:`Labeller` tuples and
+    :data:`SpanArrays`, the relations and directions they hold (sorted) with their groups, and
+    the pairs read off the overlaps. Span agreement counts from it; agreement's κ pairs read
+    the same pairing."""
+
+    labelled: tuple[list[list[_Labelled]], list[list[_Labelled]]]
+    relations: list[str]
+    directions: list[str]
+    groups: Groups
+    arrays: tuple[SpanArrays, SpanArrays]
+    overlaps: Overlaps
+
+    @classmethod
+    def of(cls, shared: Sequence[tuple[Document, Document]], label: Labeller) -> SpanTable:
+        """The table of ``(A's, B's)`` versions; ``label``: a new :class:`Labeller` (its folds
+        then name the groups, and are those of these documents' hits)."""
+        if label.folded:
+            raise ValueError("a span table needs a fresh Labeller: its folds name the groups")
+        labelled = [label(doc_a.ground_truth) for doc_a, _ in shared]
+        labelled_b = [label(doc_b.ground_truth) for _, doc_b in shared]
+        relations = sorted({r for r, _ in label.folded.values()})
+        directions = sorted({d for _, d in label.folded.values()})
+        groups = Groups.of(relations, directions)
+        arrays = (_span_arrays(labelled, groups), _span_arrays(labelled_b, groups))
+        return cls(
+            (labelled, labelled_b),
+            relations,
+            directions,
+            groups,
+            arrays,
+            overlap_pairs(arrays, len(shared)),
+        )
 
 
 # One side's spans of every document: document, start, end, relation's and direction's group.
