@@ -195,14 +195,14 @@ def agreement(
     with paused_gc():
         # One table for the span agreement and the κ: its folds, arrays and pairing are read
         # once.
-        table = SpanTable.of(both, Labeller(kb))
+        table = SpanTable.of(both, kb)
         spans = span_agreement(both, kb, weights=weights, n_boot=n_boot, seed=seed, table=table)
         hits = (
             [hit for doc_a, _ in both for hit in doc_a.ground_truth],
             [hit for _, doc_b in both for hit in doc_b.ground_truth],
         )
         pairs, left, right = _table_pairs(both, table, hits)
-        kappas = _Kappas(table, hits, left, right)
+        kappas = _Kappas(table, left, right)
     folded = kb is not None
     return AgreementReport(
         n_docs_shared=len(both),
@@ -275,18 +275,16 @@ class _Kappas:
     ``right``: indices into the table's arrays, -1 for ``∅``), from category codes: the same
     numbers as :func:`category_pairs` and :func:`cohen_kappa` on the pairs."""
 
-    def __init__(
-        self, table: SpanTable, hits: FlatHits, left: np.ndarray, right: np.ndarray
-    ) -> None:
+    def __init__(self, table: SpanTable, left: np.ndarray, right: np.ndarray) -> None:
         (_, _, _, relation_a, direction_a), (_, _, _, relation_b, direction_b) = table.arrays
         # Ids as written: a code per id, ∅ first (an id spelled ∅ is the same category, as
-        # with the strings).
+        # with the strings), read through each hit's (id, direction).
         self.raw_names: dict[str, int] = {NONE: 0}
         code = self.raw_names.setdefault
-        raw_a, raw_b = (
-            np.fromiter((code(hit.entity_id, len(self.raw_names)) for hit in side), np.int64)
-            for side in hits
+        raw = np.array(
+            [code(entity_id, len(self.raw_names)) for entity_id, _ in table.keys], dtype=np.int64
         )
+        raw_a, raw_b = (raw[index] for index in table.key_index)
         # Folded relations by their group; ∅ as group 0 (all spans: never a relation's) unless a
         # relation is spelled ∅.
         none = table.groups.relation.get(NONE, 0)

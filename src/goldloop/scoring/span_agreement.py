@@ -16,7 +16,7 @@ one side marked, leniently: the ones κ pairs with ``∅``.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
@@ -141,15 +141,14 @@ def span_agreement(
     # Many small tuples and none in a cycle: the collector's passes would only cost time.
     with paused_gc():
         if table is None:
-            table = SpanTable.of(shared, Labeller(kb))
-        labelled, labelled_b = table.labelled
+            table = SpanTable.of(shared, kb)
         relations, directions, groups, arrays = (
             table.relations,
             table.directions,
             table.groups,
             table.arrays,
         )
-        counts: np.ndarray = span_counts(labelled, labelled_b, groups, arrays, table.overlaps)
+        counts: np.ndarray = span_counts(table.labelled, groups, arrays, table.overlaps)
         if weights is not None:
             counts = counts * np.array([weights.get(a.doc_id, 1.0) for a, _ in shared])[:, None]
         totals = counts.sum(axis=0)
@@ -323,7 +322,10 @@ class Labeller:
     def fold(self, hit: Hit) -> tuple[str, str]:
         """One hit's folded relation id and direction (``symmetric`` on a symmetric relation,
         ``none`` for no direction)."""
-        key = (hit.entity_id, hit.direction)
+        return self.fold_key((hit.entity_id, hit.direction))
+
+    def fold_key(self, key: tuple[str, str | None]) -> tuple[str, str]:
+        """:meth:`fold` of a hit whose (id, direction) is ``key``."""
         found = self.folded.get(key)
         if found is None:
             found = self.folded[key] = self._fold(*key)
@@ -335,6 +337,10 @@ class Labeller:
         if relation is not None and relation.is_symmetric:
             direction = "symmetric"
         return str(relation_id), direction or "none"
+
+
+# One side's spans of every document: document, start, end, relation's and direction's group.
+SpanArrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -390,21 +396,18 @@ def overlap_pairs(arrays: Sequence[SpanArrays], n_docs: int) -> Overlaps:
 
 
 def span_counts(
-    labelled_a: list[list[_Labelled]],
-    labelled_b: list[list[_Labelled]],
+    labelled: Callable[[int], tuple[list[_Labelled], list[_Labelled]]],
     groups: Groups,
     arrays: Sequence[SpanArrays],
-    overlaps: Overlaps | None = None,
+    overlaps: Overlaps,
 ) -> np.ndarray:
     """:func:`_group_counts`'s counts, read off the overlapping pairs where that is the same.
 
-    Documents whose pairs :func:`overlap_pairs` reads (``overlaps``: computed when not given)
-    are counted all at once; the matcher's are matched by :func:`_group_counts`. ``arrays``:
-    each side's :func:`_span_arrays`.
+    Documents whose pairs :func:`overlap_pairs` read (``overlaps``) are counted all at once;
+    the matcher's are matched by :func:`_group_counts` on their hits as compared
+    (``labelled``: a document's A and B sides). ``arrays``: each side's :data:`SpanArrays`.
     """
-    n_docs, width = len(labelled_a), 4 * groups.size
-    if overlaps is None:
-        overlaps = overlap_pairs(arrays, n_docs)
+    n_docs, width = len(overlaps.matcher), 4 * groups.size
     (doc1, a1, b1, rel1, dir1), (doc2, a2, b2, rel2, dir2) = arrays
     first, second = overlaps.first, overlaps.second
     strict = (a1[first] == a2[second]) & (b1[first] == b2[second])
@@ -436,20 +439,22 @@ def span_counts(
     counts = np.bincount(flat, minlength=n_docs * width).reshape(n_docs, width)
     matched = np.flatnonzero(overlaps.matcher)
     if len(matched):
-        counts[matched] = _group_counts(
-            [labelled_a[d] for d in matched], [labelled_b[d] for d in matched], groups
-        )
+        sides = [labelled(d) for d in matched.tolist()]
+        counts[matched] = _group_counts([a for a, _ in sides], [b for _, b in sides], groups)
     return counts
 
 
 @dataclass(frozen=True)
 class SpanTable:
-    """The shared documents' hits as compared: each side's :class:`Labeller` tuples and
-    :data:`SpanArrays`, the relations and directions they hold (sorted) with their groups, and
-    the pairs read off the overlaps. Span agreement counts from it; agreement's κ pairs read
-    the same pairing."""
+    """The shared documents' spans as compared: each side's :data:`SpanArrays` and each span's
+    (id, direction) as an index into ``keys``, the relations and directions they fold to
+    (sorted) with their groups, and the pairs read off the overlaps. Span agreement counts
+    from it; agreement's κ pairs read the same pairing."""
 
-    labelled: tuple[list[list[_Labelled]], list[list[_Labelled]]]
+    shared: Sequence[tuple[Document, Document]]
+    label: Labeller
+    keys: list[tuple[str, str | None]]
+    key_index: tuple[np.ndarray, np.ndarray]
     relations: list[str]
     directions: list[str]
     groups: Groups
@@ -457,39 +462,51 @@ class SpanTable:
     overlaps: Overlaps
 
     @classmethod
-    def of(cls, shared: Sequence[tuple[Document, Document]], label: Labeller) -> SpanTable:
-        """The table of ``(A's, B's)`` versions; ``label``: a new :class:`Labeller` (its folds
-        then name the groups, and are those of these documents' hits)."""
-        if label.folded:
-            raise ValueError("a span table needs a fresh Labeller: its folds name the groups")
-        labelled = [label(doc_a.ground_truth) for doc_a, _ in shared]
-        labelled_b = [label(doc_b.ground_truth) for _, doc_b in shared]
-        relations = sorted({r for r, _ in label.folded.values()})
-        directions = sorted({d for _, d in label.folded.values()})
+    def of(cls, shared: Sequence[tuple[Document, Document]], kb: KB | None) -> SpanTable:
+        """The table of ``(A's, B's)`` versions of each shared document."""
+        # One pass over the hits: offsets and an index per distinct (id, direction), which is
+        # then folded once (a report meets a few hundred on thousands of hits).
+        index: dict[tuple[str, str | None], int] = {}
+        code = index.setdefault
+        sides = [
+            np.fromiter(
+                chain.from_iterable(
+                    (d, hit.a, hit.b, code((hit.entity_id, hit.direction), len(index)))
+                    for d, document in enumerate(documents)
+                    for hit in document.ground_truth
+                ),
+                dtype=np.int64,
+            ).reshape(-1, 4)
+            for documents in ([a for a, _ in shared], [b for _, b in shared])
+        ]
+        label = Labeller(kb)
+        keys = list(index)
+        folded = [label.fold_key(key) for key in keys]
+        relations = sorted({r for r, _ in folded})
+        directions = sorted({d for _, d in folded})
         groups = Groups.of(relations, directions)
-        arrays = (_span_arrays(labelled, groups), _span_arrays(labelled_b, groups))
+        relation = np.array([groups.relation[r] for r, _ in folded], dtype=np.int64)
+        direction = np.array([groups.direction[d] for _, d in folded], dtype=np.int64)
+        arrays = tuple(
+            (side[:, 0], side[:, 1], side[:, 2], relation[side[:, 3]], direction[side[:, 3]])
+            for side in sides
+        )
         return cls(
-            (labelled, labelled_b),
+            shared,
+            label,
+            keys,
+            (sides[0][:, 3], sides[1][:, 3]),
             relations,
             directions,
             groups,
-            arrays,
+            (arrays[0], arrays[1]),
             overlap_pairs(arrays, len(shared)),
         )
 
-
-# One side's spans of every document: document, start, end, relation's and direction's group.
-SpanArrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
-
-
-def _span_arrays(labelled: list[list[_Labelled]], groups: Groups) -> SpanArrays:
-    flat = chain.from_iterable(
-        (d, a, b, groups.relation[relation], groups.direction[direction])
-        for d, hits in enumerate(labelled)
-        for a, b, relation, direction in hits
-    )
-    doc, a, b, relation, direction = np.fromiter(flat, dtype=np.int64).reshape(-1, 5).T
-    return doc, a, b, relation, direction
+    def labelled(self, d: int) -> tuple[list[_Labelled], list[_Labelled]]:
+        """Document ``d``'s hits as compared, A's and B's."""
+        doc_a, doc_b = self.shared[d]
+        return self.label(doc_a.ground_truth), self.label(doc_b.ground_truth)
 
 
 def _group_counts(
