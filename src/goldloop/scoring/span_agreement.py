@@ -29,6 +29,7 @@ from goldloop.formats.gold import Document, Hit, paused_gc
 from goldloop.kb import KB
 from goldloop.scoring.alpha_u import (
     AlphaU,
+    UnitTable,
     alpha_from_compact,
     alpha_from_counts,
     alpha_value,
@@ -154,19 +155,22 @@ def span_agreement(
         totals = counts.sum(axis=0)
         # One bootstrap for every figure: the same resamples, drawn once.
         lengths = np.array([len(doc_a.text) for doc_a, _ in shared], dtype=np.int64)
-        # α_u's units are the spans: one category (none without spans), or the relations, in
-        # sorted order from 1 (alpha_u.category_index), read through each relation's group.
-        alpha_spans = unit_counts(
-            lengths,
-            [(doc, a, b, np.ones_like(doc)) for doc, a, b, _, _ in arrays],
-            1 + bool(relations),
-        )
+        # α_u's units are the relations, in sorted order from 1 (alpha_u.category_index), read
+        # through each relation's group; or the spans, one category (none without spans): the
+        # same units, counted on the same places, unless an annotator put two relations on one
+        # span, which then counts once.
         category = np.zeros(groups.size, dtype=np.int64)
         category[[groups.relation[r] for r in relations]] = np.arange(1, len(relations) + 1)
-        alpha_relations = unit_counts(
-            lengths,
-            [(doc, a, b, category[g]) for doc, a, b, g, _ in arrays],
-            1 + len(relations),
+        units = UnitTable(lengths, [(doc, a, b, category[g]) for doc, a, b, g, _ in arrays])
+        alpha_relations = units.counts(1 + len(relations))
+        alpha_spans = (
+            units.span_counts(1 + bool(relations))
+            if units.spans_distinct
+            else unit_counts(
+                lengths,
+                [(doc, a, b, np.ones_like(doc)) for doc, a, b, _, _ in arrays],
+                1 + bool(relations),
+            )
         )
         # Only F1 has an interval, and it reads a group's two sides only as n_a + n_b: one
         # column for both makes the bootstrap's product and the F1s a quarter cheaper; α_u's
