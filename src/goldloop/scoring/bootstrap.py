@@ -156,16 +156,18 @@ def ratio_percentiles(
         floats = ratio(numerators[large], denominators[large][:, None, :])
         out[:, large] = percentiles(floats.reshape(-1, size).T, q).reshape(len(q), -1, k)
     if small.any():
-        if not small.all():
-            numerators, denominators = numerators[small], denominators[small]
         rank, value = _fractions()
-        # The index in float (exact: whole numbers), then int32: numpy's quickest conversion.
-        index = numerators * (SMALL + 1) + denominators[:, None, :]
-        keys = rank[index.astype(np.int32).reshape(-1, size)]
+        # Every group's index into the table at once, in place (each large temporary array
+        # costs its pages), a large group's set to 0 and its result dropped.
+        index = np.empty(numerators.shape, dtype=np.int64)
+        np.multiply(numerators, SMALL + 1, out=index, casting="unsafe")
+        np.add(index, denominators[:, None, :], out=index, casting="unsafe")
+        index[~small] = 0
+        keys = rank[index.reshape(-1, size)]
         keys.sort(axis=1, kind="stable")  # radix, for 16-bit keys
         valid = np.repeat(np.count_nonzero(denominators > 0, axis=1), k)
         found = _sorted_percentiles(valid, q, lambda i, column: value[keys[column, i]])
-        out[:, small] = found.reshape(len(q), -1, k)
+        out[:, small] = found.reshape(len(q), groups, k)[:, small]
     return out.reshape(len(q), -1)
 
 
