@@ -18,10 +18,11 @@ import numpy as np
 
 @dataclass(frozen=True)
 class Ratios:
-    """Metrics given as whole numbers' ratios, in groups sharing a denominator (a relation's
-    strict and lenient F1: 2m over n_a + n_b): ``names[g * k + j]`` is ``numerators[g, j] /
-    denominators[g]`` per resample (``k`` metrics a group; NaN where the denominator is 0).
-    Their percentiles are :func:`ratio`'s floats', found faster (:func:`ratio_percentiles`)."""
+    """Metrics given as ratios of whole numbers (none negative), in groups sharing a denominator
+    (a relation's strict and lenient F1: 2m over n_a + n_b): ``names[g * k + j]`` is
+    ``numerators[g, j] / denominators[g]`` per resample (``k`` metrics a group; NaN where the
+    denominator is 0). Their percentiles are :func:`ratio`'s floats', found faster
+    (:func:`ratio_percentiles`)."""
 
     names: list[str]
     numerators: np.ndarray  # (groups, k, resamples)
@@ -112,8 +113,8 @@ def document_bootstrap(
         numerators = _joined([b.numerators for b in blocks], axis=2)
         denominators = _joined([b.denominators for b in blocks], axis=1)
         found = ratio_percentiles(numerators, denominators, q)
-        defined = np.repeat(np.any(denominators > 0, axis=1), numerators.shape[1])
-        bounds |= _bounds(blocks[0].names, found, defined)
+        # NaN only where undefined in every resample: the ratios of whole numbers are finite.
+        bounds |= _bounds(blocks[0].names, found, ~np.isnan(found[0]))
     return bounds
 
 
@@ -145,11 +146,8 @@ def ratio_percentiles(
     """
     groups, k, size = numerators.shape
     out = np.empty((len(q), groups, k))
-    small = (
-        (numerators.reshape(groups, -1).min(axis=1, initial=0) >= 0)
-        & (numerators.reshape(groups, -1).max(axis=1, initial=0) <= SMALL)
-        & (denominators.min(axis=1, initial=0) >= 0)
-        & (denominators.max(axis=1, initial=0) <= SMALL)
+    small = (numerators.reshape(groups, -1).max(axis=1, initial=0) <= SMALL) & (
+        denominators.max(axis=1, initial=0) <= SMALL
     )
     if not small.all():
         large = ~small
