@@ -103,6 +103,7 @@ def test_ratio_percentiles_are_the_floats_percentiles(seed: int) -> None:
     numerators[1] *= 50
     denominators[2, : size // 2] = 4
     numerators[2, 0, : size // 2] = 2
+    numerators[3, 1] = 0  # 0 throughout: 0 where defined
     q = [2.5, 97.5]
     found = bootstrap.ratio_percentiles(numerators, denominators, q)
     floats = ratio(numerators, denominators[:, None, :]).reshape(-1, size)

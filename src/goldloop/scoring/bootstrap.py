@@ -145,28 +145,32 @@ def ratio_percentiles(
     are in the floats' order. Other groups are sorted as floats.
     """
     groups, k, size = numerators.shape
-    out = np.empty((len(q), groups, k))
-    small = (numerators.reshape(groups, -1).max(axis=1, initial=0) <= SMALL) & (
+    out = np.empty((len(q), groups * k))
+    largest = numerators.max(axis=2, initial=0)  # each metric's
+    small = (largest.max(axis=1, initial=0) <= SMALL) & (
         denominators.max(axis=1, initial=0) <= SMALL
     )
     if not small.all():
         large = ~small
         floats = ratio(numerators[large], denominators[large][:, None, :])
-        out[:, large] = percentiles(floats.reshape(-1, size).T, q).reshape(len(q), -1, k)
+        out[:, np.repeat(large, k)] = percentiles(floats.reshape(-1, size).T, q)
     if small.any():
         rank, value = _fractions()
-        # Every group's index into the table at once, in place (each large temporary array
-        # costs its pages), a large group's set to 0 and its result dropped.
-        index = np.empty(numerators.shape, dtype=np.int64)
-        np.multiply(numerators, SMALL + 1, out=index, casting="unsafe")
-        np.add(index, denominators[:, None, :], out=index, casting="unsafe")
+        # Every group's index into the table at once (a large group's set to 0, its result
+        # dropped), in float (exact: whole numbers), then as int32: numpy's quickest cast.
+        index = np.multiply(numerators, SMALL + 1)
+        index += denominators[:, None, :]
         index[~small] = 0
-        keys = rank[index.reshape(-1, size)]
-        keys.sort(axis=1, kind="stable")  # radix, for 16-bit keys
         valid = np.repeat(np.count_nonzero(denominators > 0, axis=1), k)
-        found = _sorted_percentiles(valid, q, lambda i, column: value[keys[column, i]])
-        out[:, small] = found.reshape(len(q), groups, k)[:, small]
-    return out.reshape(len(q), -1)
+        # A ratio 0 in every resample (a relation never paired strictly: a third of a report's
+        # F1s) is 0 wherever defined: nothing to sort.
+        zero = np.repeat(small, k) & (largest.reshape(-1) == 0)
+        out[:, zero] = np.where(valid[zero] > 0, 0.0, np.nan)
+        rows = np.flatnonzero(np.repeat(small, k) & ~zero)
+        keys = rank[index.reshape(-1, size)[rows].astype(np.int32)]
+        keys.sort(axis=1, kind="stable")  # radix, for 16-bit keys
+        out[:, rows] = _sorted_percentiles(valid[rows], q, lambda i, row: value[keys[row, i]])
+    return out
 
 
 @cache
