@@ -184,8 +184,11 @@ def span_agreement(
             # task is annotated), and -1 cannot be inferred from zero rows.
             n_groups = counts.shape[1] // 4
             by_group = counts.reshape(len(counts), n_groups, 4)
+            # Twice the pairs, F1's numerator, doubled once a document rather than once a
+            # resample (exact: whole numbers).
             f1_counts = np.concatenate(
-                [(by_group[:, :, 0] + by_group[:, :, 1])[:, :, None], by_group[:, :, 2:]], axis=2
+                [(by_group[:, :, 0] + by_group[:, :, 1])[:, :, None], 2 * by_group[:, :, 2:]],
+                axis=2,
             ).reshape(len(counts), 3 * n_groups)
             alpha_columns, alpha_of = compact_counts, alpha_from_compact
         resampled = [f1_counts, alpha_columns(alpha_spans), alpha_columns(alpha_relations)]
@@ -579,12 +582,12 @@ def _paired(spans_a: list[tuple[int, int]], spans_b: list[tuple[int, int]]) -> l
 
 
 def _f1_of_sides(sums: np.ndarray) -> Ratios:
-    """:func:`_f1_of_groups` from three columns a group: n_a + n_b, strict and lenient pairs;
-    as whole numbers' ratios 2m / (n_a + n_b), whose percentiles the bootstrap finds faster
-    than the floats' (the same floats)."""
+    """:func:`_f1_of_groups` from three columns a group: n_a + n_b, twice the strict and twice
+    the lenient pairs; as whole numbers' ratios 2m / (n_a + n_b), whose percentiles the
+    bootstrap finds faster than the floats' (the same floats)."""
     groups = sums.T.reshape(-1, 3, len(sums))
     names = [f"{group}:{mode}" for group in range(groups.shape[0]) for mode in MODES]
-    return Ratios(names, np.multiply(groups[:, 1:], 2.0), groups[:, 0])
+    return Ratios(names, groups[:, 1:], groups[:, 0])
 
 
 def _f1_of_groups(sums: np.ndarray) -> dict[str, np.ndarray]:
