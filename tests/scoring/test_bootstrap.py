@@ -128,3 +128,18 @@ def test_ratios_give_the_intervals_of_their_floats() -> None:
         counts, lambda s: {"4": as_floats(s)["4"]}, 300, seed=1, ratios=as_ratios
     )
     assert found == expected
+
+
+def test_float32_sums_are_the_float64_sums_where_exact() -> None:
+    """Whole float counts resampled with ``float32`` sum to float32 equal (==) to the float64
+    sums where every sum fits (below 2**24); with one column too large, float64 throughout."""
+    rng = np.random.default_rng(8)
+    counts = (rng.integers(0, 6, (50, 30)) * (rng.random((50, 30)) < 0.3)).astype(float)
+    wide = bootstrap._plain_sums(np.random.default_rng(1), counts)(40)
+    narrow = bootstrap._plain_sums(np.random.default_rng(1), counts, float32=True)(40)
+    assert (wide.dtype, narrow.dtype) == (np.float64, np.float32)
+    assert narrow.astype(float).tolist() == wide.tolist()
+    counts[0, 3] = 2.0**20  # 50 draws of it pass 2**24
+    mixed = bootstrap._plain_sums(np.random.default_rng(1), counts, float32=True)(40)
+    assert mixed.dtype == np.float64
+    assert mixed.tolist() == bootstrap._plain_sums(np.random.default_rng(1), counts)(40).tolist()

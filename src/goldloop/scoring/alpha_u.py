@@ -71,6 +71,7 @@ def alpha_from_compact(sums: np.ndarray) -> np.ndarray:
     The counts are characters, whole numbers summed exactly (far below 2**53: N² for N
     characters), so summing ``s_c`` before or after ``n_c² − s_c`` gives the same floats.
     """
+    sums = np.asarray(sums, dtype=float)  # squares of float32 sums would round
     total_n, total_s, n = sums[:, _FIRST], sums[:, _FIRST + 1], sums[:, _FIRST + 2 :]
     pairs = total_n**2 - total_s
     with np.errstate(divide="ignore", invalid="ignore"):

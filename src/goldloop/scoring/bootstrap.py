@@ -62,6 +62,7 @@ def document_bootstrap(
     weights: np.ndarray | None = None,
     cells: np.ndarray | None = None,
     ratios: RatioMetrics | None = None,
+    float32: bool = False,
 ) -> dict[str, list[float | None]]:
     """``[low, high]`` per metric from ``n`` resamples of the rows (documents) of ``per_document``.
 
@@ -70,7 +71,9 @@ def document_bootstrap(
     ``[None, None]``. The same ``seed`` gives the same intervals. ``weights`` and ``cells`` (one
     per document, both or neither) make the sums design-weighted and the resampling stratified
     (Rao–Wu, within each cell). ``ratios``: more metrics, given as :class:`Ratios` of the same
-    summed counts (their names after ``metrics``').
+    summed counts (their names after ``metrics``'). ``float32``: plain resamples of whole counts
+    are summed as float32 where that is exact (every sum below 2**24), half the memory; the
+    metrics then read float32 sums.
     """
     if n <= 0 or len(per_document) == 0:
         return {}
@@ -81,7 +84,9 @@ def document_bootstrap(
     if weights is None or cells is None:
         counts = np.asarray(per_document)
         # Weighted counts stay real; plain counts sum exactly as integers.
-        resample = _plain_sums(rng, counts if counts.dtype.kind == "f" else counts.astype(np.int64))
+        resample = _plain_sums(
+            rng, counts if counts.dtype.kind == "f" else counts.astype(np.int64), float32
+        )
     else:
         resample = _stratified_sums(
             rng,
@@ -237,9 +242,12 @@ def _sorted_percentiles(
     return out
 
 
-def _plain_sums(rng: np.random.Generator, counts: np.ndarray) -> Callable[[int], np.ndarray]:
+def _plain_sums(
+    rng: np.random.Generator, counts: np.ndarray, float32: bool = False
+) -> Callable[[int], np.ndarray]:
     """The summed counts of ``size`` resamples of all rows: how often each document is drawn,
-    then the counts those draws sum to."""
+    then the counts those draws sum to (``float32``: as float32 where every column's are
+    exact so, float counts holding whole numbers)."""
     rows = len(counts)
     as_float = np.asarray(counts, dtype=float)  # no copy of float counts
     magnitude = np.abs(as_float)
@@ -265,7 +273,10 @@ def _plain_sums(rng: np.random.Generator, counts: np.ndarray) -> Callable[[int],
     # cores BLAS's threads wait for. Dense counts (a score's few columns) keep BLAS. Exact
     # either way: whole counts sum to the same floats in any order.
     parts: list[tuple[np.ndarray, Any]] = []
+    narrow = float32 and exact and counts.dtype.kind == "f" and bool(single.all())
     for columns, dtype in ((used[single], np.float32), (used[~single], np.float64)):
+        if not len(columns):
+            continue
         block = np.ascontiguousarray(by_column[columns], dtype=dtype)
         at = np.flatnonzero(block != 0)  # numpy finds a mask's nonzeros far faster than floats'
         if len(at) > SPARSE_SHARE * block.size:
@@ -286,7 +297,7 @@ def _plain_sums(rng: np.random.Generator, counts: np.ndarray) -> Callable[[int],
         times = np.bincount(draws.ravel(), minlength=size * rows).reshape(size, rows)
         if not exact:
             return times @ counts
-        sums = np.empty((counts.shape[1], size))
+        sums = np.empty((counts.shape[1], size), dtype=np.float32 if narrow else np.float64)
         sums[unused] = 0.0
         for columns, matrix in parts:
             sums[columns] = matrix @ np.ascontiguousarray(times.T, dtype=matrix.dtype)

@@ -205,8 +205,9 @@ def span_agreement(
             return _f1_of_sides(sums[:, : ends[0]])
 
         every = np.hstack(resampled, dtype=float)
+        # Whole counts: F1's ratios read float32 sums as well, α_u reads them as floats.
         intervals = document_bootstrap(
-            every, metrics, n_boot, seed, level, ratios=f1_ratios if whole else None
+            every, metrics, n_boot, seed, level, ratios=f1_ratios if whole else None, float32=whole
         )
 
     # Every group's figures at once: rows are groups; columns n_a, n_b, strict, lenient.
