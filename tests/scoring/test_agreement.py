@@ -209,3 +209,61 @@ def test_category_pairs_read_in_one_pass_equal_each_rule_applied_alone(kb: KB) -
             expected.append((dir_a, dir_b))
     assert found == expected
     assert len(expected) > 50 and ("symmetric", "symmetric") in expected
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_report_pairs_and_kappas_equal_the_matchers_pair_by_pair(kb: KB, seed: int) -> None:
+    """The report reads most documents' span pairs off their overlaps and counts its κ and
+    confusion from category codes: the same pairs as ``pair_spans`` (the greedy matcher per
+    document), in its order, and the same κ and confusion (rows and cells in the order the pairs
+    meet them) as ``cohen_kappa`` and ``category_pairs`` on those pairs; on documents with nested,
+    overlapping, repeated and empty spans, ids spelled ∅ or like a direction, unknown ids."""
+    from collections import Counter
+
+    from goldloop.scoring.agreement import category_pairs, pair_spans
+    from goldloop.scoring.span_agreement import Labeller
+
+    rng = random.Random(seed)
+    ids = [*[r.entity_id for r in kb][:40], NONE, "forward", "NOT.AN.ID"]
+    text = " " * 200
+    docs_a, docs_b = [], []
+    for d in range(30):
+        messy = rng.random() < 0.4
+        sides: list[list[Hit]] = [[], []]
+        for side in sides:
+            for slot in range(rng.randrange(7)):
+                a = rng.randrange(100) if messy else 15 * slot + rng.randrange(5)
+                b = a + (rng.choice([0, 1, 4, 9, 30]) if messy else rng.randint(1, 9))
+                direction = rng.choice(["forward", "inverse", None])
+                side.append(Hit(a=a, b=b, entity_id=rng.choice(ids), direction=direction))
+            if side and rng.random() < 0.2:  # one span twice, another relation
+                side.append(side[0].model_copy(update={"entity_id": rng.choice(ids)}))
+        if not messy:  # B near A's spans, often the same relation
+            sides[1] = [
+                h.model_copy(update={"a": h.a + rng.choice([0, 0, 1]), "b": h.b})
+                if rng.random() < 0.6
+                else h.model_copy(update={"entity_id": rng.choice(ids)})
+                for h in sides[0]
+                if rng.random() < 0.8
+            ]
+            rng.shuffle(sides[1])
+        docs_a.append(Document(doc_id=f"d{d}", text=text, ground_truth=sides[0]))
+        docs_b.append(Document(doc_id=f"d{d}", text=text, ground_truth=sides[1]))
+    for the_kb in (kb, None):
+        report = agreement(docs_a, docs_b, the_kb, n_boot=0)
+        expected, *_ = pair_spans(docs_a, docs_b)
+        assert [(p.doc_id, p.a, p.b) for p in report.pairs] == [
+            (p.doc_id, p.a, p.b) for p in expected
+        ]
+        for x, y in zip(report.pairs, expected, strict=True):
+            assert x.a is y.a and x.b is y.b  # the documents' own hits
+        raw, folded, directions = category_pairs(expected, Labeller(the_kb))
+        assert report.kappa_entity_id == cohen_kappa(raw)
+        assert report.kappa_entity_id_folded == (cohen_kappa(folded) if the_kb else None)
+        assert report.kappa_direction == cohen_kappa(directions)
+        assert report.n_direction_pairs == len(directions)
+        rows: dict[str, list[str]] = {}
+        for a, b in folded if the_kb else raw:
+            rows.setdefault(a, []).append(b)
+        confusion = [(a, list(Counter(row).items())) for a, row in rows.items()]
+        assert [(a, list(row.items())) for a, row in report.confusion.items()] == confusion

@@ -10,11 +10,20 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+import numpy as np
 import pytest
 
-from goldloop.scoring.alpha_u import Unit, alpha_counts, alpha_u
+from goldloop.scoring.alpha_u import (
+    Unit,
+    UnitArrays,
+    UnitTable,
+    alpha_counts,
+    alpha_u,
+    category_index,
+    unit_counts,
+)
 
 GAP = "∅"
 Doc = tuple[int, Sequence[Unit], Sequence[Unit]]
@@ -187,3 +196,41 @@ def test_documents_laid_end_to_end_count_alone(seed: int) -> None:
                 # Nothing marked: every character is gap on both sides, and agrees.
                 gap = [other, other, 2 * other] + [0] * 3 + [2 * other] + [0] * (width - 7)
                 assert alone[k].tolist() == gap
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_unit_table_counts_one_category_as_its_own_units(seed: int) -> None:
+    """A UnitTable counts its units by one category as unit arrays of category 1 count them,
+    the same rows, when no annotator marked a span twice; and refuses when one did (such a
+    span counts once by one category, twice by two)."""
+    rng = random.Random(seed)
+    documents = [
+        (length, random_units(rng, length, ["a", "b"], 5), random_units(rng, length, ["b"], 4))
+        for length in (0, 30, 60, 90)
+    ]
+    index = category_index([side for _, *sides in documents for side in sides])
+    lengths = np.array([length for length, _, _ in documents], dtype=np.int64)
+
+    def arrays(side: int, category: Callable[[str], int]) -> UnitArrays:
+        rows = [
+            (d, a, b, category(c))
+            for d, document in enumerate(documents)
+            for a, b, c in document[1 + side]
+        ]
+        doc, a, b, c = np.array(rows, dtype=np.int64).reshape(-1, 4).T
+        return doc, a, b, c
+
+    table = UnitTable(lengths, [arrays(s, index.__getitem__) for s in (0, 1)])
+    ones = unit_counts(lengths, [arrays(s, lambda _: 1) for s in (0, 1)], 2)
+    # Units of no characters (and documents of none) are left out before any count.
+    kept = [
+        {u for u in side if u[1] > u[0]} for length, *sides in documents if length for side in sides
+    ]
+    repeated = any(len({(a, b) for a, b, _ in side}) < len(side) for side in kept)
+    assert table.spans_distinct == (not repeated)
+    if repeated:
+        with pytest.raises(ValueError):
+            table.span_counts(2)
+    else:
+        assert table.span_counts(2).tolist() == ones.tolist()
+    assert table.counts(len(index) + 1).tolist() == alpha_counts(documents).tolist()

@@ -87,3 +87,59 @@ def test_plain_resamples_are_one_draw_per_document_as_before() -> None:
     values = metrics(times @ counts)["a"]
     expected = np.percentile(values[~np.isnan(values)], [2.5, 97.5])
     assert intervals == {"a": [float(expected[0]), float(expected[1])], "b": [None, None]}
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_ratio_percentiles_are_the_floats_percentiles(seed: int) -> None:
+    """Ratios of whole numbers sorted as ranks of their fractions give exactly (==) the
+    percentiles of ``ratio``'s floats: small groups (ranks) and large ones (floats) mixed, zero
+    denominators (NaN), a group never defined, equal fractions with other terms (1/2, 2/4)."""
+    rng = np.random.default_rng(seed)
+    groups, k, size = 12, 2, int(rng.integers(1, 400))
+    denominators = rng.integers(0, 40, (groups, size)).astype(float)
+    numerators = np.floor(rng.random((groups, k, size)) * (denominators[:, None, :] + 1))
+    denominators[0] = 0  # undefined throughout
+    denominators[1] *= 50  # beyond SMALL: sorted as floats
+    numerators[1] *= 50
+    denominators[2, : size // 2] = 4
+    numerators[2, 0, : size // 2] = 2
+    numerators[3, 1] = 0  # 0 throughout: 0 where defined
+    q = [2.5, 97.5]
+    found = bootstrap.ratio_percentiles(numerators, denominators, q)
+    floats = ratio(numerators, denominators[:, None, :]).reshape(-1, size)
+    expected = percentiles(floats.T, q)
+    assert np.array_equal(found, expected, equal_nan=True)
+
+
+def test_ratios_give_the_intervals_of_their_floats() -> None:
+    """A bootstrap's metrics given as Ratios have the intervals of the same metrics as floats."""
+    rng = np.random.default_rng(4)
+    counts = rng.integers(0, 5, (60, 6)) * (rng.random((60, 6)) < 0.5)
+
+    def as_floats(sums: np.ndarray) -> dict[str, np.ndarray]:
+        return {f"{j}": ratio(sums[:, j], sums[:, 5]) for j in range(5)}
+
+    def as_ratios(sums: np.ndarray) -> bootstrap.Ratios:
+        numerators = sums[:, :4].T.reshape(2, 2, len(sums))
+        return bootstrap.Ratios(["0", "1", "2", "3"], numerators, sums[:, [5, 5]].T)
+
+    expected = document_bootstrap(counts, as_floats, 300, seed=1)
+    found = document_bootstrap(
+        counts, lambda s: {"4": as_floats(s)["4"]}, 300, seed=1, ratios=as_ratios
+    )
+    assert found == expected
+
+
+def test_float32_sums_are_the_float64_sums_where_exact() -> None:
+    """Whole float counts resampled with ``float32`` sum to float32 equal (==) to the float64
+    sums where every sum fits (below 2**24); with one column too large, float64 throughout."""
+    rng = np.random.default_rng(8)
+    counts = (rng.integers(0, 6, (50, 30)) * (rng.random((50, 30)) < 0.3)).astype(float)
+    wide = bootstrap._plain_sums(np.random.default_rng(1), counts)(40)
+    narrow = bootstrap._plain_sums(np.random.default_rng(1), counts, float32=True)(40)
+    assert (wide.dtype, narrow.dtype) == (np.float64, np.float32)
+    assert narrow.astype(float).tolist() == wide.tolist()
+    counts[0, 3] = 2.0**20  # 50 draws of it pass 2**24
+    mixed = bootstrap._plain_sums(np.random.default_rng(1), counts, float32=True)(40)
+    assert mixed.dtype == np.float64
+    assert mixed.tolist() == bootstrap._plain_sums(np.random.default_rng(1), counts)(40).tolist()

@@ -16,10 +16,9 @@ from goldloop.scoring.agreement import agreement, corpus_agreement
 from goldloop.scoring.design import read_design
 from goldloop.scoring.schemas import evaluate_with_nervaluate
 from goldloop.scoring.span_agreement import (
-    Groups,
+    SpanTable,
     _group_counts,
     _Labelled,
-    _span_arrays,
     headline_counts,
     headline_f1,
     span_agreement,
@@ -326,12 +325,21 @@ def test_counts_read_off_overlapping_pairs_equal_the_matchers(seed: int) -> None
     for end in (12, 20):
         labelled_a.append([(20, 30, "R1", "forward")])
         labelled_b.append([(0, 40, "R1", "forward"), (5, end, "R2", "forward")])
-    every = [hit for doc in labelled_a + labelled_b for hit in doc]
-    groups = Groups.of(sorted({h[2] for h in every}), sorted({h[3] for h in every}))
-    arrays = [_span_arrays(side, groups) for side in (labelled_a, labelled_b)]
-    found = span_counts(labelled_a, labelled_b, groups, arrays)
+    shared = [
+        tuple(
+            Document(
+                doc_id=f"d{d}",
+                text=" " * 200,
+                ground_truth=[Hit(a=a, b=b, entity_id=r, direction=w) for a, b, r, w in side],
+            )
+            for side in sides
+        )
+        for d, sides in enumerate(zip(labelled_a, labelled_b, strict=True))
+    ]
+    table = SpanTable.of(shared, None)
+    found = span_counts(table.labelled, table.groups, table.arrays, table.overlaps)
     assert found.dtype == np.int64
-    assert np.array_equal(found, _group_counts(labelled_a, labelled_b, groups))
+    assert np.array_equal(found, _group_counts(labelled_a, labelled_b, table.groups))
     # Both kinds of document were there: ones read off their overlaps, and ones that are not.
     tangled = [
         _overlaps_two(a, b) or _overlaps_two(b, a) or any(x >= y for x, y, _, _ in a + b)

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from goldloop.errors import GoldloopError
-from goldloop.formats.gold import Document, Hit
+from goldloop.formats.gold import Document, Hit, paused_gc
 from goldloop.kb import KB
 from goldloop.scoring.bootstrap import ratio
 from goldloop.scoring.design import Design, corpus_figures
@@ -27,6 +27,7 @@ from goldloop.scoring.matching import match_spans
 from goldloop.scoring.span_agreement import (
     Labeller,
     SpanAgreement,
+    SpanTable,
     headline_counts,
     headline_f1,
     span_agreement,
@@ -50,14 +51,23 @@ def cohen_kappa(pairs: Sequence[tuple[str, str]]) -> float | None:
         return None
     count_a = Counter(a for a, _ in pairs)
     count_b = Counter(b for _, b in pairs)
-    observed = sum(a == b for a, b in pairs) / n
-    chance = sum(count_a[k] * count_b[k] for k in count_a) / (n * n)
+    return _kappa(n, sum(a == b for a, b in pairs), sum(count_a[k] * count_b[k] for k in count_a))
+
+
+def _kappa(n: int, agreeing: int, chance_pairs: int) -> float | None:
+    """κ of ``n`` pairs, ``agreeing`` of them on one category, ``chance_pairs``: Σ over the
+    categories of A's count times B's (whole numbers, so the floats are the same however they
+    were counted)."""
+    observed = agreeing / n
+    chance = chance_pairs / (n * n)
     if chance >= 1.0:
         return None
     return (observed - chance) / (1 - chance)
 
 
-@dataclass(frozen=True)
+# Slots, not frozen: a report builds thousands, and a frozen dataclass's __init__ (one
+# object.__setattr__ a field) took four times as long; nothing changes one once built.
+@dataclass(slots=True)
 class SpanPair:
     """One unit of comparison: a span both marked, or one only A (``b`` None) or only B marked."""
 
@@ -181,37 +191,170 @@ def agreement(
     """κ between annotators A and B (ids compared as written and, with ``kb``, folded), and the
     span agreement of :mod:`goldloop.scoring.span_agreement` (``weights`` per ``doc_id``)."""
     both, only_a, only_b = shared_documents(documents_a, documents_b)
-    # The span agreement first: its labeller then holds every fold of these hits, for κ's.
-    label = Labeller(kb)
-    spans = span_agreement(both, kb, weights=weights, n_boot=n_boot, seed=seed, labeller=label)
-    pairs = [
-        pair
-        for doc_a, doc_b in both
-        for pair in _pair_document(doc_a.doc_id, doc_a.ground_truth, doc_b.ground_truth)
-    ]
-    raw, folded_ids, directions = category_pairs(pairs, label)
-    folded = folded_ids if kb is not None else None
-    # One Counter per row of the table: built from each row's pairs at once (a Counter per pair,
-    # as setdefault's argument makes one, cost more than the κ itself).
-    by_row: dict[str, list[str]] = {}
-    for a, b in folded if folded is not None else raw:
-        row = by_row.get(a)
-        if row is None:
-            row = by_row[a] = []
-        row.append(b)
-    confusion = {a: Counter(row) for a, row in by_row.items()}
+    # Thousands of pairs and tuples, none in a cycle: the collector's passes would only cost time.
+    with paused_gc():
+        # One table for the span agreement and the κ: its folds, arrays and pairing are read
+        # once.
+        table = SpanTable.of(both, kb)
+        spans = span_agreement(both, kb, weights=weights, n_boot=n_boot, seed=seed, table=table)
+        hits = (
+            [hit for doc_a, _ in both for hit in doc_a.ground_truth],
+            [hit for _, doc_b in both for hit in doc_b.ground_truth],
+        )
+        pairs, left, right = _table_pairs(both, table, hits)
+        kappas = _Kappas(table, left, right)
+    folded = kb is not None
     return AgreementReport(
         n_docs_shared=len(both),
         n_docs_only_a=only_a,
         n_docs_only_b=only_b,
         pairs=pairs,
-        kappa_entity_id=cohen_kappa(raw),
-        kappa_entity_id_folded=None if folded is None else cohen_kappa(folded),
-        n_direction_pairs=len(directions),
-        kappa_direction=cohen_kappa(directions),
-        confusion=confusion,
+        kappa_entity_id=kappas.raw(),
+        kappa_entity_id_folded=kappas.folded() if folded else None,
+        n_direction_pairs=kappas.n_direction_pairs,
+        kappa_direction=kappas.direction(),
+        confusion=kappas.confusion(folded),
         spans=spans,
     )
+
+
+# Both sides' hits of the shared documents, one list a side: the order of the table's arrays.
+FlatHits = tuple[list[Hit], list[Hit]]
+
+
+def _table_pairs(
+    both: Sequence[tuple[Document, Document]], table: SpanTable, hits: FlatHits
+) -> tuple[list[SpanPair], np.ndarray, np.ndarray]:
+    """:func:`pair_spans`'s pairs of ``both``, with each pair's A hit and B hit as an index
+    into the table's arrays and ``hits`` (-1: none).
+
+    Where the table read a document's pairs off its overlaps (:func:`overlap_pairs`: the
+    matcher's pairing there), they are put in :func:`span_pairs`' order all at once: A's
+    spans by offsets, then B's unpaired ones; the other documents run :func:`span_pairs`.
+    """
+    (doc_a, a_a, b_a, _, _), (doc_b, a_b, b_b, _, _) = table.arrays
+    overlaps = table.overlaps
+    partner = np.full(len(doc_a), -1, dtype=np.int64)
+    partner[overlaps.first] = overlaps.second
+    paired_b = np.zeros(len(doc_b), dtype=bool)
+    paired_b[overlaps.second] = True
+    # lexsort is stable: spans at the same offsets keep their order, as sorted() keeps it.
+    order_a = np.lexsort((b_a, a_a, doc_a))
+    order_a = order_a[~overlaps.matcher[doc_a[order_a]]]
+    order_b = np.lexsort((b_b, a_b, doc_b))
+    order_b = order_b[~paired_b[order_b] & ~overlaps.matcher[doc_b[order_b]]]
+    docs = [doc_a[order_a], doc_b[order_b]]
+    lefts = [order_a, np.full(len(order_b), -1, dtype=np.int64)]
+    rights = [partner[order_a], order_b]
+    # The matcher's documents: their hits' places in the arrays start where the document's do.
+    start_a = np.searchsorted(doc_a, np.arange(len(both)))
+    start_b = np.searchsorted(doc_b, np.arange(len(both)))
+    for d in np.flatnonzero(overlaps.matcher).tolist():
+        doc_a_, doc_b_ = both[d]
+        found = span_pairs(
+            [(h.a, h.b) for h in doc_a_.ground_truth], [(h.a, h.b) for h in doc_b_.ground_truth]
+        )
+        docs.append(np.full(len(found), d, dtype=np.int64))
+        lefts.append(np.array([-1 if i is None else start_a[d] + i for i, _ in found], np.int64))
+        rights.append(np.array([-1 if k is None else start_b[d] + k for _, k in found], np.int64))
+    # Document by document (stable: each document's pairs come from one of the parts above).
+    order = np.argsort(np.concatenate(docs), kind="stable")
+    doc = np.concatenate(docs)[order]
+    left, right = np.concatenate(lefts)[order], np.concatenate(rights)[order]
+    hits_a, hits_b = hits
+    ids = [doc_a_.doc_id for doc_a_, _ in both]
+    pairs = [
+        SpanPair(ids[d], None if i < 0 else hits_a[i], None if k < 0 else hits_b[k])
+        for d, i, k in zip(doc.tolist(), left.tolist(), right.tolist(), strict=True)
+    ]
+    return pairs, left, right
+
+
+class _Kappas:
+    """The three κ and the confusion table of the pairs :func:`_table_pairs` gives (``left``,
+    ``right``: indices into the table's arrays, -1 for ``∅``), from category codes: the same
+    numbers as :func:`category_pairs` and :func:`cohen_kappa` on the pairs."""
+
+    def __init__(self, table: SpanTable, left: np.ndarray, right: np.ndarray) -> None:
+        (_, _, _, relation_a, direction_a), (_, _, _, relation_b, direction_b) = table.arrays
+        # Ids as written: a code per id, ∅ first (an id spelled ∅ is the same category, as
+        # with the strings), read through each hit's (id, direction).
+        self.raw_names: dict[str, int] = {NONE: 0}
+        code = self.raw_names.setdefault
+        raw = np.array(
+            [code(entity_id, len(self.raw_names)) for entity_id, _ in table.keys], dtype=np.int64
+        )
+        raw_a, raw_b = (raw[index] for index in table.key_index)
+        # Folded relations by their group; ∅ as group 0 (all spans: never a relation's) unless a
+        # relation is spelled ∅.
+        none = table.groups.relation.get(NONE, 0)
+        self.relation_names = {g: r for r, g in table.groups.relation.items()} | {none: NONE}
+        self.left_raw, self.right_raw = _sides(raw_a, raw_b, left, right, 0)
+        self.left, self.right = _sides(relation_a, relation_b, left, right, none)
+        self.raw_size = len(self.raw_names)
+        self.size = table.groups.size
+        # Direction κ over matched pairs of one folded relation where both sides give a
+        # direction (the labeller's "none": no direction).
+        matched = (left >= 0) & (right >= 0)
+        i, k = left[matched], right[matched]
+        no_direction = table.groups.direction.get("none", -1)
+        compared = (
+            (relation_a[i] == relation_b[k])
+            & (direction_a[i] != no_direction)
+            & (direction_b[k] != no_direction)
+        )
+        self.direction_a, self.direction_b = direction_a[i[compared]], direction_b[k[compared]]
+        self.n_direction_pairs = int(compared.sum())
+
+    def raw(self) -> float | None:
+        return _kappa_of_codes(self.left_raw, self.right_raw, self.raw_size)
+
+    def folded(self) -> float | None:
+        return _kappa_of_codes(self.left, self.right, self.size)
+
+    def direction(self) -> float | None:
+        return _kappa_of_codes(self.direction_a, self.direction_b, self.size)
+
+    def confusion(self, folded: bool) -> dict[str, Counter[str]]:
+        """A's category → B's → count, rows and their cells in the order the pairs first
+        meet them (as counting pair by pair would): folded relations, or ids as written."""
+        if folded:
+            left, right, size, names = self.left, self.right, self.size, self.relation_names
+        else:
+            left, right, size = self.left_raw, self.right_raw, self.raw_size
+            names = {c: name for name, c in self.raw_names.items()}
+        cells, first, counts = np.unique(left * size + right, return_index=True, return_counts=True)
+        order = np.argsort(first)
+        table: dict[str, Counter[str]] = {}
+        for cell, count in zip(cells[order].tolist(), counts[order].tolist(), strict=True):
+            a, b = divmod(cell, size)
+            row = table.get(names[a])
+            if row is None:
+                row = table[names[a]] = Counter()
+            row[names[b]] = count
+        return table
+
+
+def _sides(
+    code_a: np.ndarray, code_b: np.ndarray, left: np.ndarray, right: np.ndarray, none: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each pair's category on side A and side B: its hit's code, ``none`` where it has none."""
+    return _codes(code_a, left, none), _codes(code_b, right, none)
+
+
+def _codes(codes: np.ndarray, index: np.ndarray, none: int) -> np.ndarray:
+    found = np.full(len(index), none, dtype=np.int64)
+    at = index >= 0
+    found[at] = codes[index[at]]
+    return found
+
+
+def _kappa_of_codes(left: np.ndarray, right: np.ndarray, size: int) -> float | None:
+    """:func:`cohen_kappa` of the pairs of category codes ``left``, ``right`` (below ``size``)."""
+    if len(left) == 0:
+        return None
+    chance_pairs = np.bincount(left, minlength=size) @ np.bincount(right, minlength=size)
+    return _kappa(len(left), int(np.count_nonzero(left == right)), int(chance_pairs))
 
 
 def direction_pairs(

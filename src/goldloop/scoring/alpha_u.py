@@ -50,14 +50,32 @@ def category_index(units: Sequence[Sequence[Unit]]) -> dict[str, int]:
 
 def alpha_from_counts(sums: np.ndarray) -> np.ndarray:
     """α_u from summed document counts (rows: resamples), NaN where undefined."""
-    sums = np.atleast_2d(np.asarray(sums, dtype=float))
-    k = (sums.shape[1] - _FIRST) // 2
-    n = sums[:, _FIRST : _FIRST + k]
-    s = sums[:, _FIRST + k :]
-    total_n = n.sum(axis=1)
-    pairs = total_n**2 - s.sum(axis=1)
+    return alpha_from_compact(compact_counts(np.atleast_2d(np.asarray(sums, dtype=float))))
+
+
+def compact_counts(counts: np.ndarray) -> np.ndarray:
+    """The columns of :func:`alpha_counts` that α_u reads, fewer: agreeing and all coinciding
+    characters, ``Σ n_c``, ``Σ s_c``, then ``n_c`` per category. ``s_c`` enters α_u only through
+    its sum, so a resample sums one column for it instead of one per category (half the columns
+    of α_u for relations to resample)."""
+    k = (counts.shape[1] - _FIRST) // 2
+    n = counts[:, _FIRST : _FIRST + k]
+    return np.column_stack(
+        [counts[:, :_FIRST], n.sum(axis=1), counts[:, _FIRST + k :].sum(axis=1), n]
+    )
+
+
+def alpha_from_compact(sums: np.ndarray) -> np.ndarray:
+    """α_u from summed :func:`compact_counts` (rows: resamples), NaN where undefined.
+
+    The counts are characters, whole numbers summed exactly (far below 2**53: N² for N
+    characters), so summing ``s_c`` before or after ``n_c² − s_c`` gives the same floats.
+    """
+    sums = np.asarray(sums, dtype=float)  # squares of float32 sums would round
+    total_n, total_s, n = sums[:, _FIRST], sums[:, _FIRST + 1], sums[:, _FIRST + 2 :]
+    pairs = total_n**2 - total_s
     with np.errstate(divide="ignore", invalid="ignore"):
-        expected = 1 - ((n * n - s).sum(axis=1) / pairs)
+        expected = 1 - (((n * n).sum(axis=1) - total_s) / pairs)
         observed = 1 - sums[:, _AGREE] / sums[:, _TOTAL]
         alpha = 1 - observed / expected
     undefined = (pairs <= 0) | (sums[:, _TOTAL] <= 0) | ~(expected > 1e-12)
@@ -74,7 +92,11 @@ def alpha_u(
     """α_u over ``(length, units_a, units_b)`` per document, with a document bootstrap interval."""
     counts = alpha_counts(documents)
     interval = document_bootstrap(
-        counts, lambda sums: {"alpha": alpha_from_counts(sums)}, n_boot, seed, level
+        compact_counts(counts),
+        lambda sums: {"alpha": alpha_from_compact(sums)},
+        n_boot,
+        seed,
+        level,
     )
     return AlphaU(alpha_value(counts), interval.get("alpha", [None, None]))
 
@@ -106,43 +128,82 @@ UnitArrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 def unit_counts(lengths: np.ndarray, units: Sequence[UnitArrays], k: int) -> np.ndarray:
     """:func:`alpha_counts` of documents of ``lengths`` whose two annotators' ``units`` are
     given as arrays, ``k`` categories with the gap (units of documents of no characters are left
-    out).
+    out)."""
+    return UnitTable(lengths, units).counts(k)
 
-    All documents at once, laid end to end (no unit crosses a document's end): numpy's cost
-    per call, not per document.
-    """
-    n_docs, width = len(lengths), _FIRST + 2 * k
-    out = np.zeros((n_docs, width), dtype=np.int64)
-    lengths = np.maximum(lengths, 0)
-    starts = np.concatenate(([0], np.cumsum(lengths)))
-    sides = [_side(lengths, side, starts) for side in units]
-    # Unit against unit within a document: the characters each pair shares.
-    (doc1, a1, b1, c1, cover1), (doc2, a2, b2, c2, cover2) = sides
-    first, second = _pairs_within(doc1, doc2, n_docs)
-    shared = np.clip(np.minimum(b1[first], b2[second]) - np.maximum(a1[first], a2[second]), 0, None)
-    out[:, _TOTAL] += _per_document(doc1[first], shared, n_docs)
-    same = c1[first] == c2[second]
-    out[:, _AGREE] += _per_document(doc1[first][same], shared[same], n_docs)
-    # A unit against the other side's gap: its characters the other side left uncovered.
-    for (doc, a, b, _, _), cover in zip(sides, (cover2, cover1), strict=True):
-        uncovered = (b - a) - (_covered(cover, b) - _covered(cover, a))
-        out[:, _TOTAL] += _per_document(doc, uncovered, n_docs)
-    # Characters neither side covers: the length less what the units of both cover.
-    either = np.concatenate([a1, a2]), np.concatenate([b1, b2])
-    order = np.argsort(either[0], kind="stable")
-    covered = _covered(_cover(either[0][order], either[1][order]), starts)
-    both_gap = lengths - np.diff(covered)
-    out[:, _AGREE] += both_gap
-    out[:, _TOTAL] += both_gap
-    flat = out.reshape(-1)
-    for doc, a, b, c, cover in sides:
-        span = b - a
-        flat += _per_document(doc * width + _FIRST + c, span, n_docs * width)
-        flat += _per_document(doc * width + _FIRST + k + c, span * span, n_docs * width)
-        gap = lengths - np.diff(_covered(cover, starts))
-        out[:, _FIRST] += gap
-        out[:, _FIRST + k] += gap
-    return out
+
+class UnitTable:
+    """Both annotators' distinct units of every document, laid end to end (no unit crosses a
+    document's end): numpy's cost per call, not per document. What the counts read of the
+    units' places (the characters each pair of units shares, those a unit shares with the other
+    side's gap, those neither side covers) is computed once, for :meth:`counts` by the units'
+    categories and, where it is the same units, by one category (:meth:`span_counts`)."""
+
+    def __init__(self, lengths: np.ndarray, units: Sequence[UnitArrays]) -> None:
+        n_docs = len(lengths)
+        lengths = np.maximum(lengths, 0)
+        starts = np.concatenate(([0], np.cumsum(lengths)))
+        sides = [_side(lengths, side, starts) for side in units]
+        self.sides = sides
+        self.n_docs = n_docs
+        # Unit against unit within a document: the characters each pair shares.
+        (doc1, a1, b1, _, cover1), (doc2, a2, b2, _, cover2) = sides
+        self.first, self.second = _pairs_within(doc1, doc2, n_docs)
+        first, second = self.first, self.second
+        self.shared = np.clip(
+            np.minimum(b1[first], b2[second]) - np.maximum(a1[first], a2[second]), 0, None
+        )
+        total = _per_document(doc1[first], self.shared, n_docs)
+        # A unit against the other side's gap: its characters the other side left uncovered.
+        for (doc, a, b, _, _), cover in zip(sides, (cover2, cover1), strict=True):
+            uncovered = (b - a) - (_covered(cover, b) - _covered(cover, a))
+            total += _per_document(doc, uncovered, n_docs)
+        # Characters neither side covers: the length less what the units of both cover.
+        either = np.concatenate([a1, a2]), np.concatenate([b1, b2])
+        order = np.argsort(either[0], kind="stable")
+        covered = _covered(_cover(either[0][order], either[1][order]), starts)
+        self.both_gap = lengths - np.diff(covered)
+        self.total = total + self.both_gap
+        # Each side's gap: the length less what its units cover.
+        self.gaps = [lengths - np.diff(_covered(cover, starts)) for *_, cover in sides]
+
+    @property
+    def spans_distinct(self) -> bool:
+        """Whether no annotator marked one span twice (with two categories): then the units
+        by one category are these units."""
+        return not any(
+            np.any((np.diff(doc) == 0) & (np.diff(a) == 0) & (np.diff(b) == 0))
+            for doc, a, b, _, _ in self.sides
+        )
+
+    def counts(self, k: int) -> np.ndarray:
+        """:func:`alpha_counts`'s rows, ``k`` categories with the gap."""
+        return self._counts(k, [c for _, _, _, c, _ in self.sides])
+
+    def span_counts(self, k: int) -> np.ndarray:
+        """:meth:`counts` of the same units all in category 1 (``k``: 2, or 1 without units),
+        as unit arrays of category 1 count them: only when :attr:`spans_distinct`."""
+        if not self.spans_distinct:
+            raise ValueError("an annotator marked a span twice: its units by one category differ")
+        return self._counts(k, [np.ones_like(c) for _, _, _, c, _ in self.sides])
+
+    def _counts(self, k: int, categories: Sequence[np.ndarray]) -> np.ndarray:
+        n_docs, width = self.n_docs, _FIRST + 2 * k
+        out = np.zeros((n_docs, width), dtype=np.int64)
+        (doc1, *_), _ = self.sides
+        c1, c2 = categories
+        out[:, _TOTAL] = self.total
+        same = c1[self.first] == c2[self.second]
+        out[:, _AGREE] = _per_document(doc1[self.first][same], self.shared[same], n_docs)
+        out[:, _AGREE] += self.both_gap
+        flat = out.reshape(-1)
+        for (doc, a, b, _, _), c, gap in zip(self.sides, categories, self.gaps, strict=True):
+            span = b - a
+            flat += _per_document(doc * width + _FIRST + c, span, n_docs * width)
+            flat += _per_document(doc * width + _FIRST + k + c, span * span, n_docs * width)
+            out[:, _FIRST] += gap
+            out[:, _FIRST + k] += gap
+        return out
 
 
 def _per_document(index: np.ndarray, values: np.ndarray, size: int) -> np.ndarray:

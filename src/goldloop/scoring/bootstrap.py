@@ -8,14 +8,33 @@ stratified estimator's; a cell of one document keeps its weight (it adds no vari
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 import numpy as np
 
-Metrics = Callable[[np.ndarray], dict[str, np.ndarray]]
+
+@dataclass(frozen=True)
+class Ratios:
+    """Metrics given as ratios of whole numbers (none negative), in groups sharing a denominator
+    (a relation's strict and lenient F1: 2m over n_a + n_b): ``names[g * k + j]`` is
+    ``numerators[g, j] / denominators[g]`` per resample (``k`` metrics a group; NaN where the
+    denominator is 0). Their percentiles are :func:`ratio`'s floats', found faster
+    (:func:`ratio_percentiles`)."""
+
+    names: list[str]
+    numerators: np.ndarray  # (groups, k, resamples)
+    denominators: np.ndarray  # (groups, resamples)
+
+
+Metrics = Callable[[np.ndarray], Mapping[str, np.ndarray]]
+RatioMetrics = Callable[[np.ndarray], Ratios]
 # Counts multiplied as a sparse matrix when at most this share of them is nonzero.
 SPARSE_SHARE = 0.25
+# Ratios of whole numbers up to this sort as 16-bit ranks (:func:`ratio_percentiles`).
+SMALL = 127
 
 
 def ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
@@ -42,6 +61,8 @@ def document_bootstrap(
     *,
     weights: np.ndarray | None = None,
     cells: np.ndarray | None = None,
+    ratios: RatioMetrics | None = None,
+    float32: bool = False,
 ) -> dict[str, list[float | None]]:
     """``[low, high]`` per metric from ``n`` resamples of the rows (documents) of ``per_document``.
 
@@ -49,7 +70,10 @@ def document_bootstrap(
     NaN resamples (undefined metric) are left out, and a metric undefined in every resample gets
     ``[None, None]``. The same ``seed`` gives the same intervals. ``weights`` and ``cells`` (one
     per document, both or neither) make the sums design-weighted and the resampling stratified
-    (Rao–Wu, within each cell).
+    (Rao–Wu, within each cell). ``ratios``: more metrics, given as :class:`Ratios` of the same
+    summed counts (their names after ``metrics``'). ``float32``: plain resamples of whole counts
+    are summed as float32 where that is exact (every sum below 2**24), half the memory; the
+    metrics then read float32 sums.
     """
     if n <= 0 or len(per_document) == 0:
         return {}
@@ -60,7 +84,9 @@ def document_bootstrap(
     if weights is None or cells is None:
         counts = np.asarray(per_document)
         # Weighted counts stay real; plain counts sum exactly as integers.
-        resample = _plain_sums(rng, counts if counts.dtype.kind == "f" else counts.astype(np.int64))
+        resample = _plain_sums(
+            rng, counts if counts.dtype.kind == "f" else counts.astype(np.int64), float32
+        )
     else:
         resample = _stratified_sums(
             rng,
@@ -70,24 +96,96 @@ def document_bootstrap(
         )
     chunk = max(1, min(n, 2_000_000 // max(rows, 1)))
     values: dict[str, list[np.ndarray]] = {}
+    blocks: list[Ratios] = []
     done = 0
     while done < n:
         size = min(chunk, n - done)
-        for name, value in metrics(resample(size)).items():
+        sums = resample(size)
+        for name, value in metrics(sums).items():
             values.setdefault(name, []).append(value)
+        if ratios is not None:
+            blocks.append(ratios(sums))
         done += size
     tail = (1 - level) / 2 * 100
-    names = list(values)
-    if not names:
-        return {}
-    # One row per metric (contiguous), read as its column: numpy sorts those faster.
-    sample = np.stack([np.concatenate(v) if len(v) > 1 else v[0] for v in values.values()]).T
-    defined = ~np.isnan(sample).all(axis=0)
-    low, high = percentiles(sample, [tail, 100 - tail])
+    q = [tail, 100 - tail]
+    bounds: dict[str, list[float | None]] = {}
+    if values:
+        # One row per metric (contiguous), read as its column: numpy sorts those faster.
+        sample = np.stack([_joined(v) for v in values.values()]).T
+        found = percentiles(sample, q)
+        bounds |= _bounds(list(values), found, ~np.isnan(sample).all(axis=0))
+    if blocks:
+        numerators = _joined([b.numerators for b in blocks], axis=2)
+        denominators = _joined([b.denominators for b in blocks], axis=1)
+        found = ratio_percentiles(numerators, denominators, q)
+        # NaN only where undefined in every resample: the ratios of whole numbers are finite.
+        bounds |= _bounds(blocks[0].names, found, ~np.isnan(found[0]))
+    return bounds
+
+
+def _bounds(
+    names: list[str], found: np.ndarray, defined: np.ndarray
+) -> dict[str, list[float | None]]:
+    low, high = found
     return {
         name: [float(low[k]), float(high[k])] if defined[k] else [None, None]
         for k, name in enumerate(names)
     }
+
+
+def _joined(chunks: list[np.ndarray], axis: int = 0) -> np.ndarray:
+    return np.concatenate(chunks, axis=axis) if len(chunks) > 1 else chunks[0]
+
+
+def ratio_percentiles(
+    numerators: np.ndarray, denominators: np.ndarray, q: list[float]
+) -> np.ndarray:
+    """:func:`percentiles` of :class:`Ratios`' metrics (``numerators``: groups × k × resamples,
+    ``denominators``: groups × resamples), a column per metric in their order.
+
+    A group of ratios of whole numbers from 0 to :data:`SMALL` (a relation's F1) is sorted as
+    the ranks of its fractions among all such fractions: 16-bit keys, which numpy sorts by
+    radix, several times faster than the floats. The same floats come out: each rank stands
+    for one float, one correctly rounded division whatever the terms it came from, and ranks
+    are in the floats' order. Other groups are sorted as floats.
+    """
+    groups, k, size = numerators.shape
+    out = np.empty((len(q), groups * k))
+    largest = numerators.max(axis=2, initial=0)  # each metric's
+    small = (largest.max(axis=1, initial=0) <= SMALL) & (
+        denominators.max(axis=1, initial=0) <= SMALL
+    )
+    if not small.all():
+        large = ~small
+        floats = ratio(numerators[large], denominators[large][:, None, :])
+        out[:, np.repeat(large, k)] = percentiles(floats.reshape(-1, size).T, q)
+    if small.any():
+        rank, value = _fractions()
+        # Every group's index into the table at once (a large group's set to 0, its result
+        # dropped), in float (exact: whole numbers), then as int32: numpy's quickest cast.
+        index = np.multiply(numerators, SMALL + 1)
+        index += denominators[:, None, :]
+        index[~small] = 0
+        valid = np.repeat(np.count_nonzero(denominators > 0, axis=1), k)
+        # A ratio 0 in every resample (a relation never paired strictly: a third of a report's
+        # F1s) is 0 wherever defined: nothing to sort.
+        zero = np.repeat(small, k) & (largest.reshape(-1) == 0)
+        out[:, zero] = np.where(valid[zero] > 0, 0.0, np.nan)
+        rows = np.flatnonzero(np.repeat(small, k) & ~zero)
+        keys = rank[index.reshape(-1, size)[rows].astype(np.int32)]
+        keys.sort(axis=1, kind="stable")  # radix, for 16-bit keys
+        out[:, rows] = _sorted_percentiles(valid[rows], q, lambda i, row: value[keys[row, i]])
+    return out
+
+
+@cache
+def _fractions() -> tuple[np.ndarray, np.ndarray]:
+    """Each ``n / d`` (0 <= n, d <= SMALL; index ``n (SMALL + 1) + d``) as its rank among their
+    distinct :func:`ratio` floats (NaN, where d is 0, last), and each rank's float."""
+    n, d = np.divmod(np.arange((SMALL + 1) ** 2), SMALL + 1)
+    value, rank = np.unique(ratio(n, d), return_inverse=True)  # one NaN, last
+    assert len(value) <= 2**16
+    return rank.astype(np.uint16), value
 
 
 def percentiles(sample: np.ndarray, q: list[float]) -> np.ndarray:
@@ -98,8 +196,27 @@ def percentiles(sample: np.ndarray, q: list[float]) -> np.ndarray:
     the interpolation is numpy's linear method step by step (``_quantile``, ``_get_indexes``,
     ``_lerp`` in numpy 2.2), so the values are numpy's own, not merely close to them.
     """
-    ordered = np.sort(np.asarray(sample, dtype=float), axis=0)  # NaN sorts last
-    valid = np.count_nonzero(~np.isnan(ordered), axis=0)
+    by_column = np.asarray(sample, dtype=float).T  # each column contiguous, as the caller's
+    out = np.empty((len(q), by_column.shape[0]))
+    # A column whose defined values are all one value (a relation never paired strictly: F1 0
+    # in every resample; a third of an agreement report's) has it as every percentile (numpy's
+    # interpolation between equal values gives the value itself): only the others are sorted,
+    # the sort being most of the time.
+    smallest, largest = np.fmin.reduce(by_column, axis=1), np.fmax.reduce(by_column, axis=1)
+    constant = smallest == largest  # False where all are NaN
+    out[:, constant] = smallest[constant]
+    varies = by_column[~constant]  # a copy: sorted in place
+    varies.sort(axis=1)
+    valid = np.count_nonzero(~np.isnan(varies), axis=1)
+    out[:, ~constant] = _sorted_percentiles(valid, q, lambda i, column: varies[column, i])
+    return out
+
+
+def _sorted_percentiles(
+    valid: np.ndarray, q: list[float], at: Callable[[np.ndarray, np.ndarray], np.ndarray]
+) -> np.ndarray:
+    """:func:`percentiles` of columns sorted (NaN last) with ``valid`` values each, whose
+    values ``at(positions, columns)`` reads."""
     quantiles = np.true_divide(np.asarray(q, dtype=float), np.float64(100))
     virtual = (valid - 1)[None, :] * quantiles[:, None]
     below = np.floor(virtual)
@@ -115,9 +232,9 @@ def percentiles(sample: np.ndarray, q: list[float]) -> np.ndarray:
     following[first] = 0
     gamma = virtual - previous
     end = np.broadcast_to(valid - 1, previous.shape)
-    columns = np.broadcast_to(np.arange(ordered.shape[1]), previous.shape)
-    low = ordered[np.where(previous == -1, end, previous).clip(0), columns]
-    high = ordered[np.where(following == -1, end, following).clip(0), columns]
+    columns = np.broadcast_to(np.arange(len(valid)), previous.shape)
+    low = at(np.where(previous == -1, end, previous).clip(0), columns)
+    high = at(np.where(following == -1, end, following).clip(0), columns)
     diff = high - low
     out = low + diff * gamma
     np.subtract(high, diff * (1 - gamma), out=out, where=gamma >= 0.5)
@@ -125,9 +242,12 @@ def percentiles(sample: np.ndarray, q: list[float]) -> np.ndarray:
     return out
 
 
-def _plain_sums(rng: np.random.Generator, counts: np.ndarray) -> Callable[[int], np.ndarray]:
+def _plain_sums(
+    rng: np.random.Generator, counts: np.ndarray, float32: bool = False
+) -> Callable[[int], np.ndarray]:
     """The summed counts of ``size`` resamples of all rows: how often each document is drawn,
-    then the counts those draws sum to."""
+    then the counts those draws sum to (``float32``: as float32 where every column's are
+    exact so, float counts holding whole numbers)."""
     rows = len(counts)
     as_float = np.asarray(counts, dtype=float)  # no copy of float counts
     magnitude = np.abs(as_float)
@@ -153,9 +273,12 @@ def _plain_sums(rng: np.random.Generator, counts: np.ndarray) -> Callable[[int],
     # cores BLAS's threads wait for. Dense counts (a score's few columns) keep BLAS. Exact
     # either way: whole counts sum to the same floats in any order.
     parts: list[tuple[np.ndarray, Any]] = []
+    narrow = float32 and exact and counts.dtype.kind == "f" and bool(single.all())
     for columns, dtype in ((used[single], np.float32), (used[~single], np.float64)):
+        if not len(columns):
+            continue
         block = np.ascontiguousarray(by_column[columns], dtype=dtype)
-        at = np.flatnonzero(block)
+        at = np.flatnonzero(block != 0)  # numpy finds a mask's nonzeros far faster than floats'
         if len(at) > SPARSE_SHARE * block.size:
             parts.append((columns, block))
             continue
@@ -174,7 +297,7 @@ def _plain_sums(rng: np.random.Generator, counts: np.ndarray) -> Callable[[int],
         times = np.bincount(draws.ravel(), minlength=size * rows).reshape(size, rows)
         if not exact:
             return times @ counts
-        sums = np.empty((counts.shape[1], size))
+        sums = np.empty((counts.shape[1], size), dtype=np.float32 if narrow else np.float64)
         sums[unused] = 0.0
         for columns, matrix in parts:
             sums[columns] = matrix @ np.ascontiguousarray(times.T, dtype=matrix.dtype)

@@ -16,7 +16,7 @@ one side marked, leniently: the ones κ pairs with ``∅``.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
@@ -27,8 +27,16 @@ import numpy as np
 from goldloop.files.atomic import atomic_open
 from goldloop.formats.gold import Document, Hit, paused_gc
 from goldloop.kb import KB
-from goldloop.scoring.alpha_u import AlphaU, alpha_from_counts, alpha_value, unit_counts
-from goldloop.scoring.bootstrap import document_bootstrap, ratio
+from goldloop.scoring.alpha_u import (
+    AlphaU,
+    UnitTable,
+    alpha_from_compact,
+    alpha_from_counts,
+    alpha_value,
+    compact_counts,
+    unit_counts,
+)
+from goldloop.scoring.bootstrap import Ratios, document_bootstrap, ratio
 from goldloop.scoring.folding import fold_answer
 from goldloop.scoring.matching import match_spans
 
@@ -124,71 +132,83 @@ def span_agreement(
     n_boot: int = 1000,
     seed: int = 0,
     level: float = 0.95,
-    labeller: Labeller | None = None,
+    table: SpanTable | None = None,
 ) -> SpanAgreement:
     """Span F1, α_u and incomplete positions over ``(A's, B's)`` version of each shared document.
 
-    ``weights`` maps a ``doc_id`` to its weight (missing: 1); ``labeller``: a new
-    :class:`Labeller` of ``kb`` that the caller reuses afterwards (its folds are then those of
-    these documents' hits), else one of its own.
+    ``weights`` maps a ``doc_id`` to its weight (missing: 1); ``table``: these documents'
+    :class:`SpanTable`, when the caller reads it too (agreement's κ pairs), else one of its own.
     """
     # Many small tuples and none in a cycle: the collector's passes would only cost time.
     with paused_gc():
-        label = labeller if labeller is not None else Labeller(kb)
-        if label.folded:
-            raise ValueError("span_agreement needs a fresh Labeller: its folds name the groups")
-        labelled = [label(doc_a.ground_truth) for doc_a, _ in shared]
-        labelled_b = [label(doc_b.ground_truth) for _, doc_b in shared]
-        relations = sorted({r for r, _ in label.folded.values()})
-        directions = sorted({d for _, d in label.folded.values()})
-        groups = Groups.of(relations, directions)
-        arrays = [_span_arrays(side, groups) for side in (labelled, labelled_b)]
-        counts: np.ndarray = span_counts(labelled, labelled_b, groups, arrays)
+        if table is None:
+            table = SpanTable.of(shared, kb)
+        relations, directions, groups, arrays = (
+            table.relations,
+            table.directions,
+            table.groups,
+            table.arrays,
+        )
+        counts: np.ndarray = span_counts(table.labelled, groups, arrays, table.overlaps)
         if weights is not None:
             counts = counts * np.array([weights.get(a.doc_id, 1.0) for a, _ in shared])[:, None]
         totals = counts.sum(axis=0)
         # One bootstrap for every figure: the same resamples, drawn once.
         lengths = np.array([len(doc_a.text) for doc_a, _ in shared], dtype=np.int64)
-        # α_u's units are the spans: one category (none without spans), or the relations, in
-        # sorted order from 1 (alpha_u.category_index), read through each relation's group.
-        alpha_spans = unit_counts(
-            lengths,
-            [(doc, a, b, np.ones_like(doc)) for doc, a, b, _, _ in arrays],
-            1 + bool(label.folded),
-        )
+        # α_u's units are the relations, in sorted order from 1 (alpha_u.category_index), read
+        # through each relation's group; or the spans, one category (none without spans): the
+        # same units, counted on the same places, unless an annotator put two relations on one
+        # span, which then counts once.
         category = np.zeros(groups.size, dtype=np.int64)
         category[[groups.relation[r] for r in relations]] = np.arange(1, len(relations) + 1)
-        alpha_relations = unit_counts(
-            lengths,
-            [(doc, a, b, category[g]) for doc, a, b, g, _ in arrays],
-            1 + len(relations),
+        units = UnitTable(lengths, [(doc, a, b, category[g]) for doc, a, b, g, _ in arrays])
+        alpha_relations = units.counts(1 + len(relations))
+        alpha_spans = (
+            units.span_counts(1 + bool(relations))
+            if units.spans_distinct
+            else unit_counts(
+                lengths,
+                [(doc, a, b, np.ones_like(doc)) for doc, a, b, _, _ in arrays],
+                1 + bool(relations),
+            )
         )
         # Only F1 has an interval, and it reads a group's two sides only as n_a + n_b: one
-        # column for both makes the bootstrap's product and the F1s a quarter cheaper. Only for
-        # whole counts, whose sums are exact in any order (the same F1s); weighted ones would
-        # round differently.
-        f1_counts, f1_of = counts, _f1_of_groups
-        if weights is None:
+        # column for both makes the bootstrap's product and the F1s a quarter cheaper; α_u's
+        # compact counts halve its columns. Only for whole counts, whose sums are exact in any
+        # order (the same figures); weighted ones are multiplied densely (BLAS), whose rounding
+        # depends on the matrix's width, so they keep every column and the figures they had.
+        f1_counts, whole = counts, weights is None
+        alpha_columns, alpha_of = _all_columns, alpha_from_counts
+        if whole:
             # Shapes spelled out: no document may be shared (a campaign before its first double
             # task is annotated), and -1 cannot be inferred from zero rows.
             n_groups = counts.shape[1] // 4
             by_group = counts.reshape(len(counts), n_groups, 4)
+            # Twice the pairs, F1's numerator, doubled once a document rather than once a
+            # resample (exact: whole numbers).
             f1_counts = np.concatenate(
-                [(by_group[:, :, 0] + by_group[:, :, 1])[:, :, None], by_group[:, :, 2:]], axis=2
+                [(by_group[:, :, 0] + by_group[:, :, 1])[:, :, None], 2 * by_group[:, :, 2:]],
+                axis=2,
             ).reshape(len(counts), 3 * n_groups)
-            f1_of = _f1_of_sides
-        ends = np.cumsum([f1_counts.shape[1], alpha_spans.shape[1], alpha_relations.shape[1]])
+            alpha_columns, alpha_of = compact_counts, alpha_from_compact
+        resampled = [f1_counts, alpha_columns(alpha_spans), alpha_columns(alpha_relations)]
+        ends = np.cumsum([part.shape[1] for part in resampled])
 
         def metrics(sums: np.ndarray) -> dict[str, np.ndarray]:
-            # α_u sums its counts across columns: in the row order it always had.
             return {
-                **f1_of(sums[:, : ends[0]]),
-                "alpha:spans": alpha_from_counts(np.ascontiguousarray(sums[:, ends[0] : ends[1]])),
-                "alpha:relations": alpha_from_counts(np.ascontiguousarray(sums[:, ends[1] :])),
+                **({} if whole else _f1_of_groups(sums[:, : ends[0]])),
+                "alpha:spans": alpha_of(sums[:, ends[0] : ends[1]]),
+                "alpha:relations": alpha_of(sums[:, ends[1] :]),
             }
 
-        every = np.hstack([f1_counts, alpha_spans, alpha_relations], dtype=float)
-        intervals = document_bootstrap(every, metrics, n_boot, seed, level)
+        def f1_ratios(sums: np.ndarray) -> Ratios:
+            return _f1_of_sides(sums[:, : ends[0]])
+
+        every = np.hstack(resampled, dtype=float)
+        # Whole counts: F1's ratios read float32 sums as well, α_u reads them as floats.
+        intervals = document_bootstrap(
+            every, metrics, n_boot, seed, level, ratios=f1_ratios if whole else None, float32=whole
+        )
 
     # Every group's figures at once: rows are groups; columns n_a, n_b, strict, lenient.
     by_group = totals.reshape(-1, 4)
@@ -211,15 +231,16 @@ def span_agreement(
         }
 
     def row(group: int, key: str) -> GroupRow:
-        found = figures(group)
+        # Without figures()'s precision and recall, which a row does not show (hundreds a
+        # report).
         return GroupRow(
             key=key,
             n_a=sizes[group][0],
             n_b=sizes[group][1],
-            f1_strict=found["strict"].f1,
-            f1_lenient=found["lenient"].f1,
-            interval_strict=found["strict"].interval,
-            interval_lenient=found["lenient"].interval,
+            f1_strict=f1s[group][0],
+            f1_lenient=f1s[group][1],
+            interval_strict=intervals.get(f"{group}:strict", [None, None]),
+            interval_lenient=intervals.get(f"{group}:lenient", [None, None]),
         )
 
     per_relation = [row(groups.relation[r], r) for r in relations]
@@ -314,7 +335,10 @@ class Labeller:
     def fold(self, hit: Hit) -> tuple[str, str]:
         """One hit's folded relation id and direction (``symmetric`` on a symmetric relation,
         ``none`` for no direction)."""
-        key = (hit.entity_id, hit.direction)
+        return self.fold_key((hit.entity_id, hit.direction))
+
+    def fold_key(self, key: tuple[str, str | None]) -> tuple[str, str]:
+        """:meth:`fold` of a hit whose (id, direction) is ``key``."""
         found = self.folded.get(key)
         if found is None:
             found = self.folded[key] = self._fold(*key)
@@ -328,29 +352,37 @@ class Labeller:
         return str(relation_id), direction or "none"
 
 
-def span_counts(
-    labelled_a: list[list[_Labelled]],
-    labelled_b: list[list[_Labelled]],
-    groups: Groups,
-    arrays: Sequence[SpanArrays],
-) -> np.ndarray:
-    """:func:`_group_counts`'s counts, read off the overlapping pairs where that is the same.
+# One side's spans of every document: document, start, end, relation's and direction's group.
+SpanArrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+@dataclass(frozen=True)
+class Overlaps:
+    """Span pairs read off the overlaps: side A's span ``first[i]`` pairs side B's
+    ``second[i]`` (indices into each side's :data:`SpanArrays`), in the documents where that is
+    the greedy matcher's pairing; ``matcher`` marks the others, which only the matcher pairs."""
+
+    first: np.ndarray
+    second: np.ndarray
+    matcher: np.ndarray
+
+
+def overlap_pairs(arrays: Sequence[SpanArrays], n_docs: int) -> Overlaps:
+    """:class:`Overlaps` of ``n_docs`` documents from both sides' :data:`SpanArrays`.
 
     When no span of a document overlaps two spans of the other side (the usual case), the greedy
     matcher pairs exactly the overlapping spans, whichever subset it is given (one relation, one
-    relation and direction; strict: those at the same offsets). Those documents' counts are read
-    off their overlapping pairs, all documents at once; the others (a span overlapping two, an
-    empty or reversed span) are matched by :func:`_group_counts`. ``arrays``: each side's
-    :func:`_span_arrays`.
+    relation and direction; strict: those at the same offsets). The others (a span overlapping
+    two, an empty or reversed span) are left to the matcher.
     """
-    n_docs, width = len(labelled_a), 4 * groups.size
     sides = list(arrays)
-    other = np.zeros(n_docs, dtype=bool)  # documents _group_counts matches
+    matcher = np.zeros(n_docs, dtype=bool)
     for doc, a, b, _, _ in sides:
-        other[doc[(a < 0) | (a >= b)]] = True
-    kept = [~other[side[0]] for side in sides]
-    (doc1, a1, b1, rel1, dir1), (doc2, a2, b2, rel2, dir2) = (
-        tuple(column[keep] for column in side) for side, keep in zip(sides, kept, strict=True)
+        matcher[doc[(a < 0) | (a >= b)]] = True
+    kept1, kept2 = (np.flatnonzero(~matcher[side[0]]) for side in sides)
+    (doc1, a1, b1), (doc2, a2, b2) = (
+        tuple(column[kept] for column in side[:3])
+        for side, kept in zip(sides, (kept1, kept2), strict=True)
     )
     # The documents end to end, a character apart, so no span overlaps another document's.
     ends = np.zeros(n_docs, dtype=np.int64)
@@ -362,22 +394,42 @@ def span_counts(
     # ending at or before its start (all of which start before its end).
     degree1 = np.searchsorted(np.sort(a2), b1) - np.searchsorted(np.sort(b2), a1, side="right")
     degree2 = np.searchsorted(np.sort(a1), b2) - np.searchsorted(np.sort(b1), a2, side="right")
-    other[doc1[degree1 > 1]] = True
-    other[doc2[degree2 > 1]] = True
+    matcher[doc1[degree1 > 1]] = True
+    matcher[doc2[degree2 > 1]] = True
     # A span overlapping one: it is the last of the other side to start before its end, unless
-    # that one lies nested before it (then matched by _group_counts).
+    # that one lies nested before it (then left to the matcher).
     by_start = np.argsort(a2, kind="stable")
     first = np.flatnonzero(degree1 == 1)
     second = by_start[np.searchsorted(a2[by_start], b1[first]) - 1]
     nested = b2[second] <= a1[first]
-    other[doc1[first[nested]]] = True
+    matcher[doc1[first[nested]]] = True
     first, second = first[~nested], second[~nested]
+    read = ~matcher[doc1[first]]
+    return Overlaps(kept1[first[read]], kept2[second[read]], matcher)
+
+
+def span_counts(
+    labelled: Callable[[int], tuple[list[_Labelled], list[_Labelled]]],
+    groups: Groups,
+    arrays: Sequence[SpanArrays],
+    overlaps: Overlaps,
+) -> np.ndarray:
+    """:func:`_group_counts`'s counts, read off the overlapping pairs where that is the same.
+
+    Documents whose pairs :func:`overlap_pairs` read (``overlaps``) are counted all at once;
+    the matcher's are matched by :func:`_group_counts` on their hits as compared
+    (``labelled``: a document's A and B sides). ``arrays``: each side's :data:`SpanArrays`.
+    """
+    n_docs, width = len(overlaps.matcher), 4 * groups.size
+    (doc1, a1, b1, rel1, dir1), (doc2, a2, b2, rel2, dir2) = arrays
+    first, second = overlaps.first, overlaps.second
     strict = (a1[first] == a2[second]) & (b1[first] == b2[second])
     same_relation = rel1[first] == rel2[second]
     same_key = same_relation & (dir1[first] == dir2[second])
     doc = doc1[first]
     # Columns as _group_counts: n_a, n_b, strict and lenient pairs per group (0: all spans, 1:
-    # labelled, then relations and directions); a strict pair also counts leniently.
+    # labelled, then relations and directions); a strict pair also counts leniently. The
+    # matcher's documents are counted here too, then overwritten.
     columns = [
         (doc1, 0),
         (doc1, 4),
@@ -398,26 +450,76 @@ def span_counts(
     ]
     flat = np.concatenate([rows * width + column for rows, column in columns])
     counts = np.bincount(flat, minlength=n_docs * width).reshape(n_docs, width)
-    matched = np.flatnonzero(other)
+    matched = np.flatnonzero(overlaps.matcher)
     if len(matched):
-        counts[matched] = _group_counts(
-            [labelled_a[d] for d in matched], [labelled_b[d] for d in matched], groups
-        )
+        sides = [labelled(d) for d in matched.tolist()]
+        counts[matched] = _group_counts([a for a, _ in sides], [b for _, b in sides], groups)
     return counts
 
 
-# One side's spans of every document: document, start, end, relation's and direction's group.
-SpanArrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+@dataclass(frozen=True)
+class SpanTable:
+    """The shared documents' spans as compared: each side's :data:`SpanArrays` and each span's
+    (id, direction) as an index into ``keys``, the relations and directions they fold to
+    (sorted) with their groups, and the pairs read off the overlaps. Span agreement counts
+    from it; agreement's κ pairs read the same pairing."""
 
+    shared: Sequence[tuple[Document, Document]]
+    label: Labeller
+    keys: list[tuple[str, str | None]]
+    key_index: tuple[np.ndarray, np.ndarray]
+    relations: list[str]
+    directions: list[str]
+    groups: Groups
+    arrays: tuple[SpanArrays, SpanArrays]
+    overlaps: Overlaps
 
-def _span_arrays(labelled: list[list[_Labelled]], groups: Groups) -> SpanArrays:
-    flat = chain.from_iterable(
-        (d, a, b, groups.relation[relation], groups.direction[direction])
-        for d, hits in enumerate(labelled)
-        for a, b, relation, direction in hits
-    )
-    doc, a, b, relation, direction = np.fromiter(flat, dtype=np.int64).reshape(-1, 5).T
-    return doc, a, b, relation, direction
+    @classmethod
+    def of(cls, shared: Sequence[tuple[Document, Document]], kb: KB | None) -> SpanTable:
+        """The table of ``(A's, B's)`` versions of each shared document."""
+        # One pass over the hits: offsets and an index per distinct (id, direction), which is
+        # then folded once (a report meets a few hundred on thousands of hits).
+        index: dict[tuple[str, str | None], int] = {}
+        code = index.setdefault
+        sides = [
+            np.fromiter(
+                chain.from_iterable(
+                    (d, hit.a, hit.b, code((hit.entity_id, hit.direction), len(index)))
+                    for d, document in enumerate(documents)
+                    for hit in document.ground_truth
+                ),
+                dtype=np.int64,
+            ).reshape(-1, 4)
+            for documents in ([a for a, _ in shared], [b for _, b in shared])
+        ]
+        label = Labeller(kb)
+        keys = list(index)
+        folded = [label.fold_key(key) for key in keys]
+        relations = sorted({r for r, _ in folded})
+        directions = sorted({d for _, d in folded})
+        groups = Groups.of(relations, directions)
+        relation = np.array([groups.relation[r] for r, _ in folded], dtype=np.int64)
+        direction = np.array([groups.direction[d] for _, d in folded], dtype=np.int64)
+        arrays = tuple(
+            (side[:, 0], side[:, 1], side[:, 2], relation[side[:, 3]], direction[side[:, 3]])
+            for side in sides
+        )
+        return cls(
+            shared,
+            label,
+            keys,
+            (sides[0][:, 3], sides[1][:, 3]),
+            relations,
+            directions,
+            groups,
+            (arrays[0], arrays[1]),
+            overlap_pairs(arrays, len(shared)),
+        )
+
+    def labelled(self, d: int) -> tuple[list[_Labelled], list[_Labelled]]:
+        """Document ``d``'s hits as compared, A's and B's."""
+        doc_a, doc_b = self.shared[d]
+        return self.label(doc_a.ground_truth), self.label(doc_b.ground_truth)
 
 
 def _group_counts(
@@ -480,21 +582,13 @@ def _paired(spans_a: list[tuple[int, int]], spans_b: list[tuple[int, int]]) -> l
     ]
 
 
-def _f1_of_sides(sums: np.ndarray) -> dict[str, np.ndarray]:
-    """:func:`_f1_of_groups` from three columns a group: n_a + n_b, strict and lenient pairs."""
+def _f1_of_sides(sums: np.ndarray) -> Ratios:
+    """:func:`_f1_of_groups` from three columns a group: n_a + n_b, twice the strict and twice
+    the lenient pairs; as whole numbers' ratios 2m / (n_a + n_b), whose percentiles the
+    bootstrap finds faster than the floats' (the same floats)."""
     groups = sums.T.reshape(-1, 3, len(sums))
-    # ratio()'s floats, without its masked divide (the slowest step of a thousand resamples of
-    # hundreds of groups): divide all, then NaN where no span was marked.
-    spans = groups[:, 0][:, None]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        f1 = np.multiply(groups[:, 1:], 2.0)
-        np.divide(f1, spans, out=f1)
-    np.copyto(f1, np.nan, where=~(spans > 0))
-    return {
-        f"{group}:{mode}": f1[group, i]
-        for group in range(groups.shape[0])
-        for i, mode in enumerate(MODES)
-    }
+    names = [f"{group}:{mode}" for group in range(groups.shape[0]) for mode in MODES]
+    return Ratios(names, groups[:, 1:], groups[:, 0])
 
 
 def _f1_of_groups(sums: np.ndarray) -> dict[str, np.ndarray]:
@@ -506,6 +600,10 @@ def _f1_of_groups(sums: np.ndarray) -> dict[str, np.ndarray]:
         for group in range(groups.shape[0])
         for i, mode in enumerate(MODES)
     }
+
+
+def _all_columns(counts: np.ndarray) -> np.ndarray:
+    return counts
 
 
 def _values(x: np.ndarray) -> list[list[float | None]]:
