@@ -22,8 +22,10 @@ test: setup
 	$(VENV)/bin/pytest -n auto --maxprocesses 4 --dist loadfile
 
 lint: setup
-	$(VENV)/bin/ruff check src tests
+	$(VENV)/bin/ruff check src tests benchmarks
 	$(VENV)/bin/mypy
+	# The benchmarks call the library as a user would: type-checked, they cannot drift from it.
+	$(VENV)/bin/mypy --explicit-package-bases benchmarks
 	$(VENV)/bin/lint-imports --no-cache
 
 # `make bench`: every benchmark at a short size (campaign.py and studio.py default to their

@@ -44,7 +44,6 @@ from goldloop.scoring.alpha_u import Unit, alpha_u
 from goldloop.scoring.completeness import estimate_completeness
 from goldloop.scoring.inputs import Prediction, SystemPredictions
 from goldloop.scoring.pooled import relative_recall
-from goldloop.settings import Settings, use
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -96,7 +95,6 @@ def annotators(n_docs: int, ids: list[str], seed: int = 0) -> tuple[list[Documen
 
 
 def main() -> None:
-    use(Settings.from_env())  # this benchmark is a door: it reads the environment
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--docs", type=int, default=5000)
     parser.add_argument("--alpha-docs", type=int, default=1000)
@@ -238,7 +236,7 @@ def agreement_when_filed() -> Callable[..., Any]:
     module = types.ModuleType("agreement_when_filed")
     sys.modules[module.__name__] = module  # dataclasses look their module up
     exec(compile(source, f"{BASELINE_COMMIT}:agreement.py", "exec"), module.__dict__)
-    return module.agreement  # type: ignore[no-any-return]
+    return module.agreement
 
 
 if __name__ == "__main__":

@@ -183,7 +183,7 @@ def test_documents_laid_end_to_end_count_alone(seed: int) -> None:
             )
         )
     # A last document holding every category keeps the columns the same in every call.
-    every = (3, [(0, 1, c) for c in "abc"], [])
+    every: Doc = (3, [(0, 1, c) for c in "abc"], [])
     together = alpha_counts([*documents, every])
     width = together.shape[1]
     for d in range(len(documents)):
@@ -204,7 +204,7 @@ def test_unit_table_counts_one_category_as_its_own_units(seed: int) -> None:
     the same rows, when no annotator marked a span twice; and refuses when one did (such a
     span counts once by one category, twice by two)."""
     rng = random.Random(seed)
-    documents = [
+    documents: list[Doc] = [
         (length, random_units(rng, length, ["a", "b"], 5), random_units(rng, length, ["b"], 4))
         for length in (0, 30, 60, 90)
     ]
@@ -215,7 +215,7 @@ def test_unit_table_counts_one_category_as_its_own_units(seed: int) -> None:
         rows = [
             (d, a, b, category(c))
             for d, document in enumerate(documents)
-            for a, b, c in document[1 + side]
+            for a, b, c in (document[1], document[2])[side]
         ]
         doc, a, b, c = np.array(rows, dtype=np.int64).reshape(-1, 4).T
         return doc, a, b, c
