@@ -284,7 +284,9 @@ def test_corpus_kappa_recovers_the_corpus_kappa(corpus: Corpus) -> None:
         design = read_design(documents)
         assert design is not None
         doc_ids = [d.doc_id for d in documents]
-        figures = corpus_agreement(_kappa_of(pairs, doc_ids), doc_ids, None, design, 200, rep)
+        figures = corpus_agreement(
+            _kappa_of(pairs, doc_ids), doc_ids, None, design, 200, rep
+        ).to_dict()
         estimates.append(figures["kappa_entity_id"])
         sample = cohen_kappa([pair for d in doc_ids for pair in pairs[d]])
         assert sample is not None
@@ -310,7 +312,7 @@ def test_weighted_kappa_equals_scikit_learns_with_sample_weights() -> None:
     ]
     design = read_design(documents)
     assert design is not None
-    figures = corpus_agreement(_kappa_of(pairs, doc_ids), doc_ids, None, design, 0, 0)
+    figures = corpus_agreement(_kappa_of(pairs, doc_ids), doc_ids, None, design, 0, 0).to_dict()
     a = [x for d in doc_ids for x, _ in pairs[d]]
     b = [y for d in doc_ids for _, y in pairs[d]]
     weights = [w for w, d in zip(design.weights, doc_ids, strict=True) for _ in pairs[d]]
@@ -320,7 +322,7 @@ def test_weighted_kappa_equals_scikit_learns_with_sample_weights() -> None:
     # Equal weights: the plain κ of the same pairs.
     equal = read_design(documents, "ignore")
     assert equal is not None
-    same = corpus_agreement(_kappa_of(pairs, doc_ids), doc_ids, None, equal, 0, 0)
+    same = corpus_agreement(_kappa_of(pairs, doc_ids), doc_ids, None, equal, 0, 0).to_dict()
     assert same["kappa_entity_id"] == pytest.approx(cohen_kappa(list(zip(a, b, strict=True))))
 
 
@@ -357,7 +359,7 @@ def test_equal_p_incl_gives_the_sample_span_f1() -> None:
     doc_ids = [d.doc_id for d in first]
     corpus = corpus_agreement(
         report, doc_ids, None, design, 0, 0, shared=list(zip(first, second, strict=True))
-    )
+    ).to_dict()
     assert report.spans is not None
     for mode in ("strict", "lenient"):
         assert corpus[f"span_f1_{mode}"] == pytest.approx(report.spans.span_f1[mode].f1)

@@ -272,7 +272,7 @@ def test_corpus_span_f1_recovers_the_population_f1_in_a_seeded_simulation() -> N
         report = agreement(first, second, None, n_boot=0)
         doc_ids = [d.doc_id for d in documents]
         shared = list(zip(first, second, strict=True))
-        figures = corpus_agreement(report, doc_ids, None, design, 200, rep, shared=shared)
+        figures = corpus_agreement(report, doc_ids, None, design, 200, rep, shared=shared).to_dict()
         assert report.spans is not None
         for name in names:
             estimates[name].append(figures[name])

@@ -91,7 +91,10 @@ def test_agree_from_the_double_project(
     assert design is not None and design.weights.tolist() == [3.0, 6.0]
     shared = list(zip(documents(FIRST), documents(SECOND), strict=True))
     assert [a.doc_id for a, _ in shared] == compared
-    assert corpus == corpus_agreement(expected_report, compared, kb, design, 0, 0, shared=shared)
+    assert (
+        corpus
+        == corpus_agreement(expected_report, compared, kb, design, 0, 0, shared=shared).to_dict()
+    )
     assert report == expected_report.to_dict()
     assert (report["n_span_matched"], report["n_only_a"], report["n_only_b"]) == (3, 1, 0)
     assert "2 of 3 task(s) compared" in result.out

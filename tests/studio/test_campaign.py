@@ -57,7 +57,7 @@ def test_the_sidecar_sections_carry_corpus_figures_when_the_tasks_carry_the_desi
         report, list(TEXTS), kb, weights, CORPUS_BOOTSTRAP, 0, shared=shared
     )
     assert section.corpus == expected
-    assert section.corpus["population_docs"] == pytest.approx(28 / 3)
+    assert section.corpus.population_docs == pytest.approx(28 / 3)
     completeness = double_completeness(first, second, drawn(design)).to_dict()["corpus"]
     assert completeness is not None
     assert completeness["population_docs"] == pytest.approx(28 / 3)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -26,7 +26,7 @@ from goldloop.formats.gold import read_gold
 from goldloop.formats.labelstudio.tasks import Campaign
 from goldloop.kb import KB
 from goldloop.scoring.agreement import NONE, AgreementReport, agreement, corpus_agreement
-from goldloop.scoring.design import NO_DESIGN, read_design
+from goldloop.scoring.design import NO_DESIGN, CorpusFigures, read_design
 from goldloop.scoring.span_agreement import Figure, SpanAgreement, write_relation_chart
 from goldloop.studio.agreement import (
     BlindAgreement,
@@ -139,7 +139,7 @@ def agree(
         if campaign is None
         else campaign_design(campaign, [d.doc_id for d in shared], design_mode(design))
     )
-    data["corpus"] = (
+    corpus = (
         None
         if weights is None
         else corpus_agreement(
@@ -152,12 +152,13 @@ def agree(
             shared=[(d, by_id_b[d.doc_id]) for d in shared],
         )
     )
+    data["corpus"] = None if corpus is None else corpus.to_dict()
     if report.spans is not None:
         write_relation_chart(report.spans.per_relation, _names(the_kb), chart)
     atomic_write_json(target, data)
     show_report(report, the_kb, title)
-    if data["corpus"] is not None:
-        console.print(corpus_line(data["corpus"]))
+    if corpus is not None:
+        console.print(corpus_line(corpus))
     else:
         err_console.print(NO_DESIGN)
     if roles is not None:
@@ -289,7 +290,7 @@ def _interval(interval: list[float | None]) -> str:
     return "" if low is None or high is None else f"[{low:.3f}, {high:.3f}]"
 
 
-def corpus_line(corpus: dict[str, Any]) -> str:
+def corpus_line(corpus: CorpusFigures) -> str:
     """The corpus span F1s and κ figures with their intervals, and what the documents stand for."""
     figures = []
     for key in (
@@ -299,12 +300,12 @@ def corpus_line(corpus: dict[str, Any]) -> str:
         "kappa_entity_id",
         "kappa_direction",
     ):
-        if key in corpus:
-            low, high = corpus["intervals"].get(key, [None, None])
+        if key in corpus.values:
+            low, high = corpus.intervals.get(key, [None, None])
             interval = "" if low is None or high is None else f" [{low:.3f}, {high:.3f}]"
-            figures.append(f"{key} {_fmt(corpus[key])}{interval}")
+            figures.append(f"{key} {_fmt(corpus.values[key])}{interval}")
     return (
-        f"corpus ({corpus['n_docs']} documents standing for {corpus['population_docs']:.0f}): "
+        f"corpus ({corpus.n_docs} documents standing for {corpus.population_docs:.0f}): "
         + ", ".join(figures)
     )
 

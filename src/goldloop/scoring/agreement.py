@@ -22,7 +22,7 @@ from goldloop.errors import GoldloopError
 from goldloop.formats.gold import Document, Hit, paused_gc
 from goldloop.kb import KB
 from goldloop.scoring.bootstrap import ratio
-from goldloop.scoring.design import Design, corpus_figures
+from goldloop.scoring.design import CorpusFigures, Design, corpus_figures
 from goldloop.scoring.matching import match_spans
 from goldloop.scoring.span_agreement import (
     Labeller,
@@ -408,7 +408,7 @@ def corpus_agreement(
     seed: int,
     *,
     shared: Sequence[tuple[Document, Document]] | None = None,
-) -> dict[str, Any]:
+) -> CorpusFigures:
     """The ``corpus`` object of an agreement report: each κ from design-weighted observed and
     chance agreement (``doc_ids``: the shared documents in ``design``'s order), and the headline
     κ's (folded when ``kb`` is given) ``observed_agreement`` and ``chance_agreement``; with
@@ -446,7 +446,7 @@ def corpus_agreement(
             out |= headline_f1(sums[:, at:])
         return out
 
-    return corpus_figures(np.hstack(columns), metrics, design, bootstrap, seed).to_dict()
+    return corpus_figures(np.hstack(columns), metrics, design, bootstrap, seed)
 
 
 def kappa_counts(pairs_by_doc: Sequence[Sequence[tuple[str, str]]]) -> tuple[np.ndarray, int]:

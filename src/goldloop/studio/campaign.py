@@ -18,6 +18,7 @@ from goldloop.formats.labelstudio.verify import PullResult, verify
 from goldloop.kb import KB
 from goldloop.scoring.agreement import AgreementReport, agreement, corpus_agreement
 from goldloop.scoring.completeness import Completeness
+from goldloop.scoring.design import CorpusFigures
 from goldloop.studio.agreement import (
     DoubleTasks,
     double_completeness,
@@ -95,12 +96,13 @@ class KappaSection:
 
     report: AgreementReport
     double: DoubleTasks
-    corpus: dict[str, Any] | None
+    corpus: CorpusFigures | None
 
     def to_dict(self) -> dict[str, Any]:
         data = self.report.to_dict()
         data.pop("confusion")
-        return {**data, **self.double.to_dict(), "corpus": self.corpus}
+        corpus = None if self.corpus is None else self.corpus.to_dict()
+        return {**data, **self.double.to_dict(), "corpus": corpus}
 
 
 def kappa_section(
