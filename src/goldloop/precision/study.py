@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -113,14 +113,7 @@ class LabelStudioLabels:
     extra_annotations: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "project": self.project,
-            "tasks": self.tasks,
-            "labelled": self.labelled,
-            "unlabelled": self.unlabelled,
-            "cancelled_annotations": self.cancelled_annotations,
-            "extra_annotations": self.extra_annotations,
-        }
+        return asdict(self)
 
 
 @dataclass

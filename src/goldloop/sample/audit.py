@@ -14,7 +14,7 @@ import json
 import math
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -69,12 +69,7 @@ class Correlations:
     verb_mentions_per_1000_chars: float | None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "n": self.n,
-            "pearson_r": self.pearson_r,
-            "spearman_rho": self.spearman_rho,
-            "verb_mentions_per_1000_chars": self.verb_mentions_per_1000_chars,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -98,12 +93,7 @@ class TopLabel:
     share: float
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "entity_id": self.entity_id,
-            "label": self.label,
-            "mentions": self.mentions,
-            "share": self.share,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -141,12 +131,7 @@ class CoveragePoint:
     coverage: float | None  # None when the pool can supply no label
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "batch": self.batch,
-            "documents": self.documents,
-            "labels_reached": self.labels_reached,
-            "coverage": self.coverage,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True)

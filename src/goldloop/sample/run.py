@@ -136,12 +136,7 @@ class PoolCacheUse:
     inputs: dict[str, Any]
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "hit": self.hit,
-            "parsed": self.parsed,
-            "fingerprint": self.fingerprint,
-            "inputs": self.inputs,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -155,7 +150,7 @@ class Phase1Report:
     p: float | None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"seed": self.seed, "requested": self.requested, "size": self.size, "p": self.p}
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -208,7 +203,7 @@ class KbUsed:
     sha256: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"path": self.path, "sha256": self.sha256}
+        return asdict(self)
 
 
 @dataclass(frozen=True)

@@ -32,15 +32,7 @@ class Description:
     p95: float | None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "n": self.n,
-            "mean": self.mean,
-            "median": self.median,
-            "min": self.min,
-            "max": self.max,
-            "p05": self.p05,
-            "p95": self.p95,
-        }
+        return asdict(self)
 
 
 def describe(values: Iterable[float]) -> Description:
@@ -77,7 +69,7 @@ class Years:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        return {"min": self.min, "max": self.max, "by_year": self.by_year}
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -223,7 +215,7 @@ class RelationCount:
     hits: int
 
     def to_dict(self) -> dict[str, Any]:
-        return {"label": self.label, "hits": self.hits}
+        return asdict(self)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from goldloop.errors import GoldloopError
@@ -56,7 +56,7 @@ class LexicalReport:
     kb_tag: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"mentions": self.mentions, "kb_tag": self.kb_tag}
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -69,12 +69,7 @@ class EncoderReport:
     spans: dict[str, int]
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "encoder": self.encoder,
-            "encoder_identity": self.encoder_identity,
-            "kb_tag": self.kb_tag,
-            "spans": self.spans,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -89,13 +84,7 @@ class LlmReport:
     failed: list[dict[str, Any]]
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "annotator": self.annotator,
-            "requests": self.requests,
-            "outcomes": self.outcomes,
-            "usage": self.usage,
-            "failed": self.failed,
-        }
+        return asdict(self)
 
 
 @dataclass

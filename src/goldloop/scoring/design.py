@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -163,7 +163,7 @@ class WeightedRatio:
     interval: list[float | None] | None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"value": self.value, "interval": self.interval}
+        return asdict(self)
 
 
 def corpus_figures(

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
@@ -149,11 +149,7 @@ class Crossing:
     only_without_candidates: list[str]
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "crossed": self.crossed,
-            "only_with_candidates": self.only_with_candidates,
-            "only_without_candidates": self.only_without_candidates,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -165,7 +161,7 @@ class EffectFigure:
     estimates: str
 
     def to_dict(self) -> dict[str, Any]:
-        return {"value": self.value, "interval": self.interval, "estimates": self.estimates}
+        return asdict(self)
 
 
 @dataclass(frozen=True)

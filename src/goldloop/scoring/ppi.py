@@ -10,7 +10,7 @@ where labels and judge agree everywhere still leaves a range.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from math import sqrt
 from statistics import NormalDist
 
@@ -27,7 +27,7 @@ class Estimate:
     high: float | None = None
 
     def to_dict(self) -> dict[str, float | None]:
-        return {"value": self.value, "low": self.low, "high": self.high}
+        return asdict(self)
 
     def __str__(self) -> str:
         """``0.750 [0.666, 0.819]``, or the value alone when there is no range."""

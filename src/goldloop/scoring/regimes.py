@@ -11,7 +11,7 @@ wrong, ``accuracy_on_predicted`` does not, and ``coverage`` is the share answere
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 import numpy as np
@@ -63,13 +63,7 @@ class ScoreInputs:
     unmapped_by_id_bridge: int | None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "format": self.format,
-            "rows": self.rows,
-            "scored": self.scored,
-            "malformed": self.malformed,
-            "unmapped_by_id_bridge": self.unmapped_by_id_bridge,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import io
 import statistics
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
@@ -118,15 +118,7 @@ class EffortFigures:
     minutes_per_verified_mention: float | None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "annotations": self.annotations,
-            "timed": self.timed,
-            "minutes": self.minutes,
-            "verified_mentions": self.verified_mentions,
-            "minutes_per_document": self.minutes_per_document,
-            "median_minutes_per_document": self.median_minutes_per_document,
-            "minutes_per_verified_mention": self.minutes_per_verified_mention,
-        }
+        return asdict(self)
 
 
 def figures(rows: Sequence[EffortRow]) -> EffortFigures:

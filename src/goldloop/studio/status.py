@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Any
 
@@ -50,13 +50,7 @@ class Finish:
     hours_left_at_this_pace: float | None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "annotations_needed": self.annotations_needed,
-            "median_minutes_per_document": self.median_minutes_per_document,
-            "work_minutes_left": self.work_minutes_left,
-            "annotations_per_hour": self.annotations_per_hour,
-            "hours_left_at_this_pace": self.hours_left_at_this_pace,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True)

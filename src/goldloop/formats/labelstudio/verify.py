@@ -16,7 +16,7 @@ reported in the sidecar.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from goldloop.formats.gold import Document, Hit
@@ -85,13 +85,7 @@ class Curation:
     curated_hits_kept_by: dict[str, int]
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "disputed_tasks": self.disputed_tasks,
-            "curated_tasks": self.curated_tasks,
-            "awaiting_curation": self.awaiting_curation,
-            "regions_changed_by_curator": self.regions_changed_by_curator,
-            "curated_hits_kept_by": self.curated_hits_kept_by,
-        }
+        return asdict(self)
 
 
 @dataclass
