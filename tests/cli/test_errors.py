@@ -795,3 +795,26 @@ class TestAnEmptyLabellingSheet:
         labels = work.root / "ticked.jsonl"
         line = _one_line(cli("precision", "labels", "--sheets", sheet, "--out", labels))
         assert f"{sheet}: no items" in line and not labels.exists()
+
+
+class TestStudioUsersBeforeTheServer:
+    """Item 9: ``studio users`` checks its addresses and its ``--out`` before asking the server
+    anything (here no server listens: asking would end in exit 4), and never replaces a logins
+    file, whose passwords were shown only once."""
+
+    def test_an_existing_logins_file_is_refused(self, work: Work, cli: Cli) -> None:
+        logins = work.write("logins.json", '[{"email": "a@lab.example", "password": "p"}]')
+        before = _snapshot(work.root)
+        line = _one_line(cli("studio", "users", "b@lab.example", "-o", logins,
+                             "--url", f"http://127.0.0.1:{work.port}"))  # fmt: skip
+        assert f"--out {logins}: exists already" in line
+        assert _snapshot(work.root) == before
+
+    @pytest.mark.parametrize("email", ["not-an-email", "a@b", "a@@b.example", "a b@lab.example",
+                                       "a@lab..example", "a@.example", "@lab.example"])  # fmt: skip
+    def test_a_bad_address_is_refused_without_a_server(
+        self, email: str, work: Work, cli: Cli
+    ) -> None:
+        result = cli("studio", "users", "ok@lab.example", email,
+                     "--url", f"http://127.0.0.1:{work.port}")  # fmt: skip
+        assert _one_line(result) == f"error: {email.lower()!r} is not an e-mail address"

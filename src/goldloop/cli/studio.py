@@ -28,7 +28,7 @@ from goldloop.studio import server
 from goldloop.studio.connection import connect, resolve_connection
 from goldloop.studio.label_config import render_label_config
 from goldloop.studio.pull import pull
-from goldloop.studio.users import add_users
+from goldloop.studio.users import add_users, signup_emails
 from goldloop.studio.webhooks import basic_auth_header, register_webhooks, webhook_url
 
 app = typer.Typer(
@@ -114,16 +114,21 @@ def users(
         typer.Option(
             "--out",
             "-o",
-            help="Write the logins to this JSON file (0600) instead of printing the passwords.",
+            help="Write the logins to this new JSON file (0600) instead of printing the passwords.",
         ),
     ] = None,
     url: UrlOption = None,
 ) -> None:
     """Create Label Studio users, members of the organisation, each with a generated password
-    (printed once, or written to --out); people who are users already are left as they are."""
+    (printed once, or written to --out, a new file); people who are users already are left as
+    they are."""
     check_outputs({"--out": out})
+    if out is not None and out.exists():
+        # Its passwords were shown only once: replacing the file would lose them.
+        raise GoldloopError(f"--out {out}: exists already (earlier logins); choose a new file")
+    wanted = signup_emails(emails)  # before the server is asked anything
     connection = resolve_connection(url, settings=settings(ctx))
-    added = add_users(connection, connect(connection), emails)
+    added = add_users(connection, connect(connection), wanted)
     logins = [
         {"email": user.email, "password": user.password, "url": connection.url}
         for user in added
