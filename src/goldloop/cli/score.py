@@ -59,6 +59,21 @@ DesignOption = Annotated[
         help="Corpus figures weight documents by 1/p_incl (use), or equally (ignore).",
     ),
 ]
+SurrogateOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--surrogate",
+        help="The surrogate part's pre-annotation (annotate over sample --surrogate's dir): adds"
+        " prediction-powered corpus figures (corpus_ppi); needs --pre-annotations.",
+    ),
+]
+PreAnnotationsOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--pre-annotations",
+        help="The same pre-annotator's output on the gold's documents (with --surrogate).",
+    ),
+]
 ReportDirOption = Annotated[
     Path, typer.Option("--report-dir", help="Where the JSON, CSV and PNG go.")
 ]
@@ -86,6 +101,8 @@ def score(
     bootstrap: BootstrapOption = 0,
     seed: SeedOption = 0,
     design: DesignOption = "use",
+    surrogate: SurrogateOption = None,
+    pre_annotations: PreAnnotationsOption = None,
     report_dir: ReportDirOption = Path("score-report"),
     kb: KbOption = None,
     equivalences: EquivalencesOption = None,
@@ -100,6 +117,7 @@ def score(
     if not systems:
         raise GoldloopError("give at least one --system NAME=PATH")
     bridges = parse_named(id_bridge or [], "--id-bridge")
+    parts = surrogate_files(surrogate, pre_annotations)
     check_report_dir(
         report_dir,
         "score_results",
@@ -107,10 +125,12 @@ def score(
             "--gold": gold,
             "--system": [path for _, path in systems],
             "--id-bridge": [path for _, path in bridges],
+            "--surrogate": surrogate,
+            "--pre-annotations": pre_annotations,
         },
     )
     knowledge = open_kb(kb, equivalences)
-    _, results = score_files(gold, systems, knowledge, options, bridges)
+    _, results = score_files(gold, systems, knowledge, options, bridges, parts)
     meta = {"gold": str(gold), "kb": str(knowledge.path), "kb_tag": knowledge.tag}
     show_results(results, "score", report_dir, "score_results", meta)
 
@@ -151,6 +171,22 @@ def show_results(
         console.print(f"{NOTHING_ANNOTATED}: the gold holds no mentions, so no figure to chart")
     for path in write_reports(results, report_dir, stem, meta):
         console.print(f"wrote {path}")
+
+
+def surrogate_files(
+    surrogate: Path | None, pre_annotations: Path | None
+) -> tuple[Path, Path] | None:
+    """``--surrogate`` and ``--pre-annotations``: both or neither."""
+    if (surrogate is None) != (pre_annotations is None):
+        given, missing = (
+            ("--surrogate", "--pre-annotations") if pre_annotations is None
+            else ("--pre-annotations", "--surrogate")
+        )  # fmt: skip
+        raise GoldloopError(
+            f"{given} needs {missing}: the same pre-annotator's output on the gold's documents"
+            " and on the surrogate part"
+        )
+    return None if surrogate is None or pre_annotations is None else (surrogate, pre_annotations)
 
 
 def _regimes(regime: str) -> tuple[str, ...]:
