@@ -366,9 +366,7 @@ def _prediction_powered(
     surrogate part, beside ``per_doc`` (against the gold): the corpus figures by PPI."""
 
     def counts(gold: list[list[GoldMention]], preds: list[list[Prediction]]) -> np.ndarray:
-        if regime == "end-to-end":
-            return _e2e_counts(gold, preds, kb, match_mode)
-        return _link_counts(gold, preds, kb, match_mode)[0]
+        return _counts(regime, gold, preds, kb, match_mode)[0]
 
     part = surrogate.documents
     part_ids = {d.doc_id for d in part}
@@ -395,7 +393,7 @@ def _end_to_end(
     seed: int,
 ) -> tuple[EndToEndFigures, np.ndarray]:
     slices = _Slices(len(documents))
-    per_doc = _e2e_counts(gold, by_doc, kb, match_mode, slices)
+    per_doc, _ = _counts("end-to-end", gold, by_doc, kb, match_mode, slices)
     totals = [int(v) for v in per_doc.sum(axis=0)]
     detection = GroundTruthScore(
         n_gold=totals[0],
@@ -429,40 +427,77 @@ def _end_to_end(
     return figures, per_doc
 
 
-def _e2e_counts(
+def _counts(
+    regime: str,
     gold: list[list[GoldMention]],
     by_doc: list[list[Prediction]],
     kb: KB | None,
     match_mode: str,
     slices: _Slices | None = None,
-) -> np.ndarray:
-    """Per document the end-to-end counts (``_E2E``'s columns); each gold mention also goes to
-    ``slices`` when given."""
-    per_doc = np.zeros((len(gold), len(_E2E)), dtype=np.int64)
+) -> tuple[np.ndarray, int]:
+    """Per document the regime's counts (``_E2E``'s or ``_LINK``'s columns), and the predictions
+    matched to no gold span; each gold mention also goes to ``slices`` when given."""
+    end_to_end = regime == "end-to-end"
+    per_doc = np.zeros((len(gold), len(_E2E if end_to_end else _LINK)), dtype=np.int64)
+    count = _e2e_mention if end_to_end else _link_mention
+    unaligned = 0
     for i, (mentions, preds) in enumerate(zip(gold, by_doc, strict=True)):
         found = _matched(mentions, preds, match_mode)
+        unaligned += len(preds) - len(found)
         row = per_doc[i]
-        row[0], row[1] = len(mentions), len(preds)
+        row[0] = len(mentions)
+        if end_to_end:
+            row[1] = len(preds)
         for j, mention in enumerate(mentions):
-            p = found.get(j)
-            correct = p is not None and p.entity_id == mention.entity_id
+            hit, correct = count(row, mention, found.get(j), kb)
             if slices is not None:
-                slices.add(i, mention, p is not None, correct)
-            if p is None:
-                continue
-            row[2] += 1
-            if p.entity_id is not None:
-                row[3] += 1
-                row[4] += correct
-            agrees = (
-                direction_agrees(kb, mention.entity_id, mention.direction, p.direction)
-                if correct
-                else None
-            )
-            if agrees is not None:
-                row[5] += 1
-                row[6] += agrees
-    return per_doc
+                slices.add(i, mention, hit, correct)
+    return per_doc, unaligned
+
+
+def _e2e_mention(
+    row: np.ndarray, mention: GoldMention, p: Prediction | None, kb: KB | None
+) -> tuple[bool, bool]:
+    """Counts one gold mention end to end; (found, found with the gold's id)."""
+    correct = p is not None and p.entity_id == mention.entity_id
+    if p is not None:
+        row[2] += 1
+        if p.entity_id is not None:
+            row[3] += 1
+            row[4] += correct
+        _direction(row, 5, kb, mention, p, correct)
+    return p is not None, correct
+
+
+def _link_mention(
+    row: np.ndarray, mention: GoldMention, p: Prediction | None, kb: KB | None
+) -> tuple[bool, bool]:
+    """Counts one gold span linking-only; (answered, answered with the gold's id)."""
+    answered = p is not None and p.entity_id is not None
+    correct = answered and p is not None and p.entity_id == mention.entity_id
+    row[1] += answered
+    row[2] += correct
+    _direction(row, 3, kb, mention, p, correct)
+    return answered, correct
+
+
+def _direction(
+    row: np.ndarray,
+    at: int,
+    kb: KB | None,
+    mention: GoldMention,
+    p: Prediction | None,
+    correct: bool,
+) -> None:
+    """Columns ``at`` and ``at + 1``: a right id whose direction can be compared, and agrees."""
+    agrees = (
+        direction_agrees(kb, mention.entity_id, mention.direction, p.direction)
+        if correct and p is not None
+        else None
+    )
+    if agrees is not None:
+        row[at] += 1
+        row[at + 1] += agrees
 
 
 def _matched(
@@ -483,7 +518,7 @@ def _linking_only(
     seed: int,
 ) -> tuple[LinkingOnlyFigures, np.ndarray]:
     slices = _Slices(len(documents))
-    per_doc, unaligned = _link_counts(gold, by_doc, kb, match_mode, slices)
+    per_doc, unaligned = _counts("linking-only", gold, by_doc, kb, match_mode, slices)
     n_gold, n_answered, n_correct, dir_comparable, dir_correct = (
         int(v) for v in per_doc.sum(axis=0)
     )
@@ -494,41 +529,6 @@ def _linking_only(
         intervals=_intervals(per_doc, _linking_metrics, bootstrap, seed),
     )
     return figures, per_doc
-
-
-def _link_counts(
-    gold: list[list[GoldMention]],
-    by_doc: list[list[Prediction]],
-    kb: KB | None,
-    match_mode: str,
-    slices: _Slices | None = None,
-) -> tuple[np.ndarray, int]:
-    """Per document the linking-only counts (``_LINK``'s columns), and the predictions aligned
-    to no gold span; each gold mention also goes to ``slices`` when given."""
-    per_doc = np.zeros((len(gold), len(_LINK)), dtype=np.int64)
-    unaligned = 0
-    for i, (mentions, preds) in enumerate(zip(gold, by_doc, strict=True)):
-        aligned = _matched(mentions, preds, match_mode)
-        unaligned += len(preds) - len(aligned)
-        row = per_doc[i]
-        row[0] = len(mentions)
-        for j, mention in enumerate(mentions):
-            p = aligned.get(j)
-            answered = p is not None and p.entity_id is not None
-            correct = answered and p is not None and p.entity_id == mention.entity_id
-            if slices is not None:
-                slices.add(i, mention, answered, correct)
-            row[1] += answered
-            row[2] += correct
-            agrees = (
-                direction_agrees(kb, mention.entity_id, mention.direction, p.direction)
-                if correct and p
-                else None
-            )
-            if agrees is not None:
-                row[3] += 1
-                row[4] += agrees
-    return per_doc, unaligned
 
 
 def _e2e_metrics(s: np.ndarray) -> dict[str, np.ndarray]:
