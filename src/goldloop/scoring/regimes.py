@@ -33,7 +33,7 @@ REGIMES = ("end-to-end", "linking-only")
 ENGINES = ("goldloop", "nervaluate")
 NO_ID = "NONE"  # the schema label of a predicted span that carries no id
 # Per-document count columns of each regime (rows of the bootstrap matrix).
-_E2E = (
+E2E_COLUMNS = (
     "gold",
     "predicted",
     "matched",
@@ -427,6 +427,20 @@ def _end_to_end(
     return figures, per_doc
 
 
+def end_to_end_counts(
+    documents: Sequence[Document],
+    system: SystemPredictions,
+    kb: KB | None,
+    match_mode: str = "overlap",
+) -> np.ndarray:
+    """Per document (the gold's order) its end-to-end counts, columns :data:`E2E_COLUMNS`: the
+    rows every end-to-end corpus figure is a ratio of (what a plan needs, without the report)."""
+    check_match_mode(match_mode)
+    predictions, _ = fold_predictions(system, kb, None)
+    by_doc = per_document(documents, predictions)
+    return _counts("end-to-end", gold_mentions(documents, kb), by_doc, kb, match_mode)[0]
+
+
 def _counts(
     regime: str,
     gold: list[list[GoldMention]],
@@ -435,10 +449,10 @@ def _counts(
     match_mode: str,
     slices: _Slices | None = None,
 ) -> tuple[np.ndarray, int]:
-    """Per document the regime's counts (``_E2E``'s or ``_LINK``'s columns), and the predictions
+    """Per document the regime's counts (``E2E_COLUMNS``' or ``_LINK``'s columns), and the predictions
     matched to no gold span; each gold mention also goes to ``slices`` when given."""
     end_to_end = regime == "end-to-end"
-    per_doc = np.zeros((len(gold), len(_E2E if end_to_end else _LINK)), dtype=np.int64)
+    per_doc = np.zeros((len(gold), len(E2E_COLUMNS if end_to_end else _LINK)), dtype=np.int64)
     count = _e2e_mention if end_to_end else _link_mention
     unaligned = 0
     for i, (mentions, preds) in enumerate(zip(gold, by_doc, strict=True)):
