@@ -9,11 +9,13 @@ import typer
 
 from goldloop.cli.common import (
     EquivalencesOption,
+    Inputs,
     KbOption,
     check_outputs,
     console,
     err_console,
     figures_table,
+    kb_inputs,
     open_kb,
 )
 from goldloop.cli.named import named_files, parse_named
@@ -127,6 +129,7 @@ def score(
             "--id-bridge": [path for _, path in bridges],
             "--surrogate": surrogate,
             "--pre-annotations": pre_annotations,
+            **kb_inputs(kb, equivalences),
         },
     )
     knowledge = open_kb(kb, equivalences)
@@ -135,9 +138,7 @@ def score(
     show_results(results, "score", report_dir, "score_results", meta)
 
 
-def check_report_dir(
-    report_dir: Path, stem: str, inputs: dict[str, Path | list[Path] | None]
-) -> None:
+def check_report_dir(report_dir: Path, stem: str, inputs: Inputs) -> None:
     """Before any work: the report folder can be written and its files are none of the inputs."""
     check_outputs({"--report-dir": report_dir}, folders=("--report-dir",))
     check_outputs(
