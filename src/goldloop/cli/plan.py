@@ -15,6 +15,7 @@ from goldloop.cli.common import (
     check_outputs,
     console,
     figures_table,
+    kb_inputs,
     key_value_table,
     open_kb,
     open_studio,
@@ -103,7 +104,7 @@ def plan(
         check_outputs({"--out": out}, inputs)
         knowledge = door.kb
     else:
-        check_outputs({"--out": out}, {**inputs, "--kb": kb})
+        check_outputs({"--out": out}, {**inputs, **kb_inputs(kb)})
         knowledge = open_kb(kb)
     state = sample_state(sample)
     documents = read_scored_gold(gold, knowledge)
