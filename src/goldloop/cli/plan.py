@@ -222,7 +222,7 @@ def plan_line(plan_file: Path, documents: list[Any], kb: Any) -> tuple[str, dict
     )  # fmt: skip
     now = standing(labelled, tuned_at=data.get("anytime_tuned_at", TUNED_AT))
     goal = target.get("half_width")
-    reached = goal is not None and now.anytime_half_width <= goal
+    reached = goal is not None and bool(now.anytime_half_width <= goal)
     try:
         drawn = sample_state(data["sample"]["dir"]).batches > made_after
     except PlanRefused:
