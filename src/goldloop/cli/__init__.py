@@ -27,6 +27,7 @@ from goldloop.cli import kb as kb_commands
 from goldloop.cli import loop as loop_commands
 from goldloop.cli import pool as pool_commands
 from goldloop.cli import precision as precision_commands
+from goldloop.cli import publish as publish_commands
 from goldloop.cli import sample as sample_commands
 from goldloop.cli import score as score_commands
 from goldloop.cli import sheet as sheet_commands
@@ -77,6 +78,7 @@ app.command("score")(score_commands.score)
 app.command("baselines")(baselines_commands.baselines)
 app.add_typer(precision_commands.app, name="precision")
 app.command("pool")(pool_commands.pool)
+app.command("datasheet")(publish_commands.datasheet_command)
 
 
 def _version(value: bool) -> None:

@@ -23,6 +23,7 @@ from goldloop.cli.loop import pull_outputs
 from goldloop.errors import GoldloopError, mask_credentials
 from goldloop.files.atomic import atomic_write_json, atomic_write_text
 from goldloop.formats.labelstudio.tasks import campaign_titles
+from goldloop.settings import HOME_ENV, Settings
 from goldloop.studio import server
 from goldloop.studio.connection import connect, resolve_connection
 from goldloop.studio.label_config import render_label_config
@@ -79,25 +80,27 @@ def start(
         read = settings(ctx)
         home = server.studio_home(read)
         state = server.start(home, port=port, timeout=timeout, database=database, settings=read)
-    _print_state(state, home)
+    _print_state(state, home, read)
 
 
 @app.command("stop")
 def stop(ctx: typer.Context) -> None:
     """Stop the embedded Label Studio by its recorded pid."""
-    stopped = server.stop(server.studio_home(settings(ctx)))
-    console.print("stopped" if stopped else "not running")
+    read = settings(ctx)
+    stopped = server.stop(server.studio_home(read))
+    console.print(f"{'stopped' if stopped else 'not running'} ({_home_line(read)})")
 
 
 @app.command("status")
 def status(ctx: typer.Context) -> None:
     """Say whether the embedded Label Studio runs, and where; exit 1 when it does not."""
-    home = server.studio_home(settings(ctx))
+    read = settings(ctx)
+    home = server.studio_home(read)
     state = server.status(home)
     if state is None:
-        console.print("not running")
+        console.print(f"not running ({_home_line(read)})")
         raise typer.Exit(1)
-    _print_state(state, home)
+    _print_state(state, home, read)
 
 
 @app.command("users")
@@ -146,13 +149,20 @@ def users(
     )
 
 
-def _print_state(state: server.ServerState, home: Path) -> None:
+def _home_line(read: Settings) -> str:
+    """Which home a studio command used, and why: what ``status`` from a subfolder must say."""
+    how = "$GOLDLOOP_HOME" if read.environ.get(HOME_ENV) else "found from the working directory"
+    return f"home {read.home.resolve()}, {how}"
+
+
+def _print_state(state: server.ServerState, home: Path, read: Settings) -> None:
     creds = server.credentials(home)
     console.print(
         key_value_table(
             "Label Studio",
             [
                 ("url", state.url),
+                ("home", _home_line(read).removeprefix("home ")),
                 ("login", creds.username),
                 ("password", creds.password),
                 ("pid", state.pid),

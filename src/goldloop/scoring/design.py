@@ -42,12 +42,14 @@ class NotInGold(GoldloopError):
 
 @dataclass(frozen=True)
 class Design:
-    """Per document (in the gold's order): its weight and its bootstrap cell (stratum × batch)."""
+    """Per document (in the gold's order): its weight, its bootstrap cell (stratum × batch) and
+    its stratum label (``None``: not known, as one stratum)."""
 
     weights: np.ndarray
     cells: np.ndarray
     n_strata: int
     basis: str  # "1/p_incl" or "equal"
+    strata: np.ndarray | None = None
 
     @property
     def population_docs(self) -> float:
@@ -71,7 +73,7 @@ def read_design(
     n_strata = len(set(strata))
     cells = _cells(strata, batches)
     if mode == "ignore":
-        return Design(np.ones(len(documents)), cells, n_strata, "equal")
+        return Design(np.ones(len(documents)), cells, n_strata, "equal", np.array(strata))
     where = f"{source}: " if source is not None else ""
     carrying = [i for i, d in enumerate(documents) if d.p_incl is not None]
     if not carrying:
@@ -87,7 +89,9 @@ def read_design(
             continue
         raise DesignRefused(f"{where}document {i + 1} ({document.doc_id!r}) {problem}")
     p_incl = np.array([d.p_incl for d in documents], dtype=float)
-    return Design(batch_weights(p_incl, np.array(batches)), cells, n_strata, "1/p_incl")
+    return Design(
+        batch_weights(p_incl, np.array(batches)), cells, n_strata, "1/p_incl", np.array(strata)
+    )
 
 
 def part_design(
@@ -123,6 +127,7 @@ def part_design(
         _cells(strata, batches[rows].tolist()),
         len(set(strata)),
         gold.basis,
+        np.array(strata),
     )
 
 
