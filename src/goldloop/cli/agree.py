@@ -15,6 +15,7 @@ from goldloop.cli.common import (
     console,
     err_console,
     figures_table,
+    kb_inputs,
     key_value_table,
     open_kb,
     settings,
@@ -95,7 +96,10 @@ def agree(
     if gold is not None and other is not None:
         target = out or gold.with_name(gold.name + ".agreement.json")
         chart = png or target.with_suffix(".png")
-        check_outputs({"--out": target, "--png": chart}, {"--gold": gold, "--other": other})
+        check_outputs(
+            {"--out": target, "--png": chart},
+            {"--gold": gold, "--other": other, **kb_inputs(kb, equivalences)},
+        )
         # Read without folding: the raw κ compares ids as the annotators wrote them.
         documents, others = read_gold(gold).documents, read_gold(other).documents
         report = agreement(documents, others, the_kb)
@@ -115,7 +119,7 @@ def agree(
     else:
         target = out or Path(f"{studio_project}.agreement.json")
         chart = png or target.with_suffix(".png")
-        check_outputs({"--out": target, "--png": chart})
+        check_outputs({"--out": target, "--png": chart}, kb_inputs(kb, equivalences))
         found = agreement_of_campaign(
             ctx, str(studio_project), url, the_kb, design_mode(design), bootstrap, seed
         )
