@@ -31,6 +31,7 @@ from goldloop.kb import KB
 from goldloop.llm.pricing import BUNDLED_PRICES
 from goldloop.settings import BUNDLED_KB
 from tests.conftest import Cli
+from tests.llm.test_encoder import past_the_vocabulary
 
 SAMPLE = Path(__file__).parents[1] / "data" / "sample"
 TEXT = "IL-6 regulates TNF. A inhibits B."
@@ -377,16 +378,7 @@ class TestNoTraceback(Refusals):
     def test_a_tokenizer_with_ids_outside_the_models_vocabulary(
         self, work: Work, cli: Cli, encoder_dir: Path
     ) -> None:
-        model = work.root / "model"
-        model.mkdir()
-        (model / "model.onnx").symlink_to((encoder_dir / "model.onnx").resolve())
-        tokenizer = json.loads((encoder_dir / "tokenizer.json").read_text())
-        vocabulary = tokenizer["model"]["vocab"]
-        # Every word 30,522 ids further: past the end of all-MiniLM's vocabulary.
-        for word, number in vocabulary.items():
-            if not word.startswith("["):
-                vocabulary[word] = number + len(vocabulary)
-        (model / "tokenizer.json").write_text(json.dumps(tokenizer))
+        model = past_the_vocabulary(encoder_dir, work.root / "model")
         spec = case(lambda w: ["baselines", "--gold", "gold.json", "--report-dir", "r",
                                "--systems", "encoder", "--encoder", model],
                     2, "encoder: {root}/model: the model cannot run on the tokenizer's ids",
