@@ -149,7 +149,9 @@ def check_report_dir(report_dir: Path, stem: str, inputs: Inputs) -> None:
 def show_results(
     results: list[dict[str, Any]], title: str, report_dir: Path, stem: str, meta: dict[str, Any]
 ) -> None:
-    """Print the table and what was not scored, then write JSON, CSV and the chart."""
+    """Write JSON, CSV and the chart, then print the table and what was not scored: the files
+    come first, so a reader who stops reading (``| head``) or a failing print loses none."""
+    written = write_reports(results, report_dir, stem, meta)
     for table in results_tables(results, title):
         console.print(figures_table(table.title, table.headers, table.rows, legend=table.legend))
     for result in results:
@@ -170,7 +172,7 @@ def show_results(
             err_console.print(f"{result['system']}: {unmapped} predicted ids not in the id bridge")
     if nothing_to_chart(results):
         console.print(f"{NOTHING_ANNOTATED}: the gold holds no mentions, so no figure to chart")
-    for path in write_reports(results, report_dir, stem, meta):
+    for path in written:
         console.print(f"wrote {path}")
 
 
