@@ -12,10 +12,13 @@ from __future__ import annotations
 import hashlib
 import http.server
 import json
+import os
 import re
 import shutil
 import socket
 import sqlite3
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -354,6 +357,11 @@ class TestNoTraceback(Refusals):
                 "c.xml", "<collection><document><id>d</id><passage><offset>1000000000000"
                          "</offset><text>x</text></passage></document></collection>")],
             2, "{root}/c.xml: line 1", "leaves a gap"),
+        "bioc-xml-infon-without-a-key": case(
+            lambda w: ["import", "--format", "bioc-xml", "--out", "g.json", "--in", w.write(
+                "c.xml", "<collection><document><id>d</id>\n<infon>5</infon></document>"
+                         "</collection>")],
+            2, "{root}/c.xml: line 2: an <infon> needs a key"),
         "brat-side-documents-a-list": case(
             lambda w: ["import", "--format", "brat", "--out", "g.json", "--in",
                        _brat(w, {"documents": ["x"]})],
@@ -1127,3 +1135,61 @@ class TestStudioUsersBeforeTheServer:
         result = cli("studio", "users", "ok@lab.example", email,
                      "--url", f"http://127.0.0.1:{work.port}")  # fmt: skip
         assert _one_line(result) == f"error: {email.lower()!r} is not an e-mail address"
+
+
+class TestAnnotateNeverShrinksAnOutput:
+    """Item 11: an output answering more documents is kept unless ``--force`` (exit 3), whether
+    requests failed or the run asked for fewer (``--limit``)."""
+
+    def test_a_limited_run_keeps_the_fuller_output(self, work: Work, cli: Cli) -> None:
+        texts = [TEXT, "IL-2 activates T cells.", "A binds B. C inhibits D."]
+        docs = work.write("three.jsonl", "".join(
+            json.dumps({"doc_id": f"pmid:{i}", "text": t}) + "\n" for i, t in enumerate(texts)
+        ))  # fmt: skip
+        out = work.root / "g.json"
+        assert cli(*ANNOTATE, "--documents", docs, "--out", out).returncode == 0
+        assert len(json.loads(out.read_text())) == 3
+        before = _snapshot(work.root)
+        line = _one_line(cli(*ANNOTATE, "--documents", docs, "--out", out, "--limit", 1), 3)
+        assert f"kept {out}, which answers 3 (this run: 1): --force to replace it" in line
+        assert _snapshot(work.root) == before
+        forced = cli(*ANNOTATE, "--documents", docs, "--out", out, "--limit", 1, "--force")
+        assert forced.returncode == 0, forced.stderr
+        assert [d["doc_id"] for d in json.loads(out.read_text())] == ["pmid:0"]
+
+
+def _to_a_closed_pipe(*args: object, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``goldloop ARGS`` in its own process, its stdout a pipe whose reader has gone (what
+    ``goldloop … | head`` becomes once ``head`` has its lines): every write to it fails."""
+    read, write = os.pipe()
+    os.close(read)
+    # As a user's shell runs it: the width of goldloop's lines is not the test run's.
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    try:
+        return subprocess.run(
+            [str(Path(sys.executable).with_name("goldloop")), *map(str, args)],
+            cwd=cwd, env=env, stdout=write, stderr=subprocess.PIPE, text=True, timeout=120,
+        )  # fmt: skip
+    finally:
+        os.close(write)
+
+
+class TestAClosedStdout:
+    """Item 11: a reader that stops reading ends what is printed, not the run: the files are
+    written, the exit code is the run's, and nothing reaches stderr (no traceback, no
+    "Exception ignored", no "Broken pipe")."""
+
+    def test_score_writes_its_reports_and_exits_0(self, work: Work) -> None:
+        reports = work.root / "reports"
+        result = _to_a_closed_pipe("score", "--gold", work.gold, "--system", f"s={work.system}",
+                                   "--report-dir", reports, cwd=work.root)  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        # The one line a gold without p_incl prints, nothing else.
+        assert result.stderr.startswith("no corpus figures") and result.stderr.count("\n") == 1, result.stderr
+        assert sorted(p.name for p in reports.iterdir()) == [
+            "score_results.csv", "score_results.json", "score_results.png"]  # fmt: skip
+
+    @pytest.mark.parametrize("args", [["--help"], ["score", "--help"]], ids=["root", "command"])
+    def test_help_exits_0(self, args: list[str], work: Work) -> None:
+        result = _to_a_closed_pipe(*args, cwd=work.root)
+        assert (result.returncode, result.stderr) == (0, "")
