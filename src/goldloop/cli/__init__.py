@@ -37,6 +37,7 @@ app = typer.Typer(
     cls=CommandTable,
 )
 
+
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"goldloop {__version__}")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -22,22 +22,14 @@ from goldloop.cli.common import (
 from goldloop.cli.score import BootstrapOption, DesignOption, SeedOption, design_mode
 from goldloop.errors import GoldloopError
 from goldloop.files.atomic import atomic_write_json
-from goldloop.formats.gold import read_gold
 from goldloop.formats.labelstudio.tasks import Campaign
 from goldloop.kb import KB
-from goldloop.scoring.agreement import NONE, AgreementReport, agreement, corpus_agreement
-from goldloop.scoring.design import NO_DESIGN, CorpusFigures, read_design
-from goldloop.scoring.span_agreement import Figure, SpanAgreement, write_relation_chart
-from goldloop.studio.agreement import (
-    BlindAgreement,
-    RoleAgreements,
-    blind_agreement,
-    campaign_design,
-    double_versions,
-    role_agreements,
-)
-from goldloop.studio.connection import connect, resolve_connection
-from goldloop.studio.project import export_campaign
+
+if TYPE_CHECKING:
+    from goldloop.scoring.agreement import AgreementReport
+    from goldloop.scoring.design import CorpusFigures
+    from goldloop.scoring.span_agreement import SpanAgreement
+    from goldloop.studio.agreement import BlindAgreement, RoleAgreements
 
 TOP_DISAGREEMENTS = 15
 TOP_RELATIONS = 10
@@ -83,6 +75,19 @@ def agree(
     """Span F1 (strict, lenient, labelled, per relation), α_u, and κ on relation (raw and
     KB-folded) and direction, over documents both annotated, and the corpus (design-weighted) κ
     beside them."""
+    from goldloop.formats.gold import read_gold
+    from goldloop.scoring.agreement import agreement, corpus_agreement
+    from goldloop.scoring.design import NO_DESIGN, read_design
+    from goldloop.scoring.span_agreement import write_relation_chart
+    from goldloop.studio.agreement import (
+        blind_agreement,
+        campaign_design,
+        double_versions,
+        role_agreements,
+    )
+    from goldloop.studio.connection import connect, resolve_connection
+    from goldloop.studio.project import export_campaign
+
     files = gold is not None and other is not None
     if files == (studio_project is not None) or (gold is None) != (other is None):
         raise GoldloopError("give --gold A --other B, or --studio-project NAME")
@@ -234,6 +239,8 @@ def show_roles(roles: RoleAgreements, blind: BlindAgreement | None = None) -> No
 
 def show_spans(spans: SpanAgreement, kb: KB) -> None:
     """Span F1 and α_u with their intervals, incomplete positions, the most marked relations."""
+    from goldloop.scoring.span_agreement import Figure
+
     figures: list[tuple[str, Figure]] = [
         *((f"span F1 {mode}", figure) for mode, figure in spans.span_f1.items()),
         *((f"labelled F1 {mode}", figure) for mode, figure in spans.span_f1_labelled.items()),
@@ -311,6 +318,8 @@ def corpus_line(corpus: CorpusFigures) -> str:
 
 
 def _name(entity_id: str, kb: KB) -> str:
+    from goldloop.scoring.agreement import NONE
+
     relation = kb.get(entity_id)
     return entity_id if entity_id == NONE or relation is None else f"{relation.label} ({entity_id})"
 

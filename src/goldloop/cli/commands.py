@@ -13,6 +13,7 @@ import importlib
 from typing import Any, NamedTuple
 
 import typer
+from typer._click import Command
 from typer.core import TyperCommand, TyperGroup
 from typer.main import get_command_from_info, get_group_from_info
 from typer.models import CommandInfo, TyperInfo
@@ -166,7 +167,7 @@ COMMANDS: tuple[Entry, ...] = (
 )
 
 
-def load(entry: Entry, *, markup: Any = "rich") -> typer.core.click.Command:  # type: ignore[name-defined]
+def load(entry: Entry, *, markup: Any = "rich") -> Command:
     """The click command of ``entry``, its module imported now; built as ``app.command`` and
     ``app.add_typer`` would have built it."""
     module, _, attr = entry.target.partition(":")
@@ -194,7 +195,7 @@ class CommandTable(TyperGroup):
         self._entries = {entry.name: entry for entry in COMMANDS}
         self._loaded: dict[str, Any] = {}
         # Only the names: typer suggests a close one for a mistyped command from these keys.
-        self.commands = dict.fromkeys(self._entries)  # type: ignore[arg-type]
+        self.commands = dict.fromkeys(self._entries)  # type: ignore[assignment]
         self._listing = False
 
     def list_commands(self, ctx: typer.Context) -> list[str]:  # type: ignore[override]

@@ -7,9 +7,7 @@ from typing import Annotated
 import typer
 
 from goldloop.cli.common import KbOption, console, err_console, key_value_table, open_kb, settings
-from goldloop.llm.base import Provider
 from goldloop.studio import server
-from goldloop.studio.demo import PROJECT, check_pushed, next_commands, pick_annotator, run_demo
 
 
 def demo(
@@ -23,6 +21,9 @@ def demo(
     kb: KbOption = None,
 ) -> None:
     """Sample the demo corpus, pre-annotate it, start Label Studio and push: ready to annotate."""
+    from goldloop.llm.base import Provider
+    from goldloop.studio.demo import PROJECT, check_pushed, next_commands, pick_annotator, run_demo
+
     knowledge = open_kb(kb)
     read = settings(ctx)
     home = server.studio_home(read)

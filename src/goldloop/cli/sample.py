@@ -4,7 +4,7 @@ and ``goldloop.sample.stats``."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -20,12 +20,12 @@ from goldloop.cli.common import (
 )
 from goldloop.errors import GoldloopError
 from goldloop.files.atomic import atomic_write_json
-from goldloop.sample.audit import audit_sample
-from goldloop.sample.corpus import CorpusColumns
 from goldloop.sample.gate import GateSettings
 from goldloop.sample.phase1 import AUTO_MULTIPLE
-from goldloop.sample.run import SampleExists, SampleResult, SampleSettings, run_sample
-from goldloop.sample.stats import SampleStats, dataset_stats
+from goldloop.sample.run import SampleSettings
+
+if TYPE_CHECKING:
+    from goldloop.sample.run import SampleResult
 
 DEFAULTS = SampleSettings()
 GATE = GateSettings()
@@ -133,6 +133,9 @@ def sample(
     ] = None,
 ) -> None:
     """Draw a stratified batch of eligible abstracts into a sample dir (manifest, texts, report)."""
+    from goldloop.sample.corpus import CorpusColumns
+    from goldloop.sample.run import SampleExists, run_sample
+
     check_outputs({"--out": out}, {"--corpus": corpus}, folders=("--out",))
     settings = SampleSettings(
         columns=CorpusColumns(text=text_column, year=year_column, id_column=id_column),
@@ -250,6 +253,8 @@ def audit(
     ] = None,
 ) -> None:
     """Re-check eligibility, density vs length, gold gaps, label concentration and coverage."""
+    from goldloop.sample.audit import audit_sample
+
     check_outputs({"--out": out}, folders=("--out",))
 
     result = audit_sample(
@@ -307,6 +312,9 @@ def stats(
     year_column: Annotated[str | None, typer.Option(help="Year column of --corpus.")] = None,
 ) -> None:
     """Corpus, KB, sample and gold statistics in one dataset_stats.json (a section per input)."""
+    from goldloop.sample.corpus import CorpusColumns
+    from goldloop.sample.stats import SampleStats, dataset_stats
+
     check_outputs({"--report-dir": report_dir}, folders=("--report-dir",))
     result = dataset_stats(
         open_kb(kb),

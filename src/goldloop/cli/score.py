@@ -18,9 +18,8 @@ from goldloop.cli.common import (
 )
 from goldloop.cli.named import named_files, parse_named
 from goldloop.errors import GoldloopError
-from goldloop.scoring.design import DESIGN_MODES, NO_DESIGN
 from goldloop.scoring.matching import MATCH_MODES
-from goldloop.scoring.regimes import ENGINES, REGIMES
+from goldloop.scoring.regimes import ENGINES
 from goldloop.scoring.report import (
     NOTHING_ANNOTATED,
     nothing_to_chart,
@@ -29,7 +28,6 @@ from goldloop.scoring.report import (
     seed_compatibility_line,
     write_reports,
 )
-from goldloop.scoring.runner import ScoreOptions, score_files
 
 GoldOption = Annotated[
     Path,
@@ -93,6 +91,8 @@ def score(
     """Score systems on a gold file: detection P/R/F1, entity accuracy, nervaluate schemas,
     linking-only accuracy and coverage, direction, slices and bootstrap intervals; beside
     them, the corpus (design-weighted) figures."""
+    from goldloop.scoring.runner import ScoreOptions, score_files
+
     options = ScoreOptions(
         _regimes(regime), _match(match), _engine(engine), bootstrap, seed, design_mode(design)
     )
@@ -129,6 +129,8 @@ def show_results(
     results: list[dict[str, Any]], title: str, report_dir: Path, stem: str, meta: dict[str, Any]
 ) -> None:
     """Print the table and what was not scored, then write JSON, CSV and the chart."""
+    from goldloop.scoring.design import NO_DESIGN
+
     for table in results_tables(results, title):
         console.print(figures_table(table.title, table.headers, table.rows, legend=table.legend))
     for result in results:
@@ -154,6 +156,8 @@ def show_results(
 
 
 def _regimes(regime: str) -> tuple[str, ...]:
+    from goldloop.scoring.regimes import REGIMES
+
     if regime == "both":
         return REGIMES
     if regime not in REGIMES:
@@ -163,6 +167,8 @@ def _regimes(regime: str) -> tuple[str, ...]:
 
 def design_mode(design: str) -> str:
     """``--design``'s value, checked."""
+    from goldloop.scoring.design import DESIGN_MODES
+
     if design not in DESIGN_MODES:
         raise typer.BadParameter(f"--design must be one of {', '.join(DESIGN_MODES)}")
     return design

@@ -24,11 +24,7 @@ from goldloop.errors import GoldloopError, mask_credentials
 from goldloop.files.atomic import atomic_write_json, atomic_write_text
 from goldloop.formats.labelstudio.tasks import campaign_titles
 from goldloop.studio import server
-from goldloop.studio.connection import connect, resolve_connection
 from goldloop.studio.label_config import render_label_config
-from goldloop.studio.pull import pull
-from goldloop.studio.users import add_users
-from goldloop.studio.webhooks import basic_auth_header, register_webhooks, webhook_url
 
 app = typer.Typer(
     help="Run a local Label Studio for the loop (its own environment, SQLite, loopback).",
@@ -118,6 +114,9 @@ def users(
 ) -> None:
     """Create Label Studio users, members of the organisation, each with a generated password
     (printed once, or written to --out); people who are users already are left as they are."""
+    from goldloop.studio.connection import connect, resolve_connection
+    from goldloop.studio.users import add_users
+
     check_outputs({"--out": out})
     connection = resolve_connection(url, settings=settings(ctx))
     added = add_users(connection, connect(connection), emails)
@@ -206,6 +205,10 @@ def webhook(
 ) -> None:
     """Keep GOLD current: pull it once, then have Label Studio send the backend every annotation
     created, updated or deleted in the campaign (with $BASIC_AUTH_USER/$BASIC_AUTH_PASS)."""
+    from goldloop.studio.connection import connect, resolve_connection
+    from goldloop.studio.pull import pull
+    from goldloop.studio.webhooks import basic_auth_header, register_webhooks, webhook_url
+
     read = settings(ctx)
     auth = read.basic_auth()
     webhook_url(url)  # checked before the gold is written
