@@ -22,7 +22,7 @@ test: setup
 	$(VENV)/bin/pytest -n auto --maxprocesses 4 --dist loadfile
 
 lint: setup
-	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/ruff check src tests benchmarks scripts
 	$(VENV)/bin/mypy
 	# The benchmarks call the library as a user would: type-checked, they cannot drift from it.
 	$(VENV)/bin/mypy --explicit-package-bases benchmarks

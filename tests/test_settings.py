@@ -24,13 +24,41 @@ def test_available_cores_is_this_process_affinity() -> None:
     assert settings.available_cores() == expected >= 1
 
 
-def test_the_working_directory_and_cache_follow_the_environment(tmp_path: Path) -> None:
+def test_the_working_directory_and_cache_follow_the_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / ".goldloop").mkdir()
+    monkeypatch.chdir(tmp_path)
     assert settings.Settings.from_env({}).home == Path(".goldloop")
     assert settings.Settings.from_env({}).cache == Path(".goldloop") / "cache.sqlite"
     home = {"GOLDLOOP_HOME": str(tmp_path)}
     assert settings.Settings.from_env(home).cache == tmp_path / "cache.sqlite"
     other = {**home, "GOLDLOOP_CACHE": str(tmp_path / "other.sqlite")}
     assert settings.Settings.from_env(other).cache == tmp_path / "other.sqlite"
+
+
+def test_the_home_is_found_as_git_finds_its_repository(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    deep = project / "work" / "sample" / "deeper"
+    deep.mkdir(parents=True)
+    # No home anywhere above: the working directory's own, made when first written.
+    assert settings.find_home(deep) == deep / ".goldloop"
+    (project / ".goldloop").mkdir()
+    for where in (project, project / "work", deep):
+        assert settings.find_home(where).resolve() == (project / ".goldloop").resolve()
+        assert settings.Settings.from_env({}, cwd=where).home == settings.find_home(where)
+    # The nearest wins, as a nested repository does; and a file of that name is not a home.
+    (project / "work" / ".goldloop").mkdir()
+    assert settings.find_home(deep) == (project / "work" / ".goldloop").resolve()
+    (deep / ".goldloop").write_text("")
+    assert settings.find_home(deep) == (project / "work" / ".goldloop").resolve()
+    # $GOLDLOOP_HOME is the one documented home, wherever the command runs.
+    chosen = {"GOLDLOOP_HOME": str(tmp_path / "elsewhere")}
+    assert settings.Settings.from_env(chosen, cwd=deep).home == tmp_path / "elsewhere"
+    # From the working directory: relative when it is its own home, as it always was.
+    assert (
+        settings.Settings.from_env({}, cwd=project).cache == project / ".goldloop" / "cache.sqlite"
+    )
 
 
 def test_from_env_reads_every_variable_into_its_field(tmp_path: Path) -> None:
@@ -64,7 +92,10 @@ def test_from_env_reads_every_variable_into_its_field(tmp_path: Path) -> None:
     assert read.environ["OPENAI_API_KEY"] == "sk"
 
 
-def test_an_empty_environment_gives_the_defaults() -> None:
+def test_an_empty_environment_gives_the_defaults(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # no .goldloop here or above (a tmp folder's parents hold none)
     read = settings.Settings.from_env({})
     assert read == settings.Settings()
     assert read.parse_cache == Path(".goldloop") / "parse-cache.sqlite"

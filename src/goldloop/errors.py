@@ -56,7 +56,7 @@ class SettingError(GoldloopError):
 
 class DesignRefused(SettingError):
     """A gold's design (``p_incl``) is refused: mixed with documents without it, or outside
-    (0, 1]. The message names the document; what the user can do about it is the door's to say
+    [1e-12, 1] (``scoring.design.MIN_P_INCL``). The message names the document; what the user can do about it is the door's to say
     (a command with a design option can score with equal weights, ``effect`` cannot)."""
 
     def __init__(self, message: str) -> None:

@@ -38,7 +38,24 @@ STUDIO_URL_ENV = "LABEL_STUDIO_URL"
 STUDIO_KEY_ENV = "LABEL_STUDIO_API_KEY"
 STUDIO_EXECUTABLE_ENV = "GOLDLOOP_LABEL_STUDIO"
 PRICES_ENV = "GOLDLOOP_PRICES"
+HOME_ENV = "GOLDLOOP_HOME"
+HOME_NAME = ".goldloop"
 _MASK = "***"
+
+
+def find_home(cwd: Path | None = None) -> Path:
+    """The project's home, found the way git finds its repository: the nearest ``.goldloop``
+    folder in ``cwd`` (default: the working directory) or one of its parents, so every command
+    works from anywhere below it; when there is none, ``.goldloop`` in ``cwd``, made when first
+    written. Relative (``.goldloop``) when it is ``cwd``'s own, else absolute."""
+    start = Path.cwd() if cwd is None else cwd
+    own = Path(HOME_NAME) if cwd is None else cwd / HOME_NAME
+    if (start / HOME_NAME).is_dir():
+        return own
+    for folder in start.resolve().parents:
+        if (folder / HOME_NAME).is_dir():
+            return folder / HOME_NAME
+    return own
 
 
 @dataclass(frozen=True)
@@ -47,11 +64,11 @@ class Settings:
     masked; ``environ`` keeps the variables whose names the llm layer knows (the providers' keys
     and base URLs, ``GOLDLOOP_PROVIDER`` and kin) for the functions that take an ``env``."""
 
-    home: Path = Path(".goldloop")
-    cache: Path = Path(".goldloop") / "cache.sqlite"
+    home: Path = Path(HOME_NAME)
+    cache: Path = Path(HOME_NAME) / "cache.sqlite"
     spacy_model: str | None = None
     # None: switched off by the environment (``GOLDLOOP_PARSE_CACHE=off``).
-    parse_cache: Path | None = Path(".goldloop") / "parse-cache.sqlite"
+    parse_cache: Path | None = Path(HOME_NAME) / "parse-cache.sqlite"
     parse_cache_bytes: int = DEFAULT_PARSE_CACHE_MB * 1024 * 1024
     prices: Path | None = None
     studio_url: str | None = None
@@ -74,9 +91,10 @@ class Settings:
         return f"Settings({', '.join(shown)})"
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] = os.environ) -> Settings:
-        """Parse ``env``; a malformed value is a :class:`GoldloopError` naming the variable."""
-        home = Path(env.get("GOLDLOOP_HOME", ".goldloop"))
+    def from_env(cls, env: Mapping[str, str] = os.environ, cwd: Path | None = None) -> Settings:
+        """Parse ``env``; a malformed value is a :class:`GoldloopError` naming the variable.
+        The home is ``$GOLDLOOP_HOME``, else :func:`find_home` from ``cwd``."""
+        home = Path(env[HOME_ENV]) if env.get(HOME_ENV) else find_home(cwd)
         parse_cache = env.get(PARSE_CACHE_ENV, "")
         return cls(
             home=home,

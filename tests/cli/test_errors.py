@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import http.server
 import json
+import re
 import shutil
 import socket
 import sqlite3
@@ -680,3 +681,140 @@ def test_a_damaged_parse_in_the_parse_cache_is_named_in_one_line(work: Work, cli
     (line,) = result.stderr.strip().splitlines()
     assert f"{cache}: a damaged entry in the parse cache" in line
     assert "Traceback" not in result.stderr and out.read_bytes() == before
+
+
+# Issue 44, items 7-12
+
+
+def _one_line(result: object, code: int = 2) -> str:
+    """The run's one error line, after checking its exit code and that no traceback shows."""
+    from tests.conftest import CliResult
+
+    assert isinstance(result, CliResult)
+    assert result.returncode == code, (result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr + result.stdout
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("error: ")
+    return line
+
+
+_SHEET = """# Precision labelling sheet 1 of 1 (G-0001 to G-0001)
+
+## G-0001
+
+key: `pmid:1:5:14:RO.0002211`
+
+claim: **regulates** → regulates
+
+sentence: IL\\-6 **regulates** TNF\\.
+
+- [{mark}] supported
+- [ ] contradicted
+- [ ] not found
+
+note:
+"""
+
+
+class TestLabellingSheetMarks:
+    """Item 7: a box holds ``x`` (or ``X``), one space or nothing; any other mark is refused
+    naming the file and line, never read as an unticked box."""
+
+    @pytest.mark.parametrize("mark", ["xx", " x ", "x ", "  x", "v", "✓"])
+    def test_a_mark_other_than_x_is_refused_naming_the_line(
+        self, mark: str, work: Work, cli: Cli
+    ) -> None:
+        sheet = work.write("sheet-01.md", _SHEET.format(mark=mark))
+        labels = work.root / "ticked.jsonl"
+        line = _one_line(cli("precision", "labels", "--sheets", sheet, "--out", labels))
+        assert f"{sheet}: line 11: mark {mark!r} in a box" in line
+        assert not labels.exists()
+
+    @pytest.mark.parametrize(("mark", "label"), [("x", "supported"), ("X", "supported"),
+                                                 (" ", None), ("", None)])  # fmt: skip
+    def test_x_ticks_and_an_empty_box_does_not(
+        self, mark: str, label: str | None, work: Work, cli: Cli
+    ) -> None:
+        sheet = work.write("sheet-01.md", _SHEET.format(mark=mark))
+        labels = work.root / "ticked.jsonl"
+        result = cli("precision", "labels", "--sheets", sheet, "--out", labels)
+        assert result.returncode == 0, result.stderr
+        (row,) = [json.loads(line) for line in labels.read_text().splitlines()]
+        assert row["key"] == "pmid:1:5:14:RO.0002211" and row["label"] == label
+
+
+def _with_p_incl(w: Work, name: str, p_incl: object, hits: Path | None = None) -> Path:
+    """A copy of the gold (or of ``hits``) whose one document carries ``p_incl``."""
+    documents = json.loads((hits or w.gold).read_text())
+    documents[0] |= {"p_incl": p_incl, "batch": 0, "stratum": "s"}
+    return w.write(name, json.dumps(documents))
+
+
+class TestTinyInclusionProbability:
+    """Item 8: a p_incl inside (0, 1] whose weight 1/p_incl float cannot hold is refused in one
+    line, before any report is written: no Infinity in a JSON, no numpy warning."""
+
+    @pytest.mark.parametrize("command", ["score", "agree"])
+    def test_a_weight_beyond_float_is_refused(self, command: str, work: Work, cli: Cli) -> None:
+        import warnings
+
+        gold = _with_p_incl(work, "tiny.json", 1e-310)
+        args = {
+            "score": ["score", "--gold", gold, "--system", f"s={work.system}",
+                      "--report-dir", work.root / "reports"],
+            "agree": ["agree", "--gold", gold, "--other", work.other, "-o", work.root / "k.json"],
+        }[command]  # fmt: skip
+        before = _snapshot(work.root)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # a numpy overflow warning fails the run
+            line = _one_line(cli(*args))
+        assert "--design" in line and "p_incl 1e-310, outside [1e-12, 1]" in line
+        assert f"{gold}: document 1 ('pmid:1')" in line
+        assert _snapshot(work.root) == before
+
+    def test_the_smallest_p_incl_taken_gives_finite_figures(self, work: Work, cli: Cli) -> None:
+        gold = _with_p_incl(work, "small.json", 1e-12)
+        reports = work.root / "reports"
+        result = cli("score", "--gold", gold, "--system", f"s={work.system}", "--bootstrap", 20,
+                     "--report-dir", reports)  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        written = sorted(reports.rglob("*.json"))
+        assert written
+        for path in written:
+            # Python's reader takes Infinity and NaN; goldloop never writes them.
+            assert not re.search(r"\b(Infinity|NaN)\b", path.read_text()), path
+
+
+class TestAnEmptyLabellingSheet:
+    """Item 12: a sheet with no item (empty, or cut before its first item) is refused naming it;
+    goldloop never writes one, so reading it as "nothing labelled" would hide the loss."""
+
+    @pytest.mark.parametrize("text", ["", "# Precision labelling sheet 1 of 1\n\nTick one box.\n"])
+    def test_a_sheet_without_items_is_refused(self, text: str, work: Work, cli: Cli) -> None:
+        sheet = work.write("sheet-01.md", text)
+        labels = work.root / "ticked.jsonl"
+        line = _one_line(cli("precision", "labels", "--sheets", sheet, "--out", labels))
+        assert f"{sheet}: no items" in line and not labels.exists()
+
+
+class TestStudioUsersBeforeTheServer:
+    """Item 9: ``studio users`` checks its addresses and its ``--out`` before asking the server
+    anything (here no server listens: asking would end in exit 4), and never replaces a logins
+    file, whose passwords were shown only once."""
+
+    def test_an_existing_logins_file_is_refused(self, work: Work, cli: Cli) -> None:
+        logins = work.write("logins.json", '[{"email": "a@lab.example", "password": "p"}]')
+        before = _snapshot(work.root)
+        line = _one_line(cli("studio", "users", "b@lab.example", "-o", logins,
+                             "--url", f"http://127.0.0.1:{work.port}"))  # fmt: skip
+        assert f"--out {logins}: exists already" in line
+        assert _snapshot(work.root) == before
+
+    @pytest.mark.parametrize("email", ["not-an-email", "a@b", "a@@b.example", "a b@lab.example",
+                                       "a@lab..example", "a@.example", "@lab.example"])  # fmt: skip
+    def test_a_bad_address_is_refused_without_a_server(
+        self, email: str, work: Work, cli: Cli
+    ) -> None:
+        result = cli("studio", "users", "ok@lab.example", email,
+                     "--url", f"http://127.0.0.1:{work.port}")  # fmt: skip
+        assert _one_line(result) == f"error: {email.lower()!r} is not an e-mail address"

@@ -61,7 +61,8 @@ def test_a_bracket_in_a_message_is_printed_as_written(
 def test_a_check_that_exits_1_stays_1(cli: Cli, tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("GOLDLOOP_HOME", str(tmp_path))
     result = cli("studio", "status")
-    assert (result.returncode, result.stdout.strip(), result.stderr) == (1, "not running", "")
+    assert (result.returncode, result.stderr) == (1, "")
+    assert result.stdout.strip() == f"not running (home {tmp_path.resolve()}, $GOLDLOOP_HOME)"
 
 
 def test_the_installed_entry_point_runs() -> None:

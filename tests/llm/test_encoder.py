@@ -99,3 +99,40 @@ def test_embeddings_equal_an_independent_implementation(encoder: Encoder) -> Non
     texts = ["IL-6 [[activates]] STAT3 in hepatocytes.", "𝛼-synuclein binds to lipids 🧬.", "x"]
     reference = np.array(OnnxEmbeddingProvider().embed_batch(texts))
     assert np.allclose(encoder.embed(texts), reference, atol=1e-5)
+
+
+class TestTheCacheKeyCoversEverySetting:
+    """Issue 44, item 10: the same ``model.onnx`` and ``tokenizer.json`` read with another pooling
+    or maximum length give other vectors, so their KB embeddings are cached apart."""
+
+    @staticmethod
+    def _variant(encoder_dir: Path, tmp_path: Path, name: str, files: dict[str, str]) -> Path:
+        folder = tmp_path / name
+        folder.mkdir()
+        for part in ("model.onnx", "tokenizer.json"):
+            (folder / part).symlink_to((encoder_dir / part).resolve())
+        for relative, text in files.items():
+            (folder / relative).parent.mkdir(parents=True, exist_ok=True)
+            (folder / relative).write_text(text)
+        return folder
+
+    @pytest.mark.parametrize(
+        "files",
+        [
+            {"1_Pooling/config.json": '{"pooling_mode_cls_token": true}'},
+            {"sentence_bert_config.json": '{"max_seq_length": 4}'},
+        ],
+        ids=["cls-pooling", "max-length"],
+    )
+    def test_a_shared_cache_gives_each_setting_its_own_vectors(
+        self, files: dict[str, str], encoder_dir: Path, write_kb: KbWriter, tmp_path: Path
+    ) -> None:
+        kb = load_kb(write_kb())
+        cache = tmp_path / "cache"
+        _, mean = kb_embeddings(Encoder(encoder_dir, cache_dir=cache), kb)
+        other = Encoder(self._variant(encoder_dir, tmp_path, "other", files), cache_dir=cache)
+        relations, cached = kb_embeddings(other, kb)
+        fresh = other.embed([relation_text(r) for r in relations])
+        assert np.allclose(cached, fresh, atol=1e-5)
+        assert not np.allclose(cached, mean, atol=1e-3)  # the setting does change the vectors
+        assert len(list(cache.iterdir())) == 2

@@ -219,8 +219,10 @@ def test_a_gold_without_p_incl_has_no_design() -> None:
     [
         ((0.5, None, 0.5), "gold.json: document 2 ('d1') has no p_incl while document 1"),
         ((None, 0.5), "gold.json: document 1 ('d0') has no p_incl while document 2"),
-        ((0.5, 0.0), "gold.json: document 2 ('d1') has p_incl 0.0, outside (0, 1]"),
-        ((1.5, 0.5), "gold.json: document 1 ('d0') has p_incl 1.5, outside (0, 1]"),
+        ((0.5, 0.0), "gold.json: document 2 ('d1') has p_incl 0.0, outside [1e-12, 1]"),
+        ((1.5, 0.5), "gold.json: document 1 ('d0') has p_incl 1.5, outside [1e-12, 1]"),
+        # Inside (0, 1], but its weight 1/p_incl is beyond float: refused, no warning, no inf.
+        ((0.5, 1e-310), "gold.json: document 2 ('d1') has p_incl 1e-310, outside [1e-12, 1]"),
     ],
 )
 def test_mixed_or_out_of_range_p_incl_is_refused_unless_ignored(

@@ -40,6 +40,35 @@ def test_no_server_is_a_clear_error(tmp_path: Path) -> None:
         resolve_connection(settings=Settings.from_env({"GOLDLOOP_HOME": str(tmp_path)}))
 
 
+def test_commands_find_the_server_from_a_subfolder(
+    label_studio, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cli
+) -> None:
+    """The project's home is found as git finds its repository: `studio status` (and every
+    command that connects: push, pull, status) works from a folder below it, and says which home."""
+    project = tmp_path / "project"
+    below = project / "work" / "sample"
+    below.mkdir(parents=True)
+    (project / ".goldloop").symlink_to(label_studio.home.parent)  # the session server's home
+    monkeypatch.chdir(below)
+    monkeypatch.delenv("GOLDLOOP_HOME", raising=False)
+    result = cli("studio", "status")
+    assert result.returncode == 0, result.stderr
+    assert f"url: {label_studio.url}" in result.stdout
+    assert (
+        f"{label_studio.home.parent.resolve()}, found from the working directory" in result.stdout
+    )
+    connection = resolve_connection(settings=Settings.from_env({}))
+    assert connection.url == label_studio.url
+    # Outside the project nothing runs, and the line names the home it looked in.
+    monkeypatch.chdir(tmp_path)
+    result = cli("studio", "status")
+    home = (tmp_path / ".goldloop").resolve()
+    assert (result.returncode, result.stdout.strip()) == (
+        1,
+        f"not running (home {home}, found from the working directory)",
+    )
+
+
 def test_unreachable_server_and_wrong_token(label_studio) -> None:
     pytest.importorskip("label_studio_sdk")
     from goldloop.studio.connection import Connection

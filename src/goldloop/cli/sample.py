@@ -43,6 +43,14 @@ def sample(
     extend: Annotated[
         bool, typer.Option("--extend", help="Append a batch to the existing sample in --out.")
     ] = False,
+    plan: Annotated[
+        Path | None,
+        typer.Option(
+            "--plan",
+            help="With --extend: draw the batch a plan file (goldloop plan) sets, its documents "
+            "per stratum, all primary (the --n-* sizes are then unused).",
+        ),
+    ] = None,
     exclude_corpus: Annotated[
         list[Path] | None,
         typer.Option(
@@ -133,10 +141,14 @@ def sample(
     ] = None,
 ) -> None:
     """Draw a stratified batch of eligible abstracts into a sample dir (manifest, texts, report)."""
+<<<<<<< HEAD
     from goldloop.sample.corpus import CorpusColumns
     from goldloop.sample.run import SampleExists, run_sample
 
     check_outputs({"--out": out}, {"--corpus": corpus}, folders=("--out",))
+=======
+    check_outputs({"--out": out}, {"--corpus": corpus, "--plan": plan}, folders=("--out",))
+>>>>>>> main
     settings = SampleSettings(
         columns=CorpusColumns(text=text_column, year=year_column, id_column=id_column),
         gate=GateSettings(min_year, min_chars, max_chars, min_sentences, min_english_share),
@@ -174,6 +186,7 @@ def sample(
                 exclude=exclude_corpus or (),
                 on_rows=lambda n: progress.advance(task, n),
                 parsing=parsing(ctx),
+                plan=plan,
             )
         except SampleExists as exc:
             raise GoldloopError(

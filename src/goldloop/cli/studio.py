@@ -23,6 +23,7 @@ from goldloop.cli.loop import pull_outputs
 from goldloop.errors import GoldloopError, mask_credentials
 from goldloop.files.atomic import atomic_write_json, atomic_write_text
 from goldloop.formats.labelstudio.tasks import campaign_titles
+from goldloop.settings import HOME_ENV, Settings
 from goldloop.studio import server
 from goldloop.studio.label_config import render_label_config
 
@@ -75,25 +76,27 @@ def start(
         read = settings(ctx)
         home = server.studio_home(read)
         state = server.start(home, port=port, timeout=timeout, database=database, settings=read)
-    _print_state(state, home)
+    _print_state(state, home, read)
 
 
 @app.command("stop")
 def stop(ctx: typer.Context) -> None:
     """Stop the embedded Label Studio by its recorded pid."""
-    stopped = server.stop(server.studio_home(settings(ctx)))
-    console.print("stopped" if stopped else "not running")
+    read = settings(ctx)
+    stopped = server.stop(server.studio_home(read))
+    console.print(f"{'stopped' if stopped else 'not running'} ({_home_line(read)})")
 
 
 @app.command("status")
 def status(ctx: typer.Context) -> None:
     """Say whether the embedded Label Studio runs, and where; exit 1 when it does not."""
-    home = server.studio_home(settings(ctx))
+    read = settings(ctx)
+    home = server.studio_home(read)
     state = server.status(home)
     if state is None:
-        console.print("not running")
+        console.print(f"not running ({_home_line(read)})")
         raise typer.Exit(1)
-    _print_state(state, home)
+    _print_state(state, home, read)
 
 
 @app.command("users")
@@ -107,19 +110,24 @@ def users(
         typer.Option(
             "--out",
             "-o",
-            help="Write the logins to this JSON file (0600) instead of printing the passwords.",
+            help="Write the logins to this new JSON file (0600) instead of printing the passwords.",
         ),
     ] = None,
     url: UrlOption = None,
 ) -> None:
     """Create Label Studio users, members of the organisation, each with a generated password
-    (printed once, or written to --out); people who are users already are left as they are."""
+    (printed once, or written to --out, a new file); people who are users already are left as
+    they are."""
     from goldloop.studio.connection import connect, resolve_connection
-    from goldloop.studio.users import add_users
+    from goldloop.studio.users import add_users, signup_emails
 
     check_outputs({"--out": out})
+    if out is not None and out.exists():
+        # Its passwords were shown only once: replacing the file would lose them.
+        raise GoldloopError(f"--out {out}: exists already (earlier logins); choose a new file")
+    wanted = signup_emails(emails)  # before the server is asked anything
     connection = resolve_connection(url, settings=settings(ctx))
-    added = add_users(connection, connect(connection), emails)
+    added = add_users(connection, connect(connection), wanted)
     logins = [
         {"email": user.email, "password": user.password, "url": connection.url}
         for user in added
@@ -140,13 +148,20 @@ def users(
     )
 
 
-def _print_state(state: server.ServerState, home: Path) -> None:
+def _home_line(read: Settings) -> str:
+    """Which home a studio command used, and why: what ``status`` from a subfolder must say."""
+    how = "$GOLDLOOP_HOME" if read.environ.get(HOME_ENV) else "found from the working directory"
+    return f"home {read.home.resolve()}, {how}"
+
+
+def _print_state(state: server.ServerState, home: Path, read: Settings) -> None:
     creds = server.credentials(home)
     console.print(
         key_value_table(
             "Label Studio",
             [
                 ("url", state.url),
+                ("home", _home_line(read).removeprefix("home ")),
                 ("login", creds.username),
                 ("password", creds.password),
                 ("pid", state.pid),

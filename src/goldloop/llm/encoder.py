@@ -7,7 +7,7 @@ pooling is the folder's (``1_Pooling/config.json``: CLS or mean over real tokens
 absent), and every embedding is L2-normalised, so a dot product is the cosine.
 
 The embeddings of the KB's ``label: description`` texts are cached per KB and encoder (both by
-content digest) in the folder the encoder's door names (the CLI's: ``<GOLDLOOP_HOME>/encoder/``).
+content digest; the encoder's covers its pooling and maximum length too) in the folder the encoder's door names (the CLI's: ``<GOLDLOOP_HOME>/encoder/``).
 
 ONNX Runtime and tokenizers are the ``encoder`` extra: they load when an encoder is opened.
 """
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -59,12 +60,17 @@ class Encoder:
             self._tokenizer = Tokenizer.from_file(str(tokenizer))
         except Exception as exc:  # both libraries raise their own, untyped, errors
             raise SettingError("encoder", f"{path}: cannot load the model: {exc}") from None
-        self._tokenizer.enable_truncation(max_length=_max_length(path))
+        max_length = _max_length(path)
+        self._tokenizer.enable_truncation(max_length=max_length)
         self._tokenizer.enable_padding()
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._cls = _cls_pooling(path)
+        # Names the cached KB embeddings: every setting that changes a vector is in it (the
+        # same model read with another pooling or cut gives other vectors).
         digest = hashlib.sha256(model.read_bytes())
         digest.update(tokenizer.read_bytes())
+        pooling = "cls" if self._cls else "mean"
+        digest.update(json.dumps({"pooling": pooling, "max_length": max_length}).encode())
         self.identity = digest.hexdigest()[:16]
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
@@ -122,7 +128,9 @@ def _json(path: Path) -> dict[str, Any]:
 
 def _max_length(path: Path) -> int:
     value = _json(path / "sentence_bert_config.json").get("max_seq_length")
-    return value if isinstance(value, int) and value > 0 else MAX_LENGTH
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    return MAX_LENGTH
 
 
 def _cls_pooling(path: Path) -> bool:

@@ -27,6 +27,10 @@ from goldloop.scoring.bootstrap import document_bootstrap, ratio
 
 DESIGN_MODES = ("use", "ignore")
 NO_DESIGN = "no corpus figures: the gold carries no p_incl (the sampler's inclusion probability)"
+# The smallest p_incl taken: one document in 10^12, far below any corpus a sampler draws from.
+# A p_incl inside (0, 1] but smaller would give a weight 1/p_incl, or weighted sums of counts,
+# that float arithmetic cannot hold (1e-310 gives an infinite weight), so it is refused.
+MIN_P_INCL = 1e-12
 
 Metrics = Callable[[np.ndarray], dict[str, np.ndarray]]
 
@@ -38,12 +42,14 @@ class NotInGold(GoldloopError):
 
 @dataclass(frozen=True)
 class Design:
-    """Per document (in the gold's order): its weight and its bootstrap cell (stratum × batch)."""
+    """Per document (in the gold's order): its weight, its bootstrap cell (stratum × batch) and
+    its stratum label (``None``: not known, as one stratum)."""
 
     weights: np.ndarray
     cells: np.ndarray
     n_strata: int
     basis: str  # "1/p_incl" or "equal"
+    strata: np.ndarray | None = None
 
     @property
     def population_docs(self) -> float:
@@ -56,8 +62,9 @@ def read_design(
 ) -> Design | None:
     """The gold's design; ``None`` when no document carries ``p_incl`` (see ``NO_DESIGN``).
 
-    A gold that mixes documents with and without ``p_incl``, or holds one outside (0, 1], is
-    refused naming the first such document, unless ``mode`` is ``ignore``: equal weights.
+    A gold that mixes documents with and without ``p_incl``, or holds one outside
+    [:data:`MIN_P_INCL`, 1], is refused naming the first such document, unless ``mode`` is
+    ``ignore``: equal weights.
     """
     if mode not in DESIGN_MODES:
         raise SettingError("design", f"must be one of {', '.join(DESIGN_MODES)}, got {mode!r}")
@@ -66,7 +73,7 @@ def read_design(
     n_strata = len(set(strata))
     cells = _cells(strata, batches)
     if mode == "ignore":
-        return Design(np.ones(len(documents)), cells, n_strata, "equal")
+        return Design(np.ones(len(documents)), cells, n_strata, "equal", np.array(strata))
     where = f"{source}: " if source is not None else ""
     carrying = [i for i, d in enumerate(documents) if d.p_incl is not None]
     if not carrying:
@@ -76,13 +83,15 @@ def read_design(
         if p is None:
             first = documents[carrying[0]].doc_id
             problem = f"has no p_incl while document {carrying[0] + 1} ({first!r}) has one"
-        elif not (math.isfinite(p) and 0 < p <= 1):
-            problem = f"has p_incl {p!r}, outside (0, 1]"
+        elif not (math.isfinite(p) and MIN_P_INCL <= p <= 1):
+            problem = f"has p_incl {p!r}, outside [{MIN_P_INCL:g}, 1]"
         else:
             continue
         raise DesignRefused(f"{where}document {i + 1} ({document.doc_id!r}) {problem}")
     p_incl = np.array([d.p_incl for d in documents], dtype=float)
-    return Design(batch_weights(p_incl, np.array(batches)), cells, n_strata, "1/p_incl")
+    return Design(
+        batch_weights(p_incl, np.array(batches)), cells, n_strata, "1/p_incl", np.array(strata)
+    )
 
 
 def part_design(
@@ -118,6 +127,7 @@ def part_design(
         _cells(strata, batches[rows].tolist()),
         len(set(strata)),
         gold.basis,
+        np.array(strata),
     )
 
 

@@ -31,7 +31,7 @@ REGIMES = ("end-to-end", "linking-only")
 ENGINES = ("goldloop", "nervaluate")
 NO_ID = "NONE"  # the schema label of a predicted span that carries no id
 # Per-document count columns of each regime (rows of the bootstrap matrix).
-_E2E = (
+E2E_COLUMNS = (
     "gold",
     "predicted",
     "matched",
@@ -345,30 +345,8 @@ def _end_to_end(
     bootstrap: int,
     seed: int,
 ) -> tuple[EndToEndFigures, np.ndarray]:
-    per_doc = np.zeros((len(documents), len(_E2E)), dtype=np.int64)
     slices = _Slices(len(documents))
-    for i, (mentions, preds) in enumerate(zip(gold, by_doc, strict=True)):
-        found = _matched(mentions, preds, match_mode)
-        row = per_doc[i]
-        row[0], row[1] = len(mentions), len(preds)
-        for j, mention in enumerate(mentions):
-            p = found.get(j)
-            correct = p is not None and p.entity_id == mention.entity_id
-            slices.add(i, mention, p is not None, correct)
-            if p is None:
-                continue
-            row[2] += 1
-            if p.entity_id is not None:
-                row[3] += 1
-                row[4] += correct
-            agrees = (
-                direction_agrees(kb, mention.entity_id, mention.direction, p.direction)
-                if correct
-                else None
-            )
-            if agrees is not None:
-                row[5] += 1
-                row[6] += agrees
+    per_doc = _count_end_to_end(gold, by_doc, kb, match_mode, slices)
     totals = [int(v) for v in per_doc.sum(axis=0)]
     detection = GroundTruthScore(
         n_gold=totals[0],
@@ -400,6 +378,54 @@ def _end_to_end(
         intervals=_intervals(per_doc, _e2e_metrics, bootstrap, seed),
     )
     return figures, per_doc
+
+
+def end_to_end_counts(
+    documents: Sequence[Document],
+    system: SystemPredictions,
+    kb: KB | None,
+    match_mode: str = "overlap",
+) -> np.ndarray:
+    """Per document (the gold's order) its end-to-end counts, columns :data:`E2E_COLUMNS`: the
+    rows every end-to-end corpus figure is a ratio of (what a plan needs, without the report)."""
+    check_match_mode(match_mode)
+    predictions, _ = fold_predictions(system, kb, None)
+    by_doc = per_document(documents, predictions)
+    return _count_end_to_end(gold_mentions(documents, kb), by_doc, kb, match_mode, None)
+
+
+def _count_end_to_end(
+    gold: list[list[GoldMention]],
+    by_doc: list[list[Prediction]],
+    kb: KB | None,
+    match_mode: str,
+    slices: _Slices | None,
+) -> np.ndarray:
+    per_doc = np.zeros((len(gold), len(E2E_COLUMNS)), dtype=np.int64)
+    for i, (mentions, preds) in enumerate(zip(gold, by_doc, strict=True)):
+        found = _matched(mentions, preds, match_mode)
+        row = per_doc[i]
+        row[0], row[1] = len(mentions), len(preds)
+        for j, mention in enumerate(mentions):
+            p = found.get(j)
+            correct = p is not None and p.entity_id == mention.entity_id
+            if slices is not None:
+                slices.add(i, mention, p is not None, correct)
+            if p is None:
+                continue
+            row[2] += 1
+            if p.entity_id is not None:
+                row[3] += 1
+                row[4] += correct
+            agrees = (
+                direction_agrees(kb, mention.entity_id, mention.direction, p.direction)
+                if correct
+                else None
+            )
+            if agrees is not None:
+                row[5] += 1
+                row[6] += agrees
+    return per_doc
 
 
 def _matched(

@@ -8,8 +8,10 @@ in bold and every other character that markdown could read as markup escaped, th
 
 Reading back: exactly one ticked box (``[x]``) is the item's label; none leaves it unlabelled
 (counted by ``precision report`` as Label Studio's unlabelled tasks are); two ticks, a heading
-that is not an item, a box mark other than ``x`` or a space, or a box with an unknown label is
-an error naming the file and line, every problem listed, nothing returned.
+that is not an item, a box holding anything but ``x`` (or ``X``), one space or nothing (``[xx]``
+and ``[ x ]`` too), or a box with an unknown label is an error naming the file and line, every
+problem listed, nothing returned. A sheet with no item at all (empty or truncated) is refused
+likewise: goldloop never writes one.
 """
 
 from __future__ import annotations
@@ -28,7 +30,9 @@ SHEET_GLOB = "sheet-*.md"
 BOXES = {label: label.replace("_", " ") for label in LABELS}
 ITEM = re.compile(r"^##\s+(G-\d{4,})\s*$")
 HEADING = re.compile(r"^#{2,}\s")
-BOX = re.compile(r"^\s*[-*]\s*\[(.?)\]\s*(.*?)\s*$")
+# Anything between the brackets, so that a mark such as ``xx`` or `` x `` is read (and refused)
+# rather than leaving the line unread as no box at all.
+BOX = re.compile(r"^\s*[-*]\s*\[([^\]]*)\]\s*(.*?)\s*$")
 KEY = re.compile(r"^key:\s*`([^`]+)`\s*$")
 NOTE = "note:"
 # Characters markdown may read as markup (CommonMark's escapable punctuation).
@@ -126,6 +130,9 @@ def read_sheets(paths: Sequence[Path]) -> tuple[list[Label], dict[str, str]]:
         except (OSError, UnicodeDecodeError) as exc:
             raise SheetError(f"{path}: cannot read: {exc}") from None
         item: dict[str, Any] | None = None
+        if not any(ITEM.match(line) for line in lines):
+            # goldloop writes no sheet without items: an empty one is a truncated or foreign file.
+            problems.append(f"{path}: no items (## G-0001 ...): not a labelling sheet")
         for number, line in enumerate(lines, start=1):
             where = f"{path}: line {number}"
             heading = ITEM.match(line)
@@ -150,7 +157,7 @@ def read_sheets(paths: Sequence[Path]) -> tuple[list[Label], dict[str, str]]:
                 elif mark in ("x", "X"):
                     item["ticks"].append((by_box[name], where))
                 elif mark not in (" ", ""):
-                    problems.append(f"{where}: mark {mark!r} in a box: tick with x")
+                    problems.append(f"{where}: mark {mark!r} in a box: tick with x alone")
             elif line.startswith(NOTE) and line[len(NOTE) :].strip():
                 item["note"] = line[len(NOTE) :].strip()
         _close(item, labels, notes, problems, seen)
