@@ -22,35 +22,13 @@ from goldloop.cli.common import (
 from goldloop.cli.score import BootstrapOption, DesignOption, SeedOption, design_mode
 from goldloop.errors import GoldloopError
 from goldloop.files.atomic import atomic_write_json
-<<<<<<< HEAD
-from goldloop.formats.labelstudio.tasks import Campaign
 from goldloop.kb import KB
 
 if TYPE_CHECKING:
     from goldloop.scoring.agreement import AgreementReport
     from goldloop.scoring.design import CorpusFigures
     from goldloop.scoring.span_agreement import SpanAgreement
-    from goldloop.studio.agreement import BlindAgreement, RoleAgreements
-=======
-from goldloop.formats.gold import read_gold
-from goldloop.kb import KB
-from goldloop.scoring.agreement import (
-    NONE,
-    AgreementReport,
-    agreement,
-    shared_corpus_agreement,
-)
-from goldloop.scoring.design import NO_DESIGN, CorpusFigures, read_design
-from goldloop.scoring.span_agreement import Figure, SpanAgreement, write_relation_chart
-from goldloop.studio.agreement import (
-    BlindAgreement,
-    CampaignAgreement,
-    RoleAgreements,
-    campaign_agreement,
-)
-from goldloop.studio.connection import connect, resolve_connection
-from goldloop.studio.project import export_campaign
->>>>>>> main
+    from goldloop.studio.agreement import BlindAgreement, CampaignAgreement, RoleAgreements
 
 TOP_DISAGREEMENTS = 15
 TOP_RELATIONS = 10
@@ -97,17 +75,9 @@ def agree(
     KB-folded) and direction, over documents both annotated, and the corpus (design-weighted) κ
     beside them."""
     from goldloop.formats.gold import read_gold
-    from goldloop.scoring.agreement import agreement, corpus_agreement
+    from goldloop.scoring.agreement import agreement, shared_corpus_agreement
     from goldloop.scoring.design import NO_DESIGN, read_design
     from goldloop.scoring.span_agreement import write_relation_chart
-    from goldloop.studio.agreement import (
-        blind_agreement,
-        campaign_design,
-        double_versions,
-        role_agreements,
-    )
-    from goldloop.studio.connection import connect, resolve_connection
-    from goldloop.studio.project import export_campaign
 
     files = gold is not None and other is not None
     if files == (studio_project is not None) or (gold is None) != (other is None):
@@ -175,6 +145,10 @@ def agreement_of_campaign(
     seed: int,
 ) -> CampaignAgreement:
     """The campaign's agreement, its projects exported from Label Studio."""
+    from goldloop.studio.agreement import campaign_agreement
+    from goldloop.studio.connection import connect, resolve_connection
+    from goldloop.studio.project import export_campaign
+
     connection = resolve_connection(url, settings=settings(ctx))
     # NAME too: its tasks are part of the draw the double documents' design is read from
     # (studio.agreement.campaign_design), and hold the blind documents' copies to pair.

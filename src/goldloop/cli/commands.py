@@ -116,6 +116,13 @@ COMMANDS: tuple[Entry, ...] = (
         "rate and length, from Label Studio's lead_time.",
     ),
     Entry(
+        "plan",
+        "goldloop.cli.plan:plan",
+        "The corpus figure now (fixed-size and anytime-valid intervals), whether the target is "
+        "reached, and the next batch per stratum with its minutes; writes the plan for `sample "
+        "--extend --plan`.",
+    ),
+    Entry(
         "effect",
         "goldloop.cli.effect:effect_command",
         "Minutes per mention and recall with and without pre-annotation, the anchoring it causes "
@@ -163,6 +170,14 @@ COMMANDS: tuple[Entry, ...] = (
         "goldloop.cli.pool:pool",
         "Each run's share of the pool of everything any run found (after KB folding); with the "
         "documents' p_incl, also on the corpus.",
+    ),
+    Entry(
+        "datasheet",
+        "goldloop.cli.publish:datasheet_command",
+        "The gold set's datasheet: what it is, how it was drawn, who annotated it and how, its "
+        "agreement, corrections, completeness, effort and effect with their intervals, the "
+        "systems scored on it, its limits and how to cite it; a section without its inputs says "
+        "so.",
     ),
 )
 

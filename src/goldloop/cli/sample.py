@@ -141,14 +141,10 @@ def sample(
     ] = None,
 ) -> None:
     """Draw a stratified batch of eligible abstracts into a sample dir (manifest, texts, report)."""
-<<<<<<< HEAD
     from goldloop.sample.corpus import CorpusColumns
     from goldloop.sample.run import SampleExists, run_sample
 
-    check_outputs({"--out": out}, {"--corpus": corpus}, folders=("--out",))
-=======
     check_outputs({"--out": out}, {"--corpus": corpus, "--plan": plan}, folders=("--out",))
->>>>>>> main
     settings = SampleSettings(
         columns=CorpusColumns(text=text_column, year=year_column, id_column=id_column),
         gate=GateSettings(min_year, min_chars, max_chars, min_sentences, min_english_share),
