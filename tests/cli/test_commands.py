@@ -125,6 +125,7 @@ STILL_HEAVY = {
     "agree": {"numpy"},
     "effect": {"numpy"},
     "pool": {"numpy"},
+    "datasheet": {"numpy"},
     "score": {"numpy"},
     "baselines": {"numpy", "tenacity"},
     "precision": {"numpy", "tenacity"},
