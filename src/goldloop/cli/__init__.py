@@ -16,7 +16,7 @@ from typer._click import exceptions as click_errors
 
 from goldloop import __version__
 from goldloop.cli.commands import CommandTable
-from goldloop.cli.common import err_console, fit_consoles
+from goldloop.cli.common import ReaderGone, err_console, fit_consoles
 from goldloop.errors import (
     EXIT_BAD_INPUT,
     EXIT_INTERRUPTED,
@@ -85,6 +85,8 @@ def main() -> None:
     """
     # Before the root command, whose options may fail to parse: every line goldloop prints.
     fit_consoles(os.environ)
+    # A reader that stops reading (`| head`) ends what is printed, not the run (help included).
+    stdout, sys.stdout = sys.stdout, ReaderGone(sys.stdout)
     try:
         code = app(standalone_mode=False)
     except DesignRefused as exc:
@@ -109,6 +111,8 @@ def main() -> None:
         # A backstop: outputs are checked before work, but a disk can fill up on the way.
         where = f"{exc.filename}: " if exc.filename else ""
         _fail(f"{where}{exc.strerror or exc}", EXIT_BAD_INPUT)
+    finally:
+        sys.stdout = stdout
     if code == EXIT_INTERRUPTED:
         _fail("interrupted", EXIT_INTERRUPTED)
     sys.exit(code if isinstance(code, int) else 0)

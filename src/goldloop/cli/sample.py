@@ -14,6 +14,7 @@ from goldloop.cli.common import (
     check_outputs,
     console,
     figures_table,
+    kb_inputs,
     key_value_table,
     open_kb,
     parsing,
@@ -139,12 +140,23 @@ def sample(
             " (--workers is then unused).",
         ),
     ] = None,
+    surrogate: Annotated[
+        int,
+        typer.Option(
+            "--surrogate",
+            min=0,
+            help="Also draw N documents of the pool into OUT/surrogate, for a pre-annotator only"
+            " (never pushed): prediction-powered corpus figures (score --surrogate).",
+        ),
+    ] = 0,
 ) -> None:
     """Draw a stratified batch of eligible abstracts into a sample dir (manifest, texts, report)."""
     from goldloop.sample.corpus import CorpusColumns
     from goldloop.sample.run import SampleExists, run_sample
 
-    check_outputs({"--out": out}, {"--corpus": corpus, "--plan": plan}, folders=("--out",))
+    check_outputs(
+        {"--out": out}, {"--corpus": corpus, "--plan": plan, **kb_inputs(kb)}, folders=("--out",)
+    )
     settings = SampleSettings(
         columns=CorpusColumns(text=text_column, year=year_column, id_column=id_column),
         gate=GateSettings(min_year, min_chars, max_chars, min_sentences, min_english_share),
@@ -183,6 +195,7 @@ def sample(
                 on_rows=lambda n: progress.advance(task, n),
                 parsing=parsing(ctx),
                 plan=plan,
+                surrogate=surrogate,
             )
         except SampleExists as exc:
             raise GoldloopError(
@@ -205,6 +218,8 @@ def _phase1_option(value: str | None) -> int | str | None:
 
 
 def _print_sample(result: SampleResult) -> None:
+    from goldloop.sample.surrogate import surrogate_dir
+
     r = result.report
     rows: list[tuple[str, object]] = [
         ("batch", r.batch),
@@ -242,6 +257,11 @@ def _print_sample(result: SampleResult) -> None:
     if r.draw.shortfall:
         console.print(f"[yellow]the pool could not fill the batch: {r.draw.shortfall} short[/]")
     console.print(f"report: {result.report_path}")
+    if result.surrogate_docs:
+        console.print(
+            f"surrogate part: {result.surrogate_docs} documents in"
+            f" {surrogate_dir(result.sample_dir)} (pre-annotate it: annotate --sample that dir)"
+        )
 
 
 def audit(
@@ -264,7 +284,12 @@ def audit(
     """Re-check eligibility, density vs length, gold gaps, label concentration and coverage."""
     from goldloop.sample.audit import audit_sample
 
-    check_outputs({"--out": out}, folders=("--out",))
+    check_outputs(
+        {"--out": out},
+        {"--gold": gold, **kb_inputs(kb)},
+        folders=("--out",),
+        receives={"--out": ("audit.json", "audit.png")},
+    )
 
     result = audit_sample(
         sample_dir, open_kb(kb), gold=gold, min_mentions=min_mentions, out_dir=out
@@ -324,7 +349,12 @@ def stats(
     from goldloop.sample.corpus import CorpusColumns
     from goldloop.sample.stats import SampleStats, dataset_stats
 
-    check_outputs({"--report-dir": report_dir}, folders=("--report-dir",))
+    check_outputs(
+        {"--report-dir": report_dir},
+        {"--corpus": corpus, "--gold": gold, **kb_inputs(kb)},
+        folders=("--report-dir",),
+        receives={"--report-dir": ("dataset_stats.json",)},
+    )
     result = dataset_stats(
         open_kb(kb),
         corpus=corpus,
