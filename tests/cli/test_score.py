@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from goldloop.scoring.report import results_tables
 from tests.conftest import LEGACY, Cli
 from tests.scoring.conftest import TEXTS, hit, row, write_gold_file
 
@@ -232,6 +233,15 @@ def test_score_reports_corpus_figures_beside_the_sample_figures(tmp_path: Path, 
     assert linking["corpus"]["accuracy_overall"] == pytest.approx(6 / gold_w)
     assert linking["corpus"]["coverage"] == pytest.approx(10 / gold_w)
     assert "corpus F1" in done.stdout and "corpus acc" in done.stdout
+    # Every column the tables show is explained in the legend under them, corpus ones too.
+    results = json.loads((out / "score_results.json").read_text(encoding="utf-8"))["results"]
+    for table in results_tables(results, "score"):
+        assert "corpus 95%" in table.headers
+        explained = {
+            name for entry in table.legend.split("; ") for name in entry.split(":")[0].split(" / ")
+        }
+        assert set(table.headers[1:]) <= explained, table.headers
+        assert table.legend in " ".join(done.stdout.split())
     with (out / "score_results.csv").open(encoding="utf-8") as handle:
         table = list(csv.DictReader(handle))
     assert float(table[0]["corpus_f1"]) == pytest.approx(corpus["f1"])
