@@ -25,6 +25,8 @@ from tests.studio.loop_data import (
     people_work,
     write_inputs,
 )
+from tests.studio.published_data import Published
+from tests.studio.published_data import build as build_published
 
 
 @pytest.fixture(scope="session")
@@ -110,3 +112,9 @@ def pushed(label_studio, tmp_path_factory: pytest.TempPathFactory) -> dict[str, 
     return {"name": name, "dir": directory, "documents": documents, "gold_a": gold_a,
             "gold_b": gold_b, "push_output": out, "main": main, "double": double,
             "second": second}  # fmt: skip
+
+
+@pytest.fixture(scope="session")
+def published(label_studio, kb: KB, tmp_path_factory: pytest.TempPathFactory) -> Published:
+    """A campaign with double, blind and curated documents, pulled, and a system to score."""
+    return build_published(label_studio, kb, tmp_path_factory.mktemp("published"))

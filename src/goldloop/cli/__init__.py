@@ -25,8 +25,10 @@ from goldloop.cli import gold as gold_commands
 from goldloop.cli import interchange as interchange_commands
 from goldloop.cli import kb as kb_commands
 from goldloop.cli import loop as loop_commands
+from goldloop.cli import plan as plan_commands
 from goldloop.cli import pool as pool_commands
 from goldloop.cli import precision as precision_commands
+from goldloop.cli import publish as publish_commands
 from goldloop.cli import sample as sample_commands
 from goldloop.cli import score as score_commands
 from goldloop.cli import sheet as sheet_commands
@@ -69,6 +71,7 @@ app.command("curate")(curate_commands.curate_command)
 app.add_typer(sheet_commands.app, name="sheet")
 app.command("status")(status_commands.status_command)
 app.command("effort")(status_commands.effort_command)
+app.command("plan")(plan_commands.plan)
 app.command("effect")(effect_commands.effect_command)
 app.command("demo")(demo_commands.demo)
 app.command("backend")(backend_commands.backend)
@@ -77,6 +80,7 @@ app.command("score")(score_commands.score)
 app.command("baselines")(baselines_commands.baselines)
 app.add_typer(precision_commands.app, name="precision")
 app.command("pool")(pool_commands.pool)
+app.command("datasheet")(publish_commands.datasheet_command)
 
 
 def _version(value: bool) -> None:

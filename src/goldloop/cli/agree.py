@@ -15,6 +15,7 @@ from goldloop.cli.common import (
     console,
     err_console,
     figures_table,
+    kb_inputs,
     key_value_table,
     open_kb,
     settings,
@@ -23,18 +24,20 @@ from goldloop.cli.score import BootstrapOption, DesignOption, SeedOption, design
 from goldloop.errors import GoldloopError
 from goldloop.files.atomic import atomic_write_json
 from goldloop.formats.gold import read_gold
-from goldloop.formats.labelstudio.tasks import Campaign
 from goldloop.kb import KB
-from goldloop.scoring.agreement import NONE, AgreementReport, agreement, corpus_agreement
+from goldloop.scoring.agreement import (
+    NONE,
+    AgreementReport,
+    agreement,
+    shared_corpus_agreement,
+)
 from goldloop.scoring.design import NO_DESIGN, CorpusFigures, read_design
 from goldloop.scoring.span_agreement import Figure, SpanAgreement, write_relation_chart
 from goldloop.studio.agreement import (
     BlindAgreement,
+    CampaignAgreement,
     RoleAgreements,
-    blind_agreement,
-    campaign_design,
-    double_versions,
-    role_agreements,
+    campaign_agreement,
 )
 from goldloop.studio.connection import connect, resolve_connection
 from goldloop.studio.project import export_campaign
@@ -96,70 +99,46 @@ def agree(
     the_kb = open_kb(kb, equivalences)
     roles: RoleAgreements | None = None
     blind: BlindAgreement | None = None
-    campaign: Campaign | None = None
     if gold is not None and other is not None:
         target = out or gold.with_name(gold.name + ".agreement.json")
         chart = png or target.with_suffix(".png")
-        check_outputs({"--out": target, "--png": chart}, {"--gold": gold, "--other": other})
+        check_outputs(
+            {"--out": target, "--png": chart},
+            {"--gold": gold, "--other": other, **kb_inputs(kb, equivalences)},
+        )
         # Read without folding: the raw κ compares ids as the annotators wrote them.
         documents, others = read_gold(gold).documents, read_gold(other).documents
         report = agreement(documents, others, the_kb)
         data = report.to_dict()
         title = f"agreement {gold.name} (A) vs {other.name} (B)"
+        # Weighed by the design A's file carries.
+        corpus = shared_corpus_agreement(
+            report,
+            documents,
+            others,
+            the_kb,
+            lambda shared: read_design(shared, design_mode(design), gold),
+            bootstrap,
+            seed,
+        )
+        data["corpus"] = None if corpus is None else corpus.to_dict()
     else:
         target = out or Path(f"{studio_project}.agreement.json")
         chart = png or target.with_suffix(".png")
-        check_outputs({"--out": target, "--png": chart})
-        connection = resolve_connection(url, settings=settings(ctx))
-        client = connect(connection)
-        # NAME too: its tasks are part of the draw the double documents' design is read from
-        # (studio.agreement.campaign_design), and hold the blind documents' copies to pair.
-        campaign = export_campaign(
-            connection,
-            client,
-            str(studio_project),
-            roles=("primary", "double", "curate", "blind"),
-            need=("double",),
+        check_outputs({"--out": target, "--png": chart}, kb_inputs(kb, equivalences))
+        found = agreement_of_campaign(
+            ctx, str(studio_project), url, the_kb, design_mode(design), bootstrap, seed
         )
-        where = campaign.titles["double"]
-        documents, others, double = double_versions(campaign.of("double"), the_kb, where)
-        report = agreement(documents, others, the_kb)
-        roles = role_agreements(campaign.of("double"), campaign.of("curate"), the_kb, where)
-        data = {**report.to_dict(), "label_studio": double.to_dict(), **roles.to_dict()}
-        if campaign.of("blind"):
-            blind = blind_agreement(
-                campaign.of("primary"), campaign.of("blind"), the_kb, campaign.titles["blind"]
-            )
-            data["blind_vs_pre_annotated"] = blind.to_dict()
+        report, roles, blind, corpus, double = (
+            found.report, found.roles, found.blind, found.corpus, found.double
+        )  # fmt: skip
+        data = found.to_dict()
         title = f"agreement in {double.project}: first vs second annotation per task"
         console.print(
             f"{double.compared} of {double.tasks} task(s) compared; "
             f"{double.fewer_than_two} with fewer than two annotations, "
             f"{double.extra_annotations} annotation(s) beyond the second not used"
         )
-    # Over the documents both annotated (A's order, as the pairs'): the design A's file carries,
-    # or the double tasks' as a part of the campaign's draw.
-    by_id_b = {d.doc_id: d for d in others}
-    shared = [d for d in documents if d.doc_id in by_id_b]
-    weights = (
-        read_design(shared, design_mode(design), gold)
-        if campaign is None
-        else campaign_design(campaign, [d.doc_id for d in shared], design_mode(design))
-    )
-    corpus = (
-        None
-        if weights is None
-        else corpus_agreement(
-            report,
-            [d.doc_id for d in shared],
-            the_kb,
-            weights,
-            bootstrap,
-            seed,
-            shared=[(d, by_id_b[d.doc_id]) for d in shared],
-        )
-    )
-    data["corpus"] = None if corpus is None else corpus.to_dict()
     if report.spans is not None:
         write_relation_chart(report.spans.per_relation, _names(the_kb), chart)
     atomic_write_json(target, data)
@@ -171,6 +150,29 @@ def agree(
     if roles is not None:
         show_roles(roles, blind)
     console.print(f"report: {target}\nchart: {chart}")
+
+
+def agreement_of_campaign(
+    ctx: typer.Context,
+    name: str,
+    url: str | None,
+    kb: KB,
+    design: str,
+    bootstrap: int,
+    seed: int,
+) -> CampaignAgreement:
+    """The campaign's agreement, its projects exported from Label Studio."""
+    connection = resolve_connection(url, settings=settings(ctx))
+    # NAME too: its tasks are part of the draw the double documents' design is read from
+    # (studio.agreement.campaign_design), and hold the blind documents' copies to pair.
+    campaign = export_campaign(
+        connection,
+        connect(connection),
+        name,
+        roles=("primary", "double", "curate", "blind"),
+        need=("double",),
+    )
+    return campaign_agreement(campaign, kb, design=design, bootstrap=bootstrap, seed=seed)
 
 
 def show_report(report: AgreementReport, kb: KB, title: str) -> None:

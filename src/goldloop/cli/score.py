@@ -9,11 +9,13 @@ import typer
 
 from goldloop.cli.common import (
     EquivalencesOption,
+    Inputs,
     KbOption,
     check_outputs,
     console,
     err_console,
     figures_table,
+    kb_inputs,
     open_kb,
 )
 from goldloop.cli.named import named_files, parse_named
@@ -107,6 +109,7 @@ def score(
             "--gold": gold,
             "--system": [path for _, path in systems],
             "--id-bridge": [path for _, path in bridges],
+            **kb_inputs(kb, equivalences),
         },
     )
     knowledge = open_kb(kb, equivalences)
@@ -115,9 +118,7 @@ def score(
     show_results(results, "score", report_dir, "score_results", meta)
 
 
-def check_report_dir(
-    report_dir: Path, stem: str, inputs: dict[str, Path | list[Path] | None]
-) -> None:
+def check_report_dir(report_dir: Path, stem: str, inputs: Inputs) -> None:
     """Before any work: the report folder can be written and its files are none of the inputs."""
     check_outputs({"--report-dir": report_dir}, folders=("--report-dir",))
     check_outputs(

@@ -26,6 +26,7 @@ from goldloop.kb import KB
 from goldloop.sample.corpus import CorpusColumns, file_sha256, read_corpus, texts_for
 from goldloop.sample.gate import Gate, GateSettings, exclusion_sets
 from goldloop.sample.phase1 import first_in_order, size_for
+from goldloop.sample.planned import planned_weights, read_planned, sample_state
 from goldloop.sample.pool import (
     Pool,
     PoolDoc,
@@ -69,6 +70,7 @@ class SampleSettings:
     batch_size: int = 64
     phase1: int | str | None = None  # None: one phase; a size, or "auto"
     dask: str | None = None  # a scheduler address or "local:N": the parse runs there
+    planned: dict[str, int] | None = None  # a plan's documents per draw stratum (sample.planned)
 
     def check(self) -> None:
         for role, size in self.role_sizes.items():
@@ -99,6 +101,7 @@ class SampleSettings:
             key: value
             for key, value in asdict(self).items()
             if not (key.removeprefix("n_") in OPTIONAL_ROLES and value == 0)
+            and not (key == "planned" and value is None)
         }
 
     @property
@@ -299,11 +302,22 @@ def run_sample(
     exclude: Sequence[str | Path] = (),
     on_rows: Callable[[int], None] | None = None,
     parsing: Parsing = Parsing(),
+    plan: str | Path | None = None,
 ) -> SampleResult:
     """Draw one batch from ``corpus`` into the sample dir ``out`` (a new one, or ``extend``);
-    ``parsing``: how the pool's texts are parsed (the pipeline, the parse cache)."""
+    ``parsing``: how the pool's texts are parsed (the pipeline, the parse cache). With ``plan``
+    (a plan file for this sample as it is) the batch is the plan's: its documents per stratum,
+    all primary; checked before anything is read or drawn."""
     settings.check()
     sample_dir, corpus_path = Path(out), Path(corpus)
+    if plan is not None:
+        if not extend:
+            raise SettingError("plan", "a plan draws the next batch of a sample: extend it")
+        planned = read_planned(plan, sample_state(sample_dir)).by_stratum
+        settings = replace(
+            settings, n_primary=sum(planned.values()), n_double=0, n_reserve=0, n_blind=0,
+            planned=planned,
+        )  # fmt: skip
     existing = _existing(sample_dir, extend)
     batch = max((r.batch for r in existing), default=-1) + 1
     phase1 = _phase1_plan(sample_dir, batch, settings, len(existing))
@@ -382,7 +396,11 @@ def draw_batch(
         if doc.doc_id not in taken:
             strata[cuts.stratum(doc)].append(doc)
     sizes = {name: len(docs) for name, docs in strata.items()}
-    weights = stratum_weights(sizes, settings.tail_weight, settings.none_fraction)
+    weights = (
+        stratum_weights(sizes, settings.tail_weight, settings.none_fraction)
+        if settings.planned is None
+        else planned_weights(settings.planned, sizes)
+    )
     plan = plan_draws(settings.batch_total, sizes, weights)
     groups: dict[str, list[PoolDoc]] = defaultdict(list)
     for name, docs in strata.items():

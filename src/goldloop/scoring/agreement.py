@@ -12,7 +12,7 @@ agreement of :mod:`goldloop.scoring.span_agreement` (span F1, α_u, incomplete p
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -447,6 +447,27 @@ def corpus_agreement(
         return out
 
     return corpus_figures(np.hstack(columns), metrics, design, bootstrap, seed)
+
+
+def shared_corpus_agreement(
+    report: AgreementReport,
+    first: Sequence[Document],
+    second: Sequence[Document],
+    kb: KB | None,
+    design_of: Callable[[list[Document]], Design | None],
+    bootstrap: int,
+    seed: int,
+) -> CorpusFigures | None:
+    """:func:`corpus_agreement` over the documents both annotated (in ``first``'s order, as the
+    report's pairs), weighed by ``design_of`` those documents; ``None`` without a design."""
+    by_id = {d.doc_id: d for d in second}
+    shared = [d for d in first if d.doc_id in by_id]
+    design = design_of(shared)
+    if design is None:
+        return None
+    ids = [d.doc_id for d in shared]
+    pairs = [(d, by_id[d.doc_id]) for d in shared]
+    return corpus_agreement(report, ids, kb, design, bootstrap, seed, shared=pairs)
 
 
 def kappa_counts(pairs_by_doc: Sequence[Sequence[tuple[str, str]]]) -> tuple[np.ndarray, int]:

@@ -37,9 +37,9 @@ from goldloop.formats.labelstudio.verify import (
     verify,
 )
 from goldloop.kb import KB
-from goldloop.scoring.agreement import AgreementReport, agreement
+from goldloop.scoring.agreement import AgreementReport, agreement, shared_corpus_agreement
 from goldloop.scoring.completeness import Completeness, estimate_completeness
-from goldloop.scoring.design import Design, part_design, read_design
+from goldloop.scoring.design import CorpusFigures, Design, part_design, read_design
 from goldloop.studio.review import review_tag
 
 
@@ -270,3 +270,51 @@ def _by_person(
 
 def _document(task: Task, hits: list[Hit]) -> Document:
     return Document(doc_id=doc_id_of(task), text=text_of(task), ground_truth=hits)
+
+
+@dataclass(frozen=True)
+class CampaignAgreement:
+    """What ``agree --studio-project`` reports: the two annotations per double task compared,
+    who agrees with whom, the blind documents' two conditions (``None`` without a blind
+    project's tasks), and the corpus figures (``None`` when the tasks carry no design)."""
+
+    report: AgreementReport
+    double: DoubleTasks
+    roles: RoleAgreements
+    blind: BlindAgreement | None
+    corpus: CorpusFigures | None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {**self.report.to_dict(), "label_studio": self.double.to_dict()}
+        data |= self.roles.to_dict()
+        if self.blind is not None:
+            data["blind_vs_pre_annotated"] = self.blind.to_dict()
+        data["corpus"] = None if self.corpus is None else self.corpus.to_dict()
+        return data
+
+
+def campaign_agreement(
+    campaign: Campaign, kb: KB, *, design: str = "use", bootstrap: int = 0, seed: int = 0
+) -> CampaignAgreement:
+    """Agreement over ``campaign``'s double tasks (its ``double`` project exported), each
+    person's against the pre-annotation and the curator, the blind documents' conditions, and
+    the corpus figures weighed by :func:`campaign_design` (``design``: its mode)."""
+    where = campaign.titles["double"]
+    documents, others, double = double_versions(campaign.of("double"), kb, where)
+    report = agreement(documents, others, kb)
+    roles = role_agreements(campaign.of("double"), campaign.of("curate"), kb, where)
+    blind = None
+    if campaign.of("blind"):
+        blind = blind_agreement(
+            campaign.of("primary"), campaign.of("blind"), kb, campaign.titles["blind"]
+        )
+    corpus = shared_corpus_agreement(
+        report,
+        documents,
+        others,
+        kb,
+        lambda shared: campaign_design(campaign, [d.doc_id for d in shared], design),
+        bootstrap,
+        seed,
+    )
+    return CampaignAgreement(report, double, roles, blind, corpus)

@@ -1,0 +1,159 @@
+"""``goldloop datasheet`` and ``goldloop report``: everything to publish about a gold set, as a
+datasheet (Markdown and JSON) and as one self-contained HTML page of the campaign."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from goldloop.cli.common import KbOption, UrlOption, check_outputs, console, open_kb, settings
+from goldloop.cli.named import named_files
+from goldloop.cli.score import BootstrapOption, DesignOption, SeedOption, design_mode
+from goldloop.cli.status import CapMinutes
+from goldloop.errors import GoldloopError
+from goldloop.files.atomic import atomic_write_together, json_text
+from goldloop.formats.labelstudio.tasks import campaign_titles
+from goldloop.studio.connection import connect, resolve_connection
+from goldloop.studio.datasheet import Datasheet, DatasheetInputs, make_datasheet, markdown
+from goldloop.studio.effort import IDLE_CAP_MINUTES
+from goldloop.studio.mirror import Mirror, catch_up, read_campaign
+
+
+def sources(
+    ctx: typer.Context,
+    project: Annotated[
+        str | None,
+        typer.Option("--project", help="The campaign NAME in Label Studio (its projects)."),
+    ] = None,
+    gold: Annotated[
+        Path | None, typer.Option("--gold", help="The verified gold JSON (pull's).")
+    ] = None,
+    sample: Annotated[
+        Path | None,
+        typer.Option("--sample", help="The sample dir (manifest and sampling reports)."),
+    ] = None,
+    system: Annotated[
+        list[str] | None,
+        typer.Option("--system", help="NAME=PATH of a system's predictions to score; repeat."),
+    ] = None,
+    bootstrap: BootstrapOption = 1000,
+    seed: SeedOption = 0,
+    design: DesignOption = "use",
+    cap_minutes: CapMinutes = IDLE_CAP_MINUTES,
+    url: UrlOption = None,
+    kb: KbOption = None,
+) -> Sources:
+    """The options both commands share: what the datasheet is made from."""
+    if project is None and gold is None:
+        raise GoldloopError("give --project NAME (a campaign), --gold GOLD, or both")
+    systems = named_files(system or [], "--system")
+    if systems and gold is None:
+        raise GoldloopError("--system: give the --gold to score it on")
+    inputs = {"--gold": gold, "--sample": sample, "--kb": kb,
+              "--system": [path for _, path in systems]}  # fmt: skip
+    return Sources(ctx, project, gold, sample, systems, bootstrap, seed, design_mode(design),
+                   cap_minutes, url, kb, inputs)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Sources:
+    """What :func:`sources` read: the inputs (``inputs``: by option, the files no output may
+    be), and how to make the datasheet of them."""
+
+    ctx: typer.Context
+    project: str | None
+    gold: Path | None
+    sample: Path | None
+    systems: list[tuple[str, Path]]
+    bootstrap: int
+    seed: int
+    design: str
+    cap_minutes: float
+    url: str | None
+    kb: Path | None
+    inputs: dict[str, Any]
+
+    def default(self, suffix: str) -> Path:
+        """``NAME<suffix>`` for a campaign, else ``<gold><suffix>`` beside the gold."""
+        if self.project is not None:
+            return Path(f"{self.project}{suffix}")
+        assert self.gold is not None
+        return self.gold.with_name(self.gold.name + suffix)
+
+    def mirror(self) -> tuple[Mirror | None, Callable[[Mirror], int]]:
+        """The campaign's tasks as read now, and how to bring them up to date (the number of
+        tasks re-read); none without ``--project``."""
+        if self.project is None:
+            return None, lambda _: 0
+        connection = resolve_connection(self.url, settings=settings(self.ctx))
+        client = connect(connection)
+        titles = list(campaign_titles(self.project).values())
+
+        def update(mirror: Mirror) -> int:
+            return catch_up(connection, client, mirror, titles)
+
+        mirror = read_campaign(connection, client, self.project, titles)
+        if not mirror.projects:
+            raise GoldloopError(f"{connection.url}: no Label Studio project of {self.project!r}")
+        return mirror, update
+
+    def datasheet(self, mirror: Mirror | None) -> Datasheet:
+        inputs = DatasheetInputs(
+            open_kb(self.kb), None if mirror is None else mirror.campaign(), self.gold,
+            self.sample, self.systems, self.bootstrap, self.seed, self.cap_minutes, self.design,
+        )  # fmt: skip
+        return make_datasheet(inputs)
+
+
+def with_sources(command: Callable[..., None]) -> Callable[..., None]:
+    """``command(sources, **own)`` as a command taking its own options and :func:`sources`'."""
+    shared = inspect.signature(sources, eval_str=True).parameters
+    own = inspect.signature(command, eval_str=True).parameters
+    names = [name for name in own if name != "read"]
+
+    @functools.wraps(command)
+    def run(**given: Any) -> None:
+        read = sources(**{name: given[name] for name in shared})
+        command(read, **{name: given[name] for name in names})
+
+    parameters = [*shared.values(), *(own[name] for name in names)]
+    run.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    run.__annotations__ = {p.name: p.annotation for p in parameters}
+    return run
+
+
+@with_sources
+def datasheet_command(
+    read: Sources,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="The datasheet in Markdown (default: NAME.datasheet.md)."),
+    ] = None,
+    json_out: Annotated[
+        Path | None,
+        typer.Option(
+            "--json",
+            help="The same as JSON, each command's report in its section (default: the "
+            "Markdown's name with .json).",
+        ),
+    ] = None,
+) -> None:
+    """The gold set's datasheet: what it is, how it was drawn, who annotated it and how, its
+    agreement, corrections, completeness, effort and effect with their intervals, the systems
+    scored on it, its limits and how to cite it; a section without its inputs says so."""
+    target = out or read.default(".datasheet.md")
+    data = json_out or target.with_suffix(".json")
+    check_outputs({"--out": target, "--json": data}, read.inputs)
+    sheet = read.datasheet(read.mirror()[0])
+    # Written together: a run that fails leaves the last good pair as it was.
+    atomic_write_together({target: markdown(sheet), data: json_text(sheet.to_dict())})
+    missing = [s.title for s in sheet.sections if s.missing]
+    console.print(f"datasheet: {target}; JSON: {data}")
+    if missing:
+        console.print(f"not available: {'; '.join(missing)}")
