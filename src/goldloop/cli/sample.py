@@ -295,7 +295,8 @@ def audit(
             ("negative controls without a hit", len(g.negative_controls_without_hits)),
             ("negative controls with hits", len(g.negative_controls_with_hits)),
         ]
-    console.print(key_value_table(f"audit {sample_dir}", rows, legend=AUDIT_LEGEND))
+    legend = AUDIT_LEGEND + (AUDIT_GOLD_LEGEND if r.gold is not None else "")
+    console.print(key_value_table(f"audit {sample_dir}", rows, legend=legend))
     coverage = r.coverage
     console.print(
         figures_table(
@@ -315,16 +316,18 @@ AUDIT_LEGEND = (
     "Spearman's rank correlation of verb mentions with length (0: density does not track "
     "length, 1: longer documents always hold more; None: undefined), in the sample and in the "
     "pool; top-1 / top-5 share: the mentions the most frequent label(s) hold; Herfindahl index: "
-    "the sum of squared label shares (1: one label); negative controls: documents drawn from the "
-    "none strata"
+    "the sum of squared label shares (1: one label)"
 )
+AUDIT_GOLD_LEGEND = "; negative controls: documents drawn from the none strata"
 
 
-STATS_LEGEND = (
-    "figures of the files given, not estimates; mentions: KB mentions the detector finds; "
-    "negative controls: documents drawn from the none strata; anchored share: gold hits whose "
-    "surface is a form of their relation's label; every figure and more in dataset_stats.json"
-)
+# What each row the stats table may show means, by the row's key: the legend names those shown.
+STATS_LEGEND = {
+    "sample mentions / document (mean)": "mentions: KB mentions the detector finds",
+    "sample negative controls": "negative controls: documents drawn from the none strata",
+    "gold anchored share": "anchored share: gold hits whose surface is a form of their "
+    "relation's label",
+}
 
 
 def stats(
@@ -378,5 +381,8 @@ def stats(
             ("gold distinct relations", g.distinct_relations),
             ("gold anchored share", g.anchored_share),
         ]
-    console.print(key_value_table("dataset statistics", rows, legend=STATS_LEGEND))
+    legend = ["figures of the files given, not estimates"]
+    legend += [STATS_LEGEND[key] for key, _ in rows if key in STATS_LEGEND]
+    legend.append("every figure and more in dataset_stats.json")
+    console.print(key_value_table("dataset statistics", rows, legend="; ".join(legend)))
     console.print(f"written: {path}")
