@@ -12,10 +12,13 @@ from __future__ import annotations
 import hashlib
 import http.server
 import json
+import os
 import re
 import shutil
 import socket
 import sqlite3
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -28,6 +31,7 @@ from goldloop.kb import KB
 from goldloop.llm.pricing import BUNDLED_PRICES
 from goldloop.settings import BUNDLED_KB
 from tests.conftest import Cli
+from tests.llm.test_encoder import past_the_vocabulary
 
 SAMPLE = Path(__file__).parents[1] / "data" / "sample"
 TEXT = "IL-6 regulates TNF. A inhibits B."
@@ -374,16 +378,7 @@ class TestNoTraceback(Refusals):
     def test_a_tokenizer_with_ids_outside_the_models_vocabulary(
         self, work: Work, cli: Cli, encoder_dir: Path
     ) -> None:
-        model = work.root / "model"
-        model.mkdir()
-        (model / "model.onnx").symlink_to((encoder_dir / "model.onnx").resolve())
-        tokenizer = json.loads((encoder_dir / "tokenizer.json").read_text())
-        vocabulary = tokenizer["model"]["vocab"]
-        # Every word 30,522 ids further: past the end of all-MiniLM's vocabulary.
-        for word, number in vocabulary.items():
-            if not word.startswith("["):
-                vocabulary[word] = number + len(vocabulary)
-        (model / "tokenizer.json").write_text(json.dumps(tokenizer))
+        model = past_the_vocabulary(encoder_dir, work.root / "model")
         spec = case(lambda w: ["baselines", "--gold", "gold.json", "--report-dir", "r",
                                "--systems", "encoder", "--encoder", model],
                     2, "encoder: {root}/model: the model cannot run on the tokenizer's ids",
@@ -1135,3 +1130,61 @@ class TestStudioUsersBeforeTheServer:
         result = cli("studio", "users", "ok@lab.example", email,
                      "--url", f"http://127.0.0.1:{work.port}")  # fmt: skip
         assert _one_line(result) == f"error: {email.lower()!r} is not an e-mail address"
+
+
+class TestAnnotateNeverShrinksAnOutput:
+    """Item 11: an output answering more documents is kept unless ``--force`` (exit 3), whether
+    requests failed or the run asked for fewer (``--limit``)."""
+
+    def test_a_limited_run_keeps_the_fuller_output(self, work: Work, cli: Cli) -> None:
+        texts = [TEXT, "IL-2 activates T cells.", "A binds B. C inhibits D."]
+        docs = work.write("three.jsonl", "".join(
+            json.dumps({"doc_id": f"pmid:{i}", "text": t}) + "\n" for i, t in enumerate(texts)
+        ))  # fmt: skip
+        out = work.root / "g.json"
+        assert cli(*ANNOTATE, "--documents", docs, "--out", out).returncode == 0
+        assert len(json.loads(out.read_text())) == 3
+        before = _snapshot(work.root)
+        line = _one_line(cli(*ANNOTATE, "--documents", docs, "--out", out, "--limit", 1), 3)
+        assert f"kept {out}, which answers 3 (this run: 1): --force to replace it" in line
+        assert _snapshot(work.root) == before
+        forced = cli(*ANNOTATE, "--documents", docs, "--out", out, "--limit", 1, "--force")
+        assert forced.returncode == 0, forced.stderr
+        assert [d["doc_id"] for d in json.loads(out.read_text())] == ["pmid:0"]
+
+
+def _to_a_closed_pipe(*args: object, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``goldloop ARGS`` in its own process, its stdout a pipe whose reader has gone (what
+    ``goldloop … | head`` becomes once ``head`` has its lines): every write to it fails."""
+    read, write = os.pipe()
+    os.close(read)
+    # As a user's shell runs it: the width of goldloop's lines is not the test run's.
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    try:
+        return subprocess.run(
+            [str(Path(sys.executable).with_name("goldloop")), *map(str, args)],
+            cwd=cwd, env=env, stdout=write, stderr=subprocess.PIPE, text=True, timeout=120,
+        )  # fmt: skip
+    finally:
+        os.close(write)
+
+
+class TestAClosedStdout:
+    """Item 11: a reader that stops reading ends what is printed, not the run: the files are
+    written, the exit code is the run's, and nothing reaches stderr (no traceback, no
+    "Exception ignored", no "Broken pipe")."""
+
+    def test_score_writes_its_reports_and_exits_0(self, work: Work) -> None:
+        reports = work.root / "reports"
+        result = _to_a_closed_pipe("score", "--gold", work.gold, "--system", f"s={work.system}",
+                                   "--report-dir", reports, cwd=work.root)  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        # The one line a gold without p_incl prints, nothing else.
+        assert result.stderr.startswith("no corpus figures") and result.stderr.count("\n") == 1, result.stderr
+        assert sorted(p.name for p in reports.iterdir()) == [
+            "score_results.csv", "score_results.json", "score_results.png"]  # fmt: skip
+
+    @pytest.mark.parametrize("args", [["--help"], ["score", "--help"]], ids=["root", "command"])
+    def test_help_exits_0(self, args: list[str], work: Work) -> None:
+        result = _to_a_closed_pipe(*args, cwd=work.root)
+        assert (result.returncode, result.stderr) == (0, "")

@@ -34,7 +34,7 @@ from goldloop.cli import score as score_commands
 from goldloop.cli import sheet as sheet_commands
 from goldloop.cli import status as status_commands
 from goldloop.cli import studio as studio_commands
-from goldloop.cli.common import err_console, fit_consoles
+from goldloop.cli.common import ReaderGone, err_console, fit_consoles
 from goldloop.errors import (
     EXIT_BAD_INPUT,
     EXIT_INTERRUPTED,
@@ -130,6 +130,8 @@ def main() -> None:
     """
     # Before the root command, whose options may fail to parse: every line goldloop prints.
     fit_consoles(os.environ)
+    # A reader that stops reading (`| head`) ends what is printed, not the run (help included).
+    stdout, sys.stdout = sys.stdout, ReaderGone(sys.stdout)
     try:
         code = app(standalone_mode=False)
     except DesignRefused as exc:
@@ -154,6 +156,8 @@ def main() -> None:
         # A backstop: outputs are checked before work, but a disk can fill up on the way.
         where = f"{exc.filename}: " if exc.filename else ""
         _fail(f"{where}{exc.strerror or exc}", EXIT_BAD_INPUT)
+    finally:
+        sys.stdout = stdout
     if code == EXIT_INTERRUPTED:
         _fail("interrupted", EXIT_INTERRUPTED)
     sys.exit(code if isinstance(code, int) else 0)

@@ -99,6 +99,7 @@ def agree(
     the_kb = open_kb(kb, equivalences)
     roles: RoleAgreements | None = None
     blind: BlindAgreement | None = None
+    compared: str | None = None  # the tasks compared, printed after the report is written
     if gold is not None and other is not None:
         target = out or gold.with_name(gold.name + ".agreement.json")
         chart = png or target.with_suffix(".png")
@@ -134,7 +135,7 @@ def agree(
         )  # fmt: skip
         data = found.to_dict()
         title = f"agreement in {double.project}: first vs second annotation per task"
-        console.print(
+        compared = (
             f"{double.compared} of {double.tasks} task(s) compared; "
             f"{double.fewer_than_two} with fewer than two annotations, "
             f"{double.extra_annotations} annotation(s) beyond the second not used"
@@ -142,9 +143,18 @@ def agree(
     if report.spans is not None:
         write_relation_chart(report.spans.per_relation, _names(the_kb), chart)
     atomic_write_json(target, data)
+    if compared is not None:
+        console.print(compared)
     show_report(report, the_kb, title)
     if corpus is not None:
         console.print(corpus_line(corpus))
+    elif not report.n_docs_shared:
+        # Not a failure (two people's parts may not overlap yet), but every figure is
+        # undefined, and the design is not the reason.
+        err_console.print(
+            f"no document both annotated: {report.n_docs_only_a} only A annotated, "
+            f"{report.n_docs_only_b} only B; every figure is undefined"
+        )
     else:
         err_console.print(NO_DESIGN)
     if roles is not None:

@@ -3,12 +3,13 @@ of outputs before any work, and table helpers."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TextIO
 
 import typer
 from rich.console import Console, Group
@@ -40,6 +41,39 @@ def settings(ctx: typer.Context) -> Settings:
 def parsing(ctx: typer.Context) -> Parsing:
     """How the command parses: its settings' spaCy pipeline and parse cache."""
     return Parsing.from_settings(settings(ctx))
+
+
+class ReaderGone:
+    """Standard output for a reader that may leave before the end (``goldloop score … | head``):
+    a write or flush to a closed pipe ends the printing, not the run. What is left to print goes
+    to the null device (so Python's own flush at exit fails no more), the run writes its files
+    and exits as it would have. Everything else is the wrapped stream's."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self.stream.write(text)
+        except BrokenPipeError:
+            self._discard()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self.stream.flush()
+        except BrokenPipeError:
+            self._discard()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+    def _discard(self) -> None:
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, self.stream.fileno())  # a closed pipe has a descriptor: a real stdout
+        finally:
+            os.close(null)
 
 
 # Made at import, fitted when a command starts (:func:`fit_consoles`): the commands' modules

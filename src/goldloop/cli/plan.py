@@ -15,6 +15,7 @@ from goldloop.cli.common import (
     check_outputs,
     console,
     figures_table,
+    kb_inputs,
     key_value_table,
     open_kb,
     open_studio,
@@ -103,7 +104,7 @@ def plan(
         check_outputs({"--out": out}, inputs)
         knowledge = door.kb
     else:
-        check_outputs({"--out": out}, {**inputs, "--kb": kb})
+        check_outputs({"--out": out}, {**inputs, **kb_inputs(kb)})
         knowledge = open_kb(kb)
     state = sample_state(sample)
     documents = read_scored_gold(gold, knowledge)
@@ -221,7 +222,7 @@ def plan_line(plan_file: Path, documents: list[Any], kb: Any) -> tuple[str, dict
     )  # fmt: skip
     now = standing(labelled, tuned_at=data.get("anytime_tuned_at", TUNED_AT))
     goal = target.get("half_width")
-    reached = goal is not None and now.anytime_half_width <= goal
+    reached = goal is not None and bool(now.anytime_half_width <= goal)
     try:
         drawn = sample_state(data["sample"]["dir"]).batches > made_after
     except PlanRefused:

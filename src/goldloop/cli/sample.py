@@ -27,6 +27,7 @@ from goldloop.sample.gate import GateSettings
 from goldloop.sample.phase1 import AUTO_MULTIPLE
 from goldloop.sample.run import SampleExists, SampleResult, SampleSettings, run_sample
 from goldloop.sample.stats import SampleStats, dataset_stats
+from goldloop.sample.surrogate import surrogate_dir
 
 DEFAULTS = SampleSettings()
 GATE = GateSettings()
@@ -140,6 +141,15 @@ def sample(
             " (--workers is then unused).",
         ),
     ] = None,
+    surrogate: Annotated[
+        int,
+        typer.Option(
+            "--surrogate",
+            min=0,
+            help="Also draw N documents of the pool into OUT/surrogate, for a pre-annotator only"
+            " (never pushed): prediction-powered corpus figures (score --surrogate).",
+        ),
+    ] = 0,
 ) -> None:
     """Draw a stratified batch of eligible abstracts into a sample dir (manifest, texts, report)."""
     check_outputs(
@@ -183,6 +193,7 @@ def sample(
                 on_rows=lambda n: progress.advance(task, n),
                 parsing=parsing(ctx),
                 plan=plan,
+                surrogate=surrogate,
             )
         except SampleExists as exc:
             raise GoldloopError(
@@ -242,6 +253,11 @@ def _print_sample(result: SampleResult) -> None:
     if r.draw.shortfall:
         console.print(f"[yellow]the pool could not fill the batch: {r.draw.shortfall} short[/]")
     console.print(f"report: {result.report_path}")
+    if result.surrogate_docs:
+        console.print(
+            f"surrogate part: {result.surrogate_docs} documents in"
+            f" {surrogate_dir(result.sample_dir)} (pre-annotate it: annotate --sample that dir)"
+        )
 
 
 def audit(

@@ -184,7 +184,7 @@ def standing(labelled: Labelled, level: float = 0.95, tuned_at: float = TUNED_AT
     looks); refused when the gold holds nothing the figure counts."""
     weights = labelled.weights
     value, u, lam = _linearised(labelled, weights)
-    se = math.sqrt(_variance_of_total(u, weights, labelled.cells)) / weights.sum()
+    se = math.sqrt(_variance_of_total(u, weights, labelled.cells)) / float(weights.sum())
     n = len(weights)
     return Standing(
         value=value,
@@ -343,7 +343,7 @@ def plan_batch(
         )
         if s.remaining > 0
     ]
-    reached = target.half_width is not None and now.anytime_half_width <= target.half_width
+    reached = target.half_width is not None and bool(now.anytime_half_width <= target.half_width)
     if reached or not states:
         return BatchPlan(now, target, reached, states, None, level, tuned_at)
     projection = _Projection(labelled, now, states, level, tuned_at)
