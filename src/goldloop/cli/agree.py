@@ -38,6 +38,13 @@ KAPPA_KEYS = (
     "n_docs_shared", "n_pairs", "n_span_matched", "n_only_a", "n_only_b", "kappa_entity_id",
     "kappa_entity_id_folded", "n_direction_pairs", "kappa_direction",
 )  # fmt: skip
+KAPPA_LEGEND = (
+    "n_docs_shared: documents both annotated; n_pairs: spans compared (pairs plus spans only one "
+    "side marked); n_span_matched: spans both marked (any overlap); n_only_a / n_only_b: spans "
+    "only A / only B marked; kappa_entity_id: Cohen's κ on the relation as written "
+    "(undefined over one category); kappa_entity_id_folded: the same after KB folding; "
+    "n_direction_pairs: matched spans whose folded relation agrees; kappa_direction: κ on their direction"
+)
 
 
 def agree(
@@ -178,7 +185,8 @@ def agreement_of_campaign(
 
 def show_report(report: AgreementReport, kb: KB, title: str) -> None:
     data = report.to_dict()
-    console.print(key_value_table(title, [(key, _fmt(data[key])) for key in KAPPA_KEYS]))
+    rows = [(key, _fmt(data[key])) for key in KAPPA_KEYS]
+    console.print(key_value_table(title, rows, legend=KAPPA_LEGEND))
     if report.spans is not None:
         show_spans(report.spans, kb)
     if report.n_docs_only_a or report.n_docs_only_b:
@@ -198,6 +206,8 @@ def show_report(report: AgreementReport, kb: KB, title: str) -> None:
             ("A", "B", "spans"),
             [[_name(a, kb), _name(b, kb), count] for count, a, b in top],
             names=2,
+            legend="A / B: the relation each side gave a span (∅: the other side marked no span "
+            "there); spans: how many spans",
         )
     )
 
@@ -238,6 +248,9 @@ def show_roles(roles: RoleAgreements, blind: BlindAgreement | None = None) -> No
                 ("A", "B", "docs", "F1", "labelled F1", "α_u spans"),
                 cells,
                 names=2,
+                legend="docs: documents both annotated; F1: lenient span F1 (any shared "
+                "character); labelled F1: also the same relation and direction; α_u spans: "
+                "Krippendorff's unitizing alpha of the spans (chance-corrected)",
             )
         )
 
@@ -261,6 +274,10 @@ def show_spans(spans: SpanAgreement, kb: KB) -> None:
             "span agreement over the shared documents (sample)",
             ("figure", "value", "interval", "precision", "recall"),
             cells,
+            legend="strict: the same offsets; lenient: any shared character; labelled: also the "
+            "same relation and direction; interval: 95%, resampling documents; precision: B's "
+            "spans paired / B's spans, recall: A's spans paired / A's spans (blank for α_u); "
+            "α_u: Krippendorff's unitizing alpha, chance-corrected over the characters",
         )
     )
     console.print(
@@ -284,6 +301,8 @@ def show_spans(spans: SpanAgreement, kb: KB) -> None:
                 ]
                 for row in spans.per_relation[:TOP_RELATIONS]
             ],
+            legend="A / B: spans each side marked with this relation (folded); F1 strict / "
+            "lenient: as above; interval: 95% of F1 lenient, resampling documents",
         )
     )
 

@@ -4,6 +4,8 @@ of outputs before any work, and table helpers."""
 from __future__ import annotations
 
 import os
+import shutil
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -226,17 +228,19 @@ def report_path(output: Path) -> Path:
     return output.with_name(output.name + ".report.json")
 
 
-def key_value_table(title: str, rows: list[tuple[str, Any]]) -> Group:
+def key_value_table(title: str, rows: list[tuple[str, Any]], legend: str = "") -> Group:
     """A two-column table under a bold title line (long paths in titles must not wrap the table).
 
     At any width nothing is cut: a long title, key or value wraps (a path folds); what a user
-    must copy is printed whole besides (:func:`print_whole`)."""
+    must copy is printed whole besides (:func:`print_whole`). ``legend`` (what the keys mean)
+    is printed under the table."""
     table = Table(show_header=False)
     table.add_column(style="bold", overflow="fold")
     table.add_column(justify="right", overflow="fold")
     for key, value in rows:
         table.add_row(key, str(value))
-    return Group(Text(title, style="bold", overflow="fold"), table)
+    parts: list[Table | Text] = [Text(title, style="bold", overflow="fold"), table]
+    return Group(*parts, Text(legend, style="dim")) if legend else Group(*parts)
 
 
 # A table's frame: one border per column and one more, and a space each side of every cell.
@@ -321,3 +325,20 @@ def open_studio(
     knowledge = open_kb(kb)
     connection = resolve_connection(url, settings=settings(ctx))
     return StudioDoor(knowledge, connection, connect(connection))
+
+
+def invoked_as(argv0: str, path: str) -> str:
+    """How the user runs goldloop, for commands printed to be run: ``goldloop`` when that name
+    on ``path`` is this program, else this program's path (relative below the working
+    directory: ``.venv/bin/goldloop``)."""
+    program = Path(argv0)
+    found = shutil.which("goldloop", path=path)
+    if found and program.exists() and Path(found).resolve() == program.resolve():
+        return "goldloop"
+    if not program.exists():  # not a file (``python -m``): the environment's own script
+        program = Path(sys.executable).with_name("goldloop")
+    absolute = program.absolute()
+    try:
+        return str(absolute.relative_to(Path.cwd()))
+    except ValueError:
+        return str(absolute)

@@ -317,7 +317,8 @@ def audit(
             ("negative controls without a hit", len(g.negative_controls_without_hits)),
             ("negative controls with hits", len(g.negative_controls_with_hits)),
         ]
-    console.print(key_value_table(f"audit {sample_dir}", rows))
+    legend = AUDIT_LEGEND + (AUDIT_GOLD_LEGEND if r.gold is not None else "")
+    console.print(key_value_table(f"audit {sample_dir}", rows, legend=legend))
     coverage = r.coverage
     console.print(
         figures_table(
@@ -325,9 +326,30 @@ def audit(
             f"of {coverage.pool_can_supply} the pool can supply",
             ("batch", "documents", "labels reached", "coverage"),
             [[p.batch, p.documents, p.labels_reached, p.coverage] for p in coverage.curve],
+            legend="per batch, cumulative: documents drawn so far; labels reached: labels with "
+            "enough mentions in them; coverage: labels reached / labels the pool can supply",
         )
     )
     console.print(f"report: {result.json_path}\nplot: {result.png_path}")
+
+
+AUDIT_LEGEND = (
+    "failing the gate again: drawn documents this batch's gate now drops, by reason; rho: "
+    "Spearman's rank correlation of verb mentions with length (0: density does not track "
+    "length, 1: longer documents always hold more; None: undefined), in the sample and in the "
+    "pool; top-1 / top-5 share: the mentions the most frequent label(s) hold; Herfindahl index: "
+    "the sum of squared label shares (1: one label)"
+)
+AUDIT_GOLD_LEGEND = "; negative controls: documents drawn from the none strata"
+
+
+# What each row the stats table may show means, by the row's key: the legend names those shown.
+STATS_LEGEND = {
+    "sample mentions / document (mean)": "mentions: KB mentions the detector finds",
+    "sample negative controls": "negative controls: documents drawn from the none strata",
+    "gold anchored share": "anchored share: gold hits whose surface is a form of their "
+    "relation's label",
+}
 
 
 def stats(
@@ -384,5 +406,8 @@ def stats(
             ("gold distinct relations", g.distinct_relations),
             ("gold anchored share", g.anchored_share),
         ]
-    console.print(key_value_table("dataset statistics", rows))
+    legend = ["figures of the files given, not estimates"]
+    legend += [STATS_LEGEND[key] for key, _ in rows if key in STATS_LEGEND]
+    legend.append("every figure and more in dataset_stats.json")
+    console.print(key_value_table("dataset statistics", rows, legend="; ".join(legend)))
     console.print(f"written: {path}")
