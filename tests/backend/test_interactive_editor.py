@@ -27,6 +27,7 @@ warning the editor catches itself (``Cannot read properties of null (reading 'in
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -268,3 +269,100 @@ def test_suggestions_land_on_each_drawn_region_and_keep_the_annotators_edit(
         ("degrades", DEGRADES, "forward", "added"),
         ("inhibited by", INHIBITS, "inverse", "added"),
     ]
+
+
+# Three occurrences of one verb: drawing the first makes the backend propose the other two.
+REPEATED = "IL-6 activates STAT3, TNF activates NF-kB, IL-1 activates p38, and 𝛼-TNF inhibits IL-8."
+
+
+def _proposal_marks(driver: Any) -> int:
+    """How many regions the region list marks as a prediction's (Label Studio 1.23.2's
+    ``OutlinerTree``: a sparkle icon for ``origin: "prediction"``)."""
+    from selenium.webdriver.common.by import By
+
+    return len(
+        driver.find_elements(By.CSS_SELECTOR, ".lsf-outliner-item__control_type_predict svg")
+    )
+
+
+def test_a_proposed_occurrence_submitted_untouched_is_recorded_as_proposed(
+    browser: Any,
+    label_studio: Any,
+    kb: KB,
+    recording_backend: tuple[RunningBackend, list[Any]],
+    tmp_path: Path,
+) -> None:
+    """Drawing one "activates" proposes the other two, marked as predictions in the region
+    list; the annotator edits one of them and submits: pull records the drawn region and the
+    edited one as the annotator's (``added``), the untouched one as ``proposed`` by the KB."""
+    from selenium.webdriver.common.by import By
+
+    backend, contexts = recording_backend
+    gold = tmp_path / "gold.a.json"
+    a = REPEATED.index("inhibits")
+    gold.write_text(json.dumps([{
+        "doc_id": "pmid:43", "text": REPEATED, "role": "primary", "ground_truth": [{
+            "a": a, "b": a + 8, "surface": "inhibits", "entity_id": INHIBITS,
+            "direction": "forward", "annotator": "lexical", "source": "lexical",
+        }],
+    }]), encoding="utf-8")  # fmt: skip
+    name = f"proposed-{uuid.uuid4().hex[:6]}"
+    documents = [Document(doc_id="pmid:43", text=REPEATED, role="primary")]
+    push(label_studio.connection, label_studio.client, documents, name, kb,
+         a=Candidates.from_gold(gold, kb))  # fmt: skip
+    project = find_project(label_studio.connection, label_studio.client, name)
+    assert project is not None
+    label_studio.client.ml.create(
+        project=project.id, url=backend.url, title=backend.predictor.model_version,
+        is_interactive=True,
+    )  # fmt: skip
+    (task,) = label_studio.client.tasks.list(project=project.id)
+    browser.get(f"{label_studio.url}/projects/{project.id}/data?task={task.id}")
+    toggle = _wait(
+        browser,
+        lambda d: d.find_element(By.CSS_SELECTOR, "[data-testid=bottombar-auto-annotation-toggle]"),
+    )
+    if not toggle.is_selected():
+        browser.execute_script("arguments[0].click()", toggle)
+    seen = len(contexts)
+    if not _label_selected(browser):
+        _press(browser, "1")
+    _drag_over(browser, "activates")
+    _wait(browser, lambda d: _regions(d) == ["activates"] * 3 + ["inhibits"])
+    assert len(contexts) == seen + 1
+    # The two regions nobody drew are shown apart, marked as the pre-annotated one is: Label
+    # Studio's mark of a prediction's region.
+    _wait(browser, lambda d: _proposal_marks(d) == 3)
+    browser.save_screenshot(str(tmp_path / "proposed.png"))
+    # The annotator checks the third and changes its direction: it becomes theirs.
+    _select_region(browser, 2)
+    _wait(browser, lambda d: _selected_relation_and_direction(d) == ("activates", ["forward"]))
+    _choose_direction(browser, "na")
+    _wait(browser, lambda d: _selected_relation_and_direction(d) == ("activates", ["na"]))
+    _wait(browser, lambda d: _proposal_marks(d) == 2)
+    _press_submit(browser)
+    _wait(browser, lambda d: label_studio.client.tasks.get(id=task.id).total_annotations == 1)
+
+    # The editor's real payload: each region's items carry its origin.
+    (annotation,) = label_studio.client.annotations.list(id=task.id)
+    origins = {
+        item["value"]["start"]: item["origin"]
+        for item in annotation.result
+        if item["from_name"] == "mention"
+    }
+    starts = [m.start() for m in re.finditer("activates", REPEATED)]
+    assert [origins[s] for s in starts] == ["manual", "prediction", "prediction-changed"]
+
+    out = tmp_path / "gold.verified.json"
+    result, _ = pull(label_studio.connection, label_studio.client, name, kb, out)
+    (document,) = read_gold(out, kb).documents
+    assert [
+        (h.a, h.direction, h.verdict, h.source, h.proposed_by) for h in document.ground_truth
+    ] == [
+        (starts[0], "forward", "added", "human", None),
+        (starts[1], "forward", "proposed", "human", "kb"),
+        (starts[2], "na", "added", "human", None),
+        (a, "forward", "accept", "human", None),
+    ]
+    sidecar = result.to_dict()
+    assert (sidecar["added"], sidecar["proposed"], sidecar["proposals_changed"]) == (2, 1, 1)
