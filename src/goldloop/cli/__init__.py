@@ -25,6 +25,7 @@ from goldloop.cli import gold as gold_commands
 from goldloop.cli import interchange as interchange_commands
 from goldloop.cli import kb as kb_commands
 from goldloop.cli import loop as loop_commands
+from goldloop.cli import plan as plan_commands
 from goldloop.cli import pool as pool_commands
 from goldloop.cli import precision as precision_commands
 from goldloop.cli import publish as publish_commands
@@ -33,7 +34,7 @@ from goldloop.cli import score as score_commands
 from goldloop.cli import sheet as sheet_commands
 from goldloop.cli import status as status_commands
 from goldloop.cli import studio as studio_commands
-from goldloop.cli.common import err_console, fit_consoles
+from goldloop.cli.common import ReaderGone, err_console, fit_consoles
 from goldloop.errors import (
     EXIT_BAD_INPUT,
     EXIT_INTERRUPTED,
@@ -70,6 +71,7 @@ app.command("curate")(curate_commands.curate_command)
 app.add_typer(sheet_commands.app, name="sheet")
 app.command("status")(status_commands.status_command)
 app.command("effort")(status_commands.effort_command)
+app.command("plan")(plan_commands.plan)
 app.command("effect")(effect_commands.effect_command)
 app.command("demo")(demo_commands.demo)
 app.command("backend")(backend_commands.backend)
@@ -128,6 +130,8 @@ def main() -> None:
     """
     # Before the root command, whose options may fail to parse: every line goldloop prints.
     fit_consoles(os.environ)
+    # A reader that stops reading (`| head`) ends what is printed, not the run (help included).
+    stdout, sys.stdout = sys.stdout, ReaderGone(sys.stdout)
     try:
         code = app(standalone_mode=False)
     except DesignRefused as exc:
@@ -152,6 +156,8 @@ def main() -> None:
         # A backstop: outputs are checked before work, but a disk can fill up on the way.
         where = f"{exc.filename}: " if exc.filename else ""
         _fail(f"{where}{exc.strerror or exc}", EXIT_BAD_INPUT)
+    finally:
+        sys.stdout = stdout
     if code == EXIT_INTERRUPTED:
         _fail("interrupted", EXIT_INTERRUPTED)
     sys.exit(code if isinstance(code, int) else 0)

@@ -15,6 +15,7 @@ from goldloop.cli.common import (
     console,
     err_console,
     figures_table,
+    kb_inputs,
     key_value_table,
     open_kb,
     settings,
@@ -91,10 +92,14 @@ def agree(
     the_kb = open_kb(kb, equivalences)
     roles: RoleAgreements | None = None
     blind: BlindAgreement | None = None
+    compared: str | None = None  # the tasks compared, printed after the report is written
     if gold is not None and other is not None:
         target = out or gold.with_name(gold.name + ".agreement.json")
         chart = png or target.with_suffix(".png")
-        check_outputs({"--out": target, "--png": chart}, {"--gold": gold, "--other": other})
+        check_outputs(
+            {"--out": target, "--png": chart},
+            {"--gold": gold, "--other": other, **kb_inputs(kb, equivalences)},
+        )
         # Read without folding: the raw κ compares ids as the annotators wrote them.
         documents, others = read_gold(gold).documents, read_gold(other).documents
         report = agreement(documents, others, the_kb)
@@ -114,7 +119,7 @@ def agree(
     else:
         target = out or Path(f"{studio_project}.agreement.json")
         chart = png or target.with_suffix(".png")
-        check_outputs({"--out": target, "--png": chart})
+        check_outputs({"--out": target, "--png": chart}, kb_inputs(kb, equivalences))
         found = agreement_of_campaign(
             ctx, str(studio_project), url, the_kb, design_mode(design), bootstrap, seed
         )
@@ -123,7 +128,7 @@ def agree(
         )  # fmt: skip
         data = found.to_dict()
         title = f"agreement in {double.project}: first vs second annotation per task"
-        console.print(
+        compared = (
             f"{double.compared} of {double.tasks} task(s) compared; "
             f"{double.fewer_than_two} with fewer than two annotations, "
             f"{double.extra_annotations} annotation(s) beyond the second not used"
@@ -131,9 +136,18 @@ def agree(
     if report.spans is not None:
         write_relation_chart(report.spans.per_relation, _names(the_kb), chart)
     atomic_write_json(target, data)
+    if compared is not None:
+        console.print(compared)
     show_report(report, the_kb, title)
     if corpus is not None:
         console.print(corpus_line(corpus))
+    elif not report.n_docs_shared:
+        # Not a failure (two people's parts may not overlap yet), but every figure is
+        # undefined, and the design is not the reason.
+        err_console.print(
+            f"no document both annotated: {report.n_docs_only_a} only A annotated, "
+            f"{report.n_docs_only_b} only B; every figure is undefined"
+        )
     else:
         err_console.print(NO_DESIGN)
     if roles is not None:

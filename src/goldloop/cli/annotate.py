@@ -17,6 +17,7 @@ from goldloop.cli.common import (
     check_outputs,
     console,
     err_console,
+    kb_inputs,
     key_value_table,
     open_kb,
     parse_roles,
@@ -173,7 +174,7 @@ def annotate(
             {"--out": out, "--out (its report)": report_path(out)},
             {
                 source_option: input_files(source),
-                "--kb": kb,
+                **kb_inputs(kb),
                 "--cache": cache_path,
                 "--prices" if prices else PRICES_VARIABLE: prices_path(prices, env.environ),
                 "the parse cache": env.parse_cache,  # None when switched off

@@ -15,6 +15,7 @@ from goldloop.cli.common import (
     EquivalencesOption,
     KbOption,
     err_console,
+    kb_inputs,
     open_kb,
     parsing,
     settings,
@@ -74,7 +75,7 @@ def baselines(
     """Run baselines on the gold and score them (lexical, encoder: both regimes; llm:
     linking-only)."""
     check_report_dir(
-        report_dir, "baseline_results", {"--gold": gold, "--kb": kb, "--equivalences": equivalences}
+        report_dir, "baseline_results", {"--gold": gold, **kb_inputs(kb, equivalences)}
     )
     knowledge = open_kb(kb, equivalences)
     names = [name.strip() for name in systems.split(",") if name.strip()]

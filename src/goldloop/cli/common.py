@@ -3,10 +3,11 @@ of outputs before any work, and table helpers."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TextIO
 
 import typer
 from rich.console import Console, Group
@@ -16,9 +17,9 @@ from rich.text import Text
 from goldloop.errors import GoldloopError
 from goldloop.files.atomic import output_problem, same_file
 from goldloop.formats.labelstudio.tasks import Campaign
-from goldloop.kb import KB, load_kb
+from goldloop.kb import KB, equivalences_beside, load_kb
 from goldloop.sample.strata import ROLES
-from goldloop.settings import Settings
+from goldloop.settings import BUNDLED_KB, Settings
 from goldloop.studio.connection import Connection, connect, resolve_connection
 from goldloop.studio.project import export_campaign
 from goldloop.text.parsing import Parsing
@@ -38,6 +39,39 @@ def settings(ctx: typer.Context) -> Settings:
 def parsing(ctx: typer.Context) -> Parsing:
     """How the command parses: its settings' spaCy pipeline and parse cache."""
     return Parsing.from_settings(settings(ctx))
+
+
+class ReaderGone:
+    """Standard output for a reader that may leave before the end (``goldloop score … | head``):
+    a write or flush to a closed pipe ends the printing, not the run. What is left to print goes
+    to the null device (so Python's own flush at exit fails no more), the run writes its files
+    and exits as it would have. Everything else is the wrapped stream's."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self.stream.write(text)
+        except BrokenPipeError:
+            self._discard()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self.stream.flush()
+        except BrokenPipeError:
+            self._discard()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+    def _discard(self) -> None:
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, self.stream.fileno())  # a closed pipe has a descriptor: a real stdout
+        finally:
+            os.close(null)
 
 
 # Made at import, fitted when a command starts (:func:`fit_consoles`): the commands' modules
@@ -105,24 +139,39 @@ def parse_roles(value: str, option: str = "--roles") -> list[str]:
     return roles
 
 
+Inputs = Mapping[str, Path | Sequence[Path] | None]
+
+
 def check_outputs(
     outputs: Mapping[str, Path | None],
-    inputs: Mapping[str, Path | Sequence[Path] | None] | None = None,
+    inputs: Inputs | None = None,
     *,
     folders: Sequence[str] = (),
+    receives: Mapping[str, Iterable[str]] | None = None,
 ) -> None:
     """Before any work: each output (by its option) can be written, is none of the inputs and
     none of the other outputs.
 
     ``outputs`` and ``inputs`` map an option (as the user typed it) to its path; an input may
-    stand for several files (a sample dir's). Options in ``folders`` name output folders.
+    stand for several files (a sample dir's), and an input folder stands for every file in it.
+    Options in ``folders`` name output folders; ``receives`` lists, per output folder, the names
+    of the files it will receive, each checked as an output of its own.
     """
     given = {option: path for option, path in outputs.items() if path is not None}
     for option, path in given.items():
         problem = output_problem(path, folder=option in folders)
         if problem is not None:
             raise GoldloopError(f"{option} {path}: {problem}")
-    named = list(given.items())
+    written = dict(given)
+    for option, names in (receives or {}).items():
+        if given.get(option) is None:
+            continue
+        for name in names:
+            target = given[option] / name
+            if target.is_dir():
+                raise GoldloopError(f"{option} {given[option]}: {name} in it is a folder")
+            written[f"{option} (its {name})"] = target
+    named = list(written.items())
     for at, (option, path) in enumerate(named):
         for other_option, other in named[at + 1 :]:
             if same_file(path, other):
@@ -130,15 +179,43 @@ def check_outputs(
                     f"{option} {path} and {other_option} {other} are the same file: one would "
                     f"overwrite the other; choose another {other_option}"
                 )
-    for option, path in given.items():
+    for option, path in written.items():
         for input_option, sources in (inputs or {}).items():
             for source in [sources] if isinstance(sources, Path) else sources or ():
-                if same_file(path, source):
-                    raise GoldloopError(
-                        f"{option} {path} and {input_option} {source} are the same file "
-                        f"({path.resolve()}): an input is never overwritten; choose another "
-                        f"{option}"
-                    )
+                _refuse_input(option, path, input_option, source)
+
+
+def _refuse_input(option: str, path: Path, input_option: str, source: Path) -> None:
+    """Refuse an output that is the input ``source`` or a file inside the input folder ``source``."""
+    if same_file(path, source):
+        raise GoldloopError(
+            f"{option} {path} and {input_option} {source} are the same file "
+            f"({path.resolve()}): an input is never overwritten; choose another {option}"
+        )
+    if source.is_dir() and path.is_file() and path.resolve().is_relative_to(source.resolve()):
+        raise GoldloopError(
+            f"{option} {path} is a file of {input_option} {source}: an input is never "
+            f"overwritten; choose another {option}"
+        )
+
+
+def read_beside(path: Path | None, sidecar: Callable[[Path], Path]) -> Path | None:
+    """The sidecar a command reads beside the input ``path`` (``sidecar(path)``), when there is
+    one: an input too, for :func:`check_outputs`."""
+    if path is None:
+        return None
+    beside = sidecar(path)
+    return beside if beside.exists() else None
+
+
+def kb_inputs(kb: Path | None, equivalences: Path | None = None) -> dict[str, Path | None]:
+    """The files a command reads for ``--kb`` and ``--equivalences`` (the bundled KB, and the
+    equivalences beside the KB, when not given), as inputs for :func:`check_outputs`."""
+    return {
+        "--kb": kb or BUNDLED_KB,
+        "--equivalences": equivalences,
+        "--kb (its equivalences)": None if equivalences else equivalences_beside(kb),
+    }
 
 
 def report_path(output: Path) -> Path:
@@ -233,7 +310,7 @@ def open_studio(
     """The prelude of a command that reads a campaign: its outputs checked before any work (the
     ``--kb`` file among the inputs they must not overwrite), then the KB opened and Label Studio
     connected, in that order so a bad option fails before the server is asked anything."""
-    check_outputs(outputs, {"--kb": kb})
+    check_outputs(outputs, kb_inputs(kb))
     knowledge = open_kb(kb)
     connection = resolve_connection(url, settings=settings(ctx))
     return StudioDoor(knowledge, connection, connect(connection))

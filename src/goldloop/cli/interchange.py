@@ -12,8 +12,10 @@ from goldloop.cli.common import (
     KbOption,
     check_outputs,
     console,
+    kb_inputs,
     key_value_table,
     open_kb,
+    read_beside,
     report_path,
 )
 from goldloop.errors import GoldloopError
@@ -25,6 +27,7 @@ from goldloop.interchange import (
     IMPORT_FORMATS,
     ImportReport,
     export_gold,
+    folder_files,
     import_corpus,
     read_verification,
     verification_path,
@@ -51,11 +54,20 @@ def export(
     """Write a gold file in one of the field's formats, every offset checked against its text."""
     fmt = _format(fmt, EXPORT_FORMATS)
     verification = read_verification(gold)
+    documents = read_gold(gold, open_kb(kb, equivalences)).documents
     outputs = {"--out": out}
     if verification is not None and not fmt.startswith("bioc"):
         outputs["--out (verification counts)"] = verification_path(out)
-    check_outputs(outputs, {"--gold": gold}, folders=("--out",) if fmt in FOLDER_FORMATS else ())
-    documents = read_gold(gold, open_kb(kb, equivalences)).documents
+    check_outputs(
+        outputs,
+        {
+            "--gold": gold,
+            "--gold (its verification counts)": read_beside(gold, verification_path),
+            **kb_inputs(kb, equivalences),
+        },
+        folders=("--out",) if fmt in FOLDER_FORMATS else (),
+        receives={"--out": folder_files(fmt, documents)},
+    )
     try:
         report = export_gold(fmt, documents, out, verification)
     except FormatError as exc:  # the library names the document; the line names the file too
@@ -90,7 +102,7 @@ def import_(
     report = report_path(out)
     check_outputs(
         {"--out": out, "--out (report)": report},
-        {"--in": source, "--type-map": type_map, "--kb": kb},
+        {"--in": source, "--type-map": type_map, **kb_inputs(kb, equivalences)},
     )
     knowledge = open_kb(kb, equivalences)
     mapping = None if type_map is None else read_type_map(type_map, knowledge)

@@ -15,6 +15,7 @@ from goldloop.cli.common import (
     UrlOption,
     check_outputs,
     console,
+    kb_inputs,
     key_value_table,
     open_kb,
     parse_roles,
@@ -108,7 +109,7 @@ def pull_command(
     kb: KbOption = None,
 ) -> None:
     """Pull verified annotations (curated, else agreed, else primary) into gold with verdicts."""
-    check_outputs(pull_outputs("--out", out), {"--kb": kb})
+    check_outputs(pull_outputs("--out", out), kb_inputs(kb))
     knowledge = open_kb(kb)
     read = settings(ctx)
     connection = resolve_connection(url, settings=read)
@@ -147,7 +148,12 @@ def sync_command(
     wanted_roles = parse_roles(roles)
     check_outputs(
         pull_outputs("--out", out),
-        {"--sample": input_files(sample), "--candidates": candidates, "--other": other, "--kb": kb},
+        {
+            "--sample": input_files(sample),
+            "--candidates": candidates,
+            "--other": other,
+            **kb_inputs(kb),
+        },
     )
     knowledge = open_kb(kb)
     documents = read_documents(sample)

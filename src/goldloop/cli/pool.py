@@ -14,6 +14,7 @@ from goldloop.cli.common import (
     console,
     err_console,
     figures_table,
+    kb_inputs,
     open_kb,
 )
 from goldloop.cli.named import named_files
@@ -50,7 +51,12 @@ def pool(
         raise GoldloopError("pool needs at least two runs")
     named = named_files(runs, "run")
     check_outputs(
-        {"--out": out}, {"run": [path for _, path in named], "--documents": input_files(documents)}
+        {"--out": out},
+        {
+            "run": [path for _, path in named],
+            "--documents": input_files(documents),
+            **kb_inputs(kb, equivalences),
+        },
     )
     the_kb = open_kb(kb, equivalences)
     docs = read_documents(documents, the_kb)

@@ -16,6 +16,7 @@ from goldloop.cli.common import (
     check_outputs,
     console,
     err_console,
+    kb_inputs,
     key_value_table,
     open_kb,
     parsing,
@@ -101,8 +102,7 @@ def judge(
         {
             "--system": system,
             "--documents": input_files(documents),
-            "--kb": kb,
-            "--equivalences": equivalences,
+            **kb_inputs(kb, equivalences),
         },
     )
     read = settings(ctx)
@@ -190,7 +190,7 @@ def sample(
     markdown sheets."""
     check_outputs(
         {"--out": out, "--sheets": sheets},
-        {"--verdicts": verdicts, "--documents": input_files(documents), "--kb": kb},
+        {"--verdicts": verdicts, "--documents": input_files(documents), **kb_inputs(kb)},
         folders=("--sheets",),
     )
     if sheets is not None and sheets.is_dir() and any(sheets.glob(SHEET_GLOB)):

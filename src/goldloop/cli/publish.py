@@ -12,7 +12,15 @@ from typing import Annotated, Any
 
 import typer
 
-from goldloop.cli.common import KbOption, UrlOption, check_outputs, console, open_kb, settings
+from goldloop.cli.common import (
+    KbOption,
+    UrlOption,
+    check_outputs,
+    console,
+    kb_inputs,
+    open_kb,
+    settings,
+)
 from goldloop.cli.named import named_files
 from goldloop.cli.score import BootstrapOption, DesignOption, SeedOption, design_mode
 from goldloop.cli.status import CapMinutes
@@ -55,7 +63,7 @@ def sources(
     systems = named_files(system or [], "--system")
     if systems and gold is None:
         raise GoldloopError("--system: give the --gold to score it on")
-    inputs = {"--gold": gold, "--sample": sample, "--kb": kb,
+    inputs = {"--gold": gold, "--sample": sample, **kb_inputs(kb),
               "--system": [path for _, path in systems]}  # fmt: skip
     return Sources(ctx, project, gold, sample, systems, bootstrap, seed, design_mode(design),
                    cap_minutes, url, kb, inputs)  # fmt: skip

@@ -14,6 +14,7 @@ from goldloop.cli.common import (
     check_outputs,
     console,
     figures_table,
+    kb_inputs,
     key_value_table,
     open_kb,
     parsing,
@@ -26,6 +27,7 @@ from goldloop.sample.gate import GateSettings
 from goldloop.sample.phase1 import AUTO_MULTIPLE
 from goldloop.sample.run import SampleExists, SampleResult, SampleSettings, run_sample
 from goldloop.sample.stats import SampleStats, dataset_stats
+from goldloop.sample.surrogate import surrogate_dir
 
 DEFAULTS = SampleSettings()
 GATE = GateSettings()
@@ -43,6 +45,14 @@ def sample(
     extend: Annotated[
         bool, typer.Option("--extend", help="Append a batch to the existing sample in --out.")
     ] = False,
+    plan: Annotated[
+        Path | None,
+        typer.Option(
+            "--plan",
+            help="With --extend: draw the batch a plan file (goldloop plan) sets, its documents "
+            "per stratum, all primary (the --n-* sizes are then unused).",
+        ),
+    ] = None,
     exclude_corpus: Annotated[
         list[Path] | None,
         typer.Option(
@@ -131,9 +141,20 @@ def sample(
             " (--workers is then unused).",
         ),
     ] = None,
+    surrogate: Annotated[
+        int,
+        typer.Option(
+            "--surrogate",
+            min=0,
+            help="Also draw N documents of the pool into OUT/surrogate, for a pre-annotator only"
+            " (never pushed): prediction-powered corpus figures (score --surrogate).",
+        ),
+    ] = 0,
 ) -> None:
     """Draw a stratified batch of eligible abstracts into a sample dir (manifest, texts, report)."""
-    check_outputs({"--out": out}, {"--corpus": corpus}, folders=("--out",))
+    check_outputs(
+        {"--out": out}, {"--corpus": corpus, "--plan": plan, **kb_inputs(kb)}, folders=("--out",)
+    )
     settings = SampleSettings(
         columns=CorpusColumns(text=text_column, year=year_column, id_column=id_column),
         gate=GateSettings(min_year, min_chars, max_chars, min_sentences, min_english_share),
@@ -171,6 +192,8 @@ def sample(
                 exclude=exclude_corpus or (),
                 on_rows=lambda n: progress.advance(task, n),
                 parsing=parsing(ctx),
+                plan=plan,
+                surrogate=surrogate,
             )
         except SampleExists as exc:
             raise GoldloopError(
@@ -230,6 +253,11 @@ def _print_sample(result: SampleResult) -> None:
     if r.draw.shortfall:
         console.print(f"[yellow]the pool could not fill the batch: {r.draw.shortfall} short[/]")
     console.print(f"report: {result.report_path}")
+    if result.surrogate_docs:
+        console.print(
+            f"surrogate part: {result.surrogate_docs} documents in"
+            f" {surrogate_dir(result.sample_dir)} (pre-annotate it: annotate --sample that dir)"
+        )
 
 
 def audit(
@@ -250,7 +278,12 @@ def audit(
     ] = None,
 ) -> None:
     """Re-check eligibility, density vs length, gold gaps, label concentration and coverage."""
-    check_outputs({"--out": out}, folders=("--out",))
+    check_outputs(
+        {"--out": out},
+        {"--gold": gold, **kb_inputs(kb)},
+        folders=("--out",),
+        receives={"--out": ("audit.json", "audit.png")},
+    )
 
     result = audit_sample(
         sample_dir, open_kb(kb), gold=gold, min_mentions=min_mentions, out_dir=out
@@ -307,7 +340,12 @@ def stats(
     year_column: Annotated[str | None, typer.Option(help="Year column of --corpus.")] = None,
 ) -> None:
     """Corpus, KB, sample and gold statistics in one dataset_stats.json (a section per input)."""
-    check_outputs({"--report-dir": report_dir}, folders=("--report-dir",))
+    check_outputs(
+        {"--report-dir": report_dir},
+        {"--corpus": corpus, "--gold": gold, **kb_inputs(kb)},
+        folders=("--report-dir",),
+        receives={"--report-dir": ("dataset_stats.json",)},
+    )
     result = dataset_stats(
         open_kb(kb),
         corpus=corpus,

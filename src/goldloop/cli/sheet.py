@@ -12,6 +12,7 @@ from goldloop.cli.common import (
     KbOption,
     check_outputs,
     console,
+    kb_inputs,
     key_value_table,
     open_kb,
     parsing,
@@ -47,7 +48,9 @@ def export(
     """One row per candidate span, with the other annotator's view and empty verdicts."""
     if output.suffix.lower() != ".tsv":
         raise GoldloopError(f"--output {output}: the review sheet is a .tsv file")
-    check_outputs({"--output": output}, {"--gold": gold, "--other": other})
+    check_outputs(
+        {"--output": output}, {"--gold": gold, "--other": other, **kb_inputs(kb, equivalences)}
+    )
     if has_verdicts(output):
         raise GoldloopError(f"--output {output}: holds verdicts already; choose another file")
     knowledge = open_kb(kb, equivalences)
@@ -80,7 +83,7 @@ def import_(
     """Verified gold and its sidecar from the sheet's verdicts, as `pull` writes them."""
     check_outputs(
         {"--output": output, "--output (its sidecar)": sidecar_path(output)},
-        {"--sheet": sheet, "--gold": gold, "--other": other, "--kb": kb},
+        {"--sheet": sheet, "--gold": gold, "--other": other, **kb_inputs(kb, equivalences)},
     )
     knowledge = open_kb(kb, equivalences)
     first = read_gold(gold, knowledge).documents

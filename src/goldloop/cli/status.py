@@ -9,6 +9,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Group
 from rich.live import Live
+from rich.text import Text
 
 from goldloop.cli.common import (
     KbOption,
@@ -55,6 +56,14 @@ def status_command(
         typer.Option("--rounds", min=1, help="With --watch: stop after this many refreshes."),
     ] = None,
     cap_minutes: CapMinutes = IDLE_CAP_MINUTES,
+    plan: Annotated[
+        Path | None,
+        typer.Option(
+            "--plan",
+            help="A plan file (goldloop plan): one more line, the target, the anytime-valid "
+            "half-width now and the next step.",
+        ),
+    ] = None,
     url: UrlOption = None,
     kb: KbOption = None,
 ) -> None:
@@ -65,8 +74,16 @@ def status_command(
     def refresh() -> Group:
         campaign = studio.export(project)
         data = campaign_status(campaign, studio.kb, cap_minutes=cap_minutes).to_dict()
+        line = None
+        if plan is not None:
+            from goldloop.cli.plan import plan_line
+            from goldloop.studio.campaign import verify_campaign
+
+            documents = verify_campaign(campaign, studio.kb).documents
+            line, data["plan"] = plan_line(plan, documents, studio.kb)
         atomic_write_json(target, data)
-        return status_view(project, data, target)
+        view = status_view(project, data, target)
+        return view if line is None else Group(view, Text(line))
 
     if not watch:
         console.print(refresh())

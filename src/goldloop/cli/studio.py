@@ -13,6 +13,7 @@ from goldloop.cli.common import (
     UrlOption,
     check_outputs,
     console,
+    kb_inputs,
     key_value_table,
     open_kb,
     parsing,
@@ -183,7 +184,7 @@ def label_config(
     ] = Path("label_config/relations.xml"),
 ) -> None:
     """Generate the Label Studio labeling config from the KB."""
-    check_outputs({"--output": output}, {"--kb": kb})
+    check_outputs({"--output": output}, kb_inputs(kb))
     knowledge = open_kb(kb)
     atomic_write_text(output, render_label_config(knowledge, models=parsing(ctx).models))
     console.print(
@@ -224,7 +225,7 @@ def webhook(
     read = settings(ctx)
     auth = read.basic_auth()
     webhook_url(url)  # checked before the gold is written
-    check_outputs(pull_outputs("--gold", gold), {"--kb": kb})
+    check_outputs(pull_outputs("--gold", gold), kb_inputs(kb))
     knowledge = open_kb(kb)
     connection = resolve_connection(studio_url, settings=read)
     client = connect(connection)

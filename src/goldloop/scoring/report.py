@@ -303,18 +303,20 @@ def results_tables(results: Sequence[dict[str, Any]], title: str) -> list[Result
     """One table per regime, one line per system, with the numbers an analyst reads first."""
     tables = []
     for regime, columns in _TABLE_COLUMNS.items():
-        rows = [summary_row(r) for r in results if r["regime"] == regime]
+        mine = [r for r in results if r["regime"] == regime]
+        rows = [summary_row(r) | _ppi_cells(r, regime) for r in mine]
         if not rows:
             continue
-        if any(r.get("corpus") for r in results if r["regime"] == regime):
+        ppi = _PPI_COLUMNS[regime] if any(r.get("corpus_ppi") for r in mine) else ()
+        if any(r.get("corpus") for r in mine):
             at = [key for _, key in columns].index(_CORPUS_AFTER[regime]) + 1
-            columns = (*columns[:at], *_CORPUS_COLUMNS[regime], *columns[at:])
+            columns = (*columns[:at], *_CORPUS_COLUMNS[regime], *ppi, *columns[at:])
         tables.append(
             ResultsTable(
                 f"{title}: {regime}",
                 [header for header, _ in columns],
                 [[_cell(row, key) for _, key in columns] for row in rows],
-                _LEGENDS[regime],
+                _LEGENDS[regime] + (_PPI_LEGEND if ppi else ""),
             )
         )
     return tables
@@ -358,6 +360,27 @@ _CORPUS_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
         ("corpus 95%", "corpus_accuracy_overall_interval"),
     ),
 }
+
+
+_PPI_LEGEND = (
+    "; PPI: the corpus figure prediction-powered (the surrogate part's pre-annotation corrected"
+    " by the gold; corpus_ppi in the JSON), 95% delta-method interval"
+)
+# The prediction-powered corpus figure and its interval (``corpus_ppi``), after the corpus's.
+_PPI_FIGURE = {"end-to-end": "f1", "linking-only": "accuracy_overall"}
+_PPI_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
+    regime: (("PPI", "ppi"), ("PPI 95%", "ppi_interval")) for regime in _PPI_FIGURE
+}
+
+
+def _ppi_cells(result: dict[str, Any], regime: str) -> dict[str, Any]:
+    """The table's ``ppi`` cells: the regime's headline figure from ``corpus_ppi``."""
+    ppi = result.get("corpus_ppi")
+    if ppi is None:
+        return {"ppi": None, "ppi_low": None, "ppi_high": None}
+    name = _PPI_FIGURE[regime]
+    low, high = ppi["intervals"].get(name, [None, None])
+    return {"ppi": ppi.get(name), "ppi_low": low, "ppi_high": high}
 
 
 def _cell(row: dict[str, Any], key: str) -> str:
