@@ -12,6 +12,7 @@ import pytest
 from goldloop.scoring.bootstrap import f1, ratio
 from goldloop.scoring.design import Design
 from goldloop.scoring.ppi_corpus import ppi_corpus_figures
+from goldloop.scoring.report import results_tables
 from tests.conftest import LEGACY, Cli
 from tests.scoring.conftest import TEXTS, hit, row, write_gold_file
 
@@ -209,6 +210,19 @@ def _design_system(tmp_path: Path) -> Path:
     return path
 
 
+def _every_column_explained(out: Path, stdout: str, shown: str) -> None:
+    """Every column the tables show (``shown`` among them) is explained in the legend under
+    them, as ``name: ...`` or ``a / b: ...``; the legend is printed."""
+    results = json.loads((out / "score_results.json").read_text(encoding="utf-8"))["results"]
+    for table in results_tables(results, "score"):
+        assert shown in table.headers
+        explained = {
+            name for entry in table.legend.split("; ") for name in entry.split(":")[0].split(" / ")
+        }
+        assert set(table.headers[1:]) <= explained, table.headers
+        assert table.legend in " ".join(stdout.split())
+
+
 def test_score_reports_corpus_figures_beside_the_sample_figures(tmp_path: Path, cli: Cli) -> None:
     gold = _design_gold(tmp_path, [0.5, 0.25, 0.5, 0.25])
     out = tmp_path / "report"
@@ -236,6 +250,7 @@ def test_score_reports_corpus_figures_beside_the_sample_figures(tmp_path: Path, 
     assert linking["corpus"]["accuracy_overall"] == pytest.approx(6 / gold_w)
     assert linking["corpus"]["coverage"] == pytest.approx(10 / gold_w)
     assert "corpus F1" in done.stdout and "corpus acc" in done.stdout
+    _every_column_explained(out, done.stdout, "corpus 95%")
     with (out / "score_results.csv").open(encoding="utf-8") as handle:
         table = list(csv.DictReader(handle))
     assert float(table[0]["corpus_f1"]) == pytest.approx(corpus["f1"])
@@ -350,6 +365,7 @@ def test_score_with_a_surrogate_part_adds_prediction_powered_figures(
         assert ppi[name] == pytest.approx(expected.values[name])
         assert ppi["intervals"][name] == pytest.approx(expected.intervals[name])
     assert "PPI 95%" in done.stdout and "corpus 95%" in done.stdout
+    _every_column_explained(out, done.stdout, "PPI 95%")
 
 
 def test_score_refuses_a_surrogate_that_cannot_stand_with_the_gold(

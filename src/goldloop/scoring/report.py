@@ -307,16 +307,20 @@ def results_tables(results: Sequence[dict[str, Any]], title: str) -> list[Result
         rows = [summary_row(r) | _ppi_cells(r, regime) for r in mine]
         if not rows:
             continue
+        legend = [_LEGENDS[regime], _INTERVAL_LEGEND[regime]]
         ppi = _PPI_COLUMNS[regime] if any(r.get("corpus_ppi") for r in mine) else ()
         if any(r.get("corpus") for r in mine):
             at = [key for _, key in columns].index(_CORPUS_AFTER[regime]) + 1
             columns = (*columns[:at], *_CORPUS_COLUMNS[regime], *ppi, *columns[at:])
+            legend.append(_CORPUS_LEGEND[regime])
+            if ppi:
+                legend.append(_PPI_LEGEND)
+        cells = [[_cell(row, key) for _, key in columns] for row in rows]
+        if any("–" in row for row in cells):
+            legend.append("–: undefined (nothing to count, e.g. ent acc with no comparable id)")
         tables.append(
             ResultsTable(
-                f"{title}: {regime}",
-                [header for header, _ in columns],
-                [[_cell(row, key) for _, key in columns] for row in rows],
-                _LEGENDS[regime] + (_PPI_LEGEND if ppi else ""),
+                f"{title}: {regime}", [header for header, _ in columns], cells, "; ".join(legend)
             )
         )
     return tables
@@ -339,17 +343,33 @@ _TABLE_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
 _LEGENDS = {
     "end-to-end": (
         "gold / pred: mentions in the gold / the system; match: predicted spans matched to a gold "
-        "span; P = match/pred, R = match/gold; ent acc: matched spans with the gold's "
+        "span; P: match / pred; R: match / gold; F1: their harmonic mean; ent acc: matched "
+        "spans with the gold's "
         "relation (folded); strict F1: span and relation both exact (nervaluate strict); dir "
         "acc: matched spans with the gold's direction; skipped: rows not scored (malformed)"
     ),
     "linking-only": (
         "gold: gold spans asked about; answered: those the system gave an id; acc overall: right "
-        "ids / gold; acc on pred: right ids / answered; coverage = answered / gold; dir acc: "
+        "ids / gold; acc on pred: right ids / answered; coverage: answered / gold; dir acc: "
         "right directions; skipped: rows not scored (malformed)"
     ),
 }
 
+
+_INTERVAL_LEGEND = {
+    "end-to-end": "F1 95%: the 95% interval of the sample F1, resampling documents (blank "
+    "without --bootstrap)",
+    "linking-only": "95%: the 95% interval of acc overall, resampling documents (blank without "
+    "--bootstrap)",
+}
+_CORPUS_LEGEND = {
+    "end-to-end": "corpus F1: F1 estimated on the eligible corpus the sample stands for "
+    "(documents weighted by 1/p_incl); corpus 95%: its stratified bootstrap interval (blank "
+    "without --bootstrap)",
+    "linking-only": "corpus acc: acc overall estimated on the eligible corpus the sample stands "
+    "for (documents weighted by 1/p_incl); corpus 95%: its stratified bootstrap interval (blank "
+    "without --bootstrap)",
+}
 
 # The corpus figure and its interval, printed after the sample figure's interval.
 _CORPUS_AFTER = {"end-to-end": "f1_interval", "linking-only": "accuracy_overall_interval"}
@@ -363,8 +383,8 @@ _CORPUS_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
 
 
 _PPI_LEGEND = (
-    "; PPI: the corpus figure prediction-powered (the surrogate part's pre-annotation corrected"
-    " by the gold; corpus_ppi in the JSON), 95% delta-method interval"
+    "PPI: the corpus figure prediction-powered (the surrogate part's pre-annotation corrected"
+    " by the gold; corpus_ppi in the JSON); PPI 95%: its 95% delta-method interval"
 )
 # The prediction-powered corpus figure and its interval (``corpus_ppi``), after the corpus's.
 _PPI_FIGURE = {"end-to-end": "f1", "linking-only": "accuracy_overall"}
