@@ -116,7 +116,7 @@ def test_a_proposal_is_marked_as_a_predictions_region_and_can_be_turned_off(kb: 
     assert {(item["id"], item.get("origin")) for item in items} == {
         ("drawn-1", None), (f"m{TEXT.rindex('activates')}_{TEXT.rindex('activates') + 9}", "prediction"),
     }  # fmt: skip
-    alone = Suggester(kb, Parsing(), propose_occurrences=False).suggest(task, context)
+    alone = Suggester(kb, Parsing(), proposals=False).suggest(task, context)
     assert {item["id"] for item in alone} == {"drawn-1"} and len(alone) == 3
 
 

@@ -76,20 +76,26 @@ def recording_backend(kb: KB) -> Iterator[tuple[RunningBackend, list[Any]]]:
 
 
 def _campaign(
-    label_studio: Any, kb: KB, backend: RunningBackend, tmp: Path
+    label_studio: Any,
+    kb: KB,
+    backend: RunningBackend,
+    tmp: Path,
+    text: str = TEXT,
+    predicted: tuple[str, str] = ("activates", ACTIVATES),
 ) -> tuple[str, int, int]:
-    """One task whose pre-annotation holds "activates" only; the backend connected as
-    interactive: (campaign name, project id, task id)."""
-    a, b = TEXT.index("activates"), TEXT.index("activates") + 9
+    """One task whose pre-annotation holds the surface ``predicted`` names only (forward); the
+    backend connected as interactive: (campaign name, project id, task id)."""
+    surface, entity_id = predicted
+    a, b = text.index(surface), text.index(surface) + len(surface)
     gold = tmp / "gold.a.json"
     gold.write_text(json.dumps([{
-        "doc_id": "pmid:41", "text": TEXT, "role": "primary", "ground_truth": [{
-            "a": a, "b": b, "surface": "activates", "entity_id": ACTIVATES,
+        "doc_id": "pmid:41", "text": text, "role": "primary", "ground_truth": [{
+            "a": a, "b": b, "surface": surface, "entity_id": entity_id,
             "direction": "forward", "annotator": "lexical", "source": "lexical",
         }],
     }]), encoding="utf-8")  # fmt: skip
     name = f"editor-{uuid.uuid4().hex[:6]}"
-    documents = [Document(doc_id="pmid:41", text=TEXT, role="primary")]
+    documents = [Document(doc_id="pmid:41", text=text, role="primary")]
     push(label_studio.connection, label_studio.client, documents, name, kb,
          a=Candidates.from_gold(gold, kb))  # fmt: skip
     project = find_project(label_studio.connection, label_studio.client, name)
@@ -100,6 +106,17 @@ def _campaign(
     )  # fmt: skip
     (task,) = label_studio.client.tasks.list(project=project.id)
     return name, project.id, task.id
+
+
+def _auto_annotation_on(driver: Any) -> None:
+    """Switch the editor's Auto-Annotation on (the bottom bar's toggle)."""
+    from selenium.webdriver.common.by import By
+
+    toggle = "[data-testid=bottombar-auto-annotation-toggle]"
+    found = _wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, toggle))
+    if not found.is_selected():
+        driver.execute_script("arguments[0].click()", found)
+    _wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, toggle).is_selected())
 
 
 def _regions(driver: Any) -> list[str]:
@@ -190,21 +207,13 @@ def test_suggestions_land_on_each_drawn_region_and_keep_the_annotators_edit(
     recording_backend: tuple[RunningBackend, list[Any]],
     tmp_path: Path,
 ) -> None:
-    from selenium.webdriver.common.by import By
 
     backend, contexts = recording_backend
     name, project_id, task_id = _campaign(label_studio, kb, backend, tmp_path)
     browser.get(f"{label_studio.url}/projects/{project_id}/data?task={task_id}")
     _wait(browser, lambda d: _regions(d) == ["activates"])
 
-    toggle = _wait(
-        browser,
-        lambda d: d.find_element(By.CSS_SELECTOR, "[data-testid=bottombar-auto-annotation-toggle]"),
-    )
-    if not toggle.is_selected():
-        browser.execute_script("arguments[0].click()", toggle)
-    _wait(browser, lambda d: d.find_element(
-        By.CSS_SELECTOR, "[data-testid=bottombar-auto-annotation-toggle]").is_selected())  # fmt: skip
+    _auto_annotation_on(browser)
 
     # 1. The annotator changes the pre-annotated region's direction to na ...
     _select_region(browser, 0)
@@ -286,44 +295,19 @@ def _proposal_marks(driver: Any) -> int:
 
 
 def test_a_proposed_occurrence_submitted_untouched_is_recorded_as_proposed(
-    browser: Any,
-    label_studio: Any,
-    kb: KB,
-    recording_backend: tuple[RunningBackend, list[Any]],
+    recording_backend: tuple[RunningBackend, list[Any]], browser: Any, label_studio: Any, kb: KB,
     tmp_path: Path,
-) -> None:
+) -> None:  # fmt: skip
     """Drawing one "activates" proposes the other two, marked as predictions in the region
     list; the annotator edits one of them and submits: pull records the drawn region and the
     edited one as the annotator's (``added``), the untouched one as ``proposed`` by the KB."""
-    from selenium.webdriver.common.by import By
 
     backend, contexts = recording_backend
-    gold = tmp_path / "gold.a.json"
-    a = REPEATED.index("inhibits")
-    gold.write_text(json.dumps([{
-        "doc_id": "pmid:43", "text": REPEATED, "role": "primary", "ground_truth": [{
-            "a": a, "b": a + 8, "surface": "inhibits", "entity_id": INHIBITS,
-            "direction": "forward", "annotator": "lexical", "source": "lexical",
-        }],
-    }]), encoding="utf-8")  # fmt: skip
-    name = f"proposed-{uuid.uuid4().hex[:6]}"
-    documents = [Document(doc_id="pmid:43", text=REPEATED, role="primary")]
-    push(label_studio.connection, label_studio.client, documents, name, kb,
-         a=Candidates.from_gold(gold, kb))  # fmt: skip
-    project = find_project(label_studio.connection, label_studio.client, name)
-    assert project is not None
-    label_studio.client.ml.create(
-        project=project.id, url=backend.url, title=backend.predictor.model_version,
-        is_interactive=True,
-    )  # fmt: skip
-    (task,) = label_studio.client.tasks.list(project=project.id)
-    browser.get(f"{label_studio.url}/projects/{project.id}/data?task={task.id}")
-    toggle = _wait(
-        browser,
-        lambda d: d.find_element(By.CSS_SELECTOR, "[data-testid=bottombar-auto-annotation-toggle]"),
+    name, project_id, task_id = _campaign(
+        label_studio, kb, backend, tmp_path, REPEATED, ("inhibits", INHIBITS)
     )
-    if not toggle.is_selected():
-        browser.execute_script("arguments[0].click()", toggle)
+    browser.get(f"{label_studio.url}/projects/{project_id}/data?task={task_id}")
+    _auto_annotation_on(browser)
     seen = len(contexts)
     if not _label_selected(browser):
         _press(browser, "1")
@@ -341,10 +325,10 @@ def test_a_proposed_occurrence_submitted_untouched_is_recorded_as_proposed(
     _wait(browser, lambda d: _selected_relation_and_direction(d) == ("activates", ["na"]))
     _wait(browser, lambda d: _proposal_marks(d) == 2)
     _press_submit(browser)
-    _wait(browser, lambda d: label_studio.client.tasks.get(id=task.id).total_annotations == 1)
+    _wait(browser, lambda d: label_studio.client.tasks.get(id=task_id).total_annotations == 1)
 
     # The editor's real payload: each region's items carry its origin.
-    (annotation,) = label_studio.client.annotations.list(id=task.id)
+    (annotation,) = label_studio.client.annotations.list(id=task_id)
     origins = {
         item["value"]["start"]: item["origin"]
         for item in annotation.result
@@ -362,7 +346,7 @@ def test_a_proposed_occurrence_submitted_untouched_is_recorded_as_proposed(
         (starts[0], "forward", "added", "human", None),
         (starts[1], "forward", "proposed", "human", "kb"),
         (starts[2], "na", "added", "human", None),
-        (a, "forward", "accept", "human", None),
+        (REPEATED.index("inhibits"), "forward", "accept", "human", None),
     ]
     sidecar = result.to_dict()
     assert (sidecar["added"], sidecar["proposed"], sidecar["proposals_changed"]) == (2, 1, 1)

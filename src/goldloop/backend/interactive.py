@@ -117,17 +117,13 @@ class Suggester:
     """Suggestions for drawn regions: the KB first, then ``provider`` (None: the KB alone)."""
 
     def __init__(
-        self,
-        kb: KB,
-        parsing: Parsing,
-        provider: Provider | None = None,
-        *,
-        propose_occurrences: bool = True,
+        self, kb: KB, parsing: Parsing, provider: Provider | None = None, proposals: bool = True
     ) -> None:
+        """``proposals``: suggest for the drawn surface's other occurrences too."""
         self.kb = kb
         self.parsing = parsing
         self.provider = provider
-        self.propose_occurrences = propose_occurrences
+        self.propose_occurrences = proposals
         self.task = SuggestTask(kb)
 
     def suggest(self, task: Task, context: object) -> list[dict[str, Any]]:

@@ -80,7 +80,7 @@ class Predictor:
             kb,
             parsing,
             annotator if isinstance(annotator, Provider) else None,
-            propose_occurrences=propose_occurrences,
+            propose_occurrences,
         )
 
     @classmethod
