@@ -79,6 +79,7 @@ app.command("baselines")(baselines_commands.baselines)
 app.add_typer(precision_commands.app, name="precision")
 app.command("pool")(pool_commands.pool)
 app.command("datasheet")(publish_commands.datasheet_command)
+app.command("report")(publish_commands.report_command)
 
 
 def _version(value: bool) -> None:
