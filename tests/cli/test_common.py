@@ -14,7 +14,7 @@ from rich.table import Table
 
 from goldloop.cli import common
 from goldloop.errors import GoldloopError
-from goldloop.settings import DEMO_CORPUS, Settings
+from goldloop.settings import BUNDLED_KB, DEMO_CORPUS, Settings
 from tests.conftest import assert_fits, run_goldloop
 from tests.sheets.test_review import ADDED, ADMIN, VERDICTS, _inputs, fill
 from tests.studio.loop_data import TAG_B, write_inputs
@@ -183,3 +183,60 @@ def test_the_root_command_reads_the_environment_once_and_passes_it_down(
     )
     assert served.returncode == 0, served.err
     assert (tmp_path / "b.json").is_file()
+
+
+def test_printed_commands_name_goldloop_as_the_user_runs_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`demo` prints commands to run: `goldloop` only when that name on the PATH is this
+    program, else its path (relative below the working directory)."""
+    from goldloop.cli.common import invoked_as
+
+    bin_dir = tmp_path / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    script = bin_dir / "goldloop"
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    assert invoked_as(str(script), f"{bin_dir}:/usr/bin") == "goldloop"
+    assert invoked_as(str(script), "/usr/bin:/bin") == ".venv/bin/goldloop"
+    assert invoked_as(".venv/bin/goldloop", "/usr/bin") == ".venv/bin/goldloop"
+    # Another goldloop on the PATH is not this one: the path, whole when outside the folder.
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "goldloop").write_text("#!/bin/sh\n")
+    (other / "goldloop").chmod(0o755)
+    monkeypatch.chdir(other)
+    assert invoked_as(str(script), str(other)) == str(script)
+
+
+def test_check_outputs_counts_files_in_an_input_folder_and_those_a_folder_receives(
+    tmp_path: Path,
+) -> None:
+    """Issue 44, item 1: a file of an input folder, and a file an output folder receives, go
+    through the one check."""
+    corpus = tmp_path / "corp"
+    corpus.mkdir()
+    (corpus / "x.txt").write_text("text")
+    with pytest.raises(GoldloopError, match=r"--out .*x.txt is a file of --in"):
+        common.check_outputs({"--out": corpus / "x.txt"}, {"--in": corpus})
+    common.check_outputs({"--out": corpus / "new.json"}, {"--in": corpus})  # nothing read there
+    gold = corpus / "goldloop.json"
+    gold.write_text("[]")
+    with pytest.raises(GoldloopError, match=r"--out \(its goldloop.json\) .* and --gold"):
+        common.check_outputs(
+            {"--out": corpus}, {"--gold": gold}, folders=("--out",),
+            receives={"--out": ["a.txt", "goldloop.json"]},
+        )  # fmt: skip
+
+
+def test_the_kb_inputs_are_the_files_the_kb_is_read_from(tmp_path: Path) -> None:
+    kb = tmp_path / "kb.csv"
+    assert common.kb_inputs(kb)["--kb (its equivalences)"] is None
+    beside = tmp_path / "equivalences.csv"
+    beside.write_text("entity_id,equivalent_to,tier\n")
+    assert common.kb_inputs(kb)["--kb (its equivalences)"] == beside
+    assert common.kb_inputs(kb, tmp_path / "e.csv")["--kb (its equivalences)"] is None
+    assert common.kb_inputs(None)["--kb"] == BUNDLED_KB
+    assert common.read_beside(kb, lambda p: p.with_name("equivalences.csv")) == beside
+    assert common.read_beside(kb, lambda p: p.with_name("absent.csv")) is None

@@ -12,14 +12,18 @@ from __future__ import annotations
 import hashlib
 import http.server
 import json
+import os
 import re
 import shutil
 import socket
 import sqlite3
+import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -27,6 +31,7 @@ from goldloop.kb import KB
 from goldloop.llm.pricing import BUNDLED_PRICES
 from goldloop.settings import BUNDLED_KB
 from tests.conftest import Cli
+from tests.llm.test_encoder import past_the_vocabulary
 
 SAMPLE = Path(__file__).parents[1] / "data" / "sample"
 TEXT = "IL-6 regulates TNF. A inhibits B."
@@ -114,6 +119,313 @@ class Case:
 
 def case(args: Args, code: int, *needles: str, env: dict[str, str] | None = None) -> Case:
     return Case(args, code, needles, env or {})
+
+
+# Issue 44, items 1-6: inputs never overwritten, BRAT names unique, the review sheet's added
+# rows, PubTator headers, no traceback in the formats and the encoder, BRAT files kept inside
+# the corpus folder.
+
+BIOC_JSON = {
+    "source": "", "date": "", "key": "", "infons": {},
+    "documents": [{
+        "id": "pmid:1", "infons": {}, "annotations": [], "relations": [],
+        "passages": [{
+            "offset": 0, "infons": {}, "text": TEXT, "sentences": [], "relations": [],
+            "annotations": [{"id": "T1", "infons": {"type": "Predicate",
+                                                     "identifier": "RO.0002211"},
+                             "text": "regulates", "locations": [{"offset": 5, "length": 9}]}],
+        }],
+    }],
+}  # fmt: skip
+ANN = "T1\tPredicate 5 14\tregulates\nN1\tReference T1 goldloop:RO.0002211\t\n"
+SHEET_HEAD = "doc_id\ta\tb\tsurface\tentity_id\tdirection\torigin\tverdict\n"
+ACCEPTED = "pmid:1\t5\t14\tregulates\tRO.0002211\tforward\tgold\taccept\n"
+
+
+def _brat(w: Work, side: object = None, folder: str = "corp") -> Path:
+    """A BRAT corpus of one document (``x``), with ``side`` as its goldloop.json when given."""
+    corpus = w.root / folder
+    corpus.mkdir(exist_ok=True)
+    (corpus / "x.txt").write_text(TEXT)
+    (corpus / "x.ann").write_text(ANN)
+    if side is not None:
+        (corpus / "goldloop.json").write_text(json.dumps(side))
+    return corpus
+
+
+def _bioc(w: Work, where: str, value: object) -> Path:
+    """BioC JSON of the one document with the value at ``where`` (a dotted path) replaced."""
+    data = json.loads(json.dumps(BIOC_JSON))
+    *path, last = where.split(".")
+    node = data
+    for key in path:
+        node = node[int(key) if key.isdigit() else key]
+    node[last] = value
+    return w.write("c.bioc.json", json.dumps(data))
+
+
+def _pubtator(w: Work, header: str) -> Path:
+    return w.write("c.pub", f"#goldloop {header}\npmid:1|t|\npmid:1|a|{TEXT}\n"
+                            "pmid:1\t6\t15\tregulates\tPredicate\tRO.0002211\n\n")  # fmt: skip
+
+
+def _beside_kb(w: Work) -> Path:
+    """``equivalences.csv`` beside ``kb.csv``: the KB reads it when --equivalences is not given."""
+    return w.write("equivalences.csv", "entity_id,equivalent_to,tier\n")
+
+
+def _sheet(w: Work, *rows: str) -> Path:
+    return w.write("s.tsv", SHEET_HEAD + "".join(rows))
+
+
+class Refusals:
+    """A class of cases: ``test_refused`` runs each of its ``REFUSED``."""
+
+    REFUSED: ClassVar[dict[str, Case]] = {}
+
+    def test_refused(self, name: str, work: Work, cli: Cli) -> None:
+        assert_refused(self.REFUSED[name], work, cli)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """A case per entry of the class's ``REFUSED`` (pytest's hook, read from this module)."""
+    cls = metafunc.cls
+    if (
+        cls is not None
+        and issubclass(cls, Refusals)
+        and metafunc.function.__name__ == "test_refused"
+    ):
+        metafunc.parametrize("name", list(cls.REFUSED))
+
+
+EXPORT = ["export", "--gold", "gold.json", "--format", "pubtator"]
+SHEET_IMPORT = ["sheet", "import", "--gold", "gold.json", "--verified-by", "r@x.org"]
+
+
+class TestInputsAreNeverOverwritten(Refusals):
+    """Item 1: every file a command reads (options, sidecars beside them, files in an input
+    folder) is an input; every file it writes (those an output folder receives too) is checked
+    against them before any work."""
+
+    REFUSED: ClassVar[dict[str, Case]] = {
+        "export-out-is-the-kb": case(lambda w: [*EXPORT, "--kb", w.kb, "--out", w.kb],
+                                     2, "--out {kb}", "--kb {kb}", "same file"),
+        "export-out-is-the-equivalences": case(
+            lambda w: [*EXPORT, "--equivalences", _beside_kb(w), "--out", "equivalences.csv"],
+            2, "--equivalences {root}/equivalences.csv", "same file"),
+        "export-out-is-the-equivalences-beside-the-kb": case(
+            lambda w: [*EXPORT, "--kb", w.kb, "--out", _beside_kb(w)],
+            2, "--kb (its equivalences) {root}/equivalences.csv", "same file"),
+        "export-out-is-the-golds-verification": case(
+            lambda w: [*EXPORT, "--out", w.write("gold.json.verification.json", "{}")],
+            2, "--gold (its verification counts)", "same file"),
+        "export-brat-folder-receives-the-gold": case(
+            lambda w: ["export", "--format", "brat", "--out", "corp", "--gold",
+                       shutil.copy(w.gold, _brat(w) / "goldloop.json")],
+            2, "--out (its goldloop.json) corp/goldloop.json", "--gold", "same file"),
+        "import-out-is-a-corpus-text": case(
+            lambda w: ["import", "--format", "brat", "--in", _brat(w), "--out", "corp/x.txt"],
+            2, "--out corp/x.txt is a file of --in {root}/corp"),
+        "import-out-is-the-kb": case(
+            lambda w: ["import", "--format", "brat", "--in", _brat(w), "--kb", w.kb,
+                       "--out", w.kb], 2, "--out {kb}", "--kb {kb}"),
+        "sheet-export-output-is-the-kb": case(
+            lambda w: ["sheet", "export", "--gold", "gold.json",
+                       "--kb", shutil.copy(w.kb, w.root / "kb.tsv"), "--output", "kb.tsv"],
+            2, "--output kb.tsv and --kb {root}/kb.tsv"),
+        "sheet-import-output-is-the-equivalences": case(
+            lambda w: [*SHEET_IMPORT, "--sheet", _sheet(w, ACCEPTED), "--kb", w.kb,
+                       "--output", _beside_kb(w)], 2, "--kb (its equivalences)"),
+        "agree-out-is-the-kb": case(
+            lambda w: ["agree", "--gold", "gold.json", "--other", "other.json", "--kb", w.kb,
+                       "--out", w.kb], 2, "--out {kb}", "--kb {kb}"),
+        "agree-png-is-the-equivalences": case(
+            lambda w: ["agree", "--gold", "gold.json", "--other", "other.json",
+                       "--equivalences", _beside_kb(w), "--png", "equivalences.csv"],
+            2, "--png equivalences.csv", "--equivalences"),
+    }  # fmt: skip
+
+
+class TestBratNamesAreUnique:
+    """Item 2: doc ids that make one file name (``a_b``, ``a_b.2``, ``a:b``) keep a file each."""
+
+    IDS = ("a_b", "a_b.2", "a:b", "A:B", "", "goldloop")
+
+    def test_every_document_is_written_and_read_back(self, work: Work, cli: Cli) -> None:
+        gold = work.write("many.json", json.dumps([
+            {"doc_id": doc_id, "text": TEXT, "ground_truth": [_hit(5, 14, "RO.0002211")]}
+            for doc_id in self.IDS]))  # fmt: skip
+        result = cli("export", "--gold", gold, "--format", "brat", "--out", "corp")
+        assert result.returncode == 0, result.stderr
+        files = sorted(p.name for p in (work.root / "corp").iterdir())
+        assert len(files) == 1 + 2 * len(self.IDS), files
+        result = cli("import", "--format", "brat", "--in", "corp", "--out", "back.json")
+        assert result.returncode == 0, result.stderr
+        back = json.loads((work.root / "back.json").read_text())
+        assert tuple(d["doc_id"] for d in back) == self.IDS
+        assert all(d["ground_truth"][0]["surface"] == "regulates" for d in back)
+
+
+class TestSheetImportWritesGoldThatPassesCheck(Refusals):
+    """Item 3: an added row that is not a span, or that repeats a kept span, is refused."""
+
+    REFUSED: ClassVar[dict[str, Case]] = {
+        "added-row-a-equals-b": case(
+            lambda w: [*SHEET_IMPORT, "--output", "v.json", "--sheet", _sheet(
+                w, ACCEPTED, "pmid:1\t22\t22\t\tRO.0002211\tforward\tadded\taccept\n")],
+            2, "{root}/s.tsv", "line 3", "[22, 22) is empty"),
+        "added-row-repeats-an-accepted-candidate": case(
+            lambda w: [*SHEET_IMPORT, "--output", "v.json", "--sheet", _sheet(
+                w, ACCEPTED, ACCEPTED.replace("gold", "added"))],
+            2, "line 3", "[5, 14) is kept by another row already"),
+        "added-row-before-the-candidate-it-repeats": case(
+            lambda w: [*SHEET_IMPORT, "--output", "v.json", "--sheet", _sheet(
+                w, ACCEPTED.replace("gold", "added"), ACCEPTED)],
+            2, "line 3", "[5, 14) is kept by another row already"),
+    }  # fmt: skip
+
+    def test_an_added_row_becomes_a_hit_gold_check_accepts(self, work: Work, cli: Cli) -> None:
+        sheet = _sheet(
+            work, ACCEPTED, "pmid:1\t22\t30\tinhibits\tPEL.000018\tforward\tadded\taccept\n"
+        )
+        result = cli(*SHEET_IMPORT, "--sheet", sheet, "--output", "v.json")
+        assert result.returncode == 0, result.stderr
+        assert cli("gold", "check", "v.json").returncode == 0
+        hits = json.loads((work.root / "v.json").read_text())[0]["ground_truth"]
+        assert [(h["a"], h["b"]) for h in hits] == [(5, 14), (22, 30)]
+
+
+PUBTATOR = ["import", "--format", "pubtator", "--out", "g.json", "--in"]
+
+
+class TestPubtatorHeader(Refusals):
+    """Item 4: a malformed ``#goldloop`` header is refused; a line break it puts back is one
+    character, so no offset after it moves (surfaces are checked on the final text)."""
+
+    # A header → what the error line says of it.
+    HEADERS: ClassVar[dict[str, tuple[str, str]]] = {
+        "line-break-longer-than-one-character": (
+            '{"line_breaks": {"YZ": [4]}}', "line_breaks key 'YZ' is not one line-break character"),
+        "line-break-that-is-not-a-line-break": ('{"line_breaks": {"Y": [4]}}', "line_breaks key 'Y'"),
+        "line-break-position-negative": ('{"line_breaks": {"\\n": [-29]}}', "position -29"),
+        "line-break-position-a-string": (
+            '{"line_breaks": {"\\n": ["4"]}}', "line_breaks '\\n' must list whole numbers"),
+        "header-a-list": ("[1]", "must be a JSON object"),
+        "header-hits-not-objects": ('{"hits": [1]}', "hits must be a list of objects"),
+        "header-hits-a-number": ('{"hits": 5}', "hits must be a list of objects"),
+        "header-doc-id-a-number": ('{"doc_id": 5}', "doc_id must be a string"),
+        "header-line-breaks-a-list": ('{"line_breaks": [4]}', "line_breaks must be an object"),
+    }  # fmt: skip
+    REFUSED: ClassVar[dict[str, Case]] = {
+        name: case(lambda w, h=header: [*PUBTATOR, _pubtator(w, h)], 2, "{root}/c.pub: line 1", needle)
+        for name, (header, needle) in HEADERS.items()
+    }  # fmt: skip
+
+
+BIOC = ["import", "--format", "bioc-json", "--out", "g.json", "--in"]
+LOCATION = "documents.0.passages.0.annotations.0.locations.0"
+
+
+class TestNoTraceback(Refusals):
+    """Item 5: values of the wrong type or size in BioC, a damaged BRAT side file: one line and
+    exit 2, never a traceback."""
+
+    REFUSED: ClassVar[dict[str, Case]] = {
+        "bioc-offset-a-string": case(lambda w: [*BIOC, _bioc(w, f"{LOCATION}.offset", "5")],
+                                     2, "{root}/c.bioc.json: document 0 (pmid:1)",
+                                     "location offset must be a whole number, got '5'"),
+        "bioc-length-a-float": case(lambda w: [*BIOC, _bioc(w, f"{LOCATION}.length", 9.0)],
+                                    2, "location length must be a whole number, got 9.0"),
+        "bioc-passage-offset-a-string": case(
+            lambda w: [*BIOC, _bioc(w, "documents.0.passages.0.offset", "0")],
+            2, "passage 0: passage offset must be a whole number"),
+        "bioc-passage-offset-huge": case(
+            lambda w: [*BIOC, _bioc(w, "documents.0.passages.0.offset", 10**12)],
+            2, "passage 0: passage offset 1000000000000 leaves a gap"),
+        "bioc-infon-a-number": case(
+            lambda w: [*BIOC, _bioc(w, "documents.0.passages.0.annotations.0.infons",
+                                    {"type": 5})],
+            2, "annotation T1: infons must map strings to strings"),
+        "bioc-infon-a-list": case(
+            lambda w: [*BIOC, _bioc(w, "documents.0.infons", {"role": ["primary"]})],
+            2, "document 0 (pmid:1): infons must map strings to strings"),
+        "bioc-passage-text-a-number": case(
+            lambda w: [*BIOC, _bioc(w, "documents.0.passages.0.text", 5)],
+            2, "passage 0: text must be a string"),
+        "bioc-xml-passage-offset-huge": case(
+            lambda w: ["import", "--format", "bioc-xml", "--out", "g.json", "--in", w.write(
+                "c.xml", "<collection><document><id>d</id><passage><offset>1000000000000"
+                         "</offset><text>x</text></passage></document></collection>")],
+            2, "{root}/c.xml: line 1", "leaves a gap"),
+        "bioc-xml-infon-without-a-key": case(
+            lambda w: ["import", "--format", "bioc-xml", "--out", "g.json", "--in", w.write(
+                "c.xml", "<collection><document><id>d</id>\n<infon>5</infon></document>"
+                         "</collection>")],
+            2, "{root}/c.xml: line 2: an <infon> needs a key"),
+        "brat-side-documents-a-list": case(
+            lambda w: ["import", "--format", "brat", "--out", "g.json", "--in",
+                       _brat(w, {"documents": ["x"]})],
+            2, "{root}/corp/goldloop.json: not a goldloop BRAT side file"),
+        "brat-side-fields-a-number": case(
+            lambda w: ["import", "--format", "brat", "--out", "g.json", "--in",
+                       _brat(w, {"documents": {"x": 5}})],
+            2, "{root}/corp/goldloop.json: not a goldloop BRAT side file"),
+        "brat-side-a-list": case(
+            lambda w: ["import", "--format", "brat", "--out", "g.json", "--in", _brat(w, [])],
+            2, "{root}/corp/goldloop.json: not a goldloop BRAT side file"),
+        "brat-side-not-json": case(
+            lambda w: ["import", "--format", "brat", "--out", "g.json", "--in",
+                       _brat(w, None, "corp")
+                       and w.write("corp/goldloop.json", "{").parent],
+            2, "{root}/corp/goldloop.json: not valid JSON"),
+    }  # fmt: skip
+
+    def test_a_tokenizer_with_ids_outside_the_models_vocabulary(
+        self, work: Work, cli: Cli, encoder_dir: Path
+    ) -> None:
+        model = past_the_vocabulary(encoder_dir, work.root / "model")
+        spec = case(lambda w: ["baselines", "--gold", "gold.json", "--report-dir", "r",
+                               "--systems", "encoder", "--encoder", model],
+                    2, "encoder: {root}/model: the model cannot run on the tokenizer's ids",
+                    "out of data bounds")  # fmt: skip
+        assert_refused(spec, work, cli)
+
+
+class TestBratFilesStayInTheCorpus(Refusals):
+    """Item 6: a side file naming a file outside the corpus folder, or a link out of it, is
+    refused naming the file."""
+
+    REFUSED: ClassVar[dict[str, Case]] = {
+        "side-file-names-a-file-outside": case(
+            lambda w: ["import", "--format", "brat", "--out", "g.json", "--in",
+                       (_brat(w, folder="outside"),
+                        _brat(w, {"documents": {"../outside/x": {"doc_id": "d"}}}))[1]],
+            2, "{root}/corp/../outside/x.txt: lies outside the corpus folder {root}/corp"),
+        "side-file-names-an-absolute-path": case(
+            lambda w: ["import", "--format", "brat", "--out", "g.json", "--in",
+                       _brat(w, {"documents": {f"{_brat(w, folder='outside')}/x": {}}})],
+            2, "{root}/outside/x.txt: lies outside the corpus folder {root}/corp"),
+        "a-text-linked-outside": case(
+            lambda w: ["import", "--format", "brat", "--out", "g.json", "--in",
+                       _linked_out(w, "x.txt")],
+            2, "{root}/corp/x.txt: lies outside the corpus folder {root}/corp"),
+        "an-ann-linked-outside-without-a-side-file": case(
+            lambda w: ["import", "--format", "brat", "--out", "g.json", "--in",
+                       _linked_out(w, "x.ann")],
+            2, "{root}/corp/x.ann: lies outside the corpus folder {root}/corp"),
+        "the-side-file-linked-outside": case(
+            lambda w: ["import", "--format", "brat", "--out", "g.json", "--in",
+                       _linked_out(w, "goldloop.json")],
+            2, "{root}/corp/goldloop.json: lies outside the corpus folder {root}/corp"),
+    }  # fmt: skip
+
+
+def _linked_out(w: Work, name: str) -> Path:
+    """The one-document corpus with ``name`` a link to the same file in a folder beside it."""
+    corpus, outside = _brat(w), _brat(w, {"documents": {"x": {}}}, folder="outside")
+    (corpus / name).unlink(missing_ok=True)
+    (corpus / name).symlink_to(outside / name)
+    return corpus
 
 
 def _with_batch_state(w: Work, state: str) -> Path:
@@ -417,7 +729,12 @@ def busy_port() -> Iterator[int]:
 def test_bad_input_is_one_line_and_changes_nothing(
     name: str, work: Work, cli: Cli, busy_port: int
 ) -> None:
-    spec = CASES[name]
+    assert_refused(CASES[name], work, cli, busy_port)
+
+
+def assert_refused(spec: Case, work: Work, cli: Cli, busy_port: int = 0) -> None:
+    """The case's command exits with its code and one error line holding its needles, with no
+    traceback, and leaves every file of the workspace as it was."""
     args = [_fill(str(a), work, busy_port) for a in spec.args(work)]
     before = _snapshot(work.root)
     result = cli(*args, env={k: _fill(v, work, busy_port) for k, v in spec.env.items()})
@@ -818,3 +1135,61 @@ class TestStudioUsersBeforeTheServer:
         result = cli("studio", "users", "ok@lab.example", email,
                      "--url", f"http://127.0.0.1:{work.port}")  # fmt: skip
         assert _one_line(result) == f"error: {email.lower()!r} is not an e-mail address"
+
+
+class TestAnnotateNeverShrinksAnOutput:
+    """Item 11: an output answering more documents is kept unless ``--force`` (exit 3), whether
+    requests failed or the run asked for fewer (``--limit``)."""
+
+    def test_a_limited_run_keeps_the_fuller_output(self, work: Work, cli: Cli) -> None:
+        texts = [TEXT, "IL-2 activates T cells.", "A binds B. C inhibits D."]
+        docs = work.write("three.jsonl", "".join(
+            json.dumps({"doc_id": f"pmid:{i}", "text": t}) + "\n" for i, t in enumerate(texts)
+        ))  # fmt: skip
+        out = work.root / "g.json"
+        assert cli(*ANNOTATE, "--documents", docs, "--out", out).returncode == 0
+        assert len(json.loads(out.read_text())) == 3
+        before = _snapshot(work.root)
+        line = _one_line(cli(*ANNOTATE, "--documents", docs, "--out", out, "--limit", 1), 3)
+        assert f"kept {out}, which answers 3 (this run: 1): --force to replace it" in line
+        assert _snapshot(work.root) == before
+        forced = cli(*ANNOTATE, "--documents", docs, "--out", out, "--limit", 1, "--force")
+        assert forced.returncode == 0, forced.stderr
+        assert [d["doc_id"] for d in json.loads(out.read_text())] == ["pmid:0"]
+
+
+def _to_a_closed_pipe(*args: object, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """``goldloop ARGS`` in its own process, its stdout a pipe whose reader has gone (what
+    ``goldloop … | head`` becomes once ``head`` has its lines): every write to it fails."""
+    read, write = os.pipe()
+    os.close(read)
+    # As a user's shell runs it: the width of goldloop's lines is not the test run's.
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+    try:
+        return subprocess.run(
+            [str(Path(sys.executable).with_name("goldloop")), *map(str, args)],
+            cwd=cwd, env=env, stdout=write, stderr=subprocess.PIPE, text=True, timeout=120,
+        )  # fmt: skip
+    finally:
+        os.close(write)
+
+
+class TestAClosedStdout:
+    """Item 11: a reader that stops reading ends what is printed, not the run: the files are
+    written, the exit code is the run's, and nothing reaches stderr (no traceback, no
+    "Exception ignored", no "Broken pipe")."""
+
+    def test_score_writes_its_reports_and_exits_0(self, work: Work) -> None:
+        reports = work.root / "reports"
+        result = _to_a_closed_pipe("score", "--gold", work.gold, "--system", f"s={work.system}",
+                                   "--report-dir", reports, cwd=work.root)  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        # The one line a gold without p_incl prints, nothing else.
+        assert result.stderr.startswith("no corpus figures") and result.stderr.count("\n") == 1, result.stderr
+        assert sorted(p.name for p in reports.iterdir()) == [
+            "score_results.csv", "score_results.json", "score_results.png"]  # fmt: skip
+
+    @pytest.mark.parametrize("args", [["--help"], ["score", "--help"]], ids=["root", "command"])
+    def test_help_exits_0(self, args: list[str], work: Work) -> None:
+        result = _to_a_closed_pipe(*args, cwd=work.root)
+        assert (result.returncode, result.stderr) == (0, "")

@@ -11,6 +11,8 @@ from bioc.validator import BioCValidator
 
 from goldloop.formats.gold import Document, read_gold
 from goldloop.interchange import export_gold, import_corpus
+from goldloop.interchange.bioc import MAX_GAP
+from goldloop.interchange.spans import FormatError
 from goldloop.kb import KB
 from tests.conftest import Cli
 from tests.interchange.conftest import as_json
@@ -156,3 +158,30 @@ def test_sentence_annotations_are_imported_and_relations_counted(tmp_path: Path,
     gold, counts = import_corpus("bioc-xml", source, kb)
     assert [(h.a, h.b, h.surface) for h in gold.documents[0].ground_truth] == [(2, 7, "binds")]
     assert counts.by_format["relations not imported"] == 1
+
+
+@pytest.mark.parametrize(
+    ("where", "value", "message"),
+    [
+        (("passages", 0, "annotations", 0, "locations", 0, "offset"), "5", "location offset"),
+        (("passages", 0, "annotations", 0, "locations", 0, "length"), 9.5, "location length"),
+        (("passages", 0, "annotations", 0, "infons"), {"type": 1}, "infons must map strings"),
+        (("infons",), {"role": ["primary"]}, "infons must map strings"),
+        (("passages", 0, "offset"), MAX_GAP + 1, "leaves a gap"),
+    ],
+)
+def test_bioc_json_values_of_another_type_or_size_are_refused(
+    tmp_path: Path, documents: list[Document], kb: KB, where: tuple[object, ...], value: object,
+    message: str,
+) -> None:  # fmt: skip
+    """Issue 44, item 5: the bioc package's reader takes any value; goldloop names the bad one."""
+    path = tmp_path / "gold.bioc.json"
+    export_gold("bioc-json", documents[:1], path)
+    data = json.loads(path.read_text())
+    node = data["documents"][0]
+    for key in where[:-1]:
+        node = node[key]
+    node[where[-1]] = value
+    path.write_text(json.dumps(data))
+    with pytest.raises(FormatError, match=f"{path}: document 0 .*{message}"):
+        import_corpus("bioc-json", path, kb)

@@ -6,9 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from goldloop.formats.gold import Document, read_gold
 from goldloop.interchange import export_gold, import_corpus
-from goldloop.interchange.brat import SIDE_FILE
+from goldloop.interchange.brat import SIDE_FILE, file_names
+from goldloop.interchange.spans import FormatError
 from goldloop.kb import KB
 from tests.conftest import Cli
 from tests.interchange.conftest import as_json
@@ -109,3 +112,32 @@ def test_export_refuses_a_file_where_the_folder_goes(
     result = cli("export", "--gold", gold_file, "--format", "brat", "--out", target)
     assert result.returncode == 2
     assert f"--out {target}: is a file, not a folder" in result.err
+
+
+def test_file_names_are_unique_by_construction(tmp_path: Path, kb: KB) -> None:
+    """Issue 44, item 2: ids that clean to one name, or to another's suffixed name."""
+    ids = ["a_b", "a_b.2", "a:b", "a/b", "A_B", "a_b_2"]
+    documents = [Document(doc_id=i, text="x", ground_truth=[]) for i in ids]
+    names = file_names(documents)
+    assert names == ["a_b", "a_b_2", "a_b.2", "a_b.3", "A_B.4", "a_b_2.2"]
+    assert len({n.casefold() for n in names}) == len(ids)
+    export_gold("brat", documents, tmp_path / "brat")
+    gold, _ = import_corpus("brat", tmp_path / "brat", kb)
+    assert [d.doc_id for d in gold.documents] == ids
+
+
+def test_a_file_outside_the_corpus_is_refused(tmp_path: Path, kb: KB) -> None:
+    """Issue 44, item 6: by a name in the side file, or by a link."""
+    folder, outside = tmp_path / "brat", tmp_path / "outside"
+    for each in (folder, outside):
+        each.mkdir()
+        (each / "s.txt").write_text("x")
+        (each / "s.ann").write_text("")
+    (folder / SIDE_FILE).write_text(json.dumps({"documents": {"../outside/s": {}}}))
+    with pytest.raises(FormatError, match=r"outside/s\.txt: lies outside the corpus folder"):
+        import_corpus("brat", folder, kb)
+    (folder / SIDE_FILE).unlink()
+    (folder / "s.ann").unlink()
+    (folder / "s.ann").symlink_to(outside / "s.ann")
+    with pytest.raises(FormatError, match=r"brat/s\.ann: lies outside the corpus folder"):
+        import_corpus("brat", folder, kb)

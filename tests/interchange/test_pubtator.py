@@ -3,12 +3,15 @@ title + " " + abstract, read by the bioc package, bad lines refused."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import pytest
 from bioc import pubtator as bioc_pubtator
 
 from goldloop.formats.gold import Document
 from goldloop.interchange import export_gold, import_corpus
+from goldloop.interchange.spans import FormatError
 from goldloop.kb import KB
 from tests.conftest import Cli
 from tests.interchange.conftest import as_json
@@ -90,3 +93,20 @@ def test_the_verification_counts_go_beside_the_output(
     assert (tmp_path / "gold.pubtator.verification.json").read_text(encoding="utf-8").strip() == (
         '{\n  "accept": 7\n}'
     )
+
+
+@pytest.mark.parametrize(
+    ("header", "message"),
+    [
+        ('{"line_breaks": {"YZ": [4]}}', "line_breaks key 'YZ' is not one line-break character"),
+        ('{"line_breaks": {"\\n": [99]}}', "position 99 holds nothing"),
+        ('{"hits": [[]]}', "hits must be a list of objects"),
+        ("1", "must be a JSON object"),
+    ],
+)
+def test_a_malformed_header_is_refused(tmp_path: Path, kb: KB, header: str, message: str) -> None:
+    """Issue 44, item 4: a line break longer than one character would move every offset."""
+    path = tmp_path / "bad.pubtator"
+    path.write_text(f"#goldloop {header}\nd|t|\nd|a|IL-6 regulates TNF\nd\t6\t15\tregulates\n")
+    with pytest.raises(FormatError, match=f"{path}: line 1: .*{re.escape(message)}"):
+        import_corpus("pubtator", path, kb)

@@ -3,6 +3,7 @@ the KB's embeddings cached per KB and encoder."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -136,3 +137,28 @@ class TestTheCacheKeyCoversEverySetting:
         assert np.allclose(cached, fresh, atol=1e-5)
         assert not np.allclose(cached, mean, atol=1e-3)  # the setting does change the vectors
         assert len(list(cache.iterdir())) == 2
+
+
+def past_the_vocabulary(encoder_dir: Path, folder: Path) -> Path:
+    """``folder``: the test model with a tokenizer whose every word id lies past the end of the
+    model's vocabulary (a tokenizer.json of another model)."""
+    folder.mkdir()
+    (folder / "model.onnx").symlink_to((encoder_dir / "model.onnx").resolve())
+    tokenizer = json.loads((encoder_dir / "tokenizer.json").read_text())
+    vocabulary = tokenizer["model"]["vocab"]
+    for word, number in vocabulary.items():
+        if not word.startswith("["):  # [CLS], [SEP], [PAD]: the post-processor's own ids
+            vocabulary[word] = number + len(vocabulary)
+    (folder / "tokenizer.json").write_text(json.dumps(tokenizer))
+    return folder
+
+
+def test_a_tokenizer_past_the_models_vocabulary_is_a_setting_error(
+    encoder_dir: Path, tmp_path: Path
+) -> None:
+    """Issue 44, item 5: ONNX Runtime's own error, as one line naming the folder."""
+    folder = past_the_vocabulary(encoder_dir, tmp_path / "model")
+    with pytest.raises(
+        SettingError, match=r"cannot run on the tokenizer's ids: .*out of data bounds"
+    ):
+        Encoder(folder).embed(["IL-6 regulates TNF"])

@@ -16,7 +16,9 @@ from typing import Any
 import pytest
 
 from goldloop.files.csvfile import read_csv, table_text
-from goldloop.sheets.review import COLUMNS
+from goldloop.formats.gold import Document, Hit
+from goldloop.kb import KB
+from goldloop.sheets.review import COLUMNS, SheetError, read_sheet
 from tests.conftest import Cli, CliResult, run_goldloop
 from tests.studio.loop_data import (
     ACTIVATES,
@@ -241,3 +243,31 @@ def test_an_accepted_other_row_needs_the_other_file(tmp_path, cli: Cli) -> None:
     assert (sidecar["reject"], sidecar["adopted_from_second_annotator"]) == (4, 0)
     rejected = {(r["doc_id"], r["surface"], r["origin"]) for r in sidecar["rejected"]}
     assert ("pmid:4", "inhibited by", "B") in rejected and ("pmid:3", "lipids", "B") in rejected
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        (
+            ["d\t20\t20\t\tRO.0002211\tforward\tadded\taccept"],
+            r"line 3: the span \[20, 20\) is empty",
+        ),
+        (
+            ["d\t5\t14\tregulates\tRO.0002211\tforward\tadded\taccept"],
+            r"line 3: the span \[5, 14\) is kept",
+        ),
+    ],
+)
+def test_an_added_row_is_a_span_no_other_row_keeps(
+    tmp_path: Path, kb: KB, rows: list[str], message: str
+) -> None:
+    """Issue 44, item 3: an empty span is no hit; a span kept twice would be two."""
+    text = "IL-6 regulates TNF. A inhibits B."
+    hit = Hit(a=5, b=14, surface="regulates", entity_id="RO.0002211", direction="forward")
+    gold = [Document(doc_id="d", text=text, ground_truth=[hit])]
+    sheet = tmp_path / "s.tsv"
+    head = "doc_id\ta\tb\tsurface\tentity_id\tdirection\torigin\tverdict"
+    accepted = "d\t5\t14\tregulates\tRO.0002211\tforward\tgold\taccept"
+    sheet.write_text("\n".join([head, accepted, *rows]) + "\n")
+    with pytest.raises(SheetError, match=message):
+        read_sheet(sheet, gold, None, kb, "r@x.org")

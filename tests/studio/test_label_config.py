@@ -53,6 +53,9 @@ def test_relation_picker_holds_every_canonical_label_once(kb: KB) -> None:
         ("has part", []),  # an auxiliary head names no verb
         ("is agonist of", []),
         ("directly regulates", ["directly regulated by"]),
+        # A split prefix: the participle as abstracts write it, hyphenated and apart too.
+        ("upregulates", ["upregulated by", "up-regulated", "up regulated"]),
+        ("downregulates", ["downregulated by", "down-regulated", "down regulated"]),
     ],
 )
 def test_picker_forms_are_the_converse_label_and_the_head_verbs_forms(
@@ -74,6 +77,54 @@ def test_each_choice_shows_its_forms_and_stores_the_canonical_label(kb: KB) -> N
     assert stored["inhibits"] == "inhibits (inhibited by, inhibiting)"
     assert stored["has part"] == "has part"  # no other form: no alias
     assert [shown for shown in stored.values() if "secreted" in shown] == [stored["secretes"]]
+
+
+def _search(config: str, typed: str) -> list[str]:
+    """What Label Studio 1.23.2's Taxonomy search lists for ``typed`` (``TaxonomySearch.tsx``:
+    the shown text, lower-cased, holds the typed text; the config's order kept)."""
+    taxonomy = ET.fromstring(config).find(".//Taxonomy[@name='relation']")
+    assert taxonomy is not None
+    shown = [str(c.get("value")) for c in taxonomy.iter("Choice")]
+    return [value for value in shown if typed.lower() in value.lower()]
+
+
+@pytest.mark.parametrize("typed", ["upregulated", "up regulated", "up-regulated", "Up-regulated"])
+def test_the_picker_finds_a_prefixed_verb_however_the_text_spells_it(kb: KB, typed: str) -> None:
+    assert _search(render_label_config(kb), typed) == [
+        "upregulates (upregulated by, up-regulated, up regulated)"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("typed", "first", "also"),
+    [
+        ("regulated", "regulates", ["directly regulates", "downregulates", "upregulates"]),
+        ("regulating", "regulates", ["capable of regulating"]),
+        ("induced", "induces", ["developmentally induces"]),
+        ("produced", "produces", ["overproduces"]),
+        ("activated", "activates", ["inactivates"]),
+    ],
+)
+def test_the_relation_whose_verb_forms_match_exactly_is_listed_first(
+    kb: KB, typed: str, first: str, also: list[str]
+) -> None:
+    """Labels holding the typed form inside a longer phrase or word follow it (the search keeps
+    the config's order: alphabetically, "regulates" was sixth for "regulated")."""
+    listed = [value.split(" (")[0] for value in _search(render_label_config(kb), typed)]
+    assert listed[0] == first
+    assert set(also) <= set(listed[1:])
+
+
+def test_the_picker_lists_families_alphabetically_each_head_first(kb: KB) -> None:
+    taxonomy = ET.fromstring(render_label_config(kb)).find(".//Taxonomy[@name='relation']")
+    assert taxonomy is not None
+    stored = [c.get("alias") or c.get("value") for c in taxonomy.iter("Choice")]
+    assert sorted(stored) == sorted(r.label for r in kb.canonical_relations())
+    at = stored.index
+    for member in ("capable of regulating", "directly regulates", "regulates activity of"):
+        assert at("regulates") < at(member) < at("upregulates")
+    # A relation whose label is of no other's family stays where the alphabet puts it.
+    assert stored.index("activates") < stored.index("binds to") < stored.index("secretes")
 
 
 def test_relation_and_direction_are_required_per_region_with_a_reason(kb: KB) -> None:

@@ -3,10 +3,13 @@ of outputs before any work, and table helpers."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import os
+import shutil
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TextIO
 
 import typer
 from rich.console import Console, Group
@@ -15,13 +18,16 @@ from rich.text import Text
 
 from goldloop.errors import GoldloopError
 from goldloop.files.atomic import output_problem, same_file
-from goldloop.formats.labelstudio.tasks import Campaign
-from goldloop.kb import KB, load_kb
+from goldloop.kb import KB, equivalences_beside, load_kb
 from goldloop.sample.strata import ROLES
-from goldloop.settings import Settings
-from goldloop.studio.connection import Connection, connect, resolve_connection
-from goldloop.studio.project import export_campaign
+from goldloop.settings import BUNDLED_KB, Settings
 from goldloop.text.parsing import Parsing
+
+if TYPE_CHECKING:
+    # The Label Studio client (and the HTTP stack under it) is imported by the commands that
+    # reach Label Studio, when they do: every command's --help starts without it.
+    from goldloop.formats.labelstudio.tasks import Campaign
+    from goldloop.studio.connection import Connection
 
 # Output to a file or a pipe has no width to fit: rich would otherwise cut table cells to 80
 # columns ("0.7…"). An explicit COLUMNS still wins.
@@ -38,6 +44,39 @@ def settings(ctx: typer.Context) -> Settings:
 def parsing(ctx: typer.Context) -> Parsing:
     """How the command parses: its settings' spaCy pipeline and parse cache."""
     return Parsing.from_settings(settings(ctx))
+
+
+class ReaderGone:
+    """Standard output for a reader that may leave before the end (``goldloop score … | head``):
+    a write or flush to a closed pipe ends the printing, not the run. What is left to print goes
+    to the null device (so Python's own flush at exit fails no more), the run writes its files
+    and exits as it would have. Everything else is the wrapped stream's."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self.stream.write(text)
+        except BrokenPipeError:
+            self._discard()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            self.stream.flush()
+        except BrokenPipeError:
+            self._discard()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+    def _discard(self) -> None:
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, self.stream.fileno())  # a closed pipe has a descriptor: a real stdout
+        finally:
+            os.close(null)
 
 
 # Made at import, fitted when a command starts (:func:`fit_consoles`): the commands' modules
@@ -105,24 +144,39 @@ def parse_roles(value: str, option: str = "--roles") -> list[str]:
     return roles
 
 
+Inputs = Mapping[str, Path | Sequence[Path] | None]
+
+
 def check_outputs(
     outputs: Mapping[str, Path | None],
-    inputs: Mapping[str, Path | Sequence[Path] | None] | None = None,
+    inputs: Inputs | None = None,
     *,
     folders: Sequence[str] = (),
+    receives: Mapping[str, Iterable[str]] | None = None,
 ) -> None:
     """Before any work: each output (by its option) can be written, is none of the inputs and
     none of the other outputs.
 
     ``outputs`` and ``inputs`` map an option (as the user typed it) to its path; an input may
-    stand for several files (a sample dir's). Options in ``folders`` name output folders.
+    stand for several files (a sample dir's), and an input folder stands for every file in it.
+    Options in ``folders`` name output folders; ``receives`` lists, per output folder, the names
+    of the files it will receive, each checked as an output of its own.
     """
     given = {option: path for option, path in outputs.items() if path is not None}
     for option, path in given.items():
         problem = output_problem(path, folder=option in folders)
         if problem is not None:
             raise GoldloopError(f"{option} {path}: {problem}")
-    named = list(given.items())
+    written = dict(given)
+    for option, names in (receives or {}).items():
+        if given.get(option) is None:
+            continue
+        for name in names:
+            target = given[option] / name
+            if target.is_dir():
+                raise GoldloopError(f"{option} {given[option]}: {name} in it is a folder")
+            written[f"{option} (its {name})"] = target
+    named = list(written.items())
     for at, (option, path) in enumerate(named):
         for other_option, other in named[at + 1 :]:
             if same_file(path, other):
@@ -130,15 +184,43 @@ def check_outputs(
                     f"{option} {path} and {other_option} {other} are the same file: one would "
                     f"overwrite the other; choose another {other_option}"
                 )
-    for option, path in given.items():
+    for option, path in written.items():
         for input_option, sources in (inputs or {}).items():
             for source in [sources] if isinstance(sources, Path) else sources or ():
-                if same_file(path, source):
-                    raise GoldloopError(
-                        f"{option} {path} and {input_option} {source} are the same file "
-                        f"({path.resolve()}): an input is never overwritten; choose another "
-                        f"{option}"
-                    )
+                _refuse_input(option, path, input_option, source)
+
+
+def _refuse_input(option: str, path: Path, input_option: str, source: Path) -> None:
+    """Refuse an output that is the input ``source`` or a file inside the input folder ``source``."""
+    if same_file(path, source):
+        raise GoldloopError(
+            f"{option} {path} and {input_option} {source} are the same file "
+            f"({path.resolve()}): an input is never overwritten; choose another {option}"
+        )
+    if source.is_dir() and path.is_file() and path.resolve().is_relative_to(source.resolve()):
+        raise GoldloopError(
+            f"{option} {path} is a file of {input_option} {source}: an input is never "
+            f"overwritten; choose another {option}"
+        )
+
+
+def read_beside(path: Path | None, sidecar: Callable[[Path], Path]) -> Path | None:
+    """The sidecar a command reads beside the input ``path`` (``sidecar(path)``), when there is
+    one: an input too, for :func:`check_outputs`."""
+    if path is None:
+        return None
+    beside = sidecar(path)
+    return beside if beside.exists() else None
+
+
+def kb_inputs(kb: Path | None, equivalences: Path | None = None) -> dict[str, Path | None]:
+    """The files a command reads for ``--kb`` and ``--equivalences`` (the bundled KB, and the
+    equivalences beside the KB, when not given), as inputs for :func:`check_outputs`."""
+    return {
+        "--kb": kb or BUNDLED_KB,
+        "--equivalences": equivalences,
+        "--kb (its equivalences)": None if equivalences else equivalences_beside(kb),
+    }
 
 
 def report_path(output: Path) -> Path:
@@ -146,17 +228,19 @@ def report_path(output: Path) -> Path:
     return output.with_name(output.name + ".report.json")
 
 
-def key_value_table(title: str, rows: list[tuple[str, Any]]) -> Group:
+def key_value_table(title: str, rows: list[tuple[str, Any]], legend: str = "") -> Group:
     """A two-column table under a bold title line (long paths in titles must not wrap the table).
 
     At any width nothing is cut: a long title, key or value wraps (a path folds); what a user
-    must copy is printed whole besides (:func:`print_whole`)."""
+    must copy is printed whole besides (:func:`print_whole`). ``legend`` (what the keys mean)
+    is printed under the table."""
     table = Table(show_header=False)
     table.add_column(style="bold", overflow="fold")
     table.add_column(justify="right", overflow="fold")
     for key, value in rows:
         table.add_row(key, str(value))
-    return Group(Text(title, style="bold", overflow="fold"), table)
+    parts: list[Table | Text] = [Text(title, style="bold", overflow="fold"), table]
+    return Group(*parts, Text(legend, style="dim")) if legend else Group(*parts)
 
 
 # A table's frame: one border per column and one more, and a space each side of every cell.
@@ -224,6 +308,8 @@ class StudioDoor:
 
     def export(self, project: str) -> Campaign:
         """The campaign's tasks as they are now (``status --watch`` asks again each refresh)."""
+        from goldloop.studio.project import export_campaign
+
         return export_campaign(self.connection, self.client, project)
 
 
@@ -233,7 +319,26 @@ def open_studio(
     """The prelude of a command that reads a campaign: its outputs checked before any work (the
     ``--kb`` file among the inputs they must not overwrite), then the KB opened and Label Studio
     connected, in that order so a bad option fails before the server is asked anything."""
-    check_outputs(outputs, {"--kb": kb})
+    from goldloop.studio.connection import connect, resolve_connection
+
+    check_outputs(outputs, kb_inputs(kb))
     knowledge = open_kb(kb)
     connection = resolve_connection(url, settings=settings(ctx))
     return StudioDoor(knowledge, connection, connect(connection))
+
+
+def invoked_as(argv0: str, path: str) -> str:
+    """How the user runs goldloop, for commands printed to be run: ``goldloop`` when that name
+    on ``path`` is this program, else this program's path (relative below the working
+    directory: ``.venv/bin/goldloop``)."""
+    program = Path(argv0)
+    found = shutil.which("goldloop", path=path)
+    if found and program.exists() and Path(found).resolve() == program.resolve():
+        return "goldloop"
+    if not program.exists():  # not a file (``python -m``): the environment's own script
+        program = Path(sys.executable).with_name("goldloop")
+    absolute = program.absolute()
+    try:
+        return str(absolute.relative_to(Path.cwd()))
+    except ValueError:
+        return str(absolute)

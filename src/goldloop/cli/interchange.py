@@ -12,24 +12,15 @@ from goldloop.cli.common import (
     KbOption,
     check_outputs,
     console,
+    kb_inputs,
     key_value_table,
     open_kb,
+    read_beside,
     report_path,
 )
 from goldloop.errors import GoldloopError
 from goldloop.files.atomic import atomic_write_json
-from goldloop.formats.gold import read_gold, write_gold
-from goldloop.interchange import (
-    EXPORT_FORMATS,
-    FOLDER_FORMATS,
-    IMPORT_FORMATS,
-    ImportReport,
-    export_gold,
-    import_corpus,
-    read_verification,
-    verification_path,
-)
-from goldloop.interchange.spans import FormatError, read_type_map
+from goldloop.interchange import EXPORT_FORMATS, IMPORT_FORMATS
 
 
 def _format(value: str, known: tuple[str, ...]) -> str:
@@ -49,13 +40,32 @@ def export(
     equivalences: EquivalencesOption = None,
 ) -> None:
     """Write a gold file in one of the field's formats, every offset checked against its text."""
+    from goldloop.formats.gold import read_gold
+    from goldloop.interchange import (
+        FOLDER_FORMATS,
+        export_gold,
+        folder_files,
+        read_verification,
+        verification_path,
+    )
+    from goldloop.interchange.spans import FormatError
+
     fmt = _format(fmt, EXPORT_FORMATS)
     verification = read_verification(gold)
+    documents = read_gold(gold, open_kb(kb, equivalences)).documents
     outputs = {"--out": out}
     if verification is not None and not fmt.startswith("bioc"):
         outputs["--out (verification counts)"] = verification_path(out)
-    check_outputs(outputs, {"--gold": gold}, folders=("--out",) if fmt in FOLDER_FORMATS else ())
-    documents = read_gold(gold, open_kb(kb, equivalences)).documents
+    check_outputs(
+        outputs,
+        {
+            "--gold": gold,
+            "--gold (its verification counts)": read_beside(gold, verification_path),
+            **kb_inputs(kb, equivalences),
+        },
+        folders=("--out",) if fmt in FOLDER_FORMATS else (),
+        receives={"--out": folder_files(fmt, documents)},
+    )
     try:
         report = export_gold(fmt, documents, out, verification)
     except FormatError as exc:  # the library names the document; the line names the file too
@@ -86,11 +96,15 @@ def import_(
 ) -> None:
     """Read a corpus as gold (or as candidates for `push --candidates`); ids fold through the KB,
     unmapped types are counted and listed. Writes <out>.report.json beside it."""
+    from goldloop.formats.gold import write_gold
+    from goldloop.interchange import ImportReport, import_corpus
+    from goldloop.interchange.spans import read_type_map
+
     fmt = _format(fmt, IMPORT_FORMATS)
     report = report_path(out)
     check_outputs(
         {"--out": out, "--out (report)": report},
-        {"--in": source, "--type-map": type_map, "--kb": kb},
+        {"--in": source, "--type-map": type_map, **kb_inputs(kb, equivalences)},
     )
     knowledge = open_kb(kb, equivalences)
     mapping = None if type_map is None else read_type_map(type_map, knowledge)

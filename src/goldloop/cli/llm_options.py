@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from goldloop.errors import Interrupted, PartialRun, ServiceError
-from goldloop.llm import Provider, RetryPolicy
+from goldloop.llm import RetryPolicy
 from goldloop.llm.runner import DEFAULT_CONCURRENCY
 
 DEFAULT_TIMEOUT_S = RetryPolicy().timeout_s
@@ -98,17 +98,19 @@ def settle_output(
     report: Path,
     none_usable: str = "every request failed",
 ) -> None:
-    """The rules for an output of LLM answers when requests failed (``errors``, one per failed
-    item; ``answered``, the items the new output answers): every request failed → nothing
-    written, exit 4; otherwise ``write()``, then exit 3, unless the existing output (answering
-    ``answered_before`` items) answers more and ``force`` is off, in which case it is kept."""
+    """The rules for an output of LLM answers (``errors``, one per failed item; ``answered``,
+    the items the new output answers): every request failed → nothing written, exit 4; an
+    existing output answering more (``answered_before`` items) is kept unless ``force``, exit 3,
+    whether requests failed or the run asked for fewer (``--limit``, other inputs); otherwise
+    ``write()``, then exit 3 when requests failed."""
     if errors and len(errors) == asked:
         raise ServiceError(f"{label}: {none_usable}, nothing written: {errors[0]}")
-    if errors and answered_before is not None and answered < answered_before and not force:
+    if answered_before is not None and answered < answered_before and not force:
+        why = f"{len(errors)} of {asked} {unit} failed ({errors[0]}); " if errors else ""
+        retry = "re-run to retry the failed ones, or " if errors else ""
         raise PartialRun(
-            f"{len(errors)} of {asked} {unit} failed ({errors[0]}); kept {out}, which answers "
-            f"{answered_before} (this run: {answered}): re-run to retry the failed ones, or "
-            "--force to replace it"
+            f"{why}kept {out}, which answers {answered_before} (this run: {answered}): "
+            f"{retry}--force to replace it"
         )
     write()
     if errors:
@@ -122,6 +124,8 @@ def settle_output(
 def exit_130_on_ctrl_c(annotator: object) -> Iterator[None]:
     """Ctrl-C: nothing is written, and the one line says that a re-run resumes from the answers
     an LLM ``annotator`` cached (exit 130)."""
+    from goldloop.llm import Provider
+
     try:
         yield
     except KeyboardInterrupt:

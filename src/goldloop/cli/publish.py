@@ -9,22 +9,30 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from goldloop.cli.common import KbOption, UrlOption, check_outputs, console, open_kb, settings
+from goldloop.cli.common import (
+    KbOption,
+    UrlOption,
+    check_outputs,
+    console,
+    kb_inputs,
+    open_kb,
+    settings,
+)
 from goldloop.cli.named import named_files
 from goldloop.cli.score import BootstrapOption, DesignOption, SeedOption, design_mode
 from goldloop.cli.status import CapMinutes, IntervalOption, RoundsOption
 from goldloop.errors import GoldloopError
 from goldloop.files.atomic import atomic_write_text, atomic_write_together, json_text
 from goldloop.formats.labelstudio.tasks import campaign_titles
-from goldloop.studio.connection import connect, resolve_connection
-from goldloop.studio.datasheet import Datasheet, DatasheetInputs, make_datasheet, markdown
 from goldloop.studio.effort import IDLE_CAP_MINUTES
-from goldloop.studio.mirror import Mirror, catch_up, read_campaign
-from goldloop.studio.page import page_html
+
+if TYPE_CHECKING:
+    from goldloop.studio.datasheet import Datasheet
+    from goldloop.studio.mirror import Mirror
 
 
 def sources(
@@ -57,7 +65,7 @@ def sources(
     systems = named_files(system or [], "--system")
     if systems and gold is None:
         raise GoldloopError("--system: give the --gold to score it on")
-    inputs = {"--gold": gold, "--sample": sample, "--kb": kb,
+    inputs = {"--gold": gold, "--sample": sample, **kb_inputs(kb),
               "--system": [path for _, path in systems]}  # fmt: skip
     return Sources(ctx, project, gold, sample, systems, bootstrap, seed, design_mode(design),
                    cap_minutes, url, kb, inputs)  # fmt: skip
@@ -91,6 +99,9 @@ class Sources:
     def mirror(self) -> tuple[Mirror | None, Callable[[Mirror], int]]:
         """The campaign's tasks as read now, and how to bring them up to date (the number of
         tasks re-read); none without ``--project``."""
+        from goldloop.studio.connection import connect, resolve_connection
+        from goldloop.studio.mirror import catch_up, read_campaign
+
         if self.project is None:
             return None, lambda _: 0
         connection = resolve_connection(self.url, settings=settings(self.ctx))
@@ -106,6 +117,8 @@ class Sources:
         return mirror, update
 
     def datasheet(self, mirror: Mirror | None) -> Datasheet:
+        from goldloop.studio.datasheet import DatasheetInputs, make_datasheet
+
         inputs = DatasheetInputs(
             open_kb(self.kb), None if mirror is None else mirror.campaign(), self.gold,
             self.sample, self.systems, self.bootstrap, self.seed, self.cap_minutes, self.design,
@@ -149,6 +162,8 @@ def datasheet_command(
     """The gold set's datasheet: what it is, how it was drawn, who annotated it and how, its
     agreement, corrections, completeness, effort and effect with their intervals, the systems
     scored on it, its limits and how to cite it; a section without its inputs says so."""
+    from goldloop.studio.datasheet import markdown
+
     target = out or read.default(".datasheet.md")
     data = json_out or target.with_suffix(".json")
     check_outputs({"--out": target, "--json": data}, read.inputs)
@@ -176,6 +191,8 @@ def report_command(
 ) -> None:
     """One self-contained HTML page of the campaign (no request leaves it): status, agreement,
     effort, effect, scores and the datasheet, with charts and sortable tables."""
+    from goldloop.studio.page import page_html
+
     target = out or read.default(".report.html")
     check_outputs({"--out": target}, read.inputs)
     if watch and read.project is None:

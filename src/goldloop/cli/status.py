@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Group
 from rich.live import Live
+from rich.text import Text
 
 from goldloop.cli.common import (
     KbOption,
@@ -21,14 +22,10 @@ from goldloop.cli.common import (
 from goldloop.cli.loop import Project
 from goldloop.files.atomic import atomic_write_json, atomic_write_together, json_text
 from goldloop.scoring.report import NOTHING_ANNOTATED
-from goldloop.studio.effort import (
-    IDLE_CAP_MINUTES,
-    EffortFigures,
-    effort_png,
-    effort_report,
-    effort_rows,
-)
-from goldloop.studio.status import campaign_status
+from goldloop.studio.effort import IDLE_CAP_MINUTES
+
+if TYPE_CHECKING:
+    from goldloop.studio.effort import EffortFigures
 
 CapMinutes = Annotated[
     float,
@@ -58,18 +55,36 @@ def status_command(
     interval: IntervalOption = 30.0,
     rounds: RoundsOption = None,
     cap_minutes: CapMinutes = IDLE_CAP_MINUTES,
+    plan: Annotated[
+        Path | None,
+        typer.Option(
+            "--plan",
+            help="A plan file (goldloop plan): one more line, the target, the anytime-valid "
+            "half-width now and the next step.",
+        ),
+    ] = None,
     url: UrlOption = None,
     kb: KbOption = None,
 ) -> None:
     """Tasks per project, work per annotator, verdicts, κ and the time left; a table and JSON."""
+    from goldloop.studio.status import campaign_status
+
     target = out or Path(f"{project}.status.json")
     studio = open_studio(ctx, {"--out": target}, kb, url)
 
     def refresh() -> Group:
         campaign = studio.export(project)
         data = campaign_status(campaign, studio.kb, cap_minutes=cap_minutes).to_dict()
+        line = None
+        if plan is not None:
+            from goldloop.cli.plan import plan_line
+            from goldloop.studio.campaign import verify_campaign
+
+            documents = verify_campaign(campaign, studio.kb).documents
+            line, data["plan"] = plan_line(plan, documents, studio.kb)
         atomic_write_json(target, data)
-        return status_view(project, data, target)
+        view = status_view(project, data, target)
+        return view if line is None else Group(view, Text(line))
 
     if not watch:
         console.print(refresh())
@@ -99,6 +114,8 @@ def effort_command(
 ) -> None:
     """Minutes per document and per verified mention, by annotator, pre-annotator, correction rate
     and length, from Label Studio's lead_time."""
+    from goldloop.studio.effort import effort_png, effort_report, effort_rows
+
     target = out or Path(f"{project}.effort.json")
     chart = png or Path(f"{project}.effort.png")
     studio = open_studio(ctx, {"--out": target, "--png": chart}, kb, url)

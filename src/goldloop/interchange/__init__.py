@@ -75,6 +75,11 @@ def _export(
     return counts, sidecar
 
 
+def folder_files(fmt: str, documents: list[Document]) -> list[str]:
+    """The names of the files an export in ``fmt`` puts in its folder (none: one file)."""
+    return brat.folder_files(documents) if fmt == "brat" else []
+
+
 def verification_path(out: Path) -> Path:
     """``<out>.verification.json``: where pull puts a gold's verification counts, and where a
     non-BioC export puts them beside its output."""

@@ -42,6 +42,9 @@ from goldloop.interchange.spans import (
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 # Names a BioC object in an error: a line in XML, the document and annotation in JSON.
 Where = Callable[[object], str]
+# The most spaces a passage offset may put between two passages (a title and its abstract are
+# one apart): a bigger gap is a damaged offset, and 10^12 spaces would exhaust the memory.
+MAX_GAP = 100_000
 
 
 def collection(
@@ -120,7 +123,7 @@ def read_json(path: Path, type_map: TypeMap, counts: ImportCounts) -> list[dict[
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         # json's errors name the line; the package's name a missing key or a bad value.
         raise FormatError(f"{path}: not BioC JSON: {exc}") from None
-    names: dict[int, str] = {}
+    names: dict[int, str] = {id(parsed): "collection"}
     for d, doc in enumerate(parsed.documents):
         names[id(doc)] = f"document {d} ({doc.id})"
         for p, passage in enumerate(doc.passages):
@@ -128,13 +131,61 @@ def read_json(path: Path, type_map: TypeMap, counts: ImportCounts) -> list[dict[
             for ann in passage.annotations:
                 names[id(ann)] = f"document {d} ({doc.id}): passage {p}: annotation {ann.id}"
             for s, sentence in enumerate(passage.sentences):
+                names[id(sentence)] = f"document {d} ({doc.id}): passage {p}: sentence {s}"
                 for ann in sentence.annotations:
                     names[id(ann)] = (
                         f"document {d} ({doc.id}): passage {p}: sentence {s}: annotation {ann.id}"
                     )
         for ann in doc.annotations:
             names[id(ann)] = f"document {d} ({doc.id}): annotation {ann.id}"
-    return _gold_items(parsed, lambda obj: f"{path}: {names.get(id(obj), '?')}", type_map, counts)
+
+    def where(obj: object) -> str:
+        return f"{path}: {names.get(id(obj), '?')}"
+
+    _check_json_types(parsed, where)
+    return _gold_items(parsed, where, type_map, counts)
+
+
+def _check_json_types(parsed: bioc.BioCCollection, where: Where) -> None:
+    """Values of the types BioC gives them (the package's JSON reader takes any): offsets and
+    lengths whole numbers, infons strings, ids and texts strings."""
+
+    def strings(obj: Any, value: Any, name: str) -> None:
+        if not isinstance(value, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+        ):
+            raise FormatError(f"{where(obj)}: {name} must map strings to strings, got {value!r}")
+
+    def number(obj: Any, value: Any, name: str) -> None:
+        if type(value) is not int:  # a bool is an int to isinstance
+            raise FormatError(f"{where(obj)}: {name} must be a whole number, got {value!r}")
+
+    def string(obj: Any, value: Any, name: str) -> None:
+        if value is not None and not isinstance(value, str):
+            raise FormatError(f"{where(obj)}: {name} must be a string, got {value!r}")
+
+    def annotations(anns: list[bioc.BioCAnnotation]) -> None:
+        for ann in anns:
+            string(ann, ann.id, "id")
+            strings(ann, ann.infons, "infons")
+            string(ann, ann.text, "text")
+            for location in ann.locations:
+                number(ann, location.offset, "location offset")
+                number(ann, location.length, "location length")
+
+    strings(parsed, parsed.infons, "infons")
+    for doc in parsed.documents:
+        string(doc, doc.id, "id")
+        strings(doc, doc.infons, "infons")
+        annotations(doc.annotations)
+        for passage in doc.passages:
+            strings(passage, passage.infons, "infons")
+            number(passage, passage.offset, "passage offset")
+            string(passage, passage.text, "text")
+            annotations(passage.annotations)
+            for sentence in passage.sentences:
+                number(sentence, sentence.offset, "sentence offset")
+                annotations(sentence.annotations)
 
 
 def _gold_items(
@@ -190,6 +241,12 @@ def _document_text(doc: bioc.BioCDocument, where: Where) -> str:
                 f"{where(passage)}: passage offset {passage.offset} falls inside the text before "
                 f"it (which ends at {len(text)})"
             )
+        if passage.offset - len(text) > MAX_GAP:
+            raise FormatError(
+                f"{where(passage)}: passage offset {passage.offset} leaves a gap of "
+                f"{passage.offset - len(text)} characters after the text before it (at most "
+                f"{MAX_GAP})"
+            )
         text += " " * (passage.offset - len(text)) + (passage.text or "")
     return text
 
@@ -204,7 +261,12 @@ def _collection_from_xml(path: Path, root: Any, lines: dict[int, int]) -> bioc.B
             ) from None
 
     def infons(element: Any) -> dict[str, str]:
-        return {child.get("key"): child.text or "" for child in element.findall("infon")}
+        found = {}
+        for child in element.findall("infon"):
+            if child.get("key") is None:
+                raise FormatError(f"{path}: line {child.sourceline}: an <infon> needs a key")
+            found[child.get("key")] = child.text or ""
+        return found
 
     def annotation(element: Any) -> bioc.BioCAnnotation:
         ann = bioc.BioCAnnotation()

@@ -32,10 +32,12 @@ from goldloop.interchange.spans import (
 )
 
 SIDE_FILE = "goldloop.json"
+EXTENSIONS = (".txt", ".ann")
 # The normalisation database goldloop's ids are written under.
 KB_DB = "goldloop"
 LINE_BREAK = re.compile(r"[\r\n]+")
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+# Dots too: a name holds none, so the ".N" that parts two documents' names is never a name.
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 _OFFSETS = re.compile(r"(\d+) (\d+)")
 
 
@@ -69,15 +71,34 @@ def ann_lines(document: Document, counts: dict[str, int]) -> str:
     return "".join(line + "\n" for line in lines)
 
 
+def file_names(documents: list[Document]) -> list[str]:
+    """Each document's file name (without ``.txt``/``.ann``), unique by construction: the doc id
+    with every character but letters, digits, ``_`` and ``-`` made ``_``, then ``.2``, ``.3``, ...
+    on a name taken (in any case: a folder may not tell case apart)."""
+    taken: set[str] = set()
+    names = []
+    for document in documents:
+        base = _UNSAFE.sub("_", document.doc_id) or "doc"
+        name, n = base, 1
+        while name.casefold() in taken:
+            n += 1
+            name = f"{base}.{n}"
+        taken.add(name.casefold())
+        names.append(name)
+    return names
+
+
+def folder_files(documents: list[Document]) -> list[str]:
+    """Every file :func:`write` puts in the folder."""
+    return [SIDE_FILE, *(f"{name}{ext}" for name in file_names(documents) for ext in EXTENSIONS)]
+
+
 def write(folder: Path, documents: list[Document]) -> dict[str, int]:
     """Write the folder; every file is built in memory first, so a bad hit writes nothing."""
     counts: dict[str, int] = {}
     names: dict[str, dict[str, Any]] = {}
     files: list[tuple[str, str, str]] = []
-    for index, document in enumerate(documents):
-        name = _UNSAFE.sub("_", document.doc_id) or "doc"
-        if name in names:
-            name = f"{name}.{index}"
+    for name, document in zip(file_names(documents), documents, strict=True):
         names[name] = {"doc_id": document.doc_id, **document_fields(document)}
         files.append((name, document.text, ann_lines(document, counts)))
     # Bytes, so that no newline translation touches a CR or an LF.
@@ -95,12 +116,7 @@ def read(folder: Path, type_map: TypeMap, counts: ImportCounts) -> list[dict[str
     if not folder.is_dir():
         raise FormatError(f"{folder}: a BRAT corpus is a folder of .txt and .ann files")
     side = folder / SIDE_FILE
-    known: dict[str, dict[str, Any]] = {}
-    if side.exists():
-        try:
-            known = jsonl.loads(side.read_text(encoding="utf-8"))["documents"]
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise FormatError(f"{side}: not a goldloop BRAT side file: {exc}") from None
+    known = _side_file(folder, side) if side.exists() else {}
     names = list(known) or sorted(p.stem for p in folder.glob("*.ann"))
     if not names:
         raise FormatError(f"{folder}: no .ann files")
@@ -110,8 +126,8 @@ def read(folder: Path, type_map: TypeMap, counts: ImportCounts) -> list[dict[str
 def _read_document(
     folder: Path, name: str, fields: dict[str, Any] | None, type_map: TypeMap, counts: ImportCounts
 ) -> dict[str, Any]:
-    text = _read_exact(folder / f"{name}.txt")
-    ann_path = folder / f"{name}.ann"
+    text = _read_exact(_corpus_file(folder, f"{name}.txt"))
+    ann_path = _corpus_file(folder, f"{name}.ann")
     spans: dict[str, tuple[int, int, str]] = {}  # T id → a, b, type
     carried: dict[str, dict[str, Any]] = {}
     ids: dict[str, list[str]] = {}
@@ -154,6 +170,36 @@ def _read_document(
     counts.documents += 1
     document = {"doc_id": name, **(fields or {})}
     return {**document, "text": text, "ground_truth": hits}
+
+
+def _side_file(folder: Path, side: Path) -> dict[str, dict[str, Any]]:
+    """The side file's documents: each file name's document fields."""
+    try:
+        value = jsonl.loads(_read_exact(_corpus_file(folder, SIDE_FILE)))
+    except ValueError as exc:
+        raise FormatError(f"{side}: not valid JSON: {exc}") from None
+    documents = value.get("documents") if isinstance(value, dict) else None
+    if not isinstance(documents, dict) or not all(isinstance(v, dict) for v in documents.values()):
+        raise FormatError(
+            f"{side}: not a goldloop BRAT side file: expected "
+            '{"documents": {file name: {doc_id, fields}}}'
+        )
+    return documents
+
+
+def _corpus_file(folder: Path, name: str) -> Path:
+    """``folder / name``, which must lie in the corpus folder: a name (``../x``) or a link that
+    leads out of it is refused, so an import reads no file but the corpus's."""
+    path = folder / name
+    try:
+        inside = path.resolve().is_relative_to(folder.resolve())
+    except (OSError, RuntimeError) as exc:  # a loop of links
+        raise FormatError(f"{path}: cannot read: {exc}") from None
+    if not inside:
+        raise FormatError(
+            f"{path}: lies outside the corpus folder {folder} (a name or a link leads out of it)"
+        )
+    return path
 
 
 def _text_bound(

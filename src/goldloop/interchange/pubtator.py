@@ -111,12 +111,7 @@ def _document(
     name = str(path)  # formatted once: a Path formats slowly, and every line needs a name
     for number, line in block:
         if line.startswith(HEADER):
-            try:
-                header = jsonl.loads(line[len(HEADER) :])
-            except ValueError as exc:
-                raise FormatError(
-                    f"{name}: line {number}: the goldloop header is not JSON: {exc}"
-                ) from None
+            header = _header(f"{name}: line {number}", line[len(HEADER) :])
             continue
         if line.startswith("#"):
             continue
@@ -139,9 +134,8 @@ def _document(
     title, abstract = passages.get("t", ""), passages.get("a", "")
     # Offsets count over title + " " + abstract; with an empty title the text is the abstract.
     text, shift = (f"{title} {abstract}", 0) if title else (abstract, 1)
-    flat = text
     if header.get("line_breaks"):
-        text = _restore_breaks(path, block[0][0], flat, header["line_breaks"])
+        text = _restore_breaks(path, block[0][0], text, header["line_breaks"])
     carried_hits = header.get("hits", [])
     hits = []
     for k, (number, columns) in enumerate(annotations):
@@ -156,7 +150,14 @@ def _document(
         surface = "\t".join(columns[3:-2]) if len(columns) >= 6 else columns[3]
         kind = columns[-2] if len(columns) >= 6 else None
         ids = [columns[-1]] if len(columns) >= 6 and columns[-1] else []
-        a, b = span_in(where, flat, start, end, surface, shift)
+        # Checked against the final text, its line breaks back: written as spaces, or as they are
+        # (another tool's file).
+        a, b = span_in(where, text, start, end, None, shift)
+        if surface not in (text[a:b], LINE_BREAKS.sub(" ", text[a:b])):
+            raise FormatError(
+                f"{where}: the annotation's text {surface!r} differs from the document's text at "
+                f"[{start}, {end}): {text[a:b]!r}"
+            )
         carried = carried_hits[k] if k < len(carried_hits) else {}
         hit = settle_hit(a, b, text, ids, kind, carried, type_map, counts)
         if hit is not None:
@@ -166,17 +167,51 @@ def _document(
     return {"doc_id": header.get("doc_id", doc_id), **fields, "text": text, "ground_truth": hits}
 
 
-def _restore_breaks(path: Path, line: int, flat: str, breaks: Any) -> str:
+def _header(where: str, raw: str) -> dict[str, Any]:
+    """A ``#goldloop`` header as :func:`document_lines` writes it: an object whose ``doc_id`` is
+    a string, ``hits`` a list of objects and ``line_breaks`` maps one line-break character to
+    the positions (whole numbers) it stood at."""
+    try:
+        header = jsonl.loads(raw)
+    except ValueError as exc:
+        raise FormatError(f"{where}: the goldloop header is not JSON: {exc}") from None
+    problem = _header_problem(header)
+    if problem:
+        raise FormatError(f"{where}: malformed goldloop header: {problem}")
+    return header
+
+
+def _header_problem(header: Any) -> str | None:
+    """What makes ``header`` other than :func:`document_lines` writes one, else None."""
+    if not isinstance(header, dict):
+        return "it must be a JSON object"
+    if not isinstance(header.get("doc_id", ""), str):
+        return "doc_id must be a string"
+    hits = header.get("hits", [])
+    if not isinstance(hits, list) or not all(isinstance(hit, dict) for hit in hits):
+        return "hits must be a list of objects"
+    breaks = header.get("line_breaks", {})
+    if not isinstance(breaks, dict):
+        return "line_breaks must be an object"
+    for char, positions in breaks.items():
+        # One character each: a longer one would move every offset after it.
+        if len(char) != 1 or not LINE_BREAKS.fullmatch(char):
+            return f"line_breaks key {char!r} is not one line-break character"
+        if not isinstance(positions, list) or any(type(p) is not int for p in positions):
+            return f"line_breaks {char!r} must list whole numbers"
+    return None
+
+
+def _restore_breaks(path: Path, line: int, flat: str, breaks: dict[str, list[int]]) -> str:
     """The text with the line breaks the header recorded put back in place of their spaces."""
     chars = list(flat)
-    try:
-        for char, positions in breaks.items():
-            for position in positions:
-                if chars[position] != " ":
-                    raise ValueError(f"position {position} holds {chars[position]!r}, not a space")
-                chars[position] = char
-    except (AttributeError, TypeError, IndexError, ValueError) as exc:
-        raise FormatError(
-            f"{path}: line {line}: the header's line_breaks do not fit the text: {exc}"
-        ) from None
+    for char, positions in breaks.items():
+        for position in positions:
+            if not 0 <= position < len(chars) or chars[position] != " ":
+                held = repr(chars[position]) if 0 <= position < len(chars) else "nothing"
+                raise FormatError(
+                    f"{path}: line {line}: the header's line_breaks do not fit the text: "
+                    f"position {position} holds {held}, not a space"
+                )
+            chars[position] = char
     return "".join(chars)

@@ -177,9 +177,7 @@ def load_kb(path: str | Path | None = None, equivalences: str | Path | None = No
     """
     kb_path = Path(path) if path is not None else BUNDLED_KB
     if equivalences is None:
-        # A KB is the same KB however it is named: the bundled one by its path keeps its tier 1.
-        beside = kb_path.with_name(EQUIVALENCES_NAME)
-        equivalences = beside if beside.is_file() else None
+        equivalences = equivalences_beside(kb_path)
     raw = _read_bytes(kb_path)
     relations = _parse_relations(kb_path, raw)
     kb = KB(path=kb_path, sha256=hashlib.sha256(raw).hexdigest(), relations=relations)
@@ -194,6 +192,13 @@ def load_kb(path: str | Path | None = None, equivalences: str | Path | None = No
             pending,
         )
     return kb
+
+
+def equivalences_beside(path: str | Path | None) -> Path | None:
+    """The ``equivalences.csv`` beside a KB (default: the bundled one), when there is one."""
+    # A KB is the same KB however it is named: the bundled one by its path keeps its tier 1.
+    beside = (Path(path) if path is not None else BUNDLED_KB).with_name(EQUIVALENCES_NAME)
+    return beside if beside.is_file() else None
 
 
 def load_equivalences(path: str | Path, kb: KB) -> dict[str, str]:

@@ -52,7 +52,9 @@ class Encoder:
                 "pip install 'goldloop[encoder]'"
             ) from None
         options = onnxruntime.SessionOptions()
-        options.log_severity_level = 3  # warnings about unused initialisers are not the user's
+        # Fatal only: warnings about unused initialisers are not the user's, and an error is
+        # raised as well as logged (embed reports it in one line).
+        options.log_severity_level = 4
         try:
             self._session = onnxruntime.InferenceSession(
                 str(model), options, providers=["CPUExecutionProvider"]
@@ -93,7 +95,13 @@ class Encoder:
         feeds = {"input_ids": ids, "attention_mask": mask}
         if "token_type_ids" in self._inputs:
             feeds["token_type_ids"] = np.zeros_like(ids)
-        hidden = self._session.run(None, feeds)[0]
+        try:
+            hidden = self._session.run(None, feeds)[0]
+        except Exception as exc:  # ONNX Runtime's errors are untyped: a token id past the
+            # model's vocabulary (a tokenizer.json of another model) is one
+            raise SettingError(
+                "encoder", f"{self.path}: the model cannot run on the tokenizer's ids: {exc}"
+            ) from None
         if self._cls:
             pooled = hidden[:, 0, :]
         else:

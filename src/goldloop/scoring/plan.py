@@ -31,9 +31,12 @@ import numpy as np
 
 from goldloop.errors import GoldloopError
 from goldloop.formats.gold import Document
+from goldloop.kb import KB
+from goldloop.sample.planned import SampleState
 from goldloop.scoring.confseq import TUNED_AT, anytime_half_width, fixed_half_width
-from goldloop.scoring.design import Design, batch_weights
-from goldloop.scoring.regimes import E2E_COLUMNS
+from goldloop.scoring.design import NO_DESIGN, Design, batch_weights, read_design
+from goldloop.scoring.inputs import SystemPredictions
+from goldloop.scoring.regimes import E2E_COLUMNS, end_to_end_counts
 
 METRICS: dict[str, tuple[tuple[str, ...], tuple[str, ...], float]] = {
     # figure: (numerator columns, denominator columns, numerator factor)
@@ -49,7 +52,15 @@ MIN_TIMED = 3
 
 
 class PlanError(GoldloopError):
-    """A plan cannot be made from these inputs (no figure yet, no minutes, a budget too small)."""
+    """A plan cannot be made from these inputs (no design, no figure yet, another sample)."""
+
+
+class NoEffortRecord(PlanError):
+    """No labelled document has its minutes, and none were stated."""
+
+
+class BudgetTooSmall(PlanError):
+    """A budget that buys no document, or not one per stratum with documents left."""
 
 
 def ratio_parts(counts: np.ndarray, metric: str) -> tuple[np.ndarray, np.ndarray]:
@@ -114,6 +125,36 @@ def labelled_from(
     )
 
 
+def gold_contributions(
+    documents: Sequence[Document],
+    system: SystemPredictions,
+    kb: KB | None,
+    metric: str,
+    *,
+    match_mode: str = "overlap",
+    source: str = "the gold",
+    sample: SampleState | None = None,
+    surrogate: Surrogate | None = None,
+) -> Labelled:
+    """The human gold's :class:`Labelled` for ``system``'s ``metric``: its design read (refused
+    without one), each document in its stratum of ``sample`` (the plan's strata) when given.
+    ``surrogate`` is the seam for a pre-annotator's counts (``scoring.ppi_corpus``'s surrogate
+    part): none is read here yet."""
+    design = read_design(documents, source=source)
+    if design is None:
+        raise PlanError(f"{source}: {NO_DESIGN}")
+    if sample is not None:
+        stray = next((d for d in documents if d.doc_id not in sample.doc_ids), None)
+        if stray is not None:
+            raise PlanError(
+                f"{source}: document {stray.doc_id!r} is not in the sample {sample.path}: the "
+                "gold and the sample are of different campaigns"
+            )
+    strata = None if sample is None else [sample.plan_stratum(d.stratum or "") for d in documents]
+    counts = end_to_end_counts(documents, system, kb, match_mode)
+    return labelled_from(documents, counts, metric, design, strata, surrogate)
+
+
 @dataclass(frozen=True)
 class Standing:
     """Where the corpus figure stands: its estimate, standard error, the fixed-size and the
@@ -143,7 +184,7 @@ def standing(labelled: Labelled, level: float = 0.95, tuned_at: float = TUNED_AT
     looks); refused when the gold holds nothing the figure counts."""
     weights = labelled.weights
     value, u, lam = _linearised(labelled, weights)
-    se = math.sqrt(_variance_of_total(u, weights, labelled.cells)) / weights.sum()
+    se = math.sqrt(_variance_of_total(u, weights, labelled.cells)) / float(weights.sum())
     n = len(weights)
     return Standing(
         value=value,
@@ -257,7 +298,7 @@ def stratum_states(
     timed = np.array([math.nan if m is None else float(m) for m in minutes_by_doc])
     measured = ~np.isnan(timed)
     if not measured.any() and stated_minutes is None:
-        raise PlanError(
+        raise NoEffortRecord(
             "no effort record: no labelled document has a lead time yet, and no minutes per "
             "document were stated"
         )
@@ -302,7 +343,7 @@ def plan_batch(
         )
         if s.remaining > 0
     ]
-    reached = target.half_width is not None and now.anytime_half_width <= target.half_width
+    reached = target.half_width is not None and bool(now.anytime_half_width <= target.half_width)
     if reached or not states:
         return BatchPlan(now, target, reached, states, None, level, tuned_at)
     projection = _Projection(labelled, now, states, level, tuned_at)
@@ -346,12 +387,12 @@ class _Projection:
     def check_budget(self, budget: float) -> None:
         cheapest = min(s.minutes for s in self.states)
         if budget < cheapest:
-            raise PlanError(
+            raise BudgetTooSmall(
                 f"a budget of {budget:g} minutes is below one document (the cheapest stratum "
                 f"takes {cheapest:.2f} minutes)"
             )
         if budget < self.floor_cost:
-            raise PlanError(
+            raise BudgetTooSmall(
                 f"a budget of {budget:g} minutes buys fewer documents than the "
                 f"{len(self.states)} strata with documents left need (one each: "
                 f"{self.floor_cost:.1f} minutes)"

@@ -139,6 +139,16 @@ class _Document:
     regions: list[Region] = field(default_factory=list)
     rows: set[tuple[int, int]] = field(default_factory=set)
 
+    def keep(self, region: Region) -> None:
+        """Leave ``region``; a span left twice (an added row repeating a kept candidate) would
+        make two hits of one mention, and is refused."""
+        if any((r.a, r.b) == (region.a, region.b) for r in self.regions):
+            raise SheetError(
+                f"the span [{region.a}, {region.b}) is kept by another row already (one hit "
+                "per span: fix that row instead)"
+            )
+        self.regions.append(region)
+
 
 def read_sheet(
     path: Path,
@@ -209,7 +219,7 @@ def _read_row(
     if origin == "added":
         if verdict != "accept":
             raise SheetError(f"an added row's verdict must be accept, got {verdict!r}")
-        kept.regions.append(_added(row, document, kb, kept, note))
+        kept.keep(_added(row, document, kb, kept, note))
         return
     a, b = _offsets(row, document)
     if (a, b) in kept.rows:
@@ -227,7 +237,7 @@ def _read_row(
         if fix_id or fix_direction:
             raise SheetError(f"fix_entity_id or fix_direction given with verdict {verdict}")
         if verdict == "accept":
-            kept.regions.append(_with(candidate, candidate.label, candidate.direction, note))
+            kept.keep(_with(candidate, candidate.label, candidate.direction, note))
         return
     if not fix_id and not fix_direction:
         raise SheetError("verdict fix needs fix_entity_id and/or fix_direction")
@@ -241,7 +251,7 @@ def _read_row(
     _check_direction(kb, fix_id or row["entity_id"].strip(), direction, "fix_direction")
     if (label, direction) == (candidate.label, candidate.direction):
         raise SheetError("verdict fix changes neither the relation nor the direction")
-    kept.regions.append(_with(candidate, label, direction, note))
+    kept.keep(_with(candidate, label, direction, note))
 
 
 def _offsets(row: dict[str, str], document: Document) -> tuple[int, int]:
@@ -249,8 +259,10 @@ def _offsets(row: dict[str, str], document: Document) -> tuple[int, int]:
         a, b = int(row["a"]), int(row["b"])
     except ValueError:
         raise SheetError(f"a and b must be whole numbers, got {row['a']!r}, {row['b']!r}") from None
+    if not a < b:
+        raise SheetError(f"the span [{a}, {b}) is empty or reversed: b must be greater than a")
     surface = row["surface"]
-    if not 0 <= a <= b <= len(document.text) or document.text[a:b] != surface:
+    if not 0 <= a < b <= len(document.text) or document.text[a:b] != surface:
         raise SheetError(
             f"the span [{a}, {b}) no longer matches document {document.doc_id!r} "
             f"(the sheet says {surface!r})"

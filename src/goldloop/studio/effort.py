@@ -108,6 +108,16 @@ def effort_rows(
     return sorted(rows, key=lambda r: (r.created_at, r.task))
 
 
+def minutes_by_document(rows: Sequence[EffortRow]) -> dict[str, float]:
+    """Per document, the mean (capped) minutes of its timed primary and double annotations:
+    what one more such document is expected to cost (a plan's effort record)."""
+    spent: dict[str, list[float]] = {}
+    for row in rows:
+        if row.minutes is not None and row.role in ("primary", "double"):
+            spent.setdefault(row.doc_id, []).append(row.minutes)
+    return {doc_id: sum(m) / len(m) for doc_id, m in spent.items()}
+
+
 @dataclass(frozen=True)
 class EffortFigures:
     """Minutes per document (mean and median) and per verified mention over some annotations

@@ -3,13 +3,17 @@
 The template (``relations.template.xml``, bundled, linked from ``label_config/``) holds the layout;
 the KB fills in the relation picker: one choice per canonical relation, its description as hint.
 A choice shows its label with the other forms a text may use for it ("inhibits (inhibited by,
-inhibiting)"), because Label Studio's Taxonomy search matches the shown text only; its ``alias``,
-which Label Studio stores instead, is the canonical label. Region values carry canonical labels,
-never ids. ``instructions.html`` (bundled beside the template) is what annotators read first.
+inhibiting)", "upregulates (upregulated by, up-regulated, up regulated)"), because Label Studio's
+Taxonomy search matches the shown text only, in the config's order; its ``alias``, which Label
+Studio stores instead, is the canonical label. The choices are ordered by family
+(:func:`picker_order`), so that what a typed verb form matches exactly is listed first. Region
+values carry canonical labels, never ids. ``instructions.html`` (bundled beside the template) is what annotators read first.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
@@ -46,6 +50,9 @@ MARKER = "{relation_choices}"
 _HINT_CHARS = 300
 # A label headed by an auxiliary ("is part of", "has input") has no verb of its own to search by.
 _AUXILIARIES = frozenset(("be", "have"))
+# Prefixes abstracts also write hyphenated or apart ("up-regulated", "down regulated"), when the
+# rest is itself the head of a relation ("regulates").
+_SPLIT_PREFIXES = ("up", "down", "co", "over", "under", "trans", "auto", "cross")
 _ERRORS_SHOWN = 3
 # Where a region lies on the text: checked when regions are built, not by the config.
 _SPAN_KEYS = frozenset(("start", "end", "text"))
@@ -61,8 +68,8 @@ def render_label_config(
 ) -> str:
     """The labeling config for ``kb``: the template with one choice per canonical relation
     (its verb forms read by the first of the spaCy pipelines ``models`` with a lemmatizer)."""
-    relations = sorted(kb.canonical_relations(), key=lambda r: r.label.casefold())
     forms = verb_forms(models)
+    relations = picker_order(kb.canonical_relations(), kb, forms)
     choices = "\n".join(_choice(r, picker_forms(r, kb, forms)) for r in relations)
     return template.read_text(encoding="utf-8").replace(MARKER, choices)
 
@@ -73,9 +80,46 @@ def render_instructions(path: Path = INSTRUCTIONS) -> str:
     return path.read_text(encoding="utf-8")
 
 
+def picker_order(relations: Iterable[Relation], kb: KB, forms: VerbForms) -> list[Relation]:
+    """``relations`` as the picker lists them: alphabetically by family, each family's head
+    first. A relation's family is the shortest label its shown text holds as whole words (or
+    after a split prefix), a one-word label also by its verb forms: "upregulates", "directly
+    regulates (directly regulated by)" and "capable of regulating" are of the family of
+    "regulates". The Taxonomy search keeps the config's order, so typing "regulated" lists
+    "regulates" first, not sixth below "directly regulates" and "downregulates"."""
+    relations = list(relations)
+    shown = {r.label: _shown(r, picker_forms(r, kb, forms)).casefold() for r in relations}
+    heads = sorted(relations, key=lambda r: (len(r.label), r.label.casefold()))
+    prefix = "|".join(_SPLIT_PREFIXES)
+
+    def holds(text: str, words: str) -> bool:
+        return (
+            re.search(rf"(?:^|[\s(,]|\b(?:{prefix})-?){re.escape(words)}(?:$|[\s),])", text)
+            is not None
+        )
+
+    def family(relation: Relation) -> str:
+        text = shown[relation.label]
+        for head in heads:
+            label = head.label.casefold()
+            one_word = " " not in label
+            spellings = (label, *forms.inflections(label)) if one_word else (label,)
+            if head is relation or any(holds(text, s) for s in spellings):
+                return label
+        return relation.label.casefold()
+
+    def key(relation: Relation) -> tuple[str, bool, str]:
+        label = relation.label.casefold()
+        head = family(relation)
+        return head, head != label, label
+
+    return sorted(relations, key=key)
+
+
 def picker_forms(relation: Relation, kb: KB, forms: VerbForms) -> list[str]:
     """Other forms a text may use for ``relation``, by which the picker finds it: the converse
-    label, then the head verb's participle and -ing form ("inhibited by", "inhibiting").
+    label, then the head verb's participle and -ing form ("inhibited by", "inhibiting"), and a
+    prefixed head's participle hyphenated and apart ("up-regulated", "up regulated").
 
     A form another one (or the label) already contains is left out: the search matches
     substrings, so "inhibited by" finds it for "inhibited" too.
@@ -88,6 +132,7 @@ def picker_forms(relation: Relation, kb: KB, forms: VerbForms) -> list[str]:
     # A present-tense head ("inhibits", "binds to"); a participle head is a form already.
     if words and words[0].endswith("s") and forms.lemma(words[0]) not in _AUXILIARIES:
         found += forms.inflections(words[0])
+        found += _split_participles(words[0], kb, forms)
     kept: list[str] = []
     for form in found:
         if form not in relation.label and not any(
@@ -97,12 +142,28 @@ def picker_forms(relation: Relation, kb: KB, forms: VerbForms) -> list[str]:
     return kept
 
 
+def _split_participles(head: str, kb: KB, forms: VerbForms) -> list[str]:
+    """ "upregulates" → "upregulated", "up-regulated", "up regulated": the head's participle with
+    a split prefix joined, hyphenated and apart, when the rest is a relation's head verb."""
+    for prefix in _SPLIT_PREFIXES:
+        rest = head.removeprefix(prefix)
+        if rest == head or kb.lookup(rest) is None:
+            continue
+        participles = [f for f in forms.inflections(rest) if not f.endswith("ing")]
+        return [f"{prefix}{sep}{p}" for p in participles[:1] for sep in ("", "-", " ")]
+    return []
+
+
+def _shown(relation: Relation, also: list[str]) -> str:
+    """What the picker shows of a relation (and its search matches)."""
+    return f"{relation.label} ({', '.join(also)})" if also else relation.label
+
+
 def _choice(relation: Relation, also: list[str]) -> str:
     if not also:
         return f"      <Choice value={quoteattr(relation.label)}{_hint(relation.description)}/>"
-    shown = f"{relation.label} ({', '.join(also)})"
     return (
-        f"      <Choice value={quoteattr(shown)} alias={quoteattr(relation.label)}"
+        f"      <Choice value={quoteattr(_shown(relation, also))} alias={quoteattr(relation.label)}"
         f"{_hint(relation.description)}/>"
     )
 
