@@ -126,6 +126,7 @@ STILL_HEAVY = {
     "effect": {"numpy"},
     "pool": {"numpy"},
     "datasheet": {"numpy"},
+    "report": {"numpy"},  # the same module and options as datasheet
     "score": {"numpy"},
     "baselines": {"numpy", "tenacity"},
     "precision": {"numpy", "tenacity"},
