@@ -10,23 +10,31 @@ surrogate; and, on a pool whose strata are alike, the plan with a useless surrog
 on that pool. Reported: mean minutes and documents, the ratios to (a) (targets (b) ≤ 0.8,
 (c) ≤ 0.65, useless ≤ 1.05), the anytime stop's coverage and the fixed-size interval's used the
 same way. Then one plan's time on a campaign of ``--docs`` labelled documents (target < 2 s for
-5,000), from per-document counts to the plan, against computing the figure alone.
+5,000), as ``goldloop plan`` makes it: the gold and the system's file read, counts, the plan.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import random
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import numpy as np
+from tests.cli.plan_campaign import hits_of, system_hits
 from tests.scoring import plan_replay
 
-from goldloop.scoring.plan import Labelled, Target, plan_batch, ratio_parts, standing
+from goldloop.formats.gold import Document, write_gold
+from goldloop.kb import load_kb
+from goldloop.sample.planned import SampleState
+from goldloop.scoring.inputs import read_predictions
+from goldloop.scoring.plan import Target, gold_contributions, plan_batch
+from goldloop.scoring.runner import read_scored_gold
 
 
 def replays(seeds: int) -> None:
@@ -59,32 +67,64 @@ def replays(seeds: int) -> None:
         )
 
 
-def timing(n_docs: int) -> None:
-    pool = plan_replay.make_pool(plan_replay.HETEROGENEOUS)
-    rng = np.random.default_rng(0)
-    rows = rng.choice(len(pool.strata), n_docs, replace=False)
-    numerator, denominator = ratio_parts(pool.counts[rows], "f1")
-    strata = pool.strata[rows]
-    batches = rng.integers(0, 4, n_docs)
-    labelled = Labelled(
-        numerator, denominator, np.full(n_docs, n_docs / len(pool.strata)), batches,
-        plan_replay._cells(strata, batches), [pool.names[h] for h in strata],
+def timing(n_docs: int, workdir: Path) -> None:
+    """One plan as ``goldloop plan`` makes it, on ``n_docs`` labelled documents: the gold and the
+    system's file read, the counts matched, the plan; against reading the gold alone."""
+    rng = random.Random(0)
+    sentences = [
+        "IL-6 activates STAT3 in hepatocytes.",
+        "SOCS3 inhibits JAK2 signalling.",
+        "The kinase binds the receptor.",
+        "Apoptosis is inhibited by BCL2.",
+        "Insulin regulates glucose uptake.",
+        "Cells were cultured for two days.",
+        "Samples were collected from twelve patients.",
+        "The effect was measured by western blot.",
+        "These results were confirmed in mice.",
+        "Data are shown as mean values.",
+        "The study included three cohorts.",
+    ]
+    strata = ["y0-low-common", "y1-high-tail", "y2-none", "y2-low-tail"]
+    documents = []
+    for i in range(n_docs):
+        text = " ".join(rng.choice(sentences) for _ in range(rng.randint(5, 9)))
+        documents.append(
+            Document(
+                doc_id=f"d{i}", text=text, role="primary", batch=i % 3,
+                p_incl=0.05 + 0.05 * (i % 4), stratum=strata[i % 4], ground_truth=hits_of(text),
+            )
+        )  # fmt: skip
+    gold, system = workdir / "gold.json", workdir / "system.jsonl"
+    write_gold(gold, documents)
+    # The system's output as a linker writes it: one JSONL row per predicted mention.
+    system.write_text(
+        "".join(
+            json.dumps({"doc_id": d.doc_id, "a": h.a, "b": h.b, "entity_id_predicted": h.entity_id,
+                        "direction_predicted": h.direction}) + "\n"
+            for d in documents
+            for h in system_hits(d.doc_id, d.ground_truth)
+        ),
+        encoding="utf-8",
     )  # fmt: skip
-    remaining = {
-        name: int((pool.strata == h).sum() - (strata == h).sum())
-        for h, name in enumerate(pool.names)
-    }
-    minutes = list(pool.minutes[rows])
+    state = SampleState(
+        path=workdir, sample_id="x", batches=3, doc_ids=frozenset(d.doc_id for d in documents),
+        remaining={s: 20_000 for s in strata}, group_of={},
+    )  # fmt: skip
+    kb = load_kb(None)
     started = time.perf_counter()
-    standing(labelled)
+    read_scored_gold(gold, kb)
     alone = time.perf_counter() - started
     started = time.perf_counter()
-    plan = plan_batch(labelled, remaining, minutes, Target(half_width=0.02))
+    read = read_scored_gold(gold, kb)
+    predictions = read_predictions(system, read, name="sys", kb=kb)
+    labelled = gold_contributions(read, predictions, kb, "f1", sample=state)
+    plan = plan_batch(labelled, state.remaining, [2.0] * len(read), Target(half_width=0.002))
     took = time.perf_counter() - started
     assert plan.next_batch is not None
     print(
-        f"plan on {n_docs} labelled documents: {took:.3f} s (the figure alone {alone:.4f} s; "
-        f"next batch {plan.next_batch.documents} documents)"
+        f"plan on {n_docs} labelled documents, {sum(len(d.ground_truth) for d in documents)} "
+        f"gold mentions (gold and system read, counts, plan): {took:.2f} s"
+        f" (target < 2 s); reading the gold alone {alone:.2f} s"
     )
 
 
@@ -94,7 +134,8 @@ def main() -> None:
     parser.add_argument("--docs", type=int, default=5000)
     args = parser.parse_args()
     replays(args.seeds)
-    timing(args.docs)
+    with tempfile.TemporaryDirectory() as workdir:
+        timing(args.docs, Path(workdir))
 
 
 if __name__ == "__main__":

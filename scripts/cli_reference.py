@@ -37,8 +37,8 @@ bad input ([every exit code](errors.md)). Every command that reads relations tak
 (default: the bundled KB), except `kb check` and `kb derive`, whose input is a KB, and `backend`,
 which reads `GOLDLOOP_KB`; `precision report` and `studio install|start|stop|status|users` need
 none. Commands that compute figures print a table, with a legend under it, and write the figures
-as JSON (`score`, `baselines` and `stats` into a `--report-dir`, with CSV and a chart beside;
-`effect` and `effort` a JSON and a PNG); `push`, `curate`, `gold check`, `kb check` and
+as JSON (`score` and `baselines` into a `--report-dir`, with CSV and a chart beside; `stats`
+its `dataset_stats.json` there; `effect` and `effort` a JSON and a PNG); `push`, `curate`, `gold check`, `kb check` and
 `studio start|stop|status` write no report: they print what they did or found. The settings read
 from the environment: [settings.md](settings.md); the files: [files.md](files.md).
 """

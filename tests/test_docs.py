@@ -212,3 +212,32 @@ def test_documented_name_imports(name: str) -> None:
     for attribute in parts[end:]:
         assert hasattr(found, attribute), f"the docs name {name}: {found!r} has no {attribute}"
         found = getattr(found, attribute)
+
+
+# --- files and tests the pages cite ------------------------------------------------------------
+
+# A path the pages cite; not a pattern (`tests/test_<module>.py`) nor the example `tests/a/...`.
+CITED = re.compile(
+    r"(?<![\w/.-])((?:tests|benchmarks|scripts|src|docker|label_config|docs)/(?!a/)[\w/.-]*\w)"
+    r"(?![\w<])(?:::(\w+))?"
+)
+
+
+def _cited() -> list[tuple[str, str, str]]:
+    found = []
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        for code in re.findall(r"`([^`]+)`", FENCE.sub("", text)) + FENCE.findall(text):
+            found += [(_name(page), path, test) for path, test in CITED.findall(code)]
+    return found
+
+
+def test_every_file_and_test_the_pages_cite_exists() -> None:
+    missing = []
+    for page, path, test in _cited():
+        if not (REPO / path).exists():
+            missing.append(f"{page}: {path}")
+        elif test and not re.search(rf"def {test}\(", (REPO / path).read_text(encoding="utf-8")):
+            missing.append(f"{page}: {path}::{test}")
+    assert len(_cited()) > 30
+    assert not missing, "\n".join(missing)

@@ -185,6 +185,31 @@ def test_the_root_command_reads_the_environment_once_and_passes_it_down(
     assert (tmp_path / "b.json").is_file()
 
 
+def test_printed_commands_name_goldloop_as_the_user_runs_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`demo` prints commands to run: `goldloop` only when that name on the PATH is this
+    program, else its path (relative below the working directory)."""
+    from goldloop.cli.common import invoked_as
+
+    bin_dir = tmp_path / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    script = bin_dir / "goldloop"
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    assert invoked_as(str(script), f"{bin_dir}:/usr/bin") == "goldloop"
+    assert invoked_as(str(script), "/usr/bin:/bin") == ".venv/bin/goldloop"
+    assert invoked_as(".venv/bin/goldloop", "/usr/bin") == ".venv/bin/goldloop"
+    # Another goldloop on the PATH is not this one: the path, whole when outside the folder.
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "goldloop").write_text("#!/bin/sh\n")
+    (other / "goldloop").chmod(0o755)
+    monkeypatch.chdir(other)
+    assert invoked_as(str(script), str(other)) == str(script)
+
+
 def test_check_outputs_counts_files_in_an_input_folder_and_those_a_folder_receives(
     tmp_path: Path,
 ) -> None:

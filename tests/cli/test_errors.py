@@ -357,6 +357,11 @@ class TestNoTraceback(Refusals):
                 "c.xml", "<collection><document><id>d</id><passage><offset>1000000000000"
                          "</offset><text>x</text></passage></document></collection>")],
             2, "{root}/c.xml: line 1", "leaves a gap"),
+        "bioc-xml-infon-without-a-key": case(
+            lambda w: ["import", "--format", "bioc-xml", "--out", "g.json", "--in", w.write(
+                "c.xml", "<collection><document><id>d</id>\n<infon>5</infon></document>"
+                         "</collection>")],
+            2, "{root}/c.xml: line 2: an <infon> needs a key"),
         "brat-side-documents-a-list": case(
             lambda w: ["import", "--format", "brat", "--out", "g.json", "--in",
                        _brat(w, {"documents": ["x"]})],

@@ -6,8 +6,13 @@ import csv
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
+from goldloop.scoring.bootstrap import f1, ratio
+from goldloop.scoring.design import Design
+from goldloop.scoring.ppi_corpus import ppi_corpus_figures
+from goldloop.scoring.report import results_tables
 from tests.conftest import LEGACY, Cli
 from tests.scoring.conftest import TEXTS, hit, row, write_gold_file
 
@@ -205,6 +210,19 @@ def _design_system(tmp_path: Path) -> Path:
     return path
 
 
+def _every_column_explained(out: Path, stdout: str, shown: str) -> None:
+    """Every column the tables show (``shown`` among them) is explained in the legend under
+    them, as ``name: ...`` or ``a / b: ...``; the legend is printed."""
+    results = json.loads((out / "score_results.json").read_text(encoding="utf-8"))["results"]
+    for table in results_tables(results, "score"):
+        assert shown in table.headers
+        explained = {
+            name for entry in table.legend.split("; ") for name in entry.split(":")[0].split(" / ")
+        }
+        assert set(table.headers[1:]) <= explained, table.headers
+        assert table.legend in " ".join(stdout.split())
+
+
 def test_score_reports_corpus_figures_beside_the_sample_figures(tmp_path: Path, cli: Cli) -> None:
     gold = _design_gold(tmp_path, [0.5, 0.25, 0.5, 0.25])
     out = tmp_path / "report"
@@ -232,6 +250,7 @@ def test_score_reports_corpus_figures_beside_the_sample_figures(tmp_path: Path, 
     assert linking["corpus"]["accuracy_overall"] == pytest.approx(6 / gold_w)
     assert linking["corpus"]["coverage"] == pytest.approx(10 / gold_w)
     assert "corpus F1" in done.stdout and "corpus acc" in done.stdout
+    _every_column_explained(out, done.stdout, "corpus 95%")
     with (out / "score_results.csv").open(encoding="utf-8") as handle:
         table = list(csv.DictReader(handle))
     assert float(table[0]["corpus_f1"]) == pytest.approx(corpus["f1"])
@@ -276,3 +295,112 @@ def test_baselines_keep_the_kb_embeddings_under_the_home_the_command_read(
     assert done.returncode == 0, done.stderr
     (cached,) = (home / "encoder").iterdir()  # one KB, one encoder: the door's folder
     assert cached.suffix == ".npy"
+
+
+def _surrogate_files(tmp_path: Path, annotator: str = "llm:m") -> tuple[Path, Path, Path]:
+    """The pre-annotation of ``_design_gold``'s four documents (one mention of each missed) and
+    a surrogate part of six documents (the two texts again, strata a and b, weight 4), both by
+    ``annotator``; and a system file holding predictions for both parts."""
+    pre = json.loads(_design_gold(tmp_path, [0.5, 0.25, 0.5, 0.25]).read_text(encoding="utf-8"))
+    for document in pre:
+        document["ground_truth"] = [
+            {**h, "annotator": "llm:m", "source": "llm"} for h in document["ground_truth"][:1]
+        ]
+    part = []
+    for k in range(6):
+        text = TEXTS[k % 2]
+        found = [hit(text, "directly regulates", "RO.0002578")] if k % 2 == 0 else [
+            hit(text, "activates", "PEL.000000"), hit(text, "associates with", "PEL.000002"),
+        ]  # fmt: skip
+        part.append({
+            "doc_id": f"s{k}", "text": text, "role": "surrogate", "stratum": "ab"[k % 2],
+            "batch": 0, "p_incl": 0.25,
+            "ground_truth": [{**h, "annotator": annotator, "source": "llm"} for h in found],
+        })  # fmt: skip
+    rows = json.loads(_design_system(tmp_path).read_text(encoding="utf-8"))
+    for k in range(6):
+        rows.append({**row(k % 2, "activates" if k % 2 else "directly regulates",
+                           "PEL.000000" if k % 2 else "RO.0002578"), "doc_id": f"s{k}"})  # fmt: skip
+    paths = tmp_path / "pre.json", tmp_path / "surrogate.json", tmp_path / "both.json"
+    for path, data in zip(paths, (pre, part, rows), strict=True):
+        path.write_text(json.dumps(data), encoding="utf-8")
+    return paths
+
+
+def test_score_with_a_surrogate_part_adds_prediction_powered_figures(
+    tmp_path: Path, cli: Cli
+) -> None:
+    """``corpus_ppi`` beside ``corpus``: the same figures, λ per stratum, the effective documents;
+    its value is PPI's on the counts worked out here (gold, predicted, matched per document)."""
+    gold = _design_gold(tmp_path, [0.5, 0.25, 0.5, 0.25])
+    pre, part, system = _surrogate_files(tmp_path)
+    out = tmp_path / "report"
+    done = cli(
+        "score", "--gold", gold, "--system", f"s={system}", "--regime", "both",
+        "--surrogate", part, "--pre-annotations", pre, "--report-dir", out,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    e2e, linking = json.loads((out / "score_results.json").read_text(encoding="utf-8"))["results"]
+    ppi = e2e["corpus_ppi"]
+    assert list(ppi)[: len(e2e["corpus"])] == list(e2e["corpus"])
+    assert set(ppi["lambda"]["f1"]) == {"a", "b"} and ppi["surrogate_docs"] == 6
+    assert "corpus_ppi" in linking and linking["corpus_ppi"]["n_docs"] == 4
+    # The human documents' predictions only: the sample figures are as without a surrogate.
+    assert (e2e["detection"]["precision"], e2e["detection"]["recall"]) == (0.75, 0.375)
+    # (gold, predicted, matched) against the gold, against the pre-annotation, on the surrogate.
+    y = np.array([[2, 1, 1], [2, 2, 1], [2, 0, 0], [2, 1, 1]])
+    f = np.array([[1, 1, 1], [1, 2, 1], [1, 0, 0], [1, 1, 1]])
+    s = np.array([[1, 1, 1], [2, 1, 1]] * 3)
+    strata = np.array(["a", "b", "a", "b"])
+    design = Design(np.array([2.0, 4, 2, 4]), np.array([0, 1, 0, 1]), 2, "1/p_incl", strata)
+    labels = np.array(["a", "b"] * 3)
+    part_design = Design(np.full(6, 4.0), np.array([0, 1] * 3), 2, "1/p_incl", labels)
+
+    def detection(t: np.ndarray) -> dict[str, np.ndarray]:
+        precision, recall = ratio(t[:, 2], t[:, 1]), ratio(t[:, 2], t[:, 0])
+        return {"precision": precision, "recall": recall, "f1": f1(precision, recall)}
+
+    expected = ppi_corpus_figures(y, f, s, detection, design, part_design)
+    for name in ("precision", "recall", "f1"):
+        assert ppi[name] == pytest.approx(expected.values[name])
+        assert ppi["intervals"][name] == pytest.approx(expected.intervals[name])
+    assert "PPI 95%" in done.stdout and "corpus 95%" in done.stdout
+    _every_column_explained(out, done.stdout, "PPI 95%")
+
+
+def test_score_refuses_a_surrogate_that_cannot_stand_with_the_gold(
+    tmp_path: Path, cli: Cli
+) -> None:
+    """One line, exit 2, no report: each error names the file (and document) or the option."""
+    gold = _design_gold(tmp_path, [0.5, 0.25, 0.5, 0.25])
+    pre, part, system = _surrogate_files(tmp_path)
+    (tmp_path / "o").mkdir()
+    _, other, _ = _surrogate_files(tmp_path / "o", annotator="llm:other")
+    no_p = tmp_path / "no_p.json"
+    no_p.write_text(json.dumps([{k: v for k, v in d.items() if k != "p_incl"} for d in
+                                json.loads(part.read_text(encoding="utf-8"))]), encoding="utf-8")  # fmt: skip
+    plain = _design_gold(tmp_path / "o", [None] * 4)
+    cases = [
+        (["--surrogate", part], "error: --surrogate needs --pre-annotations"),
+        (["--surrogate", pre, "--pre-annotations", pre],
+         f"error: {pre}: document 1 ('pmid:1') is not of a surrogate part (role None"),
+        (["--surrogate", part, "--pre-annotations", part],
+         f"error: {part}: document 1 ('s0') is not among the gold's"),
+        (["--surrogate", other, "--pre-annotations", pre],
+         f"error: {pre} and {other} were pre-annotated by different annotators (llm:m against"
+         " llm:other)"),
+        (["--surrogate", no_p, "--pre-annotations", pre],
+         f"error: {no_p}: document 1 ('s0') has no p_incl"),
+    ]  # fmt: skip
+    for extra, message in cases:
+        out = tmp_path / "never"
+        done = cli("score", "--gold", gold, "--system", f"s={system}", *extra, "--report-dir", out)
+        assert done.returncode == 2, (extra, done.stderr)
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and " ".join(lines[0].split()).startswith(message), lines
+        assert not out.exists()
+    done = cli("score", "--gold", plain, "--system", f"s={system}", "--surrogate", part,
+               "--pre-annotations", pre, "--report-dir", tmp_path / "never")  # fmt: skip
+    assert done.returncode == 2
+    assert f"error: {plain}: no document carries p_incl" in done.err
+    assert not (tmp_path / "never").exists()

@@ -40,6 +40,9 @@ def test_demo_pushes_the_sample_and_the_check_sees_a_missing_task(
     assert check_pushed(run, kb) == [f"{victim.data['doc_id']}: no task"]
     commands = [c.split()[1] for c in next_commands(run)]
     assert commands == ["studio", "status", "curate", "pull", "effort", "score", "studio"]
+    # Printed as the user runs goldloop: each line starts with it, so it runs as printed.
+    venv = ".venv/bin/goldloop"
+    assert all(c.startswith(f"{venv} ") for c in next_commands(run, venv))
     # The printed commands, run as printed before anyone annotated, from an empty folder: every
     # report lands beside the demo's files, and the charts say nothing was annotated yet; score
     # refuses a gold without documents (exit 2) and says why in the same words.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -23,24 +23,13 @@ from goldloop.cli.common import (
 from goldloop.cli.score import BootstrapOption, DesignOption, SeedOption, design_mode
 from goldloop.errors import GoldloopError
 from goldloop.files.atomic import atomic_write_json
-from goldloop.formats.gold import read_gold
 from goldloop.kb import KB
-from goldloop.scoring.agreement import (
-    NONE,
-    AgreementReport,
-    agreement,
-    shared_corpus_agreement,
-)
-from goldloop.scoring.design import NO_DESIGN, CorpusFigures, read_design
-from goldloop.scoring.span_agreement import Figure, SpanAgreement, write_relation_chart
-from goldloop.studio.agreement import (
-    BlindAgreement,
-    CampaignAgreement,
-    RoleAgreements,
-    campaign_agreement,
-)
-from goldloop.studio.connection import connect, resolve_connection
-from goldloop.studio.project import export_campaign
+
+if TYPE_CHECKING:
+    from goldloop.scoring.agreement import AgreementReport
+    from goldloop.scoring.design import CorpusFigures
+    from goldloop.scoring.span_agreement import SpanAgreement
+    from goldloop.studio.agreement import BlindAgreement, CampaignAgreement, RoleAgreements
 
 TOP_DISAGREEMENTS = 15
 TOP_RELATIONS = 10
@@ -49,6 +38,13 @@ KAPPA_KEYS = (
     "n_docs_shared", "n_pairs", "n_span_matched", "n_only_a", "n_only_b", "kappa_entity_id",
     "kappa_entity_id_folded", "n_direction_pairs", "kappa_direction",
 )  # fmt: skip
+KAPPA_LEGEND = (
+    "n_docs_shared: documents both annotated; n_pairs: spans compared (pairs plus spans only one "
+    "side marked); n_span_matched: spans both marked (any overlap); n_only_a / n_only_b: spans "
+    "only A / only B marked; kappa_entity_id: Cohen's κ on the relation as written "
+    "(undefined over one category); kappa_entity_id_folded: the same after KB folding; "
+    "n_direction_pairs: matched spans whose folded relation agrees; kappa_direction: κ on their direction"
+)
 
 
 def agree(
@@ -86,6 +82,11 @@ def agree(
     """Span F1 (strict, lenient, labelled, per relation), α_u, and κ on relation (raw and
     KB-folded) and direction, over documents both annotated, and the corpus (design-weighted) κ
     beside them."""
+    from goldloop.formats.gold import read_gold
+    from goldloop.scoring.agreement import agreement, shared_corpus_agreement
+    from goldloop.scoring.design import NO_DESIGN, read_design
+    from goldloop.scoring.span_agreement import write_relation_chart
+
     files = gold is not None and other is not None
     if files == (studio_project is not None) or (gold is None) != (other is None):
         raise GoldloopError("give --gold A --other B, or --studio-project NAME")
@@ -165,6 +166,10 @@ def agreement_of_campaign(
     seed: int,
 ) -> CampaignAgreement:
     """The campaign's agreement, its projects exported from Label Studio."""
+    from goldloop.studio.agreement import campaign_agreement
+    from goldloop.studio.connection import connect, resolve_connection
+    from goldloop.studio.project import export_campaign
+
     connection = resolve_connection(url, settings=settings(ctx))
     # NAME too: its tasks are part of the draw the double documents' design is read from
     # (studio.agreement.campaign_design), and hold the blind documents' copies to pair.
@@ -180,7 +185,8 @@ def agreement_of_campaign(
 
 def show_report(report: AgreementReport, kb: KB, title: str) -> None:
     data = report.to_dict()
-    console.print(key_value_table(title, [(key, _fmt(data[key])) for key in KAPPA_KEYS]))
+    rows = [(key, _fmt(data[key])) for key in KAPPA_KEYS]
+    console.print(key_value_table(title, rows, legend=KAPPA_LEGEND))
     if report.spans is not None:
         show_spans(report.spans, kb)
     if report.n_docs_only_a or report.n_docs_only_b:
@@ -200,6 +206,8 @@ def show_report(report: AgreementReport, kb: KB, title: str) -> None:
             ("A", "B", "spans"),
             [[_name(a, kb), _name(b, kb), count] for count, a, b in top],
             names=2,
+            legend="A / B: the relation each side gave a span (∅: the other side marked no span "
+            "there); spans: how many spans",
         )
     )
 
@@ -240,12 +248,17 @@ def show_roles(roles: RoleAgreements, blind: BlindAgreement | None = None) -> No
                 ("A", "B", "docs", "F1", "labelled F1", "α_u spans"),
                 cells,
                 names=2,
+                legend="docs: documents both annotated; F1: lenient span F1 (any shared "
+                "character); labelled F1: also the same relation and direction; α_u spans: "
+                "Krippendorff's unitizing alpha of the spans (chance-corrected)",
             )
         )
 
 
 def show_spans(spans: SpanAgreement, kb: KB) -> None:
     """Span F1 and α_u with their intervals, incomplete positions, the most marked relations."""
+    from goldloop.scoring.span_agreement import Figure
+
     figures: list[tuple[str, Figure]] = [
         *((f"span F1 {mode}", figure) for mode, figure in spans.span_f1.items()),
         *((f"labelled F1 {mode}", figure) for mode, figure in spans.span_f1_labelled.items()),
@@ -261,6 +274,10 @@ def show_spans(spans: SpanAgreement, kb: KB) -> None:
             "span agreement over the shared documents (sample)",
             ("figure", "value", "interval", "precision", "recall"),
             cells,
+            legend="strict: the same offsets; lenient: any shared character; labelled: also the "
+            "same relation and direction; interval: 95%, resampling documents; precision: B's "
+            "spans paired / B's spans, recall: A's spans paired / A's spans (blank for α_u); "
+            "α_u: Krippendorff's unitizing alpha, chance-corrected over the characters",
         )
     )
     console.print(
@@ -284,6 +301,8 @@ def show_spans(spans: SpanAgreement, kb: KB) -> None:
                 ]
                 for row in spans.per_relation[:TOP_RELATIONS]
             ],
+            legend="A / B: spans each side marked with this relation (folded); F1 strict / "
+            "lenient: as above; interval: 95% of F1 lenient, resampling documents",
         )
     )
 
@@ -323,6 +342,8 @@ def corpus_line(corpus: CorpusFigures) -> str:
 
 
 def _name(entity_id: str, kb: KB) -> str:
+    from goldloop.scoring.agreement import NONE
+
     relation = kb.get(entity_id)
     return entity_id if entity_id == NONE or relation is None else f"{relation.label} ({entity_id})"
 

@@ -4,10 +4,12 @@ of outputs before any work, and table helpers."""
 from __future__ import annotations
 
 import os
+import shutil
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, TextIO
+from typing import TYPE_CHECKING, Annotated, Any, TextIO
 
 import typer
 from rich.console import Console, Group
@@ -16,13 +18,16 @@ from rich.text import Text
 
 from goldloop.errors import GoldloopError
 from goldloop.files.atomic import output_problem, same_file
-from goldloop.formats.labelstudio.tasks import Campaign
 from goldloop.kb import KB, equivalences_beside, load_kb
 from goldloop.sample.strata import ROLES
 from goldloop.settings import BUNDLED_KB, Settings
-from goldloop.studio.connection import Connection, connect, resolve_connection
-from goldloop.studio.project import export_campaign
 from goldloop.text.parsing import Parsing
+
+if TYPE_CHECKING:
+    # The Label Studio client (and the HTTP stack under it) is imported by the commands that
+    # reach Label Studio, when they do: every command's --help starts without it.
+    from goldloop.formats.labelstudio.tasks import Campaign
+    from goldloop.studio.connection import Connection
 
 # Output to a file or a pipe has no width to fit: rich would otherwise cut table cells to 80
 # columns ("0.7…"). An explicit COLUMNS still wins.
@@ -223,17 +228,19 @@ def report_path(output: Path) -> Path:
     return output.with_name(output.name + ".report.json")
 
 
-def key_value_table(title: str, rows: list[tuple[str, Any]]) -> Group:
+def key_value_table(title: str, rows: list[tuple[str, Any]], legend: str = "") -> Group:
     """A two-column table under a bold title line (long paths in titles must not wrap the table).
 
     At any width nothing is cut: a long title, key or value wraps (a path folds); what a user
-    must copy is printed whole besides (:func:`print_whole`)."""
+    must copy is printed whole besides (:func:`print_whole`). ``legend`` (what the keys mean)
+    is printed under the table."""
     table = Table(show_header=False)
     table.add_column(style="bold", overflow="fold")
     table.add_column(justify="right", overflow="fold")
     for key, value in rows:
         table.add_row(key, str(value))
-    return Group(Text(title, style="bold", overflow="fold"), table)
+    parts: list[Table | Text] = [Text(title, style="bold", overflow="fold"), table]
+    return Group(*parts, Text(legend, style="dim")) if legend else Group(*parts)
 
 
 # A table's frame: one border per column and one more, and a space each side of every cell.
@@ -301,6 +308,8 @@ class StudioDoor:
 
     def export(self, project: str) -> Campaign:
         """The campaign's tasks as they are now (``status --watch`` asks again each refresh)."""
+        from goldloop.studio.project import export_campaign
+
         return export_campaign(self.connection, self.client, project)
 
 
@@ -310,7 +319,26 @@ def open_studio(
     """The prelude of a command that reads a campaign: its outputs checked before any work (the
     ``--kb`` file among the inputs they must not overwrite), then the KB opened and Label Studio
     connected, in that order so a bad option fails before the server is asked anything."""
+    from goldloop.studio.connection import connect, resolve_connection
+
     check_outputs(outputs, kb_inputs(kb))
     knowledge = open_kb(kb)
     connection = resolve_connection(url, settings=settings(ctx))
     return StudioDoor(knowledge, connection, connect(connection))
+
+
+def invoked_as(argv0: str, path: str) -> str:
+    """How the user runs goldloop, for commands printed to be run: ``goldloop`` when that name
+    on ``path`` is this program, else this program's path (relative below the working
+    directory: ``.venv/bin/goldloop``)."""
+    program = Path(argv0)
+    found = shutil.which("goldloop", path=path)
+    if found and program.exists() and Path(found).resolve() == program.resolve():
+        return "goldloop"
+    if not program.exists():  # not a file (``python -m``): the environment's own script
+        program = Path(sys.executable).with_name("goldloop")
+    absolute = program.absolute()
+    try:
+        return str(absolute.relative_to(Path.cwd()))
+    except ValueError:
+        return str(absolute)

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from goldloop.cli.common import KbOption, console, err_console, key_value_table, open_kb, settings
-from goldloop.llm.base import Provider
+from goldloop.cli.common import (
+    KbOption,
+    console,
+    err_console,
+    invoked_as,
+    key_value_table,
+    open_kb,
+    settings,
+)
 from goldloop.studio import server
-from goldloop.studio.demo import PROJECT, check_pushed, next_commands, pick_annotator, run_demo
 
 
 def demo(
@@ -23,6 +31,9 @@ def demo(
     kb: KbOption = None,
 ) -> None:
     """Sample the demo corpus, pre-annotate it, start Label Studio and push: ready to annotate."""
+    from goldloop.llm.base import Provider
+    from goldloop.studio.demo import PROJECT, check_pushed, next_commands, pick_annotator, run_demo
+
     knowledge = open_kb(kb)
     read = settings(ctx)
     home = server.studio_home(read)
@@ -58,11 +69,22 @@ def demo(
             err_console.print(f"[red]check:[/] {problem}")
         console.print("demo check: " + ("FAILED" if problems else "ok") + "; Label Studio stopped")
         raise typer.Exit(1 if problems else 0)
+    program = invoked_as(sys.argv[0], read.environ.get("PATH", ""))
     console.print(
         f"Open {run.state.url}, log in, and verify the tasks of '{PROJECT}'. Then:\n"
-        + "\n".join(f"  {command}" for command in next_commands(run)),
+        + "\n".join(f"  {command}" for command in next_commands(run, program)),
         soft_wrap=True,  # commands stay on one line, to copy and paste
+        markup=False,
+        highlight=False,
     )
+    if program != "goldloop":
+        bin_dir = Path(program).parent
+        console.print(
+            f"(goldloop is not on your PATH: `source {bin_dir}/activate` puts it there for this "
+            "shell)",
+            soft_wrap=True,
+            markup=False,
+        )
     if not isinstance(annotator, Provider):  # as the backend's Suggester decides
         console.print(
             "Interactive suggestions (goldloop backend, Auto-Annotation) need a provider key: "

@@ -16,6 +16,7 @@ from goldloop.cli.common import (
     key_value_table,
     open_kb,
     parsing,
+    print_whole,
 )
 from goldloop.kb.derive import RULES, DeriveReport, derive_kb, pending_review_path
 from goldloop.kb.verb_forms import verb_forms
@@ -36,7 +37,7 @@ def check(
     s = loaded.summary()
     console.print(
         key_value_table(
-            f"KB {loaded.path} (sha256 {loaded.tag})",
+            f"KB {loaded.path}",
             [
                 ("rows", s.rows),
                 ("canonical", s.canonical),
@@ -48,6 +49,8 @@ def check(
             ],
         )
     )
+    # The whole digest, on a line of its own: what a paper cites to name the KB it used.
+    print_whole("sha256", loaded.sha256)
     if s.needs_review:
         console.print(f"[yellow]warning:[/] {s.needs_review} rows still need review")
 

@@ -4,7 +4,7 @@ and ``goldloop.sample.stats``."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -21,12 +21,12 @@ from goldloop.cli.common import (
 )
 from goldloop.errors import GoldloopError
 from goldloop.files.atomic import atomic_write_json
-from goldloop.sample.audit import audit_sample
-from goldloop.sample.corpus import CorpusColumns
 from goldloop.sample.gate import GateSettings
 from goldloop.sample.phase1 import AUTO_MULTIPLE
-from goldloop.sample.run import SampleExists, SampleResult, SampleSettings, run_sample
-from goldloop.sample.stats import SampleStats, dataset_stats
+from goldloop.sample.run import SampleSettings
+
+if TYPE_CHECKING:
+    from goldloop.sample.run import SampleResult
 
 DEFAULTS = SampleSettings()
 GATE = GateSettings()
@@ -140,8 +140,20 @@ def sample(
             " (--workers is then unused).",
         ),
     ] = None,
+    surrogate: Annotated[
+        int,
+        typer.Option(
+            "--surrogate",
+            min=0,
+            help="Also draw N documents of the pool into OUT/surrogate, for a pre-annotator only"
+            " (never pushed): prediction-powered corpus figures (score --surrogate).",
+        ),
+    ] = 0,
 ) -> None:
     """Draw a stratified batch of eligible abstracts into a sample dir (manifest, texts, report)."""
+    from goldloop.sample.corpus import CorpusColumns
+    from goldloop.sample.run import SampleExists, run_sample
+
     check_outputs(
         {"--out": out}, {"--corpus": corpus, "--plan": plan, **kb_inputs(kb)}, folders=("--out",)
     )
@@ -183,6 +195,7 @@ def sample(
                 on_rows=lambda n: progress.advance(task, n),
                 parsing=parsing(ctx),
                 plan=plan,
+                surrogate=surrogate,
             )
         except SampleExists as exc:
             raise GoldloopError(
@@ -205,6 +218,8 @@ def _phase1_option(value: str | None) -> int | str | None:
 
 
 def _print_sample(result: SampleResult) -> None:
+    from goldloop.sample.surrogate import surrogate_dir
+
     r = result.report
     rows: list[tuple[str, object]] = [
         ("batch", r.batch),
@@ -242,6 +257,11 @@ def _print_sample(result: SampleResult) -> None:
     if r.draw.shortfall:
         console.print(f"[yellow]the pool could not fill the batch: {r.draw.shortfall} short[/]")
     console.print(f"report: {result.report_path}")
+    if result.surrogate_docs:
+        console.print(
+            f"surrogate part: {result.surrogate_docs} documents in"
+            f" {surrogate_dir(result.sample_dir)} (pre-annotate it: annotate --sample that dir)"
+        )
 
 
 def audit(
@@ -262,6 +282,8 @@ def audit(
     ] = None,
 ) -> None:
     """Re-check eligibility, density vs length, gold gaps, label concentration and coverage."""
+    from goldloop.sample.audit import audit_sample
+
     check_outputs(
         {"--out": out},
         {"--gold": gold, **kb_inputs(kb)},
@@ -295,7 +317,8 @@ def audit(
             ("negative controls without a hit", len(g.negative_controls_without_hits)),
             ("negative controls with hits", len(g.negative_controls_with_hits)),
         ]
-    console.print(key_value_table(f"audit {sample_dir}", rows))
+    legend = AUDIT_LEGEND + (AUDIT_GOLD_LEGEND if r.gold is not None else "")
+    console.print(key_value_table(f"audit {sample_dir}", rows, legend=legend))
     coverage = r.coverage
     console.print(
         figures_table(
@@ -303,9 +326,30 @@ def audit(
             f"of {coverage.pool_can_supply} the pool can supply",
             ("batch", "documents", "labels reached", "coverage"),
             [[p.batch, p.documents, p.labels_reached, p.coverage] for p in coverage.curve],
+            legend="per batch, cumulative: documents drawn so far; labels reached: labels with "
+            "enough mentions in them; coverage: labels reached / labels the pool can supply",
         )
     )
     console.print(f"report: {result.json_path}\nplot: {result.png_path}")
+
+
+AUDIT_LEGEND = (
+    "failing the gate again: drawn documents this batch's gate now drops, by reason; rho: "
+    "Spearman's rank correlation of verb mentions with length (0: density does not track "
+    "length, 1: longer documents always hold more; None: undefined), in the sample and in the "
+    "pool; top-1 / top-5 share: the mentions the most frequent label(s) hold; Herfindahl index: "
+    "the sum of squared label shares (1: one label)"
+)
+AUDIT_GOLD_LEGEND = "; negative controls: documents drawn from the none strata"
+
+
+# What each row the stats table may show means, by the row's key: the legend names those shown.
+STATS_LEGEND = {
+    "sample mentions / document (mean)": "mentions: KB mentions the detector finds",
+    "sample negative controls": "negative controls: documents drawn from the none strata",
+    "gold anchored share": "anchored share: gold hits whose surface is a form of their "
+    "relation's label",
+}
 
 
 def stats(
@@ -324,6 +368,9 @@ def stats(
     year_column: Annotated[str | None, typer.Option(help="Year column of --corpus.")] = None,
 ) -> None:
     """Corpus, KB, sample and gold statistics in one dataset_stats.json (a section per input)."""
+    from goldloop.sample.corpus import CorpusColumns
+    from goldloop.sample.stats import SampleStats, dataset_stats
+
     check_outputs(
         {"--report-dir": report_dir},
         {"--corpus": corpus, "--gold": gold, **kb_inputs(kb)},
@@ -359,5 +406,8 @@ def stats(
             ("gold distinct relations", g.distinct_relations),
             ("gold anchored share", g.anchored_share),
         ]
-    console.print(key_value_table("dataset statistics", rows))
+    legend = ["figures of the files given, not estimates"]
+    legend += [STATS_LEGEND[key] for key, _ in rows if key in STATS_LEGEND]
+    legend.append("every figure and more in dataset_stats.json")
+    console.print(key_value_table("dataset statistics", rows, legend="; ".join(legend)))
     console.print(f"written: {path}")

@@ -20,9 +20,8 @@ from goldloop.cli.common import (
 )
 from goldloop.cli.named import named_files, parse_named
 from goldloop.errors import GoldloopError
-from goldloop.scoring.design import DESIGN_MODES, NO_DESIGN
 from goldloop.scoring.matching import MATCH_MODES
-from goldloop.scoring.regimes import ENGINES, REGIMES
+from goldloop.scoring.regimes import ENGINES
 from goldloop.scoring.report import (
     NOTHING_ANNOTATED,
     nothing_to_chart,
@@ -31,7 +30,6 @@ from goldloop.scoring.report import (
     seed_compatibility_line,
     write_reports,
 )
-from goldloop.scoring.runner import ScoreOptions, score_files
 
 GoldOption = Annotated[
     Path,
@@ -61,6 +59,21 @@ DesignOption = Annotated[
         help="Corpus figures weight documents by 1/p_incl (use), or equally (ignore).",
     ),
 ]
+SurrogateOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--surrogate",
+        help="The surrogate part's pre-annotation (annotate over sample --surrogate's dir): adds"
+        " prediction-powered corpus figures (corpus_ppi); needs --pre-annotations.",
+    ),
+]
+PreAnnotationsOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--pre-annotations",
+        help="The same pre-annotator's output on the gold's documents (with --surrogate).",
+    ),
+]
 ReportDirOption = Annotated[
     Path, typer.Option("--report-dir", help="Where the JSON, CSV and PNG go.")
 ]
@@ -88,6 +101,8 @@ def score(
     bootstrap: BootstrapOption = 0,
     seed: SeedOption = 0,
     design: DesignOption = "use",
+    surrogate: SurrogateOption = None,
+    pre_annotations: PreAnnotationsOption = None,
     report_dir: ReportDirOption = Path("score-report"),
     kb: KbOption = None,
     equivalences: EquivalencesOption = None,
@@ -95,6 +110,8 @@ def score(
     """Score systems on a gold file: detection P/R/F1, entity accuracy, nervaluate schemas,
     linking-only accuracy and coverage, direction, slices and bootstrap intervals; beside
     them, the corpus (design-weighted) figures."""
+    from goldloop.scoring.runner import ScoreOptions, score_files
+
     options = ScoreOptions(
         _regimes(regime), _match(match), _engine(engine), bootstrap, seed, design_mode(design)
     )
@@ -102,6 +119,7 @@ def score(
     if not systems:
         raise GoldloopError("give at least one --system NAME=PATH")
     bridges = parse_named(id_bridge or [], "--id-bridge")
+    parts = surrogate_files(surrogate, pre_annotations)
     check_report_dir(
         report_dir,
         "score_results",
@@ -109,11 +127,13 @@ def score(
             "--gold": gold,
             "--system": [path for _, path in systems],
             "--id-bridge": [path for _, path in bridges],
+            "--surrogate": surrogate,
+            "--pre-annotations": pre_annotations,
             **kb_inputs(kb, equivalences),
         },
     )
     knowledge = open_kb(kb, equivalences)
-    _, results = score_files(gold, systems, knowledge, options, bridges)
+    _, results = score_files(gold, systems, knowledge, options, bridges, parts)
     meta = {"gold": str(gold), "kb": str(knowledge.path), "kb_tag": knowledge.tag}
     show_results(results, "score", report_dir, "score_results", meta)
 
@@ -131,6 +151,8 @@ def show_results(
 ) -> None:
     """Write JSON, CSV and the chart, then print the table and what was not scored: the files
     come first, so a reader who stops reading (``| head``) or a failing print loses none."""
+    from goldloop.scoring.design import NO_DESIGN
+
     written = write_reports(results, report_dir, stem, meta)
     for table in results_tables(results, title):
         console.print(figures_table(table.title, table.headers, table.rows, legend=table.legend))
@@ -156,7 +178,25 @@ def show_results(
         console.print(f"wrote {path}")
 
 
+def surrogate_files(
+    surrogate: Path | None, pre_annotations: Path | None
+) -> tuple[Path, Path] | None:
+    """``--surrogate`` and ``--pre-annotations``: both or neither."""
+    if (surrogate is None) != (pre_annotations is None):
+        given, missing = (
+            ("--surrogate", "--pre-annotations") if pre_annotations is None
+            else ("--pre-annotations", "--surrogate")
+        )  # fmt: skip
+        raise GoldloopError(
+            f"{given} needs {missing}: the same pre-annotator's output on the gold's documents"
+            " and on the surrogate part"
+        )
+    return None if surrogate is None or pre_annotations is None else (surrogate, pre_annotations)
+
+
 def _regimes(regime: str) -> tuple[str, ...]:
+    from goldloop.scoring.regimes import REGIMES
+
     if regime == "both":
         return REGIMES
     if regime not in REGIMES:
@@ -166,6 +206,8 @@ def _regimes(regime: str) -> tuple[str, ...]:
 
 def design_mode(design: str) -> str:
     """``--design``'s value, checked."""
+    from goldloop.scoring.design import DESIGN_MODES
+
     if design not in DESIGN_MODES:
         raise typer.BadParameter(f"--design must be one of {', '.join(DESIGN_MODES)}")
     return design

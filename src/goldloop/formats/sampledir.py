@@ -33,6 +33,8 @@ MANIFEST_COLUMNS = (
     "n_verb_mentions", "labels_detected", "stratum", "p_incl", "batch", "role", "text_sha1",
 )  # fmt: skip
 LABEL_SEPARATOR = "|"
+# The role of a surrogate part's documents (``sample.surrogate``): pre-annotated, never pushed.
+SURROGATE_ROLE = "surrogate"
 
 
 class SampleDirError(GoldloopError):

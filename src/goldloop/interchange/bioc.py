@@ -263,7 +263,12 @@ def _collection_from_xml(path: Path, root: Any, lines: dict[int, int]) -> bioc.B
             ) from None
 
     def infons(element: Any) -> dict[str, str]:
-        return {child.get("key"): child.text or "" for child in element.findall("infon")}
+        found = {}
+        for child in element.findall("infon"):
+            if child.get("key") is None:
+                raise FormatError(f"{path}: line {child.sourceline}: an <infon> needs a key")
+            found[child.get("key")] = child.text or ""
+        return found
 
     def annotation(element: Any) -> bioc.BioCAnnotation:
         ann = bioc.BioCAnnotation()

@@ -175,31 +175,31 @@ def _header(where: str, raw: str) -> dict[str, Any]:
         header = jsonl.loads(raw)
     except ValueError as exc:
         raise FormatError(f"{where}: the goldloop header is not JSON: {exc}") from None
-    if not isinstance(header, dict):
-        raise FormatError(f"{where}: the goldloop header must be a JSON object")
-    problem = None
-    breaks = header.get("line_breaks", {})
-    if not isinstance(header.get("doc_id", ""), str):
-        problem = "doc_id must be a string"
-    elif not isinstance(header.get("hits", []), list) or not all(
-        isinstance(hit, dict) for hit in header.get("hits", [])
-    ):
-        problem = "hits must be a list of objects"
-    elif not isinstance(breaks, dict):
-        problem = "line_breaks must be an object"
-    else:
-        for char, positions in breaks.items():
-            if len(char) != 1 or not LINE_BREAKS.fullmatch(char):
-                problem = f"line_breaks key {char!r} is not one line-break character"
-            elif not isinstance(positions, list) or not all(
-                type(position) is int for position in positions
-            ):
-                problem = f"line_breaks {char!r} must list whole numbers"
-            if problem:
-                break
+    problem = _header_problem(header)
     if problem:
         raise FormatError(f"{where}: malformed goldloop header: {problem}")
     return header
+
+
+def _header_problem(header: Any) -> str | None:
+    """What makes ``header`` other than :func:`document_lines` writes one, else None."""
+    if not isinstance(header, dict):
+        return "it must be a JSON object"
+    if not isinstance(header.get("doc_id", ""), str):
+        return "doc_id must be a string"
+    hits = header.get("hits", [])
+    if not isinstance(hits, list) or not all(isinstance(hit, dict) for hit in hits):
+        return "hits must be a list of objects"
+    breaks = header.get("line_breaks", {})
+    if not isinstance(breaks, dict):
+        return "line_breaks must be an object"
+    for char, positions in breaks.items():
+        # One character each: a longer one would move every offset after it.
+        if len(char) != 1 or not LINE_BREAKS.fullmatch(char):
+            return f"line_breaks key {char!r} is not one line-break character"
+        if not isinstance(positions, list) or any(type(p) is not int for p in positions):
+            return f"line_breaks {char!r} must list whole numbers"
+    return None
 
 
 def _restore_breaks(path: Path, line: int, flat: str, breaks: dict[str, list[int]]) -> str:

@@ -20,6 +20,7 @@ from typing import Any
 
 from goldloop.errors import GoldloopError, SettingError
 from goldloop.formats.gold import Document
+from goldloop.formats.sampledir import SURROGATE_ROLE
 from goldloop.kb import KB
 from goldloop.llm.answer import FAILED, OK
 from goldloop.llm.base import LLMResponse, Provider
@@ -416,10 +417,15 @@ def dry_run(
 def select_documents(
     documents: list[Document], roles: Iterable[str] | None, limit: int | None
 ) -> list[Document]:
-    """Documents whose role is one of ``roles`` (a document without a role is kept), first
-    ``limit``; none at all is refused (a run over nothing would write an empty gold)."""
+    """Documents whose role is one of ``roles`` (a document without a role, or of a surrogate
+    part, is kept: a surrogate dir holds nothing else), first ``limit``; none at all is refused
+    (a run over nothing would write an empty gold)."""
     wanted = set(roles) if roles else None
-    chosen = [d for d in documents if wanted is None or d.role is None or d.role in wanted]
+    chosen = [
+        d
+        for d in documents
+        if wanted is None or d.role in (None, SURROGATE_ROLE) or d.role in wanted
+    ]
     if not chosen:
         raise GoldloopError(
             "holds no documents"

@@ -48,6 +48,7 @@ from goldloop.sample.strata import (
     plan_draws,
     stratum_weights,
 )
+from goldloop.sample.surrogate import draw_surrogate, has_surrogate, surrogate_dir
 from goldloop.settings import available_cores
 from goldloop.text.parsing import Parsing
 
@@ -286,6 +287,7 @@ class SampleResult:
     rows: list[ManifestRow]
     report: SamplingReport
     report_path: Path
+    surrogate_docs: int = 0  # the surrogate part drawn with this batch (``sample.surrogate``)
 
 
 def report_path(sample_dir: Path, batch: int) -> Path:
@@ -303,13 +305,21 @@ def run_sample(
     on_rows: Callable[[int], None] | None = None,
     parsing: Parsing = Parsing(),
     plan: str | Path | None = None,
+    surrogate: int = 0,
 ) -> SampleResult:
     """Draw one batch from ``corpus`` into the sample dir ``out`` (a new one, or ``extend``);
     ``parsing``: how the pool's texts are parsed (the pipeline, the parse cache). With ``plan``
     (a plan file for this sample as it is) the batch is the plan's: its documents per stratum,
-    all primary; checked before anything is read or drawn."""
+    all primary; checked before anything is read or drawn. ``surrogate`` > 0 also draws a
+    surrogate part of that many documents (``sample.surrogate``)."""
     settings.check()
     sample_dir, corpus_path = Path(out), Path(corpus)
+    if surrogate < 0:
+        raise SettingError("surrogate", f"must not be negative, got {surrogate}")
+    if surrogate and has_surrogate(sample_dir):
+        raise SettingError(
+            "surrogate", f"{surrogate_dir(sample_dir)} holds a surrogate part already"
+        )
     if plan is not None:
         if not extend:
             raise SettingError("plan", "a plan draws the next batch of a sample: extend it")
@@ -348,6 +358,8 @@ def run_sample(
     drawn, cuts, p_phase1 = chosen.drawn, chosen.cuts, chosen.p_phase1
     texts = _texts(corpus_path, settings.columns, pool, [d.doc for d in drawn])
     rows = [_manifest_row(d.doc, d.stratum, d.p_incl, batch, d.role, kb) for d in drawn]
+    part = draw_surrogate(documents, cuts, surrogate, settings.seed, p_phase1) if surrogate else []
+    part_texts = _texts(corpus_path, settings.columns, pool, [d.doc for d in part])
     report = SamplingReport(
         batch=batch,
         created=datetime.now(UTC).isoformat(timespec="seconds"),
@@ -372,7 +384,14 @@ def run_sample(
     path = report_path(sample_dir, batch)
     atomic_write_json(path, report.to_dict())
     append_batch(sample_dir, rows, texts)
-    return SampleResult(sample_dir, batch, rows, report, path)
+    if part:
+        part_rows = [_manifest_row(d.doc, d.stratum, d.p_incl, 0, d.role, kb) for d in part]
+        atomic_write_json(
+            report_path(surrogate_dir(sample_dir), 0),
+            _surrogate_report(report, part_rows, surrogate, documents, cuts),
+        )
+        append_batch(surrogate_dir(sample_dir), part_rows, part_texts)
+    return SampleResult(sample_dir, batch, rows, report, path, len(part))
 
 
 @dataclass(frozen=True)
@@ -456,6 +475,35 @@ def _strata_report(
         p_incl = p_phase1 * k / left if left else 0.0
         report[group] = StratumDraw(pool[group], left, k, p_incl, merged.get(group))
     return report
+
+
+def _surrogate_report(
+    batch: SamplingReport,
+    rows: list[ManifestRow],
+    requested: int,
+    documents: list[PoolDoc],
+    cuts: Boundaries,
+) -> dict[str, Any]:
+    """The surrogate part's report: what it was drawn from (the batch's pool and cut points),
+    and per stratum the pool, the draws and their ``p_incl``."""
+    pool = Counter(cuts.stratum(doc) for doc in documents)
+    drawn = Counter(r.stratum for r in rows)
+    p_incl = {r.stratum: r.p_incl for r in rows}
+    return {
+        "part": "surrogate",
+        "with_batch": batch.batch,
+        "created": batch.created,
+        "corpus": batch.corpus,
+        "seed": batch.settings.seed,
+        "pool_fingerprint": batch.pool_cache.fingerprint,
+        "boundaries": batch.boundaries.to_dict(),
+        "requested": requested,
+        "drawn": len(rows),
+        "strata": {
+            name: {"pool": pool[name], "drawn": drawn[name], "p_incl": p_incl.get(name, 0.0)}
+            for name in sorted(pool)
+        },
+    }
 
 
 def _draw_counts(rows: list[ManifestRow], settings: SampleSettings) -> DrawCounts:

@@ -21,11 +21,13 @@ from goldloop.formats.mention import Mention
 from goldloop.kb import KB
 from goldloop.scoring import schemas
 from goldloop.scoring.bootstrap import document_bootstrap, f1, ratio
-from goldloop.scoring.design import CorpusFigures, Design, corpus_figures
+from goldloop.scoring.design import CorpusFigures, Design, Metrics, corpus_figures
 from goldloop.scoring.detection import GroundTruthScore, score_seed_compatible
 from goldloop.scoring.folding import direction_agrees, fold_answer
 from goldloop.scoring.inputs import Prediction, SystemPredictions, per_document
 from goldloop.scoring.matching import check_match_mode, match_spans
+from goldloop.scoring.ppi_corpus import PpiFigures, ppi_corpus_figures
+from goldloop.scoring.surrogate import SurrogateParts
 
 REGIMES = ("end-to-end", "linking-only")
 ENGINES = ("goldloop", "nervaluate")
@@ -206,7 +208,7 @@ class ScoreResult:
     ``figures`` are the regime's sections in their order (end-to-end: detection,
     detection_seed_compatible, direction, schemas, slices, intervals; linking-only: linking,
     direction, slices, intervals); ``corpus`` the design-weighted figures, None without a
-    design. A run adds how long it took (``scoring_time_s``; a baseline ``wall_time_s`` and its
+    design; ``corpus_ppi`` their prediction-powered estimates, with a surrogate part only. A run adds how long it took (``scoring_time_s``; a baseline ``wall_time_s`` and its
     ``baseline`` report).
     """
 
@@ -217,6 +219,7 @@ class ScoreResult:
     inputs: ScoreInputs
     figures: EndToEndFigures | LinkingOnlyFigures
     corpus: CorpusFigures | None = None
+    corpus_ppi: PpiFigures | None = None
     scoring_time_s: float | None = None
     wall_time_s: float | None = None
     baseline: BaselineReport | None = None
@@ -231,6 +234,9 @@ class ScoreResult:
             **self.figures.to_dict(),
             "corpus": None if self.corpus is None else self.corpus.to_dict(),
         }
+        # Only when a surrogate part was given: without one the report reads as before.
+        if self.corpus_ppi is not None:
+            out["corpus_ppi"] = self.corpus_ppi.to_dict()
         # Only a run's own timing and report: score gives the first, a baseline the other two.
         if self.scoring_time_s is not None:
             out["scoring_time_s"] = self.scoring_time_s
@@ -294,9 +300,11 @@ def score_system(
     bootstrap: int = 0,
     seed: int = 0,
     design: Design | None = None,
+    surrogate: SurrogateParts | None = None,
 ) -> ScoreResult:
     """Score ``system`` on ``documents``. With the gold's ``design``, the result has ``corpus``
-    figures (design-weighted)."""
+    figures (design-weighted), and with a ``surrogate`` part too, ``corpus_ppi`` (prediction
+    powered: ``scoring.ppi_corpus``); ``system`` then holds predictions of both parts."""
     check_match_mode(match_mode)
     if regime not in REGIMES:
         raise ValueError(f"regime must be one of {REGIMES}, got {regime!r}")
@@ -304,6 +312,10 @@ def score_system(
         raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
     gold = gold_mentions(documents, kb)
     predictions, unmapped = fold_predictions(system, kb, id_bridge)
+    everything = predictions
+    if surrogate is not None:
+        gold_ids = {d.doc_id for d in documents}
+        predictions = [p for p in everything if p.doc_id in gold_ids]
     by_doc = per_document(documents, predictions)
     inputs = ScoreInputs(
         format=system.format,
@@ -331,6 +343,41 @@ def score_system(
         corpus=None
         if design is None
         else corpus_figures(per_doc, metrics, design, bootstrap, seed),
+        corpus_ppi=None
+        if design is None or surrogate is None
+        else _prediction_powered(
+            regime, per_doc, by_doc, everything, surrogate, kb, match_mode, design, metrics
+        ),
+    )
+
+
+def _prediction_powered(
+    regime: str,
+    per_doc: np.ndarray,
+    by_doc: list[list[Prediction]],
+    predictions: list[Prediction],
+    surrogate: SurrogateParts,
+    kb: KB | None,
+    match_mode: str,
+    design: Design,
+    metrics: Metrics,
+) -> PpiFigures:
+    """The regime's counts against the pre-annotation, on the gold's documents and on the
+    surrogate part, beside ``per_doc`` (against the gold): the corpus figures by PPI."""
+
+    def counts(gold: list[list[GoldMention]], preds: list[list[Prediction]]) -> np.ndarray:
+        return _counts(regime, gold, preds, kb, match_mode)[0]
+
+    part = surrogate.documents
+    part_ids = {d.doc_id for d in part}
+    part_by_doc = per_document(part, [p for p in predictions if p.doc_id in part_ids])
+    return ppi_corpus_figures(
+        per_doc,
+        counts(gold_mentions(surrogate.pre_annotated, kb), by_doc),
+        counts(gold_mentions(part, kb), part_by_doc),
+        metrics,
+        design,
+        surrogate.design,
     )
 
 
@@ -346,7 +393,7 @@ def _end_to_end(
     seed: int,
 ) -> tuple[EndToEndFigures, np.ndarray]:
     slices = _Slices(len(documents))
-    per_doc = _count_end_to_end(gold, by_doc, kb, match_mode, slices)
+    per_doc, _ = _counts("end-to-end", gold, by_doc, kb, match_mode, slices)
     totals = [int(v) for v in per_doc.sum(axis=0)]
     detection = GroundTruthScore(
         n_gold=totals[0],
@@ -390,42 +437,83 @@ def end_to_end_counts(
     rows every end-to-end corpus figure is a ratio of (what a plan needs, without the report)."""
     check_match_mode(match_mode)
     predictions, _ = fold_predictions(system, kb, None)
-    by_doc = per_document(documents, predictions)
-    return _count_end_to_end(gold_mentions(documents, kb), by_doc, kb, match_mode, None)
+    ours = {d.doc_id for d in documents}
+    # A system read over more documents (a surrogate part's too) is counted on these alone.
+    by_doc = per_document(documents, (p for p in predictions if p.doc_id in ours))
+    return _counts("end-to-end", gold_mentions(documents, kb), by_doc, kb, match_mode)[0]
 
 
-def _count_end_to_end(
+def _counts(
+    regime: str,
     gold: list[list[GoldMention]],
     by_doc: list[list[Prediction]],
     kb: KB | None,
     match_mode: str,
-    slices: _Slices | None,
-) -> np.ndarray:
-    per_doc = np.zeros((len(gold), len(E2E_COLUMNS)), dtype=np.int64)
+    slices: _Slices | None = None,
+) -> tuple[np.ndarray, int]:
+    """Per document the regime's counts (``E2E_COLUMNS``' or ``_LINK``'s columns), and the predictions
+    matched to no gold span; each gold mention also goes to ``slices`` when given."""
+    end_to_end = regime == "end-to-end"
+    per_doc = np.zeros((len(gold), len(E2E_COLUMNS if end_to_end else _LINK)), dtype=np.int64)
+    count = _e2e_mention if end_to_end else _link_mention
+    unaligned = 0
     for i, (mentions, preds) in enumerate(zip(gold, by_doc, strict=True)):
         found = _matched(mentions, preds, match_mode)
+        unaligned += len(preds) - len(found)
         row = per_doc[i]
-        row[0], row[1] = len(mentions), len(preds)
+        row[0] = len(mentions)
+        if end_to_end:
+            row[1] = len(preds)
         for j, mention in enumerate(mentions):
-            p = found.get(j)
-            correct = p is not None and p.entity_id == mention.entity_id
+            hit, correct = count(row, mention, found.get(j), kb)
             if slices is not None:
-                slices.add(i, mention, p is not None, correct)
-            if p is None:
-                continue
-            row[2] += 1
-            if p.entity_id is not None:
-                row[3] += 1
-                row[4] += correct
-            agrees = (
-                direction_agrees(kb, mention.entity_id, mention.direction, p.direction)
-                if correct
-                else None
-            )
-            if agrees is not None:
-                row[5] += 1
-                row[6] += agrees
-    return per_doc
+                slices.add(i, mention, hit, correct)
+    return per_doc, unaligned
+
+
+def _e2e_mention(
+    row: np.ndarray, mention: GoldMention, p: Prediction | None, kb: KB | None
+) -> tuple[bool, bool]:
+    """Counts one gold mention end to end; (found, found with the gold's id)."""
+    correct = p is not None and p.entity_id == mention.entity_id
+    if p is not None:
+        row[2] += 1
+        if p.entity_id is not None:
+            row[3] += 1
+            row[4] += correct
+        _direction(row, 5, kb, mention, p, correct)
+    return p is not None, correct
+
+
+def _link_mention(
+    row: np.ndarray, mention: GoldMention, p: Prediction | None, kb: KB | None
+) -> tuple[bool, bool]:
+    """Counts one gold span linking-only; (answered, answered with the gold's id)."""
+    answered = p is not None and p.entity_id is not None
+    correct = answered and p is not None and p.entity_id == mention.entity_id
+    row[1] += answered
+    row[2] += correct
+    _direction(row, 3, kb, mention, p, correct)
+    return answered, correct
+
+
+def _direction(
+    row: np.ndarray,
+    at: int,
+    kb: KB | None,
+    mention: GoldMention,
+    p: Prediction | None,
+    correct: bool,
+) -> None:
+    """Columns ``at`` and ``at + 1``: a right id whose direction can be compared, and agrees."""
+    agrees = (
+        direction_agrees(kb, mention.entity_id, mention.direction, p.direction)
+        if correct and p is not None
+        else None
+    )
+    if agrees is not None:
+        row[at] += 1
+        row[at + 1] += agrees
 
 
 def _matched(
@@ -445,29 +533,8 @@ def _linking_only(
     bootstrap: int,
     seed: int,
 ) -> tuple[LinkingOnlyFigures, np.ndarray]:
-    per_doc = np.zeros((len(documents), len(_LINK)), dtype=np.int64)
     slices = _Slices(len(documents))
-    unaligned = 0
-    for i, (mentions, preds) in enumerate(zip(gold, by_doc, strict=True)):
-        aligned = _matched(mentions, preds, match_mode)
-        unaligned += len(preds) - len(aligned)
-        row = per_doc[i]
-        row[0] = len(mentions)
-        for j, mention in enumerate(mentions):
-            p = aligned.get(j)
-            answered = p is not None and p.entity_id is not None
-            correct = answered and p is not None and p.entity_id == mention.entity_id
-            slices.add(i, mention, answered, correct)
-            row[1] += answered
-            row[2] += correct
-            agrees = (
-                direction_agrees(kb, mention.entity_id, mention.direction, p.direction)
-                if correct and p
-                else None
-            )
-            if agrees is not None:
-                row[3] += 1
-                row[4] += agrees
+    per_doc, unaligned = _counts("linking-only", gold, by_doc, kb, match_mode, slices)
     n_gold, n_answered, n_correct, dir_comparable, dir_correct = (
         int(v) for v in per_doc.sum(axis=0)
     )

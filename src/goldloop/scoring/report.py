@@ -303,18 +303,24 @@ def results_tables(results: Sequence[dict[str, Any]], title: str) -> list[Result
     """One table per regime, one line per system, with the numbers an analyst reads first."""
     tables = []
     for regime, columns in _TABLE_COLUMNS.items():
-        rows = [summary_row(r) for r in results if r["regime"] == regime]
+        mine = [r for r in results if r["regime"] == regime]
+        rows = [summary_row(r) | _ppi_cells(r, regime) for r in mine]
         if not rows:
             continue
-        if any(r.get("corpus") for r in results if r["regime"] == regime):
+        legend = [_LEGENDS[regime], _INTERVAL_LEGEND[regime]]
+        ppi = _PPI_COLUMNS[regime] if any(r.get("corpus_ppi") for r in mine) else ()
+        if any(r.get("corpus") for r in mine):
             at = [key for _, key in columns].index(_CORPUS_AFTER[regime]) + 1
-            columns = (*columns[:at], *_CORPUS_COLUMNS[regime], *columns[at:])
+            columns = (*columns[:at], *_CORPUS_COLUMNS[regime], *ppi, *columns[at:])
+            legend.append(_CORPUS_LEGEND[regime])
+            if ppi:
+                legend.append(_PPI_LEGEND)
+        cells = [[_cell(row, key) for _, key in columns] for row in rows]
+        if any("–" in row for row in cells):
+            legend.append("–: undefined (nothing to count, e.g. ent acc with no comparable id)")
         tables.append(
             ResultsTable(
-                f"{title}: {regime}",
-                [header for header, _ in columns],
-                [[_cell(row, key) for _, key in columns] for row in rows],
-                _LEGENDS[regime],
+                f"{title}: {regime}", [header for header, _ in columns], cells, "; ".join(legend)
             )
         )
     return tables
@@ -337,17 +343,33 @@ _TABLE_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
 _LEGENDS = {
     "end-to-end": (
         "gold / pred: mentions in the gold / the system; match: predicted spans matched to a gold "
-        "span; P = match/pred, R = match/gold; ent acc: matched spans with the gold's "
+        "span; P: match / pred; R: match / gold; F1: their harmonic mean; ent acc: matched "
+        "spans with the gold's "
         "relation (folded); strict F1: span and relation both exact (nervaluate strict); dir "
         "acc: matched spans with the gold's direction; skipped: rows not scored (malformed)"
     ),
     "linking-only": (
         "gold: gold spans asked about; answered: those the system gave an id; acc overall: right "
-        "ids / gold; acc on pred: right ids / answered; coverage = answered / gold; dir acc: "
+        "ids / gold; acc on pred: right ids / answered; coverage: answered / gold; dir acc: "
         "right directions; skipped: rows not scored (malformed)"
     ),
 }
 
+
+_INTERVAL_LEGEND = {
+    "end-to-end": "F1 95%: the 95% interval of the sample F1, resampling documents (blank "
+    "without --bootstrap)",
+    "linking-only": "95%: the 95% interval of acc overall, resampling documents (blank without "
+    "--bootstrap)",
+}
+_CORPUS_LEGEND = {
+    "end-to-end": "corpus F1: F1 estimated on the eligible corpus the sample stands for "
+    "(documents weighted by 1/p_incl); corpus 95%: its stratified bootstrap interval (blank "
+    "without --bootstrap)",
+    "linking-only": "corpus acc: acc overall estimated on the eligible corpus the sample stands "
+    "for (documents weighted by 1/p_incl); corpus 95%: its stratified bootstrap interval (blank "
+    "without --bootstrap)",
+}
 
 # The corpus figure and its interval, printed after the sample figure's interval.
 _CORPUS_AFTER = {"end-to-end": "f1_interval", "linking-only": "accuracy_overall_interval"}
@@ -358,6 +380,27 @@ _CORPUS_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
         ("corpus 95%", "corpus_accuracy_overall_interval"),
     ),
 }
+
+
+_PPI_LEGEND = (
+    "PPI: the corpus figure prediction-powered (the surrogate part's pre-annotation corrected"
+    " by the gold; corpus_ppi in the JSON); PPI 95%: its 95% delta-method interval"
+)
+# The prediction-powered corpus figure and its interval (``corpus_ppi``), after the corpus's.
+_PPI_FIGURE = {"end-to-end": "f1", "linking-only": "accuracy_overall"}
+_PPI_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
+    regime: (("PPI", "ppi"), ("PPI 95%", "ppi_interval")) for regime in _PPI_FIGURE
+}
+
+
+def _ppi_cells(result: dict[str, Any], regime: str) -> dict[str, Any]:
+    """The table's ``ppi`` cells: the regime's headline figure from ``corpus_ppi``."""
+    ppi = result.get("corpus_ppi")
+    if ppi is None:
+        return {"ppi": None, "ppi_low": None, "ppi_high": None}
+    name = _PPI_FIGURE[regime]
+    low, high = ppi["intervals"].get(name, [None, None])
+    return {"ppi": ppi.get(name), "ppi_low": low, "ppi_high": high}
 
 
 def _cell(row: dict[str, Any], key: str) -> str:

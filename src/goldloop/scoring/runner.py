@@ -20,6 +20,7 @@ from goldloop.scoring.inputs import (
 )
 from goldloop.scoring.regimes import score_system
 from goldloop.scoring.report import NOTHING_ANNOTATED
+from goldloop.scoring.surrogate import SurrogateParts, SurrogateRefused, read_surrogate
 
 
 @dataclass(frozen=True)
@@ -39,9 +40,11 @@ def score_predictions(
     options: ScoreOptions,
     bridges: Mapping[str | None, Mapping[str, str]] | None = None,
     design: Design | None = None,
+    surrogate: SurrogateParts | None = None,
 ) -> list[dict[str, Any]]:
     """One result per system and regime; ``bridges`` maps a system name (or None: every
-    system) to its id bridge. Each result's ``corpus`` is null without a ``design``."""
+    system) to its id bridge. Each result's ``corpus`` is null without a ``design``; with a
+    ``surrogate`` part too, each has ``corpus_ppi``."""
     results: list[dict[str, Any]] = []
     for system in systems:
         bridge = (bridges or {}).get(system.name, (bridges or {}).get(None))
@@ -58,6 +61,7 @@ def score_predictions(
                 bootstrap=options.bootstrap,
                 seed=options.seed,
                 design=design,
+                surrogate=surrogate,
             )
             elapsed = round(time.perf_counter() - started, 4)
             results.append(replace(result, scoring_time_s=elapsed).to_dict())
@@ -81,16 +85,30 @@ def score_files(
     kb: KB | None,
     options: ScoreOptions,
     id_bridges: Sequence[tuple[str | None, Path]] = (),
+    surrogate: tuple[Path, Path] | None = None,
 ) -> tuple[list[Document], list[dict[str, Any]]]:
     """Read the gold, each named system file and the id bridges (named for one system, or None
-    for every system), and score them."""
+    for every system), and score them. ``surrogate``: the surrogate part's file and the
+    pre-annotation of the gold's documents (``scoring.surrogate``), for ``corpus_ppi``; the
+    systems' files then hold predictions of both parts."""
     documents = read_scored_gold(gold_path, kb)
     design = read_design(documents, options.design, gold_path)
-    read = [read_predictions(path, documents, name=name, kb=kb) for name, path in systems]
+    parts = None
+    scored = documents
+    if surrogate is not None:
+        if design is None:
+            raise SurrogateRefused(
+                f"{gold_path}: no document carries p_incl; prediction-powered figures need the"
+                " gold's inclusion probabilities as much as the surrogate part's"
+            )
+        parts = read_surrogate(surrogate[0], surrogate[1], documents, kb)
+        ours = {d.doc_id for d in documents}
+        scored = [*documents, *(d for d in parts.documents if d.doc_id not in ours)]
+    read = [read_predictions(path, scored, name=name, kb=kb) for name, path in systems]
     names = {s.name for s in read}
     bridges: dict[str | None, dict[str, str]] = {}
     for name, path in id_bridges:
         if name is not None and name not in names:
             raise GoldloopError(f"id bridge {name}={path}: no system is named {name!r}")
         bridges[name] = read_id_bridge(path)
-    return documents, score_predictions(documents, read, kb, options, bridges, design)
+    return documents, score_predictions(documents, read, kb, options, bridges, design, parts)

@@ -129,22 +129,23 @@ def check_pushed(run: DemoRun, kb: KB) -> list[str]:
     return problems
 
 
-def next_commands(run: DemoRun) -> list[str]:
+def next_commands(run: DemoRun, program: str = "goldloop") -> list[str]:
     """Logins for the annotators, then what to run once people have annotated: status, curation
     of the double tasks, pull, effort, score, and stopping Label Studio; every report goes beside
-    the demo's work files, never into the current folder."""
+    the demo's work files, never into the current folder. ``program`` is how the user runs
+    goldloop (``.venv/bin/goldloop`` when it is not on the PATH), so each line runs as printed."""
     here = run.sample_dir.parent
     gold = here / "gold.verified.json"
     system = run.annotator.split("@")[0]
     return [
-        "goldloop studio users alice@example.org bob@example.org   # a login per annotator "
+        f"{program} studio users alice@example.org bob@example.org   # a login per annotator "
         "(a double task needs two people)",
-        f"goldloop status --project {PROJECT} -o {here / PROJECT}.status.json",
-        f"goldloop curate --project {PROJECT}   # once two people annotated {double_name(PROJECT)}",
-        f"goldloop pull --project {PROJECT} --out {gold}",
-        f"goldloop effort --project {PROJECT} -o {here / PROJECT}.effort.json "
+        f"{program} status --project {PROJECT} -o {here / PROJECT}.status.json",
+        f"{program} curate --project {PROJECT}   # once two people annotated {double_name(PROJECT)}",
+        f"{program} pull --project {PROJECT} --out {gold}",
+        f"{program} effort --project {PROJECT} -o {here / PROJECT}.effort.json "
         f"--png {here / PROJECT}.effort.png",
-        f"goldloop score --gold {gold} --system {system}={run.gold_path} "
+        f"{program} score --gold {gold} --system {system}={run.gold_path} "
         f"--report-dir {here / 'score-report'}",
-        "goldloop studio stop",
+        f"{program} studio stop",
     ]
