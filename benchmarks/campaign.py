@@ -447,6 +447,15 @@ def goldloop(*args: str) -> None:
         raise SystemExit(f"goldloop {args[0]} exited with {code}")
 
 
+def has_command(name: str) -> bool:
+    """Whether this checkout's CLI has the command (its group lists every one, lazy or not)."""
+    import typer.main
+
+    command = typer.main.get_command(app)
+    assert isinstance(command, typer.core.TyperGroup)
+    return name in command.list_commands(typer.Context(command))
+
+
 def timed(action: Callable[[], Any]) -> float:
     start = time.perf_counter()
     action()
@@ -611,7 +620,7 @@ def run(
             )
 
         phase("simulated annotators (SDK)", annotators, mine=False)
-        if "curate" in {c.name for c in app.registered_commands}:
+        if has_command("curate"):
             phase("curate", lambda: goldloop("curate", "--project", project))
             phase("simulated curator (SDK)", lambda: simulate_curator(client, project, team), mine=False)  # fmt: skip
         else:

@@ -1,4 +1,5 @@
-"""The ``goldloop`` command: a thin door onto the library; each command group has its own module."""
+"""The ``goldloop`` command: a thin door onto the library; its commands are listed in
+:mod:`goldloop.cli.commands`, each in its own module."""
 
 from __future__ import annotations
 
@@ -14,26 +15,7 @@ from rich.markup import escape
 from typer._click import exceptions as click_errors
 
 from goldloop import __version__
-from goldloop.cli import agree as agree_commands
-from goldloop.cli import annotate as annotate_commands
-from goldloop.cli import backend as backend_commands
-from goldloop.cli import baselines as baselines_commands
-from goldloop.cli import curate as curate_commands
-from goldloop.cli import demo as demo_commands
-from goldloop.cli import effect as effect_commands
-from goldloop.cli import gold as gold_commands
-from goldloop.cli import interchange as interchange_commands
-from goldloop.cli import kb as kb_commands
-from goldloop.cli import loop as loop_commands
-from goldloop.cli import plan as plan_commands
-from goldloop.cli import pool as pool_commands
-from goldloop.cli import precision as precision_commands
-from goldloop.cli import publish as publish_commands
-from goldloop.cli import sample as sample_commands
-from goldloop.cli import score as score_commands
-from goldloop.cli import sheet as sheet_commands
-from goldloop.cli import status as status_commands
-from goldloop.cli import studio as studio_commands
+from goldloop.cli.commands import CommandTable
 from goldloop.cli.common import ReaderGone, err_console, fit_consoles
 from goldloop.errors import (
     EXIT_BAD_INPUT,
@@ -51,36 +33,9 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # The commands are cli.commands' table, each module imported only when its command is used.
+    cls=CommandTable,
 )
-# Every command is registered here, in the order of the loop: KB and files, sampling,
-# pre-annotation, Label Studio, analysis.
-app.add_typer(kb_commands.app, name="kb")
-app.add_typer(gold_commands.app, name="gold")
-app.command("export")(interchange_commands.export)
-app.command("import")(interchange_commands.import_)
-app.command("sample")(sample_commands.sample)
-app.command("audit")(sample_commands.audit)
-app.command("stats")(sample_commands.stats)
-app.command("annotate")(annotate_commands.annotate)
-app.add_typer(studio_commands.app, name="studio")
-app.command("label-config")(studio_commands.label_config)
-app.command("push")(loop_commands.push_command)
-app.command("pull")(loop_commands.pull_command)
-app.command("sync")(loop_commands.sync_command)
-app.command("curate")(curate_commands.curate_command)
-app.add_typer(sheet_commands.app, name="sheet")
-app.command("status")(status_commands.status_command)
-app.command("effort")(status_commands.effort_command)
-app.command("plan")(plan_commands.plan)
-app.command("effect")(effect_commands.effect_command)
-app.command("demo")(demo_commands.demo)
-app.command("backend")(backend_commands.backend)
-app.command("agree")(agree_commands.agree)
-app.command("score")(score_commands.score)
-app.command("baselines")(baselines_commands.baselines)
-app.add_typer(precision_commands.app, name="precision")
-app.command("pool")(pool_commands.pool)
-app.command("datasheet")(publish_commands.datasheet_command)
 
 
 def _version(value: bool) -> None:

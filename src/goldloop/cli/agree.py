@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -23,24 +23,13 @@ from goldloop.cli.common import (
 from goldloop.cli.score import BootstrapOption, DesignOption, SeedOption, design_mode
 from goldloop.errors import GoldloopError
 from goldloop.files.atomic import atomic_write_json
-from goldloop.formats.gold import read_gold
 from goldloop.kb import KB
-from goldloop.scoring.agreement import (
-    NONE,
-    AgreementReport,
-    agreement,
-    shared_corpus_agreement,
-)
-from goldloop.scoring.design import NO_DESIGN, CorpusFigures, read_design
-from goldloop.scoring.span_agreement import Figure, SpanAgreement, write_relation_chart
-from goldloop.studio.agreement import (
-    BlindAgreement,
-    CampaignAgreement,
-    RoleAgreements,
-    campaign_agreement,
-)
-from goldloop.studio.connection import connect, resolve_connection
-from goldloop.studio.project import export_campaign
+
+if TYPE_CHECKING:
+    from goldloop.scoring.agreement import AgreementReport
+    from goldloop.scoring.design import CorpusFigures
+    from goldloop.scoring.span_agreement import SpanAgreement
+    from goldloop.studio.agreement import BlindAgreement, CampaignAgreement, RoleAgreements
 
 TOP_DISAGREEMENTS = 15
 TOP_RELATIONS = 10
@@ -93,6 +82,11 @@ def agree(
     """Span F1 (strict, lenient, labelled, per relation), α_u, and κ on relation (raw and
     KB-folded) and direction, over documents both annotated, and the corpus (design-weighted) κ
     beside them."""
+    from goldloop.formats.gold import read_gold
+    from goldloop.scoring.agreement import agreement, shared_corpus_agreement
+    from goldloop.scoring.design import NO_DESIGN, read_design
+    from goldloop.scoring.span_agreement import write_relation_chart
+
     files = gold is not None and other is not None
     if files == (studio_project is not None) or (gold is None) != (other is None):
         raise GoldloopError("give --gold A --other B, or --studio-project NAME")
@@ -172,6 +166,10 @@ def agreement_of_campaign(
     seed: int,
 ) -> CampaignAgreement:
     """The campaign's agreement, its projects exported from Label Studio."""
+    from goldloop.studio.agreement import campaign_agreement
+    from goldloop.studio.connection import connect, resolve_connection
+    from goldloop.studio.project import export_campaign
+
     connection = resolve_connection(url, settings=settings(ctx))
     # NAME too: its tasks are part of the draw the double documents' design is read from
     # (studio.agreement.campaign_design), and hold the blind documents' copies to pair.
@@ -259,6 +257,8 @@ def show_roles(roles: RoleAgreements, blind: BlindAgreement | None = None) -> No
 
 def show_spans(spans: SpanAgreement, kb: KB) -> None:
     """Span F1 and α_u with their intervals, incomplete positions, the most marked relations."""
+    from goldloop.scoring.span_agreement import Figure
+
     figures: list[tuple[str, Figure]] = [
         *((f"span F1 {mode}", figure) for mode, figure in spans.span_f1.items()),
         *((f"labelled F1 {mode}", figure) for mode, figure in spans.span_f1_labelled.items()),
@@ -342,6 +342,8 @@ def corpus_line(corpus: CorpusFigures) -> str:
 
 
 def _name(entity_id: str, kb: KB) -> str:
+    from goldloop.scoring.agreement import NONE
+
     relation = kb.get(entity_id)
     return entity_id if entity_id == NONE or relation is None else f"{relation.label} ({entity_id})"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -27,23 +27,18 @@ from goldloop.cli.common import (
 from goldloop.errors import GoldloopError, Interrupted
 from goldloop.files import jsonl
 from goldloop.files.atomic import atomic_write_json
-from goldloop.formats.documents import input_files
-from goldloop.formats.gold import Document, write_gold
 from goldloop.kb import KB
-from goldloop.llm import AnnotatorSpec, SQLiteCache, choose_annotator, make_annotator
-from goldloop.llm.annotate import (
-    DEFAULT_MAX_TOKENS,
-    AnnotateReport,
-    AnnotationRun,
-    DryRun,
-    annotate_documents,
-    dry_run,
-    select_documents,
-)
-from goldloop.llm.batch import BatchMode, BatchPolicy, BatchProgress, state_path_for
-from goldloop.llm.pricing import PRICES_VARIABLE, PriceTable, load_prices, prices_path
-from goldloop.sample import read_documents
+from goldloop.llm.annotate import DEFAULT_MAX_TOKENS
+from goldloop.llm.batch import BatchPolicy
+from goldloop.llm.pricing import PRICES_VARIABLE
 from goldloop.text.parsing import Parsing
+
+if TYPE_CHECKING:
+    from goldloop.formats.gold import Document
+    from goldloop.llm import AnnotatorSpec
+    from goldloop.llm.annotate import AnnotateReport, AnnotationRun, DryRun
+    from goldloop.llm.batch import BatchMode
+    from goldloop.llm.pricing import PriceTable
 
 
 def annotate(
@@ -161,6 +156,13 @@ def annotate(
     kb: KbOption = None,
 ) -> None:
     """Pre-annotate documents: the model quotes surfaces, goldloop resolves and checks them."""
+    from goldloop.formats.documents import input_files
+    from goldloop.formats.gold import write_gold
+    from goldloop.llm import choose_annotator, make_annotator
+    from goldloop.llm.annotate import select_documents
+    from goldloop.llm.pricing import prices_path
+    from goldloop.sample import read_documents
+
     if (sample is None) == (documents_path is None):
         raise GoldloopError("give exactly one of --sample DIR or --documents JSONL")
     if out is None and not dry:
@@ -250,6 +252,8 @@ def annotate(
 
 
 def _prices(path: Path | None, env: Mapping[str, str]) -> PriceTable:
+    from goldloop.llm.pricing import load_prices
+
     try:
         return load_prices(path, env)
     except GoldloopError as exc:
@@ -265,6 +269,8 @@ def _batch_mode(
     batch_wait: float,
     poll_interval: float,
 ) -> BatchMode:
+    from goldloop.llm.batch import BatchMode, state_path_for
+
     if not spec.is_llm:
         raise GoldloopError("--batch: the lexical pre-annotator sends no requests")
     state = state_path_for(out)
@@ -296,6 +302,8 @@ def _run(
     prices: PriceTable,
     parsing: Parsing,
 ) -> AnnotationRun:
+    from goldloop.llm.annotate import annotate_documents
+
     columns = (
         TextColumn("{task.description}"),
         BarColumn(),
@@ -326,6 +334,8 @@ def _run(
 
 def _with_progress(batch_mode: BatchMode, progress: Progress) -> BatchMode:
     """The batch mode, showing what each poll found on a line of its own."""
+    from goldloop.llm.batch import BatchMode, BatchProgress
+
     jobs = progress.add_task("batch: submitting", total=None)
 
     def polled(status: BatchProgress) -> None:
@@ -349,6 +359,9 @@ def _print_dry_run(
     input_price: float | None,
     prices: PriceTable,
 ) -> None:
+    from goldloop.llm import SQLiteCache
+    from goldloop.llm.annotate import dry_run
+
     if not spec.is_llm or spec.model is None:
         console.print(f"dry run: {len(documents)} documents, lexical pre-annotator: no requests")
         return

@@ -32,11 +32,7 @@ from goldloop.cli.score import (
 )
 from goldloop.errors import SettingError
 from goldloop.files import jsonl
-from goldloop.llm import choose_annotator, make_llm
-from goldloop.llm.encoder import Encoder
-from goldloop.scoring.baselines import BASELINES, run_baselines
-from goldloop.scoring.design import read_design
-from goldloop.scoring.runner import read_scored_gold
+from goldloop.scoring.baselines import BASELINES
 
 
 def baselines(
@@ -74,6 +70,12 @@ def baselines(
 ) -> None:
     """Run baselines on the gold and score them (lexical, encoder: both regimes; llm:
     linking-only)."""
+    from goldloop.llm import choose_annotator, make_llm
+    from goldloop.llm.encoder import Encoder
+    from goldloop.scoring.baselines import run_baselines
+    from goldloop.scoring.design import read_design
+    from goldloop.scoring.runner import read_scored_gold
+
     check_report_dir(
         report_dir, "baseline_results", {"--gold": gold, **kb_inputs(kb, equivalences)}
     )

@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, TextIO
+from typing import TYPE_CHECKING, Annotated, Any, TextIO
 
 import typer
 from rich.console import Console, Group
@@ -18,13 +18,16 @@ from rich.text import Text
 
 from goldloop.errors import GoldloopError
 from goldloop.files.atomic import output_problem, same_file
-from goldloop.formats.labelstudio.tasks import Campaign
 from goldloop.kb import KB, equivalences_beside, load_kb
 from goldloop.sample.strata import ROLES
 from goldloop.settings import BUNDLED_KB, Settings
-from goldloop.studio.connection import Connection, connect, resolve_connection
-from goldloop.studio.project import export_campaign
 from goldloop.text.parsing import Parsing
+
+if TYPE_CHECKING:
+    # The Label Studio client (and the HTTP stack under it) is imported by the commands that
+    # reach Label Studio, when they do: every command's --help starts without it.
+    from goldloop.formats.labelstudio.tasks import Campaign
+    from goldloop.studio.connection import Connection
 
 # Output to a file or a pipe has no width to fit: rich would otherwise cut table cells to 80
 # columns ("0.7…"). An explicit COLUMNS still wins.
@@ -305,6 +308,8 @@ class StudioDoor:
 
     def export(self, project: str) -> Campaign:
         """The campaign's tasks as they are now (``status --watch`` asks again each refresh)."""
+        from goldloop.studio.project import export_campaign
+
         return export_campaign(self.connection, self.client, project)
 
 
@@ -314,6 +319,8 @@ def open_studio(
     """The prelude of a command that reads a campaign: its outputs checked before any work (the
     ``--kb`` file among the inputs they must not overwrite), then the KB opened and Label Studio
     connected, in that order so a bad option fails before the server is asked anything."""
+    from goldloop.studio.connection import connect, resolve_connection
+
     check_outputs(outputs, kb_inputs(kb))
     knowledge = open_kb(kb)
     connection = resolve_connection(url, settings=settings(ctx))

@@ -14,14 +14,15 @@ from goldloop.cli.common import (
     settings,
 )
 from goldloop.cli.loop import Project
-from goldloop.studio.connection import connect, resolve_connection
-from goldloop.studio.curate import curate
 
 
 def curate_command(
     ctx: typer.Context, project: Project, url: UrlOption = None, kb: KbOption = None
 ) -> None:
     """Push each disputed task of NAME-double, once, to NAME-curate, pre-filled for the curator."""
+    from goldloop.studio.connection import connect, resolve_connection
+    from goldloop.studio.curate import curate
+
     knowledge = open_kb(kb)
     connection = resolve_connection(url, settings=settings(ctx))
     report = curate(connection, connect(connection), project, knowledge)

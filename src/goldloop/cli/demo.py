@@ -17,9 +17,7 @@ from goldloop.cli.common import (
     open_kb,
     settings,
 )
-from goldloop.llm.base import Provider
 from goldloop.studio import server
-from goldloop.studio.demo import PROJECT, check_pushed, next_commands, pick_annotator, run_demo
 
 
 def demo(
@@ -33,6 +31,9 @@ def demo(
     kb: KbOption = None,
 ) -> None:
     """Sample the demo corpus, pre-annotate it, start Label Studio and push: ready to annotate."""
+    from goldloop.llm.base import Provider
+    from goldloop.studio.demo import PROJECT, check_pushed, next_commands, pick_annotator, run_demo
+
     knowledge = open_kb(kb)
     read = settings(ctx)
     home = server.studio_home(read)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -19,9 +19,11 @@ from goldloop.cli.score import SeedOption
 from goldloop.cli.status import CapMinutes
 from goldloop.errors import DesignRefused, GoldloopError
 from goldloop.files.atomic import atomic_write_together, json_text
-from goldloop.scoring.effect import FIGURES, Crossing, effect_png
-from goldloop.studio.effect import CampaignEffect, campaign_effect
 from goldloop.studio.effort import IDLE_CAP_MINUTES
+
+if TYPE_CHECKING:
+    from goldloop.scoring.effect import Crossing
+    from goldloop.studio.effect import CampaignEffect
 
 LEGEND = (
     "pre: the annotation with the pre-annotator's candidates; blind: without (another person, "
@@ -56,6 +58,9 @@ def effect_command(
 ) -> None:
     """Minutes per mention and recall with and without pre-annotation, the anchoring it causes
     and the agreement between the two conditions, from the blind documents (sample --n-blind)."""
+    from goldloop.scoring.effect import effect_png
+    from goldloop.studio.effect import campaign_effect
+
     # Always both, named as effort names its own; written together once every figure is known,
     # so a run that fails leaves the last good pair as it was.
     target = json_out or Path(f"{project}.effect.json")
@@ -86,6 +91,8 @@ def effect_command(
 
 def effect_table(effect: CampaignEffect) -> Any:
     """One row per figure: its value and interval (the JSON also says what each estimates)."""
+    from goldloop.scoring.effect import FIGURES
+
     report, docs = effect.report, effect.documents
     title = (
         f"effect of pre-annotation in {effect.project}: {len(docs.paired)} of "

@@ -9,7 +9,6 @@ import typer
 
 from goldloop.cli.common import EquivalencesOption, KbOption, console, key_value_table, open_kb
 from goldloop.errors import CheckFailed
-from goldloop.formats.gold import read_gold
 
 app = typer.Typer(help="Validate and describe gold JSON files.", no_args_is_help=True)
 
@@ -24,6 +23,8 @@ def check(
 ) -> None:
     """Validate a gold file against its texts and the KB, and print counts; exit 1 when hits
     carry ids the KB does not have."""
+    from goldloop.formats.gold import read_gold
+
     knowledge = open_kb(kb, equivalences)
     gold = read_gold(file, knowledge)
     s = gold.stats

@@ -20,19 +20,7 @@ from goldloop.cli.common import (
 )
 from goldloop.errors import GoldloopError
 from goldloop.files.atomic import atomic_write_json
-from goldloop.formats.gold import read_gold, write_gold
-from goldloop.interchange import (
-    EXPORT_FORMATS,
-    FOLDER_FORMATS,
-    IMPORT_FORMATS,
-    ImportReport,
-    export_gold,
-    folder_files,
-    import_corpus,
-    read_verification,
-    verification_path,
-)
-from goldloop.interchange.spans import FormatError, read_type_map
+from goldloop.interchange import EXPORT_FORMATS, IMPORT_FORMATS
 
 
 def _format(value: str, known: tuple[str, ...]) -> str:
@@ -52,6 +40,16 @@ def export(
     equivalences: EquivalencesOption = None,
 ) -> None:
     """Write a gold file in one of the field's formats, every offset checked against its text."""
+    from goldloop.formats.gold import read_gold
+    from goldloop.interchange import (
+        FOLDER_FORMATS,
+        export_gold,
+        folder_files,
+        read_verification,
+        verification_path,
+    )
+    from goldloop.interchange.spans import FormatError
+
     fmt = _format(fmt, EXPORT_FORMATS)
     verification = read_verification(gold)
     documents = read_gold(gold, open_kb(kb, equivalences)).documents
@@ -98,6 +96,10 @@ def import_(
 ) -> None:
     """Read a corpus as gold (or as candidates for `push --candidates`); ids fold through the KB,
     unmapped types are counted and listed. Writes <out>.report.json beside it."""
+    from goldloop.formats.gold import write_gold
+    from goldloop.interchange import ImportReport, import_corpus
+    from goldloop.interchange.spans import read_type_map
+
     fmt = _format(fmt, IMPORT_FORMATS)
     report = report_path(out)
     check_outputs(

@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from goldloop.errors import Interrupted, PartialRun, ServiceError
-from goldloop.llm import Provider, RetryPolicy
+from goldloop.llm import RetryPolicy
 from goldloop.llm.runner import DEFAULT_CONCURRENCY
 
 DEFAULT_TIMEOUT_S = RetryPolicy().timeout_s
@@ -124,6 +124,8 @@ def settle_output(
 def exit_130_on_ctrl_c(annotator: object) -> Iterator[None]:
     """Ctrl-C: nothing is written, and the one line says that a re-run resumes from the answers
     an LLM ``annotator`` cached (exit 130)."""
+    from goldloop.llm import Provider
+
     try:
         yield
     except KeyboardInterrupt:

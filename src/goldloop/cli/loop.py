@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.progress import Progress
@@ -24,12 +24,11 @@ from goldloop.cli.common import (
     settings,
 )
 from goldloop.errors import GoldloopError
-from goldloop.formats.documents import input_files, read_documents
 from goldloop.kb import KB
-from goldloop.studio.connection import connect, resolve_connection
-from goldloop.studio.pull import PullResult, companions, pull, sidecar_path, summary_rows
-from goldloop.studio.push import Candidates, PushReport, push, task_count
-from goldloop.studio.sync import PrefillChange, sync
+
+if TYPE_CHECKING:
+    from goldloop.studio.pull import PullResult
+    from goldloop.studio.push import Candidates, PushReport
 
 Sample = Annotated[Path, typer.Option("--sample", help="Sample dir or documents JSONL.")]
 Project = Annotated[
@@ -74,6 +73,10 @@ def push_command(
     kb: KbOption = None,
 ) -> None:
     """Push documents as tasks and candidates as predictions (A, B, review); only what is missing."""
+    from goldloop.formats.documents import read_documents
+    from goldloop.studio.connection import connect, resolve_connection
+    from goldloop.studio.push import push, task_count
+
     wanted_roles = parse_roles(roles)
     knowledge = open_kb(kb)
     documents = read_documents(sample)
@@ -109,6 +112,9 @@ def pull_command(
     kb: KbOption = None,
 ) -> None:
     """Pull verified annotations (curated, else agreed, else primary) into gold with verdicts."""
+    from goldloop.studio.connection import connect, resolve_connection
+    from goldloop.studio.pull import pull
+
     check_outputs(pull_outputs("--out", out), kb_inputs(kb))
     knowledge = open_kb(kb)
     read = settings(ctx)
@@ -145,6 +151,10 @@ def sync_command(
     kb: KbOption = None,
 ) -> None:
     """Push what is missing, then pull what was verified (safe to run from cron while people work)."""
+    from goldloop.formats.documents import input_files, read_documents
+    from goldloop.studio.connection import connect, resolve_connection
+    from goldloop.studio.sync import PrefillChange, sync
+
     wanted_roles = parse_roles(roles)
     check_outputs(
         pull_outputs("--out", out),
@@ -176,12 +186,16 @@ def sync_command(
 
 def pull_outputs(option: str, out: Path) -> dict[str, Path]:
     """Every file a pull into ``out`` writes, by the option that names it."""
+    from goldloop.studio.pull import companions
+
     return {option: out} | {f"{option} (its {what})": p for what, p in companions(out).items()}
 
 
 def _candidates(
     kb: KB, a_path: Path | None, a_tag: str | None, b_path: Path | None, b_tag: str | None
 ) -> tuple[Candidates | None, Candidates | None]:
+    from goldloop.studio.push import Candidates
+
     if b_path is not None and a_path is None:
         raise GoldloopError("--other needs --candidates: a second annotator (B) needs a first (A)")
     a = Candidates.from_gold(a_path, kb, a_tag) if a_path else None
@@ -216,6 +230,8 @@ def _print_push(report: PushReport, url: str) -> None:
 
 
 def _print_pull(result: PullResult, out: Path) -> None:
+    from goldloop.studio.pull import sidecar_path, summary_rows
+
     console.print(
         key_value_table(f"pull → {out} (sidecar {sidecar_path(out).name})", summary_rows(result))
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -21,10 +21,9 @@ from goldloop.cli.named import named_files
 from goldloop.cli.score import DesignOption, design_mode
 from goldloop.errors import GoldloopError
 from goldloop.files.atomic import atomic_write_json
-from goldloop.formats.documents import input_files, read_documents
-from goldloop.scoring.design import NO_DESIGN, CorpusFigures, read_design
-from goldloop.scoring.inputs import read_predictions
-from goldloop.scoring.pooled import CAVEAT, relative_recall
+
+if TYPE_CHECKING:
+    from goldloop.scoring.design import CorpusFigures
 
 
 def pool(
@@ -47,6 +46,11 @@ def pool(
 ) -> None:
     """Each run's share of the pool of everything any run found (after KB folding); with the
     documents' p_incl, also on the corpus."""
+    from goldloop.formats.documents import input_files, read_documents
+    from goldloop.scoring.design import NO_DESIGN, read_design
+    from goldloop.scoring.inputs import read_predictions
+    from goldloop.scoring.pooled import CAVEAT, relative_recall
+
     if len(runs) < 2:
         raise GoldloopError("pool needs at least two runs")
     named = named_files(runs, "run")

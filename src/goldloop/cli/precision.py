@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.progress import Progress
@@ -27,37 +27,12 @@ from goldloop.cli.score import BootstrapOption, DesignOption, SeedOption, design
 from goldloop.errors import GoldloopError
 from goldloop.files.atomic import atomic_write_files, atomic_write_json
 from goldloop.files.jsonl import write_jsonl
-from goldloop.formats.documents import input_files, read_documents
-from goldloop.llm import choose_annotator, make_llm
-from goldloop.llm.answer import FAILED
-from goldloop.precision.judge import JudgeReport, judge_mentions
-from goldloop.precision.mentions import (
-    read_labels,
-    read_verdicts,
-    system_mentions,
-    write_verdicts,
-)
-from goldloop.precision.study import (
-    LabelStudioLabels,
-    PrecisionReport,
-    check_fit,
-    corpus_precision,
-    draw_sample,
-    labelling_rows,
-    precision_report,
-)
-from goldloop.scoring.design import NO_DESIGN, CorpusFigures, read_design
-from goldloop.scoring.inputs import read_predictions
 from goldloop.scoring.ppi import MIN_CALIBRATED_LABELS
-from goldloop.sheets.labelling import (
-    PER_SHEET,
-    SHEET_GLOB,
-    read_sheets,
-    row_sentences,
-    sheet_files,
-)
-from goldloop.studio.connection import connect, resolve_connection
-from goldloop.studio.precision import pull_labels, push_sample
+from goldloop.sheets.labelling import PER_SHEET
+
+if TYPE_CHECKING:
+    from goldloop.precision.study import PrecisionReport
+    from goldloop.scoring.design import CorpusFigures
 
 app = typer.Typer(
     help="Precision without gold: an LLM judge corrected by a labelled sample (PPI).",
@@ -97,6 +72,12 @@ def judge(
 ) -> None:
     """Ask an LLM judge about every mention; write one verdict per mention (a failed request
     leaves its mention unchecked, reason ``failed``)."""
+    from goldloop.formats.documents import input_files, read_documents
+    from goldloop.llm import choose_annotator, make_llm
+    from goldloop.precision.judge import JudgeReport, judge_mentions
+    from goldloop.precision.mentions import system_mentions, write_verdicts
+    from goldloop.scoring.inputs import read_predictions
+
     check_outputs(
         {"--out": out, "--out (its report)": report_path(out)},
         {
@@ -156,6 +137,9 @@ def judge(
 
 def _verdicts_in(path: Path) -> int | None:
     """How many mentions an existing verdicts file judged (0 when unreadable, None when absent)."""
+    from goldloop.llm.answer import FAILED
+    from goldloop.precision.mentions import read_verdicts
+
     if not path.exists():
         return None
     try:
@@ -188,6 +172,13 @@ def sample(
 ) -> None:
     """Draw a random sample of judged mentions to label: a JSONL, and a Label Studio project or
     markdown sheets."""
+    from goldloop.formats.documents import input_files, read_documents
+    from goldloop.precision.mentions import read_verdicts
+    from goldloop.precision.study import check_fit, draw_sample, labelling_rows
+    from goldloop.sheets.labelling import SHEET_GLOB, row_sentences, sheet_files
+    from goldloop.studio.connection import connect, resolve_connection
+    from goldloop.studio.precision import push_sample
+
     check_outputs(
         {"--out": out, "--sheets": sheets},
         {"--verdicts": verdicts, "--documents": input_files(documents), **kb_inputs(kb)},
@@ -241,6 +232,8 @@ def labels_command(
 ) -> None:
     """Read ticked labelling sheets into labels: one tick is a label, none leaves the item
     unlabelled."""
+    from goldloop.sheets.labelling import SHEET_GLOB, read_sheets
+
     paths = sorted(sheets.glob(SHEET_GLOB)) if sheets.is_dir() else [sheets]
     if not paths:
         raise GoldloopError(f"--sheets {sheets}: no {SHEET_GLOB} files")
@@ -285,6 +278,13 @@ def report(
 ) -> None:
     """Judge-only, PPI-corrected and labels-only precision, with the judge on the sample; with
     --documents, the corpus (design-weighted) figures too."""
+    from goldloop.formats.documents import input_files, read_documents
+    from goldloop.precision.mentions import read_labels, read_verdicts
+    from goldloop.precision.study import LabelStudioLabels, corpus_precision, precision_report
+    from goldloop.scoring.design import NO_DESIGN, read_design
+    from goldloop.studio.connection import connect, resolve_connection
+    from goldloop.studio.precision import pull_labels
+
     if (labels is None) == (studio_project is None):
         raise GoldloopError("give either --labels FILE or --studio-project NAME")
     check_outputs(

@@ -8,7 +8,7 @@ import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -27,10 +27,11 @@ from goldloop.cli.status import CapMinutes
 from goldloop.errors import GoldloopError
 from goldloop.files.atomic import atomic_write_together, json_text
 from goldloop.formats.labelstudio.tasks import campaign_titles
-from goldloop.studio.connection import connect, resolve_connection
-from goldloop.studio.datasheet import Datasheet, DatasheetInputs, make_datasheet, markdown
 from goldloop.studio.effort import IDLE_CAP_MINUTES
-from goldloop.studio.mirror import Mirror, catch_up, read_campaign
+
+if TYPE_CHECKING:
+    from goldloop.studio.datasheet import Datasheet
+    from goldloop.studio.mirror import Mirror
 
 
 def sources(
@@ -97,6 +98,9 @@ class Sources:
     def mirror(self) -> tuple[Mirror | None, Callable[[Mirror], int]]:
         """The campaign's tasks as read now, and how to bring them up to date (the number of
         tasks re-read); none without ``--project``."""
+        from goldloop.studio.connection import connect, resolve_connection
+        from goldloop.studio.mirror import catch_up, read_campaign
+
         if self.project is None:
             return None, lambda _: 0
         connection = resolve_connection(self.url, settings=settings(self.ctx))
@@ -112,6 +116,8 @@ class Sources:
         return mirror, update
 
     def datasheet(self, mirror: Mirror | None) -> Datasheet:
+        from goldloop.studio.datasheet import DatasheetInputs, make_datasheet
+
         inputs = DatasheetInputs(
             open_kb(self.kb), None if mirror is None else mirror.campaign(), self.gold,
             self.sample, self.systems, self.bootstrap, self.seed, self.cap_minutes, self.design,
@@ -155,6 +161,8 @@ def datasheet_command(
     """The gold set's datasheet: what it is, how it was drawn, who annotated it and how, its
     agreement, corrections, completeness, effort and effect with their intervals, the systems
     scored on it, its limits and how to cite it; a section without its inputs says so."""
+    from goldloop.studio.datasheet import markdown
+
     target = out or read.default(".datasheet.md")
     data = json_out or target.with_suffix(".json")
     check_outputs({"--out": target, "--json": data}, read.inputs)

@@ -4,7 +4,7 @@ and ``goldloop.sample.stats``."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -21,13 +21,12 @@ from goldloop.cli.common import (
 )
 from goldloop.errors import GoldloopError
 from goldloop.files.atomic import atomic_write_json
-from goldloop.sample.audit import audit_sample
-from goldloop.sample.corpus import CorpusColumns
 from goldloop.sample.gate import GateSettings
 from goldloop.sample.phase1 import AUTO_MULTIPLE
-from goldloop.sample.run import SampleExists, SampleResult, SampleSettings, run_sample
-from goldloop.sample.stats import SampleStats, dataset_stats
-from goldloop.sample.surrogate import surrogate_dir
+from goldloop.sample.run import SampleSettings
+
+if TYPE_CHECKING:
+    from goldloop.sample.run import SampleResult
 
 DEFAULTS = SampleSettings()
 GATE = GateSettings()
@@ -152,6 +151,9 @@ def sample(
     ] = 0,
 ) -> None:
     """Draw a stratified batch of eligible abstracts into a sample dir (manifest, texts, report)."""
+    from goldloop.sample.corpus import CorpusColumns
+    from goldloop.sample.run import SampleExists, run_sample
+
     check_outputs(
         {"--out": out}, {"--corpus": corpus, "--plan": plan, **kb_inputs(kb)}, folders=("--out",)
     )
@@ -216,6 +218,8 @@ def _phase1_option(value: str | None) -> int | str | None:
 
 
 def _print_sample(result: SampleResult) -> None:
+    from goldloop.sample.surrogate import surrogate_dir
+
     r = result.report
     rows: list[tuple[str, object]] = [
         ("batch", r.batch),
@@ -278,6 +282,8 @@ def audit(
     ] = None,
 ) -> None:
     """Re-check eligibility, density vs length, gold gaps, label concentration and coverage."""
+    from goldloop.sample.audit import audit_sample
+
     check_outputs(
         {"--out": out},
         {"--gold": gold, **kb_inputs(kb)},
@@ -362,6 +368,9 @@ def stats(
     year_column: Annotated[str | None, typer.Option(help="Year column of --corpus.")] = None,
 ) -> None:
     """Corpus, KB, sample and gold statistics in one dataset_stats.json (a section per input)."""
+    from goldloop.sample.corpus import CorpusColumns
+    from goldloop.sample.stats import SampleStats, dataset_stats
+
     check_outputs(
         {"--report-dir": report_dir},
         {"--corpus": corpus, "--gold": gold, **kb_inputs(kb)},

@@ -20,9 +20,8 @@ from goldloop.cli.common import (
 )
 from goldloop.cli.named import named_files, parse_named
 from goldloop.errors import GoldloopError
-from goldloop.scoring.design import DESIGN_MODES, NO_DESIGN
 from goldloop.scoring.matching import MATCH_MODES
-from goldloop.scoring.regimes import ENGINES, REGIMES
+from goldloop.scoring.regimes import ENGINES
 from goldloop.scoring.report import (
     NOTHING_ANNOTATED,
     nothing_to_chart,
@@ -31,7 +30,6 @@ from goldloop.scoring.report import (
     seed_compatibility_line,
     write_reports,
 )
-from goldloop.scoring.runner import ScoreOptions, score_files
 
 GoldOption = Annotated[
     Path,
@@ -112,6 +110,8 @@ def score(
     """Score systems on a gold file: detection P/R/F1, entity accuracy, nervaluate schemas,
     linking-only accuracy and coverage, direction, slices and bootstrap intervals; beside
     them, the corpus (design-weighted) figures."""
+    from goldloop.scoring.runner import ScoreOptions, score_files
+
     options = ScoreOptions(
         _regimes(regime), _match(match), _engine(engine), bootstrap, seed, design_mode(design)
     )
@@ -151,6 +151,8 @@ def show_results(
 ) -> None:
     """Write JSON, CSV and the chart, then print the table and what was not scored: the files
     come first, so a reader who stops reading (``| head``) or a failing print loses none."""
+    from goldloop.scoring.design import NO_DESIGN
+
     written = write_reports(results, report_dir, stem, meta)
     for table in results_tables(results, title):
         console.print(figures_table(table.title, table.headers, table.rows, legend=table.legend))
@@ -193,6 +195,8 @@ def surrogate_files(
 
 
 def _regimes(regime: str) -> tuple[str, ...]:
+    from goldloop.scoring.regimes import REGIMES
+
     if regime == "both":
         return REGIMES
     if regime not in REGIMES:
@@ -202,6 +206,8 @@ def _regimes(regime: str) -> tuple[str, ...]:
 
 def design_mode(design: str) -> str:
     """``--design``'s value, checked."""
+    from goldloop.scoring.design import DESIGN_MODES
+
     if design not in DESIGN_MODES:
         raise typer.BadParameter(f"--design must be one of {', '.join(DESIGN_MODES)}")
     return design

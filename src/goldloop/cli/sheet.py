@@ -21,9 +21,6 @@ from goldloop.cli.common import (
 from goldloop.errors import GoldloopError
 from goldloop.files.atomic import atomic_write_text, atomic_write_together
 from goldloop.files.gold_lock import gold_lock
-from goldloop.formats.gold import read_gold
-from goldloop.sheets.review import has_verdicts, read_sheet, sheet_text
-from goldloop.studio.pull import anchor, sidecar_path, summary_rows, verified_files
 
 app = typer.Typer(
     help="The review sheet: export candidates to a TSV, fill in verdicts, import verified gold.",
@@ -46,6 +43,9 @@ def export(
     equivalences: EquivalencesOption = None,
 ) -> None:
     """One row per candidate span, with the other annotator's view and empty verdicts."""
+    from goldloop.formats.gold import read_gold
+    from goldloop.sheets.review import has_verdicts, sheet_text
+
     if output.suffix.lower() != ".tsv":
         raise GoldloopError(f"--output {output}: the review sheet is a .tsv file")
     check_outputs(
@@ -81,6 +81,10 @@ def import_(
     equivalences: EquivalencesOption = None,
 ) -> None:
     """Verified gold and its sidecar from the sheet's verdicts, as `pull` writes them."""
+    from goldloop.formats.gold import read_gold
+    from goldloop.sheets.review import read_sheet
+    from goldloop.studio.pull import anchor, sidecar_path, summary_rows, verified_files
+
     check_outputs(
         {"--output": output, "--output (its sidecar)": sidecar_path(output)},
         {"--sheet": sheet, "--gold": gold, "--other": other, **kb_inputs(kb, equivalences)},

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Group
@@ -22,14 +22,10 @@ from goldloop.cli.common import (
 from goldloop.cli.loop import Project
 from goldloop.files.atomic import atomic_write_json, atomic_write_together, json_text
 from goldloop.scoring.report import NOTHING_ANNOTATED
-from goldloop.studio.effort import (
-    IDLE_CAP_MINUTES,
-    EffortFigures,
-    effort_png,
-    effort_report,
-    effort_rows,
-)
-from goldloop.studio.status import campaign_status
+from goldloop.studio.effort import IDLE_CAP_MINUTES
+
+if TYPE_CHECKING:
+    from goldloop.studio.effort import EffortFigures
 
 CapMinutes = Annotated[
     float,
@@ -68,6 +64,8 @@ def status_command(
     kb: KbOption = None,
 ) -> None:
     """Tasks per project, work per annotator, verdicts, κ and the time left; a table and JSON."""
+    from goldloop.studio.status import campaign_status
+
     target = out or Path(f"{project}.status.json")
     studio = open_studio(ctx, {"--out": target}, kb, url)
 
@@ -113,6 +111,8 @@ def effort_command(
 ) -> None:
     """Minutes per document and per verified mention, by annotator, pre-annotator, correction rate
     and length, from Label Studio's lead_time."""
+    from goldloop.studio.effort import effort_png, effort_report, effort_rows
+
     target = out or Path(f"{project}.effort.json")
     chart = png or Path(f"{project}.effort.png")
     studio = open_studio(ctx, {"--out": target, "--png": chart}, kb, url)

@@ -26,11 +26,7 @@ from goldloop.files.atomic import atomic_write_json, atomic_write_text
 from goldloop.formats.labelstudio.tasks import campaign_titles
 from goldloop.settings import HOME_ENV, Settings
 from goldloop.studio import server
-from goldloop.studio.connection import connect, resolve_connection
 from goldloop.studio.label_config import render_label_config
-from goldloop.studio.pull import pull
-from goldloop.studio.users import add_users, signup_emails
-from goldloop.studio.webhooks import basic_auth_header, register_webhooks, webhook_url
 
 app = typer.Typer(
     help="Run a local Label Studio for the loop (its own environment, SQLite, loopback).",
@@ -123,6 +119,9 @@ def users(
     """Create Label Studio users, members of the organisation, each with a generated password
     (printed once, or written to --out, a new file); people who are users already are left as
     they are."""
+    from goldloop.studio.connection import connect, resolve_connection
+    from goldloop.studio.users import add_users, signup_emails
+
     check_outputs({"--out": out})
     if out is not None and out.exists():
         # Its passwords were shown only once: replacing the file would lose them.
@@ -222,6 +221,10 @@ def webhook(
 ) -> None:
     """Keep GOLD current: pull it once, then have Label Studio send the backend every annotation
     created, updated or deleted in the campaign (with $BASIC_AUTH_USER/$BASIC_AUTH_PASS)."""
+    from goldloop.studio.connection import connect, resolve_connection
+    from goldloop.studio.pull import pull
+    from goldloop.studio.webhooks import basic_auth_header, register_webhooks, webhook_url
+
     read = settings(ctx)
     auth = read.basic_auth()
     webhook_url(url)  # checked before the gold is written

@@ -18,10 +18,11 @@ import statistics
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
-
-from goldloop.sample.pool import PoolDoc
+if TYPE_CHECKING:
+    # Types only: the CLI reads ROLES from here to write its help, without the pool's readers.
+    from goldloop.sample.pool import PoolDoc
 
 ROLES = ("primary", "double", "reserve", "blind")
 # A blind document is annotated without candidates in NAME-blind and with them in NAME, by two
@@ -54,6 +55,8 @@ def boundaries(pool: Iterable[PoolDoc], tail_top_k: int) -> Boundaries:
     docs = list(pool)
     if not docs:
         return Boundaries((math.inf, math.inf), 0.0, frozenset())
+    import numpy as np  # here: the CLI's help reads ROLES from this module
+
     low, high = np.quantile([d.year for d in docs], [1 / 3, 2 / 3])
     positive = [d.n_verb_mentions for d in docs if d.n_verb_mentions > 0]
     frequency = Counter(eid for d in docs for eid in d.entity_ids)
