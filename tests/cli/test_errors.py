@@ -1185,7 +1185,9 @@ class TestAClosedStdout:
                                    "--report-dir", reports, cwd=work.root)  # fmt: skip
         assert result.returncode == 0, result.stderr
         # The one line a gold without p_incl prints, nothing else.
-        assert result.stderr.startswith("no corpus figures") and result.stderr.count("\n") == 1, result.stderr
+        assert result.stderr.startswith("no corpus figures") and result.stderr.count("\n") == 1, (
+            result.stderr
+        )
         assert sorted(p.name for p in reports.iterdir()) == [
             "score_results.csv", "score_results.json", "score_results.png"]  # fmt: skip
 

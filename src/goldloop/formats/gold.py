@@ -26,12 +26,12 @@ from goldloop.kb import DIRECTIONS, KB
 
 Direction = Literal["forward", "inverse", "symmetric", "na"]
 Source = Literal["llm", "lexical", "human", "legacy"]
-Verdict = Literal["accept", "fix", "added"]
+Verdict = Literal["accept", "fix", "added", "proposed"]
 FLAGS = ("label_canonicalized", "direction_coerced", "occurrence_fallback")
 # Optional fields written only when they carry a value.
 _OPTIONAL = (
     "label", "direction", "annotator", "source", "surface_anchored", "confidence",
-    "subject_text", "object_text", "subject_span", "object_span", "verdict",
+    "subject_text", "object_text", "subject_span", "object_span", "verdict", "proposed_by",
 )  # fmt: skip
 
 
@@ -70,6 +70,8 @@ class Hit(BaseModel):
     subject_span: tuple[int, int] | None = None
     object_span: tuple[int, int] | None = None
     verdict: Verdict | None = None
+    # A ``proposed`` hit: what proposed it (``kb`` or an LLM's tag), when the proposal said.
+    proposed_by: str | None = None
 
     def mention(self, doc_id: str) -> Mention:
         """This hit as the core mention of document ``doc_id``."""
