@@ -106,6 +106,20 @@ def test_a_kb_match_keeps_the_drawn_id_and_suggests_the_other_occurrences(kb: KB
     }  # fmt: skip
 
 
+def test_a_proposal_is_marked_as_a_predictions_region_and_can_be_turned_off(kb: KB) -> None:
+    """The other occurrence's items say ``origin: "prediction"``: Label Studio marks the region
+    as a prediction's and ``pull`` records it as ``proposed`` while untouched
+    (test_interactive_editor shows both in the real editor); the drawn region's items carry no
+    origin, so the editor keeps the drawn region's own."""
+    task, context = Task(id=1, data={"text": TEXT}), drawn(TEXT, "activates")
+    items = Suggester(kb, Parsing()).suggest(task, context)
+    assert {(item["id"], item.get("origin")) for item in items} == {
+        ("drawn-1", None), (f"m{TEXT.rindex('activates')}_{TEXT.rindex('activates') + 9}", "prediction"),
+    }  # fmt: skip
+    alone = Suggester(kb, Parsing(), proposals=False).suggest(task, context)
+    assert {item["id"] for item in alone} == {"drawn-1"} and len(alone) == 3
+
+
 def test_every_item_carries_its_global_offsets(kb: KB) -> None:
     """Label Studio 1.23.2's editor copies an accepted suggestion onto the drawn region without
     computing its offsets: without ``globalOffsets`` the region's next redraw throws and the next

@@ -27,6 +27,7 @@ warning the editor catches itself (``Cannot read properties of null (reading 'in
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -75,20 +76,26 @@ def recording_backend(kb: KB) -> Iterator[tuple[RunningBackend, list[Any]]]:
 
 
 def _campaign(
-    label_studio: Any, kb: KB, backend: RunningBackend, tmp: Path
+    label_studio: Any,
+    kb: KB,
+    backend: RunningBackend,
+    tmp: Path,
+    text: str = TEXT,
+    predicted: tuple[str, str] = ("activates", ACTIVATES),
 ) -> tuple[str, int, int]:
-    """One task whose pre-annotation holds "activates" only; the backend connected as
-    interactive: (campaign name, project id, task id)."""
-    a, b = TEXT.index("activates"), TEXT.index("activates") + 9
+    """One task whose pre-annotation holds the surface ``predicted`` names only (forward); the
+    backend connected as interactive: (campaign name, project id, task id)."""
+    surface, entity_id = predicted
+    a, b = text.index(surface), text.index(surface) + len(surface)
     gold = tmp / "gold.a.json"
     gold.write_text(json.dumps([{
-        "doc_id": "pmid:41", "text": TEXT, "role": "primary", "ground_truth": [{
-            "a": a, "b": b, "surface": "activates", "entity_id": ACTIVATES,
+        "doc_id": "pmid:41", "text": text, "role": "primary", "ground_truth": [{
+            "a": a, "b": b, "surface": surface, "entity_id": entity_id,
             "direction": "forward", "annotator": "lexical", "source": "lexical",
         }],
     }]), encoding="utf-8")  # fmt: skip
     name = f"editor-{uuid.uuid4().hex[:6]}"
-    documents = [Document(doc_id="pmid:41", text=TEXT, role="primary")]
+    documents = [Document(doc_id="pmid:41", text=text, role="primary")]
     push(label_studio.connection, label_studio.client, documents, name, kb,
          a=Candidates.from_gold(gold, kb))  # fmt: skip
     project = find_project(label_studio.connection, label_studio.client, name)
@@ -99,6 +106,17 @@ def _campaign(
     )  # fmt: skip
     (task,) = label_studio.client.tasks.list(project=project.id)
     return name, project.id, task.id
+
+
+def _auto_annotation_on(driver: Any) -> None:
+    """Switch the editor's Auto-Annotation on (the bottom bar's toggle)."""
+    from selenium.webdriver.common.by import By
+
+    toggle = "[data-testid=bottombar-auto-annotation-toggle]"
+    found = _wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, toggle))
+    if not found.is_selected():
+        driver.execute_script("arguments[0].click()", found)
+    _wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, toggle).is_selected())
 
 
 def _regions(driver: Any) -> list[str]:
@@ -189,21 +207,13 @@ def test_suggestions_land_on_each_drawn_region_and_keep_the_annotators_edit(
     recording_backend: tuple[RunningBackend, list[Any]],
     tmp_path: Path,
 ) -> None:
-    from selenium.webdriver.common.by import By
 
     backend, contexts = recording_backend
     name, project_id, task_id = _campaign(label_studio, kb, backend, tmp_path)
     browser.get(f"{label_studio.url}/projects/{project_id}/data?task={task_id}")
     _wait(browser, lambda d: _regions(d) == ["activates"])
 
-    toggle = _wait(
-        browser,
-        lambda d: d.find_element(By.CSS_SELECTOR, "[data-testid=bottombar-auto-annotation-toggle]"),
-    )
-    if not toggle.is_selected():
-        browser.execute_script("arguments[0].click()", toggle)
-    _wait(browser, lambda d: d.find_element(
-        By.CSS_SELECTOR, "[data-testid=bottombar-auto-annotation-toggle]").is_selected())  # fmt: skip
+    _auto_annotation_on(browser)
 
     # 1. The annotator changes the pre-annotated region's direction to na ...
     _select_region(browser, 0)
@@ -268,3 +278,75 @@ def test_suggestions_land_on_each_drawn_region_and_keep_the_annotators_edit(
         ("degrades", DEGRADES, "forward", "added"),
         ("inhibited by", INHIBITS, "inverse", "added"),
     ]
+
+
+# Three occurrences of one verb: drawing the first makes the backend propose the other two.
+REPEATED = "IL-6 activates STAT3, TNF activates NF-kB, IL-1 activates p38, and 𝛼-TNF inhibits IL-8."
+
+
+def _proposal_marks(driver: Any) -> int:
+    """How many regions the region list marks as a prediction's (Label Studio 1.23.2's
+    ``OutlinerTree``: a sparkle icon for ``origin: "prediction"``)."""
+    from selenium.webdriver.common.by import By
+
+    return len(
+        driver.find_elements(By.CSS_SELECTOR, ".lsf-outliner-item__control_type_predict svg")
+    )
+
+
+def test_a_proposed_occurrence_submitted_untouched_is_recorded_as_proposed(
+    recording_backend: tuple[RunningBackend, list[Any]], browser: Any, label_studio: Any, kb: KB,
+    tmp_path: Path,
+) -> None:  # fmt: skip
+    """Drawing one "activates" proposes the other two, marked as predictions in the region
+    list; the annotator edits one of them and submits: pull records the drawn region and the
+    edited one as the annotator's (``added``), the untouched one as ``proposed`` by the KB."""
+
+    backend, contexts = recording_backend
+    name, project_id, task_id = _campaign(
+        label_studio, kb, backend, tmp_path, REPEATED, ("inhibits", INHIBITS)
+    )
+    browser.get(f"{label_studio.url}/projects/{project_id}/data?task={task_id}")
+    _auto_annotation_on(browser)
+    seen = len(contexts)
+    if not _label_selected(browser):
+        _press(browser, "1")
+    _drag_over(browser, "activates")
+    _wait(browser, lambda d: _regions(d) == ["activates"] * 3 + ["inhibits"])
+    assert len(contexts) == seen + 1
+    # The two regions nobody drew are shown apart, marked as the pre-annotated one is: Label
+    # Studio's mark of a prediction's region.
+    _wait(browser, lambda d: _proposal_marks(d) == 3)
+    browser.save_screenshot(str(tmp_path / "proposed.png"))
+    # The annotator checks the third and changes its direction: it becomes theirs.
+    _select_region(browser, 2)
+    _wait(browser, lambda d: _selected_relation_and_direction(d) == ("activates", ["forward"]))
+    _choose_direction(browser, "na")
+    _wait(browser, lambda d: _selected_relation_and_direction(d) == ("activates", ["na"]))
+    _wait(browser, lambda d: _proposal_marks(d) == 2)
+    _press_submit(browser)
+    _wait(browser, lambda d: label_studio.client.tasks.get(id=task_id).total_annotations == 1)
+
+    # The editor's real payload: each region's items carry its origin.
+    (annotation,) = label_studio.client.annotations.list(id=task_id)
+    origins = {
+        item["value"]["start"]: item["origin"]
+        for item in annotation.result
+        if item["from_name"] == "mention"
+    }
+    starts = [m.start() for m in re.finditer("activates", REPEATED)]
+    assert [origins[s] for s in starts] == ["manual", "prediction", "prediction-changed"]
+
+    out = tmp_path / "gold.verified.json"
+    result, _ = pull(label_studio.connection, label_studio.client, name, kb, out)
+    (document,) = read_gold(out, kb).documents
+    assert [
+        (h.a, h.direction, h.verdict, h.source, h.proposed_by) for h in document.ground_truth
+    ] == [
+        (starts[0], "forward", "added", "human", None),
+        (starts[1], "forward", "proposed", "human", "kb"),
+        (starts[2], "na", "added", "human", None),
+        (REPEATED.index("inhibits"), "forward", "accept", "human", None),
+    ]
+    sidecar = result.to_dict()
+    assert (sidecar["added"], sidecar["proposed"], sidecar["proposals_changed"]) == (2, 1, 1)

@@ -120,3 +120,11 @@ def test_a_gold_setting_that_is_not_name_equals_path_is_refused(value: str) -> N
 def test_the_task_size_limit_is_a_setting() -> None:
     assert BackendSettings.from_env({}).max_task_chars == 50_000
     assert BackendSettings.from_env({"GOLDLOOP_MAX_TASK_CHARS": "1234"}).max_task_chars == 1234
+
+
+def test_other_occurrence_proposals_are_on_unless_turned_off() -> None:
+    assert BackendSettings.from_env({}).propose_occurrences
+    assert BackendSettings.from_env({"GOLDLOOP_PROPOSE_OCCURRENCES": "yes"}).propose_occurrences
+    assert not BackendSettings.from_env({"GOLDLOOP_PROPOSE_OCCURRENCES": "0"}).propose_occurrences
+    with pytest.raises(GoldloopError, match=r"GOLDLOOP_PROPOSE_OCCURRENCES must be True or False"):
+        BackendSettings.from_env({"GOLDLOOP_PROPOSE_OCCURRENCES": "maybe"})

@@ -87,3 +87,31 @@ def write_gold_and_system(documents: list[Document], gold: Path, system: Path) -
         [d.model_copy(update={"ground_truth": system_hits(d.doc_id, d.ground_truth)})
          for d in with_hits],
     )  # fmt: skip
+
+
+def pre_annotated(documents: list[Document]) -> list[Document]:
+    """A pre-annotator's hits (tagged ``pre``): the gold's, a few missed (seeded by the id, not
+    as the system misses them), so that it agrees with people on most documents."""
+    out = []
+    for d in documents:
+        rng = random.Random(f"pre:{d.doc_id}")
+        hits = [h.model_copy(update={"annotator": "pre"}) for h in hits_of(d.text)
+                if rng.random() > 0.1]  # fmt: skip
+        out.append(d.model_copy(update={"ground_truth": hits}))
+    return out
+
+
+def write_surrogate(
+    gold_documents: list[Document], part: list[Document], pre: Path, surrogate: Path, system: Path
+) -> None:
+    """The pre-annotation of the gold's documents and of the surrogate part, and the system's
+    predictions over both parts."""
+    write_gold(pre, pre_annotated(gold_documents))
+    write_gold(surrogate, pre_annotated(part))
+    ours = {d.doc_id for d in gold_documents}
+    both = gold_documents + [d for d in part if d.doc_id not in ours]
+    write_gold(
+        system,
+        [d.model_copy(update={"ground_truth": system_hits(d.doc_id, hits_of(d.text))})
+         for d in both],
+    )  # fmt: skip

@@ -13,7 +13,7 @@ import pytest
 
 from goldloop.formats.documents import read_documents
 from goldloop.sample import read_manifest
-from tests.cli.plan_campaign import write_corpus, write_gold_and_system
+from tests.cli.plan_campaign import write_corpus, write_gold_and_system, write_surrogate
 from tests.conftest import run_goldloop
 
 PILOT = ["--n-primary", "40", "--n-double", "0", "--n-reserve", "0", "--tail-top-k", "10"]
@@ -130,3 +130,52 @@ def _copy(source: Path, target: Path) -> None:
     import shutil
 
     shutil.copytree(source, target)
+
+
+def test_with_a_surrogate_part_the_figure_is_score_s_prediction_powered_one(
+    tmp_path: Path,
+) -> None:
+    """The plan reads a surrogate part as ``score --surrogate`` does: its figure and fixed-size
+    interval are score's ``corpus_ppi`` F1 (#45's estimator), and the plan records the part so
+    that ``status --plan`` reads it again."""
+    corpus = write_corpus(tmp_path / "corpus.tsv")
+    sample = tmp_path / "sample"
+    drawn = run_goldloop(["sample", "--corpus", corpus, "--out", sample, *PILOT, "--seed", "3",
+                          "--surrogate", "60"])  # fmt: skip
+    assert drawn.returncode == 0, drawn.stderr
+    gold, pre, part, system = (tmp_path / f"{n}.json" for n in ("gold", "pre", "part", "system"))
+    documents = read_documents(sample)
+    write_gold_and_system(documents, gold, tmp_path / "unused.json")
+    write_surrogate(documents, read_documents(sample / "surrogate"), pre, part, system)
+    out = tmp_path / "plan.json"
+    made = run_goldloop(["plan", "--gold", gold, "--sample", sample, "--system", f"sys={system}",
+                         "--surrogate", part, "--pre-annotations", pre, "--half-width", "0.02",
+                         "--minutes-per-document", "2", "--out", out])  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    plan = json.loads(out.read_text())
+    assert plan["surrogate"] == {"part": str(part), "pre_annotations": str(pre)}
+    assert 0 <= plan["now"]["surrogate_lambda"] <= 1
+    scored = run_goldloop(["score", "--gold", gold, "--system", f"sys={system}", "--surrogate",
+                           part, "--pre-annotations", pre, "--report-dir", tmp_path / "r"])  # fmt: skip
+    assert scored.returncode == 0, scored.stderr
+    [result] = json.loads((tmp_path / "r" / "score_results.json").read_text())["results"]
+    ppi = result["corpus_ppi"]
+    assert plan["now"]["value"] == pytest.approx(ppi["f1"], abs=1e-6)
+    low, high = ppi["intervals"]["f1"]
+    assert plan["now"]["half_width"] == pytest.approx((high - low) / 2, abs=1e-4)
+    # Only one of the two files: refused as score refuses it, nothing written.
+    alone = run_goldloop(["plan", "--gold", gold, "--sample", sample, "--system",
+                          f"sys={system}", "--surrogate", part, "--half-width", "0.02",
+                          "--minutes-per-document", "2", "--out", tmp_path / "p2.json"])  # fmt: skip
+    assert alone.returncode == 2 and "--surrogate needs --pre-annotations" in alone.stderr
+    assert not (tmp_path / "p2.json").exists()
+
+
+def test_status_refuses_a_file_that_is_no_plan(campaign, tmp_path: Path) -> None:
+    from goldloop.cli.plan import plan_line
+    from goldloop.errors import GoldloopError
+
+    bad = tmp_path / "plan.json"
+    bad.write_text('{"system": {}}')
+    with pytest.raises(GoldloopError, match=r"^--plan .*: not a plan written by goldloop plan"):
+        plan_line(bad, read_documents(campaign["gold"]), None)

@@ -28,6 +28,9 @@ from goldloop.scoring.effect import (
 R, P, P_FALSE, Q_PRE = 0.7, 0.9, 0.3, 0.3
 FALSE_PER_DOC, MEAN_EXTRA = 0.5, 4.0  # spurious candidates; true mentions are 1 + Poisson(4)
 MU_PRE, MU_BLIND = 0.5, 0.8
+# The backend's other-occurrence proposals, submitted untouched: a share of the true mentions
+# the candidates lack, and spurious ones.
+PROPOSE, FALSE_PROPOSED = 0.4, 0.3
 # stratum: (inclusion probability, sampled documents, the blind person's recall)
 STRATA = {"a": (0.5, 150, 0.85), "b": (0.1, 150, 0.75)}
 RELATION = "RO.0002213"
@@ -39,7 +42,8 @@ def _truth() -> dict[str, float]:
     total = sum(sizes.values())
     q_blind = sum(sizes[s] * q for s, (_, _, q) in STRATA.items()) / total
     mentions = 1 + MEAN_EXTRA
-    recall_pre = R * P + (1 - R) * Q_PRE
+    recall_pre = R * P + (1 - R) * (PROPOSE + (1 - PROPOSE) * Q_PRE)
+    true_proposed = mentions * (1 - R) * PROPOSE
     accepted = sum(sizes[s] * (mentions * R * P + FALSE_PER_DOC * P_FALSE) for s in STRATA)
     not_blind = sum(
         sizes[s] * (mentions * R * P * (1 - q) + FALSE_PER_DOC * P_FALSE)
@@ -57,6 +61,7 @@ def _truth() -> dict[str, float]:
         "missed_too_pre": 1 - Q_PRE,
         "missed_too_blind": 1 - q_blind,
         "missed_too_difference": q_blind - Q_PRE,
+        "proposed_in_gold": true_proposed / (true_proposed + FALSE_PROPOSED),
     }
 
 
@@ -75,7 +80,11 @@ def simulate(seed: int) -> list[PairedDocument]:
             shown = proposed + false
             pre = [h for h in proposed if rng.random() < P]
             pre += [h for h in false if rng.random() < P_FALSE]
-            pre += [h for h in true if h not in proposed and rng.random() < Q_PRE]
+            unshown = [h for h in true if h not in proposed]
+            offered = [h for h in unshown if rng.random() < PROPOSE]
+            offered += [_hit(150 + k) for k in range(rng.poisson(FALSE_PROPOSED))]
+            pre += [h.model_copy(update={"verdict": "proposed"}) for h in offered]
+            pre += [h for h in unshown if h not in offered and rng.random() < Q_PRE]
             blind = [h for h in true if rng.random() < q_blind]
             document = Document(
                 doc_id=f"{stratum}{i}", text="x" * 2000, p_incl=p_incl, stratum=stratum,
@@ -100,7 +109,7 @@ def test_the_counts_of_one_document_by_hand() -> None:
     counts = dict(zip(
         ("minutes_pre", "minutes_blind", "gold_timed", "gold", "found_pre", "found_blind",
          "accepted", "accepted_not_blind", "missed_by_candidates", "missed_too_pre",
-         "missed_too_blind"),
+         "missed_too_blind", "proposed", "proposed_in_gold"),
         document_counts(one), strict=True,
     ))  # fmt: skip
     assert counts == {
@@ -108,7 +117,13 @@ def test_the_counts_of_one_document_by_hand() -> None:
         "gold": 3, "found_pre": 2, "found_blind": 2,
         "accepted": 2, "accepted_not_blind": 2,  # 0 and 9: blind marked neither
         "missed_by_candidates": 1, "missed_too_pre": 0, "missed_too_blind": 0,
+        "proposed": 0, "proposed_in_gold": 0,
     }  # fmt: skip
+    # 2 proposed (submitted untouched) and 7 proposed wrongly: the machine showed 2, so it is no
+    # miss of the candidates; the proposals are counted apart.
+    proposed = [h.model_copy(update={"verdict": "proposed"}) for h in (_hit(2), _hit(7))]
+    two = PairedDocument(document, [_hit(0), _hit(1)], [_hit(0), *proposed], [_hit(1)], 1.0, 2.0)
+    assert list(document_counts(two)) == [1, 2, 3, 3, 2, 1, 1, 1, 0, 0, 0, 2, 1]
 
 
 def test_the_estimates_recover_a_known_truth_within_their_intervals(kb: KB) -> None:

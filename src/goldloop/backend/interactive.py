@@ -18,7 +18,11 @@ about the sentence alone (:class:`goldloop.llm.tasks.suggest.SuggestTask`, run b
 :func:`goldloop.llm.tasks.task.run_task`, so the answer is cached like every other). Without an
 LLM the KB alone can name only what the lexical pre-annotation already marks (the detector finds
 every KB label it can read), so a key is what makes suggestions useful. The other occurrences of
-the same surface that no region covers yet get their own suggestion. Scores and ``meta.text`` say
+the same surface that no region covers yet get their own suggestion, a *proposal*: its items say
+``origin: "prediction"``, so the editor marks the region as a prediction's (a sparkle in the
+region list) and, once the annotator edits it, ``prediction-changed``; ``pull`` records one
+submitted untouched as ``proposed`` (:mod:`goldloop.formats.labelstudio.verdicts`), not as the
+annotator's. ``GOLDLOOP_PROPOSE_OCCURRENCES=0`` turns proposals off. Scores and ``meta.text`` say
 where each suggestion came from.
 """
 
@@ -51,6 +55,8 @@ log = logging.getLogger("goldloop.backend")
 
 KB_SCORE = 1.0
 LLM_SCORE = 0.5
+# Label Studio's origin of a region a prediction made and nobody has edited yet.
+PROPOSED_ORIGIN = "prediction"
 
 
 @dataclass(frozen=True)
@@ -110,15 +116,20 @@ def drawn_region(text: str, context: object) -> Drawn | None:
 class Suggester:
     """Suggestions for drawn regions: the KB first, then ``provider`` (None: the KB alone)."""
 
-    def __init__(self, kb: KB, parsing: Parsing, provider: Provider | None = None) -> None:
+    def __init__(
+        self, kb: KB, parsing: Parsing, provider: Provider | None = None, proposals: bool = True
+    ) -> None:
+        """``proposals``: suggest for the drawn surface's other occurrences too."""
         self.kb = kb
         self.parsing = parsing
         self.provider = provider
+        self.propose_occurrences = proposals
         self.task = SuggestTask(kb)
 
     def suggest(self, task: Task, context: object) -> list[dict[str, Any]]:
-        """The result items for the drawn region (its id kept) and the uncovered occurrences of
-        its surface; ``[]`` when the context holds no usable region."""
+        """The result items for the drawn region (its id kept) and, unless turned off, proposals
+        for the uncovered occurrences of its surface; ``[]`` when the context holds no usable
+        region."""
         text = task.data.get("text")
         if not isinstance(text, str):
             return []
@@ -128,9 +139,10 @@ class Suggester:
         covered = _covered_spans(text, task, context)
         # A new region's id must not be one the editor holds: it would replace that region.
         taken = _region_ids(context)
+        others = find_occurrences(text, text[drawn.a : drawn.b]) if self.propose_occurrences else ()
         spans = [(drawn.a, drawn.b)] + [
             span
-            for span in find_occurrences(text, text[drawn.a : drawn.b])
+            for span in others
             if span != (drawn.a, drawn.b)
             and not any(_overlap(span, c) for c in covered)
             and region_id(*span) not in taken
@@ -183,7 +195,8 @@ class Suggester:
     def region_items(
         self, text: str, suggestion: Suggestion, rid: str | None = None
     ) -> list[dict[str, Any]]:
-        """The span, relation and direction items of one suggestion (``rid``: the drawn id)."""
+        """The span, relation and direction items of one suggestion (``rid``: the drawn id;
+        without it, a proposal for a region nobody drew)."""
         from_kb = suggestion.source == "kb"
         score = KB_SCORE if from_kb else LLM_SCORE
         where = "exact KB match" if from_kb else f"suggested by {suggestion.source}"
@@ -195,6 +208,8 @@ class Suggester:
         for item in items:
             if rid is not None:
                 item["id"] = rid
+            else:
+                item["origin"] = PROPOSED_ORIGIN
             item["score"] = hit.confidence
             # The editor copies a suggestion onto the drawn region without computing its offsets;
             # with none, its next redraw throws and the page's next region is never finished.

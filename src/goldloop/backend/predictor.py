@@ -66,6 +66,7 @@ class Predictor:
         concurrency: int = 16,
         max_task_chars: int = MAX_TASK_CHARS,
         parsing: Parsing = Parsing(),
+        propose_occurrences: bool = True,
     ) -> None:
         self.kb = kb
         self.annotator = annotator
@@ -76,7 +77,10 @@ class Predictor:
         self.parsing = parsing
         load_nlp(parsing.models)  # at start, so the first /predict does not pay for it
         self.suggester = Suggester(
-            kb, parsing, annotator if isinstance(annotator, Provider) else None
+            kb,
+            parsing,
+            annotator if isinstance(annotator, Provider) else None,
+            propose_occurrences,
         )
 
     @classmethod
@@ -99,6 +103,7 @@ class Predictor:
             concurrency=settings.concurrency,
             max_task_chars=settings.max_task_chars,
             parsing=Parsing.from_settings(read),
+            propose_occurrences=settings.propose_occurrences,
         )
 
     async def predict(

@@ -7,11 +7,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from goldloop.errors import GoldloopError
+from goldloop.files.csvfile import parse_bool
 from goldloop.llm.factory import LEXICAL, AnnotatorSpec, annotator_from_env
 from goldloop.settings import Settings
 from goldloop.studio.connection import KEY_ENV, URL_ENV
 
 GOLD_ENV = "GOLDLOOP_GOLD"
+PROPOSE_ENV = "GOLDLOOP_PROPOSE_OCCURRENCES"
 
 __all__ = ["LEXICAL", "MAX_TASK_CHARS", "AnnotatorSpec", "BackendSettings"]
 
@@ -31,6 +33,8 @@ class BackendSettings:
     basic_auth: tuple[str, str] | None = field(default=None, repr=False)
     concurrency: int = 16
     max_task_chars: int = MAX_TASK_CHARS
+    # Suggest the drawn surface's other occurrences too (as proposals the annotator must check).
+    propose_occurrences: bool = True
     # The live gold: a gold file per campaign (project NAME), and the Label Studio it reads from.
     gold: dict[str, Path] = field(default_factory=dict)
     studio_url: str | None = None
@@ -46,7 +50,7 @@ class BackendSettings:
     @classmethod
     def from_settings(cls, read: Settings) -> BackendSettings:
         """The backend's configuration in what a door read: ``GOLDLOOP_*``
-        (``GOLDLOOP_MAX_TASK_CHARS`` among them), ``REDIS_URL``, ``BASIC_AUTH_*`` and the
+        (``GOLDLOOP_MAX_TASK_CHARS`` and ``GOLDLOOP_PROPOSE_OCCURRENCES`` among them), ``REDIS_URL``, ``BASIC_AUTH_*`` and the
         providers' key variables."""
         env = read.environ
         annotator = annotator_from_env(env)
@@ -64,6 +68,7 @@ class BackendSettings:
             basic_auth=read.basic_auth(),
             concurrency=_positive_int(env, "GOLDLOOP_CONCURRENCY", 16),
             max_task_chars=_positive_int(env, "GOLDLOOP_MAX_TASK_CHARS", MAX_TASK_CHARS),
+            propose_occurrences=_flag(env, PROPOSE_ENV, default=True),
             gold=_gold_paths(env.get(GOLD_ENV, "")),
             studio_url=read.studio_url,
             studio_api_key=read.studio_api_key,
@@ -93,6 +98,13 @@ def _gold_paths(raw: str) -> dict[str, Path]:
             )
         paths[name.strip()] = Path(path.strip())
     return paths
+
+
+def _flag(env: Mapping[str, str], name: str, *, default: bool) -> bool:
+    raw = env.get(name)
+    if raw is None or not raw.strip():
+        return default
+    return parse_bool(raw, "the environment", name, GoldloopError)
 
 
 def _positive_int(env: Mapping[str, str], name: str, default: int) -> int:

@@ -15,11 +15,11 @@ from goldloop.cli.common import (
     check_outputs,
     console,
     figures_table,
-    kb_inputs,
     key_value_table,
     open_kb,
     open_studio,
 )
+from goldloop.cli.score import PreAnnotationsOption, SurrogateOption, surrogate_files
 from goldloop.errors import GoldloopError, SettingError
 
 PLAN_FILE = Path("plan.json")
@@ -69,6 +69,8 @@ def plan(
     match: Annotated[str, typer.Option("--match", help="Span matching: overlap or exact.")] = (
         "overlap"
     ),
+    surrogate: SurrogateOption = None,
+    pre_annotations: PreAnnotationsOption = None,
     out: Annotated[Path, typer.Option("--out", "-o", help="The plan file to write.")] = PLAN_FILE,
     kb: KbOption = None,
     url: UrlOption = None,
@@ -78,15 +80,7 @@ def plan(
     `sample --extend --plan`."""
     from goldloop.cli.named import named_files
     from goldloop.sample.planned import describe, sample_state
-    from goldloop.scoring.inputs import read_predictions
-    from goldloop.scoring.plan import (
-        METRICS,
-        BudgetTooSmall,
-        NoEffortRecord,
-        Target,
-        gold_contributions,
-        plan_batch,
-    )
+    from goldloop.scoring.plan import METRICS, BudgetTooSmall, NoEffortRecord, Target, plan_batch
     from goldloop.scoring.runner import read_scored_gold
 
     if metric not in METRICS:
@@ -98,21 +92,19 @@ def plan(
     if budget_minutes is not None and budget_minutes <= 0:
         raise SettingError("budget_minutes", f"must be > 0, got {budget_minutes}")
     [(name, path)] = named_files([system], "--system")
-    inputs = {"--gold": gold, "--sample": sample, "--system": path}
+    files = surrogate_files(surrogate, pre_annotations)
+    inputs = {"--gold": gold, "--sample": sample, "--system": path,
+              "--surrogate": surrogate, "--pre-annotations": pre_annotations}  # fmt: skip
     if project is not None:
         door = open_studio(ctx, {"--out": out}, kb, url)
         check_outputs({"--out": out}, inputs)
         knowledge = door.kb
     else:
-        check_outputs({"--out": out}, {**inputs, **kb_inputs(kb)})
+        check_outputs({"--out": out}, {**inputs, "--kb": kb})
         knowledge = open_kb(kb)
     state = sample_state(sample)
     documents = read_scored_gold(gold, knowledge)
-    predictions = read_predictions(path, documents, name=name, kb=knowledge)
-    labelled = gold_contributions(
-        documents, predictions, knowledge, metric, match_mode=match, source=str(gold),
-        sample=state,
-    )  # fmt: skip
+    labelled = _labelled(documents, (name, path), knowledge, metric, match, files, str(gold), state)
     spent: dict[str, float] = {}
     if project is not None:
         from goldloop.studio.effort import effort_rows, minutes_by_document
@@ -139,6 +131,9 @@ def plan(
         "system": {"name": name, "path": str(path)},
         "metric": metric,
         "match": match,
+        "surrogate": None
+        if files is None
+        else {"part": str(files[0]), "pre_annotations": str(files[1])},
         **made.to_dict(),
     }
     _print_plan(name, metric, data)
@@ -204,8 +199,7 @@ def plan_line(plan_file: Path, documents: list[Any], kb: Any) -> tuple[str, dict
     half-width on the campaign's gold now, and the next step."""
     from goldloop.sample.planned import PlanRefused, sample_state
     from goldloop.scoring.confseq import TUNED_AT
-    from goldloop.scoring.inputs import read_predictions
-    from goldloop.scoring.plan import gold_contributions, standing
+    from goldloop.scoring.plan import standing
 
     try:
         data = json.loads(plan_file.read_text(encoding="utf-8"))
@@ -215,10 +209,11 @@ def plan_line(plan_file: Path, documents: list[Any], kb: Any) -> tuple[str, dict
         raise GoldloopError(
             f"--plan {plan_file}: not a plan written by goldloop plan ({exc})"
         ) from exc
-    predictions = read_predictions(system["path"], documents, name=system["name"], kb=kb)
-    labelled = gold_contributions(
-        documents, predictions, kb, metric, match_mode=data.get("match", "overlap"),
-        source="the campaign's gold",
+    parts = data.get("surrogate")
+    files = None if not parts else (Path(parts["part"]), Path(parts["pre_annotations"]))
+    labelled = _labelled(
+        documents, (system["name"], Path(system["path"])), kb, metric,
+        data.get("match", "overlap"), files, "the campaign's gold",
     )  # fmt: skip
     now = standing(labelled, tuned_at=data.get("anytime_tuned_at", TUNED_AT))
     goal = target.get("half_width")
@@ -240,3 +235,30 @@ def plan_line(plan_file: Path, documents: list[Any], kb: Any) -> tuple[str, dict
         f" target {aim}: {step}"
     )
     return line, {**now.to_dict(), "target": target, "reached": reached, "next_step": step}
+
+
+def _labelled(
+    documents: list[Any],
+    system: tuple[str, Path],
+    kb: Any,
+    metric: str,
+    match: str,
+    files: tuple[Path, Path] | None,
+    source: str,
+    state: Any = None,
+) -> Any:
+    """The gold's :class:`goldloop.scoring.plan.Labelled` for the system: read over the
+    surrogate part's documents too when ``files`` (part, pre-annotations) are given."""
+    from goldloop.scoring.inputs import read_predictions
+    from goldloop.scoring.plan import gold_contributions
+    from goldloop.scoring.surrogate import read_surrogate
+
+    parts = None if files is None else read_surrogate(files[0], files[1], documents, kb)
+    ours = {d.doc_id for d in documents}
+    scored = documents + ([] if parts is None else
+                          [d for d in parts.documents if d.doc_id not in ours])  # fmt: skip
+    predictions = read_predictions(system[1], scored, name=system[0], kb=kb)
+    return gold_contributions(
+        documents, predictions, kb, metric, match_mode=match, source=source, sample=state,
+        parts=parts,
+    )  # fmt: skip

@@ -346,6 +346,15 @@ def run_sample(
             f"{sample_dir}: the pool is exhausted: all {len(documents)} documents"
             f" {'of phase 1' if phase1 else 'eligible in the corpus'} are drawn already"
         )
+    blind = sum(d.role == "blind" for d in chosen.drawn)
+    if blind < settings.n_blind:
+        # A short pool scales the roles down (the report's shortfall), but the blind part is the
+        # comparison whose size the study chose: drawn smaller, it would not be that study.
+        raise SettingError(
+            "n_blind",
+            f"{settings.n_blind} blind documents asked for, {blind} drawn: the pool holds "
+            f"{sum(chosen.sizes.values())} not drawn yet for a batch of {settings.batch_total}",
+        )
     drawn, cuts, p_phase1 = chosen.drawn, chosen.cuts, chosen.p_phase1
     texts = _texts(corpus_path, settings.columns, pool, [d.doc for d in drawn])
     rows = [_manifest_row(d.doc, d.stratum, d.p_incl, batch, d.role, kb) for d in drawn]

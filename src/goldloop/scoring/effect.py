@@ -16,6 +16,11 @@ capped ``lead_time``; they are divided by the final gold's mentions of the same 
 both conditions share one denominator and the saving is the time alone (a person who marks less
 is not made to look faster per mention). Only documents with both annotations timed count for
 the minutes.
+
+Regions the ML backend proposed for other occurrences of a drawn surface, submitted untouched
+(``verdict: proposed``), are counted apart from the review candidates: the machine showed them,
+so a final-gold mention among them is no miss of the candidates, and ``proposed_in_gold`` says
+how many of them the final gold holds.
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ _COLUMNS = (
     "gold", "found_pre", "found_blind",
     "accepted", "accepted_not_blind",
     "missed_by_candidates", "missed_too_pre", "missed_too_blind",
+    "proposed", "proposed_in_gold",
 )  # fmt: skip
 _AT = {name: i for i, name in enumerate(_COLUMNS)}
 
@@ -57,10 +63,12 @@ FIGURES: dict[str, str] = {
     "accepted_not_blind": "share of the candidates people accepted that the blind person did "
     "not mark (what people take from the candidates; includes accepted errors)",
     "missed_too_pre": "share of the pre-annotator's misses (final-gold mentions that were not "
-    "candidates) that the person with candidates missed too",
+    "candidates nor proposals) that the person with candidates missed too",
     "missed_too_blind": "the same share for the person without candidates (the baseline)",
     "missed_too_difference": "missed_too_pre minus missed_too_blind: the misses the candidates "
     "cause (anchoring on omissions)",
+    "proposed_in_gold": "share of the other-occurrence proposals submitted untouched (verdict "
+    "proposed) that the final gold holds",
     "span_f1_strict": "span F1 between the two conditions' annotations, same offsets",
     "span_f1_lenient": "span F1 between the two conditions' annotations, overlapping spans",
     "span_f1_labelled_strict": "span F1, same offsets, relation and direction",
@@ -96,9 +104,10 @@ def document_counts(doc: PairedDocument) -> np.ndarray:
     shown = {hit_key(h) for h in doc.candidates}
     pre = {hit_key(h) for h in doc.pre}
     blind = {hit_key(h) for h in doc.blind}
+    proposed = {hit_key(h) for h in doc.pre if h.verdict == "proposed"}
     timed = doc.minutes_pre is not None and doc.minutes_blind is not None
     accepted = shown & pre
-    missed = gold - shown
+    missed = gold - shown - proposed
     row = {
         "minutes_pre": doc.minutes_pre if timed else 0.0,
         "minutes_blind": doc.minutes_blind if timed else 0.0,
@@ -111,6 +120,8 @@ def document_counts(doc: PairedDocument) -> np.ndarray:
         "missed_by_candidates": len(missed),
         "missed_too_pre": len(missed - pre),
         "missed_too_blind": len(missed - blind),
+        "proposed": len(proposed),
+        "proposed_in_gold": len(proposed & gold),
     }
     return np.array([row[name] for name in _COLUMNS], dtype=float)
 
@@ -135,6 +146,7 @@ def _metrics(sums: np.ndarray) -> dict[str, np.ndarray]:
         "missed_too_pre": missed_pre,
         "missed_too_blind": missed_blind,
         "missed_too_difference": missed_pre - missed_blind,
+        "proposed_in_gold": ratio(s["proposed_in_gold"], s["proposed"]),
         **headline_f1(sums[:, len(_COLUMNS) :]),
     }
 

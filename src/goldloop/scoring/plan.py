@@ -33,10 +33,13 @@ from goldloop.errors import GoldloopError
 from goldloop.formats.gold import Document
 from goldloop.kb import KB
 from goldloop.sample.planned import SampleState
+from goldloop.scoring.bootstrap import ratio
 from goldloop.scoring.confseq import TUNED_AT, anytime_half_width, fixed_half_width
 from goldloop.scoring.design import NO_DESIGN, Design, batch_weights, read_design
 from goldloop.scoring.inputs import SystemPredictions
+from goldloop.scoring.ppi_corpus import ppi_corpus_figures
 from goldloop.scoring.regimes import E2E_COLUMNS, end_to_end_counts
+from goldloop.scoring.surrogate import SurrogateParts
 
 METRICS: dict[str, tuple[tuple[str, ...], tuple[str, ...], float]] = {
     # figure: (numerator columns, denominator columns, numerator factor)
@@ -76,13 +79,41 @@ def ratio_parts(counts: np.ndarray, metric: str) -> tuple[np.ndarray, np.ndarray
 
 
 @dataclass(frozen=True)
+class SurrogatePart:
+    """A surrogate part (documents only a pre-annotator saw, drawn with known probabilities):
+    per document the figure's parts against the pre-annotation, and its design."""
+
+    numerator: np.ndarray
+    denominator: np.ndarray
+    design: Design
+
+
+@dataclass(frozen=True)
 class Surrogate:
-    """A pre-annotator's parts on the labelled documents (their order) and its corpus totals."""
+    """A pre-annotator's parts on the labelled documents (their order) and its corpus totals:
+    known (a pre-annotation of the whole pool), or estimated from a :class:`SurrogatePart`."""
 
     numerator: np.ndarray
     denominator: np.ndarray
     total_numerator: float
     total_denominator: float
+    part: SurrogatePart | None = None
+
+
+def surrogate_of(
+    stand_in: np.ndarray, part_counts: np.ndarray, metric: str, part_design: Design
+) -> Surrogate:
+    """The :class:`Surrogate` of end-to-end counts against a pre-annotation: ``stand_in`` on the
+    labelled documents, ``part_counts`` on a surrogate part (totals: its design-weighted sums)."""
+    numerator, denominator = ratio_parts(stand_in, metric)
+    part_top, part_bottom = ratio_parts(part_counts, metric)
+    return Surrogate(
+        numerator,
+        denominator,
+        float(part_design.weights @ part_top),
+        float(part_design.weights @ part_bottom),
+        SurrogatePart(part_top, part_bottom, part_design),
+    )
 
 
 @dataclass(frozen=True)
@@ -97,6 +128,7 @@ class Labelled:
     cells: np.ndarray
     strata: Sequence[str]
     surrogate: Surrogate | None = None
+    design: Design | None = None  # what a surrogate part's figures need besides the above
 
     @property
     def weights(self) -> np.ndarray:
@@ -122,6 +154,7 @@ def labelled_from(
         cells=design.cells,
         strata=list(strata) if strata is not None else [d.stratum or "" for d in documents],
         surrogate=surrogate,
+        design=design,
     )
 
 
@@ -134,12 +167,13 @@ def gold_contributions(
     match_mode: str = "overlap",
     source: str = "the gold",
     sample: SampleState | None = None,
-    surrogate: Surrogate | None = None,
+    parts: SurrogateParts | None = None,
 ) -> Labelled:
     """The human gold's :class:`Labelled` for ``system``'s ``metric``: its design read (refused
     without one), each document in its stratum of ``sample`` (the plan's strata) when given.
-    ``surrogate`` is the seam for a pre-annotator's counts (``scoring.ppi_corpus``'s surrogate
-    part): none is read here yet."""
+    With a surrogate part and the pre-annotation of the gold's documents (``parts``, as
+    ``scoring.surrogate`` reads them; ``system`` read over both parts), the figure is
+    prediction-powered."""
     design = read_design(documents, source=source)
     if design is None:
         raise PlanError(f"{source}: {NO_DESIGN}")
@@ -152,6 +186,16 @@ def gold_contributions(
             )
     strata = None if sample is None else [sample.plan_stratum(d.stratum or "") for d in documents]
     counts = end_to_end_counts(documents, system, kb, match_mode)
+    surrogate = (
+        None
+        if parts is None
+        else surrogate_of(
+            end_to_end_counts(parts.pre_annotated, system, kb, match_mode),
+            end_to_end_counts(parts.documents, system, kb, match_mode),
+            metric,
+            parts.design,
+        )
+    )
     return labelled_from(documents, counts, metric, design, strata, surrogate)
 
 
@@ -185,6 +229,22 @@ def standing(labelled: Labelled, level: float = 0.95, tuned_at: float = TUNED_AT
     weights = labelled.weights
     value, u, lam = _linearised(labelled, weights)
     se = math.sqrt(_variance_of_total(u, weights, labelled.cells)) / float(weights.sum())
+    surrogate = labelled.surrogate
+    if surrogate is not None and surrogate.part is not None and labelled.design is not None:
+        # Totals estimated from a surrogate part: the figure and its error as score's
+        # corpus_ppi gives them (stratified PPI++, the part's own variance included).
+        part = surrogate.part
+        figures = ppi_corpus_figures(
+            np.column_stack([labelled.numerator, labelled.denominator]),
+            np.column_stack([surrogate.numerator, surrogate.denominator]),
+            np.column_stack([part.numerator, part.denominator]),
+            lambda s: {"value": ratio(s[:, 0], s[:, 1])},
+            labelled.design,
+            part.design,
+            level=level,
+        )
+        if figures.values["value"] is not None and figures.standard_errors["value"] is not None:
+            value, se = float(figures.values["value"]), float(figures.standard_errors["value"])
     n = len(weights)
     return Standing(
         value=value,

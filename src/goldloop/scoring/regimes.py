@@ -27,10 +27,10 @@ from goldloop.scoring.folding import direction_agrees, fold_answer
 from goldloop.scoring.inputs import Prediction, SystemPredictions, per_document
 from goldloop.scoring.matching import check_match_mode, match_spans
 from goldloop.scoring.ppi_corpus import PpiFigures, ppi_corpus_figures
+from goldloop.scoring.schemas import ENGINES
 from goldloop.scoring.surrogate import SurrogateParts
 
 REGIMES = ("end-to-end", "linking-only")
-ENGINES = ("goldloop", "nervaluate")
 NO_ID = "NONE"  # the schema label of a predicted span that carries no id
 # Per-document count columns of each regime (rows of the bootstrap matrix).
 E2E_COLUMNS = (
@@ -437,7 +437,9 @@ def end_to_end_counts(
     rows every end-to-end corpus figure is a ratio of (what a plan needs, without the report)."""
     check_match_mode(match_mode)
     predictions, _ = fold_predictions(system, kb, None)
-    by_doc = per_document(documents, predictions)
+    ours = {d.doc_id for d in documents}
+    # A system read over more documents (a surrogate part's too) is counted on these alone.
+    by_doc = per_document(documents, (p for p in predictions if p.doc_id in ours))
     return _counts("end-to-end", gold_mentions(documents, kb), by_doc, kb, match_mode)[0]
 
 

@@ -79,3 +79,23 @@ def test_read_regions_gives_back_the_review_spans_in_code_points(kb: KB) -> None
         ("inhibits", "inhibits", "forward"), ("regulates", "regulates", "forward")
     ]  # fmt: skip
     assert strays == [stray]
+
+
+def test_a_proposal_submitted_untouched_is_proposed_and_an_edited_one_the_annotators(
+    kb: KB,
+) -> None:
+    """A region no candidate holds but Label Studio marks as a prediction's (the backend proposed
+    it for another occurrence); edited, the editor marks it ``prediction-changed``."""
+    proposed = Region(*span("regulates"), "regulates", "forward", None, None, None, "prediction")
+    edited = Region(*span("STAT3"), "regulates", "na", None, None, None, "prediction-changed")
+    drawn = Region(*span("growth"), "regulates", "forward", None, None, None, "manual")
+    assert verdicts([region("inhibits")], [region("inhibits"), proposed, edited, drawn], kb) == [
+        ("accept", "inhibits", "inhibits", False, None),
+        ("proposed", "regulates", None, False, None),
+        ("added", "STAT3", None, False, None),
+        ("added", "growth", None, False, None),
+    ]
+    # Without a relation a proposal is incomplete, like any region.
+    assert verdicts([], [Region(*span("STAT3"), None, None, studio_origin="prediction")], kb) == [
+        ("incomplete", "STAT3", None, False, "no relation picked")
+    ]

@@ -3,12 +3,17 @@ Studio needed; the whole pull: tests/studio/test_loop.py)."""
 
 from __future__ import annotations
 
+import re
+
+import pytest
+
 from goldloop.formats.labelstudio.verify import read_annotation, verify
 from goldloop.kb import KB
-from goldloop.studio.review import build_review_prediction
+from goldloop.studio.review import build_review_prediction, region_id
 from tests.formats.labelstudio.conftest import (
     INHIBITS,
     REGULATES,
+    T1,
     T2,
     TEXT,
     annotation_by,
@@ -70,3 +75,56 @@ def test_pull_settles_a_blind_document_as_a_double_task(kb: KB) -> None:
     # A blind task whose document has no task with candidates is verified alone.
     lone = verify([], kb, blind=[blind])
     assert [d.doc_id for d in lone.documents] == ["d1"] and lone.decided["single"] == 1
+
+
+def test_a_proposal_submitted_untouched_is_kept_as_proposed_and_counted_apart(kb: KB) -> None:
+    review = build_review_prediction(TEXT, [hit("inhibits", INHIBITS)], None, "a", None, kb)
+    # What the backend proposed for other occurrences, as the editor submits it: each region's
+    # items with its origin, the span's meta saying what proposed it.
+    proposals = build_review_prediction(
+        TEXT, [hit("regulates", REGULATES), hit("STAT3", REGULATES)], None, "a", None, kb
+    )["result"]
+    stat3 = hit("STAT3", REGULATES)
+    for item in proposals:
+        edited = item["id"] == region_id(stat3.a, stat3.b)
+        item["origin"] = "prediction-changed" if edited else "prediction"
+        if item["from_name"] == "mention":
+            item["meta"] = {"source": "kb"}
+    task = {"id": 7, "data": {"text": TEXT, "doc_id": "d1"},
+            "predictions": [{**review, "id": 1, "created_at": T1}],
+            "annotations": [annotation_by(5, "a@x", review["result"] + proposals, T2)]}  # fmt: skip
+    result = verify([task], kb)
+    (document,) = result.documents
+    assert [(h.surface, h.verdict, h.proposed_by, h.annotator) for h in document.ground_truth] == [
+        ("inhibits", "accept", None, "a@x"),
+        ("STAT3", "added", None, "a@x"),
+        ("regulates", "proposed", "kb", "a@x"),
+    ]
+    sidecar = result.to_dict()
+    assert (sidecar["accept"], sidecar["added"], sidecar["proposed"]) == (1, 1, 1)
+    assert sidecar["proposals_changed"] == 1
+    # Proposals are no candidates: the correction rate is the candidates' alone.
+    assert (sidecar["candidates"], sidecar["correction_rate"]) == (1, 0.0)
+    assert document.ground_truth[2].to_json()["proposed_by"] == "kb"
+
+
+@pytest.mark.parametrize(
+    ("data", "needle"),
+    [
+        ({"p_incl": "0.5"}, "p_incl: Input should be a valid number (got '0.5')"),
+        ({"batch": True}, "batch: Input should be a valid integer (got True)"),
+    ],
+)
+def test_a_task_design_read_by_the_gold_rule_for_numbers(
+    data: dict[str, object], needle: str
+) -> None:
+    """Issue 44, item 12: a task's p_incl or batch (from a task not pushed by goldloop) is held
+    to the gold's rule for numbers, and refused as a typed error, not a validation traceback."""
+    from goldloop.formats.gold import GoldError
+    from goldloop.formats.labelstudio.verify import drawn_documents
+
+    task = {"id": 3, "data": {"text": TEXT, "doc_id": "d1", **data}}
+    with pytest.raises(GoldError, match=re.escape(f"task 3 ('d1'): {needle}")):
+        drawn_documents([task])
+    (document,) = drawn_documents([{"id": 3, "data": {"text": TEXT, "doc_id": "d1", "p_incl": 1}}])
+    assert document.p_incl == 1.0

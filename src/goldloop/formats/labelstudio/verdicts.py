@@ -5,6 +5,11 @@ change is ``fix``. Then a changed span overlapping exactly one unmatched candida
 with ``fixed_boundary``; overlapping several makes the region ``added`` and those candidates
 ``reject``; overlapping none, ``added``. Candidates left unmatched are ``reject``. A region with no
 relation picked (or a label the KB does not know) stays out of gold: it is ``incomplete``.
+
+A region that is no candidate but that Label Studio still marks as a prediction's
+(``origin: "prediction"``: the ML backend proposed it, for another occurrence of a drawn
+surface, and nobody edited it) is ``proposed``, not ``added``: the annotator submitted it but did
+not make it. Once edited (``prediction-changed``) it is the annotator's, ``added``.
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ from typing import Any
 from goldloop.formats.labelstudio import controls as lc
 from goldloop.formats.labelstudio.offsets import from_label_studio
 from goldloop.kb import KB
+
+PREDICTION, PREDICTION_CHANGED = "prediction", "prediction-changed"
 
 
 @dataclass(frozen=True)
@@ -36,13 +43,22 @@ class Region:
     note: str | None = None
     origin: str | None = None
     anchored: bool | None = None
+    # Label Studio's origin of the region (manual, prediction, prediction-changed), and what
+    # proposed it (the backend's ``meta.source``).
+    studio_origin: str | None = None
+    proposed_by: str | None = None
+
+    @property
+    def changed_proposal(self) -> bool:
+        """A region a prediction made that the annotator then edited."""
+        return self.studio_origin == PREDICTION_CHANGED
 
 
 @dataclass(frozen=True)
 class Decision:
     """What became of one region or candidate."""
 
-    verdict: str  # accept, fix, added, reject, incomplete
+    verdict: str  # accept, fix, added, proposed, reject, incomplete
     region: Region | None
     candidate: Region | None = None
     fixed_boundary: bool = False
@@ -81,6 +97,7 @@ def read_regions(
             Region(
                 a, b, lc.read_relation(relation), direction[0],
                 " ".join(str(n) for n in note) or None, meta.get("origin"), meta.get("anchored"),
+                span.get("origin"), meta.get("source"),
             )
         )  # fmt: skip
     regions.sort(key=lambda r: (r.a, r.b))
@@ -133,7 +150,9 @@ def _judge(region: Region, candidate: Region, kb: KB, *, fixed_boundary: bool) -
 
 def _added(region: Region, kb: KB) -> Decision:
     reason = _incomplete(region, kb)
-    return Decision("incomplete" if reason else "added", region, None, reason=reason)
+    if reason:
+        return Decision("incomplete", region, None, reason=reason)
+    return Decision("proposed" if region.studio_origin == PREDICTION else "added", region)
 
 
 def _incomplete(region: Region, kb: KB) -> str | None:

@@ -8,7 +8,10 @@ without in ``NAME-blind``) are settled as a double task's, and one alone counts 
 annotation (one made without candidates has only added regions: nothing was shown); each hit says how it was decided (``decided``: ``single``,
 ``agreed`` or ``curated``; curated hits also carry ``kept_by``, the annotators who had them). The
 chosen annotation is compared with the task's review prediction (``verdicts``); accepted, fixed and
-added regions become hits with the annotator's email and ``source: human``. Skipped and cancelled
+added regions become hits with the annotator's email and ``source: human``, and so do regions the
+backend proposed that were submitted untouched, with ``verdict: proposed`` and ``proposed_by``
+(counted apart: ``proposed``, and ``proposals_changed`` for the proposals the annotator edited,
+which are ``added``). Skipped and cancelled
 annotations, tasks with several annotations, rejected candidates and incomplete regions are
 reported in the sidecar.
 """
@@ -19,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from goldloop.formats.gold import Document, Hit
+from goldloop.formats.gold import Document, Hit, checked_document
 from goldloop.formats.labelstudio.tasks import (
     BLIND_ROLE,
     CURATE_PREFIX,
@@ -47,9 +50,9 @@ from goldloop.formats.labelstudio.versions import hit_key, kept_by, versions_agr
 from goldloop.kb import KB
 
 SLICES = ("anchored", "paraphrase", "unknown")
-COUNTS = ("candidates", "accept", "fix", "reject", "added", "incomplete")
+COUNTS = ("candidates", "accept", "fix", "reject", "added", "proposed", "incomplete")
 DECIDED = ("single", "agreed", "curated")
-KEPT = ("accept", "fix", "added")
+KEPT = ("accept", "fix", "added", "proposed")
 DOUBLE_ROLE = "double"
 
 
@@ -60,13 +63,18 @@ class Tally:
     fix: int = 0
     reject: int = 0
     added: int = 0
+    proposed: int = 0
     incomplete: int = 0
+    # Proposals (regions the backend proposed) the annotator edited: among ``added``.
+    proposals_changed: int = 0
 
     def add(self, verdict: str) -> None:
         setattr(self, verdict, getattr(self, verdict) + 1)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {name: getattr(self, name) for name in COUNTS}
+        out["proposals_changed"] = self.proposals_changed
+        # Candidates only: proposals are no review candidates, and are counted apart above.
         out["correction_rate"] = (
             (self.fix + self.reject) / self.candidates if self.candidates else None
         )
@@ -319,8 +327,11 @@ def add_document(
         hit.decided = decided  # type: ignore[attr-defined]  # an extra field of Hit
     _count(doc_id, text, comparison, result)
     result.documents.append(
-        Document(doc_id=doc_id, text=text, ground_truth=hits, **design_fields(data))
-    )
+        checked_document(
+            f"task of {doc_id!r}", doc_id=doc_id, text=text, ground_truth=hits,
+            **design_fields(data),
+        )
+    )  # fmt: skip
 
 
 DESIGN_FIELDS = ("role", "batch", "p_incl", "stratum")
@@ -336,9 +347,12 @@ def drawn_documents(tasks: Sequence[Task]) -> list[Document]:
     """The documents ``tasks`` were pushed for, without hits, each with its design
     (:func:`design_fields`), one per ``doc_id`` (``by_doc_id``'s: the first task by id)."""
     return [
-        Document(doc_id=doc_id, text=text_of(task), **design_fields(task.get("data") or {}))
+        checked_document(
+            f"task {task['id']} ({doc_id!r})", doc_id=doc_id, text=text_of(task),
+            **design_fields(task.get("data") or {}),
+        )
         for doc_id, task in by_doc_id(tasks).items()
-    ]
+    ]  # fmt: skip
 
 
 def _completed(task: Task, annotator: str | None) -> list[Annotation]:
@@ -428,6 +442,9 @@ def _count(doc_id: str, text: str, comparison: Comparison, result: PullResult) -
             slice_tally.candidates += 1
         result.tally.add(decision.verdict)
         slice_tally.add(decision.verdict)
+        if decision.verdict == "added" and decision.region and decision.region.changed_proposal:
+            result.tally.proposals_changed += 1
+            slice_tally.proposals_changed += 1
         if (
             decision.verdict in ("accept", "fix")
             and candidate is not None
@@ -465,6 +482,8 @@ def _hit(text: str, decision: Decision, kb: KB, email: str) -> Hit:
         extra["fixed_boundary"] = True
     if region.note:
         extra["note"] = region.note
+    if decision.verdict == "proposed" and region.proposed_by:
+        extra["proposed_by"] = region.proposed_by
     return Hit(
         a=region.a, b=region.b, surface=text[region.a : region.b], entity_id=folded.entity_id,
         label=region.label, direction=folded.direction, annotator=email, source="human",
@@ -484,6 +503,7 @@ def summary_rows(result: PullResult) -> list[tuple[str, Any]]:
         ("skipped/cancelled annotations", len(result.skipped_tasks)),
         ("tasks with several annotations", len(result.multi_annotation_tasks)),
         *((name, sidecar[name]) for name in COUNTS),
+        ("proposals changed (among added)", sidecar["proposals_changed"]),
         ("correction rate: (fix + reject) / candidates", "n/a" if rate is None else f"{rate:.3f}"),
         ("B-only candidates kept", result.adopted_from_second_annotator),
         ("verified by", ", ".join(sorted(result.verified_by)) or "nobody yet"),
