@@ -348,8 +348,8 @@ def run_sample(
         )
     blind = sum(d.role == "blind" for d in chosen.drawn)
     if blind < settings.n_blind:
-        # A short pool scales the roles down (the report's shortfall), but the blind part is the
-        # comparison whose size the study chose: drawn smaller, it would not be that study.
+        # A short pool shrinks the other roles (the report's shortfall), never the blind part
+        # (strata.role_counts): the comparison whose size the study chose, or no study.
         raise SettingError(
             "n_blind",
             f"{settings.n_blind} blind documents asked for, {blind} drawn: the pool holds "
