@@ -61,17 +61,19 @@ def running_redis(workdir: Path, port: int | None = None) -> Iterator[str]:
         process.wait(timeout=10)
 
 
-def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout_s: float = 10.0) -> None:
+def wait_for_port(
+    port: int, process: subprocess.Popen[bytes], timeout_s: float = 10.0, host: str = "127.0.0.1"
+) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"server on port {port} exited with {process.returncode}")
         try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+            with socket.create_connection((host, port), timeout=0.2):
                 return
         except OSError:
             time.sleep(0.05)
-    raise RuntimeError(f"nothing listens on 127.0.0.1:{port} after {timeout_s} s")
+    raise RuntimeError(f"nothing listens on {host}:{port} after {timeout_s} s")
 
 
 @dataclass

@@ -1195,3 +1195,184 @@ class TestAClosedStdout:
     def test_help_exits_0(self, args: list[str], work: Work) -> None:
         result = _to_a_closed_pipe(*args, cwd=work.root)
         assert (result.returncode, result.stderr) == (0, "")
+
+
+# --- item 12: what the promise left open, decided (docs/reference/errors.md) ---
+
+
+def _cells(path: Path) -> list[dict[str, str]]:
+    """A TSV's rows as the csv module reads them: what a spreadsheet gets, escapes and all."""
+    import csv
+
+    with path.open(encoding="utf-8", newline="") as handle:
+        return list(csv.DictReader(handle, delimiter="\t"))
+
+
+class TestReviewSheetFormulas:
+    """A review sheet's cell that a spreadsheet would run as a formula (=, +, -, @, tab, CR
+    first) is written after an apostrophe, as OWASP advises; importing the sheet removes it."""
+
+    IDS: ClassVar[list[str]] = [
+        "=1+2",
+        '=HYPERLINK("http://127.0.0.1/x","y")',
+        "@SUM(A1)",
+        "-2+3",
+        "'=quoted",
+    ]
+
+    def test_formula_cells_are_escaped_and_read_back_unchanged(self, work: Work, cli: Cli) -> None:
+        text = "+IL-6 regulates TNF."
+        gold = work.write("formulas.json", json.dumps([
+            {"doc_id": doc_id, "text": text, "ground_truth": [
+                {"a": 0, "b": 5, "surface": "+IL-6", "entity_id": "RO.0002211",
+                 "direction": "forward"}]}
+            for doc_id in self.IDS
+        ]))  # fmt: skip
+        sheet = work.root / "review.tsv"
+        assert cli("sheet", "export", "--gold", gold, "--output", sheet).returncode == 0
+        rows = _cells(sheet)
+        assert [row["doc_id"] for row in rows] == ["'" + doc_id for doc_id in self.IDS]
+        assert {row["surface"] for row in rows} == {"'+IL-6"}
+        for row in rows:
+            for value in row.values():
+                assert not (value or "").startswith(("=", "+", "-", "@", "\t", "\r")), row
+        import csv
+
+        with sheet.open("w", encoding="utf-8", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=list(rows[0]), delimiter="\t",
+                                    lineterminator="\n")  # fmt: skip
+            writer.writeheader()
+            writer.writerows({**row, "verdict": "accept"} for row in rows)
+        out = work.root / "verified.json"
+        done = cli("sheet", "import", "--sheet", sheet, "--gold", gold, "--verified-by", "r@x.org",
+                   "--output", out)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        verified = json.loads(out.read_text())
+        assert [d["doc_id"] for d in verified] == self.IDS
+        assert all([(h["a"], h["b"]) for h in d["ground_truth"]] == [(0, 5)] for d in verified)
+
+
+class TestAgreeWithoutSharedDocuments:
+    """Two golds with no document in common: exit 0, and the one line says so (not that the
+    gold carries no p_incl)."""
+
+    def test_the_line_says_no_document_is_shared(self, work: Work, cli: Cli) -> None:
+        other = json.loads(work.other.read_text())
+        other[0]["doc_id"] = "pmid:2"
+        b = work.write("b.json", json.dumps(other))
+        result = cli("agree", "--gold", work.gold, "--other", b, "-o", work.root / "k.json")
+        assert result.returncode == 0, result.stderr
+        assert result.err == (
+            "no document both annotated: 1 only A annotated, 1 only B; every figure is undefined"
+        )
+        assert json.loads((work.root / "k.json").read_text())["n_docs_shared"] == 0
+
+
+class TestBlindPartLargerThanThePool:
+    """``--n-blind`` larger than the pool left to draw is refused: a short pool shrinks the
+    other roles, never the blind comparison, whose size is the study's."""
+
+    def test_refused_naming_the_option(self, work: Work, cli: Cli) -> None:
+        from goldloop.settings import DEMO_CORPUS
+
+        out = work.root / "s"
+        line = _one_line(cli("sample", "--corpus", DEMO_CORPUS, "--out", out, "--n-primary", 2,
+                             "--n-double", 0, "--n-reserve", 0, "--n-blind", 100,
+                             "--workers", 1))  # fmt: skip
+        assert line.startswith("error: --n-blind: 100 blind documents asked for, ")
+        assert not (out / "manifest.csv").exists()
+
+
+class TestNumbersInGold:
+    """One rule for every number a gold holds, as for offsets: a string or a boolean is refused
+    (an integer where a fraction is asked is taken)."""
+
+    @pytest.mark.parametrize(
+        ("document", "hit", "needle"),
+        [
+            ({"p_incl": "0.5"}, {}, "p_incl: Input should be a valid number (got '0.5')"),
+            ({"p_incl": True}, {}, "p_incl: Input should be a valid number (got True)"),
+            ({"batch": "1"}, {}, "batch: Input should be a valid integer (got '1')"),
+            ({"batch": 1.0}, {}, "batch: Input should be a valid integer (got 1.0)"),
+            ({}, {"confidence": "0.9"}, "hit 0: confidence: Input should be a valid number"),
+            ({}, {"subject_span": ["0", "4"]}, "hit 0: subject_span.0: Input should be a valid"),
+        ],
+    )
+    def test_a_number_written_otherwise_is_refused(
+        self, document: dict[str, object], hit: dict[str, object], needle: str, work: Work,
+        cli: Cli,
+    ) -> None:  # fmt: skip
+        data = json.loads(work.gold.read_text())
+        data[0] |= document
+        data[0]["ground_truth"][0] |= hit
+        gold = work.write("numbers.json", json.dumps(data))
+        line = _one_line(cli("gold", "check", gold))
+        assert f"{gold}: document 0 (pmid:1): {needle}" in line
+
+    def test_an_integer_is_a_number(self, work: Work, cli: Cli) -> None:
+        gold = _with_p_incl(work, "one.json", 1)
+        assert cli("gold", "check", gold).returncode == 0
+
+
+_BIOC_NO_ID = """<?xml version="1.0" encoding="UTF-8"?>
+<collection><source>s</source><date>2024</date><key>k</key>
+<document>{id}
+<passage><offset>0</offset><text>IL-6 regulates TNF.</text></passage>
+</document>
+</collection>
+"""
+
+
+class TestBiocWithoutAnId:
+    """A BioC document without an id (or a blank one) is refused naming where it is: goldloop
+    names every document by its id, and BioC's is the only one the file gives."""
+
+    @pytest.mark.parametrize("element", ["", "<id></id>", "<id>  </id>"])
+    def test_xml(self, element: str, work: Work, cli: Cli) -> None:
+        source = work.write("c.xml", _BIOC_NO_ID.format(id=element))
+        result = cli(
+            "import", "--format", "bioc-xml", "--in", source, "--out", work.root / "c.json"
+        )
+        assert f"{source}: line 3: the document has no <id>" in _one_line(result)
+        assert not (work.root / "c.json").exists()
+
+    def test_json(self, work: Work, cli: Cli) -> None:
+        passage = {"offset": 0, "infons": {}, "text": TEXT, "annotations": [], "relations": [],
+                   "sentences": []}  # fmt: skip
+        source = work.write("c.bioc.json", json.dumps({
+            "source": "s", "date": "", "key": "", "infons": {},
+            "documents": [{"id": "", "infons": {}, "passages": [passage], "annotations": [],
+                           "relations": []}],
+        }))  # fmt: skip
+        result = cli(
+            "import", "--format", "bioc-json", "--in", source, "--out", work.root / "c.json"
+        )
+        assert f"{source}: document 0 (): the document has no <id>" in _one_line(result)
+
+
+class TestMissingOutputFolders:
+    """One rule: an output's missing folders are created, with their parents (the nearest
+    existing one must be a writable folder, checked before any work)."""
+
+    OUTPUTS: ClassVar[dict[str, Callable[[Work, Path], list[object]]]] = {
+        "score": lambda w, d: ["score", "--gold", w.gold, "--system", f"s={w.system}",
+                               "--report-dir", d],
+        "agree": lambda w, d: ["agree", "--gold", w.gold, "--other", w.other, "-o", d / "k.json"],
+        "annotate": lambda w, d: [*ANNOTATE, "--documents", w.docs, "--out", d / "g.json"],
+        "export": lambda w, d: ["export", "--gold", w.gold, "--format", "brat", "--out", d],
+        "sheet-export": lambda w, d: ["sheet", "export", "--gold", w.gold, "-o", d / "r.tsv"],
+        "label-config": lambda w, d: ["label-config", "--output", d / "c.xml"],
+        "kb-derive": lambda w, d: ["kb", "derive", "--input", w.merged, "--output", d / "kb.csv"],
+    }  # fmt: skip
+
+    @pytest.mark.parametrize("command", list(OUTPUTS))
+    def test_missing_folders_are_created(self, command: str, work: Work, cli: Cli) -> None:
+        folder = work.root / "new" / "deeper"
+        result = cli(*self.OUTPUTS[command](work, folder))
+        assert result.returncode == 0, result.stderr
+        assert any(folder.iterdir())
+
+    def test_a_file_on_the_way_is_refused(self, work: Work, cli: Cli) -> None:
+        folder = work.a_file / "deeper"
+        line = _one_line(cli(*self.OUTPUTS["agree"](work, folder)))
+        assert f"{work.a_file} is a file, not a folder" in line

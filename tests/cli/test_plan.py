@@ -169,3 +169,13 @@ def test_with_a_surrogate_part_the_figure_is_score_s_prediction_powered_one(
                           "--minutes-per-document", "2", "--out", tmp_path / "p2.json"])  # fmt: skip
     assert alone.returncode == 2 and "--surrogate needs --pre-annotations" in alone.stderr
     assert not (tmp_path / "p2.json").exists()
+
+
+def test_status_refuses_a_file_that_is_no_plan(campaign, tmp_path: Path) -> None:
+    from goldloop.cli.plan import plan_line
+    from goldloop.errors import GoldloopError
+
+    bad = tmp_path / "plan.json"
+    bad.write_text('{"system": {}}')
+    with pytest.raises(GoldloopError, match=r"^--plan .*: not a plan written by goldloop plan"):
+        plan_line(bad, read_documents(campaign["gold"]), None)

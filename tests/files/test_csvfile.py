@@ -195,3 +195,24 @@ def test_a_written_table_reads_back_unchanged(tmp_path: Path) -> None:
             False,
             False,
         ]
+
+
+def test_formula_cells_are_escaped_for_a_spreadsheet_and_read_back_unchanged(
+    tmp_path: Path,
+) -> None:
+    """Issue 44, item 12: random cells built from formula starts, apostrophes and text: written,
+    none starts as a formula; read back with ``spreadsheet=True``, every one is as it was."""
+    from goldloop.files.csvfile import FORMULA_START, table_text
+
+    rng = random.Random(44)
+    parts = [*FORMULA_START, "'", "''", "a", "1", " ", "=x", '"', "é"]
+    cells = ["", "'", "''", "=", "'="] + [
+        "".join(rng.choice(parts) for _ in range(rng.randint(1, 5))) for _ in range(2000)
+    ]
+    rows = [{"id": str(i), "cell": cell} for i, cell in enumerate(cells)]
+    path = tmp_path / "t.tsv"
+    path.write_text(table_text(["id", "cell"], rows, delimiter="\t"), "utf-8")
+    with path.open(encoding="utf-8", newline="") as handle:
+        written = [row["cell"] for row in csv.DictReader(handle, delimiter="\t")]
+    assert not [cell for cell in written if cell.startswith(FORMULA_START)]
+    assert [row for _, row in read_csv(path, spreadsheet=True).rows] == rows

@@ -3,6 +3,9 @@ tasks in PostgreSQL's own tables; the database URL read and refused as documente
 
 from __future__ import annotations
 
+import json
+import shutil
+import subprocess
 import uuid
 from pathlib import Path
 from typing import Any
@@ -13,9 +16,11 @@ from goldloop.formats.gold import read_gold
 from goldloop.kb import KB
 from goldloop.studio.review import review_tag
 from goldloop.studio.server import Database, StudioServerError
-from tests.conftest import Cli, LabelStudioServer
+from tests.backend.conftest import free_port, wait_for_port
+from tests.conftest import Cli, LabelStudioServer, in_ci
 from tests.stack.conftest import SessionDatabase
 from tests.studio.loop_data import ACTIVATES, INHIBITS, TAG_A, TAG_B, write_inputs
+from tests.studio.test_browser import _missing, chromium
 
 pytestmark = pytest.mark.studio
 
@@ -95,3 +100,60 @@ def test_cli_refuses_a_bad_database_url_in_one_line(tmp_path: Path, cli: Cli) ->
     assert result.returncode == 2
     assert "sqlite:///x.db: only PostgreSQL is supported" in result.err
     assert not (tmp_path / "studio" / "server.json").exists()
+
+
+def _how_to_command(program: str) -> str:
+    """The how-to's command line for ``program``, as docs/how-to/team-campaign.md writes it."""
+    page = Path(__file__).resolve().parents[2] / "docs" / "how-to" / "team-campaign.md"
+    lines = page.read_text(encoding="utf-8").splitlines()
+    return next(line for line in lines if line.startswith(f"{program} "))
+
+
+def test_the_team_how_to_a_second_person_logs_in_from_another_address(
+    studio_on_postgres: LabelStudioServer, tmp_path: Path, cli: Cli
+) -> None:
+    """docs/how-to/team-campaign.md as written: Label Studio on PostgreSQL, a login made by
+    `goldloop studio users`, the server's port forwarded from another address of the machine by
+    the page's own socat line; a second person logs in there in a real browser and is signed in
+    as themselves. (127.0.0.2 stands for the server's public address: loopback, this machine.)"""
+    reason = _missing() or (None if shutil.which("socat") else "socat is not installed")
+    if reason:
+        if in_ci():
+            pytest.fail(f"the team how-to must run in CI: {reason}")
+        pytest.skip(reason)
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    studio = studio_on_postgres
+    env = {"LABEL_STUDIO_URL": studio.url, "LABEL_STUDIO_API_KEY": studio.token}
+    email = f"alice-{uuid.uuid4().hex[:6]}@lab.example"
+    logins = tmp_path / "logins.json"
+    made = cli("studio", "users", email, "-o", logins, env=env)
+    assert made.returncode == 0, made.stderr
+    password = {row["email"]: row["password"] for row in json.loads(logins.read_text())}[email]
+    # The page's forwarder with this machine's ports: the server's own, and a free one outside.
+    port, outside = studio.url.rsplit(":", 1)[1], free_port()
+    line = _how_to_command("socat").removesuffix(" &").replace("SERVER_ADDRESS", "127.0.0.2")
+    line = line.replace("LISTEN:8080", f"LISTEN:{outside}").replace(":8080", f":{port}")
+    forwarder = subprocess.Popen(line.split(), stdout=subprocess.DEVNULL)
+    driver = None
+    try:
+        wait_for_port(outside, forwarder, host="127.0.0.2")
+        driver = chromium()
+        url = f"http://127.0.0.2:{outside}"
+        driver.get(f"{url}/user/login/")
+        driver.find_element(By.NAME, "email").send_keys(email)
+        driver.find_element(By.NAME, "password").send_keys(password)
+        driver.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        # Signed in: Label Studio leaves the login page for its home page, at the same address.
+        WebDriverWait(driver, 60).until_not(expected_conditions.url_contains("/user/login"))
+        assert driver.current_url.startswith(f"{url}/"), driver.current_url
+        # Signed in as that person, through the other address: the API says who it is.
+        driver.get(f"{url}/api/current-user/whoami")
+        assert email in driver.page_source
+    finally:
+        if driver is not None:
+            driver.quit()
+        forwarder.terminate()
+        forwarder.wait(timeout=10)

@@ -18,6 +18,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -47,17 +48,11 @@ def _missing() -> str | None:
     return None
 
 
-@pytest.fixture(scope="module")
-def browser(label_studio) -> Iterator[object]:
-    reason = _missing()
-    if reason:
-        if in_ci():
-            pytest.fail(f"the browser check must run in CI: {reason}")
-        pytest.skip(reason)
+def chromium() -> Any:
+    """Headless Chromium from Debian under chromedriver (Selenium never fetches a browser)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.options import Options
     from selenium.webdriver.chrome.service import Service
-    from selenium.webdriver.common.by import By
 
     os.environ.setdefault("SE_OFFLINE", "true")  # never let Selenium Manager fetch a browser
     options = Options()
@@ -71,6 +66,19 @@ def browser(label_studio) -> Iterator[object]:
         options.add_argument(arg)
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     driver.implicitly_wait(0)
+    return driver
+
+
+@pytest.fixture(scope="module")
+def browser(label_studio) -> Iterator[object]:
+    reason = _missing()
+    if reason:
+        if in_ci():
+            pytest.fail(f"the browser check must run in CI: {reason}")
+        pytest.skip(reason)
+    from selenium.webdriver.common.by import By
+
+    driver = chromium()
     try:
         creds = server.credentials(label_studio.home)
         driver.get(f"{label_studio.url}/user/login/")

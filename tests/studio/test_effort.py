@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from goldloop.studio.effort import effort_report
+from goldloop.studio.effort import EffortRow, effort_report, minutes_by_document
 from tests.conftest import Cli
 from tests.studio.campaign_data import ADMIN, ALICE, BOB, CAROL, LEAD_TIMES, Campaign
 
@@ -108,3 +108,18 @@ def test_the_report_keeps_its_json_keys_in_order() -> None:
         "by_annotator", "by_pre_annotator", "by_correction_rate", "by_length", "by_role",
     ]  # fmt: skip
     assert report["idle_cap_minutes"] == 10.0 and report["by_annotator"] == {}
+
+
+def test_minutes_by_document_average_its_timed_primary_and_double_annotations() -> None:
+    """A plan's effort record: per document the mean of its timed annotations in the primary
+    and double projects (a curation's minutes are not what one more document costs)."""
+
+    def row(role: str, doc_id: str, minutes: float | None) -> EffortRow:
+        return EffortRow(role=role, task=1, doc_id=doc_id, annotator="a", pre_annotator="x",
+                         seconds=None if minutes is None else minutes * 60, minutes=minutes,
+                         capped=False, kept=0, added=0, deleted=0, candidates=0, corrections=0,
+                         length=10, created_at="")  # fmt: skip
+
+    rows = [row("primary", "d1", 2.0), row("double", "d2", 1.0), row("double", "d2", 3.0),
+            row("curate", "d2", 9.0), row("primary", "d3", None)]  # fmt: skip
+    assert minutes_by_document(rows) == {"d1": 2.0, "d2": 2.0}

@@ -28,9 +28,9 @@ from goldloop.errors import GoldloopError, Interrupted
 from goldloop.files import jsonl
 from goldloop.files.atomic import atomic_write_json
 from goldloop.kb import KB
-from goldloop.llm.annotate import DEFAULT_MAX_TOKENS
 from goldloop.llm.batch import BatchPolicy
 from goldloop.llm.pricing import PRICES_VARIABLE
+from goldloop.llm.tasks.preannotate import DEFAULT_MAX_TOKENS
 from goldloop.text.parsing import Parsing
 
 if TYPE_CHECKING:

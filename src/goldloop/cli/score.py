@@ -21,7 +21,6 @@ from goldloop.cli.common import (
 from goldloop.cli.named import named_files, parse_named
 from goldloop.errors import GoldloopError
 from goldloop.scoring.matching import MATCH_MODES
-from goldloop.scoring.regimes import ENGINES
 from goldloop.scoring.report import (
     NOTHING_ANNOTATED,
     nothing_to_chart,
@@ -30,6 +29,7 @@ from goldloop.scoring.report import (
     seed_compatibility_line,
     write_reports,
 )
+from goldloop.scoring.schemas import ENGINES
 
 GoldOption = Annotated[
     Path,

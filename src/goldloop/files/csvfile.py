@@ -15,6 +15,11 @@ module (which gives the same fields for the others, several times slower).
 
 Booleans (:func:`parse_bool`): ``True``/``yes``/``1`` and ``False``/``no``/``0``, in any case; an
 empty cell is false.
+
+A table written for people to open in a spreadsheet (:func:`table_text`, the review sheet) has
+every cell a spreadsheet would run as a formula (``=``, ``+``, ``-``, ``@``, tab or CR first, after
+any apostrophes) prefixed with an apostrophe, as OWASP advises against CSV injection; reading
+with ``spreadsheet=True`` removes it, so a doc id ``=HYPERLINK(...)`` comes back as it was.
 """
 
 from __future__ import annotations
@@ -35,6 +40,8 @@ from goldloop.errors import GoldloopError
 # (csv's default limit of 128 KiB would cut a long abstract with a misleading error).
 csv.field_size_limit(sys.maxsize)
 
+# What makes a spreadsheet read a cell as a formula (OWASP, "CSV injection").
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 TRUE_WORDS = ("true", "yes", "1")
 FALSE_WORDS = ("false", "no", "0", "")
 
@@ -204,16 +211,40 @@ def read_csv(
     delimiter: str | None = None,
     error: type[GoldloopError] = CsvError,
     data: bytes | None = None,
+    spreadsheet: bool = False,
 ) -> CsvTable:
-    """A whole CSV/TSV file; ``data`` is its content when the caller already read the bytes."""
+    """A whole CSV/TSV file; ``data`` is its content when the caller already read the bytes;
+    ``spreadsheet``: a table :func:`table_text` wrote, its formula escapes removed."""
     source = Path(path)
     if data is None:
         with open_csv(source, required=required, delimiter=delimiter, error=error) as reader:
-            return CsvTable(source, reader.columns, list(reader))
-    reader = CsvReader(
-        source, io.BytesIO(data), required=required, delimiter=delimiter, error=error
-    )
-    return CsvTable(source, reader.columns, list(reader))
+            columns, rows = reader.columns, list(reader)
+    else:
+        reader = CsvReader(
+            source, io.BytesIO(data), required=required, delimiter=delimiter, error=error
+        )
+        columns, rows = reader.columns, list(reader)
+    if spreadsheet:
+        rows = [
+            (line, {key: unescape_formula(value) for key, value in row.items()})
+            for line, row in rows
+        ]
+    return CsvTable(source, columns, rows)
+
+
+def _formula_like(value: str) -> bool:
+    return value.lstrip("'").startswith(FORMULA_START)
+
+
+def escape_formula(value: str) -> str:
+    """``value`` as a spreadsheet keeps it text: an apostrophe first where it would be a
+    formula (apostrophes already first count, so :func:`unescape_formula` undoes exactly it)."""
+    return "'" + value if _formula_like(value) else value
+
+
+def unescape_formula(value: str) -> str:
+    """The cell :func:`escape_formula` wrote ``value`` for."""
+    return value[1:] if value.startswith("'") and _formula_like(value) else value
 
 
 def parse_bool(value: str, where: str, column: str, error: type[GoldloopError] = CsvError) -> bool:
@@ -236,11 +267,20 @@ def format_bool(value: bool) -> str:
 def table_text(
     columns: Sequence[str], rows: Iterable[Mapping[str, str]], *, delimiter: str = ","
 ) -> str:
-    """A table as text the reader reads back unchanged (LF line ends, quoted only where needed)."""
+    """A table as text for people and a spreadsheet (LF line ends, quoted only where needed,
+    formula-like cells escaped), read back unchanged with ``read_csv(..., spreadsheet=True)``."""
     buffer = io.StringIO()
-    writer = csv.DictWriter(
-        buffer, fieldnames=list(columns), delimiter=delimiter, lineterminator="\n"
-    )
+    writer, quoted = (
+        csv.DictWriter(
+            buffer, fieldnames=list(columns), delimiter=delimiter, lineterminator="\n",
+            quoting=quoting,
+        )
+        for quoting in (csv.QUOTE_MINIMAL, csv.QUOTE_ALL)
+    )  # fmt: skip
     writer.writeheader()
-    writer.writerows(rows)
+    for row in rows:
+        cells = {key: escape_formula(value) for key, value in row.items()}
+        # The csv module quotes a field with LF (the line end here) but not one with CR alone,
+        # which every reader takes for a line end: such a row is written quoted whole.
+        (quoted if any("\r" in cell for cell in cells.values()) else writer).writerow(cells)
     return buffer.getvalue()

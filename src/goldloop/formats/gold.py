@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, StrictInt, ValidationError
+from pydantic import BaseModel, ConfigDict, StrictFloat, StrictInt, ValidationError
 
 from goldloop.errors import GoldloopError
 from goldloop.files import jsonl
@@ -51,7 +51,7 @@ class Hit(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    # Strict: an offset written as "185" or true is a broken file, not a number to guess.
+    # Strict, as every number a gold holds: "185" or true is a broken file, not a number to guess.
     a: StrictInt
     b: StrictInt
     entity_id: str
@@ -64,11 +64,11 @@ class Hit(BaseModel):
     label_canonicalized: bool = False
     direction_coerced: bool = False
     occurrence_fallback: bool = False
-    confidence: float | None = None
+    confidence: StrictFloat | None = None  # an integer is taken too; a string or true is not
     subject_text: str | None = None
     object_text: str | None = None
-    subject_span: tuple[int, int] | None = None
-    object_span: tuple[int, int] | None = None
+    subject_span: tuple[StrictInt, StrictInt] | None = None
+    object_span: tuple[StrictInt, StrictInt] | None = None
     verdict: Verdict | None = None
     # A ``proposed`` hit: what proposed it (``kb`` or an LLM's tag), when the proposal said.
     proposed_by: str | None = None
@@ -120,8 +120,9 @@ class Document(BaseModel):
     doc_uid: str | None = None
     ids: dict[str, Any] | None = None
     role: str | None = None
-    batch: int | None = None
-    p_incl: float | None = None
+    # Strict as the hits' offsets: p_incl "0.5" or true, batch "1", is a broken file.
+    batch: StrictInt | None = None
+    p_incl: StrictFloat | None = None
     stratum: str | None = None
     ground_truth: list[Hit] = []
 
@@ -231,6 +232,16 @@ def hits_by_span(hits: Iterable[Hit]) -> dict[tuple[int, int], Hit]:
     for hit in hits:
         spans.setdefault((hit.a, hit.b), hit)
     return spans
+
+
+def checked_document(where: str, **fields: Any) -> Document:
+    """A document from values read elsewhere than a gold file (a Label Studio task's data), by
+    the gold's rules (its numbers strict): a bad value is a :class:`GoldError` naming ``where``
+    and the field, never a validation traceback."""
+    try:
+        return Document(**fields)
+    except ValidationError as exc:
+        raise GoldError(f"{where}: {_first_error(exc)}") from None
 
 
 def write_gold(path: str | Path, documents: list[Document]) -> None:

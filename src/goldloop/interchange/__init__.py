@@ -16,7 +16,10 @@ from typing import Any
 from goldloop.files import jsonl
 from goldloop.files.atomic import atomic_write_json
 from goldloop.formats.gold import Document, GoldFile, GoldStats, gold_from_data, paused_gc
-from goldloop.interchange import bioc, brat, docbin, pubtator
+
+# BioC needs the bioc package and DocBin spaCy: each is imported when its format is used, so
+# `goldloop export --help` lists the formats without them.
+from goldloop.interchange import brat, pubtator
 from goldloop.interchange.spans import FormatError, ImportCounts, TypeMap
 from goldloop.kb import KB
 
@@ -60,12 +63,12 @@ def _export(
 ) -> tuple[dict[str, int], Path | None]:
     counts: dict[str, int] = {}
     sidecar = None
-    if fmt == "bioc-xml":
-        bioc.write_xml(out, documents, verification)
-    elif fmt == "bioc-json":
-        bioc.write_json(out, documents, verification)
+    if fmt in ("bioc-xml", "bioc-json"):
+        from goldloop.interchange import bioc
+
+        (bioc.write_xml if fmt == "bioc-xml" else bioc.write_json)(out, documents, verification)
     else:
-        writers = {"pubtator": pubtator.write, "brat": brat.write, "spacy": docbin.write}
+        writers = {"pubtator": pubtator.write, "brat": brat.write, "spacy": _docbin_write}
         if fmt not in writers:
             raise FormatError(f"unknown export format {fmt!r} (known: {', '.join(EXPORT_FORMATS)})")
         counts = writers[fmt](out, documents)
@@ -73,6 +76,12 @@ def _export(
             sidecar = verification_path(out)
             atomic_write_json(sidecar, verification)
     return counts, sidecar
+
+
+def _docbin_write(out: Path, documents: list[Document]) -> dict[str, int]:
+    from goldloop.interchange import docbin
+
+    return docbin.write(out, documents)
 
 
 def folder_files(fmt: str, documents: list[Document]) -> list[str]:
@@ -90,6 +99,8 @@ def import_corpus(
     fmt: str, source: Path, kb: KB | None, type_map: TypeMap | None = None
 ) -> tuple[GoldFile, ImportCounts]:
     """Read a corpus in ``fmt`` as gold, validated and folded through ``kb`` like a gold file."""
+    from goldloop.interchange import bioc
+
     readers = {
         "bioc-xml": bioc.read_xml,
         "bioc-json": bioc.read_json,

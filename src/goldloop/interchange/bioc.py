@@ -193,6 +193,8 @@ def _gold_items(
 ) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
     for doc in parsed.documents:
+        if not (doc.id or "").strip():
+            raise FormatError(f"{where(doc)}: the document has no <id>: goldloop names each by it")
         text = _document_text(doc, where)
         hits = []
         # Offsets are the document's at every level: passages and sentences only group them.

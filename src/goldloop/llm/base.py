@@ -15,22 +15,14 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 from urllib.parse import urlsplit
-
-from tenacity import (
-    RetryCallState,
-    Retrying,
-    retry_if_exception,
-    stop_after_attempt,
-    stop_after_delay,
-    stop_any,
-    stop_when_event_set,
-    wait_exponential_jitter,
-)
 
 from goldloop.errors import GoldloopError
 from goldloop.llm.cache import CachedAnswer, ResponseCache, cache_key
+
+if TYPE_CHECKING:
+    from tenacity import RetryCallState
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -342,6 +334,16 @@ class Provider(ABC):
     def with_retries(self, call: Callable[[], T], cancel: threading.Event | None = None) -> T:
         """``call()`` (one SDK call) under the retry policy; a final failure is an
         :class:`LLMError` naming the provider."""
+        # Here, not at import: the CLI's options read this package's defaults for their help.
+        from tenacity import (
+            Retrying,
+            retry_if_exception,
+            stop_after_attempt,
+            stop_after_delay,
+            stop_any,
+            stop_when_event_set,
+        )
+
         cancel = cancel or threading.Event()
 
         def sleep(seconds: float) -> None:
@@ -379,6 +381,8 @@ class Provider(ABC):
 
     def _wait(self, state: RetryCallState) -> float:
         """Exponential backoff with jitter, or longer when the server says ``Retry-After``."""
+        from tenacity import wait_exponential_jitter
+
         backoff = wait_exponential_jitter(initial=self.retry.initial_s, max=self.retry.max_s)(state)
         exc = state.outcome.exception() if state.outcome else None
         return min(max(backoff, retry_after_s(exc)), self.retry.max_s)

@@ -22,16 +22,18 @@ from goldloop.errors import GoldloopError
 from goldloop.formats.gold import Document
 from goldloop.kb import KB
 from goldloop.llm.answer import FAILED, OK, REJECTED
-from goldloop.llm.encoder import Encoder, kb_embeddings
 from goldloop.llm.tasks.linking import MAX_TOKENS, LinkingTask, Span, marked
 from goldloop.llm.tasks.task import TaskReport, TaskResult, run_task
-from goldloop.scoring.design import Design
 from goldloop.scoring.inputs import SystemPredictions, rows_to_predictions
-from goldloop.scoring.regimes import BaselineReport, score_system
 from goldloop.text.parsing import Parsing
 
 if TYPE_CHECKING:
+    # numpy's modules (the encoder, the scorer, the design), imported when a baseline runs: the
+    # CLI's help lists BASELINES without them.
     from goldloop.llm import Provider
+    from goldloop.llm.encoder import Encoder
+    from goldloop.scoring.design import Design
+    from goldloop.scoring.regimes import BaselineReport
 
 BASELINES = ("lexical", "encoder", "llm")
 # Which regimes each baseline is scored in.
@@ -136,6 +138,7 @@ def encoder_baseline(
 ) -> BaselineRun:
     """Cosine top 1 over the canonical relations, for each gold span (linking-only) and each
     span the lexical detector finds (end-to-end)."""
+    from goldloop.llm.encoder import kb_embeddings
     from goldloop.text.nlp import (  # spaCy loads only when a baseline runs
         detect_mentions,
         parse_many,
@@ -258,6 +261,8 @@ def run_baselines(
     """Run each named baseline and score it in its regimes; ``wall_time_s`` covers producing the
     predictions and scoring them. Each result's ``corpus`` is null without a ``design``;
     ``parsing``: how the lexical and encoder baselines parse."""
+    from goldloop.scoring.regimes import score_system
+
     unknown = [name for name in systems if name not in BASELINES]
     if unknown:
         raise GoldloopError(

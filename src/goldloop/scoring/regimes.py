@@ -27,10 +27,10 @@ from goldloop.scoring.folding import direction_agrees, fold_answer
 from goldloop.scoring.inputs import Prediction, SystemPredictions, per_document
 from goldloop.scoring.matching import check_match_mode, match_spans
 from goldloop.scoring.ppi_corpus import PpiFigures, ppi_corpus_figures
+from goldloop.scoring.schemas import ENGINES
 from goldloop.scoring.surrogate import SurrogateParts
 
 REGIMES = ("end-to-end", "linking-only")
-ENGINES = ("goldloop", "nervaluate")
 NO_ID = "NONE"  # the schema label of a predicted span that carries no id
 # Per-document count columns of each regime (rows of the bootstrap matrix).
 E2E_COLUMNS = (

@@ -17,6 +17,8 @@ from typing import Any
 
 SCHEMAS = ("strict", "exact", "partial", "ent_type")
 COUNTS = ("correct", "incorrect", "partial", "missed", "spurious")
+# Who counts the schemas: this module's one pass, or the nervaluate package (the reference).
+ENGINES = ("goldloop", "nervaluate")
 # Schemas whose precision and recall give partial matches half credit.
 _HALF_CREDIT = frozenset({"partial", "ent_type"})
 

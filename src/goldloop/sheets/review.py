@@ -125,7 +125,7 @@ def has_verdicts(path: Path) -> bool:
     if not path.is_file():
         return False
     try:
-        table = read_csv(path, error=SheetError)
+        table = read_csv(path, error=SheetError, spreadsheet=True)
     except SheetError:
         return False
     return any(row.get("verdict", "").strip() for _, row in table.rows)
@@ -162,7 +162,7 @@ def read_sheet(
     ``gold`` and ``other`` are the files the sheet was exported from (``other`` may be None when
     no ``other`` row was kept); ``verified_by`` is the reviewer, every kept hit's annotator.
     """
-    table = read_csv(path, required=REQUIRED, error=SheetError)
+    table = read_csv(path, required=REQUIRED, error=SheetError, spreadsheet=True)
     documents = {d.doc_id: d for d in gold}
     theirs = None if other is None else {d.doc_id: d for d in other}
     reviewed: dict[str, _Document] = {d.doc_id: _Document() for d in gold}
