@@ -109,3 +109,31 @@ def test_bad_input_exits_2_and_writes_nothing(
     assert done.returncode == 2, done.stdout
     assert says in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+
+
+def test_a_page_from_files_says_what_it_lacks(files: dict[str, Path], cli: Cli) -> None:
+    out = files["gold"].with_name("page.html")
+    done = cli("report", "--gold", files["gold"], "--system", f"lexical={files['system']}",
+               "--bootstrap", 50, "-o", out)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    page = out.read_text()
+    assert page.count('class="chart empty"') == 4  # status, relations, effort, effect
+    assert "Not available: no campaign given: not described." in page
+    assert "<svg" in page and "http" not in page.split("<body>")[1]  # nothing to fetch
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("--gold", "{gold}", "-o", "{gold}"), "--out"),
+        (("--gold", "{gold}", "--watch", "-o", "{dir}/page.html"), "--watch: give --project"),
+    ],
+)
+def test_the_page_refuses_bad_input_before_work(
+    files: dict[str, Path], cli: Cli, args: tuple[str, ...], says: str
+) -> None:
+    folder, gold = files["gold"].parent, files["gold"]
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    done = cli("report", *(a.format(gold=gold, dir=folder) for a in args))
+    assert done.returncode == 2 and says in done.stderr
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,9 +24,9 @@ from goldloop.cli.common import (
 )
 from goldloop.cli.named import named_files
 from goldloop.cli.score import BootstrapOption, DesignOption, SeedOption, design_mode
-from goldloop.cli.status import CapMinutes
+from goldloop.cli.status import CapMinutes, IntervalOption, RoundsOption
 from goldloop.errors import GoldloopError
-from goldloop.files.atomic import atomic_write_together, json_text
+from goldloop.files.atomic import atomic_write_text, atomic_write_together, json_text
 from goldloop.formats.labelstudio.tasks import campaign_titles
 from goldloop.studio.effort import IDLE_CAP_MINUTES
 
@@ -173,3 +174,36 @@ def datasheet_command(
     console.print(f"datasheet: {target}; JSON: {data}")
     if missing:
         console.print(f"not available: {'; '.join(missing)}")
+
+
+@with_sources
+def report_command(
+    read: Sources,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="The HTML page (default: NAME.report.html)."),
+    ] = None,
+    watch: Annotated[
+        bool, typer.Option("--watch", help="Rewrite the page as work arrives, until interrupted.")
+    ] = False,
+    interval: IntervalOption = 30.0,
+    rounds: RoundsOption = None,
+) -> None:
+    """One self-contained HTML page of the campaign (no request leaves it): status, agreement,
+    effort, effect, scores and the datasheet, with charts and sortable tables."""
+    from goldloop.studio.page import page_html
+
+    target = out or read.default(".report.html")
+    check_outputs({"--out": target}, read.inputs)
+    if watch and read.project is None:
+        raise GoldloopError("--watch: give --project NAME (the campaign whose work arrives)")
+    mirror, update = read.mirror()
+    atomic_write_text(target, page_html(read.datasheet(mirror)))
+    console.print(f"page: {target}")
+    looks = 1
+    while watch and mirror is not None and (rounds is None or looks < rounds):
+        time.sleep(interval)
+        looks += 1
+        if update(mirror):
+            atomic_write_text(target, page_html(read.datasheet(mirror)))
+            console.print(f"page: {target} (rewritten: work arrived)")

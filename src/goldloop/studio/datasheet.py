@@ -28,14 +28,15 @@ from goldloop.scoring.effect import FIGURES as EFFECT_FIGURES
 from goldloop.scoring.runner import ScoreOptions, score_files
 from goldloop.studio.agreement import campaign_agreement
 from goldloop.studio.effect import NoBlindDocuments, campaign_effect
-from goldloop.studio.effort import IDLE_CAP_MINUTES, effort_report, effort_rows
+from goldloop.studio.effort import IDLE_CAP_MINUTES, NO_REVIEW, effort_report, effort_rows
 from goldloop.studio.status import campaign_status
 
 SAMPLE, CORPUS, COUNT = "sample", "corpus", "count"
 # Where a figure sits in a report: dotted keys, or the keys themselves.
 Path_ = str | tuple[str | int, ...] | list[str | int]
-# Sections #45 (prediction-powered corpus estimates) and #46 (the plan) will fill.
-NOT_AVAILABLE = "not available in this goldloop version"
+# What no command of this version writes yet: the sections say so.
+NO_PPI = "no command writes prediction-powered corpus figures yet (goldloop issue #45)"
+NO_PLAN = "no command writes a plan yet (goldloop issue #46)"
 
 
 @dataclass(frozen=True)
@@ -168,8 +169,8 @@ def make_datasheet(inputs: DatasheetInputs) -> Datasheet:
         _drawn(stats, inputs),
         *_campaign_sections(inputs),
         _scores(inputs),
-        _section("ppi", missing=f"{NOT_AVAILABLE} (goldloop issue #45)"),
-        _section("plan", missing=f"{NOT_AVAILABLE} (goldloop issue #46)"),
+        _section("ppi", missing=NO_PPI),
+        _section("plan", missing=NO_PLAN),
     ]  # fmt: skip
     sections += [_limits(sections), _cite(stats, inputs)]
     created = datetime.now(UTC).isoformat(timespec="seconds")
@@ -236,6 +237,7 @@ ROLE_MEANS = {
     "double": "two independent annotators each (agreement, completeness)",
     "blind": "annotated with and without candidates (what pre-annotation saves)",
     "reserve": "drawn, held back",
+    "curate": "disputed tasks, one curator each",
 }
 
 
@@ -270,7 +272,7 @@ def _annotation(status: dict[str, Any], effort: dict[str, Any]) -> Section:
     section.figure("disputed tasks", "curation.disputed_tasks", "tasks whose two annotations "
                    "disagree", COUNT)  # fmt: skip
     section.figure("curated tasks", "curation.curated_tasks", "disputes a curator settled", COUNT)
-    tags = [tag for tag in effort["by_pre_annotator"] if tag]
+    tags = [tag for tag in effort["by_pre_annotator"] if tag != NO_REVIEW]
     section.lines.append(
         "Pre-annotators (model@effort, as each review tag names them): "
         + (", ".join(tags) if tags else "none recorded")
