@@ -241,3 +241,13 @@ def test_every_file_and_test_the_pages_cite_exists() -> None:
             missing.append(f"{page}: {path}::{test}")
     assert len(_cited()) > 30
     assert not missing, "\n".join(missing)
+
+
+def test_every_variable_the_settings_read_is_documented() -> None:
+    source = (REPO / "src" / "goldloop" / "settings.py").read_text(encoding="utf-8")
+    read = set(
+        re.findall(r'"((?:GOLDLOOP|LABEL_STUDIO|BASIC_AUTH)_[A-Z_]+|REDIS_URL|PGPASSWORD)"', source)
+    )
+    page = (DOCS / "reference" / "settings.md").read_text(encoding="utf-8")
+    assert len(read) > 10
+    assert sorted(name for name in read if f"`{name}`" not in page) == []
