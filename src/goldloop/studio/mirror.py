@@ -141,8 +141,9 @@ def read_campaign(connection: Connection, client: Any, name: str, titles: Sequen
     """Every task of the projects titled ``titles`` that exist (one export each)."""
     found = projects.find_projects(connection, client, list(titles))
     mirror = Mirror(name)
-    for title, exported in projects.export_projects(connection, client, found).items():
-        mirror.projects[title] = ProjectTasks(found[title].id, _by_id(exported))
+    for title, project in found.items():
+        exported = projects.export_project(connection, client, project)
+        mirror.projects[title] = ProjectTasks(project.id, _by_id(exported))
     return mirror
 
 

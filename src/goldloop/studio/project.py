@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -330,19 +329,6 @@ def export_project(
     return tasks
 
 
-def export_projects(
-    connection: Connection, client: Any, found: Mapping[str, Project]
-) -> dict[str, list[dict[str, Any]]]:
-    """Every task of each project of ``found`` (by title), as :func:`export_project` reads
-    them; the exports run at once, so Label Studio serialises one project while this process
-    decodes another."""
-    if len(found) < 2:
-        return {title: export_project(connection, client, p) for title, p in found.items()}
-    with ThreadPoolExecutor(max_workers=len(found)) as pool:
-        running = {t: pool.submit(export_project, connection, client, p) for t, p in found.items()}
-        return {title: future.result() for title, future in running.items()}
-
-
 def _read_all(connection: Connection, fn: Callable[..., Any], **kwargs: Any) -> list[Any]:
     """Every item of a paged listing or streamed download, read in one retried call: the SDK's
     pagers and streams are lazy, so a retry must start the request again, not resume it."""
@@ -367,13 +353,10 @@ def export_campaign(
         if titles[role] not in found:
             raise StudioError(f"{connection.url}: no Label Studio project titled {titles[role]!r}")
     campaign = Campaign(name)
-    exported = export_projects(
-        connection, client, {t: found[t] for t in titles.values() if t in found}
-    )
     for role, title in titles.items():
-        if title in exported:
+        if title in found:
             campaign.titles[role] = title
-            campaign.tasks[role] = exported[title]
+            campaign.tasks[role] = export_project(connection, client, found[title])
     return campaign
 
 

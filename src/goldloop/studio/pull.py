@@ -71,8 +71,10 @@ def export_tasks(
     """All tasks of ``name`` and ``name-double`` (when it exists), with predictions and emails."""
     found = projects.find_projects(connection, client, [name, projects.double_name(name)])
     check_campaign(name, found, f"{connection.url}: ")
-    exported = projects.export_projects(connection, client, found)
-    return list(found), [task for title in found for task in exported[title]]
+    tasks: list[dict[str, Any]] = []
+    for project in found.values():
+        tasks += projects.export_project(connection, client, project)
+    return list(found), tasks
 
 
 def verified_files(out: Path, result: PullResult) -> dict[Path, str]:
