@@ -229,6 +229,26 @@ def test_a_failed_call_gets_no_prediction_and_a_repeat_is_answered_from_the_cach
     assert server.request_count == 1  # the second answer came from the cache
 
 
+def test_a_pushed_task_is_answered_from_its_review_prediction_without_an_llm_call(
+    llm_backend: LlmBackend,
+) -> None:
+    """A task ``push`` pre-annotated with other candidates (its review prediction under another
+    tag): its regions come back under the backend's tag, and the provider is not asked; a task
+    without a review prediction still is (test_opening_tasks: the real editor)."""
+    pushed = {"model_version": "review:lexical", "score": 0.9, "result": [{"id": "m1_2"}]}
+    other = {"model_version": "curate:review:lexical", "result": []}
+    tasks = tasks_of([MENTION_TEXT, MENTION_TEXT])
+    tasks[0]["predictions"] = [other, pushed]
+    tasks[1]["predictions"] = [other]
+    answered, predicted = predict(llm_backend.client, tasks, llm_backend.label_config).json()[
+        "results"
+    ]
+    review = llm_backend.client.get("/health").json()["model_version"]
+    assert answered == {"model_version": review, "result": pushed["result"], "score": 0.9}
+    assert predicted["model_version"] == review and predicted["result"]
+    assert llm_backend.server.request_count == 1  # the second task's alone
+
+
 def test_tasks_sharing_a_doc_id_each_get_their_own_prediction(
     client: TestClient, label_config: str
 ) -> None:

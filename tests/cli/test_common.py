@@ -240,3 +240,19 @@ def test_the_kb_inputs_are_the_files_the_kb_is_read_from(tmp_path: Path) -> None
     assert common.kb_inputs(None)["--kb"] == BUNDLED_KB
     assert common.read_beside(kb, lambda p: p.with_name("equivalences.csv")) == beside
     assert common.read_beside(kb, lambda p: p.with_name("absent.csv")) is None
+
+
+def test_a_reader_gone_ends_the_printing_not_the_run() -> None:
+    """Issue 44, item 11: a write or flush to a pipe whose reader has gone raises nothing; what
+    follows goes to the null device (so Python's own flush at exit fails no more)."""
+    read, write = os.pipe()
+    os.close(read)
+    with os.fdopen(write, "w") as stream:
+        guarded = common.ReaderGone(stream)
+        guarded.write("a table line\n" * 10_000)  # more than a pipe's buffer
+        guarded.flush()
+        guarded.write("the next line\n")
+        guarded.flush()
+        null, now = os.stat(os.devnull), os.fstat(stream.fileno())
+        assert (now.st_dev, now.st_ino) == (null.st_dev, null.st_ino)
+        assert guarded.isatty() is False  # the rest is the stream's

@@ -1269,8 +1269,8 @@ class TestAgreeWithoutSharedDocuments:
 
 
 class TestBlindPartLargerThanThePool:
-    """``--n-blind`` more than the batch can draw is refused (the other roles shrink with a
-    short pool; the blind comparison's size is the study's)."""
+    """``--n-blind`` larger than the pool left to draw is refused: a short pool shrinks the
+    other roles, never the blind comparison, whose size is the study's."""
 
     def test_refused_naming_the_option(self, work: Work, cli: Cli) -> None:
         from goldloop.settings import DEMO_CORPUS

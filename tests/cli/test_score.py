@@ -13,6 +13,7 @@ from goldloop.scoring.bootstrap import f1, ratio
 from goldloop.scoring.design import Design
 from goldloop.scoring.ppi_corpus import ppi_corpus_figures
 from goldloop.scoring.report import results_tables
+from goldloop.settings import DEMO_CORPUS
 from tests.conftest import LEGACY, Cli
 from tests.scoring.conftest import TEXTS, hit, row, write_gold_file
 
@@ -404,3 +405,44 @@ def test_score_refuses_a_surrogate_that_cannot_stand_with_the_gold(
     assert done.returncode == 2
     assert f"error: {plain}: no document carries p_incl" in done.err
     assert not (tmp_path / "never").exists()
+
+
+def test_the_loop_with_a_surrogate_part_from_sample_to_score(tmp_path: Path, cli: Cli) -> None:
+    """``sample --surrogate``, ``annotate`` (lexical) of both parts, then ``score --surrogate``:
+    the files the commands write stand together (roles, p_incl, strata, one annotator). The
+    people's gold here is the lexical pre-annotation with each document's last hit removed, and
+    the system is the pre-annotation itself, so the gold's recall of it is below 1."""
+    sample = tmp_path / "sample"
+    done = cli("sample", "--corpus", DEMO_CORPUS, "--out", sample, "--n-primary", "8",
+               "--n-double", "0", "--n-reserve", "0", "--surrogate", "14", "--seed", "2")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert f"surrogate part: 14 documents in {sample / 'surrogate'}" in done.out
+    for part, out in ((sample, tmp_path / "pre.json"), (sample / "surrogate", tmp_path / "s.json")):
+        done = cli("annotate", "--sample", part, "--out", out, "--provider", "lexical")
+        assert done.returncode == 0, done.stderr
+    pre = json.loads((tmp_path / "pre.json").read_text(encoding="utf-8"))
+    assert {d["role"] for d in json.loads((tmp_path / "s.json").read_text(encoding="utf-8"))} == {
+        "surrogate"
+    }
+    gold = tmp_path / "gold.json"
+    gold.write_text(
+        json.dumps([{**d, "ground_truth": d["ground_truth"][:-1]} for d in pre]), encoding="utf-8"
+    )
+    # A system's file holds each document once: a document in both parts (the surrogate part
+    # is drawn independently of the people's) appears once.
+    both = {d["doc_id"]: d for d in json.loads((tmp_path / "s.json").read_text(encoding="utf-8"))}
+    both.update((d["doc_id"], d) for d in pre)
+    system = tmp_path / "system.json"
+    system.write_text(json.dumps(list(both.values())), encoding="utf-8")
+    out = tmp_path / "report"
+    done = cli("score", "--gold", gold, "--system", f"lex={system}", "--surrogate",
+               tmp_path / "s.json", "--pre-annotations", tmp_path / "pre.json",
+               "--report-dir", out)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    result = json.loads((out / "score_results.json").read_text(encoding="utf-8"))["results"][0]
+    ppi = result["corpus_ppi"]
+    assert ppi["surrogate_docs"] == 14 and ppi["n_docs"] == 8
+    assert set(ppi["lambda"]["f1"]) <= {d["stratum"] for d in pre}
+    assert ppi["recall"] is not None and 0 <= ppi["recall"] <= 1
+    low, high = ppi["intervals"]["precision"]
+    assert low is not None and high is not None and low <= ppi["precision"] <= high

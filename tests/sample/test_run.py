@@ -223,3 +223,20 @@ def test_the_settings_keep_their_keys_in_order_and_an_optional_role_only_when_as
         "min_year": 1990, "min_chars": 300, "max_chars": 5000, "min_sentences": 3,
         "min_english_share": 0.2,
     }  # fmt: skip
+
+
+def test_a_blind_part_the_batch_cannot_draw_whole_is_refused(tmp_path: Path, kb: KB) -> None:
+    """Issue 44, item 12: a short pool shrinks the other roles, never the blind part."""
+    from goldloop.errors import SettingError
+
+    blind = replace(SETTINGS, n_primary=2, n_double=0, n_reserve=0, n_blind=100)
+    with pytest.raises(SettingError) as refused:
+        run_sample(DEMO_CORPUS, tmp_path / "s", kb, blind)
+    assert refused.value.setting == "n_blind"
+    assert refused.value.message.startswith("100 blind documents asked for, ")
+    assert not (tmp_path / "s" / "manifest.csv").exists()
+    # A pool that holds the blind part but not the batch: the blind part whole, the rest shrunk.
+    fits = replace(SETTINGS, n_primary=100, n_double=0, n_reserve=0, n_blind=2)
+    rows = run_sample(DEMO_CORPUS, tmp_path / "t", kb, fits).rows
+    assert Counter(r.role for r in rows) == {"blind": 2, "primary": len(rows) - 2}
+    assert 2 < len(rows) < 102

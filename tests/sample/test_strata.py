@@ -75,7 +75,9 @@ def test_role_counts_keep_proportions_when_the_pool_runs_short() -> None:
     assert role_counts(15, sizes) == {"primary": 7, "double": 4, "reserve": 4, "blind": 0}
     blind = {**sizes, "blind": 5}
     assert role_counts(25, blind) == blind
-    assert role_counts(20, blind) == {"primary": 8, "double": 4, "reserve": 4, "blind": 4}
+    # The blind part keeps its size (issue 44): the other roles share what is left.
+    assert role_counts(20, blind) == {"primary": 7, "double": 4, "reserve": 4, "blind": 5}
+    assert role_counts(3, blind) == {"primary": 0, "double": 0, "reserve": 0, "blind": 3}
 
 
 def test_blind_documents_come_from_the_same_draw_and_leave_the_others_unchanged() -> None:

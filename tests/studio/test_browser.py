@@ -12,82 +12,40 @@ Screenshots are saved.
 
 from __future__ import annotations
 
-import os
-import shutil
 import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from goldloop.formats.gold import Document, Hit
+from goldloop.formats.labelstudio.tasks import curate_name
 from goldloop.formats.labelstudio.verdicts import Region, read_regions
 from goldloop.kb import KB
 from goldloop.studio import server
 from goldloop.studio.label_config import render_instructions
-from goldloop.studio.project import curate_name, find_project
+from goldloop.studio.project import find_project
 from goldloop.studio.push import Candidates, push
-from tests.conftest import in_ci
+from tests.studio.chromium import chromium
 from tests.studio.loop_data import DOCS, STIMULATES, span, text_of, write_inputs
 
-CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 WAIT = 60
 # pmid:1's inclusion probability as the sampler stores it: the Data Manager shows it rounded.
 LONG_P_INCL = 1 / 81
 
 
-def _missing() -> str | None:
-    if not (shutil.which(CHROMIUM) and shutil.which(CHROMEDRIVER)):
-        return f"no {CHROMIUM} / {CHROMEDRIVER} (apt-get install chromium chromium-driver)"
-    try:
-        import selenium  # noqa: F401
-    except ImportError:
-        return "selenium is not installed (dev extra)"
-    return None
-
-
-def chromium() -> Any:
-    """Headless Chromium from Debian under chromedriver (Selenium never fetches a browser)."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
-
-    os.environ.setdefault("SE_OFFLINE", "true")  # never let Selenium Manager fetch a browser
-    options = Options()
-    options.binary_location = CHROMIUM
-    for arg in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-dev-shm-usage",
-        "--window-size=1400,1000",
-    ):
-        options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.implicitly_wait(0)
-    return driver
-
-
 @pytest.fixture(scope="module")
 def browser(label_studio) -> Iterator[object]:
-    reason = _missing()
-    if reason:
-        if in_ci():
-            pytest.fail(f"the browser check must run in CI: {reason}")
-        pytest.skip(reason)
     from selenium.webdriver.common.by import By
 
-    driver = chromium()
-    try:
+    with chromium("1400,1000") as driver:
         creds = server.credentials(label_studio.home)
         driver.get(f"{label_studio.url}/user/login/")
         driver.find_element(By.NAME, "email").send_keys(creds.username)
         driver.find_element(By.NAME, "password").send_keys(creds.password)
         driver.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
         yield driver
-    finally:
-        driver.quit()
 
 
 @pytest.fixture(scope="module")

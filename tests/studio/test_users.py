@@ -61,3 +61,16 @@ def test_a_bad_address_is_refused_before_anyone_is_created(label_studio, email: 
     assert result.returncode == 2
     assert result.err == f"error: {email!r} is not an e-mail address"
     assert len(label_studio.client.users.list()) == before
+
+
+@pytest.mark.parametrize(
+    "email", ["a@@lab.example", "a b@lab.example", "a@lab..example", "a@.example", "@lab.example"]
+)
+def test_an_address_is_checked_without_a_server(email: str) -> None:
+    """Issue 44, item 9: one @, a dotted domain of non-empty labels, no blank; no server asked."""
+    from goldloop.errors import GoldloopError
+    from goldloop.studio.users import signup_emails
+
+    with pytest.raises(GoldloopError, match="is not an e-mail address"):
+        signup_emails(["ok@lab.example", email])
+    assert signup_emails([" Bob@Lab.example", "bob@lab.example"]) == ["bob@lab.example"]

@@ -4,7 +4,9 @@ A task gets exactly what ``push`` would send: the review prediction built from a
 ``model_version`` = the review tag. A task whose answer failed (truncated, unparsable, failed call)
 or whose prediction does not fit the project's labeling config gets ``[]`` at its position, so
 Label Studio stores nothing and asks again; each such task is logged with its reason. A task where
-the model found nothing gets a prediction with an empty ``result``.
+the model found nothing gets a prediction with an empty ``result``. A task that already carries
+goldloop's review prediction under another tag (a pushed task) is answered from it, with no LLM
+call; one carrying this backend's own gets ``[]``.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from goldloop.backend.interactive import Suggester
 from goldloop.backend.protocol import Task
 from goldloop.backend.settings import MAX_TASK_CHARS, BackendSettings
 from goldloop.formats.gold import Document
+from goldloop.formats.labelstudio.tasks import REVIEW_PREFIX, latest_prediction
 from goldloop.kb import KB, load_kb
 from goldloop.llm import RetryPolicy, SQLiteCache, make_annotator
 from goldloop.llm.annotate import Annotator, DocumentResult, annotate_documents, stored_outcomes
@@ -162,6 +165,10 @@ class Predictor:
         documents: dict[int, Document] = {}
         skipped: list[tuple[Task, Skipped]] = []
         for position, task in enumerate(tasks):
+            pushed = self._from_pushed_review(task)
+            if pushed is not None:
+                results[position] = pushed
+                continue
             document_or_skip = self._document(task, position)
             if isinstance(document_or_skip, Skipped):
                 skipped.append((task, document_or_skip))
@@ -186,6 +193,27 @@ class Predictor:
             else:
                 results[position] = outcome
         return results
+
+    def _from_pushed_review(self, task: Task) -> dict[str, Any] | None:
+        """The review prediction ``task`` already carries under another tag, answered under this
+        backend's: no LLM call for a task ``push`` pre-annotated.
+
+        Label Studio 1.23.2 asks for a task in the label stream when the project's model version
+        is this backend's title and the task holds no prediction of the version ``/setup`` gives
+        (a campaign pushed with other candidates than this backend's annotator). It stores and
+        shows what it gets: the same regions once more under this tag, after which it does not
+        ask again. None when the task holds no review prediction, or one of this backend's.
+        """
+        if any(_model_version(p) == self.model_version for p in task.predictions):
+            return None
+        review = latest_prediction({"predictions": task.predictions}, REVIEW_PREFIX)
+        if review is None:
+            return None
+        log.info("task %s: answered from its %s prediction", task.id, review["model_version"])
+        prediction = {"model_version": self.model_version, "result": review.get("result") or []}
+        if review.get("score") is not None:
+            prediction["score"] = review["score"]
+        return prediction
 
     def _document(self, task: Task, position: int) -> Document | Skipped:
         if any(_model_version(p) == self.model_version for p in task.predictions):

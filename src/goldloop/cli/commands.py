@@ -179,6 +179,12 @@ COMMANDS: tuple[Entry, ...] = (
         "systems scored on it, its limits and how to cite it; a section without its inputs says "
         "so.",
     ),
+    Entry(
+        "report",
+        "goldloop.cli.publish:report_command",
+        "One self-contained HTML page of the campaign (no request leaves it): status, agreement, "
+        "effort, effect, scores and the datasheet, with charts and sortable tables.",
+    ),
 )
 
 

@@ -146,7 +146,8 @@ def sample(
             "--surrogate",
             min=0,
             help="Also draw N documents of the pool into OUT/surrogate, for a pre-annotator only"
-            " (never pushed): prediction-powered corpus figures (score --surrogate).",
+            " (never pushed; with --extend, a batch more): prediction-powered corpus figures"
+            " (score --surrogate).",
         ),
     ] = 0,
 ) -> None:

@@ -36,6 +36,14 @@ CapMinutes = Annotated[
     ),
 ]
 
+IntervalOption = Annotated[
+    float, typer.Option("--interval", min=0.01, help="Seconds between refreshes with --watch.")
+]
+RoundsOption = Annotated[
+    int | None,
+    typer.Option("--rounds", min=1, help="With --watch: stop after this many refreshes."),
+]
+
 
 def status_command(
     ctx: typer.Context,
@@ -44,13 +52,8 @@ def status_command(
         Path | None, typer.Option("--out", "-o", help="Status JSON (default: NAME.status.json).")
     ] = None,
     watch: Annotated[bool, typer.Option("--watch", help="Refresh until interrupted.")] = False,
-    interval: Annotated[
-        float, typer.Option("--interval", min=0.01, help="Seconds between refreshes with --watch.")
-    ] = 30.0,
-    rounds: Annotated[
-        int | None,
-        typer.Option("--rounds", min=1, help="With --watch: stop after this many refreshes."),
-    ] = None,
+    interval: IntervalOption = 30.0,
+    rounds: RoundsOption = None,
     cap_minutes: CapMinutes = IDLE_CAP_MINUTES,
     plan: Annotated[
         Path | None,

@@ -234,6 +234,16 @@ def hits_by_span(hits: Iterable[Hit]) -> dict[tuple[int, int], Hit]:
     return spans
 
 
+def checked_document(where: str, **fields: Any) -> Document:
+    """A document from values read elsewhere than a gold file (a Label Studio task's data), by
+    the gold's rules (its numbers strict): a bad value is a :class:`GoldError` naming ``where``
+    and the field, never a validation traceback."""
+    try:
+        return Document(**fields)
+    except ValidationError as exc:
+        raise GoldError(f"{where}: {_first_error(exc)}") from None
+
+
 def write_gold(path: str | Path, documents: list[Document]) -> None:
     """Write documents as a gold JSON list, atomically."""
     atomic_write_json(path, [doc.to_json() for doc in documents])

@@ -310,16 +310,16 @@ def run_sample(
     """Draw one batch from ``corpus`` into the sample dir ``out`` (a new one, or ``extend``);
     ``parsing``: how the pool's texts are parsed (the pipeline, the parse cache). With ``plan``
     (a plan file for this sample as it is) the batch is the plan's: its documents per stratum,
-    all primary; checked before anything is read or drawn. ``surrogate`` > 0 also draws a
-    surrogate part of that many documents (``sample.surrogate``)."""
+    all primary; checked before anything is read or drawn. ``surrogate`` > 0 also draws that
+    many documents into the surrogate part (``sample.surrogate``; a batch of it more when it
+    exists)."""
     settings.check()
     sample_dir, corpus_path = Path(out), Path(corpus)
     if surrogate < 0:
         raise SettingError("surrogate", f"must not be negative, got {surrogate}")
-    if surrogate and has_surrogate(sample_dir):
-        raise SettingError(
-            "surrogate", f"{surrogate_dir(sample_dir)} holds a surrogate part already"
-        )
+    earlier = (
+        read_manifest(surrogate_dir(sample_dir)) if surrogate and has_surrogate(sample_dir) else []
+    )
     if plan is not None:
         if not extend:
             raise SettingError("plan", "a plan draws the next batch of a sample: extend it")
@@ -348,8 +348,8 @@ def run_sample(
         )
     blind = sum(d.role == "blind" for d in chosen.drawn)
     if blind < settings.n_blind:
-        # A short pool scales the roles down (the report's shortfall), but the blind part is the
-        # comparison whose size the study chose: drawn smaller, it would not be that study.
+        # A short pool shrinks the other roles (the report's shortfall), never the blind part
+        # (strata.role_counts): the comparison whose size the study chose, or no study.
         raise SettingError(
             "n_blind",
             f"{settings.n_blind} blind documents asked for, {blind} drawn: the pool holds "
@@ -358,7 +358,25 @@ def run_sample(
     drawn, cuts, p_phase1 = chosen.drawn, chosen.cuts, chosen.p_phase1
     texts = _texts(corpus_path, settings.columns, pool, [d.doc for d in drawn])
     rows = [_manifest_row(d.doc, d.stratum, d.p_incl, batch, d.role, kb) for d in drawn]
-    part = draw_surrogate(documents, cuts, surrogate, settings.seed, p_phase1) if surrogate else []
+    part_batch = max((r.batch for r in earlier), default=-1) + 1
+    part = (
+        draw_surrogate(
+            documents,
+            cuts,
+            surrogate,
+            settings.seed,
+            p_phase1,
+            taken={r.doc_id for r in earlier},
+            batch=part_batch,
+        )
+        if surrogate
+        else []
+    )
+    if surrogate and not part:
+        raise GoldloopError(
+            f"{surrogate_dir(sample_dir)}: the pool is exhausted: every document is in the"
+            " surrogate part already"
+        )
     part_texts = _texts(corpus_path, settings.columns, pool, [d.doc for d in part])
     report = SamplingReport(
         batch=batch,
@@ -385,10 +403,12 @@ def run_sample(
     atomic_write_json(path, report.to_dict())
     append_batch(sample_dir, rows, texts)
     if part:
-        part_rows = [_manifest_row(d.doc, d.stratum, d.p_incl, 0, d.role, kb) for d in part]
+        part_rows = [
+            _manifest_row(d.doc, d.stratum, d.p_incl, part_batch, d.role, kb) for d in part
+        ]
         atomic_write_json(
-            report_path(surrogate_dir(sample_dir), 0),
-            _surrogate_report(report, part_rows, surrogate, documents, cuts),
+            report_path(surrogate_dir(sample_dir), part_batch),
+            _surrogate_report(report, part_batch, part_rows, surrogate, documents, cuts, earlier),
         )
         append_batch(surrogate_dir(sample_dir), part_rows, part_texts)
     return SampleResult(sample_dir, batch, rows, report, path, len(part))
@@ -479,18 +499,24 @@ def _strata_report(
 
 def _surrogate_report(
     batch: SamplingReport,
+    part_batch: int,
     rows: list[ManifestRow],
     requested: int,
     documents: list[PoolDoc],
     cuts: Boundaries,
+    earlier: list[ManifestRow],
 ) -> dict[str, Any]:
     """The surrogate part's report: what it was drawn from (the batch's pool and cut points),
-    and per stratum the pool, the draws and their ``p_incl``."""
+    and per stratum the pool, what earlier batches of the part left, the draws and their
+    ``p_incl``."""
     pool = Counter(cuts.stratum(doc) for doc in documents)
+    taken = {r.doc_id for r in earlier}
+    left = Counter(cuts.stratum(doc) for doc in documents if doc.doc_id not in taken)
     drawn = Counter(r.stratum for r in rows)
     p_incl = {r.stratum: r.p_incl for r in rows}
     return {
         "part": "surrogate",
+        "batch": part_batch,
         "with_batch": batch.batch,
         "created": batch.created,
         "corpus": batch.corpus,
@@ -500,7 +526,12 @@ def _surrogate_report(
         "requested": requested,
         "drawn": len(rows),
         "strata": {
-            name: {"pool": pool[name], "drawn": drawn[name], "p_incl": p_incl.get(name, 0.0)}
+            name: {
+                "pool": pool[name],
+                "remaining": left[name],
+                "drawn": drawn[name],
+                "p_incl": p_incl.get(name, 0.0),
+            }
             for name in sorted(pool)
         },
     }

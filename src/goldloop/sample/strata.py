@@ -183,7 +183,11 @@ def draw(
 
 
 def role_counts(drawn: int, role_sizes: Mapping[str, int]) -> dict[str, int]:
-    """The requested role sizes, or the same proportions when the pool could not fill the batch."""
+    """The requested role sizes, or, when the pool could not fill the batch, the blind part whole
+    (the comparison whose size the study chose; ``run_sample`` refuses a pool smaller than it)
+    and the other roles in proportion in what is left."""
     if drawn >= sum(role_sizes.values()):
         return {role: role_sizes.get(role, 0) for role in ROLES}
-    return largest_remainder(drawn, {role: float(role_sizes.get(role, 0)) for role in ROLES})
+    blind = min(role_sizes.get("blind", 0), drawn)
+    others = {role: float(role_sizes.get(role, 0)) for role in ROLES if role != "blind"}
+    return {**largest_remainder(drawn - blind, others), "blind": blind}

@@ -5,14 +5,16 @@ draw of known probability from the same pool as the people's documents and indep
 them: so it is drawn from the whole pool (phase 1 in two phases), the people's documents
 included, in the same strata (the batch's cut points), each stratum's share in proportion to
 its size, a seeded simple random draw within it. A document's ``p_incl`` is
-``p_phase1 · k_h / N_h``: ``k_h`` drawn of the ``N_h`` documents of its stratum.
+``p_phase1 · k_h / R_h``: ``k_h`` drawn of the ``R_h`` documents of its stratum that earlier
+batches of the part left (all of them in batch 0), so a later batch adds to the part by the
+batch rule the people's batches follow (``scoring.design``).
 """
 
 from __future__ import annotations
 
 import random
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from goldloop.formats.sampledir import MANIFEST, SURROGATE_ROLE
@@ -32,18 +34,26 @@ def has_surrogate(sample_dir: Path) -> bool:
 
 
 def draw_surrogate(
-    documents: Sequence[PoolDoc], cuts: Boundaries, size: int, seed: int, p_phase1: float
+    documents: Sequence[PoolDoc],
+    cuts: Boundaries,
+    size: int,
+    seed: int,
+    p_phase1: float,
+    taken: Collection[str] = (),
+    batch: int = 0,
 ) -> list[Drawn]:
-    """``size`` documents of ``documents`` (all of them when fewer), stratified by ``cuts`` in
-    proportion to the strata's sizes, in a seeded order."""
+    """``size`` documents of ``documents`` not ``taken`` by earlier batches of the part (all of
+    them when fewer), stratified by ``cuts`` in proportion to what each stratum has left, in an
+    order seeded by ``seed`` and ``batch``."""
     strata: dict[str, list[PoolDoc]] = defaultdict(list)
     for doc in documents:
-        strata[cuts.stratum(doc)].append(doc)
+        if doc.doc_id not in taken:
+            strata[cuts.stratum(doc)].append(doc)
     sizes = {name: len(docs) for name, docs in strata.items()}
     allocation = largest_remainder(
-        min(size, len(documents)), {k: float(n) for k, n in sizes.items()}
+        min(size, sum(sizes.values())), {k: float(n) for k, n in sizes.items()}
     )
-    rng = random.Random(f"{seed}:surrogate")
+    rng = random.Random(f"{seed}:surrogate:{batch}")
     drawn: list[Drawn] = []
     for name in sorted(allocation):
         k = allocation[name]

@@ -39,6 +39,10 @@ LONGEST = ">=2000 chars"
 NO_CANDIDATES = "no candidates"
 
 
+# The pre-annotator of an annotation made over no review prediction (a blind task, or none pushed).
+NO_REVIEW = "none"
+
+
 @dataclass(frozen=True)
 class EffortRow:
     """One completed annotation: who, on what, how long, with what outcome."""
@@ -84,7 +88,7 @@ def effort_rows(
         for task in campaign.of(role):
             for annotation in completed_annotations(task):
                 review = review_seen(task, annotation)
-                tag = str(review["model_version"])[len(REVIEW_PREFIX) :] if review else "none"
+                tag = str(review["model_version"])[len(REVIEW_PREFIX) :] if review else NO_REVIEW
                 comparison, _ = read_annotation(task, annotation, kb)
                 fixed, rejected = len(comparison.of("fix")), len(comparison.of("reject"))
                 seconds = annotation.get("lead_time")

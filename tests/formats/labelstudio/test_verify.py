@@ -3,6 +3,10 @@ Studio needed; the whole pull: tests/studio/test_loop.py)."""
 
 from __future__ import annotations
 
+import re
+
+import pytest
+
 from goldloop.formats.labelstudio.verify import read_annotation, verify
 from goldloop.kb import KB
 from goldloop.studio.review import build_review_prediction, region_id
@@ -102,3 +106,25 @@ def test_a_proposal_submitted_untouched_is_kept_as_proposed_and_counted_apart(kb
     # Proposals are no candidates: the correction rate is the candidates' alone.
     assert (sidecar["candidates"], sidecar["correction_rate"]) == (1, 0.0)
     assert document.ground_truth[2].to_json()["proposed_by"] == "kb"
+
+
+@pytest.mark.parametrize(
+    ("data", "needle"),
+    [
+        ({"p_incl": "0.5"}, "p_incl: Input should be a valid number (got '0.5')"),
+        ({"batch": True}, "batch: Input should be a valid integer (got True)"),
+    ],
+)
+def test_a_task_design_read_by_the_gold_rule_for_numbers(
+    data: dict[str, object], needle: str
+) -> None:
+    """Issue 44, item 12: a task's p_incl or batch (from a task not pushed by goldloop) is held
+    to the gold's rule for numbers, and refused as a typed error, not a validation traceback."""
+    from goldloop.formats.gold import GoldError
+    from goldloop.formats.labelstudio.verify import drawn_documents
+
+    task = {"id": 3, "data": {"text": TEXT, "doc_id": "d1", **data}}
+    with pytest.raises(GoldError, match=re.escape(f"task 3 ('d1'): {needle}")):
+        drawn_documents([task])
+    (document,) = drawn_documents([{"id": 3, "data": {"text": TEXT, "doc_id": "d1", "p_incl": 1}}])
+    assert document.p_incl == 1.0

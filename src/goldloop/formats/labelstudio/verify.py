@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from goldloop.formats.gold import Document, Hit
+from goldloop.formats.gold import Document, Hit, checked_document
 from goldloop.formats.labelstudio.tasks import (
     BLIND_ROLE,
     CURATE_PREFIX,
@@ -327,8 +327,11 @@ def add_document(
         hit.decided = decided  # type: ignore[attr-defined]  # an extra field of Hit
     _count(doc_id, text, comparison, result)
     result.documents.append(
-        Document(doc_id=doc_id, text=text, ground_truth=hits, **design_fields(data))
-    )
+        checked_document(
+            f"task of {doc_id!r}", doc_id=doc_id, text=text, ground_truth=hits,
+            **design_fields(data),
+        )
+    )  # fmt: skip
 
 
 DESIGN_FIELDS = ("role", "batch", "p_incl", "stratum")
@@ -344,9 +347,12 @@ def drawn_documents(tasks: Sequence[Task]) -> list[Document]:
     """The documents ``tasks`` were pushed for, without hits, each with its design
     (:func:`design_fields`), one per ``doc_id`` (``by_doc_id``'s: the first task by id)."""
     return [
-        Document(doc_id=doc_id, text=text_of(task), **design_fields(task.get("data") or {}))
+        checked_document(
+            f"task {task['id']} ({doc_id!r})", doc_id=doc_id, text=text_of(task),
+            **design_fields(task.get("data") or {}),
+        )
         for doc_id, task in by_doc_id(tasks).items()
-    ]
+    ]  # fmt: skip
 
 
 def _completed(task: Task, annotator: str | None) -> list[Annotation]:
