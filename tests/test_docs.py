@@ -6,6 +6,7 @@ code, and each name their Python examples import)."""
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
 import re
@@ -123,7 +124,17 @@ def _command_lines() -> list[tuple[str, str]]:
         for snippet in snippets:
             for match in COMMAND.finditer(snippet):
                 found.append((_name(page), match.group(1).strip()))
+        # Prose names a command without the program: `agree --studio-project`, `pull --since`.
+        inline = re.findall(
+            r"`([a-z][a-z-]*(?: [a-z][a-z-]*)? --?[a-z][^`\n]*)`", FENCE.sub("", text)
+        )
+        found += [(_name(page), words) for words in inline if words.split()[0] in _top_level()]
     return found
+
+
+@functools.cache
+def _top_level() -> set[str]:
+    return {path.split()[1] for path, _, _ in _generator().commands() if len(path.split()) == 2}
 
 
 def _cli() -> dict[str, tuple[set[str], bool]]:
@@ -241,3 +252,13 @@ def test_every_file_and_test_the_pages_cite_exists() -> None:
             missing.append(f"{page}: {path}::{test}")
     assert len(_cited()) > 30
     assert not missing, "\n".join(missing)
+
+
+def test_every_variable_the_settings_read_is_documented() -> None:
+    source = (REPO / "src" / "goldloop" / "settings.py").read_text(encoding="utf-8")
+    read = set(
+        re.findall(r'"((?:GOLDLOOP|LABEL_STUDIO|BASIC_AUTH)_[A-Z_]+|REDIS_URL|PGPASSWORD)"', source)
+    )
+    page = (DOCS / "reference" / "settings.md").read_text(encoding="utf-8")
+    assert len(read) > 10
+    assert sorted(name for name in read if f"`{name}`" not in page) == []

@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from goldloop.formats.documents import read_documents
 from goldloop.formats.gold import Document, Hit, write_gold
-from tests.conftest import Cli
+from tests.cli.plan_campaign import write_corpus, write_gold_and_system, write_surrogate
+from tests.conftest import Cli, run_goldloop
 
 SAMPLE = Path(__file__).parents[1] / "data" / "sample"
 TEXT = "IL-6 activates STAT3. TNF inhibits IkB. A binds B."
@@ -137,3 +139,46 @@ def test_the_page_refuses_bad_input_before_work(
     done = cli("report", *(a.format(gold=gold, dir=folder) for a in args))
     assert done.returncode == 2 and says in done.stderr
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before
+
+
+def test_prediction_powered_figures_and_the_plan_are_the_commands(tmp_path: Path) -> None:
+    """With a surrogate part and a plan: the ppi section cites score's ``corpus_ppi``, and the
+    plan section where the plan's figure stands on the gold the plan was made on (the plan's own
+    ``now``)."""
+    corpus = write_corpus(tmp_path / "corpus.tsv")
+    sample = tmp_path / "sample"
+    drawn = run_goldloop(["sample", "--corpus", corpus, "--out", sample, "--n-primary", "40",
+                          "--n-double", "0", "--n-reserve", "0", "--tail-top-k", "10", "--seed",
+                          "3", "--surrogate", "60"])  # fmt: skip
+    assert drawn.returncode == 0, drawn.stderr
+    gold, pre, part, system = (tmp_path / f"{n}.json" for n in ("gold", "pre", "part", "system"))
+    documents = read_documents(sample)
+    write_gold_and_system(documents, gold, tmp_path / "unused.json")
+    write_surrogate(documents, read_documents(sample / "surrogate"), pre, part, system)
+    surrogate = ["--surrogate", part, "--pre-annotations", pre]
+    plan = tmp_path / "plan.json"
+    made = run_goldloop(["plan", "--gold", gold, "--sample", sample, "--system", f"sys={system}",
+                         *surrogate, "--half-width", "0.02", "--minutes-per-document", "2",
+                         "--out", plan])  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    scored = run_goldloop(["score", "--gold", gold, "--system", f"sys={system}", *surrogate,
+                           "--bootstrap", 50, "--report-dir", tmp_path / "r"])  # fmt: skip
+    assert scored.returncode == 0, scored.stderr
+    [result] = json.loads((tmp_path / "r" / "score_results.json").read_text())["results"]
+    out = tmp_path / "sheet.md"
+    done = run_goldloop(["datasheet", "--gold", gold, "--sample", sample, "--system",
+                         f"sys={system}", *surrogate, "--plan", plan, "--bootstrap", 50,
+                         "-o", out])  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    sections = json.loads(out.with_suffix(".json").read_text())["sections"]
+    ppi = {f["name"]: f for f in sections["ppi"]["figures"]}
+    f1 = ppi["sys corpus f1 (prediction-powered)"]
+    assert f1["value"] == result["corpus_ppi"]["f1"] is not None
+    assert f1["interval"] == result["corpus_ppi"]["intervals"]["f1"]
+    assert f1["estimates"] == "corpus"
+    now = json.loads(plan.read_text())["now"]
+    standing = sections["plan"]["report"]
+    for key in ("value", "half_width", "anytime_half_width", "n_docs"):
+        assert standing[key] == now[key], key
+    assert standing["line"].startswith("plan: corpus f1 of sys") and not standing["reached"]
+    assert standing["line"] in out.read_text()

@@ -123,6 +123,24 @@ def test_lambda_zero_is_the_classical_design_estimate() -> None:
         assert figures.lambdas[name] == {"0": 0.0, "1": 0.0, "2": 0.0}
 
 
+def test_strata_the_other_part_lacks_get_no_correction() -> None:
+    """A gold stratum without surrogate documents gets λ = 0 (it has nothing to stand in), and
+    surrogate documents of a stratum without people are left out (nothing would correct them):
+    with no stratum in common, PPI is the classical estimate, whatever the surrogate holds."""
+    rng = np.random.default_rng(5)
+    y = np.column_stack([rng.poisson(4, 40), rng.poisson(4, 40), rng.poisson(2, 40)])
+    y[:, 2] = np.minimum(y[:, 2], y[:, :2].min(axis=1))
+    human = _one_cell(np.full(40, 5.0), np.array([0, 1] * 20))
+    elsewhere = _one_cell(np.full(30, 2.0), np.full(30, 7))
+    apart = ppi_corpus_figures(y, y, y[:30] * 3, _detection, human, elsewhere)
+    classical = ppi_corpus_figures(y, y, y[:30] * 3, _detection, human, elsewhere, lam=0.0)
+    assert apart.to_dict() == classical.to_dict()
+    assert apart.lambdas["f1"] == {"0": 0.0, "1": 0.0}
+    shared = _one_cell(np.full(30, 2.0), np.array([1] * 30))
+    half = ppi_corpus_figures(y, y, y[:30], _detection, human, shared)
+    assert half.lambdas["f1"]["0"] == 0.0 < half.lambdas["f1"]["1"]
+
+
 def test_the_ppi_object_has_the_corpus_keys_then_its_own() -> None:
     rng = np.random.default_rng(4)
     y = np.column_stack([rng.poisson(4, 30), rng.poisson(4, 30), rng.poisson(2, 30)])

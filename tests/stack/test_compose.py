@@ -6,7 +6,7 @@ from pathlib import Path
 
 import yaml
 
-from goldloop.studio.server import Database
+from goldloop.studio.server import QUIET, Database
 from tests.fakes.llm_server import FakeLLMServer
 from tests.stack.conftest import REPLICA_WORKERS, REPLICAS, replica_env
 
@@ -35,3 +35,16 @@ def test_compose_puts_label_studio_on_postgres_as_studio_start_does() -> None:
         k: ours[k] for k in ("DJANGO_DB", "POSTGRE_HOST", "POSTGRE_NAME", "POSTGRE_USER")
     }  # fmt: skip
     assert str(environment["POSTGRE_PORT"]) == ours["POSTGRE_PORT"]
+
+
+def test_compose_switches_off_what_studio_start_switches_off() -> None:
+    """Label Studio 1.23.2 reports to HumanSignal's Sentry by default (server and pages): the
+    stack's Label Studio gets the embedded server's settings, the empty DSNs included."""
+    environment = yaml.safe_load(COMPOSE.read_text())["services"]["label-studio"]["environment"]
+    assert {key: environment.get(key) for key in QUIET} == QUIET
+
+
+def test_the_project_is_named_goldloop_and_its_secrets_stay_out_of_images() -> None:
+    assert yaml.safe_load(COMPOSE.read_text())["name"] == "goldloop"
+    ignored = (COMPOSE.parents[1] / ".dockerignore").read_text().splitlines()
+    assert "docker/.env" in ignored  # the build context is the repository root

@@ -16,6 +16,7 @@ Outside CI a missing Docker engine, compose plugin or debootstrap skips it with 
 
 from __future__ import annotations
 
+import json
 import secrets
 import shutil
 import subprocess
@@ -94,6 +95,7 @@ class ComposeStack:
     url: str
     basic_auth: tuple[str, str]
     token: str = ""
+    egress: EgressGuard | None = None
 
     def compose(self, *args: str, timeout: float = 300) -> str:
         files = [arg for path in COMPOSE_FILES for arg in ("-f", str(path))]
@@ -119,6 +121,36 @@ class ComposeStack:
         for kind in (["ps", "-a"], ["volume", "ls"], ["network", "ls"]):
             found += run(["docker", *kind, "--filter", label, "-q"]).split()
         return found
+
+
+class EgressGuard:
+    """Counts (and drops) every packet a compose network sends off this machine: a DNS lookup
+    or a connection to any address but the containers' own and the host's. Docker routes what a
+    container sends beyond the host through its DOCKER-USER chain; what goes to the host itself
+    (the fake provider on the bridge address) does not pass there. Compose networks are bridges
+    named br-*; the image builds run on docker0 and are not counted."""
+
+    def __init__(self, project: str) -> None:
+        self.comment = f"goldloop-egress-{project}"
+        self.rule = ["DOCKER-USER", "-i", "br-+", "!", "-o", "br-+", "-m", "comment",
+                     "--comment", self.comment, "-j", "DROP"]  # fmt: skip
+        self.installed = False
+
+    def install(self) -> None:
+        if shutil.which("iptables") is None:
+            unavailable("iptables is not installed: the stack test counts what leaves the machine")
+        run(["iptables", "-I", *self.rule])
+        self.installed = True
+
+    def packets(self) -> int:
+        listing = run(["iptables", "-L", "DOCKER-USER", "-v", "-n", "-x"])
+        line = next(row for row in listing.splitlines() if self.comment in row)
+        return int(line.split()[0])
+
+    def remove(self) -> None:
+        if self.installed:
+            run(["iptables", "-D", *self.rule])
+            self.installed = False
 
 
 def api_token(url: str, password: str) -> str:
@@ -163,25 +195,32 @@ def docker_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ComposeSt
         f"goldloop-test-{uuid.uuid4().hex[:8]}", env_file, llm, f"http://127.0.0.1:{port}",
         basic_auth,
     )  # fmt: skip
+    guard = EgressGuard(stack.project)
     try:
+        guard.install()
         stack.compose("up", "--detach", "--scale", "backend=2", "--wait", "--wait-timeout",
                       str(UP_TIMEOUT_S), timeout=UP_TIMEOUT_S + 60)  # fmt: skip
         stack.token = api_token(stack.url, password)
+        stack.egress = guard
         yield stack
     except AssertionError:
         print(stack.compose("logs", "--no-color", "--tail", "60"))
         raise
     finally:
         stack.compose("down", "--volumes", "--remove-orphans", "--timeout", "20")
+        guard.remove()
         llm.close()
 
 
-def connect_backend(client: Any, project_id: int, stack: ComposeStack) -> None:
-    """Settings → Model → Connect model: the service name, Basic Authentication."""
+def connect_backend(
+    client: Any, project_id: int, stack: ComposeStack, url: str = "http://backend:9090"
+) -> None:
+    """Settings → Model → Connect model: the service name (or one replica's address), Basic
+    Authentication."""
     user, password = stack.basic_auth
     client.ml.create(
         project=project_id,
-        url="http://backend:9090",
+        url=url,
         title="goldloop in docker",
         auth_method="BASIC_AUTH",
         basic_auth_user=user,
@@ -234,11 +273,35 @@ def test_the_compose_stack_pre_annotates_survives_a_replica_and_pulls_what_peopl
         for container in stack.containers(service):  # `up --wait` waited for each health check
             health = run(["docker", "inspect", "--format", "{{.State.Health.Status}}", container])
             assert health.strip() == "healthy", (service, health)
+    # Label Studio runs as `goldloop studio start` runs it: nothing reported off the machine.
+    (studio,) = stack.containers("label-studio")
+    variables = run(["docker", "inspect", "--format", "{{json .Config.Env}}", studio])
+    assert '"SENTRY_DSN="' in variables and '"FRONTEND_SENTRY_DSN="' in variables
     client = connect(Connection(stack.url, stack.token))
     documents, _, _ = write_inputs(tmp_path)
     name = f"docker-{uuid.uuid4().hex[:6]}"
-    project_id, tasks = push(cli, stack, documents, name)
     primary = [d for d in DOCS if d["role"] == "primary"]
+
+    # Both replicas serve, and share Redis across containers: the same texts in two projects,
+    # each connected to one replica by its own address; the second costs the provider nothing.
+    first, second = stack.containers("backend")
+    shared_docs = [{**d, "text": d["text"] + " Redis keeps the answer."} for d in primary]
+    shared, _, _ = write_inputs(tmp_path / "shared", shared_docs)
+    served: dict[str, list[str]] = {}
+    for replica in (first, second):
+        project, replica_tasks = push(cli, stack, shared, f"{name}-{replica[:6]}")
+        connect_backend(client, project, stack, f"http://{stack.address(replica)}:9090")
+        asked, before = llm.request_count, predicts_served(replica)
+        retrieve_predictions(client, project, list(replica_tasks.values()))
+        assert predicts_served(replica) > before, replica  # this replica answered
+        if replica == second:
+            assert llm.request_count == asked  # ...from the answers the first one stored
+        served[replica] = [
+            json.dumps(sorted(surfaces(predictions(client, t)[0]))) for t in replica_tasks.values()
+        ]
+    assert served[first] == served[second]
+    assert int(stack.compose("exec", "-T", "redis", "redis-cli", "dbsize").strip()) >= 1
+    project_id, tasks = push(cli, stack, documents, name)
     assert sorted(tasks) == sorted(d["doc_id"] for d in primary)
     connect_backend(client, project_id, stack)
 
@@ -310,6 +373,10 @@ def test_the_compose_stack_pre_annotates_survives_a_replica_and_pulls_what_peopl
         got = sorted((h.surface, h.entity_id, h.direction) for h in gold[doc_id].ground_truth)
         assert got == expected_hits(result, kb), doc_id
     assert sum(len(d.ground_truth) for d in gold.values()) == 2  # pmid:1 and pmid:4
+
+    # Nothing left the machine: no lookup, no connection beyond the host (Sentry, analytics,
+    # version checks, anything a service would fetch).
+    assert stack.egress is not None and stack.egress.packets() == 0
 
     # Down with its volumes: nothing of the stack is left.
     stack.compose("down", "--volumes", "--remove-orphans", "--timeout", "20")

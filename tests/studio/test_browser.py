@@ -22,11 +22,12 @@ from pathlib import Path
 import pytest
 
 from goldloop.formats.gold import Document, Hit
+from goldloop.formats.labelstudio.tasks import curate_name
 from goldloop.formats.labelstudio.verdicts import Region, read_regions
 from goldloop.kb import KB
 from goldloop.studio import server
 from goldloop.studio.label_config import render_instructions
-from goldloop.studio.project import curate_name, find_project
+from goldloop.studio.project import find_project
 from goldloop.studio.push import Candidates, push
 from tests.conftest import REPO
 from tests.studio.chromium import chromium

@@ -122,8 +122,8 @@ def test_the_headline_figures_carry_intervals_and_say_what_they_describe(command
 def test_sections_without_inputs_say_so_in_one_line(commands: dict) -> None:
     sections = commands["sheet"]["sections"]
     assert sections["drawn"]["missing"].startswith("no sample dir given")
-    for key in ("ppi", "plan"):
-        assert sections[key]["missing"].startswith("no command writes")
+    assert sections["ppi"]["missing"].startswith("no surrogate part given")
+    assert sections["plan"]["missing"] == "no plan given"
     for section in sections.values():
         if section["missing"]:
             assert "\n" not in section["missing"]

@@ -228,7 +228,9 @@ def labels_command(
     sheets: Annotated[
         Path, typer.Option("--sheets", help="The folder of ticked sheets, or one sheet.")
     ],
-    out: Annotated[Path, typer.Option("--out", "-o", help="Labels JSONL for `report --labels`.")],
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="Labels JSONL for `precision report --labels`.")
+    ],
 ) -> None:
     """Read ticked labelling sheets into labels: one tick is a label, none leaves the item
     unlabelled."""

@@ -23,7 +23,15 @@ from goldloop.cli.common import (
     settings,
 )
 from goldloop.cli.named import named_files
-from goldloop.cli.score import BootstrapOption, DesignOption, SeedOption, design_mode
+from goldloop.cli.score import (
+    BootstrapOption,
+    DesignOption,
+    PreAnnotationsOption,
+    SeedOption,
+    SurrogateOption,
+    design_mode,
+    surrogate_files,
+)
 from goldloop.cli.status import CapMinutes, IntervalOption, RoundsOption
 from goldloop.errors import GoldloopError
 from goldloop.files.atomic import atomic_write_text, atomic_write_together, json_text
@@ -31,6 +39,8 @@ from goldloop.formats.labelstudio.tasks import campaign_titles
 from goldloop.studio.effort import IDLE_CAP_MINUTES
 
 if TYPE_CHECKING:
+    from goldloop.formats.labelstudio.tasks import Campaign
+    from goldloop.kb import KB
     from goldloop.studio.datasheet import Datasheet
     from goldloop.studio.mirror import Mirror
 
@@ -56,6 +66,12 @@ def sources(
     seed: SeedOption = 0,
     design: DesignOption = "use",
     cap_minutes: CapMinutes = IDLE_CAP_MINUTES,
+    surrogate: SurrogateOption = None,
+    pre_annotations: PreAnnotationsOption = None,
+    plan: Annotated[
+        Path | None,
+        typer.Option("--plan", help="A plan file (goldloop plan): where its figure stands now."),
+    ] = None,
     url: UrlOption = None,
     kb: KbOption = None,
 ) -> Sources:
@@ -65,10 +81,12 @@ def sources(
     systems = named_files(system or [], "--system")
     if systems and gold is None:
         raise GoldloopError("--system: give the --gold to score it on")
-    inputs = {"--gold": gold, "--sample": sample, **kb_inputs(kb),
-              "--system": [path for _, path in systems]}  # fmt: skip
+    parts = surrogate_files(surrogate, pre_annotations)
+    inputs = {"--gold": gold, "--sample": sample, **kb_inputs(kb), "--plan": plan,
+              "--system": [path for _, path in systems], "--surrogate": surrogate,
+              "--pre-annotations": pre_annotations}  # fmt: skip
     return Sources(ctx, project, gold, sample, systems, bootstrap, seed, design_mode(design),
-                   cap_minutes, url, kb, inputs)  # fmt: skip
+                   cap_minutes, url, kb, inputs, parts, plan)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -88,6 +106,8 @@ class Sources:
     url: str | None
     kb: Path | None
     inputs: dict[str, Any]
+    surrogate: tuple[Path, Path] | None
+    plan: Path | None
 
     def default(self, suffix: str) -> Path:
         """``NAME<suffix>`` for a campaign, else ``<gold><suffix>`` beside the gold."""
@@ -119,11 +139,29 @@ class Sources:
     def datasheet(self, mirror: Mirror | None) -> Datasheet:
         from goldloop.studio.datasheet import DatasheetInputs, make_datasheet
 
+        kb = open_kb(self.kb)
+        campaign = None if mirror is None else mirror.campaign()
         inputs = DatasheetInputs(
-            open_kb(self.kb), None if mirror is None else mirror.campaign(), self.gold,
-            self.sample, self.systems, self.bootstrap, self.seed, self.cap_minutes, self.design,
+            kb, campaign, self.gold, self.sample, self.systems, self.bootstrap, self.seed,
+            self.cap_minutes, self.design, self.surrogate,
+            None if self.plan is None else self.standing(self.plan, campaign, kb),
         )  # fmt: skip
         return make_datasheet(inputs)
+
+    def standing(self, plan: Path, campaign: Campaign | None, kb: KB) -> dict[str, Any]:
+        """The plan's standing on the campaign's gold (as ``status --plan`` reads it), else on
+        ``--gold``, with its one line."""
+        from goldloop.cli.plan import plan_line
+        from goldloop.scoring.runner import read_scored_gold
+        from goldloop.studio.campaign import verify_campaign
+
+        if campaign is not None:
+            documents = verify_campaign(campaign, kb).documents
+        else:
+            assert self.gold is not None
+            documents = read_scored_gold(self.gold, kb)
+        line, data = plan_line(plan, documents, kb)
+        return {**data, "line": line}
 
 
 def with_sources(command: Callable[..., None]) -> Callable[..., None]:

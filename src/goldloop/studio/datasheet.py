@@ -34,9 +34,6 @@ from goldloop.studio.status import campaign_status
 SAMPLE, CORPUS, COUNT = "sample", "corpus", "count"
 # Where a figure sits in a report: dotted keys, or the keys themselves.
 Path_ = str | tuple[str | int, ...] | list[str | int]
-# What no command of this version writes yet: the sections say so.
-NO_PPI = "no command writes prediction-powered corpus figures yet (goldloop issue #45)"
-NO_PLAN = "no command writes a plan yet (goldloop issue #46)"
 
 
 @dataclass(frozen=True)
@@ -119,6 +116,10 @@ class DatasheetInputs:
     seed: int = 0
     cap_minutes: float = IDLE_CAP_MINUTES
     design: str = "use"
+    # The surrogate part's file and the pre-annotation of the gold's documents (score's).
+    surrogate: tuple[Path, Path] | None = None
+    # The plan's standing on this gold, as ``status --plan`` reports it, with its line.
+    plan: dict[str, Any] | None = None
 
 
 def steps(path: Path_) -> list[str | int]:
@@ -168,10 +169,9 @@ def make_datasheet(inputs: DatasheetInputs) -> Datasheet:
         _what(stats, inputs),
         _drawn(stats, inputs),
         *_campaign_sections(inputs),
-        _scores(inputs),
-        _section("ppi", missing=NO_PPI),
-        _section("plan", missing=NO_PLAN),
-    ]  # fmt: skip
+        *_scores(inputs),
+        _plan(inputs.plan),
+    ]
     sections += [_limits(sections), _cite(stats, inputs)]
     created = datetime.now(UTC).isoformat(timespec="seconds")
     return Datasheet(f"Datasheet of the gold set {title}", created, sections)
@@ -415,14 +415,19 @@ def _effect(inputs: DatasheetInputs) -> Section:
     return section
 
 
-def _scores(inputs: DatasheetInputs) -> Section:
-    section = _section("scores")
+def _scores(inputs: DatasheetInputs) -> list[Section]:
+    """The systems' scores, and their prediction-powered corpus figures (with a surrogate)."""
+    section, ppi = _section("scores"), _section("ppi")
     if not inputs.systems or inputs.gold is None:
-        section.missing = "no system scored on the gold"
-        return section
+        section.missing = ppi.missing = "no system scored on the gold"
+        return [section, ppi]
     options = ScoreOptions(bootstrap=inputs.bootstrap, seed=inputs.seed, design=inputs.design)
-    _, results = score_files(inputs.gold, inputs.systems, inputs.kb, options)
-    section.report = {"results": results}
+    _, results = score_files(
+        inputs.gold, inputs.systems, inputs.kb, options, surrogate=inputs.surrogate
+    )
+    section.report = ppi.report = {"results": results}
+    if inputs.surrogate is None:
+        ppi.missing = "no surrogate part given: no prediction-powered corpus figures"
     for i, result in enumerate(results):
         system = result["system"]
         for key in ("precision", "recall", "f1"):
@@ -433,6 +438,30 @@ def _scores(inputs: DatasheetInputs) -> Section:
             section.figure(f"{system} corpus f1", f"results.{i}.corpus.f1",
                            "F1 weighed by 1/p_incl", CORPUS,
                            f"results.{i}.corpus.intervals.f1")  # fmt: skip
+        for key in ("precision", "recall", "f1"):
+            if key in (result.get("corpus_ppi") or {}):
+                ppi.figure(f"{system} corpus {key} (prediction-powered)",
+                           f"results.{i}.corpus_ppi.{key}", f"{SCORE_MEANS[key]}, for the "
+                           "corpus, the surrogate part's pre-annotation lending its documents",
+                           CORPUS, f"results.{i}.corpus_ppi.intervals.{key}")  # fmt: skip
+    return [section, ppi]
+
+
+def _plan(plan: dict[str, Any] | None) -> Section:
+    """Where the plan's corpus figure stands on this gold, and its next step (``plan``: the
+    plan's standing as ``status`` reads it, its one line under ``line``)."""
+    section = _section("plan", plan)
+    if plan is None:
+        section.missing = "no plan given"
+        return section
+    section.figure("corpus figure now", "value", "the planned figure (its system and metric) on "
+                   "this gold, for the corpus", CORPUS)  # fmt: skip
+    section.figure("anytime-valid half-width", "anytime_half_width", "the 95% interval's "
+                   "half-width that holds however often one looks", CORPUS)  # fmt: skip
+    section.figure("fixed-size half-width", "half_width", "the same for one look", CORPUS)
+    section.figure("human documents", "n_docs", "documents of the gold the figure stands on",
+                   COUNT)  # fmt: skip
+    section.lines.append(plan["line"])
     return section
 
 

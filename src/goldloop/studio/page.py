@@ -50,8 +50,7 @@ def page_html(sheet: Datasheet) -> str:
         '<h2>The campaign at a glance</h2><div class="charts">',
         *charts,
         "</div>",
-        f"<h2>{escape(plan.title)}</h2>",
-        _missing(plan) if plan.missing else "",
+        _section_html(plan),
         "<h2>Datasheet</h2>",
         *(_section_html(s) for s in sheet.sections if s.key != "plan"),
     ]

@@ -351,6 +351,18 @@ def kill(home: Path) -> None:
         _reap(state.pid, 10.0)
 
 
+# What Label Studio would send off this machine, switched off: version checks, analytics, and
+# error reports. The two DSNs are empty, not unset: Label Studio defaults both to HumanSignal's
+# Sentry project and tests them for truthiness, so empty also drops the browser's script tag from
+# its CDN. docker/compose.yaml sets the same (tests/stack/test_compose.py).
+QUIET = {
+    "LATEST_VERSION_CHECK": "false",
+    "COLLECT_ANALYTICS": "false",
+    "SENTRY_DSN": "",
+    "FRONTEND_SENTRY_DSN": "",
+}
+
+
 def _environment(
     root: Path,
     data_dir: Path,
@@ -372,14 +384,9 @@ def _environment(
         # Both are needed for an ML backend on 127.0.0.1: its webhook is validated too.
         ML_BLOCK_LOCAL_IP="false",
         SSRF_PROTECTION_ENABLED="false",
-        LATEST_VERSION_CHECK="false",
-        COLLECT_ANALYTICS="false",
-        # Empty, not unset: Label Studio defaults both to HumanSignal's Sentry project and tests
-        # them for truthiness, so empty also drops the browser's script tag from its CDN.
-        SENTRY_DSN="",
-        FRONTEND_SENTRY_DSN="",
         PYTHONUNBUFFERED="1",
     )
+    env.update(QUIET)
     if database is not None:
         env.update(database.environment())
     return env
