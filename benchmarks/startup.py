@@ -4,6 +4,8 @@ Times, in one run and alternately, each as a fresh process (the ``goldloop`` con
 to this interpreter):
 
 - ``python -c pass``: the interpreter's own start, the baseline;
+- a two-option typer command's ``--help``: the CLI framework's own floor (typer builds each
+  option with pydantic and renders the help with rich), for scale;
 - ``goldloop --version`` and ``goldloop status --help``: target ≤ 0.3 s wall on a quiet machine,
   reported as a ratio to the baseline too;
 - every command's and sub-command's ``--help``: target each < 0.5 s.
@@ -29,6 +31,14 @@ import typer
 from goldloop.cli.commands import COMMANDS, load
 
 GOLDLOOP = str(Path(sys.executable).with_name("goldloop"))
+FRAMEWORK = """
+import typer
+app = typer.Typer()
+@app.command()
+def status(project: str = typer.Option(..., help="A."), out: str = typer.Option("", help="B.")):
+    \"\"\"One command.\"\"\"
+app()
+"""
 TARGET_LIGHT_S = 0.3
 TARGET_HELP_S = 0.5
 
@@ -75,6 +85,7 @@ def main() -> None:
 
     light = {
         "python -c pass": [sys.executable, "-c", "pass"],
+        "typer command --help": [sys.executable, "-c", FRAMEWORK, "--help"],
         "goldloop --version": [GOLDLOOP, "--version"],
         "goldloop status --help": [GOLDLOOP, "status", "--help"],
     }

@@ -53,6 +53,9 @@ _RUNNER = """
 import json, os, sys
 heavy = set(json.loads(sys.argv[2]))
 from goldloop.cli import main
+# What every command's help needs, imported once before the children fork (none is heavy: a
+# heavy module imported here would be reported by every child).
+import typer._adapters, typer.rich_utils
 for argv in json.loads(sys.argv[1]):
     read, write = os.pipe()
     pid = os.fork()

@@ -19,8 +19,8 @@ from goldloop.studio.server import Database, StudioServerError
 from tests.backend.conftest import free_port, wait_for_port
 from tests.conftest import Cli, LabelStudioServer, in_ci
 from tests.stack.conftest import SessionDatabase
+from tests.studio.chromium import _missing, chromium
 from tests.studio.loop_data import ACTIVATES, INHIBITS, TAG_A, TAG_B, write_inputs
-from tests.studio.test_browser import _missing, chromium
 
 pytestmark = pytest.mark.studio
 

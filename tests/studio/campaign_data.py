@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from goldloop.formats.gold import Document, Hit
+from goldloop.formats.labelstudio.tasks import curate_name, double_name
 from goldloop.kb import KB
 from goldloop.studio.curate import CurateReport, curate
-from goldloop.studio.project import curate_name, double_name, find_project
+from goldloop.studio.project import find_project
 from goldloop.studio.push import Candidates, push
 from goldloop.studio.review import hit_regions
 from tests.studio.loop_data import ACTIVATES, INDUCES, INHIBITS, PHOSPHORYLATES, REDUCES, REGULATES

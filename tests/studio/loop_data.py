@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from goldloop.formats.gold import Hit
-from goldloop.studio.offsets import to_label_studio
+from goldloop.formats.labelstudio.offsets import to_label_studio
 from goldloop.studio.review import hit_regions, review_tag
 from tests.conftest import shared_kb
 

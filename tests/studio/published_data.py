@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from goldloop.formats.gold import Document, Hit, read_gold, write_gold
+from goldloop.formats.labelstudio.tasks import blind_name, curate_name
 from goldloop.kb import KB
 from goldloop.studio.curate import curate
-from goldloop.studio.project import blind_name, curate_name, find_project
+from goldloop.studio.project import find_project
 from goldloop.studio.push import Candidates, push
 from goldloop.studio.review import hit_regions
 from tests.conftest import run_goldloop

@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 from goldloop.formats.gold import Document
-from goldloop.formats.labelstudio.tasks import SameAnnotatorError
+from goldloop.formats.labelstudio.tasks import SameAnnotatorError, curate_name
 from goldloop.kb import KB
 from goldloop.studio.curate import curate
 from goldloop.studio.label_config import CURATE_INSTRUCTIONS, render_instructions
-from goldloop.studio.project import curate_name, find_project
+from goldloop.studio.project import find_project
 from goldloop.studio.push import push
 from goldloop.studio.review import hit_regions, review_tag
 from tests.conftest import Cli

@@ -27,12 +27,13 @@ import numpy as np
 import pytest
 
 from goldloop.formats.gold import Document, Hit
+from goldloop.formats.labelstudio.tasks import blind_name, curate_name
 from goldloop.kb import KB
 from goldloop.studio.campaign import verify_campaign
 from goldloop.studio.curate import curate
 from goldloop.studio.effect import NoBlindDocuments, blind_documents
 from goldloop.studio.effort import IDLE_CAP_MINUTES
-from goldloop.studio.project import blind_name, curate_name, export_campaign, find_project
+from goldloop.studio.project import export_campaign, find_project
 from goldloop.studio.push import Candidates, push, task_count
 from goldloop.studio.review import hit_regions
 from tests.conftest import Cli

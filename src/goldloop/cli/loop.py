@@ -27,7 +27,7 @@ from goldloop.errors import GoldloopError
 from goldloop.kb import KB
 
 if TYPE_CHECKING:
-    from goldloop.studio.pull import PullResult
+    from goldloop.formats.labelstudio.verify import PullResult
     from goldloop.studio.push import Candidates, PushReport
 
 Sample = Annotated[Path, typer.Option("--sample", help="Sample dir or documents JSONL.")]
@@ -230,7 +230,8 @@ def _print_push(report: PushReport, url: str) -> None:
 
 
 def _print_pull(result: PullResult, out: Path) -> None:
-    from goldloop.studio.pull import sidecar_path, summary_rows
+    from goldloop.formats.labelstudio.verify import summary_rows
+    from goldloop.studio.pull import sidecar_path
 
     console.print(
         key_value_table(f"pull → {out} (sidecar {sidecar_path(out).name})", summary_rows(result))

@@ -82,8 +82,9 @@ def import_(
 ) -> None:
     """Verified gold and its sidecar from the sheet's verdicts, as `pull` writes them."""
     from goldloop.formats.gold import read_gold
+    from goldloop.formats.labelstudio.verify import summary_rows
     from goldloop.sheets.review import read_sheet
-    from goldloop.studio.pull import anchor, sidecar_path, summary_rows, verified_files
+    from goldloop.studio.pull import anchor, sidecar_path, verified_files
 
     check_outputs(
         {"--output": output, "--output (its sidecar)": sidecar_path(output)},

@@ -1,6 +1,7 @@
-"""The bottom layer's pure formats: files goldloop reads and writes, read as data (#28, step one).
+"""The bottom layer's pure formats: files goldloop reads and writes, read as data.
 
-``formats.sampledir`` is the sample dir; ``formats.labelstudio`` a Label Studio export (tasks,
-their regions, verdicts, verified gold). Gold (``goldloop.formats.gold``), the documents reader
-(``goldloop.formats.documents``), CSV, JSON Lines and atomic writes are still modules of the root.
+``formats.gold`` is the gold file; ``formats.documents`` the documents reader; ``formats.mention``
+a mention sample's rows; ``formats.sampledir`` the sample dir; ``formats.labelstudio`` a Label
+Studio export (tasks, their regions, verdicts, verified gold). Writing files (CSV, JSON Lines,
+atomic writes, locks) is ``goldloop.files``.
 """

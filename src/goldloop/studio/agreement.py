@@ -1,11 +1,11 @@
 """Agreement from the ``<NAME>-double`` project's export: the first two annotators per task,
 each person against the pre-annotation shown, and the curator against each person.
 
-Each annotation is turned into hits by pull's own reading (``goldloop.studio.verify.verify``), so
+Each annotation is turned into hits by pull's own reading (``goldloop.formats.labelstudio.verify.verify``), so
 the two annotators' documents are exactly what pull would make of each; then
 ``goldloop.scoring.agreement`` compares them. Tasks with fewer than two completed annotations are not
 compared and are counted, as are annotations beyond the second; a task one person annotated twice
-is refused (``goldloop.studio.tasks.two_annotators``). Pure: the door exports the project.
+is refused (``goldloop.formats.labelstudio.tasks.two_annotators``). Pure: the door exports the project.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """A campaign's gold and its sidecar sections, from the exports of its three projects.
 
 Pure (no network client). The gold takes, per document, the curated annotation, else the agreed
-double annotations, else the primary rule (``goldloop.studio.verify``); the sidecar adds κ between
+double annotations, else the primary rule (``goldloop.formats.labelstudio.verify``); the sidecar adds κ between
 the two annotators of the double tasks before curation, and the human effort
 (``goldloop.studio.effort``).
 """

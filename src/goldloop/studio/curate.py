@@ -21,10 +21,13 @@ from goldloop.formats.labelstudio.tasks import (
     REVIEW_PREFIX,
     Annotation,
     Task,
+    blind_name,
     by_doc_id,
     check_campaign,
     check_campaign_name,
+    curate_name,
     doc_id_of,
+    double_name,
     latest_prediction,
     text_of,
 )
@@ -62,11 +65,11 @@ def curate(connection: Connection, client: Any, name: str, kb: KB) -> CurateRepo
     ``<name>-curate`` lacks (a campaign pushed without double or blind documents has nothing to
     curate: ``project_id`` stays None)."""
     check_campaign_name(name)
-    title, blind_title = projects.double_name(name), projects.blind_name(name)
+    title, blind_title = double_name(name), blind_name(name)
     found = projects.find_projects(connection, client, [name, title, blind_title])
     check_campaign(name, found, f"{connection.url}: ")
     double, blind = found.get(title), found.get(blind_title)
-    report = CurateReport(title, projects.curate_name(name))
+    report = CurateReport(title, curate_name(name))
     source = double or blind  # the labeling config the curate project copies
     if source is None:
         return report

@@ -1,6 +1,6 @@
 """Curation of double annotations: what the curator is shown.
 
-Pure functions of two annotators' hits (as ``goldloop.studio.verify`` reads them); when two
+Pure functions of two annotators' hits (as ``goldloop.formats.labelstudio.verify`` reads them); when two
 versions agree is decided in ``goldloop.formats.labelstudio.versions``. A disputed task goes to
 ``NAME-curate`` with a curation prediction, tagged ``curate:<review tag>``, that the project
 pre-fills from: one region per span either annotator marked, with the first annotator's values

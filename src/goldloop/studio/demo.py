@@ -15,7 +15,7 @@ from typing import Any
 
 from goldloop.files.atomic import atomic_write_json
 from goldloop.formats.gold import Document, write_gold
-from goldloop.formats.labelstudio.tasks import Task, doc_id_of
+from goldloop.formats.labelstudio.tasks import Task, doc_id_of, double_name
 from goldloop.kb import KB
 from goldloop.llm import annotator_from_env, make_annotator
 from goldloop.llm.annotate import annotate_documents, select_documents
@@ -24,7 +24,7 @@ from goldloop.sample.run import SampleSettings, run_sample
 from goldloop.settings import Settings
 from goldloop.studio import server
 from goldloop.studio.connection import Connection, connect
-from goldloop.studio.project import double_name, export_project, find_project
+from goldloop.studio.project import export_project, find_project
 from goldloop.studio.push import Candidates, PushReport, push
 from goldloop.studio.review import build_review_prediction, review_tag
 from goldloop.text.parsing import Parsing

@@ -89,22 +89,21 @@ def picker_order(relations: Iterable[Relation], kb: KB, forms: VerbForms) -> lis
     "regulates" first, not sixth below "directly regulates" and "downregulates"."""
     relations = list(relations)
     shown = {r.label: _shown(r, picker_forms(r, kb, forms)).casefold() for r in relations}
-    heads = sorted(relations, key=lambda r: (len(r.label), r.label.casefold()))
     prefix = "|".join(_SPLIT_PREFIXES)
-
-    def holds(text: str, words: str) -> bool:
-        return (
-            re.search(rf"(?:^|[\s(,]|\b(?:{prefix})-?){re.escape(words)}(?:$|[\s),])", text)
-            is not None
-        )
+    # Each head's spellings as one pattern, compiled once: a text holds the head when it holds
+    # any of them as whole words (or after a split prefix).
+    heads: list[tuple[Relation, str, re.Pattern[str]]] = []
+    for head in sorted(relations, key=lambda r: (len(r.label), r.label.casefold())):
+        label = head.label.casefold()
+        spellings = (label, *forms.inflections(label)) if " " not in label else (label,)
+        words = "|".join(re.escape(spelling) for spelling in spellings)
+        pattern = re.compile(rf"(?:^|[\s(,]|\b(?:{prefix})-?)(?:{words})(?:$|[\s),])")
+        heads.append((head, label, pattern))
 
     def family(relation: Relation) -> str:
         text = shown[relation.label]
-        for head in heads:
-            label = head.label.casefold()
-            one_word = " " not in label
-            spellings = (label, *forms.inflections(label)) if one_word else (label,)
-            if head is relation or any(holds(text, s) for s in spellings):
+        for head, label, pattern in heads:
+            if head is relation or pattern.search(text) is not None:
                 return label
         return relation.label.casefold()
 

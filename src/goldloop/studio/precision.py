@@ -5,7 +5,7 @@ model version the project pre-fills from) and the claim as a header; the annotat
 supported, contradicted or not found. Label Studio is reached through the project layer
 (``goldloop.studio.project``) with the door's ``(connection, client)``, as push and pull do:
 pushing imports each mention key exactly once, even across a crash mid-import; pulling takes
-each task's earliest completed annotation (``goldloop.studio.tasks``) and counts the others.
+each task's earliest completed annotation (``goldloop.formats.labelstudio.tasks``) and counts the others.
 """
 
 from __future__ import annotations

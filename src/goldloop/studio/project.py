@@ -17,7 +17,12 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from goldloop.files import jsonl
-from goldloop.formats.labelstudio.tasks import check_campaign
+from goldloop.formats.labelstudio.tasks import (
+    ROLES,
+    Campaign,
+    campaign_titles,
+    check_campaign,
+)
 from goldloop.studio.connection import (
     Connection,
     StudioError,
@@ -27,10 +32,6 @@ from goldloop.studio.connection import (
     call_once,
 )
 from goldloop.studio.label_config import check_label_config
-from goldloop.studio.tasks import ROLES, Campaign, campaign_titles
-from goldloop.studio.tasks import blind_name as blind_name  # re-exported: project names
-from goldloop.studio.tasks import curate_name as curate_name
-from goldloop.studio.tasks import double_name as double_name
 
 PAGE_SIZE = 1000
 BATCH_SIZE = 500

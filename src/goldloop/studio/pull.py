@@ -3,7 +3,7 @@
 The campaign's projects (``NAME``, and ``NAME-double`` and ``NAME-curate`` when they exist) are
 exported once through the project layer; the pure reading (per document: curated, else agreed,
 else the primary annotation; verdicts, hits, counts, κ before curation, effort) lives in
-:mod:`goldloop.studio.verify` and :mod:`goldloop.studio.campaign`. Then every kept or added hit
+:mod:`goldloop.formats.labelstudio.verify` and :mod:`goldloop.studio.campaign`. Then every kept or added hit
 gets ``surface_anchored`` from the same test pre-annotation uses
 (:func:`goldloop.text.nlp.surface_anchored`), one parse per pulled document.
 
@@ -22,16 +22,8 @@ from typing import Any
 from goldloop.files.atomic import atomic_write_together, json_text
 from goldloop.files.gold_lock import gold_lock
 from goldloop.formats.gold import Document
-from goldloop.formats.labelstudio.tasks import campaign_titles, check_campaign
-from goldloop.formats.labelstudio.verify import (
-    COUNTS,
-    SLICES,
-    PullResult,
-    Tally,
-    annotators,
-    summary_rows,
-    verify,
-)
+from goldloop.formats.labelstudio.tasks import campaign_titles, check_campaign, double_name
+from goldloop.formats.labelstudio.verify import PullResult, annotators
 from goldloop.kb import KB
 from goldloop.studio import project as projects
 from goldloop.studio.campaign import verify_campaign
@@ -46,30 +38,12 @@ from goldloop.studio.mirror import (
 )
 from goldloop.text.parsing import Parsing
 
-# The reading moved to ``verify``; these names stay importable from here (README, DESIGN).
-__all__ = [
-    "COUNTS",
-    "SLICES",
-    "PullResult",
-    "Tally",
-    "annotators",
-    "companions",
-    "export_tasks",
-    "per_annotator_path",
-    "pull",
-    "sidecar_path",
-    "summary_rows",
-    "verified_files",
-    "verify",
-    "write_campaign",
-]  # fmt: skip
-
 
 def export_tasks(
     connection: Connection, client: Any, name: str
 ) -> tuple[list[str], list[dict[str, Any]]]:
     """All tasks of ``name`` and ``name-double`` (when it exists), with predictions and emails."""
-    found = projects.find_projects(connection, client, [name, projects.double_name(name)])
+    found = projects.find_projects(connection, client, [name, double_name(name)])
     check_campaign(name, found, f"{connection.url}: ")
     tasks: list[dict[str, Any]] = []
     for project in found.values():

@@ -22,7 +22,7 @@ from typing import Any
 
 from goldloop.errors import GoldloopError
 from goldloop.formats.gold import Document, Hit, read_gold
-from goldloop.formats.labelstudio.tasks import check_campaign_name
+from goldloop.formats.labelstudio.tasks import blind_name, check_campaign_name, double_name
 from goldloop.kb import KB
 from goldloop.studio import project as projects
 from goldloop.studio.connection import Connection
@@ -129,8 +129,8 @@ def push(
     config = render_label_config(kb, models=parsing.models)
     instructions = render_instructions()
     for title, docs in by_project.items():
-        annotations = 2 if title == projects.double_name(name) else 1
-        blind = title == projects.blind_name(name)
+        annotations = 2 if title == double_name(name) else 1
+        blind = title == blind_name(name)
         project = projects.ensure_project(
             connection, client, title, config, annotations=annotations,
             instructions=render_instructions(BLIND_INSTRUCTIONS) + instructions if blind else instructions,
@@ -161,10 +161,10 @@ def route(
             counts.skipped_roles[role] += 1
             continue
         counts.roles[role] += 1
-        title = projects.double_name(name) if doc.role == DOUBLE_ROLE else name
+        title = double_name(name) if doc.role == DOUBLE_ROLE else name
         by_project.setdefault(title, []).append(doc)
         if doc.role == BLIND_ROLE:
-            by_project.setdefault(projects.blind_name(name), []).append(doc)
+            by_project.setdefault(blind_name(name), []).append(doc)
     return by_project
 
 

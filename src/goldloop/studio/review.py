@@ -2,7 +2,7 @@
 
 Pure functions of (text, A's hits, B's hits, tags, KB): ``push`` sends them and the ML backend
 returns the review prediction, so both doors give Label Studio the same regions. Hits carry
-canonical KB ids; regions carry canonical labels and code-point offsets (``goldloop.studio.offsets``).
+canonical KB ids; regions carry canonical labels and code-point offsets (``goldloop.formats.labelstudio.offsets``).
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from typing import Any
 
 from goldloop.errors import GoldloopError
 from goldloop.formats.gold import Hit, hits_by_span
+from goldloop.formats.labelstudio.offsets import to_label_studio
 from goldloop.formats.labelstudio.tasks import REVIEW_PREFIX
 from goldloop.kb import KB
 from goldloop.studio import label_config as lc
-from goldloop.studio.offsets import to_label_studio
 
 Prediction = dict[str, Any]
 

@@ -10,10 +10,11 @@ from typing import Any
 from goldloop.errors import GoldloopError
 from goldloop.formats.gold import Document
 from goldloop.formats.labelstudio.tasks import PUSHED_ROLES, campaign_titles
+from goldloop.formats.labelstudio.verify import PullResult
 from goldloop.kb import KB
 from goldloop.studio import project as projects
 from goldloop.studio.connection import Connection
-from goldloop.studio.pull import PullResult, pull
+from goldloop.studio.pull import pull
 from goldloop.studio.push import Candidates, PushReport, push
 from goldloop.studio.review import review_tag
 from goldloop.text.parsing import Parsing

@@ -4,6 +4,5 @@ The names of the labeling config's controls (``controls``), offsets at the bound
 (``offsets``), tasks and their annotations (``tasks``), regions and verdicts (``verdicts``), when
 two annotators' versions agree (``versions``) and the verified gold (``verify``). ``goldloop pull``
 feeds these a fresh export; ``goldloop score`` and the documents reader a Label Studio JSON export
-file. ``goldloop.studio.offsets``, ``.tasks``, ``.verify`` and ``.errors`` are the names the README
-and the Label Studio workflow use for them.
+file.
 """
