@@ -1,5 +1,5 @@
 """docs/architecture.md is true: every module and name its decision table gives exists, its layers
-table lists the modules of import-linter's ``layers`` contract, and it names every contract.
+table read upwards is import-linter's ``layers`` contract, and it names every contract.
 
 In the decision table's right column, a backticked dotted name is a module of ``goldloop`` (with
 or without the ``goldloop.`` prefix) followed by attributes (``kb.KB.lookup``). A bare name is an
@@ -104,17 +104,21 @@ def _contracts() -> list[dict[str, Any]]:
     return config["tool"]["importlinter"]["contracts"]
 
 
-def test_the_layers_table_lists_the_modules_of_the_layers_contract() -> None:
+def test_the_layers_table_read_upwards_is_the_layers_contract() -> None:
+    """Row by row, bottom up, the table's packages are the contract's layers, lowest first: a
+    module may import from its own row and the rows above it in the table."""
     (layers,) = [c for c in _contracts() if c["id"] == "layers"]
-    in_contract = {name.strip() for layer in layers["layers"] for name in re.split(r"[|:]", layer)}
-    in_table = {
-        name.removesuffix("/*")
+    in_contract = [
+        {name.strip() for name in re.split(r"[|:]", layer)} for layer in layers["layers"]
+    ]
+    in_table = [
+        {name.removesuffix("/*") for name in re.findall(r"`([^`]+)`", row[1])}
         for row in _rows(_section("The layers, bottom up"))
-        for name in re.findall(r"`([^`]+)`", row[1])
-    }
-    assert in_table == in_contract
-    for name in in_contract:
-        importlib.import_module(f"goldloop.{name}")
+    ]
+    assert in_table == in_contract[::-1]
+    for layer in in_contract:
+        for name in layer:
+            importlib.import_module(f"goldloop.{name}")
 
 
 def test_every_module_a_layers_contract_names_exists() -> None:

@@ -21,12 +21,12 @@ from goldloop.cli.common import (
     key_value_table,
     open_kb,
     parse_roles,
-    report_path,
     settings,
 )
 from goldloop.errors import GoldloopError, Interrupted
 from goldloop.files import jsonl
 from goldloop.files.atomic import atomic_write_json
+from goldloop.files.beside import report_path
 from goldloop.kb import KB
 from goldloop.llm.batch import BatchPolicy
 from goldloop.llm.pricing import PRICES_VARIABLE

@@ -223,11 +223,6 @@ def kb_inputs(kb: Path | None, equivalences: Path | None = None) -> dict[str, Pa
     }
 
 
-def report_path(output: Path) -> Path:
-    """Where a command's report goes beside its output: ``<output>.report.json``."""
-    return output.with_name(output.name + ".report.json")
-
-
 def key_value_table(title: str, rows: list[tuple[str, Any]], legend: str = "") -> Group:
     """A two-column table under a bold title line (long paths in titles must not wrap the table).
 
