@@ -222,9 +222,8 @@ def _figures_table(title: str, groups: dict[str, EffortFigures], legend: str = "
 
 EFFORT_LEGEND = (
     "min/doc: minutes an annotation was open (mean, capped), median: their median; mentions: "
-    "verified mentions "
-    "(accepted, fixed or added); min/mention: minutes per verified mention; correction rate: "
-    "(fix + reject) / candidates of the annotation"
+    "verified mentions (accepted, fixed, added or proposed); min/mention: minutes per verified "
+    "mention; correction rate: (fix + reject) / candidates of the annotation"
 )
 
 
