@@ -1,5 +1,5 @@
 """docs/architecture.md is true: every module and name its decision table gives exists, its layers
-table lists the modules of import-linter's ``layers`` contract, and it names every contract.
+table read upwards is import-linter's ``layers`` contract, and it names every contract.
 
 In the decision table's right column, a backticked dotted name is a module of ``goldloop`` (with
 or without the ``goldloop.`` prefix) followed by attributes (``kb.KB.lookup``). A bare name is an
@@ -11,6 +11,7 @@ a name in capitals (an environment variable) and anything else that is no Python
 
 from __future__ import annotations
 
+import ast
 import importlib
 import re
 import tomllib
@@ -104,17 +105,21 @@ def _contracts() -> list[dict[str, Any]]:
     return config["tool"]["importlinter"]["contracts"]
 
 
-def test_the_layers_table_lists_the_modules_of_the_layers_contract() -> None:
+def test_the_layers_table_read_upwards_is_the_layers_contract() -> None:
+    """Row by row, bottom up, the table's packages are the contract's layers, lowest first: a
+    module may import from its own row and the rows above it in the table."""
     (layers,) = [c for c in _contracts() if c["id"] == "layers"]
-    in_contract = {name.strip() for layer in layers["layers"] for name in re.split(r"[|:]", layer)}
-    in_table = {
-        name.removesuffix("/*")
+    in_contract = [
+        {name.strip() for name in re.split(r"[|:]", layer)} for layer in layers["layers"]
+    ]
+    in_table = [
+        {name.removesuffix("/*") for name in re.findall(r"`([^`]+)`", row[1])}
         for row in _rows(_section("The layers, bottom up"))
-        for name in re.findall(r"`([^`]+)`", row[1])
-    }
-    assert in_table == in_contract
-    for name in in_contract:
-        importlib.import_module(f"goldloop.{name}")
+    ]
+    assert in_table == in_contract[::-1]
+    for layer in in_contract:
+        for name in layer:
+            importlib.import_module(f"goldloop.{name}")
 
 
 def test_every_module_a_layers_contract_names_exists() -> None:
@@ -131,3 +136,20 @@ def test_the_page_names_every_contract() -> None:
     page = PAGE.read_text(encoding="utf-8")
     for contract in _contracts():
         assert f"**`{contract['id']}`**" in page, contract["id"]
+
+
+def test_no_function_takes_the_label_studio_client_untyped() -> None:
+    """Every ``client`` parameter is typed (``studio.connection.Client``), never ``Any``: the SDK's
+    calls are then checked by mypy."""
+    untyped = []
+    for path in sorted((REPO / "src" / "goldloop").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                for arg in [*node.args.args, *node.args.kwonlyargs]:
+                    if arg.arg == "client" and (arg.annotation is None or _names_any(arg)):
+                        untyped.append(f"{path.relative_to(REPO)}:{node.lineno} {node.name}")
+    assert not untyped
+
+
+def _names_any(arg: ast.arg) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == "Any" for n in ast.walk(arg.annotation or arg))

@@ -27,6 +27,7 @@ import pytest
 from goldloop.backend.live import Change, read_event
 from goldloop.backend.predictor import Predictor
 from goldloop.backend.settings import AnnotatorSpec, BackendSettings
+from goldloop.files.beside import verification_path
 from goldloop.formats.gold import Hit
 from goldloop.formats.labelstudio.tasks import campaign_titles
 from goldloop.kb import KB
@@ -35,7 +36,7 @@ from goldloop.studio.connection import Connection, connect
 from goldloop.studio.curate import curate
 from goldloop.studio.label_config import render_label_config
 from goldloop.studio.mirror import mirror_path
-from goldloop.studio.pull import pull, sidecar_path
+from goldloop.studio.pull import pull
 from goldloop.studio.push import Candidates, push
 from goldloop.studio.review import hit_regions, review_tag
 from goldloop.studio.webhooks import ACTIONS, register_webhooks
@@ -91,14 +92,14 @@ def files(gold: Path) -> dict[str, Any]:
     """The gold file, its sidecar and the mirror, parsed (what must be identical)."""
     return {
         path.name.replace(gold.name, "GOLD"): json.loads(path.read_text(encoding="utf-8"))
-        for path in (gold, sidecar_path(gold), mirror_path(gold))
+        for path in (gold, verification_path(gold), mirror_path(gold))
     }
 
 
 def copy_snapshot(snapshot: Path, gold: Path) -> None:
     for source, target in zip(
-        (snapshot, sidecar_path(snapshot), mirror_path(snapshot)),
-        (gold, sidecar_path(gold), mirror_path(gold)),
+        (snapshot, verification_path(snapshot), mirror_path(snapshot)),
+        (gold, verification_path(gold), mirror_path(gold)),
         strict=True,
     ):
         shutil.copyfile(source, target)

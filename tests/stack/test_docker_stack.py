@@ -248,6 +248,15 @@ def push(cli: Cli, stack: ComposeStack, documents: Path, name: str) -> tuple[int
     return project.id, tasks
 
 
+def unpredicted(cli: Cli, stack: ComposeStack, name: str, tmp_path: Path) -> int:
+    """The tasks `goldloop status` reports no pre-annotation reached."""
+    env = {"LABEL_STUDIO_URL": stack.url, "LABEL_STUDIO_API_KEY": stack.token}
+    out = tmp_path / f"{name}.status.json"
+    done = cli("status", "--project", name, "-o", out, env=env)
+    assert done.returncode == 0, done.stderr
+    return int(json.loads(out.read_text())["roles"]["primary"]["without_prediction"])
+
+
 def expected_hits(result: list[dict[str, Any]], kb: KB) -> list[tuple[str, str, str]]:
     """(surface, entity id, direction) of each region an annotation holds, read from its own
     result items: the region's text, its relation's label through the KB, its direction."""
@@ -333,10 +342,13 @@ def test_the_compose_stack_pre_annotates_survives_a_replica_and_pulls_what_peopl
     assert survivor != addresses[busy]
     missing = [t for t in ids if not predictions(client, t)]
     assert missing, f"the kill should have cost the predictions it held ({errors})"
+    # Label Studio counts that retrieve as done; `goldloop status` reports what it cost.
+    assert unpredicted(cli, stack, name, tmp_path) == len(missing)
     served_before = predicts_served(survivor)
     retrieve_predictions(client, project_id, missing)  # the operator retrieves again
     assert predicts_served(survivor) > served_before  # the other replica answered it
     assert set(llm.in_flight_from) <= set(addresses)  # every provider call came from a replica
+    assert unpredicted(cli, stack, name, tmp_path) == 0
     for doc in primary:
         (prediction,) = predictions(client, tasks[doc["doc_id"]])  # exactly one per task
         expected = ["activates"] if "activates" in doc["text"] else []

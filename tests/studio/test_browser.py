@@ -12,6 +12,8 @@ Screenshots are saved.
 
 from __future__ import annotations
 
+import os
+import shutil
 import time
 import uuid
 from collections.abc import Iterator
@@ -27,6 +29,7 @@ from goldloop.studio import server
 from goldloop.studio.label_config import render_instructions
 from goldloop.studio.project import find_project
 from goldloop.studio.push import Candidates, push
+from tests.conftest import REPO
 from tests.studio.chromium import chromium
 from tests.studio.loop_data import DOCS, STIMULATES, span, text_of, write_inputs
 
@@ -269,9 +272,20 @@ def test_instructions_open_before_the_first_task(
         "Add a mention the model missed: press 1, select the words",
         'forward: as the name reads, subject first ("SOCS3 inhibits STAT3");',
         '"TNF activates NF-kB, which is inhibited by IkB."',
+        "A suggestion is a proposal to check, not an answer",
+        "1.00, the words name exactly one relation of the knowledge base; 0.50, a language model",
+        "The same words elsewhere in the abstract may be proposed too",
+        "One you submit unchanged is recorded as proposed, not as a mention you made.",
     ):
-        assert says in text
+        assert says in " ".join(text.split())
     _shot(browser, tmp_path / "instructions.png")
+    # The Auto-Annotation part, as label_config/instructions-auto-annotation.png shows it.
+    heading = browser.find_element(By.XPATH, "//h4[starts-with(., 'Auto-Annotation')]")
+    browser.execute_script("arguments[0].scrollIntoView({block: 'start'})", heading)
+    shot = tmp_path / "instructions-auto-annotation.png"
+    _shot(browser, shot)
+    if os.environ.get("GOLDLOOP_RECORD") == "1":
+        shutil.copyfile(shot, REPO / "label_config" / "instructions-auto-annotation.png")
 
 
 def test_picker_finds_a_relation_by_the_form_the_text_uses(

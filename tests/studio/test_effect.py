@@ -249,7 +249,8 @@ def test_push_status_and_pull_treat_blind_documents(
     assert done.returncode == 0, done.stderr
     roles = json.loads(out.read_text())["roles"]
     assert roles["blind"] == {"tasks": 43, "annotated": 42, "partly_annotated": 0, "skipped": 0,
-                              "annotations": 42, "annotations_needed": 1}  # fmt: skip
+                              "annotations": 42, "annotations_needed": 1,
+                              "without_prediction": 43}  # by design: nothing shown  # fmt: skip
     assert f"{blind_name(name)} (blind)" in done.out
     gold = {d.doc_id: d for d in verify_campaign(exported, kb).documents}
     # Only the annotation without candidates: the document's, every hit added by a person.

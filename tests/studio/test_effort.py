@@ -123,3 +123,12 @@ def test_minutes_by_document_average_its_timed_primary_and_double_annotations() 
     rows = [row("primary", "d1", 2.0), row("double", "d2", 1.0), row("double", "d2", 3.0),
             row("curate", "d2", 9.0), row("primary", "d3", None)]  # fmt: skip
     assert minutes_by_document(rows) == {"d1": 2.0, "d2": 2.0}
+
+
+def test_proposals_submitted_untouched_count_among_the_verified_mentions() -> None:
+    """The backend's other-occurrence proposals are gold mentions of the annotation, apart from
+    the candidates kept and the mentions added."""
+    row = EffortRow(role="primary", task=1, doc_id="d", annotator="a", pre_annotator="x",
+                    seconds=60.0, minutes=1.0, capped=False, kept=2, added=1, deleted=0,
+                    candidates=3, corrections=0, length=10, created_at="", proposed=2)  # fmt: skip
+    assert row.verified_mentions == 5

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from goldloop.files.beside import verification_path
 from goldloop.formats.gold import Document
 from goldloop.kb import KB
 from goldloop.studio.mirror import (
@@ -24,7 +25,7 @@ from goldloop.studio.mirror import (
     read_mirror,
 )
 from goldloop.studio.project import find_project, model_versions
-from goldloop.studio.pull import pull, sidecar_path
+from goldloop.studio.pull import pull
 from goldloop.studio.push import Candidates, push
 from tests.studio.loop_data import DOCS, write_inputs
 
@@ -116,6 +117,6 @@ def test_predictions_added_to_mirrored_tasks_are_read_again(
     assert after == before  # what makes the stamp need the predictions' model versions
     pull(connection, client, name, kb, since, since=True)
     pull(connection, client, name, kb, full)
-    for path in (since, sidecar_path(since), mirror_path(since)):
+    for path in (since, verification_path(since), mirror_path(since)):
         twin = full.with_name(path.name.replace("since", "full"))
         assert json.loads(path.read_text()) == json.loads(twin.read_text()), path.name

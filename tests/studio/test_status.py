@@ -33,9 +33,9 @@ def test_status_table_json_and_watch(
     stdout = done.stdout
     status = json.loads(out.read_text())
     assert status["roles"] == {
-        "primary": {"tasks": 1, "annotated": 1, "partly_annotated": 0, "skipped": 0, "annotations": 1, "annotations_needed": 0},
-        "double": {"tasks": 6, "annotated": 5, "partly_annotated": 1, "skipped": 0, "annotations": 11, "annotations_needed": 1},
-        "curate": {"tasks": 4, "annotated": 3, "partly_annotated": 0, "skipped": 0, "annotations": 3, "annotations_needed": 1},
+        "primary": {"tasks": 1, "annotated": 1, "partly_annotated": 0, "skipped": 0, "annotations": 1, "annotations_needed": 0, "without_prediction": 0},
+        "double": {"tasks": 6, "annotated": 5, "partly_annotated": 1, "skipped": 0, "annotations": 11, "annotations_needed": 1, "without_prediction": 0},
+        "curate": {"tasks": 4, "annotated": 3, "partly_annotated": 0, "skipped": 0, "annotations": 3, "annotations_needed": 1, "without_prediction": 0},
     }  # fmt: skip
     people = {campaign.email(p): p for p in ("admin", "alice", "bob", "carol")}
     assert {people[e]: row for e, row in status["annotators"].items()} == {

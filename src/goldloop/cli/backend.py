@@ -34,8 +34,8 @@ def backend(
     suggestions, and the live gold, set by environment.
 
     GOLDLOOP_PROVIDER / GOLDLOOP_MODEL / GOLDLOOP_EFFORT (and GOLDLOOP_OTHER_* for annotator B),
-    the providers' key variables, GOLDLOOP_KB, GOLDLOOP_CACHE, REDIS_URL, BASIC_AUTH_USER/PASS;
-    for the live gold GOLDLOOP_GOLD (NAME=path;...), LABEL_STUDIO_URL and LABEL_STUDIO_API_KEY.
+    the providers' key variables, GOLDLOOP_KB, GOLDLOOP_CACHE, REDIS_URL, BASIC_AUTH_USER/PASS,
+    GOLDLOOP_PROPOSE_OCCURRENCES=0 (suggest for the drawn region only); for the live gold GOLDLOOP_GOLD (NAME=path;...), LABEL_STUDIO_URL and LABEL_STUDIO_API_KEY.
     Without a provider key the offline lexical pre-annotator answers. Beyond loopback, basic auth
     is required unless --insecure.
     """

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     # The Label Studio client (and the HTTP stack under it) is imported by the commands that
     # reach Label Studio, when they do: every command's --help starts without it.
     from goldloop.formats.labelstudio.tasks import Campaign
-    from goldloop.studio.connection import Connection
+    from goldloop.studio.connection import Client, Connection
 
 # Output to a file or a pipe has no width to fit: rich would otherwise cut table cells to 80
 # columns ("0.7…"). An explicit COLUMNS still wins.
@@ -223,11 +223,6 @@ def kb_inputs(kb: Path | None, equivalences: Path | None = None) -> dict[str, Pa
     }
 
 
-def report_path(output: Path) -> Path:
-    """Where a command's report goes beside its output: ``<output>.report.json``."""
-    return output.with_name(output.name + ".report.json")
-
-
 def key_value_table(title: str, rows: list[tuple[str, Any]], legend: str = "") -> Group:
     """A two-column table under a bold title line (long paths in titles must not wrap the table).
 
@@ -304,7 +299,7 @@ class StudioDoor:
 
     kb: KB
     connection: Connection
-    client: Any
+    client: Client
 
     def export(self, project: str) -> Campaign:
         """The campaign's tasks as they are now (``status --watch`` asks again each refresh)."""

@@ -16,10 +16,10 @@ from goldloop.cli.common import (
     key_value_table,
     open_kb,
     read_beside,
-    report_path,
 )
 from goldloop.errors import GoldloopError
 from goldloop.files.atomic import atomic_write_json
+from goldloop.files.beside import report_path, verification_path
 from goldloop.interchange import EXPORT_FORMATS, IMPORT_FORMATS
 
 
@@ -46,7 +46,6 @@ def export(
         export_gold,
         folder_files,
         read_verification,
-        verification_path,
     )
     from goldloop.interchange.spans import FormatError
 

@@ -24,6 +24,7 @@ from goldloop.cli.common import (
     settings,
 )
 from goldloop.errors import GoldloopError
+from goldloop.files.beside import verification_path
 from goldloop.kb import KB
 
 if TYPE_CHECKING:
@@ -231,8 +232,9 @@ def _print_push(report: PushReport, url: str) -> None:
 
 def _print_pull(result: PullResult, out: Path) -> None:
     from goldloop.formats.labelstudio.verify import summary_rows
-    from goldloop.studio.pull import sidecar_path
 
     console.print(
-        key_value_table(f"pull → {out} (sidecar {sidecar_path(out).name})", summary_rows(result))
+        key_value_table(
+            f"pull → {out} (sidecar {verification_path(out).name})", summary_rows(result)
+        )
     )

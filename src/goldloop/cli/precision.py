@@ -20,12 +20,12 @@ from goldloop.cli.common import (
     key_value_table,
     open_kb,
     parsing,
-    report_path,
     settings,
 )
 from goldloop.cli.score import BootstrapOption, DesignOption, SeedOption, design_mode
 from goldloop.errors import GoldloopError
 from goldloop.files.atomic import atomic_write_files, atomic_write_json
+from goldloop.files.beside import report_path
 from goldloop.files.jsonl import write_jsonl
 from goldloop.scoring.ppi import MIN_CALIBRATED_LABELS
 from goldloop.sheets.labelling import PER_SHEET

@@ -20,6 +20,7 @@ from goldloop.cli.common import (
 )
 from goldloop.errors import GoldloopError
 from goldloop.files.atomic import atomic_write_text, atomic_write_together
+from goldloop.files.beside import verification_path
 from goldloop.files.gold_lock import gold_lock
 
 app = typer.Typer(
@@ -84,10 +85,10 @@ def import_(
     from goldloop.formats.gold import read_gold
     from goldloop.formats.labelstudio.verify import summary_rows
     from goldloop.sheets.review import read_sheet
-    from goldloop.studio.pull import anchor, sidecar_path, verified_files
+    from goldloop.studio.pull import anchor, verified_files
 
     check_outputs(
-        {"--output": output, "--output (its sidecar)": sidecar_path(output)},
+        {"--output": output, "--output (its sidecar)": verification_path(output)},
         {"--sheet": sheet, "--gold": gold, "--other": other, **kb_inputs(kb, equivalences)},
     )
     knowledge = open_kb(kb, equivalences)
@@ -99,7 +100,7 @@ def import_(
         atomic_write_together(verified_files(output, result))
     console.print(
         key_value_table(
-            f"sheet import {sheet} → {output} (sidecar {sidecar_path(output).name})",
+            f"sheet import {sheet} → {output} (sidecar {verification_path(output).name})",
             summary_rows(result),
         )
     )

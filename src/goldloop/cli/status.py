@@ -153,15 +153,18 @@ def status_view(project: str, data: dict[str, Any], target: Path) -> Group:
     tables (the JSON holds every figure)."""
     roles = figures_table(
         f"status of {project}",
-        ("project", "tasks", "annotated", "partly", "skipped", "annotations", "needed"),
+        ("project", "tasks", "annotated", "partly", "skipped", "annotations", "needed",
+         "no prediction"),
         [
             [f"{data['projects'][role]} ({role})", *(row[k] for k in (
                 "tasks", "annotated", "partly_annotated", "skipped", "annotations",
-                "annotations_needed"))]
+                "annotations_needed")), row.get("without_prediction", "")]
             for role, row in data["roles"].items()
         ],
         legend="annotated: tasks with the annotations they need (two people on a double task); "
-        "partly: double tasks with one; needed: annotations still to do",
+        "partly: double tasks with one; needed: annotations still to do; no prediction: tasks "
+        "no pre-annotation reached (retrieve predictions again for them; a blind project's "
+        "tasks have none by design; blank in an older status file)",
     )  # fmt: skip
     people = figures_table(
         "annotators",
@@ -219,9 +222,8 @@ def _figures_table(title: str, groups: dict[str, EffortFigures], legend: str = "
 
 EFFORT_LEGEND = (
     "min/doc: minutes an annotation was open (mean, capped), median: their median; mentions: "
-    "verified mentions "
-    "(accepted, fixed or added); min/mention: minutes per verified mention; correction rate: "
-    "(fix + reject) / candidates of the annotation"
+    "verified mentions (accepted, fixed, added or proposed); min/mention: minutes per verified "
+    "mention; correction rate: (fix + reject) / candidates of the annotation"
 )
 
 

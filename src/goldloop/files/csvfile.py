@@ -1,5 +1,6 @@
 """CSV and TSV files: the one reader of every table goldloop reads (KB, equivalences, review and
-symmetric sheets, id bridges, corpora), the one rule for booleans in them, and a table's text.
+symmetric sheets, id bridges, corpora), the one rule for booleans in them, and the one writer of
+a table's text (:func:`table_text`: KB, review sheets, manifest, pool, score summaries).
 
 The rules, the same for every file:
 
@@ -265,22 +266,36 @@ def format_bool(value: bool) -> str:
 
 
 def table_text(
-    columns: Sequence[str], rows: Iterable[Mapping[str, str]], *, delimiter: str = ","
+    columns: Sequence[str],
+    rows: Iterable[Mapping[str, object]],
+    *,
+    delimiter: str = ",",
+    spreadsheet: bool = True,
+    header: bool = True,
 ) -> str:
-    """A table as text for people and a spreadsheet (LF line ends, quoted only where needed,
-    formula-like cells escaped), read back unchanged with ``read_csv(..., spreadsheet=True)``."""
+    """A table as text: the one CSV/TSV writer (LF line ends, quoted only where needed, a cell
+    missing from a row written empty, keys outside ``columns`` left out).
+
+    ``spreadsheet``: for people to open in a spreadsheet, formula-like cells escaped (read back
+    unchanged with ``read_csv(..., spreadsheet=True)``); off for files only programs read, whose
+    cells (a negative number) must stay as they are. ``header``: off to append rows to a table."""
     buffer = io.StringIO()
     writer, quoted = (
         csv.DictWriter(
             buffer, fieldnames=list(columns), delimiter=delimiter, lineterminator="\n",
-            quoting=quoting,
+            quoting=quoting, extrasaction="ignore",
         )
         for quoting in (csv.QUOTE_MINIMAL, csv.QUOTE_ALL)
     )  # fmt: skip
-    writer.writeheader()
+    if header:
+        writer.writeheader()
     for row in rows:
-        cells = {key: escape_formula(value) for key, value in row.items()}
+        cells = {
+            key: escape_formula(value) if spreadsheet and isinstance(value, str) else value
+            for key, value in row.items()
+        }
         # The csv module quotes a field with LF (the line end here) but not one with CR alone,
         # which every reader takes for a line end: such a row is written quoted whole.
-        (quoted if any("\r" in cell for cell in cells.values()) else writer).writerow(cells)
+        cr = any(isinstance(cell, str) and "\r" in cell for cell in cells.values())
+        (quoted if cr else writer).writerow(cells)
     return buffer.getvalue()

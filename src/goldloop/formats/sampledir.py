@@ -6,8 +6,6 @@ through an atomic replace, so a reader sees the old file or the new one, never h
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import logging
 from collections.abc import Iterable
@@ -19,7 +17,7 @@ from pydantic import ValidationError
 
 from goldloop.errors import GoldloopError
 from goldloop.files.atomic import atomic_open
-from goldloop.files.csvfile import read_csv
+from goldloop.files.csvfile import read_csv, table_text
 from goldloop.files.jsonl import json_lines, json_object
 from goldloop.formats.gold import Document
 
@@ -136,13 +134,12 @@ def append_batch(sample_dir: str | Path, rows: list[ManifestRow], texts: dict[st
         json.dumps({"doc_id": r.doc_id, "text": texts[r.doc_id]}, ensure_ascii=False) for r in rows
     ]
     _append_lines(directory / TEXTS, lines)
-    buffer = io.StringIO()
     manifest = directory / MANIFEST
-    writer = csv.DictWriter(buffer, fieldnames=MANIFEST_COLUMNS, lineterminator="\n")
-    if not manifest.exists():
-        writer.writeheader()
-    writer.writerows(r.to_csv() for r in rows)
-    _append_lines(manifest, buffer.getvalue().splitlines())
+    text = table_text(
+        MANIFEST_COLUMNS, (r.to_csv() for r in rows), spreadsheet=False,
+        header=not manifest.exists(),
+    )  # fmt: skip
+    _append_lines(manifest, text.splitlines())
 
 
 def _append_lines(path: Path, lines: Iterable[str]) -> None:

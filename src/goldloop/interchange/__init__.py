@@ -15,6 +15,7 @@ from typing import Any
 
 from goldloop.files import jsonl
 from goldloop.files.atomic import atomic_write_json
+from goldloop.files.beside import verification_path
 from goldloop.formats.gold import Document, GoldFile, GoldStats, gold_from_data, paused_gc
 
 # BioC needs the bioc package and DocBin spaCy: each is imported when its format is used, so
@@ -89,12 +90,6 @@ def folder_files(fmt: str, documents: list[Document]) -> list[str]:
     return brat.folder_files(documents) if fmt == "brat" else []
 
 
-def verification_path(out: Path) -> Path:
-    """``<out>.verification.json``: where pull puts a gold's verification counts, and where a
-    non-BioC export puts them beside its output."""
-    return out.with_name(out.name + ".verification.json")
-
-
 def import_corpus(
     fmt: str, source: Path, kb: KB | None, type_map: TypeMap | None = None
 ) -> tuple[GoldFile, ImportCounts]:
@@ -142,7 +137,7 @@ class ImportReport:
 
 def read_verification(path: Path) -> dict[str, Any] | None:
     """A gold file's ``.verification.json`` (written by ``pull``) when it is there."""
-    sidecar = verification_path(path)  # the name pull gives it (studio.pull.sidecar_path)
+    sidecar = verification_path(path)
     if not sidecar.exists():
         return None
     try:

@@ -25,8 +25,6 @@ curator still sees that proposal), as the bundled KB's upstream derivation does;
 
 from __future__ import annotations
 
-import csv
-import io
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -34,7 +32,7 @@ from pathlib import Path
 
 from goldloop.errors import GoldloopError
 from goldloop.files.atomic import atomic_write_text
-from goldloop.files.csvfile import parse_bool, read_csv
+from goldloop.files.csvfile import parse_bool, read_csv, table_text
 from goldloop.kb.verb_forms import VerbForms, verb_forms
 
 RULES = ("ro", "has_of", "passive_by", "passive_prep")
@@ -502,16 +500,6 @@ def _pending_rows(
 # --- writing -------------------------------------------------------------------------------
 
 
-def render_csv(columns: Sequence[str], rows: Iterable[dict[str, str]]) -> str:
-    buffer = io.StringIO(newline="")
-    writer = csv.DictWriter(
-        buffer, fieldnames=list(columns), lineterminator="\n", extrasaction="ignore"
-    )
-    writer.writeheader()
-    writer.writerows(rows)
-    return buffer.getvalue()
-
-
 def pending_review_path(output: Path) -> Path:
     return output.with_name(output.name + PENDING_SUFFIX)
 
@@ -552,6 +540,6 @@ def derive_kb(
         forms=forms,
     )
     extra = [c for c in columns if c not in KB_COLUMNS]
-    atomic_write_text(output, render_csv([*KB_COLUMNS, *extra], derived.rows))
-    atomic_write_text(pending_path, render_csv(REVIEW_COLUMNS, derived.pending))
+    atomic_write_text(output, table_text([*KB_COLUMNS, *extra], derived.rows, spreadsheet=False))
+    atomic_write_text(pending_path, table_text(REVIEW_COLUMNS, derived.pending, spreadsheet=False))
     return report

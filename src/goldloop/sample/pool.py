@@ -10,12 +10,10 @@ two phases, the order's seed. A later batch reuses the cache while that holds.
 
 from __future__ import annotations
 
-import csv
 import gzip
 import hashlib
 import importlib.metadata
 import importlib.util
-import io
 import json
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -26,7 +24,7 @@ from typing import Any
 from goldloop.errors import GoldloopError
 from goldloop.files import jsonl
 from goldloop.files.atomic import atomic_open, atomic_write_json
-from goldloop.files.csvfile import open_csv
+from goldloop.files.csvfile import open_csv, table_text
 from goldloop.formats.sampledir import ID_KINDS
 from goldloop.kb import KB
 from goldloop.sample.corpus import CorpusRecord
@@ -151,17 +149,20 @@ def read_pool_rows(path: Path) -> list[PoolDoc]:
 
 def write_pool(sample_dir: Path, pool: Pool, inputs: dict[str, Any]) -> None:
     """Write the pool rows, then the metadata that makes them a valid cache."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(POOL_COLUMNS)
-    for d in pool.documents:
-        mentions = [[m.a, m.b, m.entity_id, m.label, m.direction, m.verbal] for m in d.mentions]
-        writer.writerow(
-            [d.doc_id, d.doc_uid, *(d.ids.get(k) or "" for k in ID_KINDS), d.year, d.n_chars,
-             d.text_sha1, json.dumps(mentions, separators=(",", ":"))]
-        )  # fmt: skip
+    rows = (
+        dict(zip(POOL_COLUMNS, (
+            d.doc_id, d.doc_uid, *(d.ids.get(k) or "" for k in ID_KINDS), d.year, d.n_chars,
+            d.text_sha1,
+            json.dumps(
+                [[m.a, m.b, m.entity_id, m.label, m.direction, m.verbal] for m in d.mentions],
+                separators=(",", ":"),
+            ),
+        ), strict=True))
+        for d in pool.documents
+    )  # fmt: skip
+    text = table_text(POOL_COLUMNS, rows, spreadsheet=False)
     with atomic_open(sample_dir / POOL_FILE, "wb") as handle:
-        handle.write(gzip.compress(buffer.getvalue().encode("utf-8"), compresslevel=6, mtime=0))
+        handle.write(gzip.compress(text.encode("utf-8"), compresslevel=6, mtime=0))
     meta = {
         "fingerprint": pool.fingerprint,
         "inputs": inputs,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import io
 from collections.abc import Sequence
 from pathlib import Path
@@ -14,6 +13,7 @@ from goldloop.files.atomic import (
     atomic_write_json,
     atomic_write_text,
 )
+from goldloop.files.csvfile import table_text
 
 COLUMNS = (
     "system", "regime", "match_mode", "rows", "scored", "malformed",
@@ -178,11 +178,8 @@ def write_reports(
     directory.mkdir(parents=True, exist_ok=True)
     json_path, csv_path, png_path = report_paths(directory, stem)
     atomic_write_json(json_path, {**meta, "results": list(results)})
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(summary_row(result) for result in results)
-    atomic_write_text(csv_path, buffer.getvalue())
+    summary = table_text(COLUMNS, (summary_row(r) for r in results), spreadsheet=False)
+    atomic_write_text(csv_path, summary)
     write_chart(results, png_path)
     return [json_path, csv_path, png_path]
 

@@ -380,7 +380,7 @@ def _effort(effort: dict[str, Any]) -> Section:
     section.figure("minutes per document", "overall.minutes_per_document",
                    "mean minutes an annotation was open (capped)")  # fmt: skip
     section.figure("minutes per verified mention", "overall.minutes_per_verified_mention",
-                   "minutes over the verified mentions (accepted, fixed or added)")  # fmt: skip
+                   "minutes over the verified mentions (accepted, fixed, added or proposed)")  # fmt: skip
     for person in effort["by_annotator"]:
         section.figure(f"minutes per mention, {person}",
                        ("by_annotator", person, "minutes_per_verified_mention"),

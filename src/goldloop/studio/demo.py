@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from goldloop.files.atomic import atomic_write_json
+from goldloop.files.beside import report_path
 from goldloop.formats.gold import Document, write_gold
 from goldloop.formats.labelstudio.tasks import Task, doc_id_of, double_name
 from goldloop.kb import KB
@@ -80,9 +81,7 @@ def run_demo(
     gold_path = base / f"gold.{annotator.name}.json"
     annotated = annotate_documents(documents, annotator, kb, parsing=parsing)
     write_gold(gold_path, annotated.documents)
-    atomic_write_json(
-        gold_path.with_name(gold_path.name + ".report.json"), annotated.report.to_dict()
-    )
+    atomic_write_json(report_path(gold_path), annotated.report.to_dict())
     candidates = Candidates(annotator.tag, {d.doc_id: d.ground_truth for d in annotated.documents})
     state = server.start(studio_home or server.studio_home(settings), settings=settings)
     connection = Connection(state.url, state.token)

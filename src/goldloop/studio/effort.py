@@ -62,10 +62,13 @@ class EffortRow:
     corrections: int  # fixed or rejected candidates
     length: int
     created_at: str
+    # The backend's other-occurrence proposals submitted untouched: gold mentions the person
+    # submitted but did not make (neither kept candidates nor added).
+    proposed: int = 0
 
     @property
     def verified_mentions(self) -> int:
-        return self.kept + self.added
+        return self.kept + self.added + self.proposed
 
     @property
     def correction_bucket(self) -> str:
@@ -103,6 +106,7 @@ def effort_rows(
                         deleted=rejected, corrections=fixed + rejected,
                         candidates=sum(d.candidate is not None for d in comparison.decisions),
                         length=len(text_of(task)), created_at=str(annotation.get("created_at") or ""),
+                        proposed=len(comparison.of("proposed")),
                     )
                 )  # fmt: skip
     return sorted(rows, key=lambda r: (r.created_at, r.task))

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from goldloop.files.atomic import atomic_write_together, json_text
+from goldloop.files.beside import verification_path
 from goldloop.files.gold_lock import gold_lock
 from goldloop.formats.gold import Document
 from goldloop.formats.labelstudio.tasks import campaign_titles, check_campaign, double_name
@@ -38,9 +39,12 @@ from goldloop.studio.mirror import (
 )
 from goldloop.text.parsing import Parsing
 
+if TYPE_CHECKING:
+    from goldloop.studio.connection import Client
+
 
 def export_tasks(
-    connection: Connection, client: Any, name: str
+    connection: Connection, client: Client, name: str
 ) -> tuple[list[str], list[dict[str, Any]]]:
     """All tasks of ``name`` and ``name-double`` (when it exists), with predictions and emails."""
     found = projects.find_projects(connection, client, [name, double_name(name)])
@@ -55,17 +59,13 @@ def verified_files(out: Path, result: PullResult) -> dict[Path, str]:
     """The gold file and ``<out>.verification.json``, as written."""
     return {
         out: json_text([doc.to_json() for doc in result.documents]),
-        sidecar_path(out): json_text(result.to_dict()),
+        verification_path(out): json_text(result.to_dict()),
     }
 
 
 def companions(out: Path) -> dict[str, Path]:
     """The files a pull writes beside the gold ``out``, by what they are (outputs to check)."""
-    return {"sidecar": sidecar_path(out), "task mirror": mirror_path(out)}
-
-
-def sidecar_path(out: Path) -> Path:
-    return out.with_name(out.name + ".verification.json")
+    return {"sidecar": verification_path(out), "task mirror": mirror_path(out)}
 
 
 def per_annotator_path(out: Path, email: str) -> Path:
@@ -121,7 +121,7 @@ def anchor(documents: Sequence[Document], kb: KB, parsing: Parsing = Parsing()) 
 
 def pull(
     connection: Connection,
-    client: Any,
+    client: Client,
     name: str,
     kb: KB,
     out: Path,

@@ -143,6 +143,9 @@ def campaign_status(
 
 def _role(tasks: Sequence[dict[str, Any]], needed: int) -> dict[str, int]:
     done = partly = skipped = annotations = still = 0
+    # A task with no prediction at all: pre-annotation never reached it (an ML backend replica
+    # died mid-retrieve, while Label Studio reported success), so people would start from nothing.
+    unpredicted = sum(not task.get("predictions") for task in tasks)
     for task in tasks:
         completed = len(completed_annotations(task))
         annotations += completed
@@ -154,7 +157,8 @@ def _role(tasks: Sequence[dict[str, Any]], needed: int) -> dict[str, int]:
             partly += completed > 0
             still += needed - completed
     return {"tasks": len(tasks), "annotated": done, "partly_annotated": partly,
-            "skipped": skipped, "annotations": annotations, "annotations_needed": still}  # fmt: skip
+            "skipped": skipped, "annotations": annotations, "annotations_needed": still,
+            "without_prediction": unpredicted}  # fmt: skip
 
 
 def _annotators(rows: Sequence[EffortRow]) -> dict[str, dict[str, int]]:
