@@ -102,62 +102,23 @@ def run_sample(
         read_manifest(surrogate_dir(sample_dir)) if surrogate and has_surrogate(sample_dir) else []
     )
     if plan is not None:
-        if not extend:
-            raise SettingError("plan", "a plan draws the next batch of a sample: extend it")
-        planned = read_planned(plan, sample_state(sample_dir)).by_stratum
-        settings = replace(
-            settings, n_primary=sum(planned.values()), n_double=0, n_reserve=0, n_blind=0,
-            planned=planned,
-        )  # fmt: skip
+        settings = _planned(settings, plan, extend, sample_dir)
     existing = _existing(sample_dir, extend)
     batch = max((r.batch for r in existing), default=-1) + 1
     phase1 = _phase1_plan(sample_dir, batch, settings, len(existing))
     pool, inputs = _pool(corpus_path, sample_dir, kb, settings, exclude, on_rows, phase1, parsing)
-    if not pool.documents:
-        dropped = ", ".join(f"{reason} {n}" for reason, n in pool.gate.items() if n) or "none"
-        raise GoldloopError(
-            f"{corpus_path}: no eligible document ({pool.rows_read} rows read; dropped: {dropped})"
-        )
     documents = pool.documents if phase1 is None else pool.documents[: phase1.size]
-    cuts = phase1.cuts if phase1 is not None else None
     taken = {r.doc_id for r in existing}
-    chosen = draw_batch(documents, pool.eligible, taken, settings, batch, cuts)
-    if not chosen.sizes:
-        raise GoldloopError(
-            f"{sample_dir}: the pool is exhausted: all {len(documents)} documents"
-            f" {'of phase 1' if phase1 else 'eligible in the corpus'} are drawn already"
-        )
-    blind = sum(d.role == "blind" for d in chosen.drawn)
-    if blind < settings.n_blind:
-        # A short pool shrinks the other roles (the report's shortfall), never the blind part
-        # (strata.role_counts): the comparison whose size the study chose, or no study.
-        raise SettingError(
-            "n_blind",
-            f"{settings.n_blind} blind documents asked for, {blind} drawn: the pool holds "
-            f"{sum(chosen.sizes.values())} not drawn yet for a batch of {settings.batch_total}",
-        )
+    chosen = _draw(corpus_path, sample_dir, pool, documents, taken, settings, batch, phase1)
     drawn, cuts, p_phase1 = chosen.drawn, chosen.cuts, chosen.p_phase1
     texts = _texts(corpus_path, settings.columns, pool, [d.doc for d in drawn])
     rows = [_manifest_row(d.doc, d.stratum, d.p_incl, batch, d.role, kb) for d in drawn]
     part_batch = max((r.batch for r in earlier), default=-1) + 1
     part = (
-        draw_surrogate(
-            documents,
-            cuts,
-            surrogate,
-            settings.seed,
-            p_phase1,
-            taken={r.doc_id for r in earlier},
-            batch=part_batch,
-        )
+        _surrogate_part(sample_dir, documents, cuts, surrogate, settings, p_phase1, earlier)
         if surrogate
         else []
     )
-    if surrogate and not part:
-        raise GoldloopError(
-            f"{surrogate_dir(sample_dir)}: the pool is exhausted: every document is in the"
-            " surrogate part already"
-        )
     part_texts = _texts(corpus_path, settings.columns, pool, [d.doc for d in part])
     report = SamplingReport(
         batch=batch,
@@ -193,6 +154,78 @@ def run_sample(
         )
         append_batch(surrogate_dir(sample_dir), part_rows, part_texts)
     return SampleResult(sample_dir, batch, rows, report, path, len(part))
+
+
+def _planned(
+    settings: SampleSettings, plan: str | Path, extend: bool, sample_dir: Path
+) -> SampleSettings:
+    """The settings of a batch a plan sets: its documents per stratum, all primary."""
+    if not extend:
+        raise SettingError("plan", "a plan draws the next batch of a sample: extend it")
+    planned = read_planned(plan, sample_state(sample_dir)).by_stratum
+    return replace(
+        settings, n_primary=sum(planned.values()), n_double=0, n_reserve=0, n_blind=0,
+        planned=planned,
+    )  # fmt: skip
+
+
+def _draw(
+    corpus_path: Path,
+    sample_dir: Path,
+    pool: Pool,
+    documents: list[PoolDoc],
+    taken: set[str],
+    settings: SampleSettings,
+    batch: int,
+    phase1: Phase1Plan | None,
+) -> BatchDraw:
+    """The batch drawn from ``documents`` (phase 1's, or the whole pool); refused when nothing
+    is eligible, nothing is left, or the blind part cannot be drawn whole."""
+    if not pool.documents:
+        dropped = ", ".join(f"{reason} {n}" for reason, n in pool.gate.items() if n) or "none"
+        raise GoldloopError(
+            f"{corpus_path}: no eligible document ({pool.rows_read} rows read; dropped: {dropped})"
+        )
+    cuts = phase1.cuts if phase1 is not None else None
+    chosen = draw_batch(documents, pool.eligible, taken, settings, batch, cuts)
+    if not chosen.sizes:
+        raise GoldloopError(
+            f"{sample_dir}: the pool is exhausted: all {len(documents)} documents"
+            f" {'of phase 1' if phase1 else 'eligible in the corpus'} are drawn already"
+        )
+    blind = sum(d.role == "blind" for d in chosen.drawn)
+    if blind < settings.n_blind:
+        # A short pool shrinks the other roles (the report's shortfall), never the blind part
+        # (strata.role_counts): the comparison whose size the study chose, or no study.
+        raise SettingError(
+            "n_blind",
+            f"{settings.n_blind} blind documents asked for, {blind} drawn: the pool holds "
+            f"{sum(chosen.sizes.values())} not drawn yet for a batch of {settings.batch_total}",
+        )
+    return chosen
+
+
+def _surrogate_part(
+    sample_dir: Path,
+    documents: list[PoolDoc],
+    cuts: Boundaries,
+    size: int,
+    settings: SampleSettings,
+    p_phase1: float,
+    earlier: list[ManifestRow],
+) -> list[Drawn]:
+    """The surrogate part drawn with this batch (its next batch), refused when none is left."""
+    part = draw_surrogate(
+        documents, cuts, size, settings.seed, p_phase1,
+        taken={r.doc_id for r in earlier},
+        batch=max((r.batch for r in earlier), default=-1) + 1,
+    )  # fmt: skip
+    if not part:
+        raise GoldloopError(
+            f"{surrogate_dir(sample_dir)}: the pool is exhausted: every document is in the"
+            " surrogate part already"
+        )
+    return part
 
 
 @dataclass(frozen=True)
