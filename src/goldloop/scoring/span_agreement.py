@@ -143,35 +143,13 @@ def span_agreement(
     with paused_gc():
         if table is None:
             table = SpanTable.of(shared, kb)
-        relations, directions, groups, arrays = (
-            table.relations,
-            table.directions,
-            table.groups,
-            table.arrays,
-        )
+        groups, arrays = table.groups, table.arrays
         counts: np.ndarray = span_counts(table.labelled, groups, arrays, table.overlaps)
         if weights is not None:
             counts = counts * np.array([weights.get(a.doc_id, 1.0) for a, _ in shared])[:, None]
         totals = counts.sum(axis=0)
         # One bootstrap for every figure: the same resamples, drawn once.
-        lengths = np.array([len(doc_a.text) for doc_a, _ in shared], dtype=np.int64)
-        # α_u's units are the relations, in sorted order from 1 (alpha_u.category_index), read
-        # through each relation's group; or the spans, one category (none without spans): the
-        # same units, counted on the same places, unless an annotator put two relations on one
-        # span, which then counts once.
-        category = np.zeros(groups.size, dtype=np.int64)
-        category[[groups.relation[r] for r in relations]] = np.arange(1, len(relations) + 1)
-        units = UnitTable(lengths, [(doc, a, b, category[g]) for doc, a, b, g, _ in arrays])
-        alpha_relations = units.counts(1 + len(relations))
-        alpha_spans = (
-            units.span_counts(1 + bool(relations))
-            if units.spans_distinct
-            else unit_counts(
-                lengths,
-                [(doc, a, b, np.ones_like(doc)) for doc, a, b, _, _ in arrays],
-                1 + bool(relations),
-            )
-        )
+        alpha_spans, alpha_relations = _alpha_counts(shared, table)
         # Only F1 has an interval, and it reads a group's two sides only as n_a + n_b: one
         # column for both makes the bootstrap's product and the F1s a quarter cheaper; α_u's
         # compact counts halve its columns. Only for whole counts, whose sums are exact in any
@@ -210,6 +188,52 @@ def span_agreement(
             every, metrics, n_boot, seed, level, ratios=f1_ratios if whole else None, float32=whole
         )
 
+    return _report(
+        table, totals, intervals, alpha_spans, alpha_relations, n_boot=n_boot, seed=seed,
+        level=level,
+    )  # fmt: skip
+
+
+def _alpha_counts(
+    shared: Sequence[tuple[Document, Document]], table: SpanTable
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per document, α_u's counts over the spans and over the relations.
+
+    α_u's units are the relations, in sorted order from 1 (alpha_u.category_index), read through
+    each relation's group; or the spans, one category (none without spans): the same units,
+    counted on the same places, unless an annotator put two relations on one span, which then
+    counts once."""
+    relations, groups, arrays = table.relations, table.groups, table.arrays
+    lengths = np.array([len(doc_a.text) for doc_a, _ in shared], dtype=np.int64)
+    category = np.zeros(groups.size, dtype=np.int64)
+    category[[groups.relation[r] for r in relations]] = np.arange(1, len(relations) + 1)
+    units = UnitTable(lengths, [(doc, a, b, category[g]) for doc, a, b, g, _ in arrays])
+    alpha_relations = units.counts(1 + len(relations))
+    alpha_spans = (
+        units.span_counts(1 + bool(relations))
+        if units.spans_distinct
+        else unit_counts(
+            lengths,
+            [(doc, a, b, np.ones_like(doc)) for doc, a, b, _, _ in arrays],
+            1 + bool(relations),
+        )
+    )
+    return alpha_spans, alpha_relations
+
+
+def _report(
+    table: SpanTable,
+    totals: np.ndarray,
+    intervals: dict[str, list[float | None]],
+    alpha_spans: np.ndarray,
+    alpha_relations: np.ndarray,
+    *,
+    n_boot: int,
+    seed: int,
+    level: float,
+) -> SpanAgreement:
+    """The figures of the summed ``totals``, with the bootstrap's ``intervals``."""
+    relations, directions, groups = table.relations, table.directions, table.groups
     # Every group's figures at once: rows are groups; columns n_a, n_b, strict, lenient.
     by_group = totals.reshape(-1, 4)
     paired = by_group[:, 2:]
