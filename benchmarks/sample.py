@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import TypeVar
 
 from goldloop.kb import KB, load_kb
-from goldloop.sample.run import SampleSettings, run_sample
+from goldloop.sample.batch import SampleSettings
+from goldloop.sample.run import run_sample
 from goldloop.settings import Settings
 from goldloop.text import parse_cache
 from goldloop.text.nlp import detect_mentions, load_nlp

@@ -41,11 +41,12 @@ from pathlib import Path
 from typing import Any
 
 from goldloop.kb import load_kb
+from goldloop.sample.batch import SampleSettings
 from goldloop.sample.corpus import CorpusColumns, read_corpus, texts_for
 from goldloop.sample.gate import Gate, GateSettings
 from goldloop.sample.mentions import detect_here
 from goldloop.sample.pool import POOL_FILE, admitted, read_pool_rows
-from goldloop.sample.run import SampleSettings, run_sample
+from goldloop.sample.run import run_sample
 from goldloop.settings import Settings
 from goldloop.text import parse_cache
 from goldloop.text.nlp import detect_mentions, load_nlp, parse_many

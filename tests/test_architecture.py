@@ -11,6 +11,7 @@ a name in capitals (an environment variable) and anything else that is no Python
 
 from __future__ import annotations
 
+import ast
 import importlib
 import re
 import tomllib
@@ -135,3 +136,20 @@ def test_the_page_names_every_contract() -> None:
     page = PAGE.read_text(encoding="utf-8")
     for contract in _contracts():
         assert f"**`{contract['id']}`**" in page, contract["id"]
+
+
+def test_no_function_takes_the_label_studio_client_untyped() -> None:
+    """Every ``client`` parameter is typed (``studio.connection.Client``), never ``Any``: the SDK's
+    calls are then checked by mypy."""
+    untyped = []
+    for path in sorted((REPO / "src" / "goldloop").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                for arg in [*node.args.args, *node.args.kwonlyargs]:
+                    if arg.arg == "client" and (arg.annotation is None or _names_any(arg)):
+                        untyped.append(f"{path.relative_to(REPO)}:{node.lineno} {node.name}")
+    assert not untyped
+
+
+def _names_any(arg: ast.arg) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == "Any" for n in ast.walk(arg.annotation or arg))

@@ -64,7 +64,8 @@ class DesignRefused(SettingError):
 
 
 class CheckFailed(GoldloopError):
-    """A check ran to the end and found problems (the report says which): exit 1."""
+    """A check ran to the end and found problems (the report says which): exit 1. Raised without
+    a message when the report printed is all there is to say."""
 
     exit_code = EXIT_CHECK_FAILED
 

@@ -12,7 +12,8 @@ import goldloop.text.nlp
 from goldloop.formats.gold import Document, Hit, write_gold
 from goldloop.kb import KB
 from goldloop.sample import read_documents
-from goldloop.sample.run import SampleSettings, run_sample
+from goldloop.sample.batch import SampleSettings
+from goldloop.sample.run import run_sample
 from goldloop.settings import DEMO_CORPUS
 
 SETTINGS = SampleSettings(n_primary=8, n_double=2, n_reserve=2, tail_top_k=10, seed=5)

@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from goldloop.kb import KB
+from goldloop.sample.batch import SampleSettings
 from goldloop.sample.mentions import detect_here
 from goldloop.sample.pool import POOL_FILE, POOL_META
-from goldloop.sample.run import SampleSettings, run_sample
+from goldloop.sample.run import run_sample
 from goldloop.settings import DEMO_CORPUS
 
 pytest.importorskip("distributed", reason="the dask extra is not installed")

@@ -16,10 +16,11 @@ import statistics
 
 import pytest
 
+from goldloop.sample.batch import SampleSettings
 from goldloop.sample.corpus import CorpusRecord
 from goldloop.sample.phase1 import first_in_order, order_key
 from goldloop.sample.pool import PoolDoc, PoolMention
-from goldloop.sample.run import SampleSettings, draw_batch
+from goldloop.sample.run import draw_batch
 from goldloop.sample.strata import Plan, allocate
 
 SEEDS = range(300)

@@ -16,9 +16,10 @@ import goldloop.text.nlp
 from goldloop.errors import GoldloopError
 from goldloop.kb import KB
 from goldloop.sample import read_manifest
+from goldloop.sample.batch import SampleSettings
 from goldloop.sample.phase1 import order_key
 from goldloop.sample.pool import POOL_META, read_pool_rows
-from goldloop.sample.run import SampleSettings, run_sample
+from goldloop.sample.run import run_sample
 from goldloop.settings import DEMO_CORPUS
 from tests.conftest import Cli
 

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from goldloop.kb import KB, load_kb
+from goldloop.sample.batch import SampleSettings
 from goldloop.sample.gate import GateSettings
 from goldloop.sample.pool import POOL_META
-from goldloop.sample.run import SampleSettings, run_sample
+from goldloop.sample.run import run_sample
 from goldloop.settings import DEMO_CORPUS
 from tests.conftest import KbWriter
 from tests.sample.conftest import forbid_parsing

@@ -14,9 +14,10 @@ import pytest
 from goldloop.errors import GoldloopError
 from goldloop.kb import KB
 from goldloop.sample import read_documents, read_manifest
+from goldloop.sample.batch import SampleSettings, StrataBoundaries, StratumDraw
 from goldloop.sample.gate import GateSettings
 from goldloop.sample.pool import POOL_FILE
-from goldloop.sample.run import SampleSettings, StrataBoundaries, StratumDraw, run_sample
+from goldloop.sample.run import run_sample
 from goldloop.settings import DEMO_CORPUS
 from tests.sample.conftest import forbid_parsing
 

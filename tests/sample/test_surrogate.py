@@ -12,8 +12,9 @@ import pytest
 from goldloop.errors import GoldloopError
 from goldloop.kb import KB
 from goldloop.sample import read_documents, read_manifest
+from goldloop.sample.batch import SampleSettings, report_path
 from goldloop.sample.pool import PoolDoc
-from goldloop.sample.run import SampleSettings, report_path, run_sample
+from goldloop.sample.run import run_sample
 from goldloop.sample.strata import Boundaries
 from goldloop.sample.surrogate import draw_surrogate, surrogate_dir
 from goldloop.scoring.design import read_design

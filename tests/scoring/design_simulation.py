@@ -10,9 +10,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from goldloop.formats.gold import Document
+from goldloop.sample.batch import SampleSettings
 from goldloop.sample.mentions import PoolMention
 from goldloop.sample.pool import PoolDoc
-from goldloop.sample.run import SampleSettings, draw_batch
+from goldloop.sample.run import draw_batch
 
 REPLICATES = 200
 N_DOCS = 3000

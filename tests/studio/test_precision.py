@@ -198,7 +198,7 @@ def test_an_import_whose_answer_is_lost_is_not_sent_again(label_studio: Any) -> 
     rows, texts = _many(100)
     title = f"precision-timeout-{uuid.uuid4().hex[:6]}"
     client = connect(label_studio.connection)  # its own, as its HTTP client is patched below
-    http = client._client_wrapper.httpx_client  # the one the project layer imports through
+    http = client._client_wrapper.httpx_client  # the one studio.connection.post_json sends through
     real_request = http.request
     calls: list[int] = []
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from goldloop.kb import KB
 from goldloop.text.lexical import LexicalAnnotator
-from goldloop.text.nlp import Mention
+from goldloop.text.nlp import DetectedMention
 
 
 def test_the_lexical_annotator_finds_kb_labels_offline(kb: KB, nlp: Any) -> None:
@@ -19,7 +19,7 @@ def test_the_lexical_annotator_finds_kb_labels_offline(kb: KB, nlp: Any) -> None
     ]
     assert all(text[m.a : m.b] == m.surface for m in mentions)
     assert annotator.mentions(nlp("TNF induces apoptosis.")) == [
-        Mention(4, 11, "induces", "PEL.000017", "induces", "forward", True)
+        DetectedMention(4, 11, "induces", "PEL.000017", "induces", "forward", True)
     ]
 
 

@@ -22,7 +22,7 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from goldloop.files.gold_lock import gold_lock
 from goldloop.formats.labelstudio.tasks import campaign_titles
@@ -37,6 +37,9 @@ from goldloop.studio.mirror import (
 )
 from goldloop.studio.pull import write_campaign
 from goldloop.text.parsing import Parsing
+
+if TYPE_CHECKING:
+    from goldloop.studio.connection import Client
 
 log = logging.getLogger("goldloop.backend")
 
@@ -94,7 +97,7 @@ class LiveGold:
     _stale: set[str] = field(default_factory=set, repr=False)
     _queue: queue.Queue[Change] = field(default_factory=queue.Queue, repr=False)
     _busy: threading.Event = field(default_factory=threading.Event, repr=False)
-    _client: Any = field(default=None, repr=False)
+    _client: Client | None = field(default=None, repr=False)
     _thread: threading.Thread | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 

@@ -95,7 +95,9 @@ def main() -> None:
     except SettingError as exc:
         _fail(f"--{exc.setting.replace('_', '-')}: {exc.message}", exc.exit_code)
     except GoldloopError as exc:
-        _fail(str(exc), exc.exit_code)
+        if str(exc):
+            _fail(str(exc), exc.exit_code)
+        sys.exit(exc.exit_code)  # a check whose report, already printed, says it all
     except click_errors.NoArgsIsHelpError as exc:
         typer.echo(exc.format_message())  # the help text
         sys.exit(exc.exit_code)

@@ -28,6 +28,7 @@ from goldloop.files import jsonl
 from goldloop.files.atomic import atomic_write_json
 from goldloop.files.beside import report_path
 from goldloop.kb import KB
+from goldloop.llm.answer import FAILED
 from goldloop.llm.batch import BatchPolicy
 from goldloop.llm.pricing import PRICES_VARIABLE
 from goldloop.llm.tasks.preannotate import DEFAULT_MAX_TOKENS
@@ -231,7 +232,8 @@ def annotate(
         label=f"annotate ({annotator.tag})",
         asked=len(documents),
         errors=[
-            f"{f['doc_id']}: {'' if f['reason'] == 'failed' else f['reason'] + ': '}{f['detail']}"
+            f"{f.doc_id}: {'' if f.failure.reason == FAILED else f.failure.reason + ': '}"
+            f"{f.failure.detail}"
             for f in failed
         ],
         answered=len(run.documents),
@@ -245,7 +247,7 @@ def annotate(
         # requests failed.
         none_usable=(
             "every request failed"
-            if all(f["reason"] == "failed" for f in failed)
+            if all(f.failure.reason == FAILED for f in failed)
             else "no request gave a usable answer"
         ),
     )

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     # The Label Studio client (and the HTTP stack under it) is imported by the commands that
     # reach Label Studio, when they do: every command's --help starts without it.
     from goldloop.formats.labelstudio.tasks import Campaign
-    from goldloop.studio.connection import Connection
+    from goldloop.studio.connection import Client, Connection
 
 # Output to a file or a pipe has no width to fit: rich would otherwise cut table cells to 80
 # columns ("0.7…"). An explicit COLUMNS still wins.
@@ -299,7 +299,7 @@ class StudioDoor:
 
     kb: KB
     connection: Connection
-    client: Any
+    client: Client
 
     def export(self, project: str) -> Campaign:
         """The campaign's tasks as they are now (``status --watch`` asks again each refresh)."""

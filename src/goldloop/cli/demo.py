@@ -17,6 +17,7 @@ from goldloop.cli.common import (
     open_kb,
     settings,
 )
+from goldloop.errors import CheckFailed
 from goldloop.studio import server
 
 
@@ -68,7 +69,9 @@ def demo(
         for problem in problems:
             err_console.print(f"[red]check:[/] {problem}")
         console.print("demo check: " + ("FAILED" if problems else "ok") + "; Label Studio stopped")
-        raise typer.Exit(1 if problems else 0)
+        if problems:
+            raise CheckFailed()
+        return
     program = invoked_as(sys.argv[0], read.environ.get("PATH", ""))
     console.print(
         f"Open {run.state.url}, log in, and verify the tasks of '{PROJECT}'. Then:\n"

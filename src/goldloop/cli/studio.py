@@ -21,7 +21,7 @@ from goldloop.cli.common import (
     settings,
 )
 from goldloop.cli.loop import pull_outputs
-from goldloop.errors import GoldloopError, mask_credentials
+from goldloop.errors import CheckFailed, GoldloopError, mask_credentials
 from goldloop.files.atomic import atomic_write_json, atomic_write_text
 from goldloop.formats.labelstudio.tasks import campaign_titles
 from goldloop.settings import HOME_ENV, Settings
@@ -96,7 +96,7 @@ def status(ctx: typer.Context) -> None:
     state = server.status(home)
     if state is None:
         console.print(f"not running ({_home_line(read)})")
-        raise typer.Exit(1)
+        raise CheckFailed()
     _print_state(state, home, read)
 
 

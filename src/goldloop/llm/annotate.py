@@ -29,6 +29,8 @@ from goldloop.llm.cache import ResponseCache
 from goldloop.llm.decode import (
     DOCUMENT_FAILURES,
     DocumentResult,
+    Failure,
+    Rejection,
     decode_lexical,
     finish_answer,
     read_answer,
@@ -68,6 +70,17 @@ class RunCost:
 
 
 @dataclass(frozen=True)
+class FailedDocument:
+    """A document the run left out, and why."""
+
+    doc_id: str
+    failure: Failure
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"doc_id": self.doc_id, **self.failure.to_dict()}
+
+
+@dataclass(frozen=True)
 class AnnotateReport:
     """A pre-annotation run's report (``<out>.report.json``): who annotated (tag, provider,
     model, effort, endpoint, source), the KB, the options, the counts, token usage (fresh and from
@@ -86,8 +99,8 @@ class AnnotateReport:
     rejections_by_reason: dict[str, int]
     usage: dict[str, int]
     usage_from_cache: dict[str, int]
-    failed_documents: list[dict[str, Any]]
-    rejections: list[dict[str, Any]]
+    failed_documents: list[FailedDocument]
+    rejections: list[Rejection]
     cost: RunCost | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -105,8 +118,8 @@ class AnnotateReport:
             "rejections_by_reason": self.rejections_by_reason,
             "usage": self.usage,
             "usage_from_cache": self.usage_from_cache,
-            "failed_documents": self.failed_documents,
-            "rejections": self.rejections,
+            "failed_documents": [f.to_dict() for f in self.failed_documents],
+            "rejections": [r.to_dict() for r in self.rejections],
         }
         if self.cost is not None:
             out |= self.cost.to_dict()
@@ -318,8 +331,8 @@ def build_report(
     max_tokens: int,
 ) -> AnnotateReport:
     """The sidecar report: who annotated, counts, token usage, every failure and rejection."""
-    rejections = [r.to_dict() for result in results for r in result.rejections]
-    failures = [{"doc_id": r.doc_id, **r.failure.to_dict()} for r in results if r.failure]
+    rejections = [r for result in results for r in result.rejections]
+    failures = [FailedDocument(r.doc_id, r.failure) for r in results if r.failure]
     outcomes = TaskReport(PreannotationTask.name)  # each document's outcome, as every task's
     for index, r in enumerate(results):
         outcome, detail = (r.failure.reason, r.failure.detail) if r.failure else (OK, None)
@@ -350,7 +363,7 @@ def build_report(
         verbal_only=verbal_only,
         max_tokens=None if lexical else max_tokens,
         counts=counts,
-        rejections_by_reason=dict(Counter(reason for r in rejections for reason in r["reasons"])),
+        rejections_by_reason=dict(Counter(reason for r in rejections for reason in r.reasons)),
         usage=dict(outcomes.usage),
         usage_from_cache=dict(outcomes.usage_from_cache),
         failed_documents=failures,

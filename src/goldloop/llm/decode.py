@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from spacy.tokens import Doc
 
     from goldloop.text.lexical import LexicalAnnotator
-    from goldloop.text.nlp import Mention
+    from goldloop.text.nlp import DetectedMention
 
 DOCUMENT_FAILURES = (TRUNCATED, UNPARSABLE, FAILED)  # llm.answer's outcomes that fail a document
 
@@ -324,7 +324,7 @@ def decode_lexical(
     )
 
 
-def _lexical_candidate(mention: Mention, kb: KB) -> Candidate:
+def _lexical_candidate(mention: DetectedMention, kb: KB) -> Candidate:
     relation = kb.lookup(mention.label) or kb.relations[mention.entity_id]
     item = {
         "surface": mention.surface, "a": mention.a, "b": mention.b, "label": mention.label,

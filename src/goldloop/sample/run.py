@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -23,8 +23,20 @@ from goldloop.files import jsonl
 from goldloop.files.atomic import atomic_write_json
 from goldloop.formats.sampledir import MANIFEST, ManifestRow, append_batch, read_manifest
 from goldloop.kb import KB
+from goldloop.sample.batch import (
+    DrawCounts,
+    KbUsed,
+    Phase1Report,
+    PoolCacheUse,
+    SampleResult,
+    SampleSettings,
+    SamplingReport,
+    StrataBoundaries,
+    StratumDraw,
+    report_path,
+)
 from goldloop.sample.corpus import CorpusColumns, file_sha256, read_corpus, texts_for
-from goldloop.sample.gate import Gate, GateSettings, exclusion_sets
+from goldloop.sample.gate import Gate, exclusion_sets
 from goldloop.sample.phase1 import first_in_order, size_for
 from goldloop.sample.planned import planned_weights, read_planned, sample_state
 from goldloop.sample.pool import (
@@ -49,74 +61,7 @@ from goldloop.sample.strata import (
     stratum_weights,
 )
 from goldloop.sample.surrogate import draw_surrogate, has_surrogate, surrogate_dir
-from goldloop.settings import available_cores
 from goldloop.text.parsing import Parsing
-
-
-@dataclass(frozen=True)
-class SampleSettings:
-    """Everything a batch depends on besides the corpus and the KB."""
-
-    columns: CorpusColumns = field(default_factory=CorpusColumns)
-    gate: GateSettings = field(default_factory=GateSettings)
-    n_primary: int = 100
-    n_double: int = 20
-    n_reserve: int = 30
-    n_blind: int = 0
-    tail_top_k: int = 50
-    tail_weight: float = 2.0
-    none_fraction: float = 0.1
-    seed: int = 13
-    workers: int = field(default_factory=available_cores)  # spaCy processes for the pool
-    batch_size: int = 64
-    phase1: int | str | None = None  # None: one phase; a size, or "auto"
-    dask: str | None = None  # a scheduler address or "local:N": the parse runs there
-    planned: dict[str, int] | None = None  # a plan's documents per draw stratum (sample.planned)
-
-    def check(self) -> None:
-        for role, size in self.role_sizes.items():
-            if size < 0:
-                raise SettingError(f"n_{role}", f"must not be negative, got {size}")
-        if sum(self.role_sizes.values()) == 0:
-            raise SettingError("n_primary", "a batch needs at least one document (all roles are 0)")
-        if not 0 <= self.none_fraction <= 1:
-            raise SettingError("none_fraction", f"must lie in [0, 1], got {self.none_fraction}")
-        if self.tail_weight <= 0:
-            raise SettingError("tail_weight", f"must be > 0, got {self.tail_weight}")
-        if self.tail_top_k < 0:
-            raise SettingError("tail_top_k", f"must be >= 0, got {self.tail_top_k}")
-        if self.workers < 1 or self.batch_size < 1:
-            name = "workers" if self.workers < 1 else "batch_size"
-            raise SettingError(name, f"must be >= 1, got {getattr(self, name)}")
-        if self.phase1 not in (None, "auto") and (
-            not isinstance(self.phase1, int) or self.phase1 < 1
-        ):
-            raise SettingError(
-                "phase1", f"must be a positive number or 'auto', got {self.phase1!r}"
-            )
-
-    def to_dict(self) -> dict[str, Any]:
-        """The settings as a batch's report records them; an optional role's size only when
-        asked for."""
-        return {
-            key: value
-            for key, value in asdict(self).items()
-            if not (key.removeprefix("n_") in OPTIONAL_ROLES and value == 0)
-            and not (key == "planned" and value is None)
-        }
-
-    @property
-    def role_sizes(self) -> dict[str, int]:
-        return {
-            "primary": self.n_primary,
-            "double": self.n_double,
-            "reserve": self.n_reserve,
-            "blind": self.n_blind,
-        }
-
-    @property
-    def batch_total(self) -> int:
-        return sum(self.role_sizes.values())
 
 
 @dataclass(frozen=True)
@@ -128,170 +73,6 @@ class Phase1Plan:
     requested: int | str
     size: int
     cuts: Boundaries | None
-
-
-@dataclass(frozen=True)
-class PoolCacheUse:
-    """Whether the pool came from its cache, how many documents were parsed, the cache's key."""
-
-    hit: bool
-    parsed: int
-    fingerprint: str
-    inputs: dict[str, Any]
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class Phase1Report:
-    """A two-phase sample's first phase: its seed, the size asked for and taken, and ``p``, each
-    pool document's chance of being in it."""
-
-    seed: int
-    requested: int | str  # a number of documents, or "auto"
-    size: int
-    p: float | None
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class DrawCounts:
-    """What a batch drew against what was asked: documents, shortfall, negative controls (no
-    verb mention), and documents per role (an optional role only when asked for)."""
-
-    requested: int
-    drawn: int
-    negative_controls: int
-    roles: dict[str, int]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "requested": self.requested,
-            "drawn": self.drawn,
-            "shortfall": self.shortfall,
-            "negative_controls": self.negative_controls,
-            "roles": self.roles,
-        }
-
-    @property
-    def shortfall(self) -> int:
-        return self.requested - self.drawn
-
-
-@dataclass(frozen=True)
-class StratumDraw:
-    """One draw stratum of a batch: its pool (parsed) documents, those not yet drawn, the
-    draws, and each drawn document's ``p_incl``; a merged one lists the strata it holds."""
-
-    pool: int
-    remaining: int
-    drawn: int
-    p_incl: float
-    strata: list[str] | None = None  # None: not merged
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"pool": self.pool, "remaining": self.remaining}
-        if self.strata is not None:
-            out["strata"] = self.strata
-        return out | {"drawn": self.drawn, "p_incl": self.p_incl}
-
-
-@dataclass(frozen=True)
-class KbUsed:
-    """The KB a batch was drawn against: its path and digest."""
-
-    path: str
-    sha256: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class StrataBoundaries:
-    """The strata's cut points a batch drew with, and the ``tail_top_k`` that set the common
-    labels; batch 0's are read back (:meth:`cuts_of`) by every later batch of a two-phase
-    sample."""
-
-    cuts: Boundaries
-    tail_top_k: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "year_cuts": list(self.cuts.year_cuts),
-            "verb_density_median": self.cuts.density_median,
-            "tail_top_k": self.tail_top_k,
-            "common_labels": sorted(self.cuts.common),
-        }
-
-    @staticmethod
-    def cuts_of(written: dict[str, Any]) -> Boundaries:
-        """The cut points of a report's ``boundaries``, as :meth:`to_dict` wrote them."""
-        return Boundaries(
-            year_cuts=(float(written["year_cuts"][0]), float(written["year_cuts"][1])),
-            density_median=float(written["verb_density_median"]),
-            common=frozenset(written["common_labels"]),
-        )
-
-
-@dataclass(frozen=True)
-class SamplingReport:
-    """A batch's report (``sampling_report.batch<N>.json``): where it came from (corpus, excluded
-    corpora, settings, KB, pool cache), the gate's counts, phase 1, the strata's boundaries and
-    sizes, and what was drawn. A later batch reads phase 1 and the boundaries back from it."""
-
-    batch: int
-    created: str
-    corpus: str
-    exclude_corpora: list[str]
-    settings: SampleSettings
-    kb: KbUsed
-    pool_cache: PoolCacheUse
-    rows_read: int
-    eligible: int
-    dropped: dict[str, int]
-    phase1: Phase1Report | None
-    boundaries: StrataBoundaries
-    strata: dict[str, StratumDraw]
-    already_drawn: int
-    draw: DrawCounts
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "batch": self.batch,
-            "created": self.created,
-            "corpus": self.corpus,
-            "exclude_corpora": self.exclude_corpora,
-            "settings": self.settings.to_dict(),
-            "kb": self.kb.to_dict(),
-            "pool_cache": self.pool_cache.to_dict(),
-            "rows_read": self.rows_read,
-            "eligible": self.eligible,
-            "dropped": self.dropped,
-            "dropped_total": sum(self.dropped.values()),
-            "phase1": None if self.phase1 is None else self.phase1.to_dict(),
-            "boundaries": self.boundaries.to_dict(),
-            "strata": {name: stratum.to_dict() for name, stratum in self.strata.items()},
-            "already_drawn": self.already_drawn,
-            **self.draw.to_dict(),
-        }
-
-
-@dataclass
-class SampleResult:
-    sample_dir: Path
-    batch: int
-    rows: list[ManifestRow]
-    report: SamplingReport
-    report_path: Path
-    surrogate_docs: int = 0  # the surrogate part drawn with this batch (``sample.surrogate``)
-
-
-def report_path(sample_dir: Path, batch: int) -> Path:
-    return sample_dir / f"sampling_report.batch{batch}.json"
 
 
 def run_sample(
@@ -321,62 +102,23 @@ def run_sample(
         read_manifest(surrogate_dir(sample_dir)) if surrogate and has_surrogate(sample_dir) else []
     )
     if plan is not None:
-        if not extend:
-            raise SettingError("plan", "a plan draws the next batch of a sample: extend it")
-        planned = read_planned(plan, sample_state(sample_dir)).by_stratum
-        settings = replace(
-            settings, n_primary=sum(planned.values()), n_double=0, n_reserve=0, n_blind=0,
-            planned=planned,
-        )  # fmt: skip
+        settings = _planned(settings, plan, extend, sample_dir)
     existing = _existing(sample_dir, extend)
     batch = max((r.batch for r in existing), default=-1) + 1
     phase1 = _phase1_plan(sample_dir, batch, settings, len(existing))
     pool, inputs = _pool(corpus_path, sample_dir, kb, settings, exclude, on_rows, phase1, parsing)
-    if not pool.documents:
-        dropped = ", ".join(f"{reason} {n}" for reason, n in pool.gate.items() if n) or "none"
-        raise GoldloopError(
-            f"{corpus_path}: no eligible document ({pool.rows_read} rows read; dropped: {dropped})"
-        )
     documents = pool.documents if phase1 is None else pool.documents[: phase1.size]
-    cuts = phase1.cuts if phase1 is not None else None
     taken = {r.doc_id for r in existing}
-    chosen = draw_batch(documents, pool.eligible, taken, settings, batch, cuts)
-    if not chosen.sizes:
-        raise GoldloopError(
-            f"{sample_dir}: the pool is exhausted: all {len(documents)} documents"
-            f" {'of phase 1' if phase1 else 'eligible in the corpus'} are drawn already"
-        )
-    blind = sum(d.role == "blind" for d in chosen.drawn)
-    if blind < settings.n_blind:
-        # A short pool shrinks the other roles (the report's shortfall), never the blind part
-        # (strata.role_counts): the comparison whose size the study chose, or no study.
-        raise SettingError(
-            "n_blind",
-            f"{settings.n_blind} blind documents asked for, {blind} drawn: the pool holds "
-            f"{sum(chosen.sizes.values())} not drawn yet for a batch of {settings.batch_total}",
-        )
+    chosen = _draw(corpus_path, sample_dir, pool, documents, taken, settings, batch, phase1)
     drawn, cuts, p_phase1 = chosen.drawn, chosen.cuts, chosen.p_phase1
     texts = _texts(corpus_path, settings.columns, pool, [d.doc for d in drawn])
     rows = [_manifest_row(d.doc, d.stratum, d.p_incl, batch, d.role, kb) for d in drawn]
     part_batch = max((r.batch for r in earlier), default=-1) + 1
     part = (
-        draw_surrogate(
-            documents,
-            cuts,
-            surrogate,
-            settings.seed,
-            p_phase1,
-            taken={r.doc_id for r in earlier},
-            batch=part_batch,
-        )
+        _surrogate_part(sample_dir, documents, cuts, surrogate, settings, p_phase1, earlier)
         if surrogate
         else []
     )
-    if surrogate and not part:
-        raise GoldloopError(
-            f"{surrogate_dir(sample_dir)}: the pool is exhausted: every document is in the"
-            " surrogate part already"
-        )
     part_texts = _texts(corpus_path, settings.columns, pool, [d.doc for d in part])
     report = SamplingReport(
         batch=batch,
@@ -412,6 +154,78 @@ def run_sample(
         )
         append_batch(surrogate_dir(sample_dir), part_rows, part_texts)
     return SampleResult(sample_dir, batch, rows, report, path, len(part))
+
+
+def _planned(
+    settings: SampleSettings, plan: str | Path, extend: bool, sample_dir: Path
+) -> SampleSettings:
+    """The settings of a batch a plan sets: its documents per stratum, all primary."""
+    if not extend:
+        raise SettingError("plan", "a plan draws the next batch of a sample: extend it")
+    planned = read_planned(plan, sample_state(sample_dir)).by_stratum
+    return replace(
+        settings, n_primary=sum(planned.values()), n_double=0, n_reserve=0, n_blind=0,
+        planned=planned,
+    )  # fmt: skip
+
+
+def _draw(
+    corpus_path: Path,
+    sample_dir: Path,
+    pool: Pool,
+    documents: list[PoolDoc],
+    taken: set[str],
+    settings: SampleSettings,
+    batch: int,
+    phase1: Phase1Plan | None,
+) -> BatchDraw:
+    """The batch drawn from ``documents`` (phase 1's, or the whole pool); refused when nothing
+    is eligible, nothing is left, or the blind part cannot be drawn whole."""
+    if not pool.documents:
+        dropped = ", ".join(f"{reason} {n}" for reason, n in pool.gate.items() if n) or "none"
+        raise GoldloopError(
+            f"{corpus_path}: no eligible document ({pool.rows_read} rows read; dropped: {dropped})"
+        )
+    cuts = phase1.cuts if phase1 is not None else None
+    chosen = draw_batch(documents, pool.eligible, taken, settings, batch, cuts)
+    if not chosen.sizes:
+        raise GoldloopError(
+            f"{sample_dir}: the pool is exhausted: all {len(documents)} documents"
+            f" {'of phase 1' if phase1 else 'eligible in the corpus'} are drawn already"
+        )
+    blind = sum(d.role == "blind" for d in chosen.drawn)
+    if blind < settings.n_blind:
+        # A short pool shrinks the other roles (the report's shortfall), never the blind part
+        # (strata.role_counts): the comparison whose size the study chose, or no study.
+        raise SettingError(
+            "n_blind",
+            f"{settings.n_blind} blind documents asked for, {blind} drawn: the pool holds "
+            f"{sum(chosen.sizes.values())} not drawn yet for a batch of {settings.batch_total}",
+        )
+    return chosen
+
+
+def _surrogate_part(
+    sample_dir: Path,
+    documents: list[PoolDoc],
+    cuts: Boundaries,
+    size: int,
+    settings: SampleSettings,
+    p_phase1: float,
+    earlier: list[ManifestRow],
+) -> list[Drawn]:
+    """The surrogate part drawn with this batch (its next batch), refused when none is left."""
+    part = draw_surrogate(
+        documents, cuts, size, settings.seed, p_phase1,
+        taken={r.doc_id for r in earlier},
+        batch=max((r.batch for r in earlier), default=-1) + 1,
+    )  # fmt: skip
+    if not part:
+        raise GoldloopError(
+            f"{surrogate_dir(sample_dir)}: the pool is exhausted: every document is in the"
+            " surrogate part already"
+        )
+    return part
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 import httpx
 from tenacity import retry, retry_if_exception, stop_after_attempt, wait_exponential
@@ -29,6 +29,10 @@ from goldloop.studio import server
 # imports without it.
 if TYPE_CHECKING:
     from label_studio_sdk import LabelStudio
+
+# The SDK client every studio function takes beside its connection, typed: only this module
+# imports the SDK, so the others name it by this alias.
+Client: TypeAlias = "LabelStudio"
 
 URL_ENV = STUDIO_URL_ENV
 KEY_ENV = STUDIO_KEY_ENV
@@ -90,6 +94,42 @@ def connect(connection: Connection, *, timeout: float = 120.0) -> LabelStudio:
         ) from None
     call(connection, client.users.whoami)
     return client
+
+
+def read_json(client: Client, path: str, params: dict[str, object]) -> Any:
+    """``GET path`` for an endpoint the SDK does not wrap, through the SDK's own HTTP client (its
+    base URL and key); not retried here (pass it to :func:`call`)."""
+    return _checked(
+        client._client_wrapper.httpx_client.request(
+            path, method="GET", params=params, request_options={"max_retries": 0}
+        )
+    ).json()
+
+
+def post_json(
+    client: Client, path: str, body: bytes, *, params: dict[str, object] | None = None
+) -> None:
+    """``POST path`` with a JSON ``body`` already encoded, through the SDK's own HTTP client; not
+    retried here (pass it to :func:`call_once`)."""
+    _checked(
+        client._client_wrapper.httpx_client.request(
+            path, method="POST", params=params or {}, content=body,
+            headers={"content-type": "application/json"}, request_options={"max_retries": 0},
+        )
+    )  # fmt: skip
+
+
+def _checked(response: httpx.Response) -> httpx.Response:
+    """``response``, or the SDK's own error for an answer 4xx/5xx (mapped like any SDK call's)."""
+    from label_studio_sdk.core.api_error import ApiError
+
+    if response.status_code >= 400:
+        try:
+            body: Any = response.json()
+        except ValueError:
+            body = response.text
+        raise ApiError(status_code=response.status_code, headers=dict(response.headers), body=body)
+    return response
 
 
 def call(connection: Connection, fn: Callable[..., T], *args: object, **kwargs: object) -> T:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from goldloop.formats.gold import Hit
 from goldloop.formats.labelstudio.tasks import (
@@ -43,6 +43,9 @@ from goldloop.studio.label_config import (
     render_instructions,
 )
 
+if TYPE_CHECKING:
+    from goldloop.studio.connection import Client
+
 
 @dataclass
 class CurateReport:
@@ -60,7 +63,7 @@ class CurateReport:
     blind_documents: int | None = None  # None: the campaign has no blind project
 
 
-def curate(connection: Connection, client: Any, name: str, kb: KB) -> CurateReport:
+def curate(connection: Connection, client: Client, name: str, kb: KB) -> CurateReport:
     """Push every disputed task of ``<name>-double`` (and disputed blind document) that
     ``<name>-curate`` lacks (a campaign pushed without double or blind documents has nothing to
     curate: ``project_id`` stays None)."""
@@ -110,7 +113,7 @@ def curate(connection: Connection, client: Any, name: str, kb: KB) -> CurateRepo
 
 def _blind_disputes(
     connection: Connection,
-    client: Any,
+    client: Client,
     main: projects.Project | None,
     blind: projects.Project,
     kb: KB,

@@ -17,13 +17,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from goldloop.files import jsonl
 from goldloop.files.atomic import json_text
 from goldloop.formats.labelstudio.tasks import Campaign, campaign_titles, utc_time
 from goldloop.studio import project as projects
 from goldloop.studio.connection import Connection, call, call_delete, call_once
+
+if TYPE_CHECKING:
+    from goldloop.studio.connection import Client
 
 FORMAT = 2
 VOLATILE = ("created_ago",)  # "3 minutes" ago: the export renders the clock into it
@@ -137,7 +140,9 @@ def mirror_text(mirror: Mirror) -> str:
     return json_text(mirror.to_json(), indent=None)
 
 
-def read_campaign(connection: Connection, client: Any, name: str, titles: Sequence[str]) -> Mirror:
+def read_campaign(
+    connection: Connection, client: Client, name: str, titles: Sequence[str]
+) -> Mirror:
     """Every task of the projects titled ``titles`` that exist (one export each)."""
     found = projects.find_projects(connection, client, list(titles))
     mirror = Mirror(name)
@@ -147,7 +152,7 @@ def read_campaign(connection: Connection, client: Any, name: str, titles: Sequen
     return mirror
 
 
-def catch_up(connection: Connection, client: Any, mirror: Mirror, titles: Sequence[str]) -> int:
+def catch_up(connection: Connection, client: Client, mirror: Mirror, titles: Sequence[str]) -> int:
     """Bring the mirror up to date with Label Studio: projects that appeared are read whole, those
     gone are dropped, and in the others only the changed tasks are re-read; returns how many
     tasks were re-read."""
@@ -170,7 +175,7 @@ def catch_up(connection: Connection, client: Any, mirror: Mirror, titles: Sequen
 
 
 def refresh_tasks(
-    connection: Connection, client: Any, mirror: Mirror, title: str, task_ids: Iterable[int]
+    connection: Connection, client: Client, mirror: Mirror, title: str, task_ids: Iterable[int]
 ) -> None:
     """Re-read ``task_ids`` of project ``title`` into the mirror; a task gone is dropped."""
     project = mirror.projects[title]
@@ -187,7 +192,7 @@ def refresh_tasks(
 
 
 def changed_tasks(
-    connection: Connection, client: Any, mirror: Mirror, *, only: set[str] | None = None
+    connection: Connection, client: Client, mirror: Mirror, *, only: set[str] | None = None
 ) -> dict[str, set[int]]:
     """By project title (those in ``only``, default all), the tasks that are new, gone, or
     changed since the mirror was read."""
@@ -195,7 +200,7 @@ def changed_tasks(
     for title, project in mirror.projects.items():
         if only is not None and title not in only:
             continue
-        pages = call(
+        pages: Iterable[Any] = call(
             connection, client.tasks.list, project=project.id, page_size=projects.PAGE_SIZE,
             include="id,updated_at,annotations_ids,predictions_model_versions",
         )  # fmt: skip
@@ -218,7 +223,7 @@ def changed_tasks(
 
 
 def export_some(
-    connection: Connection, client: Any, project_id: int, task_ids: Sequence[int]
+    connection: Connection, client: Client, project_id: int, task_ids: Sequence[int]
 ) -> list[Task]:
     """``task_ids`` of one project through the export a full pull uses, filtered by a view."""
     items = [

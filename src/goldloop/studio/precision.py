@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from xml.sax.saxutils import quoteattr
 
 from goldloop.formats.labelstudio.errors import StudioError
@@ -22,6 +22,9 @@ from goldloop.llm.tasks.judge import CLOSE, OPEN
 from goldloop.precision.mentions import LABELS, Label
 from goldloop.studio import project as projects
 from goldloop.studio.connection import Connection
+
+if TYPE_CHECKING:
+    from goldloop.studio.connection import Client
 
 MODEL_VERSION = "precision-sample"
 SPAN, VERDICT, NOTE = "mention", "verdict", "note"
@@ -71,7 +74,7 @@ class PushSummary:
 
 def push_sample(
     connection: Connection,
-    client: Any,
+    client: Client,
     title: str,
     rows: Sequence[dict[str, Any]],
     texts: dict[str, str],
@@ -106,7 +109,7 @@ class PulledLabels:
         return sum(label.label is not None for label in self.labels)
 
 
-def pull_labels(connection: Connection, client: Any, title: str) -> PulledLabels:
+def pull_labels(connection: Connection, client: Client, title: str) -> PulledLabels:
     """Every task's label: its earliest completed annotation's verdict (None when unlabelled)."""
     project = projects.find_project(connection, client, title, check=_check_precision_config)
     if project is None:

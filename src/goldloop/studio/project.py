@@ -14,7 +14,7 @@ import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from goldloop.files import jsonl
 from goldloop.formats.labelstudio.tasks import (
@@ -30,8 +30,13 @@ from goldloop.studio.connection import (
     call,
     call_delete,
     call_once,
+    post_json,
+    read_json,
 )
 from goldloop.studio.label_config import check_label_config
+
+if TYPE_CHECKING:
+    from goldloop.studio.connection import Client
 
 PAGE_SIZE = 1000
 BATCH_SIZE = 500
@@ -59,7 +64,7 @@ ConfigCheck = Callable[[str, str], None]
 
 
 def find_project(
-    connection: Connection, client: Any, title: str, check: ConfigCheck = check_label_config
+    connection: Connection, client: Client, title: str, check: ConfigCheck = check_label_config
 ) -> Project | None:
     """The project titled exactly ``title``; ``check`` vets its config (default: goldloop's controls)."""
     return find_projects(connection, client, [title], check).get(title)
@@ -67,7 +72,7 @@ def find_project(
 
 def find_projects(
     connection: Connection,
-    client: Any,
+    client: Client,
     titles: Sequence[str],
     check: ConfigCheck = check_label_config,
 ) -> dict[str, Project]:
@@ -85,15 +90,15 @@ def find_projects(
             where = f"Label Studio project {title!r} (id {full.id})"
             check(full.label_config or "", where)
             found[title] = Project(
-                full.id, title, full.label_config, full.model_version or None,
-                full.expert_instruction or "",
+                stored_id(full.id, where), title, full.label_config or "",
+                full.model_version or None, full.expert_instruction or "",
             )  # fmt: skip
     return found
 
 
 def ensure_project(
     connection: Connection,
-    client: Any,
+    client: Client,
     title: str,
     label_config: str,
     *,
@@ -120,11 +125,19 @@ def ensure_project(
     created = call_once(
         connection, client.projects.create, title=title, label_config=label_config, **extra
     )
-    return Project(created.id, title, label_config, None, instructions or "")
+    where = f"Label Studio project {title!r}"
+    return Project(stored_id(created.id, where), title, label_config, None, instructions or "")
+
+
+def stored_id(value: int | None, where: str) -> int:
+    """The id of something Label Studio stored (its SDK types every id as optional)."""
+    if value is None:
+        raise StudioError(f"{where}: Label Studio answered without an id")
+    return value
 
 
 def ensure_view(
-    connection: Connection, client: Any, project: Project, title: str, display: dict[str, str]
+    connection: Connection, client: Client, project: Project, title: str, display: dict[str, str]
 ) -> None:
     """Give a project without Data Manager tabs its first tab: ``title``, the columns Label
     Studio hides by default hidden, and ``display`` (column id, such as ``tasks:data.p_incl``,
@@ -134,7 +147,7 @@ def ensure_view(
     """
     if call(connection, client.views.list, project=project.id):
         return
-    columns = call(connection, _read_json, client, "api/dm/columns", {"project": project.id})
+    columns = call(connection, read_json, client, "api/dm/columns", {"project": project.id})
     # What the Data Manager itself hides in the tab it makes for a project without one; a tab
     # created without this list would show every column.
     hidden: dict[str, list[str]] = {"explore": [], "labeling": []}
@@ -151,7 +164,7 @@ def ensure_view(
 
 
 def existing_tasks(
-    connection: Connection, client: Any, project: Project, key: str = "doc_id"
+    connection: Connection, client: Client, project: Project, key: str = "doc_id"
 ) -> dict[str, ExistingTask]:
     """The project's tasks by ``data[key]``, with the model versions of their predictions."""
     listed = _read_all(
@@ -177,7 +190,7 @@ ProgressFn = Callable[[int], None]
 
 def import_tasks(
     connection: Connection,
-    client: Any,
+    client: Client,
     project: Project,
     tasks: Sequence[dict[str, Any]],
     *,
@@ -203,7 +216,11 @@ def import_tasks(
 
 
 def _restore_dropped_predictions(
-    connection: Connection, client: Any, project: Project, tasks: Sequence[dict[str, Any]], key: str
+    connection: Connection,
+    client: Client,
+    project: Project,
+    tasks: Sequence[dict[str, Any]],
+    key: str,
 ) -> None:
     """Label Studio 1.23 can store an import's tasks without their predictions and answer 201
     (tasks/serializers.py ``add_predictions`` returns early on a prediction it cannot prepare;
@@ -227,7 +244,7 @@ def _restore_dropped_predictions(
 
 
 def add_predictions(
-    connection: Connection, client: Any, project: Project, rows: Sequence[dict[str, Any]]
+    connection: Connection, client: Client, project: Project, rows: Sequence[dict[str, Any]]
 ) -> None:
     """Add predictions (each with its ``task`` id) to the project's tasks."""
     for start in range(0, len(rows), BATCH_SIZE * 3):
@@ -242,12 +259,19 @@ def add_predictions(
 
 
 def _import_batch(
-    connection: Connection, client: Any, project: Project, batch: list[dict[str, Any]], key: str
+    connection: Connection, client: Client, project: Project, batch: list[dict[str, Any]], key: str
 ) -> None:
     pending = batch
     for attempt in range(IMPORT_ATTEMPTS):
         try:
-            call_once(connection, _post_import, client, project.id, pending)
+            # ``projects.import_tasks`` walks every task twice in Python before sending (about
+            # 2 ms per task with three predictions): the body is encoded once by ``json`` instead.
+            # Sent once: a retry could store a batch twice (the except below recovers instead).
+            call_once(
+                connection, post_json, client, f"api/projects/{int(project.id)}/import",
+                json.dumps(pending, ensure_ascii=False).encode("utf-8"),
+                params={"return_task_ids": True},
+            )  # fmt: skip
             return
         except StudioUnreachable:
             if attempt == IMPORT_ATTEMPTS - 1:
@@ -260,45 +284,8 @@ def _import_batch(
                 return
 
 
-def _post_import(client: Any, project_id: int, tasks: list[dict[str, Any]]) -> None:
-    """``POST /api/projects/{id}/import`` through the SDK's HTTP client (its base URL and key),
-    with a body encoded once by ``json``: ``projects.import_tasks`` walks every task twice in
-    Python first (about 2 ms per task with three predictions). Never retried here: a retry could
-    store a batch twice (:func:`_import_batch` recovers instead)."""
-    from label_studio_sdk.core.api_error import ApiError  # the studio extra, as in connection
-
-    response = client._client_wrapper.httpx_client.request(
-        f"api/projects/{int(project_id)}/import",
-        method="POST",
-        params={"return_task_ids": True},
-        content=json.dumps(tasks, ensure_ascii=False).encode("utf-8"),
-        headers={"content-type": "application/json"},
-        request_options={"max_retries": 0},
-    )
-    if response.status_code >= 400:
-        try:
-            body: Any = response.json()
-        except ValueError:
-            body = response.text
-        raise ApiError(status_code=response.status_code, headers=dict(response.headers), body=body)
-
-
-def _read_json(client: Any, path: str, params: dict[str, Any]) -> Any:
-    """``GET path`` through the SDK's HTTP client, for an endpoint the SDK does not wrap."""
-    from label_studio_sdk.core.api_error import ApiError  # the studio extra, as in connection
-
-    response = client._client_wrapper.httpx_client.request(
-        path, method="GET", params=params, request_options={"max_retries": 0}
-    )
-    if response.status_code >= 400:
-        raise ApiError(
-            status_code=response.status_code, headers=dict(response.headers), body=response.text
-        )
-    return response.json()
-
-
 def export_project(
-    connection: Connection, client: Any, project: Project, *, view: int | None = None
+    connection: Connection, client: Client, project: Project, *, view: int | None = None
 ) -> list[dict[str, Any]]:
     """Every task of ``project`` (of its Data Manager ``view`` only, when given) with its
     annotations (annotators' emails) and full predictions."""
@@ -338,7 +325,7 @@ def _read_all(connection: Connection, fn: Callable[..., Any], **kwargs: Any) -> 
 
 def export_campaign(
     connection: Connection,
-    client: Any,
+    client: Client,
     name: str,
     *,
     roles: Sequence[str] = ROLES,
@@ -361,7 +348,9 @@ def export_campaign(
     return campaign
 
 
-def set_model_version(connection: Connection, client: Any, project: Project, version: str) -> None:
+def set_model_version(
+    connection: Connection, client: Client, project: Project, version: str
+) -> None:
     """Pre-fill annotations from ``version``'s predictions (they must be imported first)."""
     if project.model_version != version:
         call(connection, client.projects.update, id=project.id, model_version=version)

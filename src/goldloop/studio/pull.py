@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from goldloop.files.atomic import atomic_write_together, json_text
 from goldloop.files.beside import verification_path
@@ -39,9 +39,12 @@ from goldloop.studio.mirror import (
 )
 from goldloop.text.parsing import Parsing
 
+if TYPE_CHECKING:
+    from goldloop.studio.connection import Client
+
 
 def export_tasks(
-    connection: Connection, client: Any, name: str
+    connection: Connection, client: Client, name: str
 ) -> tuple[list[str], list[dict[str, Any]]]:
     """All tasks of ``name`` and ``name-double`` (when it exists), with predictions and emails."""
     found = projects.find_projects(connection, client, [name, double_name(name)])
@@ -118,7 +121,7 @@ def anchor(documents: Sequence[Document], kb: KB, parsing: Parsing = Parsing()) 
 
 def pull(
     connection: Connection,
-    client: Any,
+    client: Client,
     name: str,
     kb: KB,
     out: Path,

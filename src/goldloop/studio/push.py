@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from goldloop.errors import GoldloopError
 from goldloop.formats.gold import Document, Hit, read_gold
@@ -34,6 +34,9 @@ from goldloop.studio.label_config import (
 )
 from goldloop.studio.review import Prediction, review_tag, task_predictions
 from goldloop.text.parsing import Parsing
+
+if TYPE_CHECKING:
+    from goldloop.studio.connection import Client
 
 BATCH_SIZE = projects.BATCH_SIZE
 DOUBLE_ROLE = "double"
@@ -101,7 +104,7 @@ class PushReport:
 
 def push(
     connection: Connection,
-    client: Any,
+    client: Client,
     documents: Sequence[Document],
     name: str,
     kb: KB,
@@ -196,7 +199,7 @@ def build_tasks(
 
 def _push_project(
     connection: Connection,
-    client: Any,
+    client: Client,
     project: projects.Project,
     documents: list[Document],
     kb: KB,
@@ -237,7 +240,7 @@ def _push_project(
 
 def _add_predictions(
     connection: Connection,
-    client: Any,
+    client: Client,
     project: projects.Project,
     documents: list[Document],
     existing: dict[str, projects.ExistingTask],

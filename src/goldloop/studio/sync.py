@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from goldloop.errors import GoldloopError
 from goldloop.formats.gold import Document
@@ -18,6 +18,9 @@ from goldloop.studio.pull import pull
 from goldloop.studio.push import Candidates, PushReport, push
 from goldloop.studio.review import review_tag
 from goldloop.text.parsing import Parsing
+
+if TYPE_CHECKING:
+    from goldloop.studio.connection import Client
 
 
 class PrefillChange(GoldloopError):
@@ -41,7 +44,7 @@ class SyncReport:
 
 def sync(
     connection: Connection,
-    client: Any,
+    client: Client,
     documents: Sequence[Document],
     name: str,
     kb: KB,
@@ -65,7 +68,7 @@ def sync(
 
 
 def check_prefill(
-    connection: Connection, client: Any, name: str, a: Candidates | None, b: Candidates | None
+    connection: Connection, client: Client, name: str, a: Candidates | None, b: Candidates | None
 ) -> None:
     """Raise :class:`PrefillChange` when a pushed project pre-fills from another review tag."""
     given = review_tag(a.tag, b.tag if b else None) if a else None

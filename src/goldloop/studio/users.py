@@ -17,10 +17,13 @@ import urllib.parse
 import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from goldloop.errors import GoldloopError
 from goldloop.studio.connection import Connection, StudioError, call
+
+if TYPE_CHECKING:
+    from goldloop.studio.connection import Client
 
 SIGNUP_PATH = "/user/signup/"
 FORM_TIMEOUT_S = 30.0
@@ -46,7 +49,7 @@ def signup_emails(emails: Sequence[str]) -> list[str]:
     return wanted
 
 
-def add_users(connection: Connection, client: Any, emails: Sequence[str]) -> list[StudioUser]:
+def add_users(connection: Connection, client: Client, emails: Sequence[str]) -> list[StudioUser]:
     """Sign each e-mail up (those already users are left as they are) and check they exist."""
     wanted = signup_emails(emails)
     existing = _emails(connection, client)
@@ -71,7 +74,7 @@ def add_users(connection: Connection, client: Any, emails: Sequence[str]) -> lis
     return done
 
 
-def _emails(connection: Connection, client: Any) -> set[str]:
+def _emails(connection: Connection, client: Client) -> set[str]:
     return {str(user.email).lower() for user in call(connection, client.users.list)}
 
 

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import base64
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from goldloop.errors import SettingError
 from goldloop.studio import project as projects
 from goldloop.studio.connection import Connection, StudioError, call, call_delete, call_once
+
+if TYPE_CHECKING:
+    from goldloop.studio.connection import Client
 
 ACTIONS = ("ANNOTATION_CREATED", "ANNOTATIONS_CREATED", "ANNOTATION_UPDATED", "ANNOTATIONS_DELETED")
 
@@ -51,7 +54,7 @@ def basic_auth_header(user: str, password: str) -> dict[str, str]:
 
 def register_webhooks(
     connection: Connection,
-    client: Any,
+    client: Client,
     titles: list[str],
     backend_url: str,
     headers: dict[str, str] | None = None,

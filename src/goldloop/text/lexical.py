@@ -14,7 +14,7 @@ from goldloop.text.nlp import detect_mentions
 if TYPE_CHECKING:
     from spacy.tokens import Doc
 
-    from goldloop.text.nlp import Mention
+    from goldloop.text.nlp import DetectedMention
 
 
 class LexicalAnnotator:
@@ -33,5 +33,5 @@ class LexicalAnnotator:
     def tag(self) -> str:
         return f"lexical@{self.kb.tag}"
 
-    def mentions(self, doc: Doc) -> list[Mention]:
+    def mentions(self, doc: Doc) -> list[DetectedMention]:
         return detect_mentions(doc, self.kb)

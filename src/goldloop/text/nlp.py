@@ -74,7 +74,7 @@ MAX_GAP = 2
 
 
 @dataclass(frozen=True)
-class Mention:
+class DetectedMention:
     """A detected KB mention ``[a, b)``: ``entity_id`` canonical, ``label`` the KB label matched.
 
     Not the core :class:`goldloop.formats.mention.Mention`: detection sees a parsed text, not a
@@ -392,7 +392,7 @@ def _kb_index(kb: KB, model: str) -> _KBIndex:
         return index
 
 
-def detect_mentions(doc: Doc, kb: KB) -> list[Mention]:
+def detect_mentions(doc: Doc, kb: KB) -> list[DetectedMention]:
     """KB mentions in a parsed document, in text order, one label per site (module docstring)."""
     model = pipeline_of(doc)
     index = _kb_index(kb, model)
@@ -434,7 +434,7 @@ def detect_many(
     parsing: Parsing = Parsing(),
     n_process: int = 1,
     batch_size: int = 32,
-) -> list[list[Mention]]:
+) -> list[list[DetectedMention]]:
     """:func:`detect_mentions` over many texts, each parsed once (:func:`parse_many`)."""
     return [
         detect_mentions(doc, kb)
@@ -528,13 +528,13 @@ def _one_per_site(candidates: list[_Candidate]) -> list[_Candidate]:
     return sorted(kept, key=lambda c: c.start)
 
 
-def _mention(doc: Doc, kb: KB, candidate: _Candidate) -> Mention:
+def _mention(doc: Doc, kb: KB, candidate: _Candidate) -> DetectedMention:
     span = doc[candidate.start : candidate.end + 1]
     a = span.start_char
     b = span.end_char
     relation = candidate.pattern.relation
     folded = kb.fold(relation.entity_id, candidate.direction)
-    return Mention(
+    return DetectedMention(
         a=a,
         b=b,
         surface=span.text,
@@ -547,8 +547,8 @@ def _mention(doc: Doc, kb: KB, candidate: _Candidate) -> Mention:
 
 __all__ = [
     "DETECTOR_VERSION",
+    "DetectedMention",
     "LabelForm",
-    "Mention",
     "detect_many",
     "detect_mentions",
     "is_passive",

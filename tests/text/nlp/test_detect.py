@@ -11,7 +11,7 @@ from spacy.language import Language
 
 from goldloop.kb import KB
 from goldloop.text.nlp import (
-    Mention,
+    DetectedMention,
     detect_many,
     detect_mentions,
     is_verb_predicate_label,
@@ -150,7 +150,7 @@ def test_adjectival_participle_is_a_passive_site(nlp: Language, kb: KB) -> None:
 
 def test_mentions_are_frozen_dataclasses(nlp: Language, kb: KB) -> None:
     (mention,) = detect_mentions(nlp("TNF induces apoptosis."), kb)
-    assert mention == Mention(4, 11, "induces", "PEL.000017", "induces", "forward", True)
+    assert mention == DetectedMention(4, 11, "induces", "PEL.000017", "induces", "forward", True)
     with pytest.raises(AttributeError):
         mention.a = 0  # type: ignore[misc]
 
