@@ -113,9 +113,10 @@ def _auto_annotation_on(driver: Any) -> None:
     from selenium.webdriver.common.by import By
 
     toggle = "[data-testid=bottombar-auto-annotation-toggle]"
-    found = _wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, toggle))
-    if not found.is_selected():
-        driver.execute_script("arguments[0].click()", found)
+    # Each step finds the toggle again: the bottom bar re-renders while the task loads.
+    if not _wait(driver, lambda d: [d.find_element(By.CSS_SELECTOR, toggle).is_selected()])[0]:
+        _wait(driver, lambda d: d.execute_script(
+            "arguments[0].click()", d.find_element(By.CSS_SELECTOR, toggle)) or True)  # fmt: skip
     _wait(driver, lambda d: d.find_element(By.CSS_SELECTOR, toggle).is_selected())
 
 

@@ -264,8 +264,10 @@ def test_instructions_open_before_the_first_task(
         (b for b in d.find_elements(By.CSS_SELECTOR, "button") if b.text == "Label All Tasks"),
         None,
     )).click()  # fmt: skip
+    # The page's own rendering of its text (innerText): Selenium's visible-text reading
+    # sometimes leaves out a bold word of the modal ("0.50") while the modal settles.
     text = _wait(browser, lambda d: (lambda t: t if "Labeling Instructions" in t else None)(
-        d.find_element(By.TAG_NAME, "body").text))  # fmt: skip
+        d.execute_script("return document.body.innerText")))  # fmt: skip
     for says in (
         "Accept when relation, direction and words are right: leave it as it is.",
         "click it, then press Backspace or the trash icon.",
