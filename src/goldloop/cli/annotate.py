@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from goldloop.llm.pricing import PriceTable
 
 
+# Long only by its signature: typer reads each option from it (the body is under 80 lines).
 def annotate(
     ctx: typer.Context,
     sample: Annotated[
@@ -158,7 +159,6 @@ def annotate(
 ) -> None:
     """Pre-annotate documents: the model quotes surfaces, goldloop resolves and checks them."""
     from goldloop.formats.documents import input_files
-    from goldloop.formats.gold import write_gold
     from goldloop.llm import choose_annotator, make_annotator
     from goldloop.llm.annotate import select_documents
     from goldloop.llm.pricing import prices_path
@@ -218,6 +218,13 @@ def annotate(
         table,
         Parsing.from_settings(env),
     )
+    _settle(out, source, run, annotator.tag, len(documents), force)
+
+
+def _settle(out: Path, source: Path, run: AnnotationRun, tag: str, asked: int, force: bool) -> None:
+    """Write the gold and its report, or refuse to, as settle_output rules for failed requests."""
+    from goldloop.formats.gold import write_gold
+
     report_file = report_path(out)
     # A cut-off or unparsable answer leaves its document out as a failed request does: exit 3,
     # or 4 with nothing written when no document was answered (cron must tell it from success).
@@ -229,8 +236,8 @@ def annotate(
         _print_summary(run.report, out, report_file)
 
     llm_options.settle_output(
-        label=f"annotate ({annotator.tag})",
-        asked=len(documents),
+        label=f"annotate ({tag})",
+        asked=asked,
         errors=[
             f"{f.doc_id}: {'' if f.failure.reason == FAILED else f.failure.reason + ': '}"
             f"{f.failure.detail}"

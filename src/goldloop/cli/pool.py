@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from goldloop.scoring.design import CorpusFigures
 
 
+# Long only by its signature: typer reads each option from it (the body is under 80 lines).
 def pool(
     runs: Annotated[
         list[str],

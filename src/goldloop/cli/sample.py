@@ -32,6 +32,7 @@ DEFAULTS = SampleSettings()
 GATE = GateSettings()
 
 
+# Long only by its signature: typer reads each option from it (the body is under 80 lines).
 def sample(
     ctx: typer.Context,
     corpus: Annotated[
