@@ -167,7 +167,7 @@ def test_category_pairs_read_in_one_pass_equal_each_rule_applied_alone(kb: KB) -
     ``fold_answer``: a symmetric relation agrees in any direction, others where both give one."""
     from goldloop.scoring.agreement import SpanPair, category_pairs
     from goldloop.scoring.folding import fold_answer
-    from goldloop.scoring.span_agreement import Labeller
+    from goldloop.scoring.span_table import Labeller
 
     rng = random.Random(4)
     ids = [r.entity_id for r in kb]
@@ -221,7 +221,7 @@ def test_report_pairs_and_kappas_equal_the_matchers_pair_by_pair(kb: KB, seed: i
     from collections import Counter
 
     from goldloop.scoring.agreement import category_pairs, pair_spans
-    from goldloop.scoring.span_agreement import Labeller
+    from goldloop.scoring.span_table import Labeller
 
     rng = random.Random(seed)
     ids = [*[r.entity_id for r in kb][:40], NONE, "forward", "NOT.AN.ID"]

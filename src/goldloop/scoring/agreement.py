@@ -25,13 +25,12 @@ from goldloop.scoring.bootstrap import ratio
 from goldloop.scoring.design import CorpusFigures, Design, corpus_figures
 from goldloop.scoring.matching import match_spans
 from goldloop.scoring.span_agreement import (
-    Labeller,
     SpanAgreement,
-    SpanTable,
     headline_counts,
     headline_f1,
     span_agreement,
 )
+from goldloop.scoring.span_table import Labeller, SpanTable
 
 NONE = "∅"
 
