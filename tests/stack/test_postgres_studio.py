@@ -137,23 +137,20 @@ def test_the_team_how_to_a_second_person_logs_in_from_another_address(
     line = _how_to_command("socat").removesuffix(" &").replace("SERVER_ADDRESS", "127.0.0.2")
     line = line.replace("LISTEN:8080", f"LISTEN:{outside}").replace(":8080", f":{port}")
     forwarder = subprocess.Popen(line.split(), stdout=subprocess.DEVNULL)
-    driver = None
     try:
         wait_for_port(outside, forwarder, host="127.0.0.2")
-        driver = chromium()
-        url = f"http://127.0.0.2:{outside}"
-        driver.get(f"{url}/user/login/")
-        driver.find_element(By.NAME, "email").send_keys(email)
-        driver.find_element(By.NAME, "password").send_keys(password)
-        driver.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
-        # Signed in: Label Studio leaves the login page for its home page, at the same address.
-        WebDriverWait(driver, 60).until_not(expected_conditions.url_contains("/user/login"))
-        assert driver.current_url.startswith(f"{url}/"), driver.current_url
-        # Signed in as that person, through the other address: the API says who it is.
-        driver.get(f"{url}/api/current-user/whoami")
-        assert email in driver.page_source
+        with chromium("1280,900") as driver:
+            url = f"http://127.0.0.2:{outside}"
+            driver.get(f"{url}/user/login/")
+            driver.find_element(By.NAME, "email").send_keys(email)
+            driver.find_element(By.NAME, "password").send_keys(password)
+            driver.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+            # Signed in: Label Studio leaves the login page for its home page, at the same address.
+            WebDriverWait(driver, 60).until_not(expected_conditions.url_contains("/user/login"))
+            assert driver.current_url.startswith(f"{url}/"), driver.current_url
+            # Signed in as that person, through the other address: the API says who it is.
+            driver.get(f"{url}/api/current-user/whoami")
+            assert email in driver.page_source
     finally:
-        if driver is not None:
-            driver.quit()
         forwarder.terminate()
         forwarder.wait(timeout=10)
