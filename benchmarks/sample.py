@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from goldloop.kb import KB, load_kb
-from goldloop.sample.batch import SampleSettings
+from goldloop.sample.batch_record import SampleSettings
 from goldloop.sample.run import run_sample
 from goldloop.settings import Settings
 from goldloop.text import parse_cache

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from goldloop.kb import load_kb
-from goldloop.sample.batch import SampleSettings
+from goldloop.sample.batch_record import SampleSettings
 from goldloop.sample.corpus import CorpusColumns, read_corpus, texts_for
 from goldloop.sample.gate import Gate, GateSettings
 from goldloop.sample.mentions import detect_here

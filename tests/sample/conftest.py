@@ -12,7 +12,7 @@ import goldloop.text.nlp
 from goldloop.formats.gold import Document, Hit, write_gold
 from goldloop.kb import KB
 from goldloop.sample import read_documents
-from goldloop.sample.batch import SampleSettings
+from goldloop.sample.batch_record import SampleSettings
 from goldloop.sample.run import run_sample
 from goldloop.settings import DEMO_CORPUS
 

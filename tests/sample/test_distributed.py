@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from goldloop.kb import KB
-from goldloop.sample.batch import SampleSettings
+from goldloop.sample.batch_record import SampleSettings
 from goldloop.sample.mentions import detect_here
 from goldloop.sample.pool import POOL_FILE, POOL_META
 from goldloop.sample.run import run_sample

@@ -16,7 +16,7 @@ import statistics
 
 import pytest
 
-from goldloop.sample.batch import SampleSettings
+from goldloop.sample.batch_record import SampleSettings
 from goldloop.sample.corpus import CorpusRecord
 from goldloop.sample.phase1 import first_in_order, order_key
 from goldloop.sample.pool import PoolDoc, PoolMention

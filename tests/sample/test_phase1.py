@@ -16,7 +16,7 @@ import goldloop.text.nlp
 from goldloop.errors import GoldloopError
 from goldloop.kb import KB
 from goldloop.sample import read_manifest
-from goldloop.sample.batch import SampleSettings
+from goldloop.sample.batch_record import SampleSettings
 from goldloop.sample.phase1 import order_key
 from goldloop.sample.pool import POOL_META, read_pool_rows
 from goldloop.sample.run import run_sample

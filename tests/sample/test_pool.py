@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from goldloop.kb import KB, load_kb
-from goldloop.sample.batch import SampleSettings
+from goldloop.sample.batch_record import SampleSettings
 from goldloop.sample.gate import GateSettings
 from goldloop.sample.pool import POOL_META
 from goldloop.sample.run import run_sample

@@ -14,7 +14,7 @@ import pytest
 from goldloop.errors import GoldloopError
 from goldloop.kb import KB
 from goldloop.sample import read_documents, read_manifest
-from goldloop.sample.batch import SampleSettings, StrataBoundaries, StratumDraw
+from goldloop.sample.batch_record import SampleSettings, StrataBoundaries, StratumDraw
 from goldloop.sample.gate import GateSettings
 from goldloop.sample.pool import POOL_FILE
 from goldloop.sample.run import run_sample

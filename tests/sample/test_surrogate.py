@@ -12,7 +12,7 @@ import pytest
 from goldloop.errors import GoldloopError
 from goldloop.kb import KB
 from goldloop.sample import read_documents, read_manifest
-from goldloop.sample.batch import SampleSettings, report_path
+from goldloop.sample.batch_record import SampleSettings, report_path
 from goldloop.sample.pool import PoolDoc
 from goldloop.sample.run import run_sample
 from goldloop.sample.strata import Boundaries

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from goldloop.formats.gold import Document
-from goldloop.sample.batch import SampleSettings
+from goldloop.sample.batch_record import SampleSettings
 from goldloop.sample.mentions import PoolMention
 from goldloop.sample.pool import PoolDoc
 from goldloop.sample.run import draw_batch

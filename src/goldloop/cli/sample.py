@@ -21,12 +21,12 @@ from goldloop.cli.common import (
 )
 from goldloop.errors import GoldloopError
 from goldloop.files.atomic import atomic_write_json
-from goldloop.sample.batch import SampleSettings
+from goldloop.sample.batch_record import SampleSettings
 from goldloop.sample.gate import GateSettings
 from goldloop.sample.phase1 import AUTO_MULTIPLE
 
 if TYPE_CHECKING:
-    from goldloop.sample.batch import SampleResult
+    from goldloop.sample.batch_record import SampleResult
 
 DEFAULTS = SampleSettings()
 GATE = GateSettings()

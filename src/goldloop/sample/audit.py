@@ -26,7 +26,7 @@ from goldloop.files.atomic import atomic_write_bytes, atomic_write_json
 from goldloop.formats.gold import read_gold
 from goldloop.formats.sampledir import ManifestRow, read_documents, read_manifest
 from goldloop.kb import KB
-from goldloop.sample.batch import report_path
+from goldloop.sample.batch_record import report_path
 from goldloop.sample.corpus import CorpusRecord, text_sha1
 from goldloop.sample.gate import Gate, GateSettings
 from goldloop.sample.pool import POOL_FILE, read_pool_rows

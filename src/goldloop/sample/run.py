@@ -23,7 +23,7 @@ from goldloop.files import jsonl
 from goldloop.files.atomic import atomic_write_json
 from goldloop.formats.sampledir import MANIFEST, ManifestRow, append_batch, read_manifest
 from goldloop.kb import KB
-from goldloop.sample.batch import (
+from goldloop.sample.batch_record import (
     DrawCounts,
     KbUsed,
     Phase1Report,

@@ -22,7 +22,7 @@ from goldloop import __version__
 from goldloop.errors import DesignRefused, GoldloopError
 from goldloop.formats.labelstudio.tasks import Campaign
 from goldloop.kb import KB
-from goldloop.sample.batch import report_path
+from goldloop.sample.batch_record import report_path
 from goldloop.sample.stats import dataset_stats
 from goldloop.scoring.effect import FIGURES as EFFECT_FIGURES
 from goldloop.scoring.runner import ScoreOptions, score_files

@@ -21,7 +21,7 @@ from goldloop.kb import KB
 from goldloop.llm import annotator_from_env, make_annotator
 from goldloop.llm.annotate import annotate_documents, select_documents
 from goldloop.sample import read_documents
-from goldloop.sample.batch import SampleSettings
+from goldloop.sample.batch_record import SampleSettings
 from goldloop.sample.run import run_sample
 from goldloop.settings import Settings
 from goldloop.studio import server

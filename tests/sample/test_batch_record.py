@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from goldloop.errors import SettingError
-from goldloop.sample.batch import (
+from goldloop.sample.batch_record import (
     DrawCounts,
     SampleSettings,
     StrataBoundaries,
