@@ -178,3 +178,17 @@ def test_a_function_over_80_lines_says_why() -> None:
             ):
                 unexplained.append(f"{path.relative_to(REPO)}:{node.lineno} {node.name}")
     assert not unexplained
+
+
+LONGEST_FILE = 600
+
+
+def test_no_module_is_over_600_lines() -> None:
+    """A module past 600 lines holds more than one idea: split it by idea, as regimes' result
+    sections went to ``scoring.score_result``."""
+    long = [
+        f"{path.relative_to(REPO)}: {n} lines"
+        for path in sorted((REPO / "src" / "goldloop").rglob("*.py"))
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > LONGEST_FILE
+    ]
+    assert not long

@@ -200,34 +200,3 @@ def test_exact_headline_equals_the_exact_schema_of_the_nervaluate_package(seed: 
     assert detection["n_matched"] == exact["correct"]
     assert detection["precision"] == pytest.approx(exact["precision"])
     assert detection["recall"] == pytest.approx(exact["recall"])
-
-
-def test_a_result_keeps_its_json_keys_in_order(gold_file: Path, kb: KB) -> None:
-    """The typed result writes the keys score has always written, in the same order."""
-    result = _score(gold_file, [row(0, "binds to", "PEL.000003")], kb)
-    assert list(result) == [
-        "system", "path", "regime", "match_mode", "inputs", "detection",
-        "detection_seed_compatible", "direction", "schemas", "slices", "intervals", "corpus",
-    ]  # fmt: skip
-    assert list(result["inputs"]) == [
-        "format", "rows", "scored", "malformed", "unmapped_by_id_bridge",
-    ]  # fmt: skip
-    assert list(result["direction"]) == ["n_comparable", "n_correct", "accuracy"]
-    assert next(iter(result["detection_seed_compatible"])) == "scorer"
-    assert next(iter(result["schemas"])) == "engine"
-    linking = _score(gold_file, [], kb, regime="linking-only")
-    assert list(linking)[5:] == ["linking", "direction", "slices", "intervals", "corpus"]
-    assert list(linking["linking"]) == [
-        "n_gold", "n_answered", "abstentions", "n_correct", "accuracy_overall",
-        "accuracy_on_predicted", "coverage", "unaligned_predictions",
-    ]  # fmt: skip
-    assert list(linking["direction"]) == ["n_comparable", "n_correct", "accuracy"]
-    figures = ["accuracy_on_found", "accuracy_overall"]
-    counts = ["n_gold", "n_found", "n_correct"]
-    relation = next(iter(result["slices"]["relation"].values()))
-    assert list(relation) == ["label", *counts, "recall", *figures]
-    role = next(iter(linking["slices"]["role"].values()))
-    assert list(role) == [*counts, "coverage", *figures]
-    rows = [row(0, "binds to", "PEL.000003")]
-    bootstrapped = _score(gold_file, rows, kb, bootstrap=20, seed=0)["slices"]["anchoring"]
-    assert {tuple(s) for s in bootstrapped.values()} == {(*counts, "recall", *figures, "intervals")}

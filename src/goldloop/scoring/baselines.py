@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from goldloop.llm import Provider
     from goldloop.llm.encoder import Encoder
     from goldloop.scoring.design import Design
-    from goldloop.scoring.regimes import BaselineReport
+    from goldloop.scoring.score_result import BaselineReport
 
 BASELINES = ("lexical", "encoder", "llm")
 # Which regimes each baseline is scored in.
