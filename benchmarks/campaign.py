@@ -17,8 +17,8 @@ model load, printed beside; their output goes to ``commands.log`` in the work di
 total adds goldloop's own commands without the provider's latency (annotate runs once more at
 zero latency from the parse cache as it was after sampling), Label Studio's start-up and the
 simulated annotator, in wall time (the target's measure) and in CPU time (this process and its
-parse workers, plus Label Studio's server during push, curate and pull). Target: a wall time of at
-most 1.3× one spaCy ``nlp.pipe`` pass over the eligible pool (same model, pipes and batch size, one
+parse workers, plus Label Studio's server during push, curate and pull). Target (issue 48): a wall
+time of at most 1.1× (moonshot 1.0×) one spaCy ``nlp.pipe`` pass over the eligible pool (same model, pipes and batch size, one
 process), measured here. ``sample`` parses with one process per core unless ``--workers`` says.
 
     .venv/bin/python benchmarks/campaign.py             # the issue's size (3,000 documents)
@@ -68,6 +68,7 @@ from goldloop.text.parsing import Parsing
 from goldloop.text.resolve import find_occurrences
 
 REPO = Path(__file__).resolve().parents[1]
+TARGET = 1.1  # issue 48: the machine wall time over one spaCy pass of the pool
 GENES = (
     "TNF", "IL-6", "STAT3", "SOCS3", "TP53", "MYC", "EGFR", "KRAS", "BRCA1", "VEGF", "mTOR",
     "AKT1", "PTEN", "HIF-1α", "NRF2", "SIRT1", "FOXO3", "JAK2", "IL-1β", "CXCL8", "TGF-β",
@@ -666,7 +667,7 @@ def summary(
     cpu = sum(c for _, c, _ in machine.values())
     ratio = wall / floor[0]
     say(f"machine total, wall: {wall:.1f} s = {ratio:.2f}x the spaCy pass ({floor[0]:.1f} s) "
-        f"(target <= 1.3x) {'OK' if ratio <= 1.3 else 'MISSED'}")  # fmt: skip
+        f"(target <= {TARGET}x) {'OK' if ratio <= TARGET else 'MISSED'}")  # fmt: skip
     say(f"machine total, CPU: {cpu:.1f} s = {cpu / floor[1]:.2f}x the spaCy pass's "
         f"({floor[1]:.1f} s): every process's work, the parse workers' and Label Studio's "
         "included (the target is on wall time)")  # fmt: skip
