@@ -19,7 +19,7 @@ from goldloop.studio.server import Database, StudioServerError
 from tests.backend.conftest import free_port, wait_for_port
 from tests.conftest import Cli, LabelStudioServer, in_ci
 from tests.stack.conftest import SessionDatabase
-from tests.studio.chromium import _missing, chromium
+from tests.studio.chromium import browser_missing, chromium
 from tests.studio.loop_data import ACTIVATES, INHIBITS, TAG_A, TAG_B, write_inputs
 
 pytestmark = pytest.mark.studio
@@ -116,7 +116,7 @@ def test_the_team_how_to_a_second_person_logs_in_from_another_address(
     `goldloop studio users`, the server's port forwarded from another address of the machine by
     the page's own socat line; a second person logs in there in a real browser and is signed in
     as themselves. (127.0.0.2 stands for the server's public address: loopback, this machine.)"""
-    reason = _missing() or (None if shutil.which("socat") else "socat is not installed")
+    reason = browser_missing() or (None if shutil.which("socat") else "socat is not installed")
     if reason:
         if in_ci():
             pytest.fail(f"the team how-to must run in CI: {reason}")

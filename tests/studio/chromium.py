@@ -15,7 +15,7 @@ from tests.conftest import in_ci
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 
 
-def _missing() -> str | None:
+def browser_missing() -> str | None:
     if not (shutil.which(CHROMIUM) and shutil.which(CHROMEDRIVER)):
         return f"no {CHROMIUM} / {CHROMEDRIVER} (apt-get install chromium chromium-driver)"
     try:
@@ -29,7 +29,7 @@ def _missing() -> str | None:
 def chromium(window: str, *, logs: bool = False) -> Iterator[Any]:
     """A headless Chromium of ``window`` size ("W,H"), with its console and network logs when
     ``logs``; skips without one, and fails in CI, where it must run."""
-    reason = _missing()
+    reason = browser_missing()
     if reason:
         if in_ci():
             pytest.fail(f"the browser check must run in CI: {reason}")
