@@ -20,7 +20,7 @@ from goldloop.cli.common import (
     open_kb,
     settings,
 )
-from goldloop.cli.score import BootstrapOption, DesignOption, SeedOption, design_mode
+from goldloop.cli.score import BootstrapOption, DesignOption, SeedOption
 from goldloop.errors import GoldloopError
 from goldloop.files.atomic import atomic_write_json
 from goldloop.kb import KB
@@ -113,7 +113,7 @@ def agree(
             documents,
             others,
             the_kb,
-            lambda shared: read_design(shared, design_mode(design), gold),
+            lambda shared: read_design(shared, design, gold),
             bootstrap,
             seed,
         )
@@ -123,7 +123,7 @@ def agree(
         chart = png or target.with_suffix(".png")
         check_outputs({"--out": target, "--png": chart}, kb_inputs(kb, equivalences))
         found = agreement_of_campaign(
-            ctx, str(studio_project), url, the_kb, design_mode(design), bootstrap, seed
+            ctx, str(studio_project), url, the_kb, design, bootstrap, seed
         )
         report, roles, blind, corpus, double = (
             found.report, found.roles, found.blind, found.corpus, found.double

@@ -27,7 +27,6 @@ from goldloop.cli.score import (
     MatchOption,
     SeedOption,
     check_report_dir,
-    design_mode,
     show_results,
 )
 from goldloop.errors import SettingError
@@ -86,7 +85,7 @@ def baselines(
             raise SettingError("encoder", "the encoder baseline needs a model directory")
         sentence_encoder = Encoder(encoder, cache_dir=settings(ctx).home / "encoder")
     documents = read_scored_gold(gold, knowledge)
-    the_design = read_design(documents, design_mode(design), gold)
+    the_design = read_design(documents, design, gold)
     with (
         llm_options.exit_130_on_ctrl_c(linker),
         Progress(console=err_console, transient=True) as bars,

@@ -11,27 +11,23 @@ from goldloop.cli.common import (
     EquivalencesOption,
     KbOption,
     check_outputs,
+    choice_option,
     console,
     kb_inputs,
     key_value_table,
     open_kb,
     read_beside,
 )
-from goldloop.errors import GoldloopError
 from goldloop.files.atomic import atomic_write_json
 from goldloop.files.beside import report_path, verification_path
 from goldloop.interchange import EXPORT_FORMATS, IMPORT_FORMATS
 
 
-def _format(value: str, known: tuple[str, ...]) -> str:
-    if value not in known:
-        raise GoldloopError(f"--format {value!r}: unknown format (known: {', '.join(known)})")
-    return value
-
-
 def export(
     gold: Annotated[Path, typer.Option("--gold", help="Gold JSON to export.")],
-    fmt: Annotated[str, typer.Option("--format", help=f"One of {', '.join(EXPORT_FORMATS)}.")],
+    fmt: Annotated[
+        str, choice_option("--format", choices=EXPORT_FORMATS, help="The format to write.")
+    ],
     out: Annotated[
         Path,
         typer.Option("--out", "-o", help="Output file (a folder of .txt/.ann files for brat)."),
@@ -49,7 +45,6 @@ def export(
     )
     from goldloop.interchange.spans import FormatError
 
-    fmt = _format(fmt, EXPORT_FORMATS)
     verification = read_verification(gold)
     documents = read_gold(gold, open_kb(kb, equivalences)).documents
     outputs = {"--out": out}
@@ -77,7 +72,9 @@ def export(
 
 
 def import_(
-    fmt: Annotated[str, typer.Option("--format", help=f"One of {', '.join(IMPORT_FORMATS)}.")],
+    fmt: Annotated[
+        str, choice_option("--format", choices=IMPORT_FORMATS, help="The corpus's format.")
+    ],
     source: Annotated[
         Path, typer.Option("--in", help="Corpus file (a folder of .txt/.ann files for brat).")
     ],
@@ -99,7 +96,6 @@ def import_(
     from goldloop.interchange import ImportReport, import_corpus
     from goldloop.interchange.spans import read_type_map
 
-    fmt = _format(fmt, IMPORT_FORMATS)
     report = report_path(out)
     check_outputs(
         {"--out": out, "--out (report)": report},

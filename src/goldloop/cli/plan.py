@@ -13,14 +13,16 @@ from goldloop.cli.common import (
     KbOption,
     UrlOption,
     check_outputs,
+    choice_option,
     console,
     figures_table,
     key_value_table,
     open_kb,
     open_studio,
 )
-from goldloop.cli.score import PreAnnotationsOption, SurrogateOption, surrogate_files
+from goldloop.cli.score import MatchOption, PreAnnotationsOption, SurrogateOption, surrogate_files
 from goldloop.errors import GoldloopError, SettingError
+from goldloop.scoring.modes import METRICS
 
 PLAN_FILE = Path("plan.json")
 DEFAULT_METRIC = "f1"
@@ -37,7 +39,7 @@ def plan(
         str, typer.Option("--system", help="NAME=PATH of the predictions whose figure to narrow.")
     ],
     metric: Annotated[
-        str, typer.Option("--metric", help="f1, precision, recall or entity_accuracy (corpus).")
+        str, choice_option("--metric", choices=tuple(METRICS), help="The corpus figure to narrow.")
     ] = DEFAULT_METRIC,
     half_width: Annotated[
         float | None,
@@ -67,9 +69,7 @@ def plan(
         float | None,
         typer.Option("--usd-per-document", min=0, help="Pre-annotation cost per document."),
     ] = None,
-    match: Annotated[str, typer.Option("--match", help="Span matching: overlap or exact.")] = (
-        "overlap"
-    ),
+    match: MatchOption = "overlap",
     surrogate: SurrogateOption = None,
     pre_annotations: PreAnnotationsOption = None,
     out: Annotated[Path, typer.Option("--out", "-o", help="The plan file to write.")] = PLAN_FILE,
@@ -81,11 +81,9 @@ def plan(
     `sample --extend --plan`."""
     from goldloop.cli.named import named_files
     from goldloop.sample.planned import describe, sample_state
-    from goldloop.scoring.plan import METRICS, BudgetTooSmall, NoEffortRecord, Target, plan_batch
+    from goldloop.scoring.plan import BudgetTooSmall, NoEffortRecord, Target, plan_batch
     from goldloop.scoring.score_files import read_scored_gold
 
-    if metric not in METRICS:
-        raise SettingError("metric", f"must be one of {', '.join(METRICS)}, got {metric!r}")
     if (half_width is None) == (budget_minutes is None):
         raise GoldloopError("give one target: --half-width or --budget-minutes")
     if half_width is not None and not 0 < half_width < 1:

@@ -18,7 +18,7 @@ from goldloop.cli.common import (
     open_kb,
 )
 from goldloop.cli.named import named_files
-from goldloop.cli.score import DesignOption, design_mode
+from goldloop.cli.score import DesignOption
 from goldloop.errors import GoldloopError
 from goldloop.files.atomic import atomic_write_json
 
@@ -66,7 +66,7 @@ def pool(
     the_kb = open_kb(kb, equivalences)
     docs = read_documents(documents, the_kb)
     outputs = [read_predictions(path, docs, name=name, kb=the_kb) for name, path in named]
-    weights = read_design(docs, design_mode(design), documents)
+    weights = read_design(docs, design, documents)
     report = relative_recall(
         docs, outputs, the_kb, n_bootstrap=bootstrap, seed=seed, design=weights
     )

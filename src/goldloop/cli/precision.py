@@ -22,7 +22,7 @@ from goldloop.cli.common import (
     parsing,
     settings,
 )
-from goldloop.cli.score import BootstrapOption, DesignOption, SeedOption, design_mode
+from goldloop.cli.score import BootstrapOption, DesignOption, SeedOption
 from goldloop.errors import GoldloopError
 from goldloop.files.atomic import atomic_write_files, atomic_write_json
 from goldloop.files.beside import report_path
@@ -292,7 +292,7 @@ def report(
     weights = None
     if documents is not None:
         docs = read_documents(documents)
-        weights = read_design(docs, design_mode(design), documents)
+        weights = read_design(docs, design, documents)
     pulled = None
     if labels is not None:
         hand_labels = read_labels(labels)

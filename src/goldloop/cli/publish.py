@@ -28,7 +28,6 @@ from goldloop.cli.score import (
     PreAnnotationsOption,
     SeedOption,
     SurrogateOption,
-    design_mode,
     surrogate_files,
 )
 from goldloop.cli.status import CapMinutes, IntervalOption, RoundsOption
@@ -84,7 +83,7 @@ def sources(
     inputs = {"--gold": gold, "--sample": sample, **kb_inputs(kb), "--plan": plan,
               "--system": [path for _, path in systems], "--surrogate": surrogate,
               "--pre-annotations": pre_annotations}  # fmt: skip
-    return Sources(ctx, project, gold, sample, systems, bootstrap, seed, design_mode(design),
+    return Sources(ctx, project, gold, sample, systems, bootstrap, seed, design,
                    cap_minutes, url, kb, inputs, parts, plan)  # fmt: skip
 
 

@@ -12,6 +12,7 @@ from goldloop.cli.common import (
     Inputs,
     KbOption,
     check_outputs,
+    choice_option,
     console,
     err_console,
     figures_table,
@@ -21,6 +22,7 @@ from goldloop.cli.common import (
 from goldloop.cli.named import named_files, parse_named
 from goldloop.errors import GoldloopError
 from goldloop.scoring.matching import MATCH_MODES
+from goldloop.scoring.modes import DESIGN_MODES, REGIMES
 from goldloop.scoring.report import (
     NOTHING_ANNOTATED,
     nothing_to_chart,
@@ -38,9 +40,21 @@ GoldOption = Annotated[
         help="Gold JSON (list of documents), a legacy *.gt.json, or a Label Studio export.",
     ),
 ]
-RegimeOption = Annotated[str, typer.Option("--regime", help="end-to-end, linking-only, or both.")]
+RegimeOption = Annotated[
+    str,
+    choice_option(
+        "--regime",
+        choices=(*REGIMES, "both"),
+        help="What to score: spans and ids, ids alone, or both.",
+    ),
+]
 MatchOption = Annotated[
-    str, typer.Option("--match", help="Span matching: overlap (any shared character) or exact.")
+    str,
+    choice_option(
+        "--match",
+        choices=MATCH_MODES,
+        help="Span matching: overlap (any shared character) or exact.",
+    ),
 ]
 BootstrapOption = Annotated[
     int,
@@ -50,12 +64,13 @@ BootstrapOption = Annotated[
 ]
 SeedOption = Annotated[int, typer.Option("--seed", help="Seed of the bootstrap.")]
 EngineOption = Annotated[
-    str, typer.Option("--engine", help=f"Schema counts from: {', '.join(ENGINES)}.")
+    str, choice_option("--engine", choices=ENGINES, help="Where the schema counts come from.")
 ]
 DesignOption = Annotated[
     str,
-    typer.Option(
+    choice_option(
         "--design",
+        choices=DESIGN_MODES,
         help="Corpus figures weight documents by 1/p_incl (use), or equally (ignore).",
     ),
 ]
@@ -112,9 +127,8 @@ def score(
     them, the corpus (design-weighted) figures."""
     from goldloop.scoring.score_files import ScoreOptions, score_files
 
-    options = ScoreOptions(
-        _regimes(regime), _match(match), _engine(engine), bootstrap, seed, design_mode(design)
-    )
+    regimes = REGIMES if regime == "both" else (regime,)
+    options = ScoreOptions(regimes, match, engine, bootstrap, seed, design)
     systems = named_files(system, "--system")
     if not systems:
         raise GoldloopError("give at least one --system NAME=PATH")
@@ -192,34 +206,3 @@ def surrogate_files(
             " and on the surrogate part"
         )
     return None if surrogate is None or pre_annotations is None else (surrogate, pre_annotations)
-
-
-def _regimes(regime: str) -> tuple[str, ...]:
-    from goldloop.scoring.regimes import REGIMES
-
-    if regime == "both":
-        return REGIMES
-    if regime not in REGIMES:
-        raise typer.BadParameter(f"--regime must be one of {', '.join(REGIMES)} or both")
-    return (regime,)
-
-
-def design_mode(design: str) -> str:
-    """``--design``'s value, checked."""
-    from goldloop.scoring.design import DESIGN_MODES
-
-    if design not in DESIGN_MODES:
-        raise typer.BadParameter(f"--design must be one of {', '.join(DESIGN_MODES)}")
-    return design
-
-
-def _engine(engine: str) -> str:
-    if engine not in ENGINES:
-        raise typer.BadParameter(f"--engine must be one of {', '.join(ENGINES)}")
-    return engine
-
-
-def _match(match: str) -> str:
-    if match not in MATCH_MODES:
-        raise typer.BadParameter(f"--match must be one of {', '.join(MATCH_MODES)}")
-    return match

@@ -24,8 +24,8 @@ import numpy as np
 from goldloop.errors import DesignRefused, GoldloopError, SettingError
 from goldloop.formats.gold import Document
 from goldloop.scoring.bootstrap import document_bootstrap, ratio
+from goldloop.scoring.modes import DESIGN_MODES
 
-DESIGN_MODES = ("use", "ignore")
 NO_DESIGN = "no corpus figures: the gold carries no p_incl (the sampler's inclusion probability)"
 # The smallest p_incl taken: one document in 10^12, far below any corpus a sampler draws from.
 # A p_incl inside (0, 1] but smaller would give a weight 1/p_incl, or weighted sums of counts,

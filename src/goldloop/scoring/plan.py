@@ -1,6 +1,6 @@
 """The next batch: where it narrows a corpus figure's interval most per annotator-minute.
 
-Every figure a plan aims at is a ratio of design-weighted per-document counts (:data:`METRICS`:
+Every figure a plan aims at is a ratio of design-weighted per-document counts (:data:`goldloop.scoring.modes.METRICS`:
 F1 = 2·matched / (gold + predicted), precision, recall, entity accuracy). Its linearisation
 ``u_i = (a_i − R·b_i) / b̄`` (``b̄`` the weighted mean denominator) makes the ratio's variance that
 of a weighted total, estimated within each stratum × batch cell as the bootstrap resamples
@@ -37,17 +37,11 @@ from goldloop.scoring.bootstrap import ratio
 from goldloop.scoring.confseq import TUNED_AT, anytime_half_width, fixed_half_width
 from goldloop.scoring.design import NO_DESIGN, Design, batch_weights, read_design
 from goldloop.scoring.inputs import SystemPredictions
+from goldloop.scoring.modes import METRICS
 from goldloop.scoring.ppi_corpus import ppi_corpus_figures
 from goldloop.scoring.ppi_inputs import SurrogateParts
 from goldloop.scoring.regimes import E2E_COLUMNS, end_to_end_counts
 
-METRICS: dict[str, tuple[tuple[str, ...], tuple[str, ...], float]] = {
-    # figure: (numerator columns, denominator columns, numerator factor)
-    "f1": (("matched",), ("gold", "predicted"), 2.0),
-    "precision": (("matched",), ("predicted",), 1.0),
-    "recall": (("matched",), ("gold",), 1.0),
-    "entity_accuracy": (("id_correct",), ("id_comparable",), 1.0),
-}
 DEFENSIVE_SHARE = 0.2
 """Share of a batch's minutes spent as the proportional design spends them."""
 MIN_TIMED = 3

@@ -26,6 +26,7 @@ from goldloop.scoring.detection import GroundTruthScore, score_seed_compatible
 from goldloop.scoring.folding import direction_agrees, fold_answer
 from goldloop.scoring.inputs import Prediction, SystemPredictions, per_document
 from goldloop.scoring.matching import check_match_mode, match_spans
+from goldloop.scoring.modes import REGIMES
 from goldloop.scoring.ppi_corpus import PpiFigures, ppi_corpus_figures
 from goldloop.scoring.ppi_inputs import SurrogateParts
 from goldloop.scoring.schemas import ENGINES
@@ -40,7 +41,6 @@ from goldloop.scoring.score_result import (
     SliceScore,
 )
 
-REGIMES = ("end-to-end", "linking-only")
 NO_ID = "NONE"  # the schema label of a predicted span that carries no id
 # Per-document count columns of each regime (rows of the bootstrap matrix).
 E2E_COLUMNS = (
