@@ -70,18 +70,18 @@ def status_command(
     from goldloop.studio.status import campaign_status
 
     target = out or Path(f"{project}.status.json")
-    studio = open_studio(ctx, {"--out": target}, kb, url)
+    door = open_studio(ctx, {"--out": target}, kb, url)
 
     def refresh() -> Group:
-        campaign = studio.export(project)
-        data = campaign_status(campaign, studio.kb, cap_minutes=cap_minutes).to_dict()
+        campaign = door.export(project)
+        data = campaign_status(campaign, door.kb, cap_minutes=cap_minutes).to_dict()
         line = None
         if plan is not None:
             from goldloop.cli.plan import plan_line
             from goldloop.studio.campaign import verify_campaign
 
-            documents = verify_campaign(campaign, studio.kb).documents
-            line, data["plan"] = plan_line(plan, documents, studio.kb)
+            documents = verify_campaign(campaign, door.kb).documents
+            line, data["plan"] = plan_line(plan, documents, door.kb)
         atomic_write_json(target, data)
         view = status_view(project, data, target)
         return view if line is None else Group(view, Text(line))
@@ -118,8 +118,8 @@ def effort_command(
 
     target = out or Path(f"{project}.effort.json")
     chart = png or Path(f"{project}.effort.png")
-    studio = open_studio(ctx, {"--out": target, "--png": chart}, kb, url)
-    rows = effort_rows(studio.export(project), studio.kb, cap_minutes=cap_minutes)
+    door = open_studio(ctx, {"--out": target, "--png": chart}, kb, url)
+    rows = effort_rows(door.export(project), door.kb, cap_minutes=cap_minutes)
     report = effort_report(rows, cap_minutes=cap_minutes)
     # Written together once the chart is drawn: a chart that fails leaves the last good pair.
     atomic_write_together({target: json_text(report.to_dict()), chart: effort_png(rows)})
