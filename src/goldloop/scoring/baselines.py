@@ -1,6 +1,6 @@
 """Baseline systems on the gold: ``lexical`` (the floor), ``encoder`` and ``llm`` (linking-only).
 
-``lexical`` is the shared mention detector (:func:`goldloop.text.nlp.detect_mentions`): spans and ids
+``lexical`` is the shared mention detector (:func:`goldloop.text.detector.detect_mentions`): spans and ids
 from lemma matches to KB labels, scored end-to-end and linking-only. ``encoder`` embeds each
 span's sentence (the span marked) with a local sentence encoder (:mod:`goldloop.llm.encoder`) and
 takes the canonical relation whose ``label: description`` is nearest by cosine: on the gold spans
@@ -107,7 +107,8 @@ def lexical_baseline(
     progress: Progress | None = None,
 ) -> BaselineRun:
     """Mentions found by the shared detector, one row per mention."""
-    from goldloop.text.nlp import detect_mentions, parse_many  # spaCy: only to run
+    from goldloop.text.detector import detect_mentions  # spaCy: only to run
+    from goldloop.text.nlp import parse_many
 
     started = time.perf_counter()
     step = (progress or _silent)("lexical", len(documents))
@@ -139,11 +140,10 @@ def encoder_baseline(
     """Cosine top 1 over the canonical relations, for each gold span (linking-only) and each
     span the lexical detector finds (end-to-end)."""
     from goldloop.llm.encoder import kb_embeddings
-    from goldloop.text.nlp import (  # spaCy loads only when a baseline runs
-        detect_mentions,
-        parse_many,
-        sentence_of,
-    )
+
+    # spaCy loads only when a baseline runs.
+    from goldloop.text.detector import detect_mentions
+    from goldloop.text.nlp import parse_many, sentence_of
 
     started = time.perf_counter()
     relations, vectors = kb_embeddings(encoder, kb)
