@@ -44,8 +44,8 @@ from goldloop.kb import load_kb
 from goldloop.sample.batch_record import SampleSettings
 from goldloop.sample.corpus import CorpusColumns, read_corpus, texts_for
 from goldloop.sample.gate import Gate, GateSettings
-from goldloop.sample.mentions import detect_here
 from goldloop.sample.pool import POOL_FILE, admitted, read_pool_rows
+from goldloop.sample.pool_mentions import detect_here
 from goldloop.sample.run import run_sample
 from goldloop.settings import Settings
 from goldloop.text import parse_cache

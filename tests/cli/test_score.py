@@ -14,7 +14,7 @@ from goldloop.scoring.design import Design
 from goldloop.scoring.ppi_corpus import ppi_corpus_figures
 from goldloop.scoring.regimes import REGIMES
 from goldloop.scoring.report import results_tables
-from goldloop.scoring.runner import ScoreOptions, score_files
+from goldloop.scoring.score_files import ScoreOptions, score_files
 from goldloop.settings import DEMO_CORPUS
 from tests.conftest import LEGACY, Cli, shared_kb
 from tests.scoring.conftest import TEXTS, hit, row, write_gold_file

@@ -75,7 +75,7 @@ def baselines(
     from goldloop.llm.encoder import Encoder
     from goldloop.scoring.baselines import run_baselines
     from goldloop.scoring.design import read_design
-    from goldloop.scoring.runner import read_scored_gold
+    from goldloop.scoring.score_files import read_scored_gold
 
     check_report_dir(
         report_dir, "baseline_results", {"--gold": gold, **kb_inputs(kb, equivalences)}

@@ -85,7 +85,7 @@ def plan(
     from goldloop.cli.named import named_files
     from goldloop.sample.planned import describe, sample_state
     from goldloop.scoring.plan import METRICS, BudgetTooSmall, NoEffortRecord, Target, plan_batch
-    from goldloop.scoring.runner import read_scored_gold
+    from goldloop.scoring.score_files import read_scored_gold
 
     if metric not in METRICS:
         raise SettingError("metric", f"must be one of {', '.join(METRICS)}, got {metric!r}")
@@ -252,7 +252,7 @@ def _labelled(
     surrogate part's documents too when ``files`` (part, pre-annotations) are given."""
     from goldloop.scoring.inputs import read_predictions
     from goldloop.scoring.plan import gold_contributions
-    from goldloop.scoring.surrogate import read_surrogate
+    from goldloop.scoring.ppi_inputs import read_surrogate
 
     parts = None if files is None else read_surrogate(files[0], files[1], documents, kb)
     ours = {d.doc_id for d in documents}

@@ -74,7 +74,7 @@ def judge(
     leaves its mention unchecked, reason ``failed``)."""
     from goldloop.formats.documents import input_files, read_documents
     from goldloop.llm import choose_annotator, make_llm
-    from goldloop.precision.judge import JudgeReport, judge_mentions
+    from goldloop.precision.llm_judge import JudgeReport, judge_mentions
     from goldloop.precision.mentions import system_mentions, write_verdicts
     from goldloop.scoring.inputs import read_predictions
 
@@ -177,7 +177,7 @@ def sample(
     from goldloop.precision.study import check_fit, draw_sample, labelling_rows
     from goldloop.sheets.labelling import SHEET_GLOB, row_sentences, sheet_files
     from goldloop.studio.connection import connect, resolve_connection
-    from goldloop.studio.precision import push_sample
+    from goldloop.studio.precision_project import push_sample
 
     check_outputs(
         {"--out": out, "--sheets": sheets},
@@ -285,7 +285,7 @@ def report(
     from goldloop.precision.study import LabelStudioLabels, corpus_precision, precision_report
     from goldloop.scoring.design import NO_DESIGN, read_design
     from goldloop.studio.connection import connect, resolve_connection
-    from goldloop.studio.precision import pull_labels
+    from goldloop.studio.precision_project import pull_labels
 
     if (labels is None) == (studio_project is None):
         raise GoldloopError("give either --labels FILE or --studio-project NAME")

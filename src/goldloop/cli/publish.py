@@ -152,7 +152,7 @@ class Sources:
         """The plan's standing on the campaign's gold (as ``status --plan`` reads it), else on
         ``--gold``, with its one line."""
         from goldloop.cli.plan import plan_line
-        from goldloop.scoring.runner import read_scored_gold
+        from goldloop.scoring.score_files import read_scored_gold
         from goldloop.studio.campaign import verify_campaign
 
         if campaign is not None:

@@ -113,7 +113,7 @@ def score(
     """Score systems on a gold file: detection P/R/F1, entity accuracy, nervaluate schemas,
     linking-only accuracy and coverage, direction, slices and bootstrap intervals; beside
     them, the corpus (design-weighted) figures."""
-    from goldloop.scoring.runner import ScoreOptions, score_files
+    from goldloop.scoring.score_files import ScoreOptions, score_files
 
     options = ScoreOptions(
         _regimes(regime), _match(match), _engine(engine), bootstrap, seed, design_mode(design)

@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from goldloop.errors import GoldloopError, ServiceError
 from goldloop.kb import KB
-from goldloop.sample.mentions import PoolMention, detect_here
+from goldloop.sample.pool_mentions import PoolMention, detect_here
 from goldloop.text.parsing import Parsing
 
 CHUNK = 32  # texts per task: ~1 s of parsing, against a few ms of scheduling; spreads evenly

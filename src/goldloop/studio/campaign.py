@@ -19,7 +19,7 @@ from goldloop.kb import KB
 from goldloop.scoring.agreement import AgreementReport, agreement, corpus_agreement
 from goldloop.scoring.completeness import Completeness
 from goldloop.scoring.design import CorpusFigures
-from goldloop.studio.agreement import (
+from goldloop.studio.campaign_agreement import (
     DoubleTasks,
     double_completeness,
     double_versions,

@@ -25,9 +25,9 @@ from goldloop.kb import KB
 from goldloop.sample.batch_record import report_path
 from goldloop.sample.stats import dataset_stats
 from goldloop.scoring.effect import FIGURES as EFFECT_FIGURES
-from goldloop.scoring.runner import ScoreOptions, score_files
-from goldloop.studio.agreement import campaign_agreement
-from goldloop.studio.effect import NoBlindDocuments, campaign_effect
+from goldloop.scoring.score_files import ScoreOptions, score_files
+from goldloop.studio.campaign_agreement import campaign_agreement
+from goldloop.studio.campaign_effect import NoBlindDocuments, campaign_effect
 from goldloop.studio.effort import IDLE_CAP_MINUTES, NO_REVIEW, effort_report, effort_rows
 from goldloop.studio.status import campaign_status
 

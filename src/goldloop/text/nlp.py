@@ -80,7 +80,7 @@ class DetectedMention:
     Not the core :class:`goldloop.formats.mention.Mention`: detection sees a parsed text, not a
     document, so there is no ``doc_id``; and ``verbal`` (matched as a verb predicate) is
     detection's own. Its callers place it: a pre-annotation turns it into a gold hit
-    (``llm.decode``), the sampler into a :class:`goldloop.sample.mentions.PoolMention`.
+    (``llm.decode``), the sampler into a :class:`goldloop.sample.pool_mentions.PoolMention`.
     """
 
     a: int

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from goldloop.errors import GoldloopError
-from goldloop.scoring.runner import ScoreOptions, score_files
+from goldloop.scoring.score_files import ScoreOptions, score_files
 from tests.conftest import Cli, shared_kb
 from tests.scoring.conftest import row
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from goldloop.kb import KB
-from goldloop.sample.mentions import PoolMention, detect_here
+from goldloop.sample.pool_mentions import PoolMention, detect_here
 from goldloop.text.nlp import detect_mentions
 
 TEXTS = [

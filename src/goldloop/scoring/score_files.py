@@ -17,10 +17,10 @@ from goldloop.scoring.inputs import (
     read_id_bridge,
     read_predictions,
 )
+from goldloop.scoring.ppi_inputs import SurrogateParts, SurrogateRefused, read_surrogate
 from goldloop.scoring.regimes import score_system
 from goldloop.scoring.report import NOTHING_ANNOTATED
 from goldloop.scoring.score_result import ScoreResult
-from goldloop.scoring.surrogate import SurrogateParts, SurrogateRefused, read_surrogate
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ def score_files(
 ) -> tuple[list[Document], list[ScoreResult]]:
     """Read the gold, each named system file and the id bridges (named for one system, or None
     for every system), and score them. ``surrogate``: the surrogate part's file and the
-    pre-annotation of the gold's documents (``scoring.surrogate``), for ``corpus_ppi``; the
+    pre-annotation of the gold's documents (``scoring.ppi_inputs``), for ``corpus_ppi``; the
     systems' files then hold predictions of both parts."""
     documents = read_scored_gold(gold_path, kb)
     design = read_design(documents, options.design, gold_path)
