@@ -16,8 +16,8 @@ from goldloop.kb import KB
 from goldloop.scoring.agreement import agreement
 from goldloop.scoring.completeness import estimate_completeness
 from goldloop.scoring.design import CorpusFigures
-from goldloop.studio.campaign_agreement import DoubleTasks
 from goldloop.studio.campaign import KappaSection
+from goldloop.studio.campaign_agreement import DoubleTasks
 from goldloop.studio.effort import figures
 from goldloop.studio.status import (
     AnnotatorWork,
