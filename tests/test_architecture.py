@@ -217,3 +217,34 @@ def test_no_module_is_over_600_lines() -> None:
         if (n := len(path.read_text(encoding="utf-8").splitlines())) > LONGEST_FILE
     ]
     assert not long
+
+
+# The CLI's modules that are no command's door: what the doors share.
+CLI_SHARED = {"__init__", "commands", "common", "llm_options", "named"}
+
+
+def test_no_two_library_modules_share_a_name() -> None:
+    """A module's name says what it is in one place only: a newcomer who reads ``agreement``
+    knows which one is meant, and no module is named like a layer's package (``precision``). The
+    CLI's doors are left out, each named after its command (``cli/status.py`` is
+    ``goldloop status``) beside the library module it calls."""
+    package = REPO / "src" / "goldloop"
+    homes: dict[str, list[str]] = {
+        path.parent.name: [f"{path.parent.name}/"] for path in package.glob("*/__init__.py")
+    }
+    for path in sorted(package.rglob("*.py")):
+        parts = path.relative_to(package).with_suffix("").parts
+        if parts[0] != "cli" and parts[-1] != "__init__":
+            homes.setdefault(parts[-1], []).append("/".join(parts))
+    assert {name: where for name, where in homes.items() if len(where) > 1} == {}
+
+
+def test_every_cli_module_is_a_door_or_shared() -> None:
+    """A module in ``goldloop.cli`` is a command's door (a target of ``cli.commands.COMMANDS``)
+    or one the doors share (:data:`CLI_SHARED`): so the doors' names stay their commands'."""
+    from goldloop.cli.commands import COMMANDS
+
+    doors = {entry.target.split(":")[0].removeprefix("goldloop.cli.") for entry in COMMANDS}
+    modules = {path.stem for path in (REPO / "src" / "goldloop" / "cli").glob("*.py")}
+    assert modules - doors - CLI_SHARED == set()
+    assert CLI_SHARED - modules == set()

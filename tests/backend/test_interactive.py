@@ -11,10 +11,10 @@ from typing import Any
 import httpx
 import pytest
 
+from goldloop.backend.config import AnnotatorSpec, BackendSettings
 from goldloop.backend.interactive import KB_SCORE, LLM_SCORE, Suggester, drawn_region
 from goldloop.backend.predictor import Predictor
 from goldloop.backend.protocol import Task
-from goldloop.backend.settings import AnnotatorSpec, BackendSettings
 from goldloop.kb import KB
 from goldloop.studio.label_config import render_label_config
 from goldloop.text.lexical import LexicalAnnotator

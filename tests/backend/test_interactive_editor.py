@@ -35,8 +35,8 @@ from typing import Any
 
 import pytest
 
+from goldloop.backend.config import AnnotatorSpec, BackendSettings
 from goldloop.backend.predictor import Predictor
-from goldloop.backend.settings import AnnotatorSpec, BackendSettings
 from goldloop.formats.gold import Document, read_gold
 from goldloop.kb import KB
 from goldloop.studio.project import find_project

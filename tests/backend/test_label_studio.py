@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from label_studio_sdk.core.api_error import ApiError
 
+from goldloop.backend.config import AnnotatorSpec, BackendSettings
 from goldloop.backend.predictor import Predictor
-from goldloop.backend.settings import AnnotatorSpec, BackendSettings
 from goldloop.kb import KB
 from goldloop.studio.label_config import render_label_config
 from goldloop.text.lexical import LexicalAnnotator

@@ -24,9 +24,9 @@ from typing import Any
 import httpx
 import pytest
 
+from goldloop.backend.config import AnnotatorSpec, BackendSettings
 from goldloop.backend.live import Change, read_event
 from goldloop.backend.predictor import Predictor
-from goldloop.backend.settings import AnnotatorSpec, BackendSettings
 from goldloop.files.beside import verification_path
 from goldloop.formats.gold import Hit
 from goldloop.formats.labelstudio.tasks import campaign_titles

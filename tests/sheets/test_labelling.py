@@ -12,7 +12,7 @@ import pytest
 
 from goldloop.precision.mentions import JudgedMention, write_verdicts
 from goldloop.sheets.labelling import escape
-from goldloop.studio.precision import push_sample
+from goldloop.studio.precision_project import push_sample
 from tests.conftest import Cli
 
 # Astral characters and markdown's own characters around the mentions.

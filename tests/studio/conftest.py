@@ -34,7 +34,7 @@ def campaign(label_studio: Any, kb: KB) -> Campaign:
     return build(label_studio, kb)
 
 
-# --- two people's hits on three texts (test_agreement.py, test_campaign.py) ---
+# --- two people's hits on three texts (test_campaign_agreement.py, test_campaign.py) ---
 
 TEXTS = {
     "pmid:1": "IL-6 activates STAT3 and inhibits SOCS3.",

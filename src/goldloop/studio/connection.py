@@ -19,7 +19,7 @@ import httpx
 from tenacity import retry, retry_if_exception, stop_after_attempt, wait_exponential
 
 from goldloop.errors import ServiceError
-from goldloop.formats.labelstudio.errors import (
+from goldloop.formats.labelstudio.studio_error import (
     StudioError as StudioError,  # re-exported: callers catch it here
 )
 from goldloop.settings import STUDIO_KEY_ENV, STUDIO_URL_ENV, Settings

@@ -18,7 +18,7 @@ import pytest
 from goldloop.files.csvfile import read_csv, table_text
 from goldloop.formats.gold import Document, Hit
 from goldloop.kb import KB
-from goldloop.sheets.review import COLUMNS, SheetError, read_sheet
+from goldloop.sheets.review_sheet import COLUMNS, SheetError, read_sheet
 from tests.conftest import Cli, CliResult, run_goldloop
 from tests.studio.loop_data import (
     ACTIVATES,

@@ -30,8 +30,8 @@ from goldloop.formats.gold import Document, Hit
 from goldloop.formats.labelstudio.tasks import blind_name, curate_name
 from goldloop.kb import KB
 from goldloop.studio.campaign import verify_campaign
+from goldloop.studio.campaign_effect import NoBlindDocuments, blind_documents
 from goldloop.studio.curate import curate
-from goldloop.studio.effect import NoBlindDocuments, blind_documents
 from goldloop.studio.effort import IDLE_CAP_MINUTES
 from goldloop.studio.project import export_campaign, find_project
 from goldloop.studio.push import Candidates, push, task_count
@@ -394,7 +394,7 @@ def test_effect_weighs_pairs_against_the_campaigns_draw_not_the_settled_gold(
     """Batch 0: two blind documents (p_incl 0.5, one mention, 1 minute with candidates and 2
     without). Batch 1: two blind documents (p_incl 0.25, two mentions, 1 minute both ways) and
     four primary documents nobody has annotated yet. The pairs weigh as agree's double documents
-    do (studio.agreement.campaign_design), against all 8 drawn documents, not the 4 settled."""
+    do (studio.campaign_agreement.campaign_design), against all 8 drawn documents, not the 4 settled."""
     docs = [_document(f"e0:{i}", "a", 0.5, 1, 0) for i in range(2)]
     docs += [_document(f"e1:{i}", "a", 0.25, 2, 0, batch=1) for i in range(2)]
     waiting = [

@@ -17,7 +17,13 @@ from goldloop.formats.labelstudio.offsets import from_label_studio, to_label_stu
 from goldloop.precision.mentions import JudgedMention, write_verdicts
 from goldloop.precision.study import labelling_rows
 from goldloop.studio.connection import StudioUnreachable, connect
-from goldloop.studio.precision import LABEL_CONFIG, MODEL_VERSION, pull_labels, push_sample, task_of
+from goldloop.studio.precision_project import (
+    LABEL_CONFIG,
+    MODEL_VERSION,
+    pull_labels,
+    push_sample,
+    task_of,
+)
 from goldloop.studio.project import find_project
 from tests.conftest import Cli
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 from xml.sax.saxutils import quoteattr
 
-from goldloop.formats.labelstudio.errors import StudioError
 from goldloop.formats.labelstudio.offsets import to_label_studio
+from goldloop.formats.labelstudio.studio_error import StudioError
 from goldloop.formats.labelstudio.tasks import Task, cancelled_annotations, completed_annotations
 from goldloop.llm.tasks.judge import CLOSE, OPEN
 from goldloop.precision.mentions import LABELS, Label
