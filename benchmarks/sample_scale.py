@@ -49,7 +49,8 @@ from goldloop.sample.pool_mentions import detect_here
 from goldloop.sample.run import run_sample
 from goldloop.settings import Settings
 from goldloop.text import parse_cache
-from goldloop.text.nlp import detect_mentions, load_nlp, parse_many
+from goldloop.text.detector import detect_mentions
+from goldloop.text.nlp import load_nlp, parse_many
 from goldloop.text.parsing import Parsing
 from sample import iter_documents
 

@@ -138,21 +138,46 @@ def test_the_page_names_every_contract() -> None:
         assert f"**`{contract['id']}`**" in page, contract["id"]
 
 
-def test_no_function_takes_the_label_studio_client_untyped() -> None:
-    """Every ``client`` parameter is typed (``studio.connection.Client``), never ``Any``: the SDK's
-    calls are then checked by mypy."""
-    untyped = []
+def test_label_studio_is_reached_through_one_typed_studio() -> None:
+    """Label Studio is reached through one object, ``studio.connection.Studio`` (the connection
+    and the SDK client, typed, so mypy checks every SDK call): every ``studio`` parameter or
+    field is typed ``Studio``, a ``client`` is never untyped or ``Any``, no function takes a
+    ``Connection`` beside a ``Studio`` (the pair the one object replaced), and no module but
+    ``studio.connection`` names the SDK's client class."""
+    wrong = []
     for path in sorted((REPO / "src" / "goldloop").rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        where = path.relative_to(REPO)
+        text = path.read_text(encoding="utf-8")
+        if where != CONNECTION and re.search(r"\bLabelStudio\b", text):
+            wrong.append(f"{where}: names the SDK's LabelStudio")
+        for node in ast.walk(ast.parse(text)):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                for arg in [*node.args.args, *node.args.kwonlyargs]:
-                    if arg.arg == "client" and (arg.annotation is None or _names_any(arg)):
-                        untyped.append(f"{path.relative_to(REPO)}:{node.lineno} {node.name}")
-    assert not untyped
+                typed = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
+                named = [(arg.arg, arg.annotation) for arg in typed]
+                if {"Connection", "Studio"} <= {n for _, a in named for n in _names(a)}:
+                    wrong.append(f"{where}:{node.lineno} {node.name} takes Connection and Studio")
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                named = [(node.target.id, node.annotation)]
+            else:
+                continue
+            for name, annotation in named:
+                if name.lstrip("_") == "studio" and "Studio" not in _names(annotation):
+                    wrong.append(f"{where}:{node.lineno} {name} is not typed Studio")
+                if name == "client" and (annotation is None or "Any" in _names(annotation)):
+                    wrong.append(f"{where}:{node.lineno} {name} is untyped")
+    assert not wrong
 
 
-def _names_any(arg: ast.arg) -> bool:
-    return any(isinstance(n, ast.Name) and n.id == "Any" for n in ast.walk(arg.annotation or arg))
+CONNECTION = Path("src/goldloop/studio/connection.py")
+
+
+def _names(annotation: ast.expr | None) -> set[str]:
+    """The names an annotation spells, a string one (``"Studio | None"``) too."""
+    if annotation is None:
+        return set()
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        return set(re.findall(r"[A-Za-z_]\w*", annotation.value))
+    return {n.id for n in ast.walk(annotation) if isinstance(n, ast.Name)}
 
 
 LONG = 80

@@ -171,12 +171,11 @@ def agreement_of_campaign(
     from goldloop.studio.connection import connect, resolve_connection
     from goldloop.studio.project import export_campaign
 
-    connection = resolve_connection(url, settings=settings(ctx))
+    studio = connect(resolve_connection(url, settings=settings(ctx)))
     # NAME too: its tasks are part of the draw the double documents' design is read from
     # (studio.campaign_agreement.campaign_design), and hold the blind documents' copies to pair.
     campaign = export_campaign(
-        connection,
-        connect(connection),
+        studio,
         name,
         roles=("primary", "double", "curate", "blind"),
         need=("double",),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.progress import Progress
@@ -31,7 +31,7 @@ from goldloop.cli.score import (
 )
 from goldloop.errors import SettingError
 from goldloop.files import jsonl
-from goldloop.scoring.baselines import BASELINES
+from goldloop.scoring.baselines import BASELINES, LlmReport
 
 
 # Long only by its signature: typer reads each option from it (the body is under 80 lines).
@@ -111,13 +111,13 @@ def baselines(
         )
     meta = {"gold": str(gold), "kb": str(knowledge.path), "kb_tag": knowledge.tag}
     out = report_dir / "baseline_results.json"
-    no_llm: dict[str, Any] = {"requests": 0, "failed": []}
-    llm_run = next((r["baseline"] for r in results if "failed" in r["baseline"]), no_llm)
+    llm_run = next((r.baseline for r in results if isinstance(r.baseline, LlmReport)), None)
+    asked, failed = (0, []) if llm_run is None else (llm_run.requests, llm_run.failed)
     llm_options.settle_output(
         label=f"llm baseline ({linker.tag if linker else 'none'})",
-        asked=llm_run["requests"],
-        errors=[f"{f['doc_id']} {f['a']}-{f['b']}: {f['error']}" for f in llm_run["failed"]],
-        answered=llm_run["requests"] - len(llm_run["failed"]),
+        asked=asked,
+        errors=[f"{f.doc_id} {f.a}-{f.b}: {f.error}" for f in failed],
+        answered=asked - len(failed),
         unit="spans",
         out=out,
         answered_before=_spans_answered_in(out),

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     # The Label Studio client (and the HTTP stack under it) is imported by the commands that
     # reach Label Studio, when they do: every command's --help starts without it.
     from goldloop.formats.labelstudio.tasks import Campaign
-    from goldloop.studio.connection import Client, Connection
+    from goldloop.studio.connection import Studio
 
 # Output to a file or a pipe has no width to fit: rich would otherwise cut table cells to 80
 # columns ("0.7…"). An explicit COLUMNS still wins.
@@ -345,14 +345,13 @@ class StudioDoor:
     """A command that reads a campaign, past its prelude: the KB open, Label Studio connected."""
 
     kb: KB
-    connection: Connection
-    client: Client
+    studio: Studio
 
     def export(self, project: str) -> Campaign:
         """The campaign's tasks as they are now (``status --watch`` asks again each refresh)."""
         from goldloop.studio.project import export_campaign
 
-        return export_campaign(self.connection, self.client, project)
+        return export_campaign(self.studio, project)
 
 
 def open_studio(
@@ -365,8 +364,7 @@ def open_studio(
 
     check_outputs(outputs, kb_inputs(kb))
     knowledge = open_kb(kb)
-    connection = resolve_connection(url, settings=settings(ctx))
-    return StudioDoor(knowledge, connection, connect(connection))
+    return StudioDoor(knowledge, connect(resolve_connection(url, settings=settings(ctx))))
 
 
 def invoked_as(argv0: str, path: str) -> str:

@@ -65,11 +65,11 @@ def effect_command(
     # so a run that fails leaves the last good pair as it was.
     target = json_out or Path(f"{project}.effect.json")
     chart = png or Path(f"{project}.effect.png")
-    studio = open_studio(ctx, {"--json": target, "--png": chart}, kb, url)
+    door = open_studio(ctx, {"--json": target, "--png": chart}, kb, url)
     try:
         effect = campaign_effect(
-            studio.export(project),
-            studio.kb,
+            door.export(project),
+            door.kb,
             cap_minutes=cap_minutes,
             bootstrap=bootstrap,
             seed=seed,

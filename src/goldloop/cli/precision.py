@@ -200,13 +200,13 @@ def sample(
         "label each row supported, contradicted or not_found"
     )
     if studio_project:
-        connection = resolve_connection(url, settings=settings(ctx))
+        studio = connect(resolve_connection(url, settings=settings(ctx)))
         pushed = push_sample(
-            connection, connect(connection), studio_project, rows,
+            studio, studio_project, rows,
             {k: doc.text for k, doc in texts.items()},
         )  # fmt: skip
         console.print(
-            f"Label Studio project {studio_project!r} at {connection.url}: "
+            f"Label Studio project {studio_project!r} at {studio.connection.url}: "
             f"{pushed.imported} task(s) imported, {pushed.already_there} already there"
         )
     if len(drawn) < MIN_CALIBRATED_LABELS:
@@ -297,8 +297,8 @@ def report(
     if labels is not None:
         hand_labels = read_labels(labels)
     else:
-        connection = resolve_connection(url, settings=settings(ctx))
-        pulled = pull_labels(connection, connect(connection), str(studio_project))
+        studio = connect(resolve_connection(url, settings=settings(ctx)))
+        pulled = pull_labels(studio, str(studio_project))
         hand_labels = pulled.labels
     judged = read_verdicts(verdicts)
     result = precision_report(judged, hand_labels)

@@ -122,16 +122,17 @@ class Sources:
 
         if self.project is None:
             return None, lambda _: 0
-        connection = resolve_connection(self.url, settings=settings(self.ctx))
-        client = connect(connection)
+        studio = connect(resolve_connection(self.url, settings=settings(self.ctx)))
         titles = list(campaign_titles(self.project).values())
 
         def update(mirror: Mirror) -> int:
-            return catch_up(connection, client, mirror, titles)
+            return catch_up(studio, mirror, titles)
 
-        mirror = read_campaign(connection, client, self.project, titles)
+        mirror = read_campaign(studio, self.project, titles)
         if not mirror.projects:
-            raise GoldloopError(f"{connection.url}: no Label Studio project of {self.project!r}")
+            raise GoldloopError(
+                f"{studio.connection.url}: no Label Studio project of {self.project!r}"
+            )
         return mirror, update
 
     def datasheet(self, mirror: Mirror | None) -> Datasheet:

@@ -1,6 +1,6 @@
 """The pool's parse on Dask: chunks of texts go to the workers, their mentions come back in order.
 
-Each worker parses through ``goldloop.text.nlp.parse_many`` and detects with ``detect_mentions``,
+Each worker parses through ``goldloop.text.nlp.parse_many`` and detects with ``goldloop.text.detector.detect_mentions``,
 exactly as one process does (``mentions.detect_here``), and returns the mentions, never spaCy
 ``Doc``s. ``local:N`` starts a local cluster of N single-threaded worker processes for the
 run; anything else is a scheduler address (``tcp://host:8786``) whose workers have goldloop
