@@ -8,8 +8,8 @@ import os
 import sys
 
 from goldloop.backend.app import check_exposure
+from goldloop.backend.config import BackendSettings
 from goldloop.backend.serve import WORKER_TIMEOUT, gunicorn_options
-from goldloop.backend.settings import BackendSettings
 from goldloop.errors import GoldloopError
 
 _HOST = os.environ.get("HOST", "0.0.0.0")

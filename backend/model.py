@@ -4,7 +4,7 @@
 ``await model.predict(tasks, label_config)`` returns one result per task, as ``/predict`` does.
 """
 
+from goldloop.backend.config import BackendSettings
 from goldloop.backend.predictor import Predictor as GoldloopModel
-from goldloop.backend.settings import BackendSettings
 
 __all__ = ["BackendSettings", "GoldloopModel"]

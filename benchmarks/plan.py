@@ -34,7 +34,7 @@ from goldloop.kb import load_kb
 from goldloop.sample.planned import SampleState
 from goldloop.scoring.inputs import read_predictions
 from goldloop.scoring.plan import Target, gold_contributions, plan_batch
-from goldloop.scoring.runner import read_scored_gold
+from goldloop.scoring.score_files import read_scored_gold
 
 
 def replays(seeds: int) -> None:

@@ -22,8 +22,8 @@ from collections.abc import Callable
 
 from goldloop.kb import load_kb
 from goldloop.settings import Settings
+from goldloop.text.detector import detect_mentions
 from goldloop.text.nlp import (
-    detect_mentions,
     load_nlp,
     parse_many,
     span_has_verb,

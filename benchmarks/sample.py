@@ -34,7 +34,8 @@ from goldloop.sample.batch_record import SampleSettings
 from goldloop.sample.run import run_sample
 from goldloop.settings import Settings
 from goldloop.text import parse_cache
-from goldloop.text.nlp import detect_mentions, load_nlp
+from goldloop.text.detector import detect_mentions
+from goldloop.text.nlp import load_nlp
 from goldloop.text.parsing import Parsing
 
 AGENTS = (

@@ -44,12 +44,13 @@ from goldloop.kb import load_kb
 from goldloop.sample.batch_record import SampleSettings
 from goldloop.sample.corpus import CorpusColumns, read_corpus, texts_for
 from goldloop.sample.gate import Gate, GateSettings
-from goldloop.sample.mentions import detect_here
 from goldloop.sample.pool import POOL_FILE, admitted, read_pool_rows
+from goldloop.sample.pool_mentions import detect_here
 from goldloop.sample.run import run_sample
 from goldloop.settings import Settings
 from goldloop.text import parse_cache
-from goldloop.text.nlp import detect_mentions, load_nlp, parse_many
+from goldloop.text.detector import detect_mentions
+from goldloop.text.nlp import load_nlp, parse_many
 from goldloop.text.parsing import Parsing
 from sample import iter_documents
 

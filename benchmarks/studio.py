@@ -116,7 +116,7 @@ def main() -> None:
 
 
 def run(connection, n: int, parsing: Parsing) -> None:
-    client = connect(connection)
+    studio = connect(connection)
     kb = load_kb()
     config = render_label_config(kb, models=parsing.models)
     documents, a, b = make_corpus(n, kb)
@@ -124,21 +124,23 @@ def run(connection, n: int, parsing: Parsing) -> None:
     payload = build_tasks(
         documents, kb, config, a, b
     )  # the same tasks, prepared outside the timing
-    raw_project = client.projects.create(title=f"bench-raw-{tag}", label_config=config)
-    raw_import, _ = timed(lambda: client.projects.import_tasks(id=raw_project.id, request=payload))
-    push_time, _ = timed(
-        lambda: push(connection, client, documents, f"bench-{tag}", kb, a=a, b=b, parsing=parsing)
+    raw_project = studio.sdk.projects.create(title=f"bench-raw-{tag}", label_config=config)
+    raw_import, _ = timed(
+        lambda: studio.sdk.projects.import_tasks(id=raw_project.id, request=payload)
     )
-    ours = find_project(connection, client, f"bench-{tag}")
+    push_time, _ = timed(
+        lambda: push(studio, documents, f"bench-{tag}", kb, a=a, b=b, parsing=parsing)
+    )
+    ours = find_project(studio, f"bench-{tag}")
     for project_id in (raw_project.id, ours.id):
-        client.actions.create(
+        studio.sdk.actions.create(
             id="predictions_to_annotations",
             project=project_id,
             selected_items={"all": True, "excluded": []},
         )
 
     def raw_export():
-        export = client.projects.exports.create(
+        export = studio.sdk.projects.exports.create(
             id=raw_project.id,
             serialization_options={
                 "predictions": {"only_id": False},
@@ -147,7 +149,7 @@ def run(connection, n: int, parsing: Parsing) -> None:
         )
         return json.loads(
             b"".join(
-                client.projects.exports.download(
+                studio.sdk.projects.exports.download(
                     id=raw_project.id, export_pk=export.id, export_type="JSON"
                 )
             )
@@ -157,7 +159,7 @@ def run(connection, n: int, parsing: Parsing) -> None:
         out = Path(tmp) / "gold.verified.json"
 
         def our_pull():
-            campaign = export_campaign(connection, client, f"bench-{tag}")
+            campaign = export_campaign(studio, f"bench-{tag}")
             result = verify_campaign(campaign, kb)
             atomic_write_together(verified_files(out, result))
             return result
@@ -194,7 +196,7 @@ def run(connection, n: int, parsing: Parsing) -> None:
         f"pull verdicts: {result.tally.accept} accept, {result.tally.reject} reject of {result.tally.candidates} candidates"
     )
     for project_id in (raw_project.id, ours.id):
-        client.projects.delete(id=project_id)
+        studio.sdk.projects.delete(id=project_id)
 
 
 if __name__ == "__main__":

@@ -93,9 +93,15 @@ def _section(path: str, command: Command, ctx: Context) -> list[str]:
             link = _anchor(f"{path} {name}")
             lines.append(f"| [`{name}`](#{link}) | {_cell(sub.get_short_help_str(200))} |")
         lines.append("")
-    records = [(p.param_type_name, p.get_help_record(ctx)) for p in command.get_params(ctx)]
-    for kind in ("argument", "option"):
-        rows = [f"| `{_cell(r[0])}` | {_cell(r[1])} |" for t, r in records if r and t == kind]
+    # One table per kind, and per help panel as --help shows them (the LLM options: "LLM option").
+    tables: dict[str, list[str]] = {"argument": [], "option": []}
+    for param in command.get_params(ctx):
+        record = param.get_help_record(ctx)
+        if record:
+            panel = getattr(param, "rich_help_panel", None)
+            kind = f"{panel} {param.param_type_name}" if panel else param.param_type_name
+            tables.setdefault(kind, []).append(f"| `{_cell(record[0])}` | {_cell(record[1])} |")
+    for kind, rows in tables.items():
         if rows:
             lines += [f"| {kind} | |", "|---|---|", *rows, ""]
     return lines

@@ -20,7 +20,7 @@ import shutil
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -30,7 +30,7 @@ from goldloop import settings
 from goldloop.errors import GoldloopError
 from goldloop.kb import KB, load_kb
 from goldloop.studio import server
-from goldloop.studio.connection import Connection, connect
+from goldloop.studio.connection import Connection, Studio, connect
 from goldloop.text.parsing import Parsing
 from tests.fakes.llm_server import llm_server
 
@@ -190,12 +190,13 @@ def in_ci() -> bool:
 
 @dataclass
 class LabelStudioServer:
-    """The session's Label Studio: ``url``, ``token``, an SDK ``client``; ``crash``/``restart`` for recovery tests."""
+    """The session's Label Studio: ``url``, ``token``, goldloop's ``studio`` (its ``sdk`` does what
+    people do in Label Studio); ``crash``/``restart`` for recovery tests."""
 
     home: Path
     executable: Path
     state: server.ServerState
-    client: Any = field(default=None)
+    studio: Studio
 
     @property
     def url(self) -> str:
@@ -205,15 +206,11 @@ class LabelStudioServer:
     def token(self) -> str:
         return self.state.token
 
-    @property
-    def connection(self) -> Connection:
-        return Connection(self.url, self.token)
-
     def crash(self) -> None:
         server.kill(self.home)
 
     def restart(self) -> None:
-        """Start again on the same data dir and port, so ``url`` and ``client`` stay valid."""
+        """Start again on the same data dir and port, so ``url`` and ``studio`` stay valid."""
         self.state = server.start(
             self.home, port=self.state.port, executable=self.executable, settings=environment()
         )
@@ -221,12 +218,12 @@ class LabelStudioServer:
 
 @contextmanager
 def serving(home: Path, executable: Path, state: server.ServerState) -> Iterator[LabelStudioServer]:
-    """The started server of ``home`` with an SDK client; stopped on leaving."""
+    """The started server of ``home`` with goldloop's client; stopped on leaving."""
     # goldloop's own client (SDK retries off: they would run inside goldloop's, and the recovery
     # tests would wait out both).
-    client = connect(Connection(state.url, state.token))
+    studio = connect(Connection(state.url, state.token))
     try:
-        yield LabelStudioServer(home, executable, state, client)
+        yield LabelStudioServer(home, executable, state, studio)
     finally:
         server.stop(home)
 

@@ -138,21 +138,46 @@ def test_the_page_names_every_contract() -> None:
         assert f"**`{contract['id']}`**" in page, contract["id"]
 
 
-def test_no_function_takes_the_label_studio_client_untyped() -> None:
-    """Every ``client`` parameter is typed (``studio.connection.Client``), never ``Any``: the SDK's
-    calls are then checked by mypy."""
-    untyped = []
+def test_label_studio_is_reached_through_one_typed_studio() -> None:
+    """Label Studio is reached through one object, ``studio.connection.Studio`` (the connection
+    and the SDK client, typed, so mypy checks every SDK call): every ``studio`` parameter or
+    field is typed ``Studio``, a ``client`` is never untyped or ``Any``, no function takes a
+    ``Connection`` beside a ``Studio`` (the pair the one object replaced), and no module but
+    ``studio.connection`` names the SDK's client class."""
+    wrong = []
     for path in sorted((REPO / "src" / "goldloop").rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        where = path.relative_to(REPO)
+        text = path.read_text(encoding="utf-8")
+        if where != CONNECTION and re.search(r"\bLabelStudio\b", text):
+            wrong.append(f"{where}: names the SDK's LabelStudio")
+        for node in ast.walk(ast.parse(text)):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                for arg in [*node.args.args, *node.args.kwonlyargs]:
-                    if arg.arg == "client" and (arg.annotation is None or _names_any(arg)):
-                        untyped.append(f"{path.relative_to(REPO)}:{node.lineno} {node.name}")
-    assert not untyped
+                typed = [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs]
+                named = [(arg.arg, arg.annotation) for arg in typed]
+                if {"Connection", "Studio"} <= {n for _, a in named for n in _names(a)}:
+                    wrong.append(f"{where}:{node.lineno} {node.name} takes Connection and Studio")
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                named = [(node.target.id, node.annotation)]
+            else:
+                continue
+            for name, annotation in named:
+                if name.lstrip("_") == "studio" and "Studio" not in _names(annotation):
+                    wrong.append(f"{where}:{node.lineno} {name} is not typed Studio")
+                if name == "client" and (annotation is None or "Any" in _names(annotation)):
+                    wrong.append(f"{where}:{node.lineno} {name} is untyped")
+    assert not wrong
 
 
-def _names_any(arg: ast.arg) -> bool:
-    return any(isinstance(n, ast.Name) and n.id == "Any" for n in ast.walk(arg.annotation or arg))
+CONNECTION = Path("src/goldloop/studio/connection.py")
+
+
+def _names(annotation: ast.expr | None) -> set[str]:
+    """The names an annotation spells, a string one (``"Studio | None"``) too."""
+    if annotation is None:
+        return set()
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        return set(re.findall(r"[A-Za-z_]\w*", annotation.value))
+    return {n.id for n in ast.walk(annotation) if isinstance(n, ast.Name)}
 
 
 LONG = 80
@@ -192,3 +217,34 @@ def test_no_module_is_over_600_lines() -> None:
         if (n := len(path.read_text(encoding="utf-8").splitlines())) > LONGEST_FILE
     ]
     assert not long
+
+
+# The CLI's modules that are no command's door: what the doors share.
+CLI_SHARED = {"__init__", "commands", "common", "llm_options", "named"}
+
+
+def test_no_two_library_modules_share_a_name() -> None:
+    """A module's name says what it is in one place only: a newcomer who reads ``agreement``
+    knows which one is meant, and no module is named like a layer's package (``precision``). The
+    CLI's doors are left out, each named after its command (``cli/status.py`` is
+    ``goldloop status``) beside the library module it calls."""
+    package = REPO / "src" / "goldloop"
+    homes: dict[str, list[str]] = {
+        path.parent.name: [f"{path.parent.name}/"] for path in package.glob("*/__init__.py")
+    }
+    for path in sorted(package.rglob("*.py")):
+        parts = path.relative_to(package).with_suffix("").parts
+        if parts[0] != "cli" and parts[-1] != "__init__":
+            homes.setdefault(parts[-1], []).append("/".join(parts))
+    assert {name: where for name, where in homes.items() if len(where) > 1} == {}
+
+
+def test_every_cli_module_is_a_door_or_shared() -> None:
+    """A module in ``goldloop.cli`` is a command's door (a target of ``cli.commands.COMMANDS``)
+    or one the doors share (:data:`CLI_SHARED`): so the doors' names stay their commands'."""
+    from goldloop.cli.commands import COMMANDS
+
+    doors = {entry.target.split(":")[0].removeprefix("goldloop.cli.") for entry in COMMANDS}
+    modules = {path.stem for path in (REPO / "src" / "goldloop" / "cli").glob("*.py")}
+    assert modules - doors - CLI_SHARED == set()
+    assert CLI_SHARED - modules == set()

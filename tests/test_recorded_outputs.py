@@ -472,8 +472,8 @@ def test_label_studio_loop_outputs_are_as_recorded(
     loop = new_loop(root, "studio", {**offline.names, label_studio.url: masked(label_studio.url)})
     loop.env = {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token}
     try:
-        run_demo_loop(loop, label_studio.client)
-        run_fixture_loop(loop, label_studio.client)
+        run_demo_loop(loop, label_studio.studio.sdk)
+        run_fixture_loop(loop, label_studio.studio.sdk)
         run_campaign(loop, label_studio)
     finally:
         os.chdir(cwd)
@@ -545,7 +545,7 @@ def run_campaign(loop: Loop, label_studio: Any) -> None:
     loop.names |= {campaign.name: masked(campaign.name)}
     loop.names |= {campaign.email(p): masked(campaign.email(p)) for p in ("alice", "bob", "carol")}
     titles = [campaign.name, f"{campaign.name}-double", f"{campaign.name}-curate"]
-    record_payloads(loop, label_studio.client, "campaign", titles)
+    record_payloads(loop, label_studio.studio.sdk, "campaign", titles)
     loop.run("status", "--project", campaign.name, "-o", "campaign.status.json")
     loop.run("effort", "--project", campaign.name, "-o", "campaign.effort.json",
              "--png", "campaign.effort.png")  # fmt: skip

@@ -163,7 +163,7 @@ DOORS = {
     "main() hands rich's COLUMNS to the consoles as a command starts",
     "backend/app.py": "create_app() without arguments: the app a uvicorn or gunicorn worker opens",
     "backend/serve.py": "`goldloop backend`: the settings it checks before serving",
-    "backend/settings.py": "BackendSettings.from_env parses the variables its caller gives",
+    "backend/config.py": "BackendSettings.from_env parses the variables its caller gives",
 }
 SRC = Path(settings.__file__).parent
 

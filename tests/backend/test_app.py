@@ -9,8 +9,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from goldloop.backend.app import create_app
+from goldloop.backend.config import AnnotatorSpec, BackendSettings
 from goldloop.backend.predictor import Predictor
-from goldloop.backend.settings import AnnotatorSpec, BackendSettings
 from goldloop.kb import KB
 from goldloop.text.lexical import LexicalAnnotator
 from tests.backend.conftest import (

@@ -11,10 +11,10 @@ from typing import Any
 import httpx
 import pytest
 
+from goldloop.backend.config import AnnotatorSpec, BackendSettings
 from goldloop.backend.interactive import KB_SCORE, LLM_SCORE, Suggester, drawn_region
 from goldloop.backend.predictor import Predictor
 from goldloop.backend.protocol import Task
-from goldloop.backend.settings import AnnotatorSpec, BackendSettings
 from goldloop.kb import KB
 from goldloop.studio.label_config import render_label_config
 from goldloop.text.lexical import LexicalAnnotator
@@ -312,14 +312,14 @@ def lexical_backend(kb: KB) -> Iterator[RunningBackend]:
 
 def interactive_project(label_studio: Any, kb: KB, backend: RunningBackend) -> tuple[int, int]:
     """A project with TEXT as its task, the backend connected as interactive: (ml id, task id)."""
-    client = label_studio.client
-    project = client.projects.create(
+    studio = label_studio.studio
+    project = studio.sdk.projects.create(
         title=f"interactive-{next(_titles)}", label_config=render_label_config(kb)
     )
-    imported = client.projects.import_tasks(
+    imported = studio.sdk.projects.import_tasks(
         id=project.id, request=[{"data": {"text": TEXT, "doc_id": "d1"}}], return_task_ids=True
     )
-    ml = client.ml.create(
+    ml = studio.sdk.ml.create(
         project=project.id, url=backend.url, title=backend.predictor.model_version,
         is_interactive=True,
     )  # fmt: skip
@@ -345,7 +345,7 @@ def test_label_studio_gets_the_suggestion_on_the_drawn_regions_offsets(
 ) -> None:
     ml_id, task_id = interactive_project(label_studio, kb, lexical_backend)
     # The task already holds the backend's review prediction: a context must not be skipped.
-    label_studio.client.predictions.create(
+    label_studio.studio.sdk.predictions.create(
         task=task_id, result=[], model_version=lexical_backend.predictor.model_version
     )
     context = drawn(TEXT, "activates", rid="xYz12")

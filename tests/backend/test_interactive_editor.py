@@ -35,8 +35,8 @@ from typing import Any
 
 import pytest
 
+from goldloop.backend.config import AnnotatorSpec, BackendSettings
 from goldloop.backend.predictor import Predictor
-from goldloop.backend.settings import AnnotatorSpec, BackendSettings
 from goldloop.formats.gold import Document, read_gold
 from goldloop.kb import KB
 from goldloop.studio.project import find_project
@@ -96,15 +96,15 @@ def _campaign(
     }]), encoding="utf-8")  # fmt: skip
     name = f"editor-{uuid.uuid4().hex[:6]}"
     documents = [Document(doc_id="pmid:41", text=text, role="primary")]
-    push(label_studio.connection, label_studio.client, documents, name, kb,
+    push(label_studio.studio, documents, name, kb,
          a=Candidates.from_gold(gold, kb))  # fmt: skip
-    project = find_project(label_studio.connection, label_studio.client, name)
+    project = find_project(label_studio.studio, name)
     assert project is not None
-    label_studio.client.ml.create(
+    label_studio.studio.sdk.ml.create(
         project=project.id, url=backend.url, title=backend.predictor.model_version,
         is_interactive=True,
     )  # fmt: skip
-    (task,) = label_studio.client.tasks.list(project=project.id)
+    (task,) = label_studio.studio.sdk.tasks.list(project=project.id)
     return name, project.id, task.id
 
 
@@ -265,12 +265,12 @@ def test_suggestions_land_on_each_drawn_region_and_keep_the_annotators_edit(
 
     # 4. Submit, pull: the gold holds the edit and both drawn regions with their suggestions.
     _press_submit(browser)
-    _wait(browser, lambda d: label_studio.client.tasks.get(id=task_id).total_annotations == 1)
+    _wait(browser, lambda d: label_studio.studio.sdk.tasks.get(id=task_id).total_annotations == 1)
     # The editor stores start/end only: the answer's globalOffsets stay in the editor.
-    (annotation,) = label_studio.client.annotations.list(id=task_id)
+    (annotation,) = label_studio.studio.sdk.annotations.list(id=task_id)
     assert not [item for item in annotation.result if "globalOffsets" in item["value"]]
     out = tmp_path / "gold.verified.json"
-    pull(label_studio.connection, label_studio.client, name, kb, out)
+    pull(label_studio.studio, name, kb, out)
     (document,) = read_gold(out, kb).documents
     assert sorted(
         (h.surface, h.entity_id, h.direction, h.verdict) for h in document.ground_truth
@@ -326,10 +326,10 @@ def test_a_proposed_occurrence_submitted_untouched_is_recorded_as_proposed(
     _wait(browser, lambda d: _selected_relation_and_direction(d) == ("activates", ["na"]))
     _wait(browser, lambda d: _proposal_marks(d) == 2)
     _press_submit(browser)
-    _wait(browser, lambda d: label_studio.client.tasks.get(id=task_id).total_annotations == 1)
+    _wait(browser, lambda d: label_studio.studio.sdk.tasks.get(id=task_id).total_annotations == 1)
 
     # The editor's real payload: each region's items carry its origin.
-    (annotation,) = label_studio.client.annotations.list(id=task_id)
+    (annotation,) = label_studio.studio.sdk.annotations.list(id=task_id)
     origins = {
         item["value"]["start"]: item["origin"]
         for item in annotation.result
@@ -339,7 +339,7 @@ def test_a_proposed_occurrence_submitted_untouched_is_recorded_as_proposed(
     assert [origins[s] for s in starts] == ["manual", "prediction", "prediction-changed"]
 
     out = tmp_path / "gold.verified.json"
-    result, _ = pull(label_studio.connection, label_studio.client, name, kb, out)
+    result, _ = pull(label_studio.studio, name, kb, out)
     (document,) = read_gold(out, kb).documents
     assert [
         (h.a, h.direction, h.verdict, h.source, h.proposed_by) for h in document.ground_truth

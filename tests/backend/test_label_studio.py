@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from label_studio_sdk.core.api_error import ApiError
 
+from goldloop.backend.config import AnnotatorSpec, BackendSettings
 from goldloop.backend.predictor import Predictor
-from goldloop.backend.settings import AnnotatorSpec, BackendSettings
 from goldloop.kb import KB
 from goldloop.studio.label_config import render_label_config
 from goldloop.text.lexical import LexicalAnnotator
@@ -33,24 +33,24 @@ _titles = itertools.count()
 
 
 def make_project(label_studio: Any, kb: KB, texts: list[str]) -> tuple[int, list[int]]:
-    client = label_studio.client
-    project = client.projects.create(
+    studio = label_studio.studio
+    project = studio.sdk.projects.create(
         title=f"backend-{next(_titles)}", label_config=render_label_config(kb)
     )
     tasks = [{"data": {"text": t, "doc_id": f"doc:{i}"}} for i, t in enumerate(texts)]
-    imported = client.projects.import_tasks(id=project.id, request=tasks, return_task_ids=True)
+    imported = studio.sdk.projects.import_tasks(id=project.id, request=tasks, return_task_ids=True)
     return project.id, list(imported.task_ids)
 
 
 def connect(label_studio: Any, project_id: int, backend: RunningBackend) -> None:
     """Register the backend under the review tag, as the operator does (health + setup run here)."""
-    label_studio.client.ml.create(
+    label_studio.studio.sdk.ml.create(
         project=project_id, url=backend.url, title=backend.predictor.model_version
     )
 
 
 def retrieve(label_studio: Any, project_id: int, task_ids: list[int]) -> None:
-    label_studio.client.actions.create(
+    label_studio.studio.sdk.actions.create(
         id="retrieve_tasks_predictions",
         project=project_id,
         selected_items={"all": False, "included": task_ids},
@@ -58,7 +58,7 @@ def retrieve(label_studio: Any, project_id: int, task_ids: list[int]) -> None:
 
 
 def stored(label_studio: Any, task_id: int) -> list[dict[str, Any]]:
-    task = label_studio.client.tasks.get(id=task_id)
+    task = label_studio.studio.sdk.tasks.get(id=task_id)
     return [p if isinstance(p, dict) else p.dict() for p in task.predictions or []]
 
 
@@ -150,11 +150,11 @@ def test_label_studio_sends_the_backends_basic_auth(label_studio: Any, kb: KB) -
     with running_backend(settings, predictor) as backend:
         # Without the pair Label Studio's own check of the backend (/setup) is refused.
         with pytest.raises(ApiError) as refused:
-            label_studio.client.ml.create(project=project_id, url=backend.url, title="no auth")
+            label_studio.studio.sdk.ml.create(project=project_id, url=backend.url, title="no auth")
         assert refused.value.status_code == 400 and "401" in str(refused.value.body), (
             refused.value.body
         )
-        label_studio.client.ml.create(
+        label_studio.studio.sdk.ml.create(
             project=project_id, url=backend.url, title=predictor.model_version,
             auth_method="BASIC_AUTH", basic_auth_user="ls", basic_auth_pass="s3cret-pw",
         )  # fmt: skip

@@ -24,15 +24,15 @@ from typing import Any
 import httpx
 import pytest
 
+from goldloop.backend.config import AnnotatorSpec, BackendSettings
 from goldloop.backend.live import Change, read_event
 from goldloop.backend.predictor import Predictor
-from goldloop.backend.settings import AnnotatorSpec, BackendSettings
 from goldloop.files.beside import verification_path
 from goldloop.formats.gold import Hit
 from goldloop.formats.labelstudio.tasks import campaign_titles
 from goldloop.kb import KB
 from goldloop.sample import read_documents
-from goldloop.studio.connection import Connection, connect
+from goldloop.studio.connection import Connection, Studio, connect
 from goldloop.studio.curate import curate
 from goldloop.studio.label_config import render_label_config
 from goldloop.studio.mirror import mirror_path
@@ -106,8 +106,7 @@ def copy_snapshot(snapshot: Path, gold: Path) -> None:
 
 
 def full_pull(label_studio: Any, kb: KB, name: str, out: Path) -> dict[str, Any]:
-    connection = Connection(label_studio.url, label_studio.token)
-    pull(connection, connect(connection), name, kb, out)
+    pull(connect(Connection(label_studio.url, label_studio.token)), name, kb, out)
     return files(out)
 
 
@@ -135,32 +134,32 @@ def _added(kb: KB, doc_id: str, surface: str, entity_id: str) -> list[dict[str, 
     return items
 
 
-def annotate(connection: Connection, client: Any, kb: KB, name: str) -> None:
+def annotate(studio: Studio, kb: KB, name: str) -> None:
     """People at work: every kind of change the gold must follow."""
-    listed = {p.title: p.id for p in client.projects.list(include="id,title")}
-    tasks = {t.data["doc_id"]: t for t in client.tasks.list(project=listed[name], fields="all")}
+    listed = {p.title: p.id for p in studio.sdk.projects.list(include="id,title")}
+    tasks = {t.data["doc_id"]: t for t in studio.sdk.tasks.list(project=listed[name], fields="all")}
     double = {
         t.data["doc_id"]: t
-        for t in client.tasks.list(project=listed[f"{name}-double"], fields="all")
+        for t in studio.sdk.tasks.list(project=listed[f"{name}-double"], fields="all")
     }
-    create = client.annotations.create
+    create = studio.sdk.annotations.create
     create(id=tasks["pmid:1"].id, result=_review(tasks["pmid:1"]), lead_time=4.0)
     create(id=tasks["pmid:2"].id, result=_without(_review(tasks["pmid:2"]), "pmid:2", "inhibits"))
     create(id=tasks["pmid:5"].id, result=[], was_cancelled=True)
     changed = create(id=tasks["pmid:6"].id, result=_review(tasks["pmid:6"]))
-    client.annotations.update(
+    studio.sdk.annotations.update(
         id=changed.id, result=_review(tasks["pmid:6"]) + _added(kb, "pmid:6", "induces", INDUCES)
     )
     gone = create(id=tasks["pmid:8"].id, result=_review(tasks["pmid:8"]))
-    client.annotations.delete(id=gone.id)
+    studio.sdk.annotations.delete(id=gone.id)
     create(id=double["pmid:7"].id, result=_review(double["pmid:7"]))
-    second = client.users.create(
+    second = studio.sdk.users.create(
         email=f"second-{uuid.uuid4().hex[:6]}@goldloop.local", username=uuid.uuid4().hex[:8]
     )
     create(id=double["pmid:7"].id, result=[], completed_by=second.id)
     # The two disagree: the document goes to NAME-curate, where a curator decides.
-    assert curate(connection, client, name, kb).created == 1
-    (curate_task,) = client.tasks.list(project=listed[f"{name}-curate"], fields="all")
+    assert curate(studio, name, kb).created == 1
+    (curate_task,) = studio.sdk.tasks.list(project=listed[f"{name}-curate"], fields="all")
     create(id=curate_task.id, result=_review(double["pmid:7"]))
 
 
@@ -171,39 +170,38 @@ def campaign(
     directory = tmp_path_factory.mktemp("live")
     documents, gold_a, gold_b = write_inputs(directory)
     name = f"live-{uuid.uuid4().hex[:6]}"
-    connection = Connection(label_studio.url, label_studio.token)
-    client = connect(connection)
+    studio = connect(Connection(label_studio.url, label_studio.token))
     push(
-        connection, client, read_documents(documents), name, kb,
+        studio, read_documents(documents), name, kb,
         a=Candidates.from_gold(gold_a, kb), b=Candidates.from_gold(gold_b, kb),
     )  # fmt: skip
     # NAME-curate exists (empty) before anyone annotates, so the snapshot's mirror knows it and
     # its first task arrives as a plain "task changed" event (a project unknown to the mirror
     # would make the backend catch up with everything, which the replica test must avoid).
-    client.projects.create(title=f"{name}-curate", label_config=render_label_config(kb))
+    studio.sdk.projects.create(title=f"{name}-curate", label_config=render_label_config(kb))
     snapshot = directory / "snapshot.json"
-    pull(connection, client, name, kb, snapshot)
+    pull(studio, name, kb, snapshot)
     live_gold = directory / "live.json"
     settings = settings_for(label_studio, name, live_gold)
     predictor = Predictor(kb, LexicalAnnotator(kb), parsing=environment_parsing())
     recorder = Recorder()
     with running_backend(settings, predictor) as backend:
-        listed = {p.title: p.id for p in client.projects.list(include="id,title")}
+        listed = {p.title: p.id for p in studio.sdk.projects.list(include="id,title")}
         # Connecting the backend makes Label Studio add <backend>/webhook, for every action and
         # without auth: the registration below must take it over, not add a second one.
-        label_studio.client.ml.create(
+        label_studio.studio.sdk.ml.create(
             project=listed[name], url=backend.url, title=predictor.model_version,
             auth_method="BASIC_AUTH", basic_auth_user=AUTH[0], basic_auth_pass=AUTH[1],
         )  # fmt: skip
         titles = list(campaign_titles(name).values())
-        register_webhooks(connection, client, titles, backend.url, _auth_header())
-        register_webhooks(connection, client, titles, recorder.url)
-        annotate(connection, client, kb, name)
+        register_webhooks(studio, titles, backend.url, _auth_header())
+        register_webhooks(studio, titles, recorder.url)
+        annotate(studio, kb, name)
         assert backend.app.state.live.wait_idle(120)
         hooks = {
             title: sum(
                 1
-                for h in client.webhooks.list(project=str(listed[title]))
+                for h in studio.sdk.webhooks.list(project=str(listed[title]))
                 if h.url == f"{backend.url}/webhook"
             )
             for title in titles
@@ -302,8 +300,13 @@ def test_pull_since_reads_only_the_changes_and_equals_a_full_pull(
 ) -> None:
     gold = campaign.dir / "since.json"
     copy_snapshot(campaign.snapshot, gold)
-    connection = Connection(label_studio.url, label_studio.token)
-    pull(connection, connect(connection), campaign.name, kb, gold, since=True)
+    pull(
+        connect(Connection(label_studio.url, label_studio.token)),
+        campaign.name,
+        kb,
+        gold,
+        since=True,
+    )
     assert files(gold) == full_pull(label_studio, kb, campaign.name, campaign.dir / "full-s.json")
 
 

@@ -54,15 +54,15 @@ def _pushed(label_studio: Any, kb: KB, tmp: Path) -> tuple[str, int]:
         } for s, e in hits[d]],
     } for d, t in TEXTS.items()]), encoding="utf-8")  # fmt: skip
     name = f"opening-{uuid.uuid4().hex[:6]}"
-    push(label_studio.connection, label_studio.client, documents, name, kb,
+    push(label_studio.studio, documents, name, kb,
          a=Candidates.from_gold(gold, kb))  # fmt: skip
-    project = find_project(label_studio.connection, label_studio.client, name)
+    project = find_project(label_studio.studio, name)
     assert project is not None
     return name, project.id
 
 
 def _annotations(label_studio: Any, project_id: int) -> int:
-    return sum(t.total_annotations for t in label_studio.client.tasks.list(project=project_id))
+    return sum(t.total_annotations for t in label_studio.studio.sdk.tasks.list(project=project_id))
 
 
 @pytest.mark.parametrize("title", ["backend", "campaign"])
@@ -78,9 +78,9 @@ def test_opening_pushed_tasks_calls_no_llm_and_adds_no_prediction(
     _, project_id = _pushed(label_studio, kb, tmp_path)
     settings = llm_settings(llm_server, tmp_path / "cache.sqlite")
     with running_backend(settings, Predictor.from_settings(settings)) as backend:
-        project = label_studio.client.projects.get(id=project_id)
+        project = label_studio.studio.sdk.projects.get(id=project_id)
         name = backend.predictor.model_version if title == "backend" else project.model_version
-        label_studio.client.ml.create(project=project_id, url=backend.url, title=name)
+        label_studio.studio.sdk.ml.create(project=project_id, url=backend.url, title=name)
         browser.get(f"{label_studio.url}/projects/{project_id}/data?labeling=1")
         opened = []
         for submitted in range(1, len(TEXTS) + 1):
@@ -96,7 +96,7 @@ def test_opening_pushed_tasks_calls_no_llm_and_adds_no_prediction(
         (TEXTS["pmid:51"], ["activates"]), (TEXTS["pmid:52"], ["inhibits"]),
         (TEXTS["pmid:53"], ["activates", "inhibits"]),
     ])  # fmt: skip
-    for task in label_studio.client.tasks.list(project=project_id):
+    for task in label_studio.studio.sdk.tasks.list(project=project_id):
         stored = [p if isinstance(p, dict) else p.dict() for p in task.predictions or []]
         if title == "backend":
             assert [p["model_version"] for p in stored] == ["review:lexical"]

@@ -16,7 +16,7 @@ from goldloop.cli import common
 from goldloop.errors import GoldloopError
 from goldloop.settings import BUNDLED_KB, DEMO_CORPUS, Settings
 from tests.conftest import assert_fits, run_goldloop
-from tests.sheets.test_review import ADDED, ADMIN, VERDICTS, _inputs, fill
+from tests.sheets.test_review_sheet import ADDED, ADMIN, VERDICTS, _inputs, fill
 from tests.studio.loop_data import TAG_B, write_inputs
 
 

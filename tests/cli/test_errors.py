@@ -855,7 +855,7 @@ def test_label_studio_stopped_mid_pull_writes_nothing_and_keeps_the_old_gold(
 
     name = f"fault-{work.port}"
     documents = [Document(doc_id="pmid:1", text=TEXT, role="primary")]
-    push(label_studio.connection, label_studio.client, documents, name, kb)
+    push(label_studio.studio, documents, name, kb)
     out = work.root / "verified.json"
     out.write_text('["the previous gold"]\n')
     before = _snapshot(work.root)
@@ -948,7 +948,7 @@ def test_a_campaign_name_too_long_for_its_derived_titles_creates_nothing(
     assert f"--project: '{name}' (45 characters) gives the project title '{name}-double'" in line
     assert "3 to 50 characters, so a campaign name has 3 to 43" in line
     titles = [name, f"{name}-double", f"{name}-curate"]
-    assert find_projects(label_studio.connection, label_studio.client, titles) == {}
+    assert find_projects(label_studio.studio, titles) == {}
 
 
 # --- class 10: a stored outcome is checked like a fresh one (or is a miss) ---

@@ -12,9 +12,11 @@ import pytest
 from goldloop.scoring.bootstrap import f1, ratio
 from goldloop.scoring.design import Design
 from goldloop.scoring.ppi_corpus import ppi_corpus_figures
+from goldloop.scoring.regimes import REGIMES
 from goldloop.scoring.report import results_tables
+from goldloop.scoring.score_files import ScoreOptions, score_files
 from goldloop.settings import DEMO_CORPUS
-from tests.conftest import LEGACY, Cli
+from tests.conftest import LEGACY, Cli, shared_kb
 from tests.scoring.conftest import TEXTS, hit, row, write_gold_file
 
 
@@ -211,10 +213,18 @@ def _design_system(tmp_path: Path) -> Path:
     return path
 
 
-def _every_column_explained(out: Path, stdout: str, shown: str) -> None:
-    """Every column the tables show (``shown`` among them) is explained in the legend under
-    them, as ``name: ...`` or ``a / b: ...``; the legend is printed."""
-    results = json.loads((out / "score_results.json").read_text(encoding="utf-8"))["results"]
+def _every_column_explained(
+    stdout: str,
+    shown: str,
+    gold: Path,
+    system: Path,
+    options: ScoreOptions,
+    surrogate: tuple[Path, Path] | None = None,
+) -> None:
+    """Every column the tables of score's run on these files show (``shown`` among them) is
+    explained in the legend under them, as ``name: ...`` or ``a / b: ...``; the legend is
+    printed."""
+    _, results = score_files(gold, [("s", system)], shared_kb(), options, surrogate=surrogate)
     for table in results_tables(results, "score"):
         assert shown in table.headers
         explained = {
@@ -225,10 +235,10 @@ def _every_column_explained(out: Path, stdout: str, shown: str) -> None:
 
 
 def test_score_reports_corpus_figures_beside_the_sample_figures(tmp_path: Path, cli: Cli) -> None:
-    gold = _design_gold(tmp_path, [0.5, 0.25, 0.5, 0.25])
+    gold, system = _design_gold(tmp_path, [0.5, 0.25, 0.5, 0.25]), _design_system(tmp_path)
     out = tmp_path / "report"
     done = cli(
-        "score", "--gold", gold, "--system", f"s={_design_system(tmp_path)}", "--regime", "both",
+        "score", "--gold", gold, "--system", f"s={system}", "--regime", "both",
         "--bootstrap", "200", "--report-dir", out,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -251,7 +261,8 @@ def test_score_reports_corpus_figures_beside_the_sample_figures(tmp_path: Path, 
     assert linking["corpus"]["accuracy_overall"] == pytest.approx(6 / gold_w)
     assert linking["corpus"]["coverage"] == pytest.approx(10 / gold_w)
     assert "corpus F1" in done.stdout and "corpus acc" in done.stdout
-    _every_column_explained(out, done.stdout, "corpus 95%")
+    options = ScoreOptions(regimes=REGIMES, bootstrap=200)
+    _every_column_explained(done.stdout, "corpus 95%", gold, system, options)
     with (out / "score_results.csv").open(encoding="utf-8") as handle:
         table = list(csv.DictReader(handle))
     assert float(table[0]["corpus_f1"]) == pytest.approx(corpus["f1"])
@@ -366,7 +377,8 @@ def test_score_with_a_surrogate_part_adds_prediction_powered_figures(
         assert ppi[name] == pytest.approx(expected.values[name])
         assert ppi["intervals"][name] == pytest.approx(expected.intervals[name])
     assert "PPI 95%" in done.stdout and "corpus 95%" in done.stdout
-    _every_column_explained(out, done.stdout, "PPI 95%")
+    options = ScoreOptions(regimes=REGIMES)
+    _every_column_explained(done.stdout, "PPI 95%", gold, system, options, (part, pre))
 
 
 def test_score_refuses_a_surrogate_that_cannot_stand_with_the_gold(

@@ -179,9 +179,12 @@ def test_what_decides_an_answer_is_part_of_its_key(
 def test_the_code_fingerprint_covers_the_deciding_modules() -> None:
     fingerprint = decoded_store.code_fingerprint()
     assert len(fingerprint) == 64 and fingerprint == decoded_store.code_fingerprint()
-    assert {"goldloop.text.nlp", "goldloop.llm.decode", "goldloop.text.lexical"} <= set(
-        decoded_store.DECIDING_MODULES
-    )
+    assert {
+        "goldloop.text.nlp",
+        "goldloop.text.detector",
+        "goldloop.llm.decode",
+        "goldloop.text.lexical",
+    } <= set(decoded_store.DECIDING_MODULES)
 
 
 def test_a_stored_outcome_round_trips_every_hit_field() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from goldloop.backend.settings import BackendSettings
+from goldloop.backend.config import BackendSettings
 from goldloop.errors import GoldloopError
 from goldloop.kb import KB
 from goldloop.llm import (

@@ -20,7 +20,7 @@ from goldloop.precision.study import (
 )
 from goldloop.scoring.design import read_design
 from goldloop.settings import BUNDLED_KB
-from goldloop.studio.precision import claim
+from goldloop.studio.precision_project import claim
 from tests.conftest import Cli
 
 TEXT = "In these cells ERK phosphorylates the proliferation marker."

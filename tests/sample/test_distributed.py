@@ -11,8 +11,8 @@ import pytest
 
 from goldloop.kb import KB
 from goldloop.sample.batch_record import SampleSettings
-from goldloop.sample.mentions import detect_here
 from goldloop.sample.pool import POOL_FILE, POOL_META
+from goldloop.sample.pool_mentions import detect_here
 from goldloop.sample.run import run_sample
 from goldloop.settings import DEMO_CORPUS
 

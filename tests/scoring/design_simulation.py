@@ -11,8 +11,8 @@ import numpy as np
 
 from goldloop.formats.gold import Document
 from goldloop.sample.batch_record import SampleSettings
-from goldloop.sample.mentions import PoolMention
 from goldloop.sample.pool import PoolDoc
+from goldloop.sample.pool_mentions import PoolMention
 from goldloop.sample.run import draw_batch
 
 REPLICATES = 200

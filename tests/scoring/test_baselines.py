@@ -6,6 +6,7 @@ import json
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,6 +25,11 @@ ANSWERS = {
 }
 
 
+def written(*args: Any, **kwargs: Any) -> list[dict[str, Any]]:
+    """``run_baselines``' results as ``baseline_results.json`` holds them."""
+    return [result.to_dict() for result in run_baselines(*args, **kwargs)]
+
+
 def scripted(request: FakeRequest) -> str:
     surface = re.search(r"Which relation does \[\[(.+?)\]\] express\?", request.user)
     assert surface is not None and request.schema is not None
@@ -37,7 +43,7 @@ def test_llm_baseline_is_linking_only_and_cached(
     llm_server.answer = scripted
     linker = llm_server.provider(provider, "judge-model", cache=tmp_path / "cache.sqlite")
     documents = read_gold(gold_file, kb).documents
-    (result,) = run_baselines(documents, ["llm"], kb, provider=linker)
+    (result,) = written(documents, ["llm"], kb, provider=linker)
     assert result["regime"] == "linking-only"
     linking = result["linking"]
     assert (linking["n_gold"], linking["n_answered"], linking["n_correct"]) == (4, 2, 2)
@@ -53,7 +59,7 @@ def test_llm_baseline_is_linking_only_and_cached(
         "unknown_label": 1,
     }
     assert llm_server.request_count == 4
-    again = run_baselines(documents, ["llm"], kb, provider=linker)[0]
+    again = written(documents, ["llm"], kb, provider=linker)[0]
     assert again["baseline"]["outcomes"]["cached"] == 4 and llm_server.request_count == 4
     assert again["linking"] == linking
     # The usage is what this run paid for: the fake server reports tokens, a cached run pays none.
@@ -75,7 +81,7 @@ def test_an_unparsable_answer_is_not_cached_and_a_rerun_asks_again(
     llm_server.answer = first
     linker = llm_server.provider("openai", "judge-model", cache=tmp_path / "cache.sqlite")
     documents = read_gold(gold_file, kb).documents
-    (result,) = run_baselines(documents, ["llm"], kb, provider=linker)
+    (result,) = written(documents, ["llm"], kb, provider=linker)
     assert result["baseline"]["outcomes"] == {
         "called": 4,
         "answered": 1,
@@ -85,7 +91,7 @@ def test_an_unparsable_answer_is_not_cached_and_a_rerun_asks_again(
     assert llm_server.request_count == 4
 
     llm_server.answer = scripted
-    (again,) = run_baselines(documents, ["llm"], kb, provider=linker)
+    (again,) = written(documents, ["llm"], kb, provider=linker)
     assert llm_server.request_count == 6  # only the two unparsable answers are asked again
     assert again["baseline"]["outcomes"] == {
         "cached": 2,
@@ -94,7 +100,7 @@ def test_an_unparsable_answer_is_not_cached_and_a_rerun_asks_again(
         "none": 1,
         "unknown_label": 1,
     }
-    (third,) = run_baselines(documents, ["llm"], kb, provider=linker)
+    (third,) = written(documents, ["llm"], kb, provider=linker)
     assert third["baseline"]["outcomes"]["cached"] == 4 and llm_server.request_count == 6
 
 
@@ -137,7 +143,7 @@ def test_llm_baseline_finishes_and_reports_a_span_whose_request_failed(
     llm_server.answer = fails_on_binds_to
     linker = llm_server.provider("gemini", "judge-model", cache=None)
     documents = read_gold(gold_file, kb).documents
-    (result,) = run_baselines(documents, ["llm"], kb, provider=linker, concurrency=3)
+    (result,) = written(documents, ["llm"], kb, provider=linker, concurrency=3)
     baseline = result["baseline"]
     assert list(baseline) == ["annotator", "requests", "outcomes", "usage", "failed"]
     assert baseline["requests"] == 4
@@ -194,16 +200,16 @@ def test_encoder_baseline_on_the_demo_gold_is_deterministic(
     documents = read_gold(DEMO_GOLD, kb).documents
     n_gold = sum(len(d.ground_truth) for d in documents)
     encoder = Encoder(encoder_dir, cache_dir=tmp_path / "encoder")  # the KB embeddings' cache
-    first = run_baselines(documents, ["encoder"], kb, encoder=encoder)
+    first = written(documents, ["encoder"], kb, encoder=encoder)
     again = Encoder(encoder_dir, cache_dir=tmp_path / "encoder")
-    second = run_baselines(documents, ["encoder"], kb, encoder=again)
+    second = written(documents, ["encoder"], kb, encoder=again)
     assert [r["regime"] for r in first] == ["end-to-end", "linking-only"]
     strip = [{k: v for k, v in r.items() if k != "wall_time_s"} for r in first]
     assert strip == [{k: v for k, v in r.items() if k != "wall_time_s"} for r in second]
     assert all(r["wall_time_s"] > 0 for r in first)
     linking = first[1]["linking"]
     assert (linking["n_gold"], linking["n_answered"]) == (n_gold, n_gold)
-    lexical = run_baselines(documents, ["lexical"], kb)[0]
+    lexical = written(documents, ["lexical"], kb)[0]
     # End-to-end reuses the lexical detector's spans: the same spans, linked by the encoder.
     assert first[0]["baseline"]["spans"]["end-to-end"] == lexical["baseline"]["mentions"]
     assert first[0]["baseline"]["spans"]["linking-only"] == n_gold
@@ -253,11 +259,11 @@ def test_baseline_results_carry_the_corpus_figures_of_the_design(kb: KB) -> None
     from goldloop.scoring.design import read_design
 
     documents = read_gold(DEMO_GOLD, kb).documents
-    plain = run_baselines(documents, ["lexical"], kb)
+    plain = written(documents, ["lexical"], kb)
     assert [r["corpus"] for r in plain] == [None, None]
     equal = read_design(documents, "ignore")
     assert equal is not None
-    results = run_baselines(documents, ["lexical"], kb, design=equal)
+    results = written(documents, ["lexical"], kb, design=equal)
     end_to_end, linking = results
     assert (end_to_end["regime"], linking["regime"]) == ("end-to-end", "linking-only")
     # Equal weights: the corpus figures are the sample's.

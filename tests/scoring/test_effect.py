@@ -197,7 +197,7 @@ def _doc(doc_id: str, batch: int, p_incl: float, gold: list[Hit] | None = None) 
 
 
 def test_two_batches_of_different_blind_shares_weigh_as_the_design_given_by_hand(kb: KB) -> None:
-    # The pairs weigh by the design the caller gives (a campaign's: studio.agreement's
+    # The pairs weigh by the design the caller gives (a campaign's: studio.campaign_agreement's
     # campaign_design, part_design over its draw). The draw here: batch 0 holds 4 documents (p .5), one paired (a quarter); batch 1 holds 2 (p .25),
     # one paired (a half).
     one = _doc("one", 0, 0.5, [_hit(0), _hit(1)])

@@ -26,20 +26,20 @@ def test_chart_rows_carry_every_slice_with_its_interval(
             kb=kb,
             regime=regime,
             bootstrap=200,
-        ).to_dict()
+        )
         for name, rows in (
             ("one", [row(0, "directly regulates", "RO.0002578")]),
             ("two", [row(1, "activates", "PEL.000000"), row(0, "binds to", "PEL.000003")]),
         )
         for regime in ("end-to-end", "linking-only")
     ]
-    e2e = [r for r in results if r["regime"] == "end-to-end"]
+    e2e = [r for r in results if r.regime == "end-to-end"]
     rows = dict(chart_rows(e2e))
     assert list(rows)[:3] == ["all · f1", "all · precision", "all · recall"]
     anchored = rows["anchoring · anchored (n=2)"]
     assert anchored["one"] == (
         0.5,
-        *e2e[0]["slices"]["anchoring"]["anchored"]["intervals"]["recall"],
+        *(e2e[0].figures.slices["anchoring"]["anchored"].intervals or {})["recall"],
     )
     assert anchored["two"][0] == 0.5
     label = kb.get("PEL.000000").label  # type: ignore[union-attr]

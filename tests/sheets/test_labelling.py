@@ -12,7 +12,7 @@ import pytest
 
 from goldloop.precision.mentions import JudgedMention, write_verdicts
 from goldloop.sheets.labelling import escape
-from goldloop.studio.precision import push_sample
+from goldloop.studio.precision_project import push_sample
 from tests.conftest import Cli
 
 # Astral characters and markdown's own characters around the mentions.
@@ -117,13 +117,15 @@ def test_sheets_and_label_studio_give_the_same_precision_report(
 
     rows = [json.loads(line) for line in rows_file.read_text().splitlines()]
     title = f"precision-sheets-{tmp_path.name}"
-    client = label_studio.client
-    pushed = push_sample(label_studio.connection, client, title, rows, {"pmid:9": TEXT})
-    tasks = {t.data["key"]: t for t in client.tasks.list(project=pushed.project_id, fields="all")}
+    studio = label_studio.studio
+    pushed = push_sample(studio, title, rows, {"pmid:9": TEXT})
+    tasks = {
+        t.data["key"]: t for t in studio.sdk.tasks.list(project=pushed.project_id, fields="all")
+    }
     for row in rows:
         decision = DECISIONS[row["surface"]]
         if decision is not None:
-            client.annotations.create(id=tasks[row["key"]].id, result=[
+            studio.sdk.annotations.create(id=tasks[row["key"]].id, result=[
                 {"id": "v", "from_name": "verdict", "to_name": "text", "type": "choices",
                  "value": {"choices": [decision.replace("_", " ")]}}])  # fmt: skip
     monkeypatch.setenv("LABEL_STUDIO_API_KEY", label_studio.token)

@@ -242,7 +242,7 @@ def push(cli: Cli, stack: ComposeStack, documents: Path, name: str) -> tuple[int
     env = {"LABEL_STUDIO_URL": stack.url, "LABEL_STUDIO_API_KEY": stack.token}
     pushed = cli("push", "--sample", documents, "--project", name, "--roles", "primary", env=env)
     assert pushed.returncode == 0, pushed.stderr
-    client = connect(Connection(stack.url, stack.token))
+    client = connect(Connection(stack.url, stack.token)).sdk
     project = next(p for p in client.projects.list() if p.title == name)
     tasks = {t.data["doc_id"]: t.id for t in client.tasks.list(project=project.id)}
     return project.id, tasks
@@ -286,7 +286,7 @@ def test_the_compose_stack_pre_annotates_survives_a_replica_and_pulls_what_peopl
     (studio,) = stack.containers("label-studio")
     variables = run(["docker", "inspect", "--format", "{{json .Config.Env}}", studio])
     assert '"SENTRY_DSN="' in variables and '"FRONTEND_SENTRY_DSN="' in variables
-    client = connect(Connection(stack.url, stack.token))
+    client = connect(Connection(stack.url, stack.token)).sdk
     documents, _, _ = write_inputs(tmp_path)
     name = f"docker-{uuid.uuid4().hex[:6]}"
     primary = [d for d in DOCS if d["role"] == "primary"]

@@ -46,7 +46,7 @@ def test_push_and_pull_against_label_studio_on_postgres(
     )
     assert count == "7"
     assert not list(Path(studio.state.data_dir).glob("*.sqlite3"))
-    client = studio.client
+    client = studio.studio.sdk
     project = next(p for p in client.projects.list() if p.title == name)
     tasks = {t.data["doc_id"]: t for t in client.tasks.list(project=project.id, fields="all")}
     review = review_tag(TAG_A, TAG_B)

@@ -21,7 +21,7 @@ pytestmark = [pytest.mark.studio, pytest.mark.slow]
 
 def project_with(stack: Stack, texts: list[str]) -> tuple[int, list[int]]:
     """A project whose ML backend is the proxy's one URL, with a task per text."""
-    client = stack.studio.client
+    client = stack.studio.studio.sdk
     project = client.projects.create(
         title=f"replicas-{uuid.uuid4().hex[:6]}", label_config=render_label_config(shared_kb())
     )
@@ -32,7 +32,7 @@ def project_with(stack: Stack, texts: list[str]) -> tuple[int, list[int]]:
 
 
 def retrieve(stack: Stack, project_id: int, task_ids: list[int]) -> None:
-    retrieve_predictions(stack.studio.client, project_id, task_ids)
+    retrieve_predictions(stack.studio.studio.sdk, project_id, task_ids)
 
 
 def retrieve_quietly(stack: Stack, project_id: int, task_ids: list[int], errors: list[str]) -> None:
@@ -45,7 +45,7 @@ def retrieve_quietly(stack: Stack, project_id: int, task_ids: list[int], errors:
 def predictions(stack: Stack, task_id: int) -> list[dict[str, Any]]:
     """The task's stored predictions. Never through ``tasks.get``: Label Studio asks the ML
     backend itself when a task without predictions is opened, which would hide a missing one."""
-    stored = stack.studio.client.predictions.list(task=task_id)
+    stored = stack.studio.studio.sdk.predictions.list(task=task_id)
     rows = stack.database.query(f"SELECT count(*) FROM prediction WHERE task_id = {task_id}")
     assert int(rows) == len(stored)  # what the API shows is what PostgreSQL holds
     return [p.dict() for p in stored]

@@ -115,7 +115,7 @@ class Campaign:
 
 
 def build(label_studio: Any, kb: KB) -> Campaign:
-    client, connection = label_studio.client, label_studio.connection
+    studio = label_studio.studio
     name = f"cur-{uuid.uuid4().hex[:6]}"
     docs = [
         Document(doc_id=d, text=t, role="primary" if d == "pmid:10" else "double")
@@ -126,24 +126,24 @@ def build(label_studio: Any, kb: KB) -> Campaign:
                 surface_anchored=True) for doc, s, e, di in CANDIDATES if doc == d]
         for d in TEXTS
     }  # fmt: skip
-    push(connection, client, docs, name, kb, a=Candidates(TAG, candidates))
-    people = {"admin": client.users.whoami()}
+    push(studio, docs, name, kb, a=Candidates(TAG, candidates))
+    people = {"admin": studio.sdk.users.whoami()}
     for person in ("alice", "bob", "carol"):
-        people[person] = client.users.create(
+        people[person] = studio.sdk.users.create(
             email=f"{person}-{uuid.uuid4().hex[:6]}@goldloop.local", username=uuid.uuid4().hex[:10]
         )
     tasks: dict[str, Any] = {}
     for title in (name, double_name(name)):
-        project = find_project(connection, client, title)
+        project = find_project(studio, title)
         assert project is not None
-        tasks |= {t.data["doc_id"]: t.id for t in client.tasks.list(project=project.id)}
+        tasks |= {t.data["doc_id"]: t.id for t in studio.sdk.tasks.list(project=project.id)}
     campaign = Campaign(name, people, tasks)
 
     def annotate(person: str, task_id: int, doc_id: str, rows: list[tuple[str, str, str]]) -> None:
         result = [
             item for hit in hits(rows, doc_id) for item in hit_regions(TEXTS[doc_id], hit, kb)
         ]
-        client.annotations.create(
+        studio.sdk.annotations.create(
             id=task_id, result=result, completed_by=people[person].id,
             lead_time=LEAD_TIMES[(person, doc_id)],
         )  # fmt: skip
@@ -154,17 +154,17 @@ def build(label_studio: Any, kb: KB) -> Campaign:
         annotate("alice", tasks[doc_id], doc_id, ALICE[doc_id])
         if doc_id in BOB:
             annotate("bob", tasks[doc_id], doc_id, BOB[doc_id])
-    campaign.first_curate = curate(connection, client, name, kb)
-    project = find_project(connection, client, curate_name(name))
+    campaign.first_curate = curate(studio, name, kb)
+    project = find_project(studio, curate_name(name))
     assert project is not None
     campaign.curate_tasks = {
-        t.data["doc_id"]: t for t in client.tasks.list(project=project.id, fields="all")
+        t.data["doc_id"]: t for t in studio.sdk.tasks.list(project=project.id, fields="all")
     }
     for doc_id, rows in CAROL.items():
         task = campaign.curate_tasks[doc_id]
         start = next(p for p in task.predictions if p.model_version.startswith("curate:"))
         result = _curated(deepcopy(start.result), doc_id, rows, kb)
-        client.annotations.create(
+        studio.sdk.annotations.create(
             id=task.id, result=result, completed_by=people["carol"].id,
             lead_time=LEAD_TIMES[("carol", doc_id)],
         )  # fmt: skip

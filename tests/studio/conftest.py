@@ -34,7 +34,7 @@ def campaign(label_studio: Any, kb: KB) -> Campaign:
     return build(label_studio, kb)
 
 
-# --- two people's hits on three texts (test_agreement.py, test_campaign.py) ---
+# --- two people's hits on three texts (test_campaign_agreement.py, test_campaign.py) ---
 
 TEXTS = {
     "pmid:1": "IL-6 activates STAT3 and inhibits SOCS3.",
@@ -73,10 +73,11 @@ def hits(rows: list[tuple[str, str, str, str]], doc_id: str) -> list[Hit]:
 
 
 def doc_ids_in(label_studio, title: str) -> Counter[str]:
-    project = find_project(label_studio.connection, label_studio.client, title)
+    project = find_project(label_studio.studio, title)
     assert project is not None
     return Counter(
-        t.data["doc_id"] for t in label_studio.client.tasks.list(project=project.id, page_size=1000)
+        t.data["doc_id"]
+        for t in label_studio.studio.sdk.tasks.list(project=project.id, page_size=1000)
     )
 
 
@@ -108,7 +109,7 @@ def pushed(label_studio, tmp_path_factory: pytest.TempPathFactory) -> dict[str, 
     out = run_in_studio(["push", "--sample", str(documents), "--project", name,
                          "--candidates", str(gold_a), "--other", str(gold_b)],
                         label_studio).stdout  # fmt: skip
-    main, double, second = people_work(label_studio.client, name)
+    main, double, second = people_work(label_studio.studio.sdk, name)
     return {"name": name, "dir": directory, "documents": documents, "gold_a": gold_a,
             "gold_b": gold_b, "push_output": out, "main": main, "double": double,
             "second": second}  # fmt: skip

@@ -58,7 +58,7 @@ def _blind_hits(text: str, spans: list[tuple[int, int]]) -> list[Hit]:
 
 
 def build(label_studio: Any, kb: KB, directory: Path) -> Published:
-    client, connection = label_studio.client, label_studio.connection
+    studio = label_studio.studio
     name = f"pub-{uuid.uuid4().hex[:6]}"
     docs = []
     for doc_id, text in {**double_data.TEXTS, **BLIND}.items():
@@ -74,21 +74,23 @@ def build(label_studio: Any, kb: KB, directory: Path) -> Published:
     for found in candidates.values():
         for hit in found:
             hit.surface_anchored = True
-    push(connection, client, docs, name, kb, a=Candidates(double_data.TAG, candidates))
-    people = {"admin": client.users.whoami()}
+    push(studio, docs, name, kb, a=Candidates(double_data.TAG, candidates))
+    people = {"admin": studio.sdk.users.whoami()}
     for person in ("alice", "bob", "carol"):
-        people[person] = client.users.create(
+        people[person] = studio.sdk.users.create(
             email=f"{person}-{uuid.uuid4().hex[:6]}@goldloop.local", username=uuid.uuid4().hex[:10]
         )
     tasks: dict[tuple[str, str], int] = {}
     for title in (name, f"{name}-double", blind_name(name)):
-        project = find_project(connection, client, title)
+        project = find_project(studio, title)
         assert project is not None
-        tasks |= {(title, t.data["doc_id"]): t.id for t in client.tasks.list(project=project.id)}
+        tasks |= {
+            (title, t.data["doc_id"]): t.id for t in studio.sdk.tasks.list(project=project.id)
+        }
 
     def annotate(person: str, task: int, text: str, found: list[Hit], seconds: float) -> None:
         result = [item for hit in found for item in hit_regions(text, hit, kb)]
-        client.annotations.create(id=task, result=result, completed_by=people[person].id,
+        studio.sdk.annotations.create(id=task, result=result, completed_by=people[person].id,
                                   lead_time=seconds)  # fmt: skip
 
     seconds = double_data.LEAD_TIMES
@@ -111,10 +113,10 @@ def build(label_studio: Any, kb: KB, directory: Path) -> Published:
         seen = true[:-1] if k % 3 == 0 else true
         annotate(alone, tasks[(blind_name(name), doc_id)], blind_text,
                  _blind_hits(blind_text, seen), 70.0 + 10 * k)  # fmt: skip
-    curate(connection, client, name, kb)
-    project = find_project(connection, client, curate_name(name))
+    curate(studio, name, kb)
+    project = find_project(studio, curate_name(name))
     assert project is not None
-    for task in client.tasks.list(project=project.id):
+    for task in studio.sdk.tasks.list(project=project.id):
         doc_id = task.data["doc_id"]
         if doc_id in BLIND:
             found = _blind_hits(BLIND[doc_id], _spans(BLIND[doc_id]))

@@ -59,13 +59,13 @@ def project_tasks(
     documents = [Document(**{**d, "role": "primary"}) for d in DOCS]
     documents[0] = documents[0].model_copy(update={"p_incl": LONG_P_INCL})
     name = f"browser-{uuid.uuid4().hex[:6]}"
-    push(label_studio.connection, label_studio.client, documents, name, kb,
+    push(label_studio.studio, documents, name, kb,
          a=Candidates.from_gold(gold_a, kb), b=Candidates.from_gold(gold_b, kb))  # fmt: skip
-    project = find_project(label_studio.connection, label_studio.client, name)
+    project = find_project(label_studio.studio, name)
     assert project is not None and project.instructions == render_instructions()
     tasks = {
         t.data["doc_id"]: t.id
-        for t in label_studio.client.tasks.list(project=project.id, page_size=100)
+        for t in label_studio.studio.sdk.tasks.list(project=project.id, page_size=100)
     }
     return project.id, tasks
 
@@ -140,7 +140,9 @@ def _press_submit(driver) -> None:
 
 def _submitted_regions(driver, label_studio, task_id: int, text: str) -> list[Region]:
     """The regions of the task's submitted annotation, read as pull reads them."""
-    (annotation,) = _wait(driver, lambda _: label_studio.client.tasks.get(id=task_id).annotations)
+    (annotation,) = _wait(
+        driver, lambda _: label_studio.studio.sdk.tasks.get(id=task_id).annotations
+    )
     regions, stray = read_regions(text, annotation["result"])
     assert stray == []
     return regions
@@ -234,7 +236,7 @@ def test_curate_task_shows_both_annotators_versions(
     prediction; the selected region names each annotator's version."""
     from selenium.webdriver.common.by import By
 
-    project = find_project(label_studio.connection, label_studio.client, curate_name(campaign.name))
+    project = find_project(label_studio.studio, curate_name(campaign.name))
     assert project is not None
     task = campaign.curate_tasks["pmid:14"]
     assert _open(browser, label_studio.url, project.id, task.id) == ["stimulates"]
@@ -382,18 +384,18 @@ def test_submit_is_refused_for_a_region_without_relation_or_direction(
     a = text.index("stimulates")
     hit = Hit(a=a, b=a + len("stimulates"), surface="stimulates", entity_id=STIMULATES)
     name = f"browser-nodir-{uuid.uuid4().hex[:6]}"
-    push(label_studio.connection, label_studio.client,
+    push(label_studio.studio,
          [Document(doc_id="pmid:5", text=text, role="primary")], name, kb,
          a=Candidates("no-direction", {"pmid:5": [hit]}))  # fmt: skip
-    project = find_project(label_studio.connection, label_studio.client, name)
+    project = find_project(label_studio.studio, name)
     assert project is not None
-    (task,) = label_studio.client.tasks.list(project=project.id)
+    (task,) = label_studio.studio.sdk.tasks.list(project=project.id)
     assert _open(browser, label_studio.url, project.id, task.id) == ["stimulates"]
     assert "Every mention needs a direction" in _submit_refused(browser)
     # Label Studio selects the region that lacks it: its controls are on show.
     _wait(browser, lambda d: d.find_element(By.CSS_SELECTOR, ".htx-taxonomy").is_displayed())
     for refused in (tasks["pmid:5"], task.id):
-        assert not label_studio.client.tasks.get(id=refused).annotations
+        assert not label_studio.studio.sdk.tasks.get(id=refused).annotations
 
 
 def test_data_manager_shows_p_incl_rounded(browser, label_studio, project_tasks) -> None:

@@ -12,8 +12,8 @@ from goldloop.formats.labelstudio.tasks import Campaign
 from goldloop.kb import KB
 from goldloop.scoring.agreement import agreement, corpus_agreement
 from goldloop.scoring.design import part_design
-from goldloop.studio.agreement import DoubleTasks, double_completeness
 from goldloop.studio.campaign import CORPUS_BOOTSTRAP, kappa_section
+from goldloop.studio.campaign_agreement import DoubleTasks, double_completeness
 from tests.studio.conftest import FIRST, SECOND, TEXTS, hits
 
 

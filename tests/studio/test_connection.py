@@ -12,14 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from label_studio_sdk import LabelStudio
 
-from goldloop.studio.connection import (
-    Connection,
-    StudioError,
-    StudioUnreachable,
-    call,
-    call_delete,
-    call_once,
-)
+from goldloop.studio.connection import Connection, Studio, StudioError, StudioUnreachable
 from goldloop.studio.server import free_port
 
 
@@ -82,39 +75,40 @@ def label_studio_stand_in(port: int, status: int, delay_s: float = 0.0) -> Itera
         server.server_close()
 
 
-def _client(port: int) -> tuple[Connection, LabelStudio]:
+def _studio(port: int) -> Studio:
+    """As ``connect`` makes it, less its ``whoami`` (the stand-in answers every request alike)."""
     url = f"http://127.0.0.1:{port}"
-    return Connection(url, "key"), LabelStudio(base_url=url, api_key="key", max_retries=0)
+    return Studio(Connection(url, "key"), LabelStudio(base_url=url, api_key="key", max_retries=0))
 
 
 def test_a_creating_request_is_not_repeated_after_the_server_failed_it() -> None:
     port = free_port()
-    connection, client = _client(port)
+    studio = _studio(port)
     with (
         label_studio_stand_in(port, 502) as server,
         pytest.raises(StudioUnreachable, match="HTTP 502"),
     ):
-        call_once(connection, client.projects.create, title="t")
+        studio.call_once(studio.sdk.projects.create, title="t")
     assert server.requests == ["POST /api/projects/"]
 
 
 def test_a_reading_request_is_repeated_after_the_server_failed_it() -> None:
     port = free_port()
-    connection, client = _client(port)
+    studio = _studio(port)
     with (
         label_studio_stand_in(port, 502) as server,
         pytest.raises(StudioUnreachable, match="HTTP 502"),
     ):
-        call(connection, client.projects.get, id=7)
+        studio.call(studio.sdk.projects.get, id=7)
     assert server.requests == ["GET /api/projects/7/"] * 4
 
 
 def test_a_creating_request_is_sent_again_when_it_could_not_be_sent() -> None:
     port = free_port()
-    connection, client = _client(port)
+    studio = _studio(port)
     # Nothing listens for the first try (connection refused); the server is up for a later one.
     with label_studio_stand_in(port, 201, delay_s=0.3) as server:
-        created = call_once(connection, client.projects.create, title="t")
+        created = studio.call_once(studio.sdk.projects.create, title="t")
     assert created.id == 7
     assert server.requests == ["POST /api/projects/"]
 
@@ -122,9 +116,9 @@ def test_a_creating_request_is_sent_again_when_it_could_not_be_sent() -> None:
 def test_a_deletion_finding_the_thing_gone_is_done() -> None:
     # As a retry after a lost answer finds it: the first try did delete.
     port = free_port()
-    connection, client = _client(port)
+    studio = _studio(port)
     with label_studio_stand_in(port, 404) as server:
-        call_delete(connection, client.views.delete, id=7)
+        studio.call_delete(studio.sdk.views.delete, id=7)
         with pytest.raises(StudioError, match="HTTP 404"):
-            call(connection, client.views.delete, id=7)
+            studio.call(studio.sdk.views.delete, id=7)
     assert server.requests == ["DELETE /api/dm/views/7/"] * 2

@@ -38,14 +38,14 @@ def test_disputes_go_to_the_curate_project_once(
     out = done.stdout
     assert re.search(r"curate tasks created\s*│\s*0\s*│", out)
     assert re.search(r"already in the curate project\s*│\s*4\s*│", out)
-    project = find_project(label_studio.connection, label_studio.client, curate_name(campaign.name))
+    project = find_project(label_studio.studio, curate_name(campaign.name))
     assert project is not None and project.model_version == CURATE_TAG
-    listed = list(label_studio.client.tasks.list(project=project.id))
+    listed = list(label_studio.studio.sdk.tasks.list(project=project.id))
     assert len(listed) == 4
     # Curators read their own instructions, not the annotators'.
     assert project.instructions == render_instructions(CURATE_INSTRUCTIONS)
     assert "Settle the disputed mentions" in project.instructions
-    shown = label_studio.client.projects.get(id=project.id)
+    shown = label_studio.studio.sdk.projects.get(id=project.id)
     assert shown.show_instruction and shown.expert_instruction == project.instructions
 
 
@@ -88,25 +88,24 @@ def test_curation_prediction_marks_both_and_each_dispute(campaign: Campaign) -> 
 
 
 def test_curate_refuses_two_annotations_by_one_person(kb: KB, label_studio: Any) -> None:
-    client = label_studio.client
+    studio = label_studio.studio
     name = f"twice-{uuid.uuid4().hex[:6]}"
     push(
-        label_studio.connection,
-        client,
+        studio,
         [Document(doc_id="pmid:11", text=TEXTS["pmid:11"], role="double")],
         name,
         kb,
     )
-    project = find_project(label_studio.connection, client, f"{name}-double")
+    project = find_project(studio, f"{name}-double")
     assert project is not None
-    task = next(iter(client.tasks.list(project=project.id)))
+    task = next(iter(studio.sdk.tasks.list(project=project.id)))
     result = [
         i for h in hits(ALICE["pmid:11"], "pmid:11") for i in hit_regions(TEXTS["pmid:11"], h, kb)
     ]
-    client.annotations.create(id=task.id, result=result)
-    client.annotations.create(id=task.id, result=result)
+    studio.sdk.annotations.create(id=task.id, result=result)
+    studio.sdk.annotations.create(id=task.id, result=result)
     with pytest.raises(
         SameAnnotatorError, match=rf"task {task.id} \(pmid:11\) holds two annotations by admin@"
     ):
-        curate(label_studio.connection, client, name, kb)
-    assert find_project(label_studio.connection, client, curate_name(name)) is None
+        curate(studio, name, kb)
+    assert find_project(studio, curate_name(name)) is None

@@ -136,7 +136,7 @@ def test_a_campaign_without_double_blind_or_system_says_so(
     name = f"plain-{uuid.uuid4().hex[:6]}"
     text = "IL-6 activates STAT3."
     docs = [Document(doc_id="pmid:1", text=text, role="primary")]
-    push(label_studio.connection, label_studio.client, docs, name, kb)
+    push(label_studio.studio, docs, name, kb)
     env = {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token}
     _run(env, "datasheet", "--project", name, "-o", tmp_path / "sheet.md", "--bootstrap", 50)
     sections = _read(tmp_path / "sheet.json")["sections"]

@@ -33,10 +33,10 @@ def test_demo_pushes_the_sample_and_the_check_sees_a_missing_task(
     assert check_pushed(run, kb) == []
     again = demo()
     assert sum(p.created for p in again.push.projects) == 0
-    project = find_project(label_studio.connection, label_studio.client, PROJECT)
+    project = find_project(label_studio.studio, PROJECT)
     assert project is not None
-    victim = next(iter(label_studio.client.tasks.list(project=project.id)))
-    label_studio.client.tasks.delete(id=victim.id)
+    victim = next(iter(label_studio.studio.sdk.tasks.list(project=project.id)))
+    label_studio.studio.sdk.tasks.delete(id=victim.id)
     assert check_pushed(run, kb) == [f"{victim.data['doc_id']}: no task"]
     commands = [c.split()[1] for c in next_commands(run)]
     assert commands == ["studio", "status", "curate", "pull", "effort", "score", "studio"]

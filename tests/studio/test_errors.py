@@ -49,11 +49,11 @@ def test_wrong_token(goldloop, label_studio, tmp_path: Path) -> None:
 def test_project_without_needed_controls(goldloop, label_studio, tmp_path: Path) -> None:
     title = f"bare-{uuid.uuid4().hex[:6]}"
     config = '<View><Text name="text" value="$text"/><Labels name="mention" toName="text"><Label value="P"/></Labels></View>'
-    project = label_studio.client.projects.create(title=title, label_config=config)
+    project = label_studio.studio.sdk.projects.create(title=title, label_config=config)
     done = goldloop(_push_args(tmp_path, title), label_studio.url, label_studio.token, tmp_path)
     assert done.returncode == 2, done.stderr
     assert f"project {title!r}" in done.stderr and "lacks relation (taxonomy)" in done.stderr
-    assert list(label_studio.client.tasks.list(project=project.id)) == []
+    assert list(label_studio.studio.sdk.tasks.list(project=project.id)) == []
     out = tmp_path / "v.json"
     done = goldloop(
         ["pull", "--project", title, "--out", str(out)],

@@ -14,7 +14,7 @@ import sys
 
 PURE = (
     "goldloop.formats.labelstudio.controls",
-    "goldloop.formats.labelstudio.errors",
+    "goldloop.formats.labelstudio.studio_error",
     "goldloop.formats.labelstudio.offsets",
     "goldloop.formats.labelstudio.tasks",
     "goldloop.formats.labelstudio.verdicts",
@@ -22,11 +22,11 @@ PURE = (
     "goldloop.formats.labelstudio.versions",
     "goldloop.studio.review",
     "goldloop.studio.curation",
-    "goldloop.studio.agreement",
+    "goldloop.studio.campaign_agreement",
     "goldloop.studio.effort",
     "goldloop.studio.campaign",
     "goldloop.studio.status",
-    "goldloop.studio.effect",
+    "goldloop.studio.campaign_effect",
     "goldloop.scoring.effect",
     "goldloop.studio.label_config",
     "goldloop.formats.documents",

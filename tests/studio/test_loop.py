@@ -37,16 +37,16 @@ from tests.studio.loop_data import (
 
 
 def test_push_creates_tasks_predictions_and_model_version(pushed, label_studio) -> None:
-    client = label_studio.client
-    tasks = tasks_of(client, pushed["main"].id)
+    studio = label_studio.studio
+    tasks = tasks_of(studio.sdk, pushed["main"].id)
     assert sorted(tasks) == [f"pmid:{i}" for i in (1, 2, 3, 4, 5, 6, 8)]
-    assert list(tasks_of(client, pushed["double"].id)) == ["pmid:7"]
-    assert project_titled(client, pushed["name"]).model_version == REVIEW
+    assert list(tasks_of(studio.sdk, pushed["double"].id)) == ["pmid:7"]
+    assert project_titled(studio.sdk, pushed["name"]).model_version == REVIEW
     versions = sorted(p.model_version for p in tasks["pmid:2"].predictions)
     assert versions == sorted([TAG_A, TAG_B, REVIEW])
     assert tasks["pmid:3"].data == {"text": text_of("pmid:3"), "doc_id": "pmid:3", "role": "primary", "batch": 0,
                                     "p_incl": 0.25, "stratum": None}  # fmt: skip
-    double = client.projects.get(id=pushed["double"].id)
+    double = studio.sdk.projects.get(id=pushed["double"].id)
     assert double.maximum_annotations == 2
 
 
@@ -117,10 +117,12 @@ def test_push_twice_adds_nothing(pushed, label_studio) -> None:
     out = run_in_studio(["push", "--sample", str(pushed["documents"]), "--project", pushed["name"], "--candidates",
                 str(pushed["gold_a"]), "--other", str(pushed["gold_b"])], label_studio).stdout  # fmt: skip
     assert "tasks created" in out
-    client = label_studio.client
-    assert len(tasks_of(client, pushed["main"].id)) == 7
-    assert len(tasks_of(client, pushed["double"].id)) == 1
-    assert sum(len(t.predictions) for t in tasks_of(client, pushed["main"].id).values()) == 7 * 3
+    studio = label_studio.studio
+    assert len(tasks_of(studio.sdk, pushed["main"].id)) == 7
+    assert len(tasks_of(studio.sdk, pushed["double"].id)) == 1
+    assert (
+        sum(len(t.predictions) for t in tasks_of(studio.sdk, pushed["main"].id).values()) == 7 * 3
+    )
 
 
 def test_a_campaign_of_double_documents_only_is_pulled(label_studio, tmp_path) -> None:
@@ -128,7 +130,7 @@ def test_a_campaign_of_double_documents_only_is_pulled(label_studio, tmp_path) -
     name = f"double-only-{uuid.uuid4().hex[:6]}"
     run_in_studio(["push", "--sample", str(documents), "--project", name, "--candidates", str(gold_a),
           "--roles", "double"], label_studio)  # fmt: skip
-    assert name not in {p.title for p in label_studio.client.projects.list(include="id,title")}
+    assert name not in {p.title for p in label_studio.studio.sdk.projects.list(include="id,title")}
     out = tmp_path / "gold.json"
     run_in_studio(["pull", "--project", name, "--out", str(out)], label_studio)
     sidecar = json.loads((tmp_path / "gold.json.verification.json").read_text())
@@ -165,7 +167,7 @@ def test_a_campaign_without_double_documents_has_nothing_to_curate(label_studio,
           "--roles", "primary"], label_studio)  # fmt: skip
     out = run_in_studio(["curate", "--project", name], label_studio).stdout
     assert f"{name} has no double tasks ({name}-double): nothing to curate" in out
-    titles = {p.title for p in label_studio.client.projects.list(include="id,title")}
+    titles = {p.title for p in label_studio.studio.sdk.projects.list(include="id,title")}
     assert name in titles and f"{name}-curate" not in titles and f"{name}-double" not in titles
     run_in_studio(["status", "--project", name, "-o", str(tmp_path / "status.json")], label_studio)
     run_in_studio(["pull", "--project", name, "--out", str(tmp_path / "gold.json")], label_studio)

@@ -102,21 +102,21 @@ def test_predictions_added_to_mirrored_tasks_are_read_again(
     _, gold_a, gold_b = write_inputs(tmp_path)
     documents = [Document(**{**d, "role": "primary"}) for d in DOCS]
     name = f"mirror-{uuid.uuid4().hex[:6]}"
-    connection, client = label_studio.connection, label_studio.client
+    studio = label_studio.studio
     a, b = Candidates.from_gold(gold_a, kb), Candidates.from_gold(gold_b, kb)
-    push(connection, client, documents, name, kb, a=a)
-    project = find_project(connection, client, name)
+    push(studio, documents, name, kb, a=a)
+    project = find_project(studio, name)
     assert project is not None
-    for listed in client.tasks.list(project=project.id, fields="all"):
-        client.annotations.create(id=listed.id, result=listed.predictions[0].result)
+    for listed in studio.sdk.tasks.list(project=project.id, fields="all"):
+        studio.sdk.annotations.create(id=listed.id, result=listed.predictions[0].result)
     since, full = tmp_path / "since.json", tmp_path / "full.json"
-    pull(connection, client, name, kb, since)
-    before = {t.id: t.updated_at for t in client.tasks.list(project=project.id)}
-    push(connection, client, documents, name, kb, a=a, b=b)
-    after = {t.id: t.updated_at for t in client.tasks.list(project=project.id)}
+    pull(studio, name, kb, since)
+    before = {t.id: t.updated_at for t in studio.sdk.tasks.list(project=project.id)}
+    push(studio, documents, name, kb, a=a, b=b)
+    after = {t.id: t.updated_at for t in studio.sdk.tasks.list(project=project.id)}
     assert after == before  # what makes the stamp need the predictions' model versions
-    pull(connection, client, name, kb, since, since=True)
-    pull(connection, client, name, kb, full)
+    pull(studio, name, kb, since, since=True)
+    pull(studio, name, kb, full)
     for path in (since, verification_path(since), mirror_path(since)):
         twin = full.with_name(path.name.replace("since", "full"))
         assert json.loads(path.read_text()) == json.loads(twin.read_text()), path.name

@@ -114,7 +114,7 @@ def test_watch_rewrites_the_page_when_work_arrives(
 ) -> None:
     name = f"watch-{uuid.uuid4().hex[:6]}"
     text = "IL-6 activates STAT3."
-    push(label_studio.connection, label_studio.client,
+    push(label_studio.studio,
          [Document(doc_id="pmid:1", text=text, role="primary")], name, kb)  # fmt: skip
     out = tmp_path / "report.html"
     env = {**os.environ, "LABEL_STUDIO_URL": label_studio.url,
@@ -141,11 +141,11 @@ def test_watch_rewrites_the_page_when_work_arrives(
             time.sleep(0.2)
         first = out.read_text()
         assert "primary: 0 of 1 tasks annotated" in first
-        project = find_project(label_studio.connection, label_studio.client, name)
+        project = find_project(label_studio.studio, name)
         assert project is not None
-        task = next(iter(label_studio.client.tasks.list(project=project.id)))
+        task = next(iter(label_studio.studio.sdk.tasks.list(project=project.id)))
         hit = Hit(a=5, b=14, surface="activates", entity_id=ACTIVATES, direction="forward")
-        label_studio.client.annotations.create(id=task.id, result=hit_regions(text, hit, kb),
+        label_studio.studio.sdk.annotations.create(id=task.id, result=hit_regions(text, hit, kb),
                                                lead_time=30.0)  # fmt: skip
         stdout, _ = watching.communicate(timeout=120)
     finally:

@@ -34,14 +34,14 @@ def seconds_for(text: str) -> float:
 
 def work(label_studio: Any, name: str) -> int:
     """Every task without an annotation gets the gold's regions, with a lead time."""
-    client, kb = label_studio.client, shared_kb()
+    studio, kb = label_studio.studio, shared_kb()
     done = 0
-    for task in tasks_of(client, project_titled(client, name).id).values():
+    for task in tasks_of(studio.sdk, project_titled(studio.sdk, name).id).values():
         if task.annotations:
             continue
         text = task.data["text"]
         result = [item for hit in hits_of(text) for item in hit_regions(text, hit, kb)]
-        client.annotations.create(id=task.id, result=result, lead_time=seconds_for(text))
+        studio.sdk.annotations.create(id=task.id, result=result, lead_time=seconds_for(text))
         done += 1
     return done
 

@@ -20,41 +20,41 @@ from tests.studio.loop_data import DOCS
 def test_push_gives_a_project_instructions_and_a_tab_once_and_keeps_edits(
     kb: KB, label_studio
 ) -> None:
-    conn, client = label_studio.connection, label_studio.client
+    studio = label_studio.studio
     name = f"setup-{uuid.uuid4().hex[:6]}"
     # A project made before push set instructions: none, and no Data Manager tab.
-    made = client.projects.create(title=name, label_config=render_label_config(kb))
+    made = studio.sdk.projects.create(title=name, label_config=render_label_config(kb))
     documents = [Document(**{**d, "role": "primary"}) for d in DOCS]
-    push(conn, client, documents[:4], name, kb)
-    project = client.projects.get(id=made.id)
+    push(studio, documents[:4], name, kb)
+    project = studio.sdk.projects.get(id=made.id)
     assert (project.expert_instruction, project.show_instruction) == (render_instructions(), True)
-    (tab,) = client.views.list(project=made.id)
+    (tab,) = studio.sdk.views.list(project=made.id)
     assert tab.data["title"] == TASKS_VIEW
     assert tab.data["columnsDisplayType"] == {"tasks:data.p_incl": "Number"}
     # Label Studio's own default: columns such as the inner id stay hidden.
     assert "tasks:inner_id" in tab.data["hiddenColumns"]["explore"]
     # Edited in Label Studio, instructions and tabs stay as people left them.
-    client.projects.update(id=made.id, expert_instruction="<p>Our lab's rules</p>")
-    client.views.update(id=tab.id, data={**tab.data, "title": "Mine"})
-    push(conn, client, documents, name, kb)
-    assert client.projects.get(id=made.id).expert_instruction == "<p>Our lab's rules</p>"
-    assert [v.data["title"] for v in client.views.list(project=made.id)] == ["Mine"]
+    studio.sdk.projects.update(id=made.id, expert_instruction="<p>Our lab's rules</p>")
+    studio.sdk.views.update(id=tab.id, data={**tab.data, "title": "Mine"})
+    push(studio, documents, name, kb)
+    assert studio.sdk.projects.get(id=made.id).expert_instruction == "<p>Our lab's rules</p>"
+    assert [v.data["title"] for v in studio.sdk.views.list(project=made.id)] == ["Mine"]
 
 
 def test_crash_during_an_import_request(label_studio, tmp_path) -> None:
     """The server dies while a 300-task import is in flight: the re-run completes it exactly once."""
     kb, a, documents, name = loop_copies(tmp_path, "midcrash", 300)
-    push(label_studio.connection, label_studio.client, documents[:1], name, kb, a=a)
+    push(label_studio.studio, documents[:1], name, kb, a=a)
     killer = threading.Timer(1.0, label_studio.crash)
     killer.start()
     try:
-        push(label_studio.connection, label_studio.client, documents, name, kb, a=a, batch_size=300)
+        push(label_studio.studio, documents, name, kb, a=a, batch_size=300)
     except StudioUnreachable:
         pass  # the usual outcome; a server that finished first leaves nothing to resume
     finally:
         killer.join()
     label_studio.restart()
-    push(label_studio.connection, label_studio.client, documents, name, kb, a=a, batch_size=300)
+    push(label_studio.studio, documents, name, kb, a=a, batch_size=300)
     after = doc_ids_in(label_studio, name)
     assert sorted(after) == sorted(d.doc_id for d in documents) and max(after.values()) == 1
 
@@ -63,22 +63,22 @@ def test_predictions_an_import_dropped_are_added_again(label_studio, tmp_path) -
     """Label Studio 1.23 sometimes stores imported tasks without their predictions (under load,
     answering 201): the import lists its tasks again and gives each the predictions it lacks. The
     drop is made here by deleting two tasks' predictions through the API."""
-    conn, client = label_studio.connection, label_studio.client
+    studio = label_studio.studio
     kb, a, documents, name = loop_copies(tmp_path, "dropped", 4)
-    push(conn, client, documents, name, kb, a=a)
-    project = projects.find_project(conn, client, name)
+    push(studio, documents, name, kb, a=a)
+    project = projects.find_project(studio, name)
     assert project is not None
     tasks = build_tasks(documents, kb, project.label_config, a, None)
-    stored = projects.existing_tasks(conn, client, project)
+    stored = projects.existing_tasks(studio, project)
     for doc in documents[:2]:
-        for prediction in client.predictions.list(task=stored[doc.doc_id].id):
-            client.predictions.delete(id=prediction.id)
-    assert not projects.existing_tasks(conn, client, project)[documents[0].doc_id].model_versions
-    projects._restore_dropped_predictions(conn, client, project, tasks, "doc_id")
-    after = projects.existing_tasks(conn, client, project)
+        for prediction in studio.sdk.predictions.list(task=stored[doc.doc_id].id):
+            studio.sdk.predictions.delete(id=prediction.id)
+    assert not projects.existing_tasks(studio, project)[documents[0].doc_id].model_versions
+    projects._restore_dropped_predictions(studio, project, tasks, "doc_id")
+    after = projects.existing_tasks(studio, project)
     for doc, task in zip(documents, tasks, strict=True):
-        listed = client.predictions.list(task=after[doc.doc_id].id)
+        listed = studio.sdk.predictions.list(task=after[doc.doc_id].id)
         (sent,) = task["predictions"]
         assert [p.model_version for p in listed] == [sent["model_version"]], doc.doc_id  # no twin
         assert [p.result for p in listed] == [sent["result"]]
-    projects.set_model_version(conn, client, project, sent["model_version"])  # accepted again
+    projects.set_model_version(studio, project, sent["model_version"])  # accepted again

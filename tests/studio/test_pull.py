@@ -38,7 +38,7 @@ def pulled(
     kb: KB, campaign: Campaign, label_studio: Any, tmp_path_factory
 ) -> tuple[Path, dict[str, Any]]:
     out = tmp_path_factory.mktemp("pull") / "gold.json"
-    pull(label_studio.connection, label_studio.client, campaign.name, kb, out)
+    pull(label_studio.studio, campaign.name, kb, out)
     return out, json.loads(out.with_name(out.name + ".verification.json").read_text())
 
 

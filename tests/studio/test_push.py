@@ -57,12 +57,11 @@ def test_a_result_the_config_does_not_know_is_refused(inputs) -> None:
 
 
 def test_a_second_annotator_needs_a_first(inputs, tmp_path: Path) -> None:
-    from goldloop.studio.connection import Connection
     from goldloop.studio.push import push
 
     kb, _, b = inputs
     with pytest.raises(GoldloopError, match="needs a first"):
-        push(Connection("http://127.0.0.1:9", "k"), None, [], "p", kb, b=b)
+        push(None, [], "p", kb, b=b)  # refused before any server is asked
 
 
 def test_instructions_say_what_each_action_means_and_show_a_worked_example(kb: KB) -> None:

@@ -28,14 +28,12 @@ def test_crash_mid_push_then_rerun(label_studio, tmp_path) -> None:
             label_studio.crash()
 
     with pytest.raises(StudioUnreachable, match="cannot reach Label Studio"):
-        push(label_studio.connection, label_studio.client, documents, name, kb, a=a, batch_size=10,
+        push(label_studio.studio, documents, name, kb, a=a, batch_size=10,
              progress=crash_after_first_batch)  # fmt: skip
     label_studio.restart()
     first = doc_ids_in(label_studio, name)
     assert sum(first.values()) == 10 and max(first.values()) == 1
-    report = push(
-        label_studio.connection, label_studio.client, documents, name, kb, a=a, batch_size=10
-    )
+    report = push(label_studio.studio, documents, name, kb, a=a, batch_size=10)
     assert (report.projects[0].created, report.projects[0].already_present) == (30, 10)
     after = doc_ids_in(label_studio, name)
     assert sorted(after) == sorted(d.doc_id for d in documents) and max(after.values()) == 1
@@ -47,14 +45,14 @@ def test_later_push_with_candidates_adds_predictions_to_earlier_tasks(
     _, gold_a, gold_b = write_inputs(tmp_path)
     documents = [Document(**{**d, "role": "primary"}) for d in DOCS]
     name = f"late-{uuid.uuid4().hex[:6]}"
-    conn, client = label_studio.connection, label_studio.client
-    first = push(conn, client, documents, name, kb)
+    studio = label_studio.studio
+    first = push(studio, documents, name, kb)
     assert first.projects[0].created == len(DOCS) and first.projects[0].model_version is None
     a, b = Candidates.from_gold(gold_a, kb), Candidates.from_gold(gold_b, kb)
-    second = push(conn, client, documents, name, kb, a=a, b=b)
+    second = push(studio, documents, name, kb, a=a, b=b)
     assert second.projects[0].created == 0
     assert second.projects[0].predictions_added_to_existing == 3 * len(DOCS)
-    project = find_project(conn, client, name)
+    project = find_project(studio, name)
     assert project is not None and project.model_version == review_tag(TAG_A, b.tag)
-    third = push(conn, client, documents, name, kb, a=a, b=b)
+    third = push(studio, documents, name, kb, a=a, b=b)
     assert third.projects[0].predictions_added_to_existing == 0

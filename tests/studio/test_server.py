@@ -19,7 +19,7 @@ from tests.conftest import _prepare_home
 
 def test_session_server_is_up_with_legacy_token(label_studio) -> None:
     assert server.health(label_studio.url)
-    me = label_studio.client.users.whoami()
+    me = label_studio.studio.sdk.users.whoami()
     assert me.email == server.DEFAULT_USERNAME
     status = server.status(label_studio.home)
     assert status is not None and status.url == label_studio.url

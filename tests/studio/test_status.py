@@ -50,7 +50,7 @@ def test_status_table_json_and_watch(
     assert verdicts["anchored"]["candidates"] == 8 and verdicts["paraphrase"]["candidates"] == 0
     assert status["decided"] == {"single": 3, "agreed": 1, "curated": 3}
     assert status["curation"]["awaiting_curation"] == ["pmid:14"]
-    exported = export_campaign(label_studio.connection, label_studio.client, campaign.name)
+    exported = export_campaign(label_studio.studio, campaign.name)
     sections = campaign_sections(exported, kb)
     assert sections.agreement_before_curation is not None and sections.completeness is not None
     assert status["agreement"] == sections.agreement_before_curation.to_dict()

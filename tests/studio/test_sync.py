@@ -23,7 +23,7 @@ def test_sync_pushes_what_is_missing_then_pulls(pushed, label_studio) -> None:
         label_studio,
     ).stdout  # fmt: skip
     assert "tasks created" in output
-    assert sorted(tasks_of(label_studio.client, pushed["main"].id)) == [
+    assert sorted(tasks_of(label_studio.studio.sdk, pushed["main"].id)) == [
         f"pmid:{i}" for i in (1, 2, 3, 4, 5, 6, 8, 9)
     ]
     sidecar = json.loads((pushed["dir"] / "synced.json.verification.json").read_text())
@@ -36,7 +36,8 @@ def test_sync_without_b_keeps_the_campaigns_prefill(pushed, label_studio) -> Non
     env = {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token}
     out = pushed["dir"] / "sync-a-only.json"
     before = {
-        d: len(t.predictions) for d, t in tasks_of(label_studio.client, pushed["main"].id).items()
+        d: len(t.predictions)
+        for d, t in tasks_of(label_studio.studio.sdk, pushed["main"].id).items()
     }
     result = run_goldloop(
         ["sync", "--sample", str(pushed["documents"]), "--project", pushed["name"], "--out", str(out),
@@ -45,10 +46,13 @@ def test_sync_without_b_keeps_the_campaigns_prefill(pushed, label_studio) -> Non
     assert result.returncode == 2
     assert len(result.stderr.strip().splitlines()) == 1
     assert "--other" in result.err and REVIEW in result.err and f"review:{TAG_A}" in result.err
-    assert project_titled(label_studio.client, pushed["name"]).model_version == REVIEW
-    assert project_titled(label_studio.client, f"{pushed['name']}-double").model_version == REVIEW
+    assert project_titled(label_studio.studio.sdk, pushed["name"]).model_version == REVIEW
+    assert (
+        project_titled(label_studio.studio.sdk, f"{pushed['name']}-double").model_version == REVIEW
+    )
     after = {
-        d: len(t.predictions) for d, t in tasks_of(label_studio.client, pushed["main"].id).items()
+        d: len(t.predictions)
+        for d, t in tasks_of(label_studio.studio.sdk, pushed["main"].id).items()
     }
     assert after == before
     assert not out.exists()

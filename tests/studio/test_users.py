@@ -34,12 +34,12 @@ def test_users_log_in_as_members_of_the_organisation(label_studio, tmp_path: Pat
     assert [row["email"] for row in written] == [alice, bob.lower()]
     for row in written:
         assert row["password"] not in result.stdout  # written, not printed
-    admin = label_studio.client.users.whoami()
+    admin = label_studio.studio.sdk.users.whoami()
     for row in written:
         me = _login(label_studio.url, row["email"], row["password"])
         assert me["email"] == row["email"]
         assert me["active_organization"] == admin.active_organization
-    members = {u.email for u in label_studio.client.users.list()}
+    members = {u.email for u in label_studio.studio.sdk.users.list()}
     assert {alice, bob.lower()} <= members
 
     # Printed once when no file is given; people who exist are left as they are.
@@ -56,11 +56,11 @@ def test_users_log_in_as_members_of_the_organisation(label_studio, tmp_path: Pat
 @pytest.mark.parametrize("email", ["not-an-email", "a@b"])
 def test_a_bad_address_is_refused_before_anyone_is_created(label_studio, email: str) -> None:
     env = {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token}
-    before = len(label_studio.client.users.list())
+    before = len(label_studio.studio.sdk.users.list())
     result = run_goldloop(["studio", "users", f"ok-{uuid.uuid4().hex[:6]}@lab.example", email], env)
     assert result.returncode == 2
     assert result.err == f"error: {email!r} is not an e-mail address"
-    assert len(label_studio.client.users.list()) == before
+    assert len(label_studio.studio.sdk.users.list()) == before
 
 
 @pytest.mark.parametrize(

@@ -30,16 +30,16 @@ def hooks_to_backend(client: Any, project_id: int) -> list[Any]:
 def test_the_command_takes_over_the_backends_webhook_and_pulls_the_gold(
     cli: Cli, label_studio: Any, kb: KB, tmp_path: Path
 ) -> None:
-    client = label_studio.client
+    studio = label_studio.studio
     name = f"hooks-{uuid.uuid4().hex[:6]}"
     config = render_label_config(kb)
-    primary = client.projects.create(title=name, label_config=config)
-    double = client.projects.create(title=f"{name}-double", label_config=config)
-    client.projects.import_tasks(
+    primary = studio.sdk.projects.create(title=name, label_config=config)
+    double = studio.sdk.projects.create(title=f"{name}-double", label_config=config)
+    studio.sdk.projects.import_tasks(
         id=primary.id, request=[{"data": {"text": "IL-6 activates STAT3.", "doc_id": "d1"}}]
     )
     # What Label Studio creates when the backend is connected: every action, no auth.
-    client.webhooks.create(
+    studio.sdk.webhooks.create(
         project=primary.id, url=f"{BACKEND}/webhook", send_payload=True, send_for_all_actions=True
     )
     gold = tmp_path / "gold.json"
@@ -57,7 +57,7 @@ def test_the_command_takes_over_the_backends_webhook_and_pulls_the_gold(
         assert f"GOLDLOOP_GOLD={name}={gold.resolve()}" in done.out
     expected_auth = "Basic " + base64.b64encode(b"ls:pw-not-a-secret").decode()
     for project in (primary, double):
-        (hook,) = hooks_to_backend(client, project.id)
+        (hook,) = hooks_to_backend(studio.sdk, project.id)
         assert hook.headers == {"Authorization": expected_auth}
         assert not hook.send_for_all_actions and hook.send_payload and hook.is_active
         assert sorted(hook.actions) == sorted(ACTIONS)

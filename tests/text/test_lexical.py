@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from goldloop.kb import KB
+from goldloop.text.detector import DetectedMention
 from goldloop.text.lexical import LexicalAnnotator
-from goldloop.text.nlp import DetectedMention
 
 
 def test_the_lexical_annotator_finds_kb_labels_offline(kb: KB, nlp: Any) -> None:

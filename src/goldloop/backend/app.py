@@ -14,6 +14,7 @@ from fastapi.security import HTTPBasic, HTTPBasicCredentials
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from goldloop import __version__
+from goldloop.backend.config import BackendSettings
 from goldloop.backend.live import LiveGold
 from goldloop.backend.predictor import Predictor
 from goldloop.backend.protocol import (
@@ -24,7 +25,6 @@ from goldloop.backend.protocol import (
     WebhookEvent,
     parse_body,
 )
-from goldloop.backend.settings import BackendSettings
 from goldloop.errors import GoldloopError
 from goldloop.files.csvfile import TRUE_WORDS
 from goldloop.settings import Settings

@@ -12,7 +12,7 @@ copies an accepted suggestion onto the drawn region without computing its offset
 left without them breaks the next one drawn on the page (see the browser test's docstring).
 
 The KB decides first: the relations :meth:`goldloop.kb.KB.lookup` finds for the surface and the
-lexical detector (:func:`goldloop.text.nlp.detect_mentions`) finds over the span. One relation and
+lexical detector (:func:`goldloop.text.detector.detect_mentions`) finds over the span. One relation and
 direction is an exact KB match; none or several go to the configured LLM with a short prompt
 about the sentence alone (:class:`goldloop.llm.tasks.suggest.SuggestTask`, run by
 :func:`goldloop.llm.tasks.task.run_task`, so the answer is cached like every other). Without an
@@ -42,7 +42,8 @@ from goldloop.llm.tasks.suggest import Phrase, SuggestTask
 from goldloop.llm.tasks.task import TaskReport, run_task
 from goldloop.studio import label_config as lc
 from goldloop.studio.review import hit_regions, region_id
-from goldloop.text.nlp import detect_mentions, parse_many, sentence_of
+from goldloop.text.detector import detect_mentions
+from goldloop.text.nlp import parse_many, sentence_of
 from goldloop.text.parsing import Parsing
 from goldloop.text.resolve import find_occurrences
 

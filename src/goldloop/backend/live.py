@@ -22,12 +22,12 @@ import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from goldloop.files.gold_lock import gold_lock
 from goldloop.formats.labelstudio.tasks import campaign_titles
 from goldloop.kb import KB
-from goldloop.studio.connection import Connection, connect
+from goldloop.studio.connection import Connection, Studio, connect
 from goldloop.studio.mirror import (
     catch_up,
     mirror_path,
@@ -37,9 +37,6 @@ from goldloop.studio.mirror import (
 )
 from goldloop.studio.pull import write_campaign
 from goldloop.text.parsing import Parsing
-
-if TYPE_CHECKING:
-    from goldloop.studio.connection import Client
 
 log = logging.getLogger("goldloop.backend")
 
@@ -97,7 +94,7 @@ class LiveGold:
     _stale: set[str] = field(default_factory=set, repr=False)
     _queue: queue.Queue[Change] = field(default_factory=queue.Queue, repr=False)
     _busy: threading.Event = field(default_factory=threading.Event, repr=False)
-    _client: Client | None = field(default=None, repr=False)
+    _studio: Studio | None = field(default=None, repr=False)
     _thread: threading.Thread | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -157,7 +154,7 @@ class LiveGold:
                 self._stale.discard(campaign)
                 return
             except Exception as exc:  # the worker must outlive any one failure
-                self._client = None
+                self._studio = None
                 if delay is None:
                     self._stale.add(campaign)
                     log.error(
@@ -175,14 +172,14 @@ class LiveGold:
     def apply(self, campaign: str, changes: list[Change]) -> None:
         """Re-read what ``changes`` name and rewrite ``campaign``'s gold, under its lock."""
         assert self.connection is not None
-        if self._client is None:
-            self._client = connect(self.connection)
-        client, out = self._client, self.gold[campaign]
+        if self._studio is None:
+            self._studio = connect(self.connection)
+        studio, out = self._studio, self.gold[campaign]
         titles = list(campaign_titles(campaign).values())
         with gold_lock(out, self.redis_url):
             mirror = read_mirror(mirror_path(out), campaign)
             if mirror is None:
-                mirror = read_campaign(self.connection, client, campaign, titles)
+                mirror = read_campaign(studio, campaign, titles)
             else:
                 stale = False
                 tasks: dict[str, set[int]] = {}
@@ -199,9 +196,9 @@ class LiveGold:
                         else:
                             tasks.setdefault(where[0], set()).add(where[1])
                 for title, ids in tasks.items():
-                    refresh_tasks(self.connection, client, mirror, title, ids)
+                    refresh_tasks(studio, mirror, title, ids)
                 if stale:
-                    catch_up(self.connection, client, mirror, titles)
+                    catch_up(studio, mirror, titles)
             write_campaign(out, mirror, self.kb, parsing=self.parsing)
         log.info("live gold %s: %d event(s) applied to %s", campaign, len(changes), out)
 

@@ -18,9 +18,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, overload
 
+from goldloop.backend.config import MAX_TASK_CHARS, BackendSettings
 from goldloop.backend.interactive import Suggester
 from goldloop.backend.protocol import Task
-from goldloop.backend.settings import MAX_TASK_CHARS, BackendSettings
 from goldloop.formats.gold import Document
 from goldloop.formats.labelstudio.tasks import REVIEW_PREFIX, latest_prediction
 from goldloop.kb import KB, load_kb

@@ -16,7 +16,7 @@ import uvicorn
 from gunicorn.app.base import BaseApplication
 
 from goldloop.backend.app import INSECURE_ENV, check_exposure, create_app
-from goldloop.backend.settings import BackendSettings
+from goldloop.backend.config import BackendSettings
 from goldloop.errors import GoldloopError
 from goldloop.settings import Settings
 

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from goldloop.scoring.agreement import AgreementReport
     from goldloop.scoring.design import CorpusFigures
     from goldloop.scoring.span_agreement import SpanAgreement
-    from goldloop.studio.agreement import BlindAgreement, CampaignAgreement, RoleAgreements
+    from goldloop.studio.campaign_agreement import BlindAgreement, CampaignAgreement, RoleAgreements
 
 TOP_DISAGREEMENTS = 15
 TOP_RELATIONS = 10
@@ -167,16 +167,15 @@ def agreement_of_campaign(
     seed: int,
 ) -> CampaignAgreement:
     """The campaign's agreement, its projects exported from Label Studio."""
-    from goldloop.studio.agreement import campaign_agreement
+    from goldloop.studio.campaign_agreement import campaign_agreement
     from goldloop.studio.connection import connect, resolve_connection
     from goldloop.studio.project import export_campaign
 
-    connection = resolve_connection(url, settings=settings(ctx))
+    studio = connect(resolve_connection(url, settings=settings(ctx)))
     # NAME too: its tasks are part of the draw the double documents' design is read from
-    # (studio.agreement.campaign_design), and hold the blind documents' copies to pair.
+    # (studio.campaign_agreement.campaign_design), and hold the blind documents' copies to pair.
     campaign = export_campaign(
-        connection,
-        connect(connection),
+        studio,
         name,
         roles=("primary", "double", "curate", "blind"),
         need=("double",),

@@ -43,8 +43,10 @@ if TYPE_CHECKING:
 
 
 # Long only by its signature: typer reads each option from it (the body is under 80 lines).
+@llm_options.with_options(lexical=True)
 def annotate(
     ctx: typer.Context,
+    llm: llm_options.LlmChoice,
     sample: Annotated[
         Path | None, typer.Option("--sample", help="Sample dir (manifest.csv + texts.jsonl).")
     ] = None,
@@ -61,9 +63,6 @@ def annotate(
             "--out", "-o", help="Gold JSON to write; the report goes to <out>.report.json."
         ),
     ] = None,
-    provider: llm_options.ProviderOption = None,
-    model: llm_options.ModelOption = None,
-    effort: llm_options.EffortOption = None,
     max_tokens: Annotated[
         int, typer.Option("--max-tokens", min=1, help="Output token limit per document.")
     ] = DEFAULT_MAX_TOKENS,
@@ -72,14 +71,10 @@ def annotate(
         int | None,
         typer.Option("--limit", min=1, help="Annotate only the first N selected documents."),
     ] = None,
-    concurrency: llm_options.ConcurrencyOption = llm_options.DEFAULT_CONCURRENCY,
-    timeout: llm_options.TimeoutOption = llm_options.DEFAULT_TIMEOUT_S,
-    attempts: llm_options.AttemptsOption = llm_options.DEFAULT_ATTEMPTS,
     dry: Annotated[
         bool,
         typer.Option("--dry-run", help="Print request counts and token estimates; call nothing."),
     ] = False,
-    base_url: llm_options.BaseUrlOption = None,
     verbal_only: Annotated[
         bool,
         typer.Option(
@@ -101,7 +96,6 @@ def annotate(
             "--input-price", help="USD per million input tokens, for the --dry-run cost estimate."
         ),
     ] = None,
-    force: llm_options.ForceOption = False,
     api: Annotated[
         str | None,
         typer.Option(
@@ -159,7 +153,7 @@ def annotate(
 ) -> None:
     """Pre-annotate documents: the model quotes surfaces, goldloop resolves and checks them."""
     from goldloop.formats.documents import input_files
-    from goldloop.llm import choose_annotator, make_annotator
+    from goldloop.llm import make_annotator
     from goldloop.llm.annotate import select_documents
     from goldloop.llm.pricing import prices_path
     from goldloop.sample import read_documents
@@ -183,9 +177,7 @@ def annotate(
                 "the parse cache": env.parse_cache,  # None when switched off
             },
         )
-    spec = choose_annotator(
-        provider, model, effort, base_url, env=env.environ, key_required=not dry, api=api
-    )
+    spec = llm.annotator(env.environ, key_required=not dry, api=api)
     wanted_roles = parse_roles(roles)
     table = _prices(prices, env.environ)
     batch_mode = None
@@ -204,7 +196,7 @@ def annotate(
         spec,
         the_kb,
         cache=cache_path,
-        retry=llm_options.retry_policy(timeout, attempts),
+        retry=llm.retry,
         settings=env,
     )
     run = _run(
@@ -212,13 +204,13 @@ def annotate(
         annotator,
         the_kb,
         max_tokens,
-        concurrency,
+        llm.concurrency,
         verbal_only,
         batch_mode,
         table,
         Parsing.from_settings(env),
     )
-    _settle(out, source, run, annotator.tag, len(documents), force)
+    _settle(out, source, run, annotator.tag, len(documents), llm.force)
 
 
 def _settle(out: Path, source: Path, run: AnnotationRun, tag: str, asked: int, force: bool) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.progress import Progress
@@ -32,16 +32,18 @@ from goldloop.cli.score import (
 )
 from goldloop.errors import SettingError
 from goldloop.files import jsonl
-from goldloop.scoring.baselines import BASELINES
+from goldloop.scoring.baselines import BASELINES, LlmReport
 
 
 # Long only by its signature: typer reads each option from it (the body is under 80 lines).
+@llm_options.with_options()
 def baselines(
     ctx: typer.Context,
     gold: GoldOption,
     report_dir: Annotated[
         Path, typer.Option("--report-dir", help="Where baseline_results.json, .csv and .png go.")
     ],
+    llm: llm_options.LlmChoice,
     systems: Annotated[
         str, typer.Option("--systems", help=f"Comma-separated baselines: {', '.join(BASELINES)}.")
     ] = "lexical",
@@ -54,14 +56,6 @@ def baselines(
             show_default=False,
         ),
     ] = None,
-    provider: llm_options.ProviderOption = None,
-    model: llm_options.ModelOption = None,
-    effort: llm_options.EffortOption = None,
-    base_url: llm_options.BaseUrlOption = None,
-    concurrency: llm_options.ConcurrencyOption = llm_options.DEFAULT_CONCURRENCY,
-    timeout: llm_options.TimeoutOption = llm_options.DEFAULT_TIMEOUT_S,
-    attempts: llm_options.AttemptsOption = llm_options.DEFAULT_ATTEMPTS,
-    force: llm_options.ForceOption = False,
     match: MatchOption = "overlap",
     bootstrap: BootstrapOption = 0,
     seed: SeedOption = 0,
@@ -71,11 +65,11 @@ def baselines(
 ) -> None:
     """Run baselines on the gold and score them (lexical, encoder: both regimes; llm:
     linking-only)."""
-    from goldloop.llm import choose_annotator, make_llm
+    from goldloop.llm import make_llm
     from goldloop.llm.encoder import Encoder
     from goldloop.scoring.baselines import run_baselines
     from goldloop.scoring.design import read_design
-    from goldloop.scoring.runner import read_scored_gold
+    from goldloop.scoring.score_files import read_scored_gold
 
     check_report_dir(
         report_dir, "baseline_results", {"--gold": gold, **kb_inputs(kb, equivalences)}
@@ -85,10 +79,7 @@ def baselines(
     linker = None
     if "llm" in names:
         read = settings(ctx)
-        spec = choose_annotator(
-            provider, model, effort, base_url, env=read.environ, llm_required=True
-        )
-        linker = make_llm(spec, retry=llm_options.retry_policy(timeout, attempts), settings=read)
+        linker = make_llm(llm.annotator(read.environ), retry=llm.retry, settings=read)
     sentence_encoder = None
     if "encoder" in names:
         if encoder is None:
@@ -115,23 +106,23 @@ def baselines(
             bootstrap=bootstrap,
             seed=seed,
             progress=progress,
-            concurrency=concurrency,
+            concurrency=llm.concurrency,
             design=the_design,
             parsing=parsing(ctx),
         )
     meta = {"gold": str(gold), "kb": str(knowledge.path), "kb_tag": knowledge.tag}
     out = report_dir / "baseline_results.json"
-    no_llm: dict[str, Any] = {"requests": 0, "failed": []}
-    llm_run = next((r["baseline"] for r in results if "failed" in r["baseline"]), no_llm)
+    llm_run = next((r.baseline for r in results if isinstance(r.baseline, LlmReport)), None)
+    asked, failed = (0, []) if llm_run is None else (llm_run.requests, llm_run.failed)
     llm_options.settle_output(
         label=f"llm baseline ({linker.tag if linker else 'none'})",
-        asked=llm_run["requests"],
-        errors=[f"{f['doc_id']} {f['a']}-{f['b']}: {f['error']}" for f in llm_run["failed"]],
-        answered=llm_run["requests"] - len(llm_run["failed"]),
+        asked=asked,
+        errors=[f"{f.doc_id} {f.a}-{f.b}: {f.error}" for f in failed],
+        answered=asked - len(failed),
         unit="spans",
         out=out,
         answered_before=_spans_answered_in(out),
-        force=force,
+        force=llm.force,
         write=lambda: show_results(results, "baselines", report_dir, "baseline_results", meta),
         report=out,
     )

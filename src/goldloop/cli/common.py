@@ -3,6 +3,8 @@ of outputs before any work, and table helpers."""
 
 from __future__ import annotations
 
+import functools
+import inspect
 import os
 import shutil
 import sys
@@ -27,7 +29,7 @@ if TYPE_CHECKING:
     # The Label Studio client (and the HTTP stack under it) is imported by the commands that
     # reach Label Studio, when they do: every command's --help starts without it.
     from goldloop.formats.labelstudio.tasks import Campaign
-    from goldloop.studio.connection import Client, Connection
+    from goldloop.studio.connection import Studio
 
 # Output to a file or a pipe has no width to fit: rich would otherwise cut table cells to 80
 # columns ("0.7…"). An explicit COLUMNS still wins.
@@ -44,6 +46,34 @@ def settings(ctx: typer.Context) -> Settings:
 def parsing(ctx: typer.Context) -> Parsing:
     """How the command parses: its settings' spaCy pipeline and parse cache."""
     return Parsing.from_settings(settings(ctx))
+
+
+def option_group(
+    name: str, build: Callable[..., object], options: Sequence[inspect.Parameter] | None = None
+) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """A decorator: a command's parameter ``name`` becomes ``options`` (default: the parameters
+    of ``build``), which typer reads as it reads the command's own, and receives
+    ``build(**their values)``."""
+    fields = list(
+        inspect.signature(build, eval_str=True).parameters.values() if options is None else options
+    )
+    names = [field.name for field in fields]
+
+    def add(command: Callable[..., None]) -> Callable[..., None]:
+        own = list(inspect.signature(command, eval_str=True).parameters.values())
+        at = [parameter.name for parameter in own].index(name)
+
+        @functools.wraps(command)
+        def run(**given: Any) -> None:
+            built = build(**{option: given.pop(option) for option in names})
+            command(**given, **{name: built})
+
+        parameters = [*own[:at], *fields, *own[at + 1 :]]
+        run.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+        run.__annotations__ = {p.name: p.annotation for p in parameters}
+        return run
+
+    return add
 
 
 class ReaderGone:
@@ -93,6 +123,23 @@ def fit_consoles(environ: Mapping[str, str]) -> None:
         uncut = not each.file.isatty() and "COLUMNS" not in environ
         # None: rich's own width, $COLUMNS or the terminal's, as a console made without one.
         each._width = UNCUT_WIDTH if uncut else None
+
+
+def choice_option(
+    *names: str, choices: Sequence[str], fold_case: bool = False, **attrs: Any
+) -> Any:
+    """``typer.Option(*names, **attrs)`` taking one of ``choices`` (in any case with
+    ``fold_case``), shown as ``<a|b>``: anything else is refused as the command line is read
+    (exit 2, naming the option)."""
+    folded = {(choice.casefold() if fold_case else choice): choice for choice in choices}
+
+    def pick(value: str) -> str:
+        chosen = folded.get(value.casefold() if fold_case else value)
+        if chosen is None:
+            raise typer.BadParameter(f"{value!r} is not one of {', '.join(choices)}")
+        return chosen
+
+    return typer.Option(*names, parser=pick, metavar=f"<{'|'.join(choices)}>", **attrs)
 
 
 KbOption = Annotated[
@@ -298,14 +345,13 @@ class StudioDoor:
     """A command that reads a campaign, past its prelude: the KB open, Label Studio connected."""
 
     kb: KB
-    connection: Connection
-    client: Client
+    studio: Studio
 
     def export(self, project: str) -> Campaign:
         """The campaign's tasks as they are now (``status --watch`` asks again each refresh)."""
         from goldloop.studio.project import export_campaign
 
-        return export_campaign(self.connection, self.client, project)
+        return export_campaign(self.studio, project)
 
 
 def open_studio(
@@ -318,8 +364,7 @@ def open_studio(
 
     check_outputs(outputs, kb_inputs(kb))
     knowledge = open_kb(kb)
-    connection = resolve_connection(url, settings=settings(ctx))
-    return StudioDoor(knowledge, connection, connect(connection))
+    return StudioDoor(knowledge, connect(resolve_connection(url, settings=settings(ctx))))
 
 
 def invoked_as(argv0: str, path: str) -> str:

@@ -24,14 +24,14 @@ def curate_command(
     from goldloop.studio.curate import curate
 
     knowledge = open_kb(kb)
-    connection = resolve_connection(url, settings=settings(ctx))
-    report = curate(connection, connect(connection), project, knowledge)
+    studio = connect(resolve_connection(url, settings=settings(ctx)))
+    report = curate(studio, project, knowledge)
     if report.project_id is None:
         console.print(f"{project} has no double tasks ({report.double_project}): nothing to curate")
         return
     console.print(
         key_value_table(
-            f"curate → {connection.url}",
+            f"curate → {studio.connection.url}",
             [
                 ("double project", report.double_project),
                 ("double tasks", report.double_tasks),

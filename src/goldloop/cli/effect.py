@@ -23,7 +23,7 @@ from goldloop.studio.effort import IDLE_CAP_MINUTES
 
 if TYPE_CHECKING:
     from goldloop.scoring.effect import Crossing
-    from goldloop.studio.effect import CampaignEffect
+    from goldloop.studio.campaign_effect import CampaignEffect
 
 LEGEND = (
     "pre: the annotation with the pre-annotator's candidates; blind: without (another person, "
@@ -59,24 +59,24 @@ def effect_command(
     """Minutes per mention and recall with and without pre-annotation, the anchoring it causes
     and the agreement between the two conditions, from the blind documents (sample --n-blind)."""
     from goldloop.scoring.effect import effect_png
-    from goldloop.studio.effect import campaign_effect
+    from goldloop.studio.campaign_effect import campaign_effect
 
     # Always both, named as effort names its own; written together once every figure is known,
     # so a run that fails leaves the last good pair as it was.
     target = json_out or Path(f"{project}.effect.json")
     chart = png or Path(f"{project}.effect.png")
-    studio = open_studio(ctx, {"--json": target, "--png": chart}, kb, url)
+    door = open_studio(ctx, {"--json": target, "--png": chart}, kb, url)
     try:
         effect = campaign_effect(
-            studio.export(project),
-            studio.kb,
+            door.export(project),
+            door.kb,
             cap_minutes=cap_minutes,
             bootstrap=bootstrap,
             seed=seed,
         )
     except DesignRefused as exc:
         # effect has no way to score without the design: the campaign's tasks must be mended.
-        # The message names the campaign already (studio.agreement.campaign_design's source).
+        # The message names the campaign already (studio.campaign_agreement.campaign_design's source).
         raise GoldloopError(
             f"{exc.message}; effect weighs documents by 1/p_incl, so "
             "every task of the campaign needs its p_incl, or none"

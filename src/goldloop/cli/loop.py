@@ -82,16 +82,15 @@ def push_command(
     knowledge = open_kb(kb)
     documents = read_documents(sample)
     a, b = _candidates(knowledge, candidates, candidates_tag, other, other_tag)
-    connection = resolve_connection(url, settings=settings(ctx))
-    client = connect(connection)
+    studio = connect(resolve_connection(url, settings=settings(ctx)))
     with Progress(console=console, transient=True) as progress:
         total = task_count(documents, project, wanted_roles)
         bar = progress.add_task("pushing", total=total)
         report = push(
-            connection, client, documents, project, knowledge, a=a, b=b, roles=wanted_roles,
+            studio, documents, project, knowledge, a=a, b=b, roles=wanted_roles,
             progress=lambda n: progress.advance(bar, n), parsing=parsing(ctx),
         )  # fmt: skip
-    _print_push(report, connection.url)
+    _print_push(report, studio.connection.url)
 
 
 def pull_command(
@@ -119,10 +118,8 @@ def pull_command(
     check_outputs(pull_outputs("--out", out), kb_inputs(kb))
     knowledge = open_kb(kb)
     read = settings(ctx)
-    connection = resolve_connection(url, settings=read)
     result, written = pull(
-        connection,
-        connect(connection),
+        connect(resolve_connection(url, settings=read)),
         project,
         knowledge,
         out,
@@ -169,10 +166,10 @@ def sync_command(
     knowledge = open_kb(kb)
     documents = read_documents(sample)
     a, b = _candidates(knowledge, candidates, candidates_tag, other, other_tag)
-    connection = resolve_connection(url, settings=settings(ctx))
+    studio = connect(resolve_connection(url, settings=settings(ctx)))
     try:
         report = sync(
-            connection, connect(connection), documents, project, knowledge, out, a=a, b=b,
+            studio, documents, project, knowledge, out, a=a, b=b,
             roles=wanted_roles, annotator=annotator, parsing=parsing(ctx),
         )  # fmt: skip
     except PrefillChange as exc:
@@ -181,7 +178,7 @@ def sync_command(
             f"give {exc.given or 'no pre-fill'}; sync with the --candidates and --other it was "
             "pushed with (push changes the pre-fill)"
         ) from exc
-    _print_push(report.push, connection.url)
+    _print_push(report.push, studio.connection.url)
     _print_pull(report.pull, out)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -21,6 +21,9 @@ from goldloop.cli.common import (
 )
 from goldloop.cli.score import PreAnnotationsOption, SurrogateOption, surrogate_files
 from goldloop.errors import GoldloopError, SettingError
+
+if TYPE_CHECKING:
+    from goldloop.scoring.plan import BatchPlan
 
 PLAN_FILE = Path("plan.json")
 DEFAULT_METRIC = "f1"
@@ -82,7 +85,7 @@ def plan(
     from goldloop.cli.named import named_files
     from goldloop.sample.planned import describe, sample_state
     from goldloop.scoring.plan import METRICS, BudgetTooSmall, NoEffortRecord, Target, plan_batch
-    from goldloop.scoring.runner import read_scored_gold
+    from goldloop.scoring.score_files import read_scored_gold
 
     if metric not in METRICS:
         raise SettingError("metric", f"must be one of {', '.join(METRICS)}, got {metric!r}")
@@ -137,7 +140,7 @@ def plan(
         else {"part": str(files[0]), "pre_annotations": str(files[1])},
         **made.to_dict(),
     }
-    _print_plan(name, metric, data)
+    _print_plan(name, metric, made)
     if made.next_batch is None:
         console.print(
             "target reached: stop here and publish the anytime-valid interval; no plan written"
@@ -151,43 +154,40 @@ def plan(
     console.print(f"plan: {out}; next: goldloop sample --extend --plan {out} --out {sample} ...")
 
 
-def _print_plan(name: str, metric: str, data: dict[str, Any]) -> None:
-    now, target, batch = data["now"], data["target"], data["next_batch"]
+def _print_plan(name: str, metric: str, made: BatchPlan) -> None:
+    now, target, batch = made.standing, made.target, made.next_batch
     goal = (
-        f"±{target['half_width']:g} (anytime-valid)"
-        if target["half_width"] is not None
-        else f"{target['budget_minutes']:g} minutes"
+        f"±{target.half_width:g} (anytime-valid)"
+        if target.half_width is not None
+        else f"{target.budget_minutes:g} minutes"
     )
     rows: list[tuple[str, object]] = [
-        (f"corpus {metric} of {name} (estimate)", f"{now['value']:.4f}"),
-        ("human documents", now["n_docs"]),
-        ("fixed-size 95% half-width (one look)", f"{now['half_width']:.4f}"),
-        ("anytime-valid 95% half-width (any look)", f"{now['anytime_half_width']:.4f}"),
+        (f"corpus {metric} of {name} (estimate)", f"{now.value:.4f}"),
+        ("human documents", now.n_docs),
+        ("fixed-size 95% half-width (one look)", f"{now.half_width:.4f}"),
+        ("anytime-valid 95% half-width (any look)", f"{now.anytime_half_width:.4f}"),
         ("target", goal),
-        ("reached", "yes" if data["reached"] else "no"),
+        ("reached", "yes" if made.reached else "no"),
     ]
     if batch is not None:
-        usd = "n/a" if batch["llm_usd"] is None else f"{batch['llm_usd']:.2f}"
+        usd = "n/a" if batch.llm_usd is None else f"{batch.llm_usd:.2f}"
         rows += [
-            ("next batch: documents", batch["documents"]),
-            ("next batch: annotator-minutes", f"{batch['minutes']:.1f}"),
+            ("next batch: documents", batch.documents),
+            ("next batch: annotator-minutes", f"{batch.minutes:.1f}"),
             ("next batch: LLM cost (USD)", usd),
-            (
-                "expected half-width after it (anytime)",
-                f"{batch['expected_anytime_half_width']:.4f}",
-            ),
-            ("expected half-width after it (fixed-size)", f"{batch['expected_half_width']:.4f}"),
+            ("expected half-width after it (anytime)", f"{batch.expected_anytime_half_width:.4f}"),
+            ("expected half-width after it (fixed-size)", f"{batch.expected_half_width:.4f}"),
         ]
     console.print(key_value_table("plan", rows))
-    planned = batch["by_stratum"] if batch is not None else {}
+    planned = batch.by_stratum if batch is not None else {}
     console.print(
         figures_table(
             "strata",
             ("stratum", "left", "labelled", "spread", "min/doc", "minutes from", "next"),
             [
-                [s["name"], s["remaining"], s["labelled"], f"{s['spread']:.3f}",
-                 f"{s['minutes']:.2f}", s["minutes_from"], planned.get(s["name"], 0)]
-                for s in data["strata"]
+                [s.name, s.remaining, s.labelled, f"{s.spread:.3f}", f"{s.minutes:.2f}",
+                 s.minutes_from, planned.get(s.name, 0)]
+                for s in made.strata
             ],
             legend="spread: of the figure's per-document contributions; next: documents the plan "
             "draws there (where they narrow the interval most per minute, never none)",
@@ -252,7 +252,7 @@ def _labelled(
     surrogate part's documents too when ``files`` (part, pre-annotations) are given."""
     from goldloop.scoring.inputs import read_predictions
     from goldloop.scoring.plan import gold_contributions
-    from goldloop.scoring.surrogate import read_surrogate
+    from goldloop.scoring.ppi_inputs import read_surrogate
 
     parts = None if files is None else read_surrogate(files[0], files[1], documents, kb)
     ours = {d.doc_id for d in documents}

@@ -54,27 +54,21 @@ DocumentsOption = Annotated[
 
 
 @app.command("judge")
+@llm_options.with_options()
 def judge(
     ctx: typer.Context,
     system: Annotated[Path, typer.Option("--system", help="The system's output to judge.")],
     documents: DocumentsOption,
     out: Annotated[Path, typer.Option("--out", "-o", help="Verdicts JSONL.")],
-    provider: llm_options.ProviderOption = None,
-    model: llm_options.ModelOption = None,
-    effort: llm_options.EffortOption = None,
-    base_url: llm_options.BaseUrlOption = None,
-    concurrency: llm_options.ConcurrencyOption = llm_options.DEFAULT_CONCURRENCY,
-    timeout: llm_options.TimeoutOption = llm_options.DEFAULT_TIMEOUT_S,
-    attempts: llm_options.AttemptsOption = llm_options.DEFAULT_ATTEMPTS,
-    force: llm_options.ForceOption = False,
+    llm: llm_options.LlmChoice,
     kb: KbOption = None,
     equivalences: EquivalencesOption = None,
 ) -> None:
     """Ask an LLM judge about every mention; write one verdict per mention (a failed request
     leaves its mention unchecked, reason ``failed``)."""
     from goldloop.formats.documents import input_files, read_documents
-    from goldloop.llm import choose_annotator, make_llm
-    from goldloop.precision.judge import JudgeReport, judge_mentions
+    from goldloop.llm import make_llm
+    from goldloop.precision.llm_judge import JudgeReport, judge_mentions
     from goldloop.precision.mentions import system_mentions, write_verdicts
     from goldloop.scoring.inputs import read_predictions
 
@@ -87,22 +81,20 @@ def judge(
         },
     )
     read = settings(ctx)
-    spec = choose_annotator(provider, model, effort, base_url, env=read.environ, llm_required=True)
+    spec = llm.annotator(read.environ)
     the_kb = open_kb(kb, equivalences)
     docs = read_documents(documents, the_kb)
     texts = {doc.doc_id: doc for doc in docs}
     predictions = read_predictions(system, docs, kb=the_kb)
     mentions, abstained = system_mentions(predictions, docs, the_kb)
-    judge_provider = make_llm(
-        spec, retry=llm_options.retry_policy(timeout, attempts), settings=read
-    )
+    judge_provider = make_llm(spec, retry=llm.retry, settings=read)
     with (
         llm_options.exit_130_on_ctrl_c(judge_provider),
         Progress(console=console, transient=True) as progress,
     ):
         task = progress.add_task("judging", total=len(mentions))
         run = judge_mentions(
-            mentions, texts, the_kb, judge_provider, lambda: progress.advance(task), concurrency
+            mentions, texts, the_kb, judge_provider, lambda: progress.advance(task), llm.concurrency
         )
     malformed = dict(sorted(predictions.malformed.items()))
     report = JudgeReport(run, abstained, malformed, str(system))
@@ -129,7 +121,7 @@ def judge(
         unit="mentions",
         out=out,
         answered_before=_verdicts_in(out),
-        force=force,
+        force=llm.force,
         write=write,
         report=report_path(out),
     )
@@ -177,7 +169,7 @@ def sample(
     from goldloop.precision.study import check_fit, draw_sample, labelling_rows
     from goldloop.sheets.labelling import SHEET_GLOB, row_sentences, sheet_files
     from goldloop.studio.connection import connect, resolve_connection
-    from goldloop.studio.precision import push_sample
+    from goldloop.studio.precision_project import push_sample
 
     check_outputs(
         {"--out": out, "--sheets": sheets},
@@ -208,13 +200,13 @@ def sample(
         "label each row supported, contradicted or not_found"
     )
     if studio_project:
-        connection = resolve_connection(url, settings=settings(ctx))
+        studio = connect(resolve_connection(url, settings=settings(ctx)))
         pushed = push_sample(
-            connection, connect(connection), studio_project, rows,
+            studio, studio_project, rows,
             {k: doc.text for k, doc in texts.items()},
         )  # fmt: skip
         console.print(
-            f"Label Studio project {studio_project!r} at {connection.url}: "
+            f"Label Studio project {studio_project!r} at {studio.connection.url}: "
             f"{pushed.imported} task(s) imported, {pushed.already_there} already there"
         )
     if len(drawn) < MIN_CALIBRATED_LABELS:
@@ -285,7 +277,7 @@ def report(
     from goldloop.precision.study import LabelStudioLabels, corpus_precision, precision_report
     from goldloop.scoring.design import NO_DESIGN, read_design
     from goldloop.studio.connection import connect, resolve_connection
-    from goldloop.studio.precision import pull_labels
+    from goldloop.studio.precision_project import pull_labels
 
     if (labels is None) == (studio_project is None):
         raise GoldloopError("give either --labels FILE or --studio-project NAME")
@@ -305,8 +297,8 @@ def report(
     if labels is not None:
         hand_labels = read_labels(labels)
     else:
-        connection = resolve_connection(url, settings=settings(ctx))
-        pulled = pull_labels(connection, connect(connection), str(studio_project))
+        studio = connect(resolve_connection(url, settings=settings(ctx)))
+        pulled = pull_labels(studio, str(studio_project))
         hand_labels = pulled.labels
     judged = read_verdicts(verdicts)
     result = precision_report(judged, hand_labels)

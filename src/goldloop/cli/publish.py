@@ -3,8 +3,6 @@ datasheet (Markdown and JSON) and as one self-contained HTML page of the campaig
 
 from __future__ import annotations
 
-import functools
-import inspect
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,6 +18,7 @@ from goldloop.cli.common import (
     console,
     kb_inputs,
     open_kb,
+    option_group,
     settings,
 )
 from goldloop.cli.named import named_files
@@ -124,16 +123,17 @@ class Sources:
 
         if self.project is None:
             return None, lambda _: 0
-        connection = resolve_connection(self.url, settings=settings(self.ctx))
-        client = connect(connection)
+        studio = connect(resolve_connection(self.url, settings=settings(self.ctx)))
         titles = list(campaign_titles(self.project).values())
 
         def update(mirror: Mirror) -> int:
-            return catch_up(connection, client, mirror, titles)
+            return catch_up(studio, mirror, titles)
 
-        mirror = read_campaign(connection, client, self.project, titles)
+        mirror = read_campaign(studio, self.project, titles)
         if not mirror.projects:
-            raise GoldloopError(f"{connection.url}: no Label Studio project of {self.project!r}")
+            raise GoldloopError(
+                f"{studio.connection.url}: no Label Studio project of {self.project!r}"
+            )
         return mirror, update
 
     def datasheet(self, mirror: Mirror | None) -> Datasheet:
@@ -152,7 +152,7 @@ class Sources:
         """The plan's standing on the campaign's gold (as ``status --plan`` reads it), else on
         ``--gold``, with its one line."""
         from goldloop.cli.plan import plan_line
-        from goldloop.scoring.runner import read_scored_gold
+        from goldloop.scoring.score_files import read_scored_gold
         from goldloop.studio.campaign import verify_campaign
 
         if campaign is not None:
@@ -164,21 +164,7 @@ class Sources:
         return {**data, "line": line}
 
 
-def with_sources(command: Callable[..., None]) -> Callable[..., None]:
-    """``command(sources, **own)`` as a command taking its own options and :func:`sources`'."""
-    shared = inspect.signature(sources, eval_str=True).parameters
-    own = inspect.signature(command, eval_str=True).parameters
-    names = [name for name in own if name != "read"]
-
-    @functools.wraps(command)
-    def run(**given: Any) -> None:
-        read = sources(**{name: given[name] for name in shared})
-        command(read, **{name: given[name] for name in names})
-
-    parameters = [*shared.values(), *(own[name] for name in names)]
-    run.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
-    run.__annotations__ = {p.name: p.annotation for p in parameters}
-    return run
+with_sources = option_group("read", sources)
 
 
 @with_sources

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -30,6 +30,9 @@ from goldloop.scoring.report import (
     write_reports,
 )
 from goldloop.scoring.schemas import ENGINES
+
+if TYPE_CHECKING:
+    from goldloop.scoring.score_result import ScoreResult
 
 GoldOption = Annotated[
     Path,
@@ -110,7 +113,7 @@ def score(
     """Score systems on a gold file: detection P/R/F1, entity accuracy, nervaluate schemas,
     linking-only accuracy and coverage, direction, slices and bootstrap intervals; beside
     them, the corpus (design-weighted) figures."""
-    from goldloop.scoring.runner import ScoreOptions, score_files
+    from goldloop.scoring.score_files import ScoreOptions, score_files
 
     options = ScoreOptions(
         _regimes(regime), _match(match), _engine(engine), bootstrap, seed, design_mode(design)
@@ -147,7 +150,7 @@ def check_report_dir(report_dir: Path, stem: str, inputs: Inputs) -> None:
 
 
 def show_results(
-    results: list[dict[str, Any]], title: str, report_dir: Path, stem: str, meta: dict[str, Any]
+    results: list[ScoreResult], title: str, report_dir: Path, stem: str, meta: dict[str, Any]
 ) -> None:
     """Write JSON, CSV and the chart, then print the table and what was not scored: the files
     come first, so a reader who stops reading (``| head``) or a failing print loses none."""
@@ -160,18 +163,18 @@ def show_results(
         line = seed_compatibility_line(result)
         if line:
             console.print(line)
-    if any("corpus" in r and r["corpus"] is None for r in results):
+    if any(r.corpus is None for r in results):
         err_console.print(NO_DESIGN)
-    for result in {r["system"]: r for r in results}.values():
-        malformed = result["inputs"]["malformed"]
+    for result in {r.system: r for r in results}.values():
+        malformed = result.inputs.malformed
         if malformed:
             reasons = ", ".join(f"{reason} {count}" for reason, count in sorted(malformed.items()))
             err_console.print(
-                f"{result['system']}: {sum(malformed.values())} rows not scored ({reasons})"
+                f"{result.system}: {sum(malformed.values())} rows not scored ({reasons})"
             )
-        unmapped = result["inputs"]["unmapped_by_id_bridge"]
+        unmapped = result.inputs.unmapped_by_id_bridge
         if unmapped:
-            err_console.print(f"{result['system']}: {unmapped} predicted ids not in the id bridge")
+            err_console.print(f"{result.system}: {unmapped} predicted ids not in the id bridge")
     if nothing_to_chart(results):
         console.print(f"{NOTHING_ANNOTATED}: the gold holds no mentions, so no figure to chart")
     for path in written:

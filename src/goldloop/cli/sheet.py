@@ -45,7 +45,7 @@ def export(
 ) -> None:
     """One row per candidate span, with the other annotator's view and empty verdicts."""
     from goldloop.formats.gold import read_gold
-    from goldloop.sheets.review import has_verdicts, sheet_text
+    from goldloop.sheets.review_sheet import has_verdicts, sheet_text
 
     if output.suffix.lower() != ".tsv":
         raise GoldloopError(f"--output {output}: the review sheet is a .tsv file")
@@ -84,7 +84,7 @@ def import_(
     """Verified gold and its sidecar from the sheet's verdicts, as `pull` writes them."""
     from goldloop.formats.gold import read_gold
     from goldloop.formats.labelstudio.verify import summary_rows
-    from goldloop.sheets.review import read_sheet
+    from goldloop.sheets.review_sheet import read_sheet
     from goldloop.studio.pull import anchor, verified_files
 
     check_outputs(

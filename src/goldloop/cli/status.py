@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Group
@@ -25,7 +25,11 @@ from goldloop.scoring.report import NOTHING_ANNOTATED
 from goldloop.studio.effort import IDLE_CAP_MINUTES
 
 if TYPE_CHECKING:
+    from goldloop.scoring.agreement import AgreementReport
+    from goldloop.scoring.completeness import Completeness
+    from goldloop.scoring.design import CorpusFigures
     from goldloop.studio.effort import EffortFigures
+    from goldloop.studio.status import StatusReport
 
 CapMinutes = Annotated[
     float,
@@ -70,20 +74,21 @@ def status_command(
     from goldloop.studio.status import campaign_status
 
     target = out or Path(f"{project}.status.json")
-    studio = open_studio(ctx, {"--out": target}, kb, url)
+    door = open_studio(ctx, {"--out": target}, kb, url)
 
     def refresh() -> Group:
-        campaign = studio.export(project)
-        data = campaign_status(campaign, studio.kb, cap_minutes=cap_minutes).to_dict()
+        campaign = door.export(project)
+        report = campaign_status(campaign, door.kb, cap_minutes=cap_minutes)
+        data = report.to_dict()
         line = None
         if plan is not None:
             from goldloop.cli.plan import plan_line
-            from goldloop.studio.campaign import verify_campaign
+            from goldloop.studio.campaign import verified_gold
 
-            documents = verify_campaign(campaign, studio.kb).documents
-            line, data["plan"] = plan_line(plan, documents, studio.kb)
+            documents = verified_gold(campaign, door.kb).documents
+            line, data["plan"] = plan_line(plan, documents, door.kb)
         atomic_write_json(target, data)
-        view = status_view(project, data, target)
+        view = status_view(project, report, target)
         return view if line is None else Group(view, Text(line))
 
     if not watch:
@@ -118,8 +123,8 @@ def effort_command(
 
     target = out or Path(f"{project}.effort.json")
     chart = png or Path(f"{project}.effort.png")
-    studio = open_studio(ctx, {"--out": target, "--png": chart}, kb, url)
-    rows = effort_rows(studio.export(project), studio.kb, cap_minutes=cap_minutes)
+    door = open_studio(ctx, {"--out": target, "--png": chart}, kb, url)
+    rows = effort_rows(door.export(project), door.kb, cap_minutes=cap_minutes)
     report = effort_report(rows, cap_minutes=cap_minutes)
     # Written together once the chart is drawn: a chart that fails leaves the last good pair.
     atomic_write_together({target: json_text(report.to_dict()), chart: effort_png(rows)})
@@ -148,18 +153,16 @@ def effort_command(
     console.print(f"report: {target}; chart: {chart}")
 
 
-def status_view(project: str, data: dict[str, Any], target: Path) -> Group:
-    """The status report's JSON form (``StatusReport.to_dict``, or a status file read back) as
-    tables (the JSON holds every figure)."""
+def status_view(project: str, report: StatusReport, target: Path) -> Group:
+    """The status report as tables (the JSON holds every figure)."""
     roles = figures_table(
         f"status of {project}",
         ("project", "tasks", "annotated", "partly", "skipped", "annotations", "needed",
          "no prediction"),
         [
-            [f"{data['projects'][role]} ({role})", *(row[k] for k in (
-                "tasks", "annotated", "partly_annotated", "skipped", "annotations",
-                "annotations_needed")), row.get("without_prediction", "")]
-            for role, row in data["roles"].items()
+            [f"{report.projects[role]} ({role})", row.tasks, row.annotated, row.partly_annotated,
+             row.skipped, row.annotations, row.annotations_needed, row.without_prediction]
+            for role, row in report.roles.items()
         ],
         legend="annotated: tasks with the annotations they need (two people on a double task); "
         "partly: double tasks with one; needed: annotations still to do; no prediction: tasks "
@@ -170,40 +173,49 @@ def status_view(project: str, data: dict[str, Any], target: Path) -> Group:
         "annotators",
         ("annotator", "tasks", "kept", "added", "deleted"),
         [
-            [email, *(row[k] for k in ("tasks", "kept", "added", "deleted"))]
-            for email, row in data["annotators"].items()
+            [email, work.tasks, work.kept, work.added, work.deleted]
+            for email, work in report.annotators.items()
         ],
         legend="kept: pre-filled regions accepted or fixed; added: regions no pre-annotator "
         "proposed; deleted: pre-filled regions removed",
     )
-    verdicts, agreement, finish = data["verdicts"], data["agreement"] or {}, data["finish"]
+    verdicts, agreement, finish = report.verdicts, report.agreement, report.finish
+    kappa = None if agreement is None else agreement.report
+    completeness = report.completeness
+    folded, direction = (None, None) if kappa is None else (
+        kappa.kappa_entity_id_folded, kappa.kappa_direction
+    )  # fmt: skip
+    corpus = (
+        None if agreement is None else agreement.corpus,
+        None if completeness is None else completeness.corpus,
+    )
     summary = [
-        ("verdicts (accept / fix / reject / added)", "{accept} / {fix} / {reject} / {added}".format(**verdicts)),
-        ("correction rate (all): (fix + reject) / candidates", _num(verdicts["correction_rate"])),
-        ("correction rate (anchored)", _num(verdicts["anchored"]["correction_rate"])),
-        ("correction rate (paraphrase)", _num(verdicts["paraphrase"]["correction_rate"])),
-        ("decided (single / agreed / curated)", "{single} / {agreed} / {curated}".format(**data["decided"])),
-        ("span F1 lenient / labelled, double tasks", _span_f1(agreement)),
-        ("κ relation (folded) on double tasks", _num(agreement.get("kappa_entity_id_folded"))),
-        ("κ direction on double tasks", _num(agreement.get("kappa_direction"))),
-        ("estimated recall (first / second / both)", _recalls(data["completeness"])),
-        *_corpus_rows(agreement.get("corpus"), (data["completeness"] or {}).get("corpus")),
-        ("disputes awaiting curation", len(data["curation"]["awaiting_curation"])),
-        ("annotations still needed", finish["annotations_needed"]),
-        ("median minutes per document", _num(finish["median_minutes_per_document"])),
-        ("work minutes left", _num(finish["work_minutes_left"])),
-        ("hours left at this pace", _num(finish["hours_left_at_this_pace"])),
+        ("verdicts (accept / fix / reject / added)", f"{verdicts.all.accept} / {verdicts.all.fix} / {verdicts.all.reject} / {verdicts.all.added}"),
+        ("correction rate (all): (fix + reject) / candidates", _num(verdicts.all.correction_rate)),
+        ("correction rate (anchored)", _num(verdicts.anchored.correction_rate)),
+        ("correction rate (paraphrase)", _num(verdicts.paraphrase.correction_rate)),
+        ("decided (single / agreed / curated)", "{single} / {agreed} / {curated}".format(**report.decided)),
+        ("span F1 lenient / labelled, double tasks", _span_f1(kappa)),
+        ("κ relation (folded) on double tasks", _num(folded)),
+        ("κ direction on double tasks", _num(direction)),
+        ("estimated recall (first / second / both)", _recalls(completeness)),
+        *_corpus_rows(*corpus),
+        ("disputes awaiting curation", len(report.curation.curation.awaiting_curation)),
+        ("annotations still needed", finish.annotations_needed),
+        ("median minutes per document", _num(finish.median_minutes_per_document)),
+        ("work minutes left", _num(finish.work_minutes_left)),
+        ("hours left at this pace", _num(finish.hours_left_at_this_pace)),
         ("JSON", target),
     ]  # fmt: skip
     return Group(roles, people, key_value_table("so far", summary))
 
 
-def _span_f1(agreement: dict[str, Any]) -> str:
-    """The agreement section's headline span F1s (a sidecar from before them has none)."""
-    if "span_f1" not in agreement:
+def _span_f1(kappa: AgreementReport | None) -> str:
+    """The agreement section's headline span F1s (n/a without a double project)."""
+    if kappa is None or kappa.spans is None:
         return _num(None)
-    lenient = agreement["span_f1"]["lenient"]["f1"]
-    return f"{_num(lenient)} / {_num(agreement['span_f1_labelled']['lenient']['f1'])}"
+    spans = kappa.spans
+    return f"{_num(spans.span_f1['lenient'].f1)} / {_num(spans.span_f1_labelled['lenient'].f1)}"
 
 
 def _figures_table(title: str, groups: dict[str, EffortFigures], legend: str = "") -> Group:
@@ -228,25 +240,26 @@ EFFORT_LEGEND = (
 
 
 def _corpus_rows(
-    agreement: dict[str, Any] | None, completeness: dict[str, Any] | None
+    agreement: CorpusFigures | None, completeness: CorpusFigures | None
 ) -> list[tuple[str, str]]:
     """The corpus (design-weighted) figures beside the sample's, when the tasks carry the design."""
     rows = []
-    if agreement:
-        spans = f"{_num(agreement.get('span_f1_lenient'))} / {_num(agreement.get('kappa_entity_id_folded'))}"
+    if agreement is not None:
+        figures = agreement.values
+        spans = f"{_num(figures.get('span_f1_lenient'))} / {_num(figures.get('kappa_entity_id_folded'))}"
         rows.append(("corpus span F1 lenient / κ folded, double tasks", spans))
-    if completeness:
-        figures = (
-            f"{_num(completeness.get('recall_both'))} / {_num(completeness.get('n_mentions'))}"
-        )
-        rows.append(("corpus recall (both) / mentions in the corpus", figures))
+    if completeness is not None:
+        figures = completeness.values
+        counts = f"{_num(figures.get('recall_both'))} / {_num(figures.get('n_mentions'))}"
+        rows.append(("corpus recall (both) / mentions in the corpus", counts))
     return rows
 
 
-def _recalls(completeness: dict[str, Any] | None) -> str:
-    if not completeness:
+def _recalls(completeness: Completeness | None) -> str:
+    if completeness is None:
         return "n/a"
-    return " / ".join(_num(completeness[k]) for k in ("recall_1", "recall_2", "recall_both"))
+    recalls = (completeness.recall_1, completeness.recall_2, completeness.recall_both)
+    return " / ".join(_num(recall) for recall in recalls)
 
 
 def _num(value: object) -> str:

@@ -127,10 +127,10 @@ def users(
         # Its passwords were shown only once: replacing the file would lose them.
         raise GoldloopError(f"--out {out}: exists already (earlier logins); choose a new file")
     wanted = signup_emails(emails)  # before the server is asked anything
-    connection = resolve_connection(url, settings=settings(ctx))
-    added = add_users(connection, connect(connection), wanted)
+    studio = connect(resolve_connection(url, settings=settings(ctx)))
+    added = add_users(studio, wanted)
     logins = [
-        {"email": user.email, "password": user.password, "url": connection.url}
+        {"email": user.email, "password": user.password, "url": studio.connection.url}
         for user in added
         if user.password is not None
     ]
@@ -144,7 +144,7 @@ def users(
         else:
             print_whole(user.email, f"created; password in {out}")
     console.print(
-        f"Each person logs in at {connection.url} (the password is shown only now"
+        f"Each person logs in at {studio.connection.url} (the password is shown only now"
         f"{'' if out is None else ' and kept in ' + str(out)}: Account & Settings changes it)."
     )
 
@@ -230,11 +230,9 @@ def webhook(
     webhook_url(url)  # checked before the gold is written
     check_outputs(pull_outputs("--gold", gold), kb_inputs(kb))
     knowledge = open_kb(kb)
-    connection = resolve_connection(studio_url, settings=read)
-    client = connect(connection)
+    studio = connect(resolve_connection(studio_url, settings=read))
     result, _ = pull(
-        connection,
-        client,
+        studio,
         project,
         knowledge,
         gold,
@@ -242,9 +240,7 @@ def webhook(
         parsing=parsing(ctx),
     )
     headers = basic_auth_header(*auth) if auth else None
-    done = register_webhooks(
-        connection, client, list(campaign_titles(project).values()), url, headers
-    )
+    done = register_webhooks(studio, list(campaign_titles(project).values()), url, headers)
     rows: list[tuple[str, Any]] = [
         (f"{r.title} (id {r.project_id})", f"webhook {r.webhook_id} {r.outcome}") for r in done
     ]

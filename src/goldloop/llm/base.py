@@ -2,7 +2,9 @@
 
 A provider module only turns an :class:`LLMRequest` into one SDK call and reads the answer, its
 stop reason and its usage back; caching and retrying live here, once. The SDKs' own retries are
-switched off so that retry behaviour is goldloop's and testable.
+switched off so that retry behaviour is goldloop's and testable. Who a provider is (its
+credential, its endpoint, the wire API it speaks, and so its answers' cache key and annotator
+tag) is here too, as functions: the factory names an annotator by them without building one.
 """
 
 from __future__ import annotations

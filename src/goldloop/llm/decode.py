@@ -36,8 +36,8 @@ from goldloop.text.resolve import ResolutionError, find_occurrences, resolve_occ
 if TYPE_CHECKING:
     from spacy.tokens import Doc
 
+    from goldloop.text.detector import DetectedMention
     from goldloop.text.lexical import LexicalAnnotator
-    from goldloop.text.nlp import DetectedMention
 
 DOCUMENT_FAILURES = (TRUNCATED, UNPARSABLE, FAILED)  # llm.answer's outcomes that fail a document
 

@@ -48,6 +48,7 @@ DECIDING_MODULES = (
     "goldloop.llm.prompt",
     "goldloop.llm.decode",
     "goldloop.text.nlp",
+    "goldloop.text.detector",
     "goldloop.kb.verb_forms",
     "goldloop.text.lexical",
     "goldloop.text.resolve",

@@ -1,6 +1,6 @@
 """The pool's parse on Dask: chunks of texts go to the workers, their mentions come back in order.
 
-Each worker parses through ``goldloop.text.nlp.parse_many`` and detects with ``detect_mentions``,
+Each worker parses through ``goldloop.text.nlp.parse_many`` and detects with ``goldloop.text.detector.detect_mentions``,
 exactly as one process does (``mentions.detect_here``), and returns the mentions, never spaCy
 ``Doc``s. ``local:N`` starts a local cluster of N single-threaded worker processes for the
 run; anything else is a scheduler address (``tcp://host:8786``) whose workers have goldloop
@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from goldloop.errors import GoldloopError, ServiceError
 from goldloop.kb import KB
-from goldloop.sample.mentions import PoolMention, detect_here
+from goldloop.sample.pool_mentions import PoolMention, detect_here
 from goldloop.text.parsing import Parsing
 
 CHUNK = 32  # texts per task: ~1 s of parsing, against a few ms of scheduling; spreads evenly

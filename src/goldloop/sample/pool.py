@@ -30,7 +30,7 @@ from goldloop.kb import KB
 from goldloop.sample.corpus import CorpusRecord
 from goldloop.sample.distributed import detect_on_dask
 from goldloop.sample.gate import Gate
-from goldloop.sample.mentions import PoolMention, detect_here
+from goldloop.sample.pool_mentions import PoolMention, detect_here
 from goldloop.text.parsing import Parsing
 
 POOL_FILE = "pool_mentions.csv.gz"

@@ -435,7 +435,7 @@ def _pool(
 ) -> tuple[Pool, dict[str, Any]]:
     """The cached pool when its fingerprint holds (and, in two phases, it is long enough),
     else a fresh read of the corpus that parses only what the cache lacks (then cached)."""
-    from goldloop.text.nlp import DETECTOR_VERSION  # spaCy loads only when a pool is read
+    from goldloop.text.detector import DETECTOR_VERSION  # spaCy loads only when a pool is read
 
     if not corpus.is_file():
         raise GoldloopError(f"{corpus}: no such corpus file")

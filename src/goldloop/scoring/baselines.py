@@ -1,6 +1,6 @@
 """Baseline systems on the gold: ``lexical`` (the floor), ``encoder`` and ``llm`` (linking-only).
 
-``lexical`` is the shared mention detector (:func:`goldloop.text.nlp.detect_mentions`): spans and ids
+``lexical`` is the shared mention detector (:func:`goldloop.text.detector.detect_mentions`): spans and ids
 from lemma matches to KB labels, scored end-to-end and linking-only. ``encoder`` embeds each
 span's sentence (the span marked) with a local sentence encoder (:mod:`goldloop.llm.encoder`) and
 takes the canonical relation whose ``label: description`` is nearest by cosine: on the gold spans
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from goldloop.llm import Provider
     from goldloop.llm.encoder import Encoder
     from goldloop.scoring.design import Design
-    from goldloop.scoring.score_result import BaselineReport
+    from goldloop.scoring.score_result import BaselineReport, ScoreResult
 
 BASELINES = ("lexical", "encoder", "llm")
 # Which regimes each baseline is scored in.
@@ -75,15 +75,25 @@ class EncoderReport:
 
 
 @dataclass(frozen=True)
+class FailedSpan:
+    """A gold span whose linking request failed, and the error."""
+
+    doc_id: str
+    a: int
+    b: int
+    error: str | None
+
+
+@dataclass(frozen=True)
 class LlmReport:
     """The LLM linker's requests: their outcomes (keys in the order first met), token usage, and
-    the requests that failed (span and error)."""
+    the requests that failed."""
 
     annotator: str
     requests: int
     outcomes: dict[str, int]
     usage: dict[str, Any]
-    failed: list[dict[str, Any]]
+    failed: list[FailedSpan]
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -107,7 +117,8 @@ def lexical_baseline(
     progress: Progress | None = None,
 ) -> BaselineRun:
     """Mentions found by the shared detector, one row per mention."""
-    from goldloop.text.nlp import detect_mentions, parse_many  # spaCy: only to run
+    from goldloop.text.detector import detect_mentions  # spaCy: only to run
+    from goldloop.text.nlp import parse_many
 
     started = time.perf_counter()
     step = (progress or _silent)("lexical", len(documents))
@@ -139,11 +150,10 @@ def encoder_baseline(
     """Cosine top 1 over the canonical relations, for each gold span (linking-only) and each
     span the lexical detector finds (end-to-end)."""
     from goldloop.llm.encoder import kb_embeddings
-    from goldloop.text.nlp import (  # spaCy loads only when a baseline runs
-        detect_mentions,
-        parse_many,
-        sentence_of,
-    )
+
+    # spaCy loads only when a baseline runs.
+    from goldloop.text.detector import detect_mentions
+    from goldloop.text.nlp import parse_many, sentence_of
 
     started = time.perf_counter()
     relations, vectors = kb_embeddings(encoder, kb)
@@ -213,15 +223,16 @@ def llm_baseline(
     # Counted span by span in input order, as the report always was (its keys keep that order).
     outcomes: Counter[str] = Counter()
     rows: list[dict[str, Any]] = []
-    failed: list[dict[str, Any]] = []
+    failed: list[FailedSpan] = []
     for (document, hit), result in zip(spans, results, strict=True):
-        span = {"doc_id": document.doc_id, "a": hit.a, "b": hit.b}
         if result.outcome == FAILED:
-            failed.append({**span, "error": result.detail})
+            failed.append(FailedSpan(document.doc_id, hit.a, hit.b, result.detail))
         else:
             outcomes["cached" if result.cached else "called"] += 1
         outcomes[_spelled(result)] += 1
-        rows.append({**span, "entity_id_predicted": result.value})
+        rows.append(
+            {"doc_id": document.doc_id, "a": hit.a, "b": hit.b, "entity_id_predicted": result.value}
+        )
     predictions = rows_to_predictions("llm", None, "llm", rows, documents)
     report = LlmReport(
         annotator=provider.tag,
@@ -257,9 +268,9 @@ def run_baselines(
     progress: Progress | None = None,
     concurrency: int = 8,
     design: Design | None = None,
-) -> list[dict[str, Any]]:
+) -> list[ScoreResult]:
     """Run each named baseline and score it in its regimes; ``wall_time_s`` covers producing the
-    predictions and scoring them. Each result's ``corpus`` is null without a ``design``;
+    predictions and scoring them. Each result's ``corpus`` is None without a ``design``;
     ``parsing``: how the lexical and encoder baselines parse."""
     from goldloop.scoring.regimes import score_system
 
@@ -268,7 +279,7 @@ def run_baselines(
         raise GoldloopError(
             f"unknown baseline(s) {', '.join(unknown)} (known: {', '.join(BASELINES)})"
         )
-    results: list[dict[str, Any]] = []
+    results: list[ScoreResult] = []
     for name in systems:
         if name == "llm":
             if provider is None:
@@ -293,5 +304,5 @@ def run_baselines(
                 design=design,
             )
             elapsed = round(run.wall_time_s + time.perf_counter() - started, 4)
-            results.append(replace(result, wall_time_s=elapsed, baseline=run.report).to_dict())
+            results.append(replace(result, wall_time_s=elapsed, baseline=run.report))
     return results

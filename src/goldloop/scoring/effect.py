@@ -3,7 +3,7 @@
 A blind document was annotated twice by two people: once with the pre-annotator's candidates
 (``pre``) and once without (``blind``); its final gold settles the two (agreed, or curated), so
 it comes from neither condition alone. On those paired documents, per document, the counts below
-are summed with the design's weights (the caller's: ``studio.agreement.campaign_design`` gives
+are summed with the design's weights (the caller's: ``studio.campaign_agreement.campaign_design`` gives
 the campaign's, 1/p_incl with batches combined by the draw's batch shares, the pairs standing for
 their batch; without one, the pairs' own ``p_incl``) and each
 figure is a Hájek ratio with its stratified document-bootstrap interval
@@ -229,7 +229,7 @@ def effect_report(
     of the sample, as the agreement suite gives it).
 
     ``design``: the pairs' weights and cells, in ``paired``'s order; a campaign's come from
-    ``studio.agreement.campaign_design`` (the pairs as a random part of each batch of the
+    ``studio.campaign_agreement.campaign_design`` (the pairs as a random part of each batch of the
     campaign's draw, the one design ``agree`` weighs its double documents by). Without it the
     pairs are the whole sample (their own ``p_incl``; none: equal weights)."""
     documents = [p.document for p in paired]

@@ -38,8 +38,8 @@ from goldloop.scoring.confseq import TUNED_AT, anytime_half_width, fixed_half_wi
 from goldloop.scoring.design import NO_DESIGN, Design, batch_weights, read_design
 from goldloop.scoring.inputs import SystemPredictions
 from goldloop.scoring.ppi_corpus import ppi_corpus_figures
+from goldloop.scoring.ppi_inputs import SurrogateParts
 from goldloop.scoring.regimes import E2E_COLUMNS, end_to_end_counts
-from goldloop.scoring.surrogate import SurrogateParts
 
 METRICS: dict[str, tuple[tuple[str, ...], tuple[str, ...], float]] = {
     # figure: (numerator columns, denominator columns, numerator factor)
@@ -172,7 +172,7 @@ def gold_contributions(
     """The human gold's :class:`Labelled` for ``system``'s ``metric``: its design read (refused
     without one), each document in its stratum of ``sample`` (the plan's strata) when given.
     With a surrogate part and the pre-annotation of the gold's documents (``parts``, as
-    ``scoring.surrogate`` reads them; ``system`` read over both parts), the figure is
+    ``scoring.ppi_inputs`` reads them; ``system`` read over both parts), the figure is
     prediction-powered."""
     design = read_design(documents, source=source)
     if design is None:

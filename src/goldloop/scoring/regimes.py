@@ -27,6 +27,7 @@ from goldloop.scoring.folding import direction_agrees, fold_answer
 from goldloop.scoring.inputs import Prediction, SystemPredictions, per_document
 from goldloop.scoring.matching import check_match_mode, match_spans
 from goldloop.scoring.ppi_corpus import PpiFigures, ppi_corpus_figures
+from goldloop.scoring.ppi_inputs import SurrogateParts
 from goldloop.scoring.schemas import ENGINES
 from goldloop.scoring.score_result import (
     DirectionScore,
@@ -38,7 +39,6 @@ from goldloop.scoring.score_result import (
     Slices,
     SliceScore,
 )
-from goldloop.scoring.surrogate import SurrogateParts
 
 REGIMES = ("end-to-end", "linking-only")
 NO_ID = "NONE"  # the schema label of a predicted span that carries no id

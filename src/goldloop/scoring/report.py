@@ -14,6 +14,7 @@ from goldloop.files.atomic import (
     atomic_write_text,
 )
 from goldloop.files.csvfile import table_text
+from goldloop.scoring.score_result import EndToEndFigures, ScoreResult
 
 COLUMNS = (
     "system", "regime", "match_mode", "rows", "scored", "malformed",
@@ -29,45 +30,53 @@ COLUMNS = (
 
 
 # What the chart shows per regime: the overall figures, then one metric per slice.
-_CHART: dict[str, tuple[str, tuple[str, ...], str]] = {
-    "end-to-end": ("detection", ("f1", "precision", "recall"), "recall"),
-    "linking-only": ("linking", ("accuracy_overall", "coverage"), "accuracy_overall"),
+_CHART: dict[str, tuple[tuple[str, ...], str]] = {
+    "end-to-end": (("f1", "precision", "recall"), "recall"),
+    "linking-only": (("accuracy_overall", "coverage"), "accuracy_overall"),
 }
 CHART_RELATIONS = 10  # relations shown in the chart: those with the most gold mentions
 _Point = tuple[float, float | None, float | None]  # value, low, high
 
 
-def chart_rows(results: Sequence[dict[str, Any]]) -> list[tuple[str, dict[str, _Point]]]:
+def _overall(result: ScoreResult, name: str) -> float | None:
+    """The overall figure ``name`` of the regime's headline section (detection, linking)."""
+    figures = result.figures
+    section = figures.detection if isinstance(figures, EndToEndFigures) else figures.linking
+    value: float | None = getattr(section, name)
+    return value
+
+
+def chart_rows(results: Sequence[ScoreResult]) -> list[tuple[str, dict[str, _Point]]]:
     """``(row label, {system: (value, low, high)})`` for results of one regime: the overall
     figures, then the slice metric for anchoring, role and the most frequent relations."""
     if not results:
         return []
-    section, overall, metric = _CHART[results[0]["regime"]]
+    overall, metric = _CHART[results[0].regime]
     rows: list[tuple[str, dict[str, _Point]]] = []
     for name in overall:
         points = {}
         for result in results:
-            value = result[section][name]
+            value = _overall(result, name)
             if value is not None:
-                points[result["system"]] = (
+                points[result.system] = (
                     value,
-                    *result.get("intervals", {}).get(name, [None, None]),
+                    *result.figures.intervals.get(name, [None, None]),
                 )
         rows.append((f"all · {name}", points))
     # The corpus (design-weighted) figures right below the sample's, when the gold has a design.
     for name in overall:
         points = {}
         for result in results:
-            corpus = result.get("corpus")
-            if corpus is not None and corpus[name] is not None:
-                points[result["system"]] = (
-                    corpus[name],
-                    *corpus["intervals"].get(name, [None, None]),
+            corpus = result.corpus
+            if corpus is not None and corpus.values[name] is not None:
+                points[result.system] = (
+                    corpus.values[name],
+                    *corpus.intervals.get(name, [None, None]),
                 )
         if points:
             rows.append((f"corpus · {name}", points))
-    slices = results[0]["slices"]  # gold-side: the same slices and sizes for every system
-    relations = sorted(slices["relation"], key=lambda k: (-slices["relation"][k]["n_gold"], k))
+    slices = results[0].figures.slices  # gold-side: the same slices and sizes for every system
+    relations = sorted(slices["relation"], key=lambda k: (-slices["relation"][k].n_gold, k))
     for kind, keys in (
         ("anchoring", sorted(slices["anchoring"])),
         ("role", sorted(slices["role"])),
@@ -77,63 +86,65 @@ def chart_rows(results: Sequence[dict[str, Any]]) -> list[tuple[str, dict[str, _
             entry = slices[kind][key]
             points = {}
             for result in results:
-                mine = result["slices"][kind][key]
-                if mine[metric] is not None:
-                    low, high = mine.get("intervals", {}).get(metric, [None, None])
-                    points[result["system"]] = (mine[metric], low, high)
-            label = entry.get("label", key)
-            rows.append((f"{kind} · {label} (n={entry['n_gold']})", points))
+                mine = result.figures.slices[kind][key]
+                share = mine.shares()[metric]
+                if share is not None:
+                    low, high = (mine.intervals or {}).get(metric, [None, None])
+                    points[result.system] = (share, low, high)
+            label = key if entry.label is None else entry.label
+            rows.append((f"{kind} · {label} (n={entry.n_gold})", points))
     return rows
 
 
-def summary_row(result: dict[str, Any]) -> dict[str, Any]:
+def summary_row(result: ScoreResult) -> dict[str, Any]:
     """A flat row of ``COLUMNS`` (blank where a column does not apply to the regime)."""
-    inputs = result["inputs"]
+    inputs, figures = result.inputs, result.figures
     row: dict[str, Any] = {
-        "system": result["system"],
-        "regime": result["regime"],
-        "match_mode": result["match_mode"],
-        "rows": inputs["rows"],
-        "scored": inputs["scored"],
-        "malformed": sum(inputs["malformed"].values()),
-        "direction_accuracy": result["direction"]["accuracy"],
-        "wall_time_s": result.get("wall_time_s"),
+        "system": result.system,
+        "regime": result.regime,
+        "match_mode": result.match_mode,
+        "rows": inputs.rows,
+        "scored": inputs.scored,
+        "malformed": sum(inputs.malformed.values()),
+        "direction_accuracy": figures.direction.accuracy,
+        "wall_time_s": result.wall_time_s,
     }
-    intervals = result.get("intervals", {})
-    corpus = result.get("corpus")
+    intervals = figures.intervals
+    corpus = result.corpus
     if corpus is not None:
-        row["population_docs"] = corpus["population_docs"]
+        row["population_docs"] = corpus.population_docs
         for name in _CORPUS_FIGURES:
-            if name in corpus:
-                row[f"corpus_{name}"] = corpus[name]
+            if name in corpus.values:
+                row[f"corpus_{name}"] = corpus.values[name]
         for name in ("f1", "accuracy_overall"):
-            if name in corpus:
-                low, high = corpus["intervals"].get(name, [None, None])
+            if name in corpus.values:
+                low, high = corpus.intervals.get(name, [None, None])
                 row[f"corpus_{name}_low"], row[f"corpus_{name}_high"] = low, high
-    if "detection" in result:
-        detection = result["detection"]
+    if isinstance(figures, EndToEndFigures):
+        detection = figures.detection
         row |= {
-            key: detection[key]
-            for key in ("n_gold", "n_predicted", "n_matched", "precision", "recall", "f1")
+            "n_gold": detection.n_gold,
+            "n_predicted": detection.n_predicted,
+            "n_matched": detection.n_matched,
+            "precision": detection.precision,
+            "recall": detection.recall,
+            "f1": detection.f1,
+            "n_id_comparable": detection.n_id_comparable,
+            "entity_accuracy": detection.entity_accuracy,
         }
-        row |= {
-            "n_id_comparable": detection["n_id_comparable"],
-            "entity_accuracy": detection["entity_accuracy"],
-        }
-        overall = result["schemas"]["overall"]
+        overall = figures.schemas["overall"]
         row |= {"strict_f1": overall["strict"]["f1"], "partial_f1": overall["partial"]["f1"]}
         row["f1_low"], row["f1_high"] = intervals.get("f1", [None, None])
     else:
-        linking = result["linking"]
-        keys = (
-            "n_gold",
-            "n_answered",
-            "abstentions",
-            "accuracy_overall",
-            "accuracy_on_predicted",
-            "coverage",
-        )
-        row |= {key: linking[key] for key in keys}
+        linking = figures.linking
+        row |= {
+            "n_gold": linking.n_gold,
+            "n_answered": linking.n_answered,
+            "abstentions": linking.abstentions,
+            "accuracy_overall": linking.accuracy_overall,
+            "accuracy_on_predicted": linking.accuracy_on_predicted,
+            "coverage": linking.coverage,
+        }
         row["accuracy_overall_low"], row["accuracy_overall_high"] = intervals.get(
             "accuracy_overall", [None, None]
         )
@@ -145,21 +156,24 @@ _CORPUS_FIGURES = (
 )  # fmt: skip
 
 
-def seed_compatibility_line(result: dict[str, Any]) -> str | None:
+def seed_compatibility_line(result: ScoreResult) -> str | None:
     """The seed scorer's detection figures, labelled, where they differ from the headline's."""
-    seed = result.get("detection_seed_compatible")
-    if seed is None or seed["n_matched"] == result["detection"]["n_matched"]:
+    figures = result.figures
+    if not isinstance(figures, EndToEndFigures):
         return None
-    figures = ", ".join(
-        f"{label} {_cell(seed, key)}"
-        for label, key in (
-            ("matched", "n_matched"),
-            ("P", "precision"),
-            ("R", "recall"),
-            ("F1", "f1"),
+    seed = figures.seed_detection
+    if seed.n_matched == figures.detection.n_matched:
+        return None
+    shown = ", ".join(
+        f"{label} {_text(value)}"
+        for label, value in (
+            ("matched", seed.n_matched),
+            ("P", seed.precision),
+            ("R", seed.recall),
+            ("F1", seed.f1),
         )
     )
-    return f"{result['system']}: seed-compatible detection (not the headline): {figures}"
+    return f"{result.system}: seed-compatible detection (not the headline): {shown}"
 
 
 def report_paths(directory: Path, stem: str) -> tuple[Path, Path, Path]:
@@ -172,12 +186,12 @@ NOTHING_ANNOTATED = "nothing annotated yet"
 
 
 def write_reports(
-    results: Sequence[dict[str, Any]], directory: Path, stem: str, meta: dict[str, Any]
+    results: Sequence[ScoreResult], directory: Path, stem: str, meta: dict[str, Any]
 ) -> list[Path]:
     """``<stem>.json`` (full results), ``<stem>.csv`` (summary rows), ``<stem>.png`` (chart)."""
     directory.mkdir(parents=True, exist_ok=True)
     json_path, csv_path, png_path = report_paths(directory, stem)
-    atomic_write_json(json_path, {**meta, "results": list(results)})
+    atomic_write_json(json_path, {**meta, "results": [result.to_dict() for result in results]})
     summary = table_text(COLUMNS, (summary_row(r) for r in results), spreadsheet=False)
     atomic_write_text(csv_path, summary)
     write_chart(results, png_path)
@@ -185,16 +199,16 @@ def write_reports(
 
 
 def _panels(
-    results: Sequence[dict[str, Any]],
+    results: Sequence[ScoreResult],
 ) -> list[tuple[str, list[tuple[str, dict[str, _Point]]]]]:
-    regimes = [r for r in _CHART if any(result["regime"] == r for result in results)]
+    regimes = [r for r in _CHART if any(result.regime == r for result in results)]
     return [
-        (regime, chart_rows([result for result in results if result["regime"] == regime]))
+        (regime, chart_rows([result for result in results if result.regime == regime]))
         for regime in regimes
     ]
 
 
-def nothing_to_chart(results: Sequence[dict[str, Any]]) -> bool:
+def nothing_to_chart(results: Sequence[ScoreResult]) -> bool:
     """No figure has a value (a gold without mentions, before anyone annotated)."""
     return not any(points for _, rows in _panels(results) for _, points in rows)
 
@@ -219,7 +233,7 @@ def placeholder_png(message: str) -> bytes:
     return chart.getvalue()
 
 
-def write_chart(results: Sequence[dict[str, Any]], path: Path) -> None:
+def write_chart(results: Sequence[ScoreResult], path: Path) -> None:
     """One panel per regime: each system's overall figures and its metric per slice (recall
     end-to-end, accuracy_overall linking-only), with 95% bootstrap intervals when computed."""
     if nothing_to_chart(results):
@@ -230,7 +244,7 @@ def write_chart(results: Sequence[dict[str, Any]], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    systems = list(dict.fromkeys(result["system"] for result in results))
+    systems = list(dict.fromkeys(result.system for result in results))
     panels = _panels(results)
     n_rows = max((len(rows) for _, rows in panels), default=1)
     height = 1.6 + n_rows * max(0.3, 0.16 * len(systems))
@@ -264,15 +278,16 @@ def write_chart(results: Sequence[dict[str, Any]], path: Path) -> None:
         ax.set_ylim(len(rows) - 0.5, -0.5)
         ax.set_xlim(0, 1.1)
         ax.grid(axis="x", color="0.92")
-        n_relations = len(next(r for r in results if r["regime"] == regime)["slices"]["relation"])
+        first = next(r for r in results if r.regime == regime)
+        n_relations = len(first.figures.slices["relation"])
         if n_relations > CHART_RELATIONS:
             ax.set_xlabel(
                 f"relations: the {CHART_RELATIONS} of {n_relations} with the most gold mentions",
                 fontsize=8,
             )
-        metric = _CHART[regime][2]
-        intervals = any(r.get("intervals") for r in results if r["regime"] == regime)
-        corpus = any(r.get("corpus") for r in results if r["regime"] == regime)
+        metric = _CHART[regime][1]
+        intervals = any(r.figures.intervals for r in results if r.regime == regime)
+        corpus = any(r.corpus is not None for r in results if r.regime == regime)
         ax.set_title(
             f"{regime}: {metric} per slice"
             + (" (95% bootstrap intervals over documents)" if intervals else " (no intervals)")
@@ -296,17 +311,17 @@ class ResultsTable(NamedTuple):
     legend: str
 
 
-def results_tables(results: Sequence[dict[str, Any]], title: str) -> list[ResultsTable]:
+def results_tables(results: Sequence[ScoreResult], title: str) -> list[ResultsTable]:
     """One table per regime, one line per system, with the numbers an analyst reads first."""
     tables = []
     for regime, columns in _TABLE_COLUMNS.items():
-        mine = [r for r in results if r["regime"] == regime]
+        mine = [r for r in results if r.regime == regime]
         rows = [summary_row(r) | _ppi_cells(r, regime) for r in mine]
         if not rows:
             continue
         legend = [_LEGENDS[regime], _INTERVAL_LEGEND[regime]]
-        ppi = _PPI_COLUMNS[regime] if any(r.get("corpus_ppi") for r in mine) else ()
-        if any(r.get("corpus") for r in mine):
+        ppi = _PPI_COLUMNS[regime] if any(r.corpus_ppi is not None for r in mine) else ()
+        if any(r.corpus is not None for r in mine):
             at = [key for _, key in columns].index(_CORPUS_AFTER[regime]) + 1
             columns = (*columns[:at], *_CORPUS_COLUMNS[regime], *ppi, *columns[at:])
             legend.append(_CORPUS_LEGEND[regime])
@@ -390,26 +405,27 @@ _PPI_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
 }
 
 
-def _ppi_cells(result: dict[str, Any], regime: str) -> dict[str, Any]:
+def _ppi_cells(result: ScoreResult, regime: str) -> dict[str, Any]:
     """The table's ``ppi`` cells: the regime's headline figure from ``corpus_ppi``."""
-    ppi = result.get("corpus_ppi")
+    ppi = result.corpus_ppi
     if ppi is None:
         return {"ppi": None, "ppi_low": None, "ppi_high": None}
     name = _PPI_FIGURE[regime]
-    low, high = ppi["intervals"].get(name, [None, None])
-    return {"ppi": ppi.get(name), "ppi_low": low, "ppi_high": high}
+    low, high = ppi.intervals.get(name, [None, None])
+    return {"ppi": ppi.values.get(name), "ppi_low": low, "ppi_high": high}
 
 
 def _cell(row: dict[str, Any], key: str) -> str:
+    """A table row's cell ``key``: a figure, or an interval from its ``_low`` and ``_high``."""
     if key.endswith("_interval"):
         base = key.removesuffix("_interval")
         low, high = row[f"{base}_low"], row[f"{base}_high"]
         return "" if low is None or high is None else f"{low:.3f}–{high:.3f}"
-    value = row[key]
+    return _text(row[key])
+
+
+def _text(value: object) -> str:
+    """A figure as the tables print it: three decimals, ``–`` when undefined."""
     if isinstance(value, float):
-        return _fmt(value)
+        return f"{value:.3f}"
     return "–" if value is None else str(value)
-
-
-def _fmt(value: float) -> str:
-    return f"{value:.3f}"

@@ -4,11 +4,14 @@ that carries them, each turned into JSON by its one ``to_dict()``."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from goldloop.scoring.design import CorpusFigures
-from goldloop.scoring.detection import GroundTruthScore
-from goldloop.scoring.ppi_corpus import PpiFigures
+if TYPE_CHECKING:
+    # Types only: scoring.report reads these results, and score's options load it without
+    # numpy (the design's and the PPI's modules).
+    from goldloop.scoring.design import CorpusFigures
+    from goldloop.scoring.detection import GroundTruthScore
+    from goldloop.scoring.ppi_corpus import PpiFigures
 
 
 @dataclass(frozen=True)
@@ -33,11 +36,15 @@ class DirectionScore:
     n_comparable: int
     n_correct: int
 
+    @property
+    def accuracy(self) -> float | None:
+        return _share(self.n_correct, self.n_comparable)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "n_comparable": self.n_comparable,
             "n_correct": self.n_correct,
-            "accuracy": _share(self.n_correct, self.n_comparable),
+            "accuracy": self.accuracy,
         }
 
 
@@ -51,15 +58,31 @@ class LinkingScore:
     n_correct: int
     unaligned_predictions: int
 
+    @property
+    def abstentions(self) -> int:
+        return self.n_gold - self.n_answered
+
+    @property
+    def accuracy_overall(self) -> float | None:
+        return _share(self.n_correct, self.n_gold)
+
+    @property
+    def accuracy_on_predicted(self) -> float | None:
+        return _share(self.n_correct, self.n_answered)
+
+    @property
+    def coverage(self) -> float | None:
+        return _share(self.n_answered, self.n_gold)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "n_gold": self.n_gold,
             "n_answered": self.n_answered,
-            "abstentions": self.n_gold - self.n_answered,
+            "abstentions": self.abstentions,
             "n_correct": self.n_correct,
-            "accuracy_overall": _share(self.n_correct, self.n_gold),
-            "accuracy_on_predicted": _share(self.n_correct, self.n_answered),
-            "coverage": _share(self.n_answered, self.n_gold),
+            "accuracy_overall": self.accuracy_overall,
+            "accuracy_on_predicted": self.accuracy_on_predicted,
+            "coverage": self.coverage,
             "unaligned_predictions": self.unaligned_predictions,
         }
 
@@ -77,16 +100,19 @@ class SliceScore:
     found_name: str
     intervals: dict[str, list[float | None]] | None
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {} if self.label is None else {"label": self.label}
-        out |= {
-            "n_gold": self.n_gold,
-            "n_found": self.n_found,
-            "n_correct": self.n_correct,
+    def shares(self) -> dict[str, float | None]:
+        """The slice's figures by the names its intervals give them: ``found_name``,
+        ``accuracy_on_found``, ``accuracy_overall``."""
+        return {
             self.found_name: _share(self.n_found, self.n_gold),
             "accuracy_on_found": _share(self.n_correct, self.n_found),
             "accuracy_overall": _share(self.n_correct, self.n_gold),
         }
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {} if self.label is None else {"label": self.label}
+        out |= {"n_gold": self.n_gold, "n_found": self.n_found, "n_correct": self.n_correct}
+        out |= self.shares()
         if self.intervals is not None:
             out["intervals"] = self.intervals
         return out

@@ -19,7 +19,7 @@ from goldloop.kb import KB
 from goldloop.scoring.agreement import AgreementReport, agreement, corpus_agreement
 from goldloop.scoring.completeness import Completeness
 from goldloop.scoring.design import CorpusFigures
-from goldloop.studio.agreement import (
+from goldloop.studio.campaign_agreement import (
     DoubleTasks,
     double_completeness,
     double_versions,
@@ -39,13 +39,20 @@ def verify_campaign(
     cap_minutes: float = IDLE_CAP_MINUTES,
 ) -> PullResult:
     """The verified gold of the campaign (one person's with ``annotator``) and its sections."""
+    result = verified_gold(campaign, kb, annotator=annotator)
+    result.sections = campaign_sections(campaign, kb, cap_minutes=cap_minutes)
+    return result
+
+
+def verified_gold(campaign: Campaign, kb: KB, *, annotator: str | None = None) -> PullResult:
+    """The verified gold of the campaign (one person's with ``annotator``), without the
+    sections (:func:`campaign_sections`)."""
     result = verify(
         campaign.of("primary") + campaign.of("double"), kb, annotator=annotator,
         curated=() if annotator else campaign.of("curate"), where=double_title(campaign),
         blind=campaign.of("blind"),
     )  # fmt: skip
     result.projects = list(campaign.titles.values())
-    result.sections = campaign_sections(campaign, kb, cap_minutes=cap_minutes).to_dict()
     return result
 
 

@@ -1,4 +1,4 @@
-"""Which Label Studio to talk to, and a checked SDK client for it.
+"""Which Label Studio to talk to, and :class:`Studio`: the one way to talk to it.
 
 A URL (``LABEL_STUDIO_URL``, or the command's own) and ``LABEL_STUDIO_API_KEY`` (a legacy token
 or a personal access token: the SDK tells them apart) name an operator's own server; without
@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 from tenacity import retry, retry_if_exception, stop_after_attempt, wait_exponential
 
 from goldloop.errors import ServiceError
-from goldloop.formats.labelstudio.errors import (
+from goldloop.formats.labelstudio.studio_error import (
     StudioError as StudioError,  # re-exported: callers catch it here
 )
 from goldloop.settings import STUDIO_KEY_ENV, STUDIO_URL_ENV, Settings
@@ -29,10 +29,6 @@ from goldloop.studio import server
 # imports without it.
 if TYPE_CHECKING:
     from label_studio_sdk import LabelStudio
-
-# The SDK client every studio function takes beside its connection, typed: only this module
-# imports the SDK, so the others name it by this alias.
-Client: TypeAlias = "LabelStudio"
 
 URL_ENV = STUDIO_URL_ENV
 KEY_ENV = STUDIO_KEY_ENV
@@ -73,8 +69,63 @@ def resolve_connection(
     return Connection(state.url, api_key or state.token)
 
 
-def connect(connection: Connection, *, timeout: float = 120.0) -> LabelStudio:
-    """An SDK client whose key was checked against the server (``whoami``)."""
+@dataclass(frozen=True)
+class Studio:
+    """A Label Studio server whose key was checked (:func:`connect`): its address and the SDK
+    client for it. Every request goes through :meth:`call`, :meth:`call_once` or
+    :meth:`call_delete`, which map errors and decide what is retried; ``sdk`` gives the SDK's
+    resources to call (``studio.call(studio.sdk.projects.get, id=7)``)."""
+
+    connection: Connection
+    sdk: LabelStudio = field(repr=False)
+
+    def call(self, fn: Callable[..., T], *args: object, **kwargs: object) -> T:
+        """Call an SDK method, mapping errors; retried (four tries in all, 3.5 s of waits) on
+        timeouts, lost connections and answers 5xx, 408 or 429."""
+        with _mapped_errors(self.connection):
+            return _retrying(fn, *args, **kwargs)
+
+    def call_once(self, fn: Callable[..., T], *args: object, **kwargs: object) -> T:
+        """Call an SDK method whose request must reach the server at most once (it creates or
+        adds something), mapping errors; retried like :meth:`call` only while it could not be
+        sent."""
+        with _mapped_errors(self.connection):
+            return _retrying_unsent(fn, *args, **kwargs)
+
+    def call_delete(self, fn: Callable[..., object], *args: object, **kwargs: object) -> None:
+        """Call an SDK method that deletes something, retried like :meth:`call`; an answer 404
+        counts as done (a retry after a lost answer finds the thing already gone)."""
+        from label_studio_sdk.core.api_error import ApiError
+
+        with _mapped_errors(self.connection):
+            try:
+                _retrying(fn, *args, **kwargs)
+            except ApiError as exc:
+                if exc.status_code != 404:
+                    raise
+
+    def read_json(self, path: str, params: dict[str, object]) -> Any:
+        """``GET path`` for an endpoint the SDK does not wrap, through the SDK's own HTTP client
+        (its base URL and key); not retried here (pass it to :meth:`call`)."""
+        return _checked(
+            self.sdk._client_wrapper.httpx_client.request(
+                path, method="GET", params=params, request_options={"max_retries": 0}
+            )
+        ).json()
+
+    def post_json(self, path: str, body: bytes, *, params: dict[str, object] | None = None) -> None:
+        """``POST path`` with a JSON ``body`` already encoded, through the SDK's own HTTP client;
+        not retried here (pass it to :meth:`call_once`)."""
+        _checked(
+            self.sdk._client_wrapper.httpx_client.request(
+                path, method="POST", params=params or {}, content=body,
+                headers={"content-type": "application/json"}, request_options={"max_retries": 0},
+            )
+        )  # fmt: skip
+
+
+def connect(connection: Connection, *, timeout: float = 120.0) -> Studio:
+    """The server at ``connection``, its key checked against it (``whoami``)."""
     try:
         from label_studio_sdk import LabelStudio
         from label_studio_sdk.core.api_error import ApiError
@@ -83,40 +134,18 @@ def connect(connection: Connection, *, timeout: float = 120.0) -> LabelStudio:
             'the Label Studio loop needs the studio extra: pip install "goldloop[studio]"'
         ) from exc
     try:
-        # Retries live in ``call`` alone: the SDK's own, inside each of ours, made an unreachable
-        # server take 16 s to report and could repeat a request that must go once.
-        client = LabelStudio(
+        # Retries live in ``Studio.call`` alone: the SDK's own, inside each of ours, made an
+        # unreachable server take 16 s to report and could repeat a request that must go once.
+        sdk = LabelStudio(
             base_url=connection.url, api_key=connection.api_key, timeout=timeout, max_retries=0
         )
     except ApiError as exc:  # a malformed or expired personal access token is refused here
         raise StudioError(
             f"Label Studio at {connection.url}: the API key is not usable: {_detail(exc)}"
         ) from None
-    call(connection, client.users.whoami)
-    return client
-
-
-def read_json(client: Client, path: str, params: dict[str, object]) -> Any:
-    """``GET path`` for an endpoint the SDK does not wrap, through the SDK's own HTTP client (its
-    base URL and key); not retried here (pass it to :func:`call`)."""
-    return _checked(
-        client._client_wrapper.httpx_client.request(
-            path, method="GET", params=params, request_options={"max_retries": 0}
-        )
-    ).json()
-
-
-def post_json(
-    client: Client, path: str, body: bytes, *, params: dict[str, object] | None = None
-) -> None:
-    """``POST path`` with a JSON ``body`` already encoded, through the SDK's own HTTP client; not
-    retried here (pass it to :func:`call_once`)."""
-    _checked(
-        client._client_wrapper.httpx_client.request(
-            path, method="POST", params=params or {}, content=body,
-            headers={"content-type": "application/json"}, request_options={"max_retries": 0},
-        )
-    )  # fmt: skip
+    studio = Studio(connection, sdk)
+    studio.call(sdk.users.whoami)
+    return studio
 
 
 def _checked(response: httpx.Response) -> httpx.Response:
@@ -130,35 +159,6 @@ def _checked(response: httpx.Response) -> httpx.Response:
             body = response.text
         raise ApiError(status_code=response.status_code, headers=dict(response.headers), body=body)
     return response
-
-
-def call(connection: Connection, fn: Callable[..., T], *args: object, **kwargs: object) -> T:
-    """Call an SDK method, mapping errors; retried (four tries in all, 3.5 s of waits) on
-    timeouts, lost connections and answers 5xx, 408 or 429."""
-    with _mapped_errors(connection):
-        return _retrying(fn, *args, **kwargs)
-
-
-def call_once(connection: Connection, fn: Callable[..., T], *args: object, **kwargs: object) -> T:
-    """Call an SDK method whose request must reach the server at most once (it creates or adds
-    something), mapping errors; retried like :func:`call` only while it could not be sent."""
-    with _mapped_errors(connection):
-        return _retrying_unsent(fn, *args, **kwargs)
-
-
-def call_delete(
-    connection: Connection, fn: Callable[..., object], *args: object, **kwargs: object
-) -> None:
-    """Call an SDK method that deletes something, retried like :func:`call`; an answer 404 counts
-    as done (a retry after a lost answer finds the thing already gone)."""
-    from label_studio_sdk.core.api_error import ApiError
-
-    with _mapped_errors(connection):
-        try:
-            _retrying(fn, *args, **kwargs)
-        except ApiError as exc:
-            if exc.status_code != 404:
-                raise
 
 
 class StudioUnreachable(StudioError, ServiceError):

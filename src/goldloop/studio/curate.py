@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from goldloop.formats.gold import Hit
 from goldloop.formats.labelstudio.tasks import (
@@ -35,16 +35,13 @@ from goldloop.formats.labelstudio.verify import annotator_versions, blind_versio
 from goldloop.formats.labelstudio.versions import versions_agree
 from goldloop.kb import KB
 from goldloop.studio import project as projects
-from goldloop.studio.connection import Connection
+from goldloop.studio.connection import Studio
 from goldloop.studio.curation import curate_tag, curation_predictions
 from goldloop.studio.label_config import (
     CURATE_INSTRUCTIONS,
     prediction_checker,
     render_instructions,
 )
-
-if TYPE_CHECKING:
-    from goldloop.studio.connection import Client
 
 
 @dataclass
@@ -63,20 +60,20 @@ class CurateReport:
     blind_documents: int | None = None  # None: the campaign has no blind project
 
 
-def curate(connection: Connection, client: Client, name: str, kb: KB) -> CurateReport:
+def curate(studio: Studio, name: str, kb: KB) -> CurateReport:
     """Push every disputed task of ``<name>-double`` (and disputed blind document) that
     ``<name>-curate`` lacks (a campaign pushed without double or blind documents has nothing to
     curate: ``project_id`` stays None)."""
     check_campaign_name(name)
     title, blind_title = double_name(name), blind_name(name)
-    found = projects.find_projects(connection, client, [name, title, blind_title])
-    check_campaign(name, found, f"{connection.url}: ")
+    found = projects.find_projects(studio, [name, title, blind_title])
+    check_campaign(name, found, f"{studio.connection.url}: ")
     double, blind = found.get(title), found.get(blind_title)
     report = CurateReport(title, curate_name(name))
     source = double or blind  # the labeling config the curate project copies
     if source is None:
         return report
-    tasks = projects.export_project(connection, client, double) if double else []
+    tasks = projects.export_project(studio, double) if double else []
     report.double_tasks = len(tasks)
     # Every task is read (and a double annotation by one person refused) before anything is written.
     disputes = [
@@ -86,13 +83,13 @@ def curate(connection: Connection, client: Client, name: str, kb: KB) -> CurateR
         is not None
     ]
     if blind is not None:
-        disputes += _blind_disputes(connection, client, found.get(name), blind, kb, report)
+        disputes += _blind_disputes(studio, found.get(name), blind, kb, report)
     target = projects.ensure_project(
-        connection, client, report.curate_project, source.label_config,
+        studio, report.curate_project, source.label_config,
         instructions=render_instructions(CURATE_INSTRUCTIONS),
     )  # fmt: skip
     report.project_id = target.id
-    existing = projects.existing_tasks(connection, client, target)
+    existing = projects.existing_tasks(studio, target)
     check = prediction_checker(target.label_config)
     new: list[dict[str, Any]] = []
     for doc_id, payload in disputes:
@@ -102,18 +99,17 @@ def curate(connection: Connection, client: Client, name: str, kb: KB) -> CurateR
         for prediction in payload["predictions"]:
             check.require(f"document {doc_id!r}", prediction)
         new.append(payload)
-    report.created = projects.import_tasks(connection, client, target, new)
+    report.created = projects.import_tasks(studio, target, new)
     if report.model_versions:
         # One model version per project: the review tag most disputes carry pre-fills.
         report.model_version = report.model_versions.most_common(1)[0][0]
         if report.created or target.model_version != report.model_version:
-            projects.set_model_version(connection, client, target, report.model_version)
+            projects.set_model_version(studio, target, report.model_version)
     return report
 
 
 def _blind_disputes(
-    connection: Connection,
-    client: Client,
+    studio: Studio,
     main: projects.Project | None,
     blind: projects.Project,
     kb: KB,
@@ -121,9 +117,9 @@ def _blind_disputes(
 ) -> list[tuple[str, dict[str, Any]]]:
     """The curate tasks of the disputed blind documents (each main task of role blind with its
     task in the blind project)."""
-    partners = by_doc_id(projects.export_project(connection, client, blind))
+    partners = by_doc_id(projects.export_project(studio, blind))
     report.blind_documents = len(partners)
-    tasks = projects.export_project(connection, client, main) if main is not None else []
+    tasks = projects.export_project(studio, main) if main is not None else []
     return [
         (doc_id_of(task), payload)
         for task in sorted(tasks, key=lambda t: int(t["id"]))

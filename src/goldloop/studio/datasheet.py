@@ -25,9 +25,9 @@ from goldloop.kb import KB
 from goldloop.sample.batch_record import report_path
 from goldloop.sample.stats import dataset_stats
 from goldloop.scoring.effect import FIGURES as EFFECT_FIGURES
-from goldloop.scoring.runner import ScoreOptions, score_files
-from goldloop.studio.agreement import campaign_agreement
-from goldloop.studio.effect import NoBlindDocuments, campaign_effect
+from goldloop.scoring.score_files import ScoreOptions, score_files
+from goldloop.studio.campaign_agreement import campaign_agreement
+from goldloop.studio.campaign_effect import NoBlindDocuments, campaign_effect
 from goldloop.studio.effort import IDLE_CAP_MINUTES, NO_REVIEW, effort_report, effort_rows
 from goldloop.studio.status import campaign_status
 
@@ -425,21 +425,21 @@ def _scores(inputs: DatasheetInputs) -> list[Section]:
     _, results = score_files(
         inputs.gold, inputs.systems, inputs.kb, options, surrogate=inputs.surrogate
     )
-    section.report = ppi.report = {"results": results}
+    section.report = ppi.report = {"results": [result.to_dict() for result in results]}
     if inputs.surrogate is None:
         ppi.missing = "no surrogate part given: no prediction-powered corpus figures"
     for i, result in enumerate(results):
-        system = result["system"]
+        system, intervals = result.system, result.figures.intervals
         for key in ("precision", "recall", "f1"):
             section.figure(f"{system} {key}", f"results.{i}.detection.{key}",
                            SCORE_MEANS[key], interval=f"results.{i}.intervals.{key}"
-                           if key in result.get("intervals", {}) else "")  # fmt: skip
-        if result.get("corpus") and "f1" in result["corpus"]:
+                           if key in intervals else "")  # fmt: skip
+        if result.corpus is not None and "f1" in result.corpus.values:
             section.figure(f"{system} corpus f1", f"results.{i}.corpus.f1",
                            "F1 weighed by 1/p_incl", CORPUS,
                            f"results.{i}.corpus.intervals.f1")  # fmt: skip
         for key in ("precision", "recall", "f1"):
-            if key in (result.get("corpus_ppi") or {}):
+            if result.corpus_ppi is not None and key in result.corpus_ppi.values:
                 ppi.figure(f"{system} corpus {key} (prediction-powered)",
                            f"results.{i}.corpus_ppi.{key}", f"{SCORE_MEANS[key]}, for the "
                            "corpus, the surrogate part's pre-annotation lending its documents",

@@ -85,23 +85,20 @@ def run_demo(
     atomic_write_json(report_path(gold_path), annotated.report.to_dict())
     candidates = Candidates(annotator.tag, {d.doc_id: d.ground_truth for d in annotated.documents})
     state = server.start(studio_home or server.studio_home(settings), settings=settings)
-    connection = Connection(state.url, state.token)
-    report = push(
-        connection, connect(connection), documents, PROJECT, kb, a=candidates, parsing=parsing
-    )
+    studio = connect(Connection(state.url, state.token))
+    report = push(studio, documents, PROJECT, kb, a=candidates, parsing=parsing)
     return DemoRun(sample_dir, gold_path, annotator.tag, documents, candidates, state, report)
 
 
 def check_pushed(run: DemoRun, kb: KB) -> list[str]:
     """What is wrong with the pushed projects (empty when every task is there and pre-filled)."""
-    connection = Connection(run.state.url, run.state.token)
-    client = connect(connection)
+    studio = connect(Connection(run.state.url, run.state.token))
     problems: list[str] = []
     wanted = {d.doc_id: d for d in run.documents}
     seen: dict[str, Task] = {}
     review = review_tag(run.annotator)
     for title in (PROJECT, double_name(PROJECT)):
-        project = find_project(connection, client, title)
+        project = find_project(studio, title)
         if project is None:
             problems.append(f"project {title!r} is missing")
             continue
@@ -109,7 +106,7 @@ def check_pushed(run: DemoRun, kb: KB) -> list[str]:
             problems.append(
                 f"project {title!r} pre-fills from {project.model_version!r}, not {review!r}"
             )
-        for exported in export_project(connection, client, project):
+        for exported in export_project(studio, project):
             doc_id = doc_id_of(exported)
             if doc_id in seen:
                 problems.append(f"{doc_id}: pushed twice")

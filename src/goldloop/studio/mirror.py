@@ -17,16 +17,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from goldloop.files import jsonl
 from goldloop.files.atomic import json_text
 from goldloop.formats.labelstudio.tasks import Campaign, campaign_titles, utc_time
 from goldloop.studio import project as projects
-from goldloop.studio.connection import Connection, call, call_delete, call_once
-
-if TYPE_CHECKING:
-    from goldloop.studio.connection import Client
+from goldloop.studio.connection import Studio
 
 FORMAT = 2
 VOLATILE = ("created_ago",)  # "3 minutes" ago: the export renders the clock into it
@@ -140,50 +137,46 @@ def mirror_text(mirror: Mirror) -> str:
     return json_text(mirror.to_json(), indent=None)
 
 
-def read_campaign(
-    connection: Connection, client: Client, name: str, titles: Sequence[str]
-) -> Mirror:
+def read_campaign(studio: Studio, name: str, titles: Sequence[str]) -> Mirror:
     """Every task of the projects titled ``titles`` that exist (one export each)."""
-    found = projects.find_projects(connection, client, list(titles))
+    found = projects.find_projects(studio, list(titles))
     mirror = Mirror(name)
     for title, project in found.items():
-        exported = projects.export_project(connection, client, project)
+        exported = projects.export_project(studio, project)
         mirror.projects[title] = ProjectTasks(project.id, _by_id(exported))
     return mirror
 
 
-def catch_up(connection: Connection, client: Client, mirror: Mirror, titles: Sequence[str]) -> int:
+def catch_up(studio: Studio, mirror: Mirror, titles: Sequence[str]) -> int:
     """Bring the mirror up to date with Label Studio: projects that appeared are read whole, those
     gone are dropped, and in the others only the changed tasks are re-read; returns how many
     tasks were re-read."""
-    found = projects.find_projects(connection, client, list(titles))
+    found = projects.find_projects(studio, list(titles))
     before = mirror.projects
     mirror.projects = {}
     read = 0
     for title, project in found.items():
         known = before.get(title)
         if known is None or known.id != project.id:
-            exported = projects.export_project(connection, client, project)
+            exported = projects.export_project(studio, project)
             mirror.projects[title] = ProjectTasks(project.id, _by_id(exported))
             read += len(exported)
         else:
             mirror.projects[title] = known
-    for title, ids in changed_tasks(connection, client, mirror, only=set(before)).items():
-        refresh_tasks(connection, client, mirror, title, ids)
+    for title, ids in changed_tasks(studio, mirror, only=set(before)).items():
+        refresh_tasks(studio, mirror, title, ids)
         read += len(ids)
     return read
 
 
-def refresh_tasks(
-    connection: Connection, client: Client, mirror: Mirror, title: str, task_ids: Iterable[int]
-) -> None:
+def refresh_tasks(studio: Studio, mirror: Mirror, title: str, task_ids: Iterable[int]) -> None:
     """Re-read ``task_ids`` of project ``title`` into the mirror; a task gone is dropped."""
     project = mirror.projects[title]
     wanted = sorted(set(task_ids))
     fresh: dict[int, Task] = {}
     for start in range(0, len(wanted), VIEW_IDS):
         chunk = wanted[start : start + VIEW_IDS]
-        fresh.update(_by_id(export_some(connection, client, project.id, chunk)))
+        fresh.update(_by_id(export_some(studio, project.id, chunk)))
     for task_id in wanted:
         if task_id in fresh:
             project.tasks[task_id] = fresh[task_id]
@@ -192,7 +185,7 @@ def refresh_tasks(
 
 
 def changed_tasks(
-    connection: Connection, client: Client, mirror: Mirror, *, only: set[str] | None = None
+    studio: Studio, mirror: Mirror, *, only: set[str] | None = None
 ) -> dict[str, set[int]]:
     """By project title (those in ``only``, default all), the tasks that are new, gone, or
     changed since the mirror was read."""
@@ -200,11 +193,11 @@ def changed_tasks(
     for title, project in mirror.projects.items():
         if only is not None and title not in only:
             continue
-        pages: Iterable[Any] = call(
-            connection, client.tasks.list, project=project.id, page_size=projects.PAGE_SIZE,
+        pages: Iterable[Any] = studio.call(
+            studio.sdk.tasks.list, project=project.id, page_size=projects.PAGE_SIZE,
             include="id,updated_at,annotations_ids,predictions_model_versions",
         )  # fmt: skip
-        listed: list[Any] = call(connection, list, pages)
+        listed: list[Any] = studio.call(list, pages)
         seen: set[int] = set()
         for row in listed:
             seen.add(int(row.id))
@@ -222,24 +215,22 @@ def changed_tasks(
     return changed
 
 
-def export_some(
-    connection: Connection, client: Client, project_id: int, task_ids: Sequence[int]
-) -> list[Task]:
+def export_some(studio: Studio, project_id: int, task_ids: Sequence[int]) -> list[Task]:
     """``task_ids`` of one project through the export a full pull uses, filtered by a view."""
     items = [
         {"filter": "filter:tasks:id", "operator": "equal", "type": "Number", "value": task_id}
         for task_id in task_ids
     ]
-    view = call_once(
-        connection, client.views.create, project=project_id,
+    view = studio.call_once(
+        studio.sdk.views.create, project=project_id,
         data={"title": "goldloop live gold (temporary)", "filters": {"conjunction": "or", "items": items}},
     )  # fmt: skip
     try:
         return projects.export_project(
-            connection, client, projects.Project(project_id, "", "", None), view=view.id
+            studio, projects.Project(project_id, "", "", None), view=view.id
         )
     finally:
-        call_delete(connection, client.views.delete, id=view.id)
+        studio.call_delete(studio.sdk.views.delete, id=view.id)
 
 
 def _by_id(exported: Iterable[Task]) -> dict[int, Task]:

@@ -4,8 +4,8 @@ Find or create a project by title (its labeling config checked, its instructions
 none), give it a first Data Manager tab, list its tasks by a key of their ``data``, import tasks
 exactly once, export every task with full predictions and annotators, and set the model version
 annotations are pre-filled from. ``push``, ``pull``, agreement, curation, status, effort, the
-precision sample and the demo all use these functions with the same ``(connection, client)``
-pair.
+precision sample and the demo all use these functions with the same
+:class:`~goldloop.studio.connection.Studio`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from goldloop.files import jsonl
 from goldloop.formats.labelstudio.tasks import (
@@ -23,20 +23,8 @@ from goldloop.formats.labelstudio.tasks import (
     campaign_titles,
     check_campaign,
 )
-from goldloop.studio.connection import (
-    Connection,
-    StudioError,
-    StudioUnreachable,
-    call,
-    call_delete,
-    call_once,
-    post_json,
-    read_json,
-)
+from goldloop.studio.connection import Studio, StudioError, StudioUnreachable
 from goldloop.studio.label_config import check_label_config
-
-if TYPE_CHECKING:
-    from goldloop.studio.connection import Client
 
 PAGE_SIZE = 1000
 BATCH_SIZE = 500
@@ -64,29 +52,29 @@ ConfigCheck = Callable[[str, str], None]
 
 
 def find_project(
-    connection: Connection, client: Client, title: str, check: ConfigCheck = check_label_config
+    studio: Studio, title: str, check: ConfigCheck = check_label_config
 ) -> Project | None:
     """The project titled exactly ``title``; ``check`` vets its config (default: goldloop's controls)."""
-    return find_projects(connection, client, [title], check).get(title)
+    return find_projects(studio, [title], check).get(title)
 
 
 def find_projects(
-    connection: Connection,
-    client: Client,
+    studio: Studio,
     titles: Sequence[str],
     check: ConfigCheck = check_label_config,
 ) -> dict[str, Project]:
     """The projects titled exactly as one of ``titles`` (one listing, then one read per match)."""
-    listed = _read_all(connection, client.projects.list, include="id,title", page_size=PAGE_SIZE)
+    listed = _read_all(studio, studio.sdk.projects.list, include="id,title", page_size=PAGE_SIZE)
     found: dict[str, Project] = {}
     for title in titles:
         matches = [p for p in listed if p.title == title]
         if len(matches) > 1:
             raise StudioError(
-                f"{connection.url}: {len(matches)} projects are titled {title!r}; rename all but one"
+                f"{studio.connection.url}: {len(matches)} projects are titled {title!r}; "
+                "rename all but one"
             )
         if matches:
-            full = call(connection, client.projects.get, id=matches[0].id)
+            full = studio.call(studio.sdk.projects.get, id=matches[0].id)
             where = f"Label Studio project {title!r} (id {full.id})"
             check(full.label_config or "", where)
             found[title] = Project(
@@ -97,8 +85,7 @@ def find_projects(
 
 
 def ensure_project(
-    connection: Connection,
-    client: Client,
+    studio: Studio,
     title: str,
     label_config: str,
     *,
@@ -112,18 +99,18 @@ def ensure_project(
     gets them only when it has none, so instructions edited in Label Studio are kept.
     """
     shown = {"expert_instruction": instructions, "show_instruction": True} if instructions else {}
-    found = find_project(connection, client, title, check)
+    found = find_project(studio, title, check)
     if found is not None:
         if shown and not found.instructions.strip():
-            call(connection, client.projects.update, id=found.id, **shown)
+            studio.call(studio.sdk.projects.update, id=found.id, **shown)
             found = replace(found, instructions=instructions or "")
         return found
     extra: dict[str, Any] = dict(shown)
     if annotations > 1:
         # Overlap is per project: every task of this project asks for ``annotations`` people.
         extra |= {"maximum_annotations": annotations, "overlap_cohort_percentage": 100}
-    created = call_once(
-        connection, client.projects.create, title=title, label_config=label_config, **extra
+    created = studio.call_once(
+        studio.sdk.projects.create, title=title, label_config=label_config, **extra
     )
     where = f"Label Studio project {title!r}"
     return Project(stored_id(created.id, where), title, label_config, None, instructions or "")
@@ -136,18 +123,16 @@ def stored_id(value: int | None, where: str) -> int:
     return value
 
 
-def ensure_view(
-    connection: Connection, client: Client, project: Project, title: str, display: dict[str, str]
-) -> None:
+def ensure_view(studio: Studio, project: Project, title: str, display: dict[str, str]) -> None:
     """Give a project without Data Manager tabs its first tab: ``title``, the columns Label
     Studio hides by default hidden, and ``display`` (column id, such as ``tasks:data.p_incl``,
     to the type it is shown as). A project that has tabs keeps them as they are.
 
     Call it after the tasks are imported: a task data key is a column only once a task has it.
     """
-    if call(connection, client.views.list, project=project.id):
+    if studio.call(studio.sdk.views.list, project=project.id):
         return
-    columns = call(connection, read_json, client, "api/dm/columns", {"project": project.id})
+    columns = studio.call(studio.read_json, "api/dm/columns", {"project": project.id})
     # What the Data Manager itself hides in the tab it makes for a project without one; a tab
     # created without this list would show every column.
     hidden: dict[str, list[str]] = {"explore": [], "labeling": []}
@@ -160,15 +145,15 @@ def ensure_view(
         "title": title, "type": "list", "target": "tasks", "hiddenColumns": hidden,
         "columnsDisplayType": display,
     }  # fmt: skip
-    call_once(connection, client.views.create, project=project.id, data=data)
+    studio.call_once(studio.sdk.views.create, project=project.id, data=data)
 
 
 def existing_tasks(
-    connection: Connection, client: Client, project: Project, key: str = "doc_id"
+    studio: Studio, project: Project, key: str = "doc_id"
 ) -> dict[str, ExistingTask]:
     """The project's tasks by ``data[key]``, with the model versions of their predictions."""
     listed = _read_all(
-        connection, client.tasks.list, project=project.id, page_size=PAGE_SIZE,
+        studio, studio.sdk.tasks.list, project=project.id, page_size=PAGE_SIZE,
         include="id,data,predictions_model_versions",
     )  # fmt: skip
     tasks: dict[str, ExistingTask] = {}
@@ -189,8 +174,7 @@ ProgressFn = Callable[[int], None]
 
 
 def import_tasks(
-    connection: Connection,
-    client: Client,
+    studio: Studio,
     project: Project,
     tasks: Sequence[dict[str, Any]],
     *,
@@ -208,16 +192,15 @@ def import_tasks(
     """
     for start in range(0, len(tasks), batch_size):
         batch = list(tasks[start : start + batch_size])
-        _import_batch(connection, client, project, batch, key)
+        _import_batch(studio, project, batch, key)
         if progress:
             progress(len(batch))
-    _restore_dropped_predictions(connection, client, project, tasks, key)
+    _restore_dropped_predictions(studio, project, tasks, key)
     return len(tasks)
 
 
 def _restore_dropped_predictions(
-    connection: Connection,
-    client: Client,
+    studio: Studio,
     project: Project,
     tasks: Sequence[dict[str, Any]],
     key: str,
@@ -230,7 +213,7 @@ def _restore_dropped_predictions(
     expected = [task for task in tasks if task.get("predictions")]
     if not expected:
         return
-    stored = existing_tasks(connection, client, project, key)
+    stored = existing_tasks(studio, project, key)
     rows = []
     for task in expected:
         have = stored[str(task["data"][key])]
@@ -240,35 +223,30 @@ def _restore_dropped_predictions(
             if prediction.get("model_version")
             and prediction["model_version"] not in have.model_versions
         ]
-    add_predictions(connection, client, project, rows)
+    add_predictions(studio, project, rows)
 
 
-def add_predictions(
-    connection: Connection, client: Client, project: Project, rows: Sequence[dict[str, Any]]
-) -> None:
+def add_predictions(studio: Studio, project: Project, rows: Sequence[dict[str, Any]]) -> None:
     """Add predictions (each with its ``task`` id) to the project's tasks."""
     for start in range(0, len(rows), BATCH_SIZE * 3):
         # Once: a repeat after a lost answer would give tasks the same prediction twice; a
         # re-run sends only what is still missing.
-        call_once(
-            connection,
-            client.projects.import_predictions,
+        studio.call_once(
+            studio.sdk.projects.import_predictions,
             id=project.id,
             request=list(rows[start : start + BATCH_SIZE * 3]),
         )
 
 
-def _import_batch(
-    connection: Connection, client: Client, project: Project, batch: list[dict[str, Any]], key: str
-) -> None:
+def _import_batch(studio: Studio, project: Project, batch: list[dict[str, Any]], key: str) -> None:
     pending = batch
     for attempt in range(IMPORT_ATTEMPTS):
         try:
             # ``projects.import_tasks`` walks every task twice in Python before sending (about
             # 2 ms per task with three predictions): the body is encoded once by ``json`` instead.
             # Sent once: a retry could store a batch twice (the except below recovers instead).
-            call_once(
-                connection, post_json, client, f"api/projects/{int(project.id)}/import",
+            studio.call_once(
+                studio.post_json, f"api/projects/{int(project.id)}/import",
                 json.dumps(pending, ensure_ascii=False).encode("utf-8"),
                 params={"return_task_ids": True},
             )  # fmt: skip
@@ -278,54 +256,54 @@ def _import_batch(
                 raise
             # Give a slow server time to finish (and commit) the request whose answer was lost.
             time.sleep(2.0 * (attempt + 1))
-            present = existing_tasks(connection, client, project, key)
+            present = existing_tasks(studio, project, key)
             pending = [t for t in pending if str(t["data"][key]) not in present]
             if not pending:
                 return
 
 
 def export_project(
-    connection: Connection, client: Client, project: Project, *, view: int | None = None
+    studio: Studio, project: Project, *, view: int | None = None
 ) -> list[dict[str, Any]]:
     """Every task of ``project`` (of its Data Manager ``view`` only, when given) with its
     annotations (annotators' emails) and full predictions."""
     filters = {"task_filter_options": {"view": view}} if view is not None else {}
     # Retried like a read: a second snapshot after a lost answer is only a stray export.
-    export = call(
-        connection, client.projects.exports.create, id=project.id, title="goldloop export",
+    export = studio.call(
+        studio.sdk.projects.exports.create, id=project.id, title="goldloop export",
         serialization_options={"predictions": {"only_id": False}, "annotations__completed_by": {"only_id": False}},
         **filters,
     )  # fmt: skip
     chunks = _read_all(
-        connection, client.projects.exports.download, id=project.id, export_pk=export.id,
+        studio, studio.sdk.projects.exports.download, id=project.id, export_pk=export.id,
         export_type="JSON",
     )  # fmt: skip
-    raw = b"".join(call(connection, list, chunks))
+    raw = b"".join(studio.call(list, chunks))
     try:
         tasks = jsonl.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError):
         # Seen when the server stops while it streams the export: an empty or cut-off body.
         raise StudioUnreachable(
-            f"Label Studio at {connection.url} sent an unreadable export of {project.title!r} "
-            f"({len(raw)} bytes): did it stop or restart? nothing was written"
+            f"Label Studio at {studio.connection.url} sent an unreadable export of "
+            f"{project.title!r} ({len(raw)} bytes): did it stop or restart? nothing was written"
         ) from None
     if not isinstance(tasks, list):
         raise StudioError(
-            f"Label Studio at {connection.url}: the export of {project.title!r} is not a task list"
+            f"Label Studio at {studio.connection.url}: the export of {project.title!r} is not a "
+            "task list"
         )
-    call_delete(connection, client.projects.exports.delete, id=project.id, export_pk=export.id)
+    studio.call_delete(studio.sdk.projects.exports.delete, id=project.id, export_pk=export.id)
     return tasks
 
 
-def _read_all(connection: Connection, fn: Callable[..., Any], **kwargs: Any) -> list[Any]:
+def _read_all(studio: Studio, fn: Callable[..., Any], **kwargs: Any) -> list[Any]:
     """Every item of a paged listing or streamed download, read in one retried call: the SDK's
     pagers and streams are lazy, so a retry must start the request again, not resume it."""
-    return call(connection, lambda: list(fn(**kwargs)))
+    return studio.call(lambda: list(fn(**kwargs)))
 
 
 def export_campaign(
-    connection: Connection,
-    client: Client,
+    studio: Studio,
     name: str,
     *,
     roles: Sequence[str] = ROLES,
@@ -334,26 +312,28 @@ def export_campaign(
     """Every task of the campaign's projects of ``roles`` that exist; those of ``need`` must
     exist (default: a pushed project, primary or double, as :func:`check_campaign`)."""
     titles = {role: title for role, title in campaign_titles(name).items() if role in roles}
-    found = find_projects(connection, client, list(titles.values()))
+    found = find_projects(studio, list(titles.values()))
     if need is None:
-        check_campaign(name, [t for t in found if t in titles.values()], f"{connection.url}: ")
+        check_campaign(
+            name, [t for t in found if t in titles.values()], f"{studio.connection.url}: "
+        )
     for role in need or ():
         if titles[role] not in found:
-            raise StudioError(f"{connection.url}: no Label Studio project titled {titles[role]!r}")
+            raise StudioError(
+                f"{studio.connection.url}: no Label Studio project titled {titles[role]!r}"
+            )
     campaign = Campaign(name)
     for role, title in titles.items():
         if title in found:
             campaign.titles[role] = title
-            campaign.tasks[role] = export_project(connection, client, found[title])
+            campaign.tasks[role] = export_project(studio, found[title])
     return campaign
 
 
-def set_model_version(
-    connection: Connection, client: Client, project: Project, version: str
-) -> None:
+def set_model_version(studio: Studio, project: Project, version: str) -> None:
     """Pre-fill annotations from ``version``'s predictions (they must be imported first)."""
     if project.model_version != version:
-        call(connection, client.projects.update, id=project.id, model_version=version)
+        studio.call(studio.sdk.projects.update, id=project.id, model_version=version)
 
 
 def model_versions(value: object) -> frozenset[str]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from goldloop.files.atomic import atomic_write_together, json_text
 from goldloop.files.beside import verification_path
@@ -28,7 +28,7 @@ from goldloop.formats.labelstudio.verify import PullResult, annotators
 from goldloop.kb import KB
 from goldloop.studio import project as projects
 from goldloop.studio.campaign import verify_campaign
-from goldloop.studio.connection import Connection
+from goldloop.studio.connection import Studio
 from goldloop.studio.mirror import (
     Mirror,
     catch_up,
@@ -39,19 +39,14 @@ from goldloop.studio.mirror import (
 )
 from goldloop.text.parsing import Parsing
 
-if TYPE_CHECKING:
-    from goldloop.studio.connection import Client
 
-
-def export_tasks(
-    connection: Connection, client: Client, name: str
-) -> tuple[list[str], list[dict[str, Any]]]:
+def export_tasks(studio: Studio, name: str) -> tuple[list[str], list[dict[str, Any]]]:
     """All tasks of ``name`` and ``name-double`` (when it exists), with predictions and emails."""
-    found = projects.find_projects(connection, client, [name, double_name(name)])
-    check_campaign(name, found, f"{connection.url}: ")
+    found = projects.find_projects(studio, [name, double_name(name)])
+    check_campaign(name, found, f"{studio.connection.url}: ")
     tasks: list[dict[str, Any]] = []
     for project in found.values():
-        tasks += projects.export_project(connection, client, project)
+        tasks += projects.export_project(studio, project)
     return list(found), tasks
 
 
@@ -120,8 +115,7 @@ def anchor(documents: Sequence[Document], kb: KB, parsing: Parsing = Parsing()) 
 
 
 def pull(
-    connection: Connection,
-    client: Client,
+    studio: Studio,
     name: str,
     kb: KB,
     out: Path,
@@ -143,14 +137,14 @@ def pull(
         # Read, update and write the mirror as one step: another writer may be at it too.
         with gold_lock(out, redis_url):
             mirror = read_mirror(mirror_path(out), name) or Mirror(name)
-            catch_up(connection, client, mirror, titles)
-            check_campaign(name, mirror.projects, f"{connection.url}: ")
+            catch_up(studio, mirror, titles)
+            check_campaign(name, mirror.projects, f"{studio.connection.url}: ")
             return write_campaign(
                 out, mirror, kb, annotator=annotator, per_annotator=per_annotator, parsing=parsing
             )
     # A full read needs no lock (nor leaves a lock file when it fails): only the write does.
-    mirror = read_campaign(connection, client, name, titles)
-    check_campaign(name, mirror.projects, f"{connection.url}: ")
+    mirror = read_campaign(studio, name, titles)
+    check_campaign(name, mirror.projects, f"{studio.connection.url}: ")
     with gold_lock(out, redis_url):
         return write_campaign(
             out, mirror, kb, annotator=annotator, per_annotator=per_annotator, parsing=parsing

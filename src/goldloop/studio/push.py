@@ -18,14 +18,14 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from goldloop.errors import GoldloopError
 from goldloop.formats.gold import Document, Hit, read_gold
 from goldloop.formats.labelstudio.tasks import blind_name, check_campaign_name, double_name
 from goldloop.kb import KB
 from goldloop.studio import project as projects
-from goldloop.studio.connection import Connection
+from goldloop.studio.connection import Studio
 from goldloop.studio.label_config import (
     BLIND_INSTRUCTIONS,
     prediction_checker,
@@ -34,9 +34,6 @@ from goldloop.studio.label_config import (
 )
 from goldloop.studio.review import Prediction, review_tag, task_predictions
 from goldloop.text.parsing import Parsing
-
-if TYPE_CHECKING:
-    from goldloop.studio.connection import Client
 
 BATCH_SIZE = projects.BATCH_SIZE
 DOUBLE_ROLE = "double"
@@ -103,8 +100,7 @@ class PushReport:
 
 
 def push(
-    connection: Connection,
-    client: Client,
+    studio: Studio,
     documents: Sequence[Document],
     name: str,
     kb: KB,
@@ -135,13 +131,13 @@ def push(
         annotations = 2 if title == double_name(name) else 1
         blind = title == blind_name(name)
         project = projects.ensure_project(
-            connection, client, title, config, annotations=annotations,
+            studio, title, config, annotations=annotations,
             instructions=render_instructions(BLIND_INSTRUCTIONS) + instructions if blind else instructions,
         )  # fmt: skip
         # The blind project shows no candidates: what people mark there is theirs alone.
         shown = (None, None) if blind else (a, b)
         report.projects.append(
-            _push_project(connection, client, project, docs, kb, *shown, batch_size, progress)
+            _push_project(studio, project, docs, kb, *shown, batch_size, progress)
         )
     return report
 
@@ -198,8 +194,7 @@ def build_tasks(
 
 
 def _push_project(
-    connection: Connection,
-    client: Client,
+    studio: Studio,
     project: projects.Project,
     documents: list[Document],
     kb: KB,
@@ -210,14 +205,14 @@ def _push_project(
 ) -> ProjectPush:
     done = ProjectPush(project.title, project.id, documents=len(documents))
     tag = review_tag(a.tag, b.tag if b else None) if a else None
-    existing = projects.existing_tasks(connection, client, project)
+    existing = projects.existing_tasks(studio, project)
     missing = [doc for doc in documents if doc.doc_id not in existing]
     done.already_present = len(documents) - len(missing)
     tasks = build_tasks(missing, kb, project.label_config, a, b)
     done.created = projects.import_tasks(
-        connection, client, project, tasks, batch_size=batch_size, progress=progress
+        studio, project, tasks, batch_size=batch_size, progress=progress
     )
-    projects.ensure_view(connection, client, project, TASKS_VIEW, TASKS_VIEW_DISPLAY)
+    projects.ensure_view(studio, project, TASKS_VIEW, TASKS_VIEW_DISPLAY)
     done.predictions = sum(len(t["predictions"]) for t in tasks)
     if tag is not None:
         stale = [
@@ -226,12 +221,12 @@ def _push_project(
             if doc.doc_id in existing and tag not in existing[doc.doc_id].model_versions
         ]
         done.predictions_added_to_existing = _add_predictions(
-            connection, client, project, stale, existing, kb, a, b
+            studio, project, stale, existing, kb, a, b
         )
         if progress and done.already_present:
             progress(done.already_present)
         if done.created or done.predictions_added_to_existing or project.model_version != tag:
-            projects.set_model_version(connection, client, project, tag)
+            projects.set_model_version(studio, project, tag)
         done.model_version = tag
     elif progress and done.already_present:
         progress(done.already_present)
@@ -239,8 +234,7 @@ def _push_project(
 
 
 def _add_predictions(
-    connection: Connection,
-    client: Client,
+    studio: Studio,
     project: projects.Project,
     documents: list[Document],
     existing: dict[str, projects.ExistingTask],
@@ -261,5 +255,5 @@ def _add_predictions(
             for p in task["predictions"]
             if p["model_version"] not in have
         ]
-    projects.add_predictions(connection, client, project, rows)
+    projects.add_predictions(studio, project, rows)
     return len(rows)

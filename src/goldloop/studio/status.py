@@ -26,7 +26,8 @@ from goldloop.formats.labelstudio.tasks import (
 )
 from goldloop.formats.labelstudio.verify import Curation, Tally
 from goldloop.kb import KB
-from goldloop.studio.campaign import verify_campaign
+from goldloop.scoring.completeness import Completeness
+from goldloop.studio.campaign import KappaSection, campaign_sections, verified_gold
 from goldloop.studio.effort import (
     IDLE_CAP_MINUTES,
     EffortFigures,
@@ -36,6 +37,38 @@ from goldloop.studio.effort import (
 )
 
 NEEDED = {"primary": 1, "double": 2, "curate": 1, "blind": 1}
+
+
+@dataclass(frozen=True)
+class RoleCounts:
+    """One project role's tasks: all of them, those annotated as often as the role needs, double
+    tasks one person annotated, those skipped, the annotations done and still needed, and the
+    tasks no pre-annotation reached."""
+
+    tasks: int
+    annotated: int
+    partly_annotated: int
+    skipped: int
+    annotations: int
+    annotations_needed: int
+    without_prediction: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class AnnotatorWork:
+    """One annotator's tasks, and the regions kept, added and deleted against the review
+    prediction."""
+
+    tasks: int = 0
+    kept: int = 0
+    added: int = 0
+    deleted: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -89,27 +122,27 @@ class StatusReport:
     project); the effort figures; and the work left."""
 
     projects: dict[str, str]
-    roles: dict[str, dict[str, int]]
-    annotators: dict[str, dict[str, int]]
+    roles: dict[str, RoleCounts]
+    annotators: dict[str, AnnotatorWork]
     verdicts: Verdicts
     decided: dict[str, int]
     curation: StatusCuration
-    # The campaign sidecar's own sections, as studio.campaign writes them.
-    agreement: dict[str, Any] | None
-    completeness: dict[str, Any] | None
+    # The campaign sidecar's own sections (studio.campaign).
+    agreement: KappaSection | None
+    completeness: Completeness | None
     effort: EffortFigures
     finish: Finish
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "projects": self.projects,
-            "roles": self.roles,
-            "annotators": self.annotators,
+            "roles": {role: counts.to_dict() for role, counts in self.roles.items()},
+            "annotators": {person: work.to_dict() for person, work in self.annotators.items()},
             "verdicts": self.verdicts.to_dict(),
             "decided": self.decided,
             "curation": self.curation.to_dict(),
-            "agreement": self.agreement,
-            "completeness": self.completeness,
+            "agreement": None if self.agreement is None else self.agreement.to_dict(),
+            "completeness": None if self.completeness is None else self.completeness.to_dict(),
             "effort": self.effort.to_dict(),
             "finish": self.finish.to_dict(),
         }
@@ -119,14 +152,15 @@ def campaign_status(
     campaign: Campaign, kb: KB, *, cap_minutes: float = IDLE_CAP_MINUTES
 ) -> StatusReport:
     """The status report."""
-    gold = verify_campaign(campaign, kb, cap_minutes=cap_minutes)
+    gold = verified_gold(campaign, kb)
+    sections = campaign_sections(campaign, kb, cap_minutes=cap_minutes)
     rows = effort_rows(campaign, kb, cap_minutes=cap_minutes)
     roles = {
         role: _role(campaign.of(role), NEEDED[role]) for role in ROLES if role in campaign.titles
     }
     curating = {doc_id_of(t) for t in campaign.of("curate")}
     not_pushed = [d for d in gold.awaiting_curation if d not in curating]
-    remaining = sum(r["annotations_needed"] for r in roles.values()) + len(not_pushed)
+    remaining = sum(r.annotations_needed for r in roles.values()) + len(not_pushed)
     return StatusReport(
         projects=campaign.titles,
         roles=roles,
@@ -134,14 +168,14 @@ def campaign_status(
         verdicts=Verdicts(gold.tally, gold.by_slice["anchored"], gold.by_slice["paraphrase"]),
         decided=gold.decided,
         curation=StatusCuration(gold.curation(), disputes_not_pushed=len(not_pushed)),
-        agreement=gold.sections.get("agreement_before_curation"),
-        completeness=gold.sections.get("completeness"),
+        agreement=sections.agreement_before_curation,
+        completeness=sections.completeness,
         effort=figures(rows),
         finish=_finish(rows, remaining),
     )
 
 
-def _role(tasks: Sequence[dict[str, Any]], needed: int) -> dict[str, int]:
+def _role(tasks: Sequence[dict[str, Any]], needed: int) -> RoleCounts:
     done = partly = skipped = annotations = still = 0
     # A task with no prediction at all: pre-annotation never reached it (an ML backend replica
     # died mid-retrieve, while Label Studio reported success), so people would start from nothing.
@@ -156,21 +190,17 @@ def _role(tasks: Sequence[dict[str, Any]], needed: int) -> dict[str, int]:
         else:
             partly += completed > 0
             still += needed - completed
-    return {"tasks": len(tasks), "annotated": done, "partly_annotated": partly,
-            "skipped": skipped, "annotations": annotations, "annotations_needed": still,
-            "without_prediction": unpredicted}  # fmt: skip
+    return RoleCounts(len(tasks), done, partly, skipped, annotations, still, unpredicted)
 
 
-def _annotators(rows: Sequence[EffortRow]) -> dict[str, dict[str, int]]:
-    people: dict[str, dict[str, int]] = {}
+def _annotators(rows: Sequence[EffortRow]) -> dict[str, AnnotatorWork]:
+    people: dict[str, AnnotatorWork] = {}
     for row in rows:
-        person = people.setdefault(
-            row.annotator, dict.fromkeys(("tasks", "kept", "added", "deleted"), 0)
-        )
-        person["tasks"] += 1
-        person["kept"] += row.kept
-        person["added"] += row.added
-        person["deleted"] += row.deleted
+        person = people.setdefault(row.annotator, AnnotatorWork())
+        person.tasks += 1
+        person.kept += row.kept
+        person.added += row.added
+        person.deleted += row.deleted
     return dict(sorted(people.items()))
 
 

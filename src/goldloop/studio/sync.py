@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from goldloop.errors import GoldloopError
 from goldloop.formats.gold import Document
@@ -13,14 +12,11 @@ from goldloop.formats.labelstudio.tasks import PUSHED_ROLES, campaign_titles
 from goldloop.formats.labelstudio.verify import PullResult
 from goldloop.kb import KB
 from goldloop.studio import project as projects
-from goldloop.studio.connection import Connection
+from goldloop.studio.connection import Studio
 from goldloop.studio.pull import pull
 from goldloop.studio.push import Candidates, PushReport, push
 from goldloop.studio.review import review_tag
 from goldloop.text.parsing import Parsing
-
-if TYPE_CHECKING:
-    from goldloop.studio.connection import Client
 
 
 class PrefillChange(GoldloopError):
@@ -43,8 +39,7 @@ class SyncReport:
 
 
 def sync(
-    connection: Connection,
-    client: Client,
+    studio: Studio,
     documents: Sequence[Document],
     name: str,
     kb: KB,
@@ -61,18 +56,16 @@ def sync(
     The campaign's pre-fill stays as push set it: candidates giving another review tag (or none)
     raise :class:`PrefillChange` before anything is sent.
     """
-    check_prefill(connection, client, name, a, b)
-    pushed = push(connection, client, documents, name, kb, a=a, b=b, roles=roles, parsing=parsing)
-    pulled, _ = pull(connection, client, name, kb, out, annotator=annotator, parsing=parsing)
+    check_prefill(studio, name, a, b)
+    pushed = push(studio, documents, name, kb, a=a, b=b, roles=roles, parsing=parsing)
+    pulled, _ = pull(studio, name, kb, out, annotator=annotator, parsing=parsing)
     return SyncReport(pushed, pulled)
 
 
-def check_prefill(
-    connection: Connection, client: Client, name: str, a: Candidates | None, b: Candidates | None
-) -> None:
+def check_prefill(studio: Studio, name: str, a: Candidates | None, b: Candidates | None) -> None:
     """Raise :class:`PrefillChange` when a pushed project pre-fills from another review tag."""
     given = review_tag(a.tag, b.tag if b else None) if a else None
     titles = [campaign_titles(name)[role] for role in PUSHED_ROLES]
-    for title, project in projects.find_projects(connection, client, titles).items():
+    for title, project in projects.find_projects(studio, titles).items():
         if project.model_version and project.model_version != given:
             raise PrefillChange(title, project.model_version, given)

@@ -4,7 +4,7 @@ Label Studio's API creates a user without a password (no one can log in as it), 
 signs up as a browser would, through the organisation's invite link with a generated password:
 Label Studio then makes them a member of the organisation. The form is posted with ``urllib``
 (as :mod:`goldloop.studio.server` checks its server); the invite link and the check that every
-user exists go through the SDK client, by :func:`goldloop.studio.connection.call`.
+user exists go through the SDK client, by :meth:`goldloop.studio.connection.Studio.call`.
 """
 
 from __future__ import annotations
@@ -17,13 +17,9 @@ import urllib.parse
 import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from goldloop.errors import GoldloopError
-from goldloop.studio.connection import Connection, StudioError, call
-
-if TYPE_CHECKING:
-    from goldloop.studio.connection import Client
+from goldloop.studio.connection import Studio, StudioError
 
 SIGNUP_PATH = "/user/signup/"
 FORM_TIMEOUT_S = 30.0
@@ -49,13 +45,15 @@ def signup_emails(emails: Sequence[str]) -> list[str]:
     return wanted
 
 
-def add_users(connection: Connection, client: Client, emails: Sequence[str]) -> list[StudioUser]:
+def add_users(studio: Studio, emails: Sequence[str]) -> list[StudioUser]:
     """Sign each e-mail up (those already users are left as they are) and check they exist."""
     wanted = signup_emails(emails)
-    existing = _emails(connection, client)
-    token = call(connection, client.organizations.invites.get_invite_link).token
+    existing = _emails(studio)
+    token = studio.call(studio.sdk.organizations.invites.get_invite_link).token
     if not token:
-        raise StudioError(f"{connection.url}: Label Studio gave no invite link to sign people up")
+        raise StudioError(
+            f"{studio.connection.url}: Label Studio gave no invite link to sign people up"
+        )
     done = []
     for email in wanted:
         if email in existing:
@@ -63,19 +61,19 @@ def add_users(connection: Connection, client: Client, emails: Sequence[str]) -> 
             continue
         # Django refuses short, common or all-digit passwords: 16 URL-safe characters pass.
         password = secrets.token_urlsafe(12)
-        _sign_up(connection.url, token, email, password)
+        _sign_up(studio.connection.url, token, email, password)
         done.append(StudioUser(email, password))
-    missing = [user.email for user in done if user.email not in _emails(connection, client)]
+    missing = [user.email for user in done if user.email not in _emails(studio)]
     if missing:
         raise StudioError(
-            f"{connection.url}: Label Studio did not create {', '.join(missing)} (its sign-up "
-            "form refused them)"
+            f"{studio.connection.url}: Label Studio did not create {', '.join(missing)} (its "
+            "sign-up form refused them)"
         )
     return done
 
 
-def _emails(connection: Connection, client: Client) -> set[str]:
-    return {str(user.email).lower() for user in call(connection, client.users.list)}
+def _emails(studio: Studio) -> set[str]:
+    return {str(user.email).lower() for user in studio.call(studio.sdk.users.list)}
 
 
 def _sign_up(url: str, token: str, email: str, password: str) -> None:

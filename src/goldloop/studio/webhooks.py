@@ -10,15 +10,12 @@ from __future__ import annotations
 
 import base64
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import urlsplit
 
 from goldloop.errors import SettingError
 from goldloop.studio import project as projects
-from goldloop.studio.connection import Connection, StudioError, call, call_delete, call_once
-
-if TYPE_CHECKING:
-    from goldloop.studio.connection import Client
+from goldloop.studio.connection import Studio, StudioError
 
 ACTIONS = ("ANNOTATION_CREATED", "ANNOTATIONS_CREATED", "ANNOTATION_UPDATED", "ANNOTATIONS_DELETED")
 
@@ -53,17 +50,16 @@ def basic_auth_header(user: str, password: str) -> dict[str, str]:
 
 
 def register_webhooks(
-    connection: Connection,
-    client: Client,
+    studio: Studio,
     titles: list[str],
     backend_url: str,
     headers: dict[str, str] | None = None,
 ) -> list[Registered]:
     """Point each existing project of ``titles`` (one must exist) at the backend."""
-    found = projects.find_projects(connection, client, titles)
+    found = projects.find_projects(studio, titles)
     if not found:
         named = " or ".join(repr(title) for title in titles)
-        raise StudioError(f"{connection.url}: no Label Studio project titled {named}")
+        raise StudioError(f"{studio.connection.url}: no Label Studio project titled {named}")
     url = webhook_url(backend_url)
     settings: dict[str, Any] = {
         "url": url, "actions": list(ACTIONS), "headers": headers or {}, "is_active": True,
@@ -71,17 +67,17 @@ def register_webhooks(
     }  # fmt: skip
     done = []
     for title, project in found.items():
-        hooks = call(connection, client.webhooks.list, project=str(project.id))
+        hooks = studio.call(studio.sdk.webhooks.list, project=str(project.id))
         same = sorted(
             (h for h in hooks if h.project == project.id and (h.url or "").rstrip("/") == url),
             key=lambda h: h.id,
         )
         for duplicate in same[1:]:
-            call_delete(connection, client.webhooks.delete, id=duplicate.id)
+            studio.call_delete(studio.sdk.webhooks.delete, id=duplicate.id)
         if same:
-            call(connection, client.webhooks.update, id=same[0].id, **settings)
+            studio.call(studio.sdk.webhooks.update, id=same[0].id, **settings)
             done.append(Registered(title, project.id, same[0].id, "updated"))
         else:
-            created = call_once(connection, client.webhooks.create, project=project.id, **settings)
+            created = studio.call_once(studio.sdk.webhooks.create, project=project.id, **settings)
             done.append(Registered(title, project.id, created.id, "created"))
     return done

@@ -9,16 +9,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from goldloop.kb import KB
-from goldloop.text.nlp import detect_mentions
+from goldloop.text.detector import detect_mentions
 
 if TYPE_CHECKING:
     from spacy.tokens import Doc
 
-    from goldloop.text.nlp import DetectedMention
+    from goldloop.text.detector import DetectedMention
 
 
 class LexicalAnnotator:
-    """Wraps :func:`goldloop.text.nlp.detect_mentions` behind the annotator interface."""
+    """Wraps :func:`goldloop.text.detector.detect_mentions` behind the annotator interface."""
 
     name = "lexical"
     source = "lexical"

@@ -10,7 +10,7 @@ from goldloop.formats.mention import Mention
 from goldloop.llm.base import LLMResponse
 from goldloop.llm.tasks.judge import VERDICTS, Claim, JudgeTask
 from goldloop.llm.tasks.task import outcome_of
-from goldloop.precision.judge import verdict_of
+from goldloop.precision.llm_judge import verdict_of
 from tests.fakes.llm_server import FakeLLMServer
 from tests.llm.tasks.conftest import never_caches_the_unparsable
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from goldloop.errors import SettingError
 from goldloop.files import jsonl
-from goldloop.formats.labelstudio.errors import StudioError
+from goldloop.formats.labelstudio.studio_error import StudioError
 
 Task = dict[str, Any]
 Annotation = dict[str, Any]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from goldloop.formats.gold import Document, Hit, checked_document
 from goldloop.formats.labelstudio.tasks import (
@@ -71,13 +71,16 @@ class Tally:
     def add(self, verdict: str) -> None:
         setattr(self, verdict, getattr(self, verdict) + 1)
 
+    @property
+    def correction_rate(self) -> float | None:
+        """(fix + reject) / candidates; None without candidates."""
+        # Candidates only: proposals are no review candidates, and are counted apart.
+        return (self.fix + self.reject) / self.candidates if self.candidates else None
+
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {name: getattr(self, name) for name in COUNTS}
         out["proposals_changed"] = self.proposals_changed
-        # Candidates only: proposals are no review candidates, and are counted apart above.
-        out["correction_rate"] = (
-            (self.fix + self.reject) / self.candidates if self.candidates else None
-        )
+        out["correction_rate"] = self.correction_rate
         return out
 
 
@@ -94,6 +97,12 @@ class Curation:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+class SidecarSections(Protocol):
+    """What a campaign adds to the sidecar (``studio.campaign.CampaignSections``)."""
+
+    def to_dict(self) -> dict[str, Any]: ...
 
 
 @dataclass
@@ -120,7 +129,7 @@ class PullResult:
     curated_hits_kept_by: dict[str, int] = field(
         default_factory=lambda: {"both": 0, "one": 0, "neither": 0}
     )
-    sections: dict[str, Any] = field(default_factory=dict)
+    sections: SidecarSections | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The sidecar (``<gold>.verification.json``): counts, verdicts by slice, what was left out,
@@ -141,7 +150,7 @@ class PullResult:
             "multi_annotation_tasks": self.multi_annotation_tasks,
             "decided": self.decided,
             "curation": self.curation().to_dict(),
-            **self.sections,
+            **({} if self.sections is None else self.sections.to_dict()),
         }
 
     def curation(self) -> Curation:
@@ -494,16 +503,16 @@ def _hit(text: str, decision: Decision, kb: KB, email: str) -> Hit:
 
 def summary_rows(result: PullResult) -> list[tuple[str, Any]]:
     """The sidecar's headline numbers, for the CLI table."""
-    sidecar = result.to_dict()
-    rate = sidecar["correction_rate"]
+    tally = result.tally
+    rate = tally.correction_rate
     return [
         ("tasks", result.tasks),
         ("verified tasks", len(result.documents)),
         ("unannotated tasks", result.unannotated_tasks),
         ("skipped/cancelled annotations", len(result.skipped_tasks)),
         ("tasks with several annotations", len(result.multi_annotation_tasks)),
-        *((name, sidecar[name]) for name in COUNTS),
-        ("proposals changed (among added)", sidecar["proposals_changed"]),
+        *((name, getattr(tally, name)) for name in COUNTS),
+        ("proposals changed (among added)", tally.proposals_changed),
         ("correction rate: (fix + reject) / candidates", "n/a" if rate is None else f"{rate:.3f}"),
         ("B-only candidates kept", result.adopted_from_second_annotator),
         ("verified by", ", ".join(sorted(result.verified_by)) or "nobody yet"),

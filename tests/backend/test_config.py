@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from goldloop.backend.settings import LEXICAL, AnnotatorSpec, BackendSettings
+from goldloop.backend.config import LEXICAL, AnnotatorSpec, BackendSettings
 from goldloop.errors import GoldloopError
 from tests.conftest import Cli
 

@@ -5,7 +5,7 @@ A blind document has a task in ``NAME`` (with the pre-annotator's candidates) an
 final gold is settled from both (agreed, or curated: pull's rule, ``formats.labelstudio.verify``);
 documents still waiting for a second annotation or for curation, or done twice by one person,
 are counted and left out. The pairs weigh as a random part of each batch of the campaign's draw
-(``studio.agreement.campaign_design``, as ``agree`` weighs its double documents). Minutes are effort's (``studio.effort``: ``lead_time``, capped).
+(``studio.campaign_agreement.campaign_design``, as ``agree`` weighs its double documents). Minutes are effort's (``studio.effort``: ``lead_time``, capped).
 The figures themselves are :mod:`goldloop.scoring.effect`'s.
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from goldloop.formats.labelstudio.errors import StudioError
+from goldloop.formats.labelstudio.studio_error import StudioError
 from goldloop.formats.labelstudio.tasks import (
     Campaign,
     annotator_of,
@@ -27,8 +27,8 @@ from goldloop.formats.labelstudio.tasks import (
 from goldloop.formats.labelstudio.verify import read_annotation, shown_hits
 from goldloop.kb import KB
 from goldloop.scoring.effect import EffectReport, PairedDocument, effect_report
-from goldloop.studio.agreement import campaign_design
 from goldloop.studio.campaign import verify_campaign
+from goldloop.studio.campaign_agreement import campaign_design
 from goldloop.studio.effort import IDLE_CAP_MINUTES, effort_rows
 
 

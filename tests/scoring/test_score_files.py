@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from goldloop.errors import GoldloopError
-from goldloop.scoring.runner import ScoreOptions, score_files
+from goldloop.scoring.score_files import ScoreOptions, score_files
 from tests.conftest import Cli, shared_kb
 from tests.scoring.conftest import row
 
@@ -60,15 +60,15 @@ def test_each_system_under_each_regime_with_its_own_bridge(tmp_path: Path, gold_
     systems = [("m", minted), ("p", plain)]
     documents, results = score_files(gold_file, systems, shared_kb(), options, [("m", bridge)])
     assert [d.doc_id for d in documents] == ["pmid:1", "pmid:2"]
-    assert [(r["system"], r["regime"]) for r in results] == [
+    assert [(r.system, r.regime) for r in results] == [
         ("m", "end-to-end"), ("m", "linking-only"), ("p", "end-to-end"), ("p", "linking-only")
     ]  # fmt: skip
     # The bridge maps m's minted id only: both systems are then right on the one span.
-    assert [r["detection"]["n_id_correct"] for r in results[::2]] == [1, 1]
-    assert all(r["corpus"] is None for r in results)  # the gold carries no p_incl
+    assert [r.to_dict()["detection"]["n_id_correct"] for r in results[::2]] == [1, 1]
+    assert all(r.corpus is None for r in results)  # the gold carries no p_incl
     # A bridge for every system (no name) applies to both; p's ids are not in it.
     _, unnamed = score_files(gold_file, systems, shared_kb(), options, [(None, bridge)])
-    assert [r["inputs"]["unmapped_by_id_bridge"] for r in unnamed[::2]] == [0, 1]
+    assert [r.inputs.unmapped_by_id_bridge for r in unnamed[::2]] == [0, 1]
 
 
 def test_a_bridge_for_no_system_and_a_gold_of_nothing_are_refused(

@@ -18,7 +18,7 @@ import pytest
 from goldloop.files.csvfile import read_csv, table_text
 from goldloop.formats.gold import Document, Hit
 from goldloop.kb import KB
-from goldloop.sheets.review import COLUMNS, SheetError, read_sheet
+from goldloop.sheets.review_sheet import COLUMNS, SheetError, read_sheet
 from tests.conftest import Cli, CliResult, run_goldloop
 from tests.studio.loop_data import (
     ACTIVATES,
@@ -125,7 +125,7 @@ def test_sheet_and_label_studio_give_the_same_verified_gold(
     name = f"sheet-{uuid.uuid4().hex[:6]}"
     _ok(run_goldloop(["push", "--sample", documents, "--project", name, "--candidates", gold_a,
                       "--other", gold_b], env))  # fmt: skip
-    _annotate_in_studio(label_studio.client, name)
+    _annotate_in_studio(label_studio.studio.sdk, name)
     _ok(run_goldloop(["pull", "--project", name, "--out", tmp_path / "studio.json"], env))
 
     sheet = tmp_path / "review.tsv"

@@ -41,10 +41,9 @@ def detect_here(
     batch_size: int = 64,
 ) -> Iterator[tuple[PoolMention, ...]]:
     """Pool mentions of each text, in order, parsed through the one bulk-parse path."""
-    from goldloop.text.nlp import (  # spaCy loads only when texts are parsed
-        detect_mentions,
-        parse_many,
-    )
+    # spaCy loads only when texts are parsed.
+    from goldloop.text.detector import detect_mentions
+    from goldloop.text.nlp import parse_many
 
     for doc in parse_many(texts, parsing, n_process=workers, batch_size=batch_size):
         yield pool_mentions(detect_mentions(doc, kb))

@@ -30,8 +30,8 @@ from goldloop.formats.gold import Document, Hit
 from goldloop.formats.labelstudio.tasks import blind_name, curate_name
 from goldloop.kb import KB
 from goldloop.studio.campaign import verify_campaign
+from goldloop.studio.campaign_effect import NoBlindDocuments, blind_documents
 from goldloop.studio.curate import curate
-from goldloop.studio.effect import NoBlindDocuments, blind_documents
 from goldloop.studio.effort import IDLE_CAP_MINUTES
 from goldloop.studio.project import export_campaign, find_project
 from goldloop.studio.push import Candidates, push, task_count
@@ -118,7 +118,7 @@ class BlindCampaign:
 
 @pytest.fixture(scope="module")
 def blind_campaign(label_studio: Any, kb: KB) -> BlindCampaign:
-    client, connection = label_studio.client, label_studio.connection
+    studio = label_studio.studio
     name = f"eff-{uuid.uuid4().hex[:6]}"
     sims = simulate(7)
     extra = [_document(doc_id, "a", 0.5, 2, 0) for doc_id in UNPAIRED]
@@ -131,25 +131,27 @@ def blind_campaign(label_studio: Any, kb: KB) -> BlindCampaign:
             doc.text, _spans(doc.text, "activates", ACTIVATES, "forward")
         )
     advanced: list[int] = []
-    report = push(connection, client, docs, name, kb, a=candidates, progress=advanced.append)
+    report = push(studio, docs, name, kb, a=candidates, progress=advanced.append)
     assert {p.title: p.documents for p in report.projects} == {name: 44, blind_name(name): 43}
     # The progress advances once per task, blind documents twice: the bar's total is that count.
     assert sum(advanced) == task_count(docs, name) == 87
     people = {
-        person: client.users.create(
+        person: studio.sdk.users.create(
             email=f"{person}-{uuid.uuid4().hex[:6]}@goldloop.local", username=uuid.uuid4().hex[:10]
         )
         for person in ("alice", "bob", "carol")
     }
     tasks: dict[tuple[str, str], int] = {}
     for title in (name, blind_name(name)):
-        project = find_project(connection, client, title)
+        project = find_project(studio, title)
         assert project is not None
-        tasks |= {(title, t.data["doc_id"]): t.id for t in client.tasks.list(project=project.id)}
+        tasks |= {
+            (title, t.data["doc_id"]): t.id for t in studio.sdk.tasks.list(project=project.id)
+        }
 
     def annotate(person: str, task: int, text: str, spans: list, seconds: float) -> None:
         result = [item for hit in _hits(text, spans) for item in hit_regions(text, hit, kb)]
-        client.annotations.create(id=task, result=result, completed_by=people[person].id,
+        studio.sdk.annotations.create(id=task, result=result, completed_by=people[person].id,
                                   lead_time=seconds)  # fmt: skip
 
     for k, sim in enumerate(sims):
@@ -165,11 +167,11 @@ def blind_campaign(label_studio: Any, kb: KB) -> BlindCampaign:
     annotate("alice", tasks[(name, "only-pre")], extra[1].text, only, 60.0)
     annotate("alice", tasks[(name, "one-person")], extra[2].text, only, 60.0)
     annotate("alice", tasks[(blind_name(name), "one-person")], extra[2].text, only[:1], 60.0)
-    done = curate(connection, client, name, kb)
-    project = find_project(connection, client, curate_name(name))
+    done = curate(studio, name, kb)
+    project = find_project(studio, curate_name(name))
     assert project is not None
     by_id = {s.doc.doc_id: s for s in sims}
-    for task in client.tasks.list(project=project.id, fields="all"):
+    for task in studio.sdk.tasks.list(project=project.id, fields="all"):
         sim = by_id[task.data["doc_id"]]
         annotate("carol", task.id, sim.doc.text, sim.true, 30.0)
     disputed = sum(sorted(s.pre) != sorted(s.blind) for s in sims)
@@ -231,16 +233,16 @@ def _population() -> dict[str, float]:
 def test_push_status_and_pull_treat_blind_documents(
     blind_campaign: BlindCampaign, label_studio: Any, kb: KB, tmp_path, cli: Cli
 ) -> None:
-    client, connection = label_studio.client, label_studio.connection
+    studio = label_studio.studio
     name = blind_campaign.name
-    blind = find_project(connection, client, blind_name(name))
+    blind = find_project(studio, blind_name(name))
     assert blind is not None and blind.model_version in (None, "")
     # Its annotators read first that nothing is pre-filled there, then the usual instructions.
     assert blind.instructions.startswith("<h3>Mark every mention yourself</h3>")
     assert "<h3>Check the marked mentions</h3>" in blind.instructions
-    main = find_project(connection, client, name)
+    main = find_project(studio, name)
     assert main is not None and main.instructions.startswith("<h3>Check the marked mentions</h3>")
-    exported = export_campaign(connection, client, name)
+    exported = export_campaign(studio, name)
     assert all(not t.get("predictions") for t in exported.of("blind"))
     assert all(t.get("predictions") for t in exported.of("primary"))
     out = tmp_path / "status.json"
@@ -292,7 +294,7 @@ def test_effect_recovers_the_known_effect(
     assert "not crossed" not in done.out
     assert f"{figures['time_saving']['value']:.3f}" in done.out
     # The same figures from the library, straight from the export.
-    exported = export_campaign(label_studio.connection, label_studio.client, blind_campaign.name)
+    exported = export_campaign(label_studio.studio, blind_campaign.name)
     paired = blind_documents(exported, kb).paired
     assert {p.document.doc_id for p in paired} == {s.doc.doc_id for s in blind_campaign.sims}
 
@@ -326,7 +328,7 @@ def test_effect_without_blind_documents_says_so_and_writes_nothing(
     monkeypatch.chdir(tmp_path)
     name = f"nob-{uuid.uuid4().hex[:6]}"
     doc = Document(doc_id="p:1", text="X activates Y.", role="primary", batch=0, p_incl=0.5)
-    push(label_studio.connection, label_studio.client, [doc], name, kb)
+    push(label_studio.studio, [doc], name, kb)
     env = {"LABEL_STUDIO_URL": label_studio.url, "LABEL_STUDIO_API_KEY": label_studio.token}
     # A good pair from before (the default names) stays as it was.
     kept = {tmp_path / f"{name}.effect.json": b"{}\n", tmp_path / f"{name}.effect.png": b"png"}
@@ -340,7 +342,7 @@ def test_effect_without_blind_documents_says_so_and_writes_nothing(
         assert {path: path.read_bytes() for path in kept} == kept
         assert sorted(tmp_path.iterdir()) == sorted(kept)
     with pytest.raises(NoBlindDocuments):
-        blind_documents(export_campaign(label_studio.connection, label_studio.client, name), kb)
+        blind_documents(export_campaign(label_studio.studio, name), kb)
 
 
 def _annotated_both_ways(
@@ -357,30 +359,30 @@ def _annotated_both_ways(
     every mention a candidate; blind document ``i`` annotated by ``people_of(i)`` (with
     candidates, without), both marking every mention (agreed: nothing to curate), taking
     ``seconds_of(i)`` seconds each; the primary documents drawn and never annotated."""
-    client, connection = label_studio.client, label_studio.connection
+    studio = label_studio.studio
     name = f"{prefix}-{uuid.uuid4().hex[:6]}"
     every = [*docs, *unannotated]
     spans = {d.doc_id: _spans(d.text, "activates", ACTIVATES, "forward") for d in every}
     candidates = Candidates(TAG, {d.doc_id: _hits(d.text, spans[d.doc_id]) for d in every})
-    push(connection, client, every, name, kb, a=candidates)
+    push(studio, every, name, kb, a=candidates)
     people = {
-        person: client.users.create(
+        person: studio.sdk.users.create(
             email=f"{person}-{uuid.uuid4().hex[:6]}@goldloop.local", username=uuid.uuid4().hex[:10]
         )
         for person in sorted({p for i in range(len(docs)) for p in people_of(i)})
     }
     index = {d.doc_id: i for i, d in enumerate(docs)}
     for title, condition in ((name, 0), (blind_name(name), 1)):
-        project = find_project(connection, client, title)
+        project = find_project(studio, title)
         assert project is not None
-        for task in client.tasks.list(project=project.id):
+        for task in studio.sdk.tasks.list(project=project.id):
             if task.data["doc_id"] not in index:
                 continue
             i = index[task.data["doc_id"]]
             doc = docs[i]
             result = [item for hit in _hits(doc.text, spans[doc.doc_id])
                       for item in hit_regions(doc.text, hit, kb)]  # fmt: skip
-            client.annotations.create(id=task.id, result=result,
+            studio.sdk.annotations.create(id=task.id, result=result,
                                       completed_by=people[people_of(i)[condition]].id,
                                       lead_time=seconds_of(i)[condition])  # fmt: skip
     return name, people
@@ -392,7 +394,7 @@ def test_effect_weighs_pairs_against_the_campaigns_draw_not_the_settled_gold(
     """Batch 0: two blind documents (p_incl 0.5, one mention, 1 minute with candidates and 2
     without). Batch 1: two blind documents (p_incl 0.25, two mentions, 1 minute both ways) and
     four primary documents nobody has annotated yet. The pairs weigh as agree's double documents
-    do (studio.agreement.campaign_design), against all 8 drawn documents, not the 4 settled."""
+    do (studio.campaign_agreement.campaign_design), against all 8 drawn documents, not the 4 settled."""
     docs = [_document(f"e0:{i}", "a", 0.5, 1, 0) for i in range(2)]
     docs += [_document(f"e1:{i}", "a", 0.25, 2, 0, batch=1) for i in range(2)]
     waiting = [

@@ -13,7 +13,7 @@ from goldloop.kb import KB
 from goldloop.llm import SQLiteCache
 from goldloop.llm.answer import FAILED
 from goldloop.llm.tasks.judge import JudgeTask
-from goldloop.precision.judge import claim_of, judge_mentions
+from goldloop.precision.llm_judge import claim_of, judge_mentions
 from goldloop.precision.mentions import read_verdicts, system_mentions
 from goldloop.scoring.inputs import read_predictions
 from tests.conftest import Cli

@@ -1,4 +1,4 @@
-"""Reading a surrogate part and the pre-annotation (``scoring.surrogate``): the gold's order, and
+"""Reading a surrogate part and the pre-annotation (``scoring.ppi_inputs``): the gold's order, and
 each refusal the CLI's tests do not reach (tests/cli/test_score.py has the others, end to end)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from goldloop.formats.gold import Document
-from goldloop.scoring.surrogate import SurrogateRefused, read_surrogate
+from goldloop.scoring.ppi_inputs import SurrogateRefused, read_surrogate
 
 
 def _doc(doc_id: str, text: str = "t", **fields: Any) -> dict[str, Any]:

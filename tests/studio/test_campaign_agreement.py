@@ -35,20 +35,22 @@ def documents(rows: list[tuple[str, str, str, str]]) -> list[Document]:
 def test_agree_from_the_double_project(
     kb: KB, label_studio: Any, tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    client = label_studio.client
+    studio = label_studio.studio
     name = f"agree-{uuid.uuid4().hex[:6]}"
     p_incl = {"pmid:1": 0.5, "pmid:2": 0.25, "pmid:3": 1.0}
     docs = [
         Document(doc_id=d, text=t, role="double", p_incl=p_incl[d], batch=0)
         for d, t in TEXTS.items()
     ]
-    push(label_studio.connection, client, docs, name, kb)
+    push(studio, docs, name, kb)
     project = next(
-        p for p in client.projects.list(include="id,title") if p.title == f"{name}-double"
+        p for p in studio.sdk.projects.list(include="id,title") if p.title == f"{name}-double"
     )
-    tasks = {t.data["doc_id"]: t.id for t in client.tasks.list(project=project.id, fields="all")}
+    tasks = {
+        t.data["doc_id"]: t.id for t in studio.sdk.tasks.list(project=project.id, fields="all")
+    }
     second, third = (
-        client.users.create(
+        studio.sdk.users.create(
             email=f"{who}-{uuid.uuid4().hex[:6]}@goldloop.local", username=uuid.uuid4().hex[:8]
         )
         for who in ("b", "c")
@@ -58,7 +60,7 @@ def test_agree_from_the_double_project(
         result = [
             item for hit in hits(rows, doc_id) for item in hit_regions(TEXTS[doc_id], hit, kb)
         ]
-        client.annotations.create(id=tasks[doc_id], result=result, **who)
+        studio.sdk.annotations.create(id=tasks[doc_id], result=result, **who)
 
     for doc_id in ("pmid:1", "pmid:2"):
         annotate(doc_id, FIRST)
@@ -105,7 +107,7 @@ def test_agree_weighs_the_double_documents_as_a_part_of_each_batch_of_the_campai
 ) -> None:
     """Batch 0 draws pmid:1 (double) and three primary documents, batch 1 draws pmid:2 (double)
     alone: the double documents' own batch shares (1/2, 1/2) are not the draw's (4/5, 1/5)."""
-    client = label_studio.client
+    studio = label_studio.studio
     name = f"agree2-{uuid.uuid4().hex[:6]}"
     primary = "Insulin stimulates glucose uptake."
     docs = [
@@ -116,12 +118,14 @@ def test_agree_weighs_the_double_documents_as_a_part_of_each_batch_of_the_campai
         ),
         Document(doc_id="pmid:2", text=TEXTS["pmid:2"], role="double", p_incl=0.25, batch=1),
     ]
-    push(label_studio.connection, client, docs, name, kb)
+    push(studio, docs, name, kb)
     project = next(
-        p for p in client.projects.list(include="id,title") if p.title == f"{name}-double"
+        p for p in studio.sdk.projects.list(include="id,title") if p.title == f"{name}-double"
     )
-    tasks = {t.data["doc_id"]: t.id for t in client.tasks.list(project=project.id, fields="all")}
-    other = client.users.create(
+    tasks = {
+        t.data["doc_id"]: t.id for t in studio.sdk.tasks.list(project=project.id, fields="all")
+    }
+    other = studio.sdk.users.create(
         email=f"b-{uuid.uuid4().hex[:6]}@goldloop.local", username=uuid.uuid4().hex[:8]
     )
     for doc_id in ("pmid:1", "pmid:2"):
@@ -129,7 +133,7 @@ def test_agree_weighs_the_double_documents_as_a_part_of_each_batch_of_the_campai
             result = [
                 item for hit in hits(rows, doc_id) for item in hit_regions(TEXTS[doc_id], hit, kb)
             ]
-            client.annotations.create(id=tasks[doc_id], result=result, **who)
+            studio.sdk.annotations.create(id=tasks[doc_id], result=result, **who)
 
     monkeypatch.setenv("LABEL_STUDIO_API_KEY", label_studio.token)
     out = tmp_path / "k.json"
@@ -157,28 +161,30 @@ def test_agree_compares_the_blind_documents_with_and_without_candidates(
     """pmid:1 is a double task; pmid:2 and pmid:3 are blind (each in NAME with the candidates and
     in NAME-blind without). pmid:2 is annotated both ways by two people, pmid:3 only with the
     candidates: one pair, compared as two annotators are."""
-    client, connection = label_studio.client, label_studio.connection
+    studio = label_studio.studio
     name = f"agbl-{uuid.uuid4().hex[:6]}"
     roles = {"pmid:1": "double", "pmid:2": "blind", "pmid:3": "blind"}
     docs = [Document(doc_id=d, text=t, role=roles[d], batch=0) for d, t in TEXTS.items()]
     shown = {d: hits(FIRST, d) for d in ("pmid:2", "pmid:3")}
-    push(connection, client, docs, name, kb, a=Candidates("gpt-test@low", shown))
+    push(studio, docs, name, kb, a=Candidates("gpt-test@low", shown))
     b, c = (
-        client.users.create(
+        studio.sdk.users.create(
             email=f"{who}-{uuid.uuid4().hex[:6]}@goldloop.local", username=uuid.uuid4().hex[:8]
         )
         for who in ("b", "c")
     )
     tasks: dict[tuple[str, str], int] = {}
     for title in (name, f"{name}-double", f"{name}-blind"):
-        project = next(p for p in client.projects.list(include="id,title") if p.title == title)
-        tasks |= {(title, t.data["doc_id"]): t.id for t in client.tasks.list(project=project.id)}
+        project = next(p for p in studio.sdk.projects.list(include="id,title") if p.title == title)
+        tasks |= {
+            (title, t.data["doc_id"]): t.id for t in studio.sdk.tasks.list(project=project.id)
+        }
 
     def annotate(title: str, doc_id: str, rows: list[tuple[str, str, str, str]], who: Any) -> None:
         result = [
             item for hit in hits(rows, doc_id) for item in hit_regions(TEXTS[doc_id], hit, kb)
         ]
-        client.annotations.create(id=tasks[(title, doc_id)], result=result, completed_by=who.id)
+        studio.sdk.annotations.create(id=tasks[(title, doc_id)], result=result, completed_by=who.id)
 
     annotate(f"{name}-double", "pmid:1", FIRST, b)
     annotate(f"{name}-double", "pmid:1", SECOND, c)
@@ -218,19 +224,19 @@ def test_agree_needs_the_double_project(
 def test_agree_refuses_two_annotations_by_one_person(
     kb: KB, label_studio: Any, cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    client = label_studio.client
+    studio = label_studio.studio
     name = f"twice-{uuid.uuid4().hex[:6]}"
-    push(label_studio.connection, client, [Document(doc_id="pmid:1", text=TEXTS["pmid:1"],
+    push(studio, [Document(doc_id="pmid:1", text=TEXTS["pmid:1"],
          role="double")], name, kb)  # fmt: skip
     project = next(
-        p for p in client.projects.list(include="id,title") if p.title == f"{name}-double"
+        p for p in studio.sdk.projects.list(include="id,title") if p.title == f"{name}-double"
     )
-    task = next(iter(client.tasks.list(project=project.id, fields="all")))
+    task = next(iter(studio.sdk.tasks.list(project=project.id, fields="all")))
     result = [
         item for hit in hits(FIRST, "pmid:1") for item in hit_regions(TEXTS["pmid:1"], hit, kb)
     ]
-    first = client.annotations.create(id=task.id, result=result)
-    second = client.annotations.create(id=task.id, result=result)
+    first = studio.sdk.annotations.create(id=task.id, result=result)
+    second = studio.sdk.annotations.create(id=task.id, result=result)
     monkeypatch.setenv("LABEL_STUDIO_API_KEY", label_studio.token)
     refused = cli("agree", "--studio-project", name, "--url", label_studio.url)
     assert refused.returncode == 2
@@ -287,7 +293,7 @@ def test_agree_reports_people_pre_annotation_and_curator(
 def test_agree_compares_each_person_with_each_pre_annotator(
     kb: KB, label_studio: Any, tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    client = label_studio.client
+    studio = label_studio.studio
     name = f"two-llms-{uuid.uuid4().hex[:6]}"
     shared = ("pmid:1", "pmid:2")
     llm_a = [
@@ -299,16 +305,18 @@ def test_agree_compares_each_person_with_each_pre_annotator(
         ("pmid:2", "binds to", BINDS, "symmetric"),
     ]
     push(
-        label_studio.connection, client,
+        studio,
         [Document(doc_id=d, text=TEXTS[d], role="double") for d in shared], name, kb,
         a=Candidates("llm-a", {d: hits(llm_a, d) for d in shared}),
         b=Candidates("llm-b", {d: hits(llm_b, d) for d in shared}),
     )  # fmt: skip
     project = next(
-        p for p in client.projects.list(include="id,title") if p.title == f"{name}-double"
+        p for p in studio.sdk.projects.list(include="id,title") if p.title == f"{name}-double"
     )
-    tasks = {t.data["doc_id"]: t.id for t in client.tasks.list(project=project.id, fields="all")}
-    second = client.users.create(
+    tasks = {
+        t.data["doc_id"]: t.id for t in studio.sdk.tasks.list(project=project.id, fields="all")
+    }
+    second = studio.sdk.users.create(
         email=f"b-{uuid.uuid4().hex[:6]}@goldloop.local", username=uuid.uuid4().hex[:8]
     )
     for doc_id in shared:
@@ -316,14 +324,14 @@ def test_agree_compares_each_person_with_each_pre_annotator(
             result = [
                 item for h in hits(rows, doc_id) for item in hit_regions(TEXTS[doc_id], h, kb)
             ]
-            client.annotations.create(id=tasks[doc_id], result=result, **who)
+            studio.sdk.annotations.create(id=tasks[doc_id], result=result, **who)
     monkeypatch.setenv("LABEL_STUDIO_API_KEY", label_studio.token)
     done = cli(
         "agree", "--studio-project", name, "--url", label_studio.url, "-o", tmp_path / "k.json"
     )
     assert done.returncode == 0, done.stderr
     report = json.loads((tmp_path / "k.json").read_text())
-    admin = client.users.whoami().email
+    admin = studio.sdk.users.whoami().email
     # The review prediction shown: one region per span either proposed, A's relation first.
     review = llm_a + [row for row in llm_b if row[1] != "activates"]
     for person, rows in ((admin, FIRST), (second.email, SECOND)):

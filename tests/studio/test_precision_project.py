@@ -17,7 +17,13 @@ from goldloop.formats.labelstudio.offsets import from_label_studio, to_label_stu
 from goldloop.precision.mentions import JudgedMention, write_verdicts
 from goldloop.precision.study import labelling_rows
 from goldloop.studio.connection import StudioUnreachable, connect
-from goldloop.studio.precision import LABEL_CONFIG, MODEL_VERSION, pull_labels, push_sample, task_of
+from goldloop.studio.precision_project import (
+    LABEL_CONFIG,
+    MODEL_VERSION,
+    pull_labels,
+    push_sample,
+    task_of,
+)
 from goldloop.studio.project import find_project
 from tests.conftest import Cli
 
@@ -57,20 +63,21 @@ def test_push_annotate_pull_report(
     label_studio: Any, tmp_path: Path, cli: Cli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("LABEL_STUDIO_API_KEY", label_studio.token)
-    connection = label_studio.connection
-    client = label_studio.client
+    studio = label_studio.studio
     judged = mentions()
     rows = labelling_rows(judged, {"pmid:9": _doc()})
     title = f"precision-{tmp_path.name}"
 
-    first = push_sample(connection, client, title, rows[:2], {"pmid:9": TEXT})
-    again = push_sample(connection, client, title, rows, {"pmid:9": TEXT})
+    first = push_sample(studio, title, rows[:2], {"pmid:9": TEXT})
+    again = push_sample(studio, title, rows, {"pmid:9": TEXT})
     assert (first.imported, again.imported, again.already_there) == (2, 1, 2)
-    project = client.projects.get(id=first.project_id)
+    project = studio.sdk.projects.get(id=first.project_id)
     assert project.model_version == MODEL_VERSION
-    tasks = {t.data["key"]: t for t in client.tasks.list(project=first.project_id, fields="all")}
+    tasks = {
+        t.data["key"]: t for t in studio.sdk.tasks.list(project=first.project_id, fields="all")
+    }
     assert len(tasks) == 3
-    stored = client.tasks.get(id=tasks[rows[0]["key"]].id)
+    stored = studio.sdk.tasks.get(id=tasks[rows[0]["key"]].id)
     prediction = stored.predictions[0]
     region = (prediction if isinstance(prediction, dict) else prediction.dict())["result"][0][
         "value"
@@ -79,7 +86,7 @@ def test_push_annotate_pull_report(
     assert TEXT[a:b] == "inhibits"
 
     def choose(task_key: str, choice: str) -> None:
-        client.annotations.create(
+        studio.sdk.annotations.create(
             id=tasks[task_key].id,
             result=[{"id": "v", "from_name": "verdict", "to_name": "text", "type": "choices",
                      "value": {"choices": [choice]}}],
@@ -88,7 +95,7 @@ def test_push_annotate_pull_report(
     choose(rows[0]["key"], "supported")
     choose(rows[0]["key"], "contradicted")  # a second, later annotation: counted, not used
     choose(rows[1]["key"], "not found")
-    pulled = pull_labels(connection, client, title)
+    pulled = pull_labels(studio, title)
     assert {label.key: label.label for label in pulled.labels} == {
         rows[0]["key"]: "supported",
         rows[1]["key"]: "not_found",
@@ -143,11 +150,11 @@ def _many(n_docs: int) -> tuple[list[dict[str, Any]], dict[str, str]]:
 
 
 def _keys(label_studio: Any, title: str) -> Counter[str]:
-    project = find_project(
-        label_studio.connection, label_studio.client, title, check=lambda *_: None
-    )
+    project = find_project(label_studio.studio, title, check=lambda *_: None)
     assert project is not None
-    listed = label_studio.client.tasks.list(project=project.id, page_size=1000, include="id,data")
+    listed = label_studio.studio.sdk.tasks.list(
+        project=project.id, page_size=1000, include="id,data"
+    )
     return Counter(t.data["key"] for t in listed)
 
 
@@ -162,11 +169,11 @@ def test_precision_sample_survives_a_crash_between_batches(label_studio: Any) ->
             label_studio.crash()
 
     with pytest.raises(StudioUnreachable, match="cannot reach Label Studio"):
-        push_sample(label_studio.connection, label_studio.client, title, rows, texts,
+        push_sample(label_studio.studio, title, rows, texts,
                     batch_size=10, progress=crash_after_first_batch)  # fmt: skip
     label_studio.restart()
     assert sum(_keys(label_studio, title).values()) == 10
-    again = push_sample(label_studio.connection, label_studio.client, title, rows, texts)
+    again = push_sample(label_studio.studio, title, rows, texts)
     assert (again.imported, again.already_there) == (len(rows) - 10, 10)
     after = _keys(label_studio, title)
     assert sorted(after) == sorted(r["key"] for r in rows) and max(after.values()) == 1
@@ -176,17 +183,17 @@ def test_precision_sample_survives_a_crash_mid_import(label_studio: Any) -> None
     """The server dies while a 300-task import is in flight: the re-run completes it exactly once."""
     rows, texts = _many(100)
     title = f"precision-midcrash-{uuid.uuid4().hex[:6]}"
-    push_sample(label_studio.connection, label_studio.client, title, rows[:1], texts)
+    push_sample(label_studio.studio, title, rows[:1], texts)
     killer = threading.Timer(1.0, label_studio.crash)
     killer.start()
     try:
-        push_sample(label_studio.connection, label_studio.client, title, rows, texts)
+        push_sample(label_studio.studio, title, rows, texts)
     except StudioUnreachable:
         pass  # the usual outcome; a server that finished first leaves nothing to resume
     finally:
         killer.join()
     label_studio.restart()
-    push_sample(label_studio.connection, label_studio.client, title, rows, texts)
+    push_sample(label_studio.studio, title, rows, texts)
     after = _keys(label_studio, title)
     assert sorted(after) == sorted(r["key"] for r in rows) and max(after.values()) == 1
 
@@ -197,8 +204,8 @@ def test_an_import_whose_answer_is_lost_is_not_sent_again(label_studio: Any) -> 
     is shortened; every call goes to the real Label Studio."""
     rows, texts = _many(100)
     title = f"precision-timeout-{uuid.uuid4().hex[:6]}"
-    client = connect(label_studio.connection)  # its own, as its HTTP client is patched below
-    http = client._client_wrapper.httpx_client  # the one studio.connection.post_json sends through
+    studio = connect(label_studio.studio.connection)  # its own: its HTTP client is patched below
+    http = studio.sdk._client_wrapper.httpx_client  # the one Studio.post_json sends through
     real_request = http.request
     calls: list[int] = []
 
@@ -213,7 +220,7 @@ def test_an_import_whose_answer_is_lost_is_not_sent_again(label_studio: Any) -> 
         return real_request(path, **kwargs)
 
     http.request = first_answer_lost  # type: ignore[method-assign]
-    summary = push_sample(label_studio.connection, client, title, rows, texts)
+    summary = push_sample(studio, title, rows, texts)
     assert summary.imported == len(rows)
     after = _keys(label_studio, title)
     assert sorted(after) == sorted(r["key"] for r in rows) and max(after.values()) == 1

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from goldloop.kb import KB
-from goldloop.sample.mentions import PoolMention, detect_here
-from goldloop.text.nlp import detect_mentions
+from goldloop.sample.pool_mentions import PoolMention, detect_here
+from goldloop.text.detector import detect_mentions
 
 TEXTS = [
     "𝛼-Synuclein activates TNF, and IL-6 is inhibited by aspirin.",

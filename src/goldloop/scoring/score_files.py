@@ -6,7 +6,6 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from goldloop.errors import GoldloopError
 from goldloop.formats.gold import Document
@@ -18,9 +17,10 @@ from goldloop.scoring.inputs import (
     read_id_bridge,
     read_predictions,
 )
+from goldloop.scoring.ppi_inputs import SurrogateParts, SurrogateRefused, read_surrogate
 from goldloop.scoring.regimes import score_system
 from goldloop.scoring.report import NOTHING_ANNOTATED
-from goldloop.scoring.surrogate import SurrogateParts, SurrogateRefused, read_surrogate
+from goldloop.scoring.score_result import ScoreResult
 
 
 @dataclass(frozen=True)
@@ -41,11 +41,11 @@ def score_predictions(
     bridges: Mapping[str | None, Mapping[str, str]] | None = None,
     design: Design | None = None,
     surrogate: SurrogateParts | None = None,
-) -> list[dict[str, Any]]:
+) -> list[ScoreResult]:
     """One result per system and regime; ``bridges`` maps a system name (or None: every
-    system) to its id bridge. Each result's ``corpus`` is null without a ``design``; with a
+    system) to its id bridge. Each result's ``corpus`` is None without a ``design``; with a
     ``surrogate`` part too, each has ``corpus_ppi``."""
-    results: list[dict[str, Any]] = []
+    results: list[ScoreResult] = []
     for system in systems:
         bridge = (bridges or {}).get(system.name, (bridges or {}).get(None))
         for regime in options.regimes:
@@ -64,7 +64,7 @@ def score_predictions(
                 surrogate=surrogate,
             )
             elapsed = round(time.perf_counter() - started, 4)
-            results.append(replace(result, scoring_time_s=elapsed).to_dict())
+            results.append(replace(result, scoring_time_s=elapsed))
     return results
 
 
@@ -86,10 +86,10 @@ def score_files(
     options: ScoreOptions,
     id_bridges: Sequence[tuple[str | None, Path]] = (),
     surrogate: tuple[Path, Path] | None = None,
-) -> tuple[list[Document], list[dict[str, Any]]]:
+) -> tuple[list[Document], list[ScoreResult]]:
     """Read the gold, each named system file and the id bridges (named for one system, or None
     for every system), and score them. ``surrogate``: the surrogate part's file and the
-    pre-annotation of the gold's documents (``scoring.surrogate``), for ``corpus_ppi``; the
+    pre-annotation of the gold's documents (``scoring.ppi_inputs``), for ``corpus_ppi``; the
     systems' files then hold predictions of both parts."""
     documents = read_scored_gold(gold_path, kb)
     design = read_design(documents, options.design, gold_path)

@@ -3,7 +3,7 @@
 One task per sampled mention: the abstract with the mention pre-highlighted (a prediction whose
 model version the project pre-fills from) and the claim as a header; the annotator picks
 supported, contradicted or not found. Label Studio is reached through the project layer
-(``goldloop.studio.project``) with the door's ``(connection, client)``, as push and pull do:
+(``goldloop.studio.project``) with the door's ``Studio``, as push and pull do:
 pushing imports each mention key exactly once, even across a crash mid-import; pulling takes
 each task's earliest completed annotation (``goldloop.formats.labelstudio.tasks``) and counts the others.
 """
@@ -12,19 +12,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from xml.sax.saxutils import quoteattr
 
-from goldloop.formats.labelstudio.errors import StudioError
 from goldloop.formats.labelstudio.offsets import to_label_studio
+from goldloop.formats.labelstudio.studio_error import StudioError
 from goldloop.formats.labelstudio.tasks import Task, cancelled_annotations, completed_annotations
 from goldloop.llm.tasks.judge import CLOSE, OPEN
 from goldloop.precision.mentions import LABELS, Label
 from goldloop.studio import project as projects
-from goldloop.studio.connection import Connection
-
-if TYPE_CHECKING:
-    from goldloop.studio.connection import Client
+from goldloop.studio.connection import Studio
 
 MODEL_VERSION = "precision-sample"
 SPAN, VERDICT, NOTE = "mention", "verdict", "note"
@@ -73,8 +70,7 @@ class PushSummary:
 
 
 def push_sample(
-    connection: Connection,
-    client: Client,
+    studio: Studio,
     title: str,
     rows: Sequence[dict[str, Any]],
     texts: dict[str, str],
@@ -83,16 +79,12 @@ def push_sample(
     progress: projects.ProgressFn | None = None,
 ) -> PushSummary:
     """Create or reuse the project ``title`` and import the rows it does not hold yet."""
-    project = projects.ensure_project(
-        connection, client, title, LABEL_CONFIG, check=_check_precision_config
-    )
-    present = projects.existing_tasks(connection, client, project, KEY)
+    project = projects.ensure_project(studio, title, LABEL_CONFIG, check=_check_precision_config)
+    present = projects.existing_tasks(studio, project, KEY)
     new = [task_of(row, texts[row["doc_id"]]) for row in rows if row["key"] not in present]
-    projects.import_tasks(
-        connection, client, project, new, key=KEY, batch_size=batch_size, progress=progress
-    )
+    projects.import_tasks(studio, project, new, key=KEY, batch_size=batch_size, progress=progress)
     if new:
-        projects.set_model_version(connection, client, project, MODEL_VERSION)
+        projects.set_model_version(studio, project, MODEL_VERSION)
     return PushSummary(project.id, len(new), len(rows) - len(new))
 
 
@@ -109,12 +101,12 @@ class PulledLabels:
         return sum(label.label is not None for label in self.labels)
 
 
-def pull_labels(connection: Connection, client: Client, title: str) -> PulledLabels:
+def pull_labels(studio: Studio, title: str) -> PulledLabels:
     """Every task's label: its earliest completed annotation's verdict (None when unlabelled)."""
-    project = projects.find_project(connection, client, title, check=_check_precision_config)
+    project = projects.find_project(studio, title, check=_check_precision_config)
     if project is None:
-        raise StudioError(f"{connection.url}: no Label Studio project titled {title!r}")
-    return read_labels_from_tasks(projects.export_project(connection, client, project), title)
+        raise StudioError(f"{studio.connection.url}: no Label Studio project titled {title!r}")
+    return read_labels_from_tasks(projects.export_project(studio, project), title)
 
 
 def read_labels_from_tasks(tasks: Sequence[Task], title: str) -> PulledLabels:
