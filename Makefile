@@ -5,11 +5,17 @@ STAMP := $(VENV)/.goldloop-synced
 
 .PHONY: setup demo test lint bench bench-full run-benchmarks
 
+# Bytecode is compiled at install, as pip does and uv does not by default: where
+# PYTHONDONTWRITEBYTECODE is set (as on the machines we test on) nothing writes it later, and every
+# process would compile each module it imports from source (`goldloop status --help`: 3x the
+# work; each Label Studio start: Django's thousands of modules). `compileall` keeps goldloop's own
+# sources compiled as they change (it skips what is up to date).
 setup: $(STAMP)
+	@$(VENV)/bin/python -m compileall -q src
 
 $(STAMP): pyproject.toml uv.lock
 	@$(PY) -m uv --version >/dev/null 2>&1 || $(PY) -m pip install --quiet uv
-	$(PY) -m uv sync --all-extras --frozen
+	$(PY) -m uv sync --all-extras --frozen --compile-bytecode
 	@touch $@
 
 demo: setup

@@ -19,6 +19,8 @@ Run: ``.venv/bin/python benchmarks/startup.py [--repeat R]``.
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import os
 import resource
 import statistics
 import subprocess
@@ -78,6 +80,21 @@ def help_commands() -> list[list[str]]:
     return argvs
 
 
+def bytecode() -> str:
+    """Whether the modules a start imports load from compiled bytecode: where
+    PYTHONDONTWRITEBYTECODE is set and the install compiled none, every start compiles them from
+    source (about 3x the work of ``status --help``), so a figure says which it measured."""
+    import goldloop.cli.common
+
+    compiled = all(
+        Path(importlib.util.cache_from_source(module.__file__)).is_file()
+        for module in (typer, goldloop.cli.common)
+        if module.__file__
+    )
+    writes = "not written by Python" if os.environ.get("PYTHONDONTWRITEBYTECODE") else "written"
+    return f"bytecode: {'compiled' if compiled else 'NOT compiled'} ({writes} at run time)"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7, help="runs per command (median)")
@@ -89,6 +106,7 @@ def main() -> None:
         "goldloop --version": [GOLDLOOP, "--version"],
         "goldloop status --help": [GOLDLOOP, "status", "--help"],
     }
+    print(bytecode())
     figures = medians(light, args.repeat)
     base_wall, base_cpu = figures["python -c pass"]
     print(f"{'command':<28} {'wall s':>7} {'ratio':>6} {'cpu s':>7} {'ratio':>6}")

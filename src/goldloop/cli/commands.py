@@ -233,6 +233,15 @@ class CommandTable(TyperGroup):
             self._loaded[cmd_name] = load(entry, markup=self.rich_markup_mode)
         return self._loaded[cmd_name]
 
+    def get_help_option(self, ctx: typer.Context) -> Any:  # type: ignore[override]
+        # typer coerces an option's value through pydantic unless it is a bool already, and the
+        # root's --help, when a command's is given, has the value None: importing pydantic for
+        # it was half the start of `goldloop CMD --help` over typer's own.
+        option = super().get_help_option(ctx)
+        if option is not None:
+            option.default = False
+        return option
+
     def format_help(self, ctx: typer.Context, formatter: Any) -> None:  # type: ignore[override]
         self._listing = True
         try:

@@ -28,7 +28,6 @@ from goldloop.formats.labelstudio.tasks import (
     review_seen,
     text_of,
 )
-from goldloop.formats.labelstudio.verify import read_annotation
 from goldloop.kb import KB
 from goldloop.scoring.report import NOTHING_ANNOTATED, placeholder_png
 
@@ -86,6 +85,10 @@ def effort_rows(
     campaign: Campaign, kb: KB, *, cap_minutes: float = IDLE_CAP_MINUTES
 ) -> list[EffortRow]:
     """One row per completed annotation of the campaign, earliest first."""
+    # Here, not at the top: `status --help` shows IDLE_CAP_MINUTES, and the gold format under
+    # the verification imports pydantic.
+    from goldloop.formats.labelstudio.verify import read_annotation
+
     rows: list[EffortRow] = []
     for role in ROLES:
         for task in campaign.of(role):

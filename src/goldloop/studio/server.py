@@ -171,7 +171,8 @@ def label_studio_executable(home: Path, *, chosen: str | None = None, install: b
 
 
 def install_label_studio(venv: Path) -> None:
-    """Create ``venv`` and install ``label-studio==LABEL_STUDIO_VERSION`` into it with uv."""
+    """Create ``venv`` and install ``label-studio==LABEL_STUDIO_VERSION`` into it with uv, its
+    bytecode compiled."""
     uv = _uv_command()
     venv.parent.mkdir(parents=True, exist_ok=True)
     steps = (
@@ -181,6 +182,9 @@ def install_label_studio(venv: Path) -> None:
             "pip",
             "install",
             "--quiet",
+            # Bytecode compiled once here: where PYTHONDONTWRITEBYTECODE is set nothing writes
+            # it later, and each start would compile Django's modules from source again.
+            "--compile-bytecode",
             "--python",
             str(venv),
             f"label-studio=={LABEL_STUDIO_VERSION}",
