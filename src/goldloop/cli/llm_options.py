@@ -21,7 +21,7 @@ from goldloop.llm.runner import DEFAULT_CONCURRENCY
 if TYPE_CHECKING:
     from goldloop.llm import AnnotatorSpec
 
-PANEL = "LLM"
+_PANEL = "LLM"
 
 __all__ = ["LlmChoice", "exit_130_on_ctrl_c", "settle_output", "with_options"]
 
@@ -60,7 +60,7 @@ def _read(
             "--model",
             help="Model name (default: per provider).",
             show_default=False,
-            rich_help_panel=PANEL,
+            rich_help_panel=_PANEL,
         ),
     ] = None,
     effort: Annotated[
@@ -68,7 +68,7 @@ def _read(
         typer.Option(
             "--effort",
             help="Reasoning effort (part of the cache key and the tag).",
-            rich_help_panel=PANEL,
+            rich_help_panel=_PANEL,
         ),
     ] = None,
     base_url: Annotated[
@@ -76,13 +76,13 @@ def _read(
         typer.Option(
             "--base-url",
             help="Provider base URL (e.g. an OpenAI-compatible server).",
-            rich_help_panel=PANEL,
+            rich_help_panel=_PANEL,
         ),
     ] = None,
     concurrency: Annotated[
         int,
         typer.Option(
-            "--concurrency", min=1, help="Requests in flight at once.", rich_help_panel=PANEL
+            "--concurrency", min=1, help="Requests in flight at once.", rich_help_panel=_PANEL
         ),
     ] = DEFAULT_CONCURRENCY,
     timeout: Annotated[
@@ -90,7 +90,7 @@ def _read(
         typer.Option(
             "--timeout",
             min=0.001,
-            rich_help_panel=PANEL,
+            rich_help_panel=_PANEL,
             help="Seconds each attempt waits for an answer; a request gives up after two timeouts.",
         ),
     ] = RetryPolicy().timeout_s,
@@ -99,7 +99,7 @@ def _read(
         typer.Option(
             "--attempts",
             min=1,
-            rich_help_panel=PANEL,
+            rich_help_panel=_PANEL,
             help="Attempts per request (rate limits, server errors, timeouts).",
         ),
     ] = RetryPolicy().attempts,
@@ -107,7 +107,7 @@ def _read(
         bool,
         typer.Option(
             "--force",
-            rich_help_panel=PANEL,
+            rich_help_panel=_PANEL,
             help="Replace an existing output even by one that answers fewer items.",
         ),
     ] = False,
@@ -130,7 +130,7 @@ def with_options(*, lexical: bool = False) -> Callable[[Callable[..., None]], Ca
             choices=names,
             fold_case=True,
             show_default=False,
-            rich_help_panel=PANEL,
+            rich_help_panel=_PANEL,
             help="Default: the provider whose key is set; openai with --base-url alone.",
         ),
     ]
