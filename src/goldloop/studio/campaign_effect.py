@@ -27,7 +27,7 @@ from goldloop.formats.labelstudio.tasks import (
 from goldloop.formats.labelstudio.verify import read_annotation, shown_hits
 from goldloop.kb import KB
 from goldloop.scoring.effect import EffectReport, PairedDocument, effect_report
-from goldloop.studio.campaign import verify_campaign
+from goldloop.studio.campaign import verified_gold
 from goldloop.studio.campaign_agreement import campaign_design
 from goldloop.studio.effort import IDLE_CAP_MINUTES, effort_rows
 
@@ -66,7 +66,7 @@ def blind_documents(
             f"campaign {campaign.name!r} has no blind documents (no tasks in "
             f"{blind_name(campaign.name)!r}): nothing to compare"
         )
-    gold = verify_campaign(campaign, kb, cap_minutes=cap_minutes)
+    gold = verified_gold(campaign, kb)
     settled = {d.doc_id: d for d in gold.documents}
     waiting = set(gold.awaiting_curation)
     minutes = {
