@@ -30,6 +30,7 @@ from goldloop.errors import GoldloopError
 from goldloop.kb import Relation, label_key
 from goldloop.kb.verb_forms import verb_forms
 from goldloop.settings import SPACY_MODELS
+from goldloop.text.attribute_index import speed_up
 from goldloop.text.parse_cache import open_cache, parse_cached
 from goldloop.text.parsing import Parsing
 
@@ -89,6 +90,7 @@ def load_nlp(models: str | Sequence[str] = SPACY_MODELS) -> Language:
             except (OSError, ImportError, ValueError) as exc:
                 failures.append(f"{name}: {str(exc).splitlines()[0]}")
                 continue
+            speed_up(nlp)
             _models[name] = nlp
             return nlp
     raise GoldloopError(
