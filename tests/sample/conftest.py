@@ -65,4 +65,5 @@ def forbid_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("the pool was parsed again although its cache is valid")
 
-    monkeypatch.setattr(goldloop.text.nlp, "parse_many", refuse)
+    for bulk in ("parse_many", "derive_many"):
+        monkeypatch.setattr(goldloop.text.nlp, bulk, refuse)

@@ -5,7 +5,7 @@ strata, and a two-phase batch never extends a one-phase sample."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -31,17 +31,20 @@ ELIGIBLE = 26  # the demo corpus: 31 rows, 5 dropped (see test_run)
 def parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """Every text handed to the one bulk-parse path during the test (still parsed for real)."""
     seen: list[str] = []
-    real = goldloop.text.nlp.parse_many
 
-    def counting(texts: Iterable[str], *args: Any, **kwargs: Any) -> Iterator[Any]:
-        def tap() -> Iterator[str]:
-            for text in texts:
-                seen.append(text)
-                yield text
+    def tapped(real: Callable[..., Iterator[Any]]) -> Callable[..., Iterator[Any]]:
+        def counting(texts: Iterable[str], *args: Any, **kwargs: Any) -> Iterator[Any]:
+            def tap() -> Iterator[str]:
+                for text in texts:
+                    seen.append(text)
+                    yield text
 
-        return real(tap(), *args, **kwargs)
+            return real(tap(), *args, **kwargs)
 
-    monkeypatch.setattr(goldloop.text.nlp, "parse_many", counting)
+        return counting
+
+    for bulk in ("parse_many", "derive_many"):
+        monkeypatch.setattr(goldloop.text.nlp, bulk, tapped(getattr(goldloop.text.nlp, bulk)))
     return seen
 
 

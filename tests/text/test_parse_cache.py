@@ -287,6 +287,23 @@ def test_several_processes_parse_only_the_misses_in_order(nlp: Language, cache: 
     assert same(docs, list(nlp.pipe(texts)))
 
 
+def test_derive_runs_where_each_doc_is_parsed(nlp: Language, cache: ParseCache) -> None:
+    """Workers derive from the docs they parse and send back only that (and the stored bytes);
+    a stored doc is derived here. Both give what a fresh parse gives."""
+    texts = corpus_texts(24)
+    list(parse_cached(cache, nlp, texts[::3]))
+
+    def derive(doc: Doc) -> tuple[int, list[tuple[Any, ...]]]:
+        return os.getpid(), tokens(doc)
+
+    derived = list(parse_cached(cache, nlp, texts, n_process=2, batch_size=2, derive=derive))
+    assert [found for _, found in derived] == [tokens(doc) for doc in nlp.pipe(texts)]
+    here = [i for i, (pid, _) in enumerate(derived) if pid == os.getpid()]
+    assert here == list(range(0, 24, 3))  # the stored ones; the others came from the workers
+    assert len(cache) == 24
+    assert same(list(parse_cached(cache, nlp, texts)), list(nlp.pipe(texts)))
+
+
 def test_without_fork_spacys_own_processes_parse_the_misses(
     nlp: Language, cache: ParseCache, monkeypatch: pytest.MonkeyPatch
 ) -> None:

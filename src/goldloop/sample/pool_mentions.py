@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from goldloop.kb import KB
@@ -40,13 +41,26 @@ def detect_here(
     workers: int = 1,
     batch_size: int = 64,
 ) -> Iterator[tuple[PoolMention, ...]]:
-    """Pool mentions of each text, in order, parsed through the one bulk-parse path."""
+    """Pool mentions of each text, in order, parsed through the one bulk-parse path; with
+    ``workers`` > 1 the parse workers detect too, so their docs are never read back here."""
     # spaCy loads only when texts are parsed.
-    from goldloop.text.detector import detect_mentions
-    from goldloop.text.nlp import parse_many
+    from goldloop.text.detector import prepare
+    from goldloop.text.nlp import derive_many, load_nlp
 
-    for doc in parse_many(texts, parsing, n_process=workers, batch_size=batch_size):
-        yield pool_mentions(detect_mentions(doc, kb))
+    prepare(kb, load_nlp(parsing.models))
+    return derive_many(
+        texts,
+        partial(_detected, kb=kb),
+        parsing,
+        n_process=workers,
+        batch_size=batch_size,
+    )
+
+
+def _detected(doc: Any, kb: KB) -> tuple[PoolMention, ...]:
+    from goldloop.text.detector import detect_mentions
+
+    return pool_mentions(detect_mentions(doc, kb))
 
 
 def pool_mentions(mentions: Iterable[Any]) -> tuple[PoolMention, ...]:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from spacy.attrs import LEMMA, POS, TAG
+from spacy.language import Language
 from spacy.parts_of_speech import NAMES as POS_NAMES
 from spacy.tokens import Doc, Token
 
@@ -143,6 +144,12 @@ def _kb_index(kb: KB, model: str) -> _KBIndex:
                     index.by_first_lemma.setdefault(form.lemmas[0], []).append(pattern)
             _indexes[model, kb.sha256] = index
         return index
+
+
+def prepare(kb: KB, nlp: Language) -> None:
+    """Build ``kb``'s label patterns for pipeline ``nlp`` now: parse workers forked after this
+    share them instead of each building its own."""
+    _kb_index(kb, pipeline_of(nlp.make_doc("")))
 
 
 def detect_mentions(doc: Doc, kb: KB) -> list[DetectedMention]:

@@ -19,8 +19,9 @@ some frames ("co-roosts with", "ameliorates condition"). So "has part", "is agon
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 import spacy
 from spacy.language import Language
@@ -67,6 +68,8 @@ class LabelForm:
     def verbal(self) -> bool:
         return self.verb_index is not None
 
+
+T = TypeVar("T")
 
 _lock = threading.RLock()
 _models: dict[str, Language] = {}
@@ -130,12 +133,43 @@ def parse_many(
     skip for this call only (another thread may be parsing with the full pipeline, so never
     ``select_pipes``).
     """
+    return _parse(texts, parsing, disable, n_process, batch_size, None)
+
+
+def derive_many(
+    texts: Iterable[str],
+    derive: Callable[[Doc], T],
+    parsing: Parsing = Parsing(),
+    *,
+    n_process: int = 1,
+    batch_size: int = 32,
+) -> Iterator[T]:
+    """``derive`` of each text's doc, in order, parsed as :func:`parse_many` parses them; where
+    worker processes parse, ``derive`` runs in them, so those docs never cross back."""
+    return _parse(texts, parsing, (), n_process, batch_size, derive)
+
+
+def _parse(
+    texts: Iterable[str],
+    parsing: Parsing,
+    disable: Sequence[str],
+    n_process: int,
+    batch_size: int,
+    derive: Callable[[Doc], Any] | None,
+) -> Iterator[Any]:
     nlp = load_nlp(parsing.models)
     store = open_cache(parsing)
     if store is None:
-        return nlp.pipe(texts, disable=list(disable), n_process=n_process, batch_size=batch_size)
+        docs = nlp.pipe(texts, disable=list(disable), n_process=n_process, batch_size=batch_size)
+        return docs if derive is None else map(derive, docs)
     return parse_cached(
-        store, nlp, texts, disable=disable, n_process=n_process, batch_size=batch_size
+        store,
+        nlp,
+        texts,
+        disable=disable,
+        n_process=n_process,
+        batch_size=batch_size,
+        derive=derive,
     )
 
 

@@ -36,7 +36,7 @@ import threading
 import time
 import weakref
 import zlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -372,13 +372,16 @@ def parse_cached(
     disable: Sequence[str] = (),
     n_process: int = 1,
     batch_size: int = 32,
-) -> Iterator[Doc]:
-    """Docs in input order: hits read from ``cache``, misses parsed and stored.
+    derive: Callable[[Doc], Any] | None = None,
+) -> Iterator[Any]:
+    """Docs in input order (or ``derive`` of each): hits read from ``cache``, misses parsed and
+    stored.
 
     The input is read a window at a time (enough misses to keep ``n_process`` processes busy,
     or at most ``WINDOW`` texts), so a stream stays a stream and a mostly cached one is never
     read ahead whole. With ``n_process`` > 1 the misses go to worker processes, started once per
-    call, that parse and serialise them; the docs they send back are read like stored ones.
+    call, that parse and serialise them; the docs they send back are read like stored ones. A
+    ``derive`` runs in those workers on the docs they parse, so those docs are never read back.
     """
     pipes = tuple(name for name in nlp.pipe_names if name not in disable)
     pipeline = pipeline_id(nlp)
@@ -405,15 +408,13 @@ def parse_cached(
             to_parse = [text for text, _, found in window if found is None]
             processes = n_process if len(to_parse) > batch_size else 1
             if processes > 1 and _Workers.usable():
-                workers = workers or _Workers(nlp, disable, processes)
-                yield from _serve_window(
-                    cache, pipeline, pipes, window, workers.parse(to_parse, batch_size), nlp
-                )
+                workers = workers or _Workers(nlp, disable, processes, derive)
+                parsed: Iterator[Any] = workers.parse(to_parse, batch_size)
             else:  # one process, or spaCy's own processes where fork is not available
                 parsed = nlp.pipe(
                     to_parse, disable=list(disable), n_process=processes, batch_size=batch_size
                 )
-                yield from _serve_window(cache, pipeline, pipes, window, parsed, nlp)
+            yield from _serve_window(cache, pipeline, pipes, window, parsed, nlp, derive)
     finally:
         if workers is not None:
             workers.close()
@@ -435,27 +436,31 @@ def _serve_window(
     pipeline: str,
     pipes: tuple[str, ...],
     window: list[tuple[str, bytes, bytes | None]],
-    parsed: Iterator[Doc | bytes],
+    parsed: Iterator[Doc | tuple[bytes, Any]],
     nlp: Language,
-) -> Iterator[Doc]:
-    """The window's docs in order: stored ones loaded, parsed ones (docs, or the workers'
-    serialised docs) stored in chunks."""
+    derive: Callable[[Doc], Any] | None,
+) -> Iterator[Any]:
+    """The window's docs (or what ``derive`` makes of them) in order: stored ones loaded, parsed
+    ones (docs, or the workers' serialised docs with what they derived) stored in chunks."""
     new: list[tuple[bytes, bytes]] = []
     try:
         for _, key, found in window:
             if found is not None:
-                yield _load_stored(cache, nlp, found)
+                doc = _load_stored(cache, nlp, found)
+                yield doc if derive is None else derive(doc)
                 continue
             item = next(parsed)
-            if isinstance(item, bytes):
-                blob, doc = item, load_doc(nlp.vocab, item)
+            if isinstance(item, tuple):
+                blob, derived = item
+                out = load_doc(nlp.vocab, blob) if derive is None else derived
             else:
-                blob, doc = dump_doc(item), item  # dumped before the caller can change the doc
+                blob = dump_doc(item)  # dumped before the caller can change the doc
+                out = item if derive is None else derive(item)
             new.append((key, blob))
             if len(new) == CHUNK:
                 cache.put_many(pipeline, pipes, new)
                 new = []
-            yield doc
+            yield out
     finally:
         close = getattr(parsed, "close", None)
         if close is not None:
@@ -464,8 +469,9 @@ def _serve_window(
             cache.put_many(pipeline, pipes, new)
 
 
-# The pipeline a worker process parses with: set before the fork, inherited by the workers.
-_worker_pipeline: tuple[Language, tuple[str, ...]] | None = None
+# The pipeline a worker process parses with, and what it derives from each doc: set before the
+# fork, inherited by the workers (so neither is pickled).
+_worker_pipeline: tuple[Language, tuple[str, ...], Callable[[Doc], Any] | None] | None = None
 
 
 def _worker_start() -> None:
@@ -473,22 +479,30 @@ def _worker_start() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _worker_parse(texts: list[str]) -> list[bytes]:
+def _worker_parse(texts: list[str]) -> list[tuple[bytes, Any]]:
     assert _worker_pipeline is not None
-    nlp, disable = _worker_pipeline
-    return [dump_doc(doc) for doc in nlp.pipe(texts, disable=list(disable), batch_size=len(texts))]
+    nlp, disable, derive = _worker_pipeline
+    docs = nlp.pipe(texts, disable=list(disable), batch_size=len(texts))
+    return [(dump_doc(doc), None if derive is None else derive(doc)) for doc in docs]
 
 
 class _Workers:
-    """Forked processes that parse batches of texts and send back :func:`dump_doc` bytes.
+    """Forked processes that parse batches of texts and send back :func:`dump_doc` bytes, each
+    with what ``derive`` makes of its doc.
 
     Cheaper than ``nlp.pipe(n_process=...)``, whose workers send whole docs, tensor included
     (ten times the stored size), back through pickling; forked, they share the loaded model.
     """
 
-    def __init__(self, nlp: Language, disable: Sequence[str], processes: int) -> None:
+    def __init__(
+        self,
+        nlp: Language,
+        disable: Sequence[str],
+        processes: int,
+        derive: Callable[[Doc], Any] | None = None,
+    ) -> None:
         global _worker_pipeline
-        _worker_pipeline = (nlp, tuple(disable))
+        _worker_pipeline = (nlp, tuple(disable), derive)
         context = multiprocessing.get_context("fork")
         self._pool = context.Pool(processes, initializer=_worker_start)
 
@@ -496,7 +510,7 @@ class _Workers:
     def usable() -> bool:
         return "fork" in multiprocessing.get_all_start_methods()
 
-    def parse(self, texts: list[str], batch_size: int) -> Iterator[bytes]:
+    def parse(self, texts: list[str], batch_size: int) -> Iterator[tuple[bytes, Any]]:
         batches = [texts[i : i + batch_size] for i in range(0, len(texts), batch_size)]
         for blobs in self._pool.imap(_worker_parse, batches):
             yield from blobs
