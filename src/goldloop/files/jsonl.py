@@ -11,6 +11,7 @@ from typing import Any
 
 from goldloop.errors import GoldloopError
 from goldloop.files.atomic import atomic_open
+from goldloop.heap import paused_gc
 
 
 class JsonlError(GoldloopError):
@@ -24,7 +25,8 @@ def loads(text: str | bytes) -> Any:
     recursion allows. Each refusal is a :class:`json.JSONDecodeError`, like any malformed JSON.
     """
     try:
-        return json.loads(text, parse_constant=_not_finite, parse_float=_finite_float)
+        with paused_gc():
+            return json.loads(text, parse_constant=_not_finite, parse_float=_finite_float)
     except RecursionError:
         raise JsonRefused("nested too deeply", text) from None
     except _NotFinite as exc:

@@ -16,7 +16,8 @@ from typing import Any
 from goldloop.files import jsonl
 from goldloop.files.atomic import atomic_write_json
 from goldloop.files.beside import verification_path
-from goldloop.formats.gold import Document, GoldFile, GoldStats, gold_from_data, paused_gc
+from goldloop.formats.gold import Document, GoldFile, GoldStats, gold_from_data
+from goldloop.heap import paused_gc
 
 # BioC needs the bioc package and DocBin spaCy: each is imported when its format is used, so
 # `goldloop export --help` lists the formats without them.

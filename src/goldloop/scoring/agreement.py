@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from goldloop.errors import GoldloopError
-from goldloop.formats.gold import Document, Hit, paused_gc
+from goldloop.formats.gold import Document, Hit
+from goldloop.heap import paused_gc
 from goldloop.kb import KB
 from goldloop.scoring.bootstrap import ratio
 from goldloop.scoring.design import CorpusFigures, Design, corpus_figures

@@ -24,7 +24,8 @@ from typing import Any
 import numpy as np
 
 from goldloop.files.atomic import atomic_open
-from goldloop.formats.gold import Document, paused_gc
+from goldloop.formats.gold import Document
+from goldloop.heap import paused_gc
 from goldloop.kb import KB
 from goldloop.scoring.alpha_u import (
     AlphaU,
