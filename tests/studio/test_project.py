@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import threading
 import uuid
+from typing import Any
 
 from goldloop.formats.gold import Document
 from goldloop.kb import KB
 from goldloop.studio import project as projects
-from goldloop.studio.connection import StudioUnreachable
+from goldloop.studio.connection import Studio, StudioUnreachable
 from goldloop.studio.label_config import render_instructions, render_label_config
 from goldloop.studio.push import TASKS_VIEW, build_tasks, push
 from tests.studio.conftest import doc_ids_in, loop_copies
@@ -82,3 +83,49 @@ def test_predictions_an_import_dropped_are_added_again(label_studio, tmp_path) -
         assert [p.model_version for p in listed] == [sent["model_version"]], doc.doc_id  # no twin
         assert [p.result for p in listed] == [sent["result"]]
     projects.set_model_version(studio, project, sent["model_version"])  # accepted again
+
+
+def test_an_import_the_server_confirms_is_not_listed_again(
+    label_studio, tmp_path, monkeypatch
+) -> None:
+    """An import's answer counts the tasks and predictions the server stored. When they are all
+    there the project is not listed again; when it counts fewer predictions than were sent, the
+    tasks are listed and given what they lack. Label Studio drops them only under load, so the
+    drop is made here: the first imported task's predictions deleted through the API and the
+    answer's count lowered to match, as the server's own answer would be."""
+    studio = label_studio.studio
+    kb, a, documents, name = loop_copies(tmp_path, "confirmed", 6)
+    listings: list[str] = []
+    real_listing = projects.existing_tasks
+
+    def listing(*args: Any, **kwargs: Any) -> Any:
+        listings.append(name)
+        return real_listing(*args, **kwargs)
+
+    monkeypatch.setattr(projects, "existing_tasks", listing)
+    push(studio, documents[:3], name, kb, a=a)
+    assert listings == [name]  # push's own look at what the project already has; no other
+
+    real_post = Studio.post_json
+
+    def dropping(self: Studio, path: str, body: bytes, **kwargs: Any) -> Any:
+        answer = real_post(self, path, body, **kwargs)
+        first = answer["task_ids"][0]
+        dropped = list(self.sdk.predictions.list(task=first))
+        for prediction in dropped:
+            self.sdk.predictions.delete(id=prediction.id)
+        return {**answer, "prediction_count": answer["prediction_count"] - len(dropped)}
+
+    monkeypatch.setattr(Studio, "post_json", dropping)
+    push(studio, documents, name, kb, a=a)
+    assert listings == [name] * 3  # push's look, then the tasks listed again to restore
+    project = projects.find_project(studio, name)
+    assert project is not None
+    stored = real_listing(studio, project)
+    tasks = build_tasks(documents, kb, project.label_config, a, None)
+    for doc, task in zip(documents, tasks, strict=True):
+        listed = studio.sdk.predictions.list(task=stored[doc.doc_id].id)
+        (sent,) = task["predictions"]
+        assert [(p.model_version, p.result) for p in listed] == [
+            (sent["model_version"], sent["result"])
+        ], doc.doc_id

@@ -9,6 +9,7 @@ that is not Label Studio, or refuses the key, is the user's to fix (exit 2).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ import httpx
 from tenacity import retry, retry_if_exception, stop_after_attempt, wait_exponential
 
 from goldloop.errors import ServiceError
+from goldloop.files import jsonl
 from goldloop.formats.labelstudio.studio_error import (
     StudioError as StudioError,  # re-exported: callers catch it here
 )
@@ -113,15 +115,20 @@ class Studio:
             )
         ).json()
 
-    def post_json(self, path: str, body: bytes, *, params: dict[str, object] | None = None) -> None:
+    def post_json(self, path: str, body: bytes, *, params: dict[str, object] | None = None) -> Any:
         """``POST path`` with a JSON ``body`` already encoded, through the SDK's own HTTP client;
-        not retried here (pass it to :meth:`call_once`)."""
-        _checked(
+        not retried here (pass it to :meth:`call_once`). The answer's JSON (None if it has
+        none)."""
+        response = _checked(
             self.sdk._client_wrapper.httpx_client.request(
                 path, method="POST", params=params or {}, content=body,
                 headers={"content-type": "application/json"}, request_options={"max_retries": 0},
             )
         )  # fmt: skip
+        try:
+            return jsonl.loads(response.content) if response.content else None
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            return None
 
 
 def connect(connection: Connection, *, timeout: float = 120.0) -> Studio:

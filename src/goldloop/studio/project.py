@@ -190,12 +190,14 @@ def import_tasks(
     Callers send only keys the project lacks (``existing_tasks``), so a re-run after a crash
     completes the import without duplicates. ``progress`` gets each batch's size.
     """
+    confirmed = True
     for start in range(0, len(tasks), batch_size):
         batch = list(tasks[start : start + batch_size])
-        _import_batch(studio, project, batch, key)
+        confirmed &= _import_batch(studio, project, batch, key)
         if progress:
             progress(len(batch))
-    _restore_dropped_predictions(studio, project, tasks, key)
+    if not confirmed:
+        _restore_dropped_predictions(studio, project, tasks, key)
     return len(tasks)
 
 
@@ -208,8 +210,8 @@ def _restore_dropped_predictions(
     """Label Studio 1.23 can store an import's tasks without their predictions and answer 201
     (tasks/serializers.py ``add_predictions`` returns early on a prediction it cannot prepare;
     seen under load, after push's and curate's imports alike), and then refuses their model
-    version. The imported tasks are listed again and each gets the predictions it lacks, by model
-    version."""
+    version. When an import's answer does not count every prediction sent as stored, the
+    imported tasks are listed again and each gets the predictions it lacks, by model version."""
     expected = [task for task in tasks if task.get("predictions")]
     if not expected:
         return
@@ -238,19 +240,21 @@ def add_predictions(studio: Studio, project: Project, rows: Sequence[dict[str, A
         )
 
 
-def _import_batch(studio: Studio, project: Project, batch: list[dict[str, Any]], key: str) -> None:
+def _import_batch(studio: Studio, project: Project, batch: list[dict[str, Any]], key: str) -> bool:
+    """Import ``batch`` once; whether the server's answer confirms every task and prediction
+    stored (its ``task_count`` and ``prediction_count``: the rows it created)."""
     pending = batch
     for attempt in range(IMPORT_ATTEMPTS):
         try:
             # ``projects.import_tasks`` walks every task twice in Python before sending (about
             # 2 ms per task with three predictions): the body is encoded once by ``json`` instead.
             # Sent once: a retry could store a batch twice (the except below recovers instead).
-            studio.call_once(
+            answer = studio.call_once(
                 studio.post_json, f"api/projects/{int(project.id)}/import",
                 json.dumps(pending, ensure_ascii=False).encode("utf-8"),
                 params={"return_task_ids": True},
             )  # fmt: skip
-            return
+            return pending is batch and _stored_all(answer, batch)
         except StudioUnreachable:
             if attempt == IMPORT_ATTEMPTS - 1:
                 raise
@@ -259,7 +263,17 @@ def _import_batch(studio: Studio, project: Project, batch: list[dict[str, Any]],
             present = existing_tasks(studio, project, key)
             pending = [t for t in pending if str(t["data"][key]) not in present]
             if not pending:
-                return
+                return False
+    return False
+
+
+def _stored_all(answer: Any, batch: list[dict[str, Any]]) -> bool:
+    sent = sum(len(task.get("predictions") or ()) for task in batch)
+    return (
+        isinstance(answer, dict)
+        and answer.get("task_count") == len(batch)
+        and answer.get("prediction_count") == sent
+    )
 
 
 def export_project(
