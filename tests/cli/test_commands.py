@@ -47,6 +47,10 @@ HEAVY = frozenset(
     }
 )
 
+# Not heavy, but no help needs it: typer imports pydantic only to coerce an option's value, and
+# the gold's pydantic models are read where documents are.
+LIGHT_HELP = frozenset({"pydantic", "goldloop.formats.gold"})
+
 # Runs each argv of argv[1] (JSON) in a forked child of one interpreter that has imported only
 # the entry point, as a fresh `goldloop ...` would; prints the heavy modules each one imported.
 _RUNNER = """
@@ -55,7 +59,7 @@ heavy = set(json.loads(sys.argv[2]))
 from goldloop.cli import main
 # What every command's help needs, imported once before the children fork (none is heavy: a
 # heavy module imported here would be reported by every child).
-import typer._adapters, typer.rich_utils
+import typer.rich_utils
 for argv in json.loads(sys.argv[1]):
     read, write = os.pipe()
     pid = os.fork()
@@ -94,7 +98,7 @@ def _leaf_commands() -> list[list[str]]:
 
 def _run_light(argvs: list[list[str]]) -> dict[tuple[str, ...], tuple[int, list[str]]]:
     done = subprocess.run(
-        [sys.executable, "-c", _RUNNER, json.dumps(argvs), json.dumps(sorted(HEAVY))],
+        [sys.executable, "-c", _RUNNER, json.dumps(argvs), json.dumps(sorted(HEAVY | LIGHT_HELP))],
         capture_output=True,
         text=True,
         check=True,

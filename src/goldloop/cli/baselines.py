@@ -31,7 +31,7 @@ from goldloop.cli.score import (
 )
 from goldloop.errors import SettingError
 from goldloop.files import jsonl
-from goldloop.scoring.baselines import BASELINES, LlmReport
+from goldloop.scoring.modes import BASELINES
 
 
 # Long only by its signature: typer reads each option from it (the body is under 80 lines).
@@ -66,7 +66,7 @@ def baselines(
     linking-only)."""
     from goldloop.llm import make_llm
     from goldloop.llm.encoder import Encoder
-    from goldloop.scoring.baselines import run_baselines
+    from goldloop.scoring.baselines import LlmReport, run_baselines
     from goldloop.scoring.design import read_design
     from goldloop.scoring.score_files import read_scored_gold
 

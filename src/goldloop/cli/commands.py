@@ -195,7 +195,7 @@ def load(entry: Entry, *, markup: Any = "rich") -> Command:
     target = getattr(importlib.import_module(module), attr)
     if isinstance(target, typer.Typer):
         return get_group_from_info(
-            TyperInfo(target, name=entry.name),
+            TyperInfo(target, name=entry.name, cls=SubcommandTable),
             pretty_exceptions_short=_PRETTY_EXCEPTIONS_SHORT,
             suggest_commands=True,
             rich_markup_mode=markup,
@@ -207,7 +207,22 @@ def load(entry: Entry, *, markup: Any = "rich") -> Command:
     )
 
 
-class CommandTable(TyperGroup):
+class _HelpIsBool(TyperGroup):
+    def get_help_option(self, ctx: typer.Context) -> Any:  # type: ignore[override]
+        # typer coerces an option's value through pydantic unless it is a bool already, and a
+        # group's --help, when a command's is given, has the value None: importing pydantic for
+        # it was half the start of `goldloop CMD --help` over typer's own.
+        option = super().get_help_option(ctx)
+        if option is not None:
+            option.default = False
+        return option
+
+
+class SubcommandTable(_HelpIsBool):
+    """A command with sub-commands (``goldloop studio``, ``kb``, ...), as typer builds it."""
+
+
+class CommandTable(_HelpIsBool):
     """The root group over :data:`COMMANDS`: a command's module is imported when the command is
     resolved (to run it or show its own help); the root's help lists the table's lines."""
 
@@ -232,15 +247,6 @@ class CommandTable(TyperGroup):
         if cmd_name not in self._loaded:
             self._loaded[cmd_name] = load(entry, markup=self.rich_markup_mode)
         return self._loaded[cmd_name]
-
-    def get_help_option(self, ctx: typer.Context) -> Any:  # type: ignore[override]
-        # typer coerces an option's value through pydantic unless it is a bool already, and the
-        # root's --help, when a command's is given, has the value None: importing pydantic for
-        # it was half the start of `goldloop CMD --help` over typer's own.
-        option = super().get_help_option(ctx)
-        if option is not None:
-            option.default = False
-        return option
 
     def format_help(self, ctx: typer.Context, formatter: Any) -> None:  # type: ignore[override]
         self._listing = True

@@ -28,7 +28,7 @@ from goldloop.files.atomic import atomic_write_files, atomic_write_json
 from goldloop.files.beside import report_path
 from goldloop.files.jsonl import write_jsonl
 from goldloop.scoring.ppi import MIN_CALIBRATED_LABELS
-from goldloop.sheets.labelling import PER_SHEET
+from goldloop.sheets import PER_SHEET
 
 if TYPE_CHECKING:
     from goldloop.precision.study import PrecisionReport

@@ -11,15 +11,17 @@ import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from goldloop.errors import GoldloopError
 from goldloop.files.atomic import atomic_open
 from goldloop.files.csvfile import read_csv, table_text
 from goldloop.files.jsonl import json_lines, json_object
-from goldloop.formats.gold import Document
+
+if (
+    TYPE_CHECKING
+):  # `sample --help` reads this module: the gold's pydantic models load with documents
+    from goldloop.formats.gold import Document
 
 log = logging.getLogger(__name__)
 
@@ -185,6 +187,10 @@ def _document_record(file: Path, number: int, value: Any) -> dict[str, Any]:
 
 def read_documents(path: str | Path) -> list[Document]:
     """Documents from a sample dir (manifest order, sampling fields filled) or a documents JSONL."""
+    from pydantic import ValidationError
+
+    from goldloop.formats.gold import Document
+
     source = Path(path)
     if source.is_dir():
         return _sample_documents(source)
@@ -203,6 +209,8 @@ def read_documents(path: str | Path) -> list[Document]:
 
 
 def _sample_documents(directory: Path) -> list[Document]:
+    from goldloop.formats.gold import Document
+
     if not (directory / MANIFEST).is_file():
         raise SampleDirError(f"{directory}: not a sample dir (no {MANIFEST})")
     rows = read_manifest(directory)

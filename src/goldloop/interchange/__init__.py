@@ -11,19 +11,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from goldloop.files import jsonl
 from goldloop.files.atomic import atomic_write_json
 from goldloop.files.beside import verification_path
-from goldloop.formats.gold import Document, GoldFile, GoldStats, gold_from_data
 from goldloop.heap import paused_gc
-
-# BioC needs the bioc package and DocBin spaCy: each is imported when its format is used, so
-# `goldloop export --help` lists the formats without them.
-from goldloop.interchange import brat, pubtator
 from goldloop.interchange.spans import FormatError, ImportCounts, TypeMap
-from goldloop.kb import KB
+
+if TYPE_CHECKING:
+    from goldloop.formats.gold import Document, GoldFile, GoldStats
+    from goldloop.kb import KB
+
+# Every format module and the gold's pydantic models are imported when a conversion runs (BioC
+# needs the bioc package, DocBin spaCy), so `goldloop export --help` lists the formats without
+# them.
 
 EXPORT_FORMATS = ("bioc-xml", "bioc-json", "pubtator", "brat", "spacy")
 IMPORT_FORMATS = ("bioc-xml", "bioc-json", "pubtator", "brat")
@@ -63,6 +65,8 @@ def export_gold(
 def _export(
     fmt: str, documents: list[Document], out: Path, verification: dict[str, Any] | None
 ) -> tuple[dict[str, int], Path | None]:
+    from goldloop.interchange import brat, pubtator
+
     counts: dict[str, int] = {}
     sidecar = None
     if fmt in ("bioc-xml", "bioc-json"):
@@ -88,6 +92,8 @@ def _docbin_write(out: Path, documents: list[Document]) -> dict[str, int]:
 
 def folder_files(fmt: str, documents: list[Document]) -> list[str]:
     """The names of the files an export in ``fmt`` puts in its folder (none: one file)."""
+    from goldloop.interchange import brat
+
     return brat.folder_files(documents) if fmt == "brat" else []
 
 
@@ -95,7 +101,8 @@ def import_corpus(
     fmt: str, source: Path, kb: KB | None, type_map: TypeMap | None = None
 ) -> tuple[GoldFile, ImportCounts]:
     """Read a corpus in ``fmt`` as gold, validated and folded through ``kb`` like a gold file."""
-    from goldloop.interchange import bioc
+    from goldloop.formats.gold import gold_from_data
+    from goldloop.interchange import bioc, brat, pubtator
 
     readers = {
         "bioc-xml": bioc.read_xml,

@@ -15,13 +15,15 @@ import json
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from goldloop.errors import GoldloopError
 from goldloop.files import jsonl
 from goldloop.files.csvfile import read_csv
-from goldloop.formats.gold import Document, Hit
 from goldloop.kb import KB
+
+if TYPE_CHECKING:  # `goldloop export --help` reads the formats' names without the gold's models
+    from goldloop.formats.gold import Document, Hit
 
 # The hit fields every format carries in its own way; the others travel as carried fields.
 SPAN_FIELDS = ("a", "b", "surface", "entity_id")

@@ -25,17 +25,16 @@ from goldloop.llm.answer import FAILED, OK, REJECTED
 from goldloop.llm.tasks.linking import MAX_TOKENS, LinkingTask, Span, marked
 from goldloop.llm.tasks.task import TaskReport, TaskResult, run_task
 from goldloop.scoring.inputs import SystemPredictions, rows_to_predictions
+from goldloop.scoring.modes import BASELINES
 from goldloop.text.parsing import Parsing
 
 if TYPE_CHECKING:
-    # numpy's modules (the encoder, the scorer, the design), imported when a baseline runs: the
-    # CLI's help lists BASELINES without them.
+    # numpy's modules (the encoder, the scorer, the design), imported when a baseline runs.
     from goldloop.llm import Provider
     from goldloop.llm.encoder import Encoder
     from goldloop.scoring.design import Design
     from goldloop.scoring.score_result import BaselineReport, ScoreResult
 
-BASELINES = ("lexical", "encoder", "llm")
 # Which regimes each baseline is scored in.
 BASELINE_REGIMES = {
     "lexical": ("end-to-end", "linking-only"),

@@ -25,7 +25,6 @@ from goldloop.errors import GoldloopError
 from goldloop.precision.mentions import LABELS, Label
 from goldloop.text.parsing import Parsing
 
-PER_SHEET = 50
 SHEET_GLOB = "sheet-*.md"
 BOXES = {label: label.replace("_", " ") for label in LABELS}
 ITEM = re.compile(r"^##\s+(G-\d{4,})\s*$")
