@@ -28,7 +28,6 @@ from goldloop.files.atomic import atomic_write_files, atomic_write_json
 from goldloop.files.beside import report_path
 from goldloop.files.jsonl import write_jsonl
 from goldloop.scoring.ppi import MIN_CALIBRATED_LABELS
-from goldloop.sheets import PER_SHEET
 
 if TYPE_CHECKING:
     from goldloop.precision.study import PrecisionReport
@@ -51,6 +50,9 @@ DocumentsOption = Annotated[
         "--documents", help="The texts: a sample dir, a documents JSONL or a gold JSON file."
     ),
 ]
+
+# A labelling sheet's items: one sitting.
+PER_SHEET = 50
 
 
 @app.command("judge")

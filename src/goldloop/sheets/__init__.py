@@ -4,6 +4,3 @@
 into verified gold through the same verdict code ``pull`` uses. ``labelling``: the precision
 sample as markdown sheets to tick, read back as labels.
 """
-
-PER_SHEET = 50
-"""Items per labelling sheet (one sitting); here so `goldloop precision --help` shows it light."""
