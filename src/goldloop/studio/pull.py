@@ -25,6 +25,7 @@ from goldloop.files.gold_lock import gold_lock
 from goldloop.formats.gold import Document
 from goldloop.formats.labelstudio.tasks import campaign_titles, check_campaign, double_name
 from goldloop.formats.labelstudio.verify import PullResult, annotators
+from goldloop.heap import paused_gc
 from goldloop.kb import KB
 from goldloop.studio import project as projects
 from goldloop.studio.campaign import verify_campaign
@@ -78,6 +79,20 @@ def write_campaign(
 ) -> tuple[PullResult, dict[str, Path]]:
     """Pull's rules over the campaign's tasks as read: write the gold, its sidecar, one file per
     person and the mirror (the caller holds the gold's lock); ``parsing`` anchors the hits."""
+    # Every task becomes documents and hits while the export is held: a collector pass would
+    # walk the whole export again at each step.
+    with paused_gc():
+        return _write_campaign(out, mirror, kb, annotator, per_annotator, parsing)
+
+
+def _write_campaign(
+    out: Path,
+    mirror: Mirror,
+    kb: KB,
+    annotator: str | None,
+    per_annotator: bool,
+    parsing: Parsing,
+) -> tuple[PullResult, dict[str, Path]]:
     campaign = mirror.campaign()
     check_campaign(mirror.name, campaign.titles.values())
     result = verify_campaign(campaign, kb, annotator=annotator)
