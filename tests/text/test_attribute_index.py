@@ -4,6 +4,7 @@ spaCy's pipeline as spaCy loads it."""
 from __future__ import annotations
 
 import csv
+import pickle
 from typing import Any
 
 import numpy as np
@@ -122,3 +123,12 @@ def test_a_ruler_with_other_patterns_keeps_the_matcher(spec: dict[str, Any]) -> 
     assert AttributeIndex.of(ruler) is None
     speed_up(nlp)
     assert "match" not in vars(ruler)  # still the class's method
+
+
+def test_the_ruler_with_its_index_pickles(nlp: Any) -> None:
+    """spaCy's own worker processes (where fork is missing) receive the pipes pickled."""
+    ruler = nlp.get_pipe("attribute_ruler")
+    copy = pickle.loads(pickle.dumps(ruler))
+    assert isinstance(vars(copy)["match"].__self__, AttributeIndex)
+    for doc in nlp.pipe(TRICKY, disable=["attribute_ruler", "lemmatizer"]):
+        assert copy.match(doc) == _spacy_match(ruler, doc)

@@ -11,7 +11,7 @@ ruler sets the same annotations; a ruler with any pattern outside that shape kee
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,7 +27,8 @@ FLAG_ATTRS = ("IS_SPACE",)
 # Indexed before the others: the most selective first.
 INDEX_ORDER = ("LOWER", "ORTH", "NORM", "LEMMA", "TAG", "DEP", "IS_SPACE")
 
-Check = Callable[[int, Any], bool]  # (the token's value, the strings) -> whether it fits
+EQUAL, IN, NOT_IN, REGEX = "==", "IN", "NOT_IN", "REGEX"
+Check = tuple[str, Any]  # (the test, what the token's value is tested against)
 
 
 @dataclass(frozen=True)
@@ -117,28 +118,21 @@ def speed_up(nlp: Language) -> None:
 
 
 def _check(attr: str, value: Any) -> Check | None:
+    """How a token's value of ``attr`` is tested against a pattern's ``value``, or None when the
+    index does not know the test. Plain data (no closures): a pipeline with the index pickles."""
     if attr in FLAG_ATTRS:
-        if isinstance(value, bool):
-            flag = int(value)
-            return lambda got, _strings: got == flag
-        return None
+        return (EQUAL, int(value)) if isinstance(value, bool) else None
     if attr not in STRING_ATTRS:
         return None
     if isinstance(value, str):
-        wanted = get_string_id(value)
-        return lambda got, _strings: got == wanted
+        return EQUAL, get_string_id(value)
     if not isinstance(value, dict) or len(value) != 1:
         return None
     ((op, arg),) = value.items()
-    if op == "IN" and isinstance(arg, list):
-        among = frozenset(get_string_id(v) for v in arg)
-        return lambda got, _strings: got in among
-    if op == "NOT_IN" and isinstance(arg, list):
-        outside = frozenset(get_string_id(v) for v in arg)
-        return lambda got, _strings: got not in outside
-    if op == "REGEX" and isinstance(arg, str):
-        search = re.compile(arg).search
-        return lambda got, strings: search(strings[got]) is not None
+    if op in (IN, NOT_IN) and isinstance(arg, list):
+        return op, frozenset(get_string_id(v) for v in arg)
+    if op == REGEX and isinstance(arg, str):
+        return op, re.compile(arg)
     return None
 
 
@@ -162,7 +156,16 @@ def _fits(pattern: _Pattern, rows: list[list[int]], start: int, n: int, strings:
         return False
     for k, token in enumerate(pattern.tokens):
         row = rows[start + k]
-        for column, check in token:
-            if not check(row[column], strings):
+        for column, (op, wanted) in token:
+            got = row[column]
+            if op == EQUAL:
+                fits = got == wanted
+            elif op == IN:
+                fits = got in wanted
+            elif op == NOT_IN:
+                fits = got not in wanted
+            else:  # the Matcher searches the attribute's string
+                fits = wanted.search(strings[got]) is not None
+            if not fits:
                 return False
     return True
