@@ -162,6 +162,15 @@ def _label_selected(driver: Any) -> bool:
     return bool(driver.find_elements("css selector", ".lsf-label.lsf-label_selected"))
 
 
+def _label_on(driver: Any) -> None:
+    """Turn the Predicate label on once the editor shows it, and wait until it is on: a drag
+    before that draws nothing (seen once in CI, under load, as a 60 s wait for regions)."""
+    _wait(driver, lambda d: d.find_elements("css selector", ".lsf-label"))
+    if not _label_selected(driver):
+        _press(driver, "1")
+    _wait(driver, _label_selected)
+
+
 def _press(driver: Any, key: str) -> None:
     from selenium.webdriver.common.action_chains import ActionChains
 
@@ -225,8 +234,7 @@ def test_suggestions_land_on_each_drawn_region_and_keep_the_annotators_edit(
 
     # 2. ... draws over "inhibited by", which the pre-annotation missed: the editor sends both
     # regions, the edited one first; the KB's suggestion lands on the drawn one.
-    if not _label_selected(browser):
-        _press(browser, "1")
+    _label_on(browser)
     _drag_over(browser, "inhibited by")
     _wait(browser, lambda d: _regions(d) == ["activates", "inhibited by"])
     _wait(browser, lambda d: len(contexts) == 1)
@@ -247,8 +255,7 @@ def test_suggestions_land_on_each_drawn_region_and_keep_the_annotators_edit(
     _select_region(browser, 0)
 
     # 3. A second region on the same page: highlighted, sent, and given its own suggestion.
-    if not _label_selected(browser):
-        _press(browser, "1")
+    _label_on(browser)
     _drag_over(browser, "degrades")
     _wait(browser, lambda d: _regions(d) == ["activates", "inhibited by", "degrades"])
     _wait(browser, lambda d: len(contexts) == 2)
@@ -310,8 +317,7 @@ def test_a_proposed_occurrence_submitted_untouched_is_recorded_as_proposed(
     browser.get(f"{label_studio.url}/projects/{project_id}/data?task={task_id}")
     _auto_annotation_on(browser)
     seen = len(contexts)
-    if not _label_selected(browser):
-        _press(browser, "1")
+    _label_on(browser)
     _drag_over(browser, "activates")
     _wait(browser, lambda d: _regions(d) == ["activates"] * 3 + ["inhibits"])
     assert len(contexts) == seen + 1
