@@ -82,35 +82,24 @@ def write_campaign(
     # Every task becomes documents and hits while the export is held: a collector pass would
     # walk the whole export again at each step.
     with paused_gc():
-        return _write_campaign(out, mirror, kb, annotator, per_annotator, parsing)
-
-
-def _write_campaign(
-    out: Path,
-    mirror: Mirror,
-    kb: KB,
-    annotator: str | None,
-    per_annotator: bool,
-    parsing: Parsing,
-) -> tuple[PullResult, dict[str, Path]]:
-    campaign = mirror.campaign()
-    check_campaign(mirror.name, campaign.titles.values())
-    result = verify_campaign(campaign, kb, annotator=annotator)
-    people: dict[str, PullResult] = {}
-    if per_annotator:
-        for email in annotators(
-            campaign.of("primary") + campaign.of("double") + campaign.of("blind")
-        ):
-            people[email] = verify_campaign(campaign, kb, annotator=email)
-    anchor([d for r in (result, *people.values()) for d in r.documents], kb, parsing)
-    # One commit: a failure on any file (the mirror's folder unwritable) leaves all as they were.
-    files = verified_files(out, result)
-    written = {email: per_annotator_path(out, email) for email in people}
-    for email, person in people.items():
-        files |= verified_files(written[email], person)
-    files[mirror_path(out)] = mirror_text(mirror)
-    atomic_write_together(files)
-    return result, written
+        campaign = mirror.campaign()
+        check_campaign(mirror.name, campaign.titles.values())
+        result = verify_campaign(campaign, kb, annotator=annotator)
+        people: dict[str, PullResult] = {}
+        if per_annotator:
+            for email in annotators(
+                campaign.of("primary") + campaign.of("double") + campaign.of("blind")
+            ):
+                people[email] = verify_campaign(campaign, kb, annotator=email)
+        anchor([d for r in (result, *people.values()) for d in r.documents], kb, parsing)
+        # One commit: a failure on any file (the mirror's folder unwritable) leaves all as they were.
+        files = verified_files(out, result)
+        written = {email: per_annotator_path(out, email) for email in people}
+        for email, person in people.items():
+            files |= verified_files(written[email], person)
+        files[mirror_path(out)] = mirror_text(mirror)
+        atomic_write_together(files)
+        return result, written
 
 
 def anchor(documents: Sequence[Document], kb: KB, parsing: Parsing = Parsing()) -> None:
